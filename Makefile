@@ -1,0 +1,56 @@
+# inferd: `make run` serves the example models with in-process jobs; `make test` runs
+# every test. Tools are pinned in tools/go.mod and run with `go tool`.
+GO        ?= go
+TOOLS     := $(GO) tool -modfile=tools/go.mod
+BIN       := bin
+PORT      ?= 8080
+export ONNXRUNTIME_LIB ?= $(CURDIR)/.onnxruntime/lib/libonnxruntime.so
+
+.PHONY: all generate check-generated build run test test-short lint bench onnxruntime models clean
+
+all: check-generated lint test
+
+## generate: rewrite gen/ from openapi.yaml
+generate:
+	$(GO) generate ./gen/...
+
+## check-generated: fail when gen/ is stale against openapi.yaml
+check-generated:
+	@tmp=$$(mktemp -d) && cp -r gen "$$tmp/gen" && $(MAKE) --no-print-directory generate >/dev/null && \
+	  if ! diff -r "$$tmp/gen" gen >/dev/null; then \
+	    diff -r "$$tmp/gen" gen | head -40; rm -rf gen && mv "$$tmp/gen" gen; \
+	    echo "gen/ is stale: run 'make generate' and commit the result"; exit 1; \
+	  fi; rm -rf "$$tmp"; echo "gen/ is up to date"
+
+## build: the server and worker binaries into bin/
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## run: serve models/ and echo on :$(PORT) with in-process jobs
+run: build onnxruntime
+	PORT=$(PORT) MODELS_DIR=$${MODELS_DIR:-./models} $(BIN)/inferd
+
+## test: every test, with the race detector
+test: onnxruntime
+	$(GO) test -race -count=1 ./...
+
+## bench: the benchmarks
+bench: onnxruntime
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## lint: go vet and staticcheck
+lint:
+	$(GO) vet ./...
+	$(TOOLS) staticcheck ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+
+## onnxruntime: install the ONNX Runtime shared library into .onnxruntime/ when missing
+onnxruntime:
+	@if [ -x tools/onnxruntime.sh ] || [ -f tools/onnxruntime.sh ]; then bash tools/onnxruntime.sh; fi
+
+## models: rebuild the example models from scikit-learn's bundled data sets
+models:
+	/usr/bin/python3 tools/build-models.py
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,180 @@
+// Package app wires the service together from a Config: the registry and its sources,
+// the job runner of the configured mode, metrics, and the HTTP server. It holds no
+// logic of its own beyond start-up and shutdown order.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/inferd/inferd/internal/backend/echo"
+	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// Options are what Run needs besides the Config. Zero values are documented defaults.
+type Options struct {
+	Config config.Config
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registry receives the metrics; nil means a new prometheus.Registry.
+	Registry *prometheus.Registry
+	// Sources are model sources added after the built-in echo model (tests add theirs).
+	Sources []registry.Source
+	// Listener, when set, is served instead of listening on Config.Port.
+	Listener net.Listener
+	// Started, when set, receives the server's address once it listens.
+	Started func(addr string)
+}
+
+// Run serves until ctx ends, then shuts down gracefully: it stops accepting
+// connections, lets in-flight requests and queued in-process jobs finish within
+// SHUTDOWN_TIMEOUT, and closes every pipeline. It returns nil after a clean shutdown.
+func Run(ctx context.Context, opts Options) error {
+	cfg := opts.Config
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	promReg := opts.Registry
+	if promReg == nil {
+		promReg = prometheus.NewRegistry()
+	}
+	if cfg.Keys == nil {
+		return errors.New("no API keys configured")
+	}
+	if cfg.Keys.IsDev() {
+		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
+	}
+	m := metrics.New(promReg)
+
+	reg := registry.New(registry.Options{
+		Sources:         append([]registry.Source{builtins()}, opts.Sources...),
+		LoadConcurrency: cfg.LoadConcurrency,
+		Logger:          log,
+		Observer:        m,
+	})
+	if err := reg.Discover(ctx); err != nil {
+		return err
+	}
+
+	jobs, shutdownJobs := inProcessJobs(cfg, reg, m, log)
+
+	srv, err := httpapi.NewServer(httpapi.Options{
+		Registry: reg, Jobs: jobs, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
+		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
+		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst,
+	})
+	if err != nil {
+		return err
+	}
+	handler, err := srv.Handler()
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      5 * time.Minute, // a large synchronous batch may take a while
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	// Listen first, so /health answers while the pipelines load.
+	ln := opts.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.Port)); err != nil {
+			return fmt.Errorf("listening: %w", err)
+		}
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "queue", queueMode(cfg))
+	if opts.Started != nil {
+		opts.Started(ln.Addr().String())
+	}
+
+	loadCtx, stopLoading := context.WithCancel(ctx)
+	defer stopLoading()
+	go func() {
+		start := time.Now()
+		reg.Load(loadCtx)
+		log.Info("all pipelines loaded", "duration", time.Since(start))
+	}()
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		errs = append(errs, fmt.Errorf("draining requests: %w", err))
+	}
+	if err := shutdownJobs(shutdownCtx); err != nil {
+		errs = append(errs, err)
+	}
+	stopLoading()
+	if err := reg.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("closing pipelines: %w", err))
+	}
+	log.Info("stopped")
+	return errors.Join(errs...)
+}
+
+// builtins is the source of the echo model, which needs no files.
+func builtins() registry.Source {
+	spec := registry.ModelSpec{Name: "echo"}
+	for _, v := range echo.Versions {
+		spec.Versions = append(spec.Versions, registry.VersionSpec{
+			Version: v,
+			Loader:  registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) { return echo.New(v), nil }),
+		})
+	}
+	return registry.Fixed{spec}
+}
+
+// predictor runs jobs through the registry, counted as async predictions.
+type predictor struct{ reg *registry.Registry }
+
+func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
+	pred, err := p.reg.Predict(ctx, model, version, items, true)
+	return pred.Results, err
+}
+
+// inProcessJobs runs jobs on a goroutine pool in this process.
+func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) (*job.Service, func(context.Context) error) {
+	store := memstore.New(cfg.JobTTL, nil)
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
+	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
+	m.ObserveQueue(runner.Depth, runner.Running)
+	return &job.Service{Store: store, Runner: runner}, runner.Shutdown
+}
+
+func queueMode(cfg config.Config) string {
+	if cfg.QueueURL == "" {
+		return "in-process"
+	}
+	return "redis"
+}

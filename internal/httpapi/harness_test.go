@@ -1,0 +1,148 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/backend/echo"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// Keys of every class the auth tests need.
+const (
+	keyPredict = "k-predict"
+	keyRead    = "k-read"
+	keyAdmin   = "k-admin"
+	keyUnknown = "k-unknown"
+)
+
+const testKeys = keyPredict + ":predict," + keyRead + ":read_models," + keyAdmin + ":predict+read_models+admin"
+
+type harness struct {
+	c      *apitest.Client
+	reg    *registry.Registry
+	runner *inproc.Runner
+	prom   *prometheus.Registry
+}
+
+type setup struct {
+	opts    httpapi.Options
+	sources []registry.Source
+	workers int
+	queue   int
+	noLoad  bool // leave loading to the test
+}
+
+// newHarness serves the whole API (validator, auth, limits, handlers) over a real
+// socket, with the echo model, test models and in-process jobs.
+func newHarness(t *testing.T, mods ...func(*setup)) *harness {
+	t.Helper()
+	keys, err := auth.Parse("test", testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setup{workers: 2, queue: 64, opts: httpapi.Options{Keys: keys, MaxRequestBytes: 64 << 10, MaxBatchItems: 1024}}
+	for _, m := range mods {
+		m(&s)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prom := prometheus.NewRegistry()
+	m := metrics.New(prom)
+	reg := registry.New(registry.Options{
+		Sources:  append([]registry.Source{echoSource()}, s.sources...),
+		Logger:   log,
+		Observer: m,
+	})
+	if err := reg.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !s.noLoad {
+		reg.Load(context.Background())
+	}
+	store := memstore.New(time.Hour, nil)
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
+	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
+	m.ObserveQueue(runner.Depth, runner.Running)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = runner.Shutdown(ctx)
+		_ = reg.Close()
+	})
+	o := s.opts
+	o.Registry, o.Jobs, o.Metrics, o.Gatherer, o.Logger = reg, &job.Service{Store: store, Runner: runner}, m, prom, log
+	srv, err := httpapi.NewServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := srv.Handler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &harness{c: apitest.New(t, ts.URL), reg: reg, runner: runner, prom: prom}
+}
+
+type predictor struct{ reg *registry.Registry }
+
+func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
+	pred, err := p.reg.Predict(ctx, model, version, items, true)
+	return pred.Results, err
+}
+
+func echoSource() registry.Source {
+	spec := registry.ModelSpec{Name: "echo"}
+	for _, v := range echo.Versions {
+		spec.Versions = append(spec.Versions, registry.VersionSpec{Version: v, Loader: fixed(echo.New(v))})
+	}
+	return registry.Fixed{spec}
+}
+
+func fixed(p *pipeline.Pipeline) registry.Loader {
+	return registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) { return p, nil })
+}
+
+// funcModel is a test model made of a function.
+type funcModel func(ctx context.Context, batch []any) ([]any, error)
+
+func (f funcModel) Predict(ctx context.Context, batch []any) ([]any, error) { return f(ctx, batch) }
+func (f funcModel) Close() error                                            { return nil }
+
+// testModel is a one-version model "name" v1 running f.
+func testModel(name string, f funcModel) registry.Source {
+	return registry.Fixed{{Name: name, Versions: []registry.VersionSpec{{Version: "v1", Loader: fixed(&pipeline.Pipeline{Model: f})}}}}
+}
+
+var errBoom = errors.New("boom: the model's runtime failed")
+
+// failing always fails, as a broken runtime would.
+func failing(context.Context, []any) ([]any, error) { return nil, errBoom }
+
+// blocking waits for release (or the request's end) and then echoes.
+func blocking(release <-chan struct{}) funcModel {
+	return func(ctx context.Context, batch []any) ([]any, error) {
+		select {
+		case <-release:
+			return batch, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}

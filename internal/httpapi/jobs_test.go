@@ -1,0 +1,182 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/apitest"
+)
+
+type jobRecord struct {
+	JobID        string          `json:"job_id"`
+	Status       string          `json:"status"`
+	Model        string          `json:"model"`
+	Version      string          `json:"version"`
+	CreatedAt    string          `json:"created_at"`
+	FinishedAt   string          `json:"finished_at"`
+	Result       json.RawMessage `json:"result"`
+	ErrorMessage *string         `json:"error_message"`
+}
+
+func submit(t *testing.T, c *apitest.Client, path string, body any) string {
+	t.Helper()
+	resp := c.Post(path, keyPredict, body)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("submit: status %d: %s", resp.Status, resp.Body)
+	}
+	var out struct {
+		JobID string `json:"job_id"`
+	}
+	resp.JSON(t, &out)
+	return out.JobID
+}
+
+func poll(t *testing.T, c *apitest.Client, path string) jobRecord {
+	t.Helper()
+	resp := c.Get(path, keyRead) // any valid key may poll
+	if resp.Status != http.StatusOK {
+		t.Fatalf("poll %s: status %d: %s", path, resp.Status, resp.Body)
+	}
+	var rec jobRecord
+	resp.JSON(t, &rec)
+	return rec
+}
+
+// waitFinal polls until the job is final, checking every status on the way is allowed
+// and never goes backwards.
+func waitFinal(t *testing.T, c *apitest.Client, id string) jobRecord {
+	t.Helper()
+	rank := map[string]int{"created": 0, "pending": 1, "running": 2, "succeeded": 3, "failed": 3, "cancelled": 3}
+	last := -1
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		rec := poll(t, c, "/predict/async/"+id)
+		r, ok := rank[rec.Status]
+		if !ok || r < last {
+			t.Fatalf("status %q after rank %d", rec.Status, last)
+		}
+		last = r
+		if r == 3 {
+			return rec
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not finish", id)
+	return jobRecord{}
+}
+
+func TestAsyncLifecycle(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, func(s *setup) {
+		s.sources = append(s.sources, testModel("gate", blocking(release)), testModel("broken", failing))
+	})
+	t.Run("single", func(t *testing.T) {
+		id := submit(t, h.c, "/predict/async", `{"model":"echo","version":"v1","data":{"n":12345678901234567890}}`)
+		rec := waitFinal(t, h.c, id)
+		if rec.Status != "succeeded" || !sameJSON(t, rec.Result, []byte(`{"n":12345678901234567890}`)) {
+			t.Fatalf("record %+v", rec)
+		}
+		if rec.ErrorMessage != nil || rec.Model != "echo" || rec.Version != "v1" {
+			t.Errorf("record %+v", rec)
+		}
+		for _, ts := range []string{rec.CreatedAt, rec.FinishedAt} {
+			if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+				t.Errorf("timestamp %q: %v", ts, err)
+			}
+		}
+		if other := poll(t, h.c, "/jobs/"+id); !sameJSON(t, mustJSON(t, other), mustJSON(t, rec)) {
+			t.Errorf("GET /jobs gives %+v, poll gives %+v", other, rec)
+		}
+	})
+	t.Run("batch keeps order", func(t *testing.T) {
+		items := make([]string, 300)
+		for i := range items {
+			items[i] = fmt.Sprint(i)
+		}
+		id := submit(t, h.c, "/predict/async/batch", `{"model":"echo","items":[`+strings.Join(items, ",")+`]}`)
+		rec := waitFinal(t, h.c, id)
+		if rec.Status != "succeeded" || rec.Version != "v2" {
+			t.Fatalf("record %+v", rec)
+		}
+		var got []int
+		if err := json.Unmarshal(rec.Result, &got); err != nil || len(got) != len(items) {
+			t.Fatalf("result %s: %v", rec.Result, err)
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("result[%d] = %d", i, v)
+			}
+		}
+	})
+	t.Run("pending and running before succeeded", func(t *testing.T) {
+		id := submit(t, h.c, "/predict/async", `{"model":"gate","data":"x"}`)
+		rec := poll(t, h.c, "/predict/async/"+id)
+		if rec.Status != "pending" && rec.Status != "running" {
+			t.Fatalf("status %q before the model could finish", rec.Status)
+		}
+		if string(rec.Result) != "null" || rec.FinishedAt != "" {
+			t.Errorf("unfinished record %+v", rec)
+		}
+		release <- struct{}{}
+		if rec := waitFinal(t, h.c, id); rec.Status != "succeeded" || string(rec.Result) != `"x"` {
+			t.Fatalf("record %+v", rec)
+		}
+	})
+	t.Run("failing pipeline", func(t *testing.T) {
+		id := submit(t, h.c, "/predict/async", `{"model":"broken","data":1}`)
+		rec := waitFinal(t, h.c, id)
+		if rec.Status != "failed" || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "boom") {
+			t.Fatalf("record %+v", rec)
+		}
+		if string(rec.Result) != "null" {
+			t.Errorf("failed job with result %s", rec.Result)
+		}
+	})
+	t.Run("unknown job", func(t *testing.T) {
+		for _, path := range []string{"/predict/async/", "/jobs/"} {
+			resp := h.c.Get(path+"0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", keyPredict)
+			if resp.Status != http.StatusNotFound || resp.Problem(t).Code != "job_not_found" {
+				t.Errorf("%s: status %d: %s", path, resp.Status, resp.Body)
+			}
+		}
+	})
+}
+
+func TestQueueFull(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, func(s *setup) {
+		s.workers, s.queue = 1, 2
+		s.sources = append(s.sources, testModel("gate", blocking(release)))
+	})
+	defer close(release)
+	// One job runs and blocks the only worker; two more fill the queue.
+	first := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
+	for h.runner.Running() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
+	submit(t, h.c, "/predict/async/batch", `{"model":"gate","items":[3]}`)
+	resp := h.c.Post("/predict/async", keyPredict, `{"model":"gate","data":4}`)
+	if resp.Status != http.StatusServiceUnavailable {
+		t.Fatalf("status %d: %s", resp.Status, resp.Body)
+	}
+	if p := resp.Problem(t); p.Code != "queue_full" || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("problem %+v, Retry-After %q", p, resp.Header.Get("Retry-After"))
+	}
+	if rec := poll(t, h.c, "/jobs/"+first); rec.Status != "running" {
+		t.Errorf("first job %q", rec.Status)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"fmt"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/inferd/inferd/internal/auth"
+)
+
+// hasBody reports whether a request carries a body, chunked ones (no Content-Length)
+// included.
+func hasBody(r *http.Request) bool {
+	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
+}
+
+// limitBody answers 415 to a body that is not JSON and caps every body at
+// MaxRequestBytes. The cap is a reader, not a Content-Length check, so a chunked body
+// is cut off as soon as it passes the limit; the validator reports the cut as 413.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hasBody(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ct := r.Header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			if ct == "" {
+				ct = "none"
+			}
+			writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+				fmt.Sprintf("send the body as Content-Type: application/json, not %s", ct))
+			return
+		}
+		if r.ContentLength > s.opts.MaxRequestBytes {
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, s.tooLarge())
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tooLarge() string {
+	return fmt.Sprintf("the request body exceeds %d bytes (MAX_REQUEST_BYTES); split the batch or send less data", s.opts.MaxRequestBytes)
+}
+
+// limiter is a token bucket per key. Buckets are never evicted: there is one per
+// configured key, and unknown keys never reach it (auth runs first).
+type limiter struct {
+	rps   rate.Limit
+	burst int
+	mu    sync.Mutex
+	keys  map[string]*rate.Limiter
+}
+
+func newLimiter(rps float64, burst int) *limiter {
+	if rps <= 0 {
+		return nil
+	}
+	return &limiter{rps: rate.Limit(rps), burst: max(burst, 1), keys: map[string]*rate.Limiter{}}
+}
+
+// allow takes a token from key's bucket, or says how long until one is there.
+func (l *limiter) allow(key string) (bool, time.Duration) {
+	l.mu.Lock()
+	b := l.keys[key]
+	if b == nil {
+		b = rate.NewLimiter(l.rps, l.burst)
+		l.keys[key] = b
+	}
+	l.mu.Unlock()
+	res := b.Reserve()
+	if d := res.Delay(); d > 0 {
+		res.Cancel()
+		return false, d
+	}
+	return true, 0
+}
+
+// rateLimit applies the per-key token bucket to operations that need the predict
+// scope. It runs after the validator, which has put the key's principal on the request.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoFrom(r.Context())
+		if info == nil || info.scope != auth.ScopePredict {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ok, wait := s.limiter.allow(info.principal.ID)
+		if !ok {
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+			s.metrics.RateLimited(s.operation(r))
+			writeProblem(w, r, http.StatusTooManyRequests, codeRateLimited,
+				fmt.Sprintf("rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
+					float64(s.limiter.rps), s.limiter.burst, max(secs, 1)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,148 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// problemTypeBase prefixes every problem's type URI; the code completes it.
+const problemTypeBase = "https://inferd.dev/problems/"
+
+// Problem codes. They are part of the contract: clients switch on them.
+const (
+	codeInvalidRequest       = "invalid_request"
+	codeInvalidInput         = "invalid_input"
+	codeModelNotFound        = "model_not_found"
+	codeVersionNotFound      = "version_not_found"
+	codeUnauthorized         = "unauthorized"
+	codeForbidden            = "forbidden"
+	codeJobNotFound          = "job_not_found"
+	codeJobFinished          = "job_finished"
+	codeNotFound             = "not_found"
+	codeMethodNotAllowed     = "method_not_allowed"
+	codePayloadTooLarge      = "payload_too_large"
+	codeUnsupportedMediaType = "unsupported_media_type"
+	codeRateLimited          = "rate_limited"
+	codeExecutionError       = "execution_error"
+	codeInternalError        = "internal_error"
+	codeReloadFailed         = "reload_failed"
+	codeModelLoading         = "model_loading"
+	codeModelUnavailable     = "model_unavailable"
+	codeQueueFull            = "queue_full"
+	codeQueueUnavailable     = "queue_unavailable"
+	codeShuttingDown         = "shutting_down"
+)
+
+var titles = map[string]string{
+	codeInvalidRequest:       "Invalid request",
+	codeInvalidInput:         "Invalid input",
+	codeModelNotFound:        "Model not found",
+	codeVersionNotFound:      "Version not found",
+	codeUnauthorized:         "Unauthorized",
+	codeForbidden:            "Forbidden",
+	codeJobNotFound:          "Job not found",
+	codeJobFinished:          "Job already finished",
+	codeNotFound:             "Not found",
+	codeMethodNotAllowed:     "Method not allowed",
+	codePayloadTooLarge:      "Payload too large",
+	codeUnsupportedMediaType: "Unsupported media type",
+	codeRateLimited:          "Too many requests",
+	codeExecutionError:       "Execution error",
+	codeInternalError:        "Internal error",
+	codeReloadFailed:         "Reload failed",
+	codeModelLoading:         "Model loading",
+	codeModelUnavailable:     "Model unavailable",
+	codeQueueFull:            "Queue full",
+	codeQueueUnavailable:     "Queue unavailable",
+	codeShuttingDown:         "Shutting down",
+}
+
+// newProblem builds the body of a problem response for the request in ctx.
+func newProblem(ctx context.Context, status int, code, detail string) api.Problem {
+	p := api.Problem{
+		Type:   problemTypeBase + code,
+		Title:  titles[code],
+		Status: status,
+		Code:   code,
+		Detail: detail,
+	}
+	if info := infoFrom(ctx); info != nil {
+		p.RequestId = info.id
+		p.Instance = &info.path
+	}
+	return p
+}
+
+// classify maps a domain error to its status and code. The detail is the error's own
+// message: domain errors are written to be read by the client.
+func classify(err error) (int, string) {
+	switch {
+	case errors.Is(err, registry.ErrModelNotFound):
+		return http.StatusBadRequest, codeModelNotFound
+	case errors.Is(err, registry.ErrVersionNotFound):
+		return http.StatusBadRequest, codeVersionNotFound
+	case errors.Is(err, pipeline.ErrInvalidInput):
+		return http.StatusBadRequest, codeInvalidInput
+	case errors.Is(err, registry.ErrLoading):
+		return http.StatusServiceUnavailable, codeModelLoading
+	case errors.Is(err, registry.ErrUnavailable):
+		return http.StatusServiceUnavailable, codeModelUnavailable
+	case errors.Is(err, registry.ErrReloadFailed):
+		return http.StatusInternalServerError, codeReloadFailed
+	case errors.Is(err, job.ErrNotFound):
+		return http.StatusNotFound, codeJobNotFound
+	case errors.Is(err, job.ErrFinished):
+		return http.StatusConflict, codeJobFinished
+	case errors.Is(err, job.ErrQueueFull):
+		return http.StatusServiceUnavailable, codeQueueFull
+	case errors.Is(err, job.ErrQueueUnavailable):
+		return http.StatusServiceUnavailable, codeQueueUnavailable
+	case errors.Is(err, job.ErrShuttingDown):
+		return http.StatusServiceUnavailable, codeShuttingDown
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return http.StatusUnauthorized, codeUnauthorized
+	case errors.Is(err, auth.ErrForbidden):
+		return http.StatusForbidden, codeForbidden
+	case errors.Is(err, pipeline.ErrExecution):
+		return http.StatusInternalServerError, codeExecutionError
+	}
+	return http.StatusInternalServerError, codeInternalError
+}
+
+// problemFor builds the problem for a domain error. Unexpected errors are logged with
+// the request id and answered without their text, which may hold internals.
+func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
+	status, code := classify(err)
+	detail := err.Error()
+	if code == codeInternalError {
+		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
+		detail = "the server failed unexpectedly; quote the request_id when you report it"
+	}
+	if code == codeExecutionError {
+		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)
+	}
+	return newProblem(ctx, status, code, detail)
+}
+
+// retryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
+const retryAfterSeconds = 1
+
+// writeProblem writes a problem outside the strict handlers (middleware, routing).
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
+	p := newProblem(r.Context(), status, code, detail)
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(p)
+}

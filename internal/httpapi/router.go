@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-chi/chi/v5"
+	swgui5 "github.com/swaggest/swgui/v5emb"
+
+	"github.com/inferd/inferd"
+	"github.com/inferd/inferd/gen/api"
+)
+
+// Handler returns the whole HTTP API: the documents and Swagger UI, and every
+// operation of the contract behind limits, validation, auth and rate limits.
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := api.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("loading the embedded contract: %w", err)
+	}
+	contract, err := inferd.Contract()
+	if err != nil {
+		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
+	}
+	s.operations = operationIDs(contract)
+	specJSON, err := json.Marshal(contract)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the contract as JSON: %w", err)
+	}
+
+	r := chi.NewRouter()
+	r.Use(s.observe)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; GET /openapi.yaml lists the methods", r.Method, r.URL.Path))
+	})
+
+	// The documents are served as they are, outside the strict interface.
+	r.Get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(inferd.OpenAPI)
+	})
+	r.Get("/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(specJSON)
+	})
+	docs := swgui5.New("inferd API", "/openapi.json", "/docs/")
+	r.Get("/docs", docs.ServeHTTP)
+	r.Get("/docs/*", docs.ServeHTTP)
+
+	strict := api.NewStrictHandlerWithOptions(s, nil, api.StrictHTTPServerOptions{
+		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "body: "+firstLine(err.Error()))
+		},
+		ResponseErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+			s.log.ErrorContext(r.Context(), "unexpected handler error", "request_id", requestID(r.Context()), "error", err)
+			writeProblem(w, r, http.StatusInternalServerError, codeInternalError, "the server failed unexpectedly; quote the request_id when you report it")
+		},
+	})
+	// Middlewares run after chi matched the route, innermost first.
+	api.HandlerWithOptions(strict, api.ChiServerOptions{
+		BaseRouter:  r,
+		Middlewares: []api.MiddlewareFunc{s.rateLimit, s.validator(spec), s.limitBody},
+		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
+		},
+	})
+	return r, nil
+}
+
+// operationIDs maps "METHOD /path/{param}" (chi's route pattern has the contract's
+// shape) to the operation's id, the label of HTTP metrics.
+func operationIDs(spec *openapi3.T) map[string]string {
+	ops := map[string]string{}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			ops[strings.ToUpper(method)+" "+path] = op.OperationID
+		}
+	}
+	ops["GET /docs/*"] = ops["GET /docs"]
+	return ops
+}

@@ -1,0 +1,344 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// Options configure a Server. Limits left at zero take the defaults of DESIGN.md.
+type Options struct {
+	Registry *registry.Registry
+	Jobs     *job.Service
+	Keys     *auth.Keyring
+	Metrics  *metrics.Metrics
+	// Gatherer serves /metrics; usually the registry Metrics was registered on.
+	Gatherer prometheus.Gatherer
+	Logger   *slog.Logger
+	// MaxRequestBytes caps every request body; 0 means 1 MiB.
+	MaxRequestBytes int64
+	// MaxBatchItems caps items of a batch; 0 means 1024.
+	MaxBatchItems int
+	// RateLimitRPS and RateLimitBurst set each key's token bucket on the predict-scope
+	// operations; RateLimitRPS 0 disables it.
+	RateLimitRPS   float64
+	RateLimitBurst int
+}
+
+// Server implements the contract's strict interface.
+type Server struct {
+	opts       Options
+	reg        *registry.Registry
+	jobs       *job.Service
+	keys       *auth.Keyring
+	metrics    *metrics.Metrics
+	log        *slog.Logger
+	limiter    *limiter
+	operations map[string]string // "METHOD /route/{param}" -> operationId
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)
+
+// NewServer checks opts and returns a Server; Handler builds its HTTP handler.
+func NewServer(opts Options) (*Server, error) {
+	if opts.Registry == nil || opts.Jobs == nil || opts.Keys == nil || opts.Metrics == nil || opts.Gatherer == nil {
+		return nil, fmt.Errorf("httpapi: Registry, Jobs, Keys, Metrics and Gatherer are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = 1 << 20
+	}
+	if opts.MaxBatchItems <= 0 {
+		opts.MaxBatchItems = 1024
+	}
+	return &Server{
+		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
+		log: opts.Logger, limiter: newLimiter(opts.RateLimitRPS, opts.RateLimitBurst),
+	}, nil
+}
+
+// Predict runs one synchronous prediction.
+func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
+	b := req.Body
+	pred, err := s.reg.Predict(ctx, b.Model, b.Version, []json.RawMessage{b.Data}, false)
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		switch p.Status {
+		case http.StatusBadRequest:
+			return api.Predict400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusServiceUnavailable:
+			return api.Predict503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+		default:
+			return api.Predict500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		}
+	}
+	return api.Predict200JSONResponse{
+		Body:    api.PredictResponse{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
+		Headers: api.Predict200ResponseHeaders{XModelVersion: &pred.Version},
+	}, nil
+}
+
+// PredictBatch runs a synchronous batch as one pipeline call.
+func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestObject) (api.PredictBatchResponseObject, error) {
+	b := req.Body
+	if len(b.Items) > s.opts.MaxBatchItems {
+		return api.PredictBatch413ApplicationProblemPlusJSONResponse{PayloadTooLargeApplicationProblemPlusJSONResponse: api.PayloadTooLargeApplicationProblemPlusJSONResponse(s.tooManyItems(ctx, len(b.Items)))}, nil
+	}
+	pred, err := s.reg.Predict(ctx, b.Model, b.Version, rawItems(b.Items), false)
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		switch p.Status {
+		case http.StatusBadRequest:
+			return api.PredictBatch400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusServiceUnavailable:
+			return api.PredictBatch503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+		default:
+			return api.PredictBatch500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		}
+	}
+	results := make([]*json.RawMessage, len(pred.Results))
+	for i := range pred.Results {
+		results[i] = &pred.Results[i]
+	}
+	return api.PredictBatch200JSONResponse{
+		Body:    api.BatchPredictResponse{Model: pred.Model, Version: pred.Version, Results: results},
+		Headers: api.PredictBatch200ResponseHeaders{XModelVersion: &pred.Version},
+	}, nil
+}
+
+// SubmitJob records and queues a single asynchronous prediction.
+func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
+	b := req.Body
+	rec, err := s.submit(ctx, b.Model, b.Version, false, b.Data)
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		switch p.Status {
+		case http.StatusBadRequest:
+			return api.SubmitJob400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusServiceUnavailable:
+			return api.SubmitJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+		default:
+			return api.SubmitJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		}
+	}
+	return api.SubmitJob200JSONResponse(rec), nil
+}
+
+// SubmitBatchJob records and queues a batch asynchronous prediction.
+func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobRequestObject) (api.SubmitBatchJobResponseObject, error) {
+	b := req.Body
+	if len(b.Items) > s.opts.MaxBatchItems {
+		return api.SubmitBatchJob413ApplicationProblemPlusJSONResponse{PayloadTooLargeApplicationProblemPlusJSONResponse: api.PayloadTooLargeApplicationProblemPlusJSONResponse(s.tooManyItems(ctx, len(b.Items)))}, nil
+	}
+	input, err := json.Marshal(rawItems(b.Items))
+	if err == nil {
+		var resp api.AsyncSubmitResponse
+		if resp, err = s.submit(ctx, b.Model, b.Version, true, input); err == nil {
+			return api.SubmitBatchJob200JSONResponse(resp), nil
+		}
+	}
+	p := s.problemFor(ctx, err)
+	switch p.Status {
+	case http.StatusBadRequest:
+		return api.SubmitBatchJob400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
+	case http.StatusServiceUnavailable:
+		return api.SubmitBatchJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+	default:
+		return api.SubmitBatchJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+	}
+}
+
+// submit resolves the version first, so an unknown model or version is a 400 now
+// rather than a failed job later, and the record names the version that will run.
+func (s *Server) submit(ctx context.Context, model, version string, batch bool, input json.RawMessage) (api.AsyncSubmitResponse, error) {
+	ver, err := s.reg.Resolve(model, version)
+	if err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
+	rec, err := s.jobs.Submit(ctx, model, ver, batch, input)
+	if err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
+	return api.AsyncSubmitResponse{JobId: parseUUID(rec.ID)}, nil
+}
+
+// PollJob returns a job record.
+func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api.PollJobResponseObject, error) {
+	rec, err := s.jobs.Get(ctx, req.JobId)
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		switch p.Status {
+		case http.StatusNotFound:
+			return api.PollJob404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusServiceUnavailable:
+			return api.PollJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+		default:
+			return api.PollJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		}
+	}
+	return api.PollJob200JSONResponse(jobRecord(rec)), nil
+}
+
+// GetJob returns the same record as PollJob.
+func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
+	resp, err := s.PollJob(ctx, api.PollJobRequestObject(req))
+	switch r := resp.(type) {
+	case api.PollJob200JSONResponse:
+		return api.GetJob200JSONResponse(r), err
+	case api.PollJob404ApplicationProblemPlusJSONResponse:
+		return api.GetJob404ApplicationProblemPlusJSONResponse(r), err
+	case api.PollJob503ApplicationProblemPlusJSONResponse:
+		return api.GetJob503ApplicationProblemPlusJSONResponse(r), err
+	case api.PollJob500ApplicationProblemPlusJSONResponse:
+		return api.GetJob500ApplicationProblemPlusJSONResponse(r), err
+	}
+	return nil, fmt.Errorf("GetJob: unexpected poll response %T", resp)
+}
+
+// ListModels lists every known version, loaded or not.
+func (s *Server) ListModels(context.Context, api.ListModelsRequestObject) (api.ListModelsResponseObject, error) {
+	entries := s.reg.List()
+	out := api.ModelList{Models: make([]api.ModelEntry, 0, len(entries))}
+	for _, e := range entries {
+		out.Models = append(out.Models, api.ModelEntry{Name: e.Name, Version: e.Version})
+	}
+	return api.ListModels200JSONResponse(out), nil
+}
+
+// Health answers as soon as the process listens.
+func (s *Server) Health(context.Context, api.HealthRequestObject) (api.HealthResponseObject, error) {
+	return api.Health200JSONResponse{Status: api.Ok}, nil
+}
+
+// Ready answers 200 once every pipeline has finished loading.
+func (s *Server) Ready(context.Context, api.ReadyRequestObject) (api.ReadyResponseObject, error) {
+	if s.reg.Ready() {
+		return api.Ready200JSONResponse{Status: api.Ready}, nil
+	}
+	retry := retryAfterSeconds
+	return api.Ready503JSONResponse{Body: api.Readiness{Status: api.Loading}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
+}
+
+// ListLoadedModels lists the pipelines in memory.
+func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestObject) (api.ListLoadedModelsResponseObject, error) {
+	out := api.LoadedModelList{Models: []api.LoadedModel{}}
+	for _, e := range s.reg.List() {
+		if e.Status != registry.StatusReady {
+			continue
+		}
+		ms := float64(e.LoadDuration.Microseconds()) / 1000
+		out.Models = append(out.Models, api.LoadedModel{Name: e.Name, Version: e.Version, LoadedAt: e.LoadedAt, LoadDurationMs: &ms})
+	}
+	return api.ListLoadedModels200JSONResponse(out), nil
+}
+
+// ReloadModel hot-reloads one version.
+func (s *Server) ReloadModel(ctx context.Context, req api.ReloadModelRequestObject) (api.ReloadModelResponseObject, error) {
+	res, err := s.reg.Reload(ctx, req.Name, req.Version)
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		if p.Status == http.StatusBadRequest { // an unknown model or version in the path
+			p.Status = http.StatusNotFound
+			return api.ReloadModel404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
+		}
+		return api.ReloadModel500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+	}
+	return api.ReloadModel200JSONResponse{
+		Name: res.Name, Version: res.Version, LoadedAt: res.LoadedAt,
+		LoadDurationMs: float64(res.LoadDuration.Microseconds()) / 1000,
+	}, nil
+}
+
+// ModelMemory reports measured memory per pipeline and the process totals.
+func (s *Server) ModelMemory(context.Context, api.ModelMemoryRequestObject) (api.ModelMemoryResponseObject, error) {
+	out := api.MemoryReport{Pipelines: []api.PipelineMemory{}}
+	for _, e := range s.reg.List() {
+		if e.Status != registry.StatusReady {
+			continue
+		}
+		m := e.Memory
+		out.Pipelines = append(out.Pipelines, api.PipelineMemory{
+			Name: e.Name, Version: e.Version, Bytes: m.Bytes, ArtifactBytes: m.ArtifactBytes,
+			RssDeltaBytes: m.RSSDelta, HeapDeltaBytes: m.HeapDelta, Exclusive: m.Exclusive, MeasuredAt: m.MeasuredAt,
+		})
+	}
+	pm := registry.CurrentProcessMemory()
+	out.Process = api.ProcessMemory{
+		RssBytes: pm.RSS, GoHeapAllocBytes: pm.HeapAlloc, GoHeapSysBytes: pm.HeapSys,
+		GoSysBytes: pm.Sys, Goroutines: pm.Goroutines,
+	}
+	return api.ModelMemory200JSONResponse(out), nil
+}
+
+func (s *Server) tooManyItems(ctx context.Context, n int) api.Problem {
+	return newProblem(ctx, http.StatusRequestEntityTooLarge, codePayloadTooLarge,
+		fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems))
+}
+
+func unavailable(p api.Problem) api.ServiceUnavailableApplicationProblemPlusJSONResponse {
+	retry := retryAfterSeconds
+	return api.ServiceUnavailableApplicationProblemPlusJSONResponse{Body: p, Headers: api.ServiceUnavailableResponseHeaders{RetryAfter: &retry}}
+}
+
+// rawItems turns the generated []*json.RawMessage into values, a JSON null being nil.
+func rawItems(items []*json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		if it == nil {
+			out[i] = json.RawMessage("null")
+		} else {
+			out[i] = *it
+		}
+	}
+	return out
+}
+
+// parseUUID reads a job id; ids are made by uuid.NewString, so a failure means a
+// corrupt record, shown as the nil UUID rather than failing the whole answer.
+func parseUUID(id string) uuid.UUID {
+	u, _ := uuid.Parse(id)
+	return u
+}
+
+func jobRecord(rec job.Record) api.JobRecord {
+	out := api.JobRecord{
+		JobId:     parseUUID(rec.ID),
+		Status:    api.JobStatus(rec.Status),
+		Model:     rec.Model,
+		Version:   rec.Version,
+		Batch:     &rec.Batch,
+		CreatedAt: rec.CreatedAt,
+		Result:    json.RawMessage("null"),
+	}
+	if rec.Status == job.StatusSucceeded && len(rec.Result) > 0 {
+		out.Result = rec.Result
+	}
+	if rec.Status == job.StatusFailed {
+		msg := rec.Error
+		if strings.TrimSpace(msg) == "" {
+			msg = "the job failed without a message"
+		}
+		out.ErrorMessage = &msg
+	}
+	if !rec.StartedAt.IsZero() {
+		out.StartedAt = &rec.StartedAt
+	}
+	if !rec.FinishedAt.IsZero() {
+		out.FinishedAt = &rec.FinishedAt
+	}
+	return out
+}

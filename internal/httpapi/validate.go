@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	middleware "github.com/oapi-codegen/nethttp-middleware"
+
+	"github.com/inferd/inferd/internal/auth"
+)
+
+// scopeExtension is the operation extension in openapi.yaml that names the scope an
+// operation needs. Reading it here keeps openapi.yaml the only list of who may call
+// what.
+const scopeExtension = "x-required-scope"
+
+// validator validates every request against the contract. Its AuthenticationFunc is
+// the API-key check, so the scheme and the scope come from openapi.yaml.
+func (s *Server) validator(spec *openapi3.T) func(http.Handler) http.Handler {
+	return middleware.OapiRequestValidatorWithOptions(spec, &middleware.Options{
+		Options: openapi3filter.Options{
+			AuthenticationFunc: s.authenticate,
+			MultiError:         false,
+		},
+		// The strict handlers decode the body again from its bytes: the validated value
+		// holds numbers as float64, which would round 12345678901234567890.
+		DiscardValidatedValue: true,
+		DoNotValidateServers:  true,
+		SilenceServersWarning: true,
+		ErrorHandlerWithOpts:  s.validationError,
+	})
+}
+
+func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.SecuritySchemeName != "ApiKeyAuth" {
+		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
+	}
+	var scope auth.Scope
+	if op := in.RequestValidationInput.Route.Operation; op != nil {
+		if v, ok := op.Extensions[scopeExtension].(string); ok {
+			scope = auth.Scope(v)
+		}
+	}
+	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get("X-API-Key"), scope)
+	if info := infoFrom(ctx); info != nil {
+		info.scope, info.principal = scope, p
+	}
+	return err
+}
+
+// validationError renders the validator's failures as problems: 401 and 403 from the
+// key check, 413 for a body cut off at MAX_REQUEST_BYTES, 400 for the rest.
+func (s *Server) validationError(ctx context.Context, err error, w http.ResponseWriter, r *http.Request, opts middleware.ErrorHandlerOpts) {
+	var secErr *openapi3filter.SecurityRequirementsError
+	causes := []error{err}
+	if errors.As(err, &secErr) {
+		// The security check may read the body too, so a body cut off at the limit can
+		// surface as a failed security requirement.
+		causes = secErr.Errors
+	}
+	for _, e := range causes {
+		var tooBig *http.MaxBytesError
+		if errors.As(e, &tooBig) {
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, s.tooLarge())
+			return
+		}
+	}
+	switch {
+	case secErr != nil:
+		for _, e := range secErr.Errors {
+			if errors.Is(e, auth.ErrForbidden) {
+				writeProblem(w, r, http.StatusForbidden, codeForbidden, e.Error()+"; use a key that holds it")
+				return
+			}
+		}
+		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send a valid API key in the X-API-Key header")
+	case opts.MatchedRoute == nil:
+		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such endpoint; GET /openapi.yaml lists them")
+	case opts.StatusCode >= 500:
+		s.log.ErrorContext(ctx, "request validation failed unexpectedly", "request_id", requestID(ctx), "error", err)
+		writeProblem(w, r, http.StatusInternalServerError, codeInternalError, "the server failed unexpectedly; quote the request_id when you report it")
+	default:
+		writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeRequestError(err))
+	}
+}
+
+// describeRequestError turns kin-openapi's error into one line a person can act on:
+// where in the request, and what is wrong.
+func describeRequestError(err error) string {
+	var reqErr *openapi3filter.RequestError
+	if !errors.As(err, &reqErr) {
+		return firstLine(err.Error())
+	}
+	var where string
+	switch {
+	case reqErr.Parameter != nil:
+		where = fmt.Sprintf("%s parameter %q", reqErr.Parameter.In, reqErr.Parameter.Name)
+	case reqErr.RequestBody != nil:
+		where = "body"
+	}
+	var schemaErr *openapi3.SchemaError
+	if errors.As(reqErr.Err, &schemaErr) {
+		field := strings.Join(schemaErr.JSONPointer(), ".")
+		if field != "" {
+			where += " field " + field
+		}
+		return fmt.Sprintf("%s: %s", where, schemaErr.Reason)
+	}
+	msg := reqErr.Reason
+	if reqErr.Err != nil {
+		msg = firstLine(reqErr.Err.Error())
+	}
+	if where == "" {
+		return msg
+	}
+	return where + ": " + msg
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

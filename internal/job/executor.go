@@ -1,0 +1,124 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Predictor runs a batch of inputs through one model version.
+type Predictor interface {
+	Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error)
+}
+
+// Observer is told when jobs start and finish, for metrics.
+type Observer interface {
+	Started()
+	Finished(rec Record)
+}
+
+// Executor runs one job from its record. It is the single place where a job runs: the
+// in-process runner and the queue worker both call Execute.
+type Executor struct {
+	Store     Store
+	Predictor Predictor
+	// Observer defaults to one that records nothing.
+	Observer Observer
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// Execute runs the job once if it has not finished. Delivery may be at least once, but
+// the result is written once: a job already final (done, or cancelled) is not run
+// again, and a result computed after another delivery finished the job is discarded.
+// A job found running is run again, since that is how a crashed worker's job comes back.
+//
+// A pipeline error ends the job failed. Execute returns an error only when the job's
+// outcome could not be recorded (the store failed, or ctx ended mid-run): the job is
+// then left running, for the queue to deliver again.
+func (e *Executor) Execute(ctx context.Context, id string) error {
+	rec, err := e.Store.Update(ctx, id, func(r *Record) error {
+		if r.Status.Final() {
+			return errNoChange
+		}
+		if r.Status != StatusRunning {
+			r.move(StatusRunning, e.now())
+		}
+		return nil
+	})
+	if errors.Is(err, errNoChange) || errors.Is(err, ErrNotFound) {
+		return nil // finished, cancelled or expired: nothing to run
+	}
+	if err != nil {
+		return fmt.Errorf("starting job %s: %w", id, err)
+	}
+	obs := e.observer()
+	obs.Started()
+
+	result, runErr := e.run(ctx, rec)
+	if runErr != nil && ctx.Err() != nil {
+		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
+	}
+	final, err := e.Store.Update(context.WithoutCancel(ctx), id, func(r *Record) error {
+		to := StatusSucceeded
+		if runErr != nil {
+			to = StatusFailed
+		}
+		if !r.move(to, e.now()) {
+			return errNoChange // cancelled, or another delivery won
+		}
+		if runErr != nil {
+			r.Error = runErr.Error()
+		} else {
+			r.Result = result
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoChange), errors.Is(err, ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("recording job %s: %w", id, err)
+	}
+	obs.Finished(final)
+	return nil
+}
+
+func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error) {
+	items, err := rec.Items()
+	if err != nil {
+		return nil, fmt.Errorf("reading the job's input: %w", err)
+	}
+	out, err := e.Predictor.Predict(ctx, rec.Model, rec.Version, items)
+	if err != nil {
+		return nil, err
+	}
+	if !rec.Batch {
+		if len(out) != 1 {
+			return nil, fmt.Errorf("the model returned %d results for one input", len(out))
+		}
+		return out[0], nil
+	}
+	return json.Marshal(out)
+}
+
+func (e *Executor) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Executor) observer() Observer {
+	if e.Observer != nil {
+		return e.Observer
+	}
+	return nopObserver{}
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Started()        {}
+func (nopObserver) Finished(Record) {}

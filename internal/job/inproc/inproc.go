@@ -1,0 +1,134 @@
+// Package inproc runs jobs inside the server process on a bounded pool of goroutines
+// fed by a bounded queue: the default mode, for development and single-node use.
+package inproc
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+// Options configure a Runner. The zero value of each field is a documented default.
+type Options struct {
+	// Workers is how many jobs run at once. 0 means runtime.NumCPU().
+	Workers int
+	// QueueSize is how many jobs may wait; one more is refused with job.ErrQueueFull.
+	// 0 means 1024.
+	QueueSize int
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Runner is a job.Runner backed by a channel and a worker pool.
+type Runner struct {
+	exec  *job.Executor
+	log   *slog.Logger
+	queue chan string
+
+	mu      sync.RWMutex // guards closed against sends on a closed queue
+	closed  bool
+	cancels sync.Map // job id -> context.CancelFunc of a running job
+
+	ctx     context.Context // ends when Shutdown gives up waiting
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	running atomic.Int64
+}
+
+var _ job.Runner = (*Runner)(nil)
+
+// New starts the worker pool.
+func New(exec *job.Executor, opts Options) *Runner {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 1024
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	r := &Runner{exec: exec, log: opts.Logger, queue: make(chan string, opts.QueueSize)}
+	r.ctx, r.stop = context.WithCancel(context.Background())
+	for range opts.Workers {
+		r.wg.Add(1)
+		go r.work()
+	}
+	return r
+}
+
+// Enqueue queues a job without blocking.
+func (r *Runner) Enqueue(_ context.Context, rec job.Record) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return job.ErrShuttingDown
+	}
+	select {
+	case r.queue <- rec.ID:
+		return nil
+	default:
+		return fmt.Errorf("%w: %d jobs are waiting", job.ErrQueueFull, cap(r.queue))
+	}
+}
+
+// Abandon stops a running job. A queued one needs nothing: its record is cancelled, so
+// the executor skips it when its turn comes.
+func (r *Runner) Abandon(_ context.Context, id string) error {
+	if cancel, ok := r.cancels.Load(id); ok {
+		cancel.(context.CancelFunc)()
+	}
+	return nil
+}
+
+// Depth returns how many jobs wait in the queue.
+func (r *Runner) Depth() int { return len(r.queue) }
+
+// Running returns how many jobs run now.
+func (r *Runner) Running() int { return int(r.running.Load()) }
+
+// Shutdown stops taking jobs and waits for the queued and running ones to finish. When
+// ctx ends first, the running jobs are interrupted and left unfinished (in this mode
+// their records go with the process).
+func (r *Runner) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.queue)
+	}
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		r.stop()
+		<-done
+		return fmt.Errorf("jobs interrupted after the shutdown timeout: %w", ctx.Err())
+	}
+}
+
+func (r *Runner) work() {
+	defer r.wg.Done()
+	for id := range r.queue {
+		r.runOne(id)
+	}
+}
+
+func (r *Runner) runOne(id string) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	r.cancels.Store(id, cancel)
+	defer r.cancels.Delete(id)
+	r.running.Add(1)
+	defer r.running.Add(-1)
+	if err := r.exec.Execute(ctx, id); err != nil {
+		r.log.Error("job not recorded", "job_id", id, "error", err)
+	}
+}

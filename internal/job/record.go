@@ -1,0 +1,48 @@
+package job
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Record is a job as stored and served.
+type Record struct {
+	ID      string `json:"id"`
+	Status  Status `json:"status"`
+	Model   string `json:"model"`
+	Version string `json:"version"`
+	// Batch jobs carry a JSON array in Input and produce one in Result.
+	Batch bool `json:"batch"`
+	// Input is the request's data, or for a batch its items array, as raw JSON.
+	Input      json.RawMessage `json:"input"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  time.Time       `json:"started_at,omitzero"`
+	FinishedAt time.Time       `json:"finished_at,omitzero"`
+}
+
+// Items returns the inputs of the job as a batch.
+func (r *Record) Items() ([]json.RawMessage, error) {
+	if !r.Batch {
+		return []json.RawMessage{r.Input}, nil
+	}
+	var items []json.RawMessage
+	err := json.Unmarshal(r.Input, &items)
+	return items, err
+}
+
+// move sets the status when the transition is allowed, stamping the times it implies.
+func (r *Record) move(to Status, now time.Time) bool {
+	if !r.Status.CanMoveTo(to) {
+		return false
+	}
+	r.Status = to
+	switch {
+	case to == StatusRunning:
+		r.StartedAt = now
+	case to.Final():
+		r.FinishedAt = now
+	}
+	return true
+}

@@ -1,0 +1,92 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Service is what the API does with jobs: submit, read and cancel. It writes the record
+// before it queues the job, so a job the API answered with an id is never lost, and a
+// job that could not be queued is recorded failed rather than left pending forever.
+type Service struct {
+	Store  Store
+	Runner Runner
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// Submit records and queues a job for an already resolved model version.
+func (s *Service) Submit(ctx context.Context, model, version string, batch bool, input json.RawMessage) (Record, error) {
+	rec := Record{
+		ID:        uuid.NewString(),
+		Status:    StatusCreated,
+		Model:     model,
+		Version:   version,
+		Batch:     batch,
+		Input:     input,
+		CreatedAt: s.now(),
+	}
+	if err := s.Store.Create(ctx, rec); err != nil {
+		return Record{}, fmt.Errorf("recording job: %w", err)
+	}
+	if err := s.Runner.Enqueue(ctx, rec); err != nil {
+		// Best effort: when the store is down too, the record stays created, which the
+		// client never saw an id for.
+		_, _ = s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
+			if !r.move(StatusFailed, s.now()) {
+				return errNoChange
+			}
+			r.Error = "the job could not be queued: " + err.Error()
+			return nil
+		})
+		return Record{}, fmt.Errorf("queueing job: %w", err)
+	}
+	updated, err := s.Store.Update(ctx, rec.ID, func(r *Record) error {
+		if !r.move(StatusPending, s.now()) {
+			return errNoChange // a worker already took it
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errNoChange) {
+		return Record{}, fmt.Errorf("marking job pending: %w", err)
+	}
+	if err == nil {
+		rec = updated
+	}
+	return rec, nil
+}
+
+// Get returns a job's record.
+func (s *Service) Get(ctx context.Context, id string) (Record, error) {
+	return s.Store.Get(ctx, id)
+}
+
+// Cancel ends a job that has not finished with status cancelled, and asks the runner to
+// drop it from the queue or stop running it. A finished job gives ErrFinished.
+func (s *Service) Cancel(ctx context.Context, id string) (Record, error) {
+	rec, err := s.Store.Update(ctx, id, func(r *Record) error {
+		if !r.move(StatusCancelled, s.now()) {
+			return fmt.Errorf("%w: job %s is %s", ErrFinished, id, r.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	if err := s.Runner.Abandon(ctx, id); err != nil {
+		return rec, fmt.Errorf("job %s is cancelled, but the runner could not drop it: %w", id, err)
+	}
+	return rec, nil
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,27 @@
+package job
+
+import "context"
+
+// Store keeps job records. Implementations are safe for concurrent use by many
+// processes (the Redis store) or goroutines (the in-memory store).
+type Store interface {
+	// Create writes a new record. It fails if the id exists.
+	Create(ctx context.Context, rec Record) error
+	// Get returns a record, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, id string) (Record, error)
+	// Update applies fn to the current record atomically and stores the result, which
+	// it returns. When fn returns an error nothing is written and the error is returned.
+	// Records that become final expire the store's TTL later.
+	Update(ctx context.Context, id string, fn func(*Record) error) (Record, error)
+}
+
+// Runner runs recorded jobs.
+type Runner interface {
+	// Enqueue queues a job whose record exists. It fails with ErrQueueFull,
+	// ErrQueueUnavailable or ErrShuttingDown when the job cannot be queued.
+	Enqueue(ctx context.Context, rec Record) error
+	// Abandon removes a cancelled job from the queue, or stops it if it is running, as
+	// best it can. The record is already cancelled, so a run that goes on anyway has
+	// its result discarded.
+	Abandon(ctx context.Context, id string) error
+}

@@ -1,0 +1,150 @@
+// Package metrics defines inferd's Prometheus collectors, all prefixed inferd_, on an
+// injected prometheus.Registerer. Labels are bounded: operation ids (never raw paths),
+// registered model names and versions, status codes and fixed outcome words.
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+const namespace = "inferd"
+
+// Metrics holds the collectors. It implements registry.Observer and job.Observer.
+type Metrics struct {
+	httpRequests  *prometheus.CounterVec
+	httpDuration  *prometheus.HistogramVec
+	predictions   *prometheus.CounterVec
+	predictItems  *prometheus.CounterVec
+	stageDuration *prometheus.HistogramVec
+	jobsFinished  *prometheus.CounterVec
+	jobDuration   prometheus.Histogram
+	modelsLoaded  prometheus.Gauge
+	reloads       *prometheus.CounterVec
+	rateLimited   *prometheus.CounterVec
+	reg           prometheus.Registerer
+}
+
+var (
+	_ registry.Observer = (*Metrics)(nil)
+	_ job.Observer      = (*Metrics)(nil)
+)
+
+// New registers inferd's collectors, plus the Go and process collectors, on reg.
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		reg: reg,
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "http_requests_total",
+			Help: "HTTP requests by operation (the contract's operationId) and status code.",
+		}, []string{"operation", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "http_request_duration_seconds",
+			Help:    "HTTP request latency by operation and status code.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"operation", "code"}),
+		predictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "predictions_total",
+			Help: "Prediction calls (a batch counts once) by model, version, mode (sync, async) and outcome.",
+		}, []string{"model", "version", "mode", "outcome"}),
+		predictItems: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "prediction_items_total",
+			Help: "Items predicted, by model, version and mode.",
+		}, []string{"model", "version", "mode"}),
+		stageDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "pipeline_stage_duration_seconds",
+			Help:    "Time spent in each pipeline stage (preprocess, model, postprocess) per call.",
+			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
+		}, []string{"model", "version", "stage"}),
+		jobsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "jobs_finished_total",
+			Help: "Jobs that ran to a final status (succeeded, failed), by status.",
+		}, []string{"status"}),
+		jobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "job_duration_seconds",
+			Help:    "Time from a job's start to its finish.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+		}),
+		modelsLoaded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "models_loaded",
+			Help: "Pipelines currently loaded in memory.",
+		}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "model_reloads_total",
+			Help: "Hot reloads by outcome (success, failure).",
+		}, []string{"outcome"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "rate_limited_requests_total",
+			Help: "Requests refused with 429 by the per-key rate limit, by operation.",
+		}, []string{"operation"}),
+	}
+	reg.MustRegister(m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
+		m.jobsFinished, m.jobDuration, m.modelsLoaded, m.reloads, m.rateLimited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// ObserveQueue registers gauges read at scrape time: jobs waiting and jobs running.
+func (m *Metrics) ObserveQueue(queued, running func() int) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "jobs_queued", Help: "Jobs waiting for a worker."},
+			func() float64 { return float64(queued()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "jobs_running", Help: "Jobs running now."},
+			func() float64 { return float64(running()) }),
+	)
+}
+
+// HTTP records one request.
+func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
+	c := strconv.Itoa(code)
+	m.httpRequests.WithLabelValues(operation, c).Inc()
+	m.httpDuration.WithLabelValues(operation, c).Observe(d.Seconds())
+}
+
+// RateLimited records a request refused by the rate limit.
+func (m *Metrics) RateLimited(operation string) { m.rateLimited.WithLabelValues(operation).Inc() }
+
+// Stage implements registry.Observer.
+func (m *Metrics) Stage(model, version string, stage pipeline.Stage, d time.Duration) {
+	m.stageDuration.WithLabelValues(model, version, string(stage)).Observe(d.Seconds())
+}
+
+// Predicted implements registry.Observer.
+func (m *Metrics) Predicted(model, version string, async bool, outcome registry.Outcome, n int) {
+	mode := "sync"
+	if async {
+		mode = "async"
+	}
+	m.predictions.WithLabelValues(model, version, mode, string(outcome)).Inc()
+	m.predictItems.WithLabelValues(model, version, mode).Add(float64(n))
+}
+
+// Loaded implements registry.Observer.
+func (m *Metrics) Loaded(n int) { m.modelsLoaded.Set(float64(n)) }
+
+// Reloaded implements registry.Observer.
+func (m *Metrics) Reloaded(ok bool) {
+	outcome := "success"
+	if !ok {
+		outcome = "failure"
+	}
+	m.reloads.WithLabelValues(outcome).Inc()
+}
+
+// Started implements job.Observer; running jobs are counted by the runner's gauge.
+func (m *Metrics) Started() {}
+
+// Finished implements job.Observer.
+func (m *Metrics) Finished(rec job.Record) {
+	m.jobsFinished.WithLabelValues(string(rec.Status)).Inc()
+	if !rec.StartedAt.IsZero() && !rec.FinishedAt.IsZero() {
+		m.jobDuration.Observe(rec.FinishedAt.Sub(rec.StartedAt).Seconds())
+	}
+}

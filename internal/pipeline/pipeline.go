@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// Step transforms a batch of values, one per item, before or after the model.
+// Implementations must return a batch of the same length and order.
+type Step interface {
+	// Name is the step's name in a model config, e.g. "standardize".
+	Name() string
+	Apply(ctx context.Context, batch []any) ([]any, error)
+}
+
+// Model is the runtime stage of a pipeline: one call for the whole batch.
+type Model interface {
+	Predict(ctx context.Context, batch []any) ([]any, error)
+	// Close releases the runtime's resources (an ONNX session, say). It is called once,
+	// after the last request that used the model has finished.
+	Close() error
+}
+
+// Stage names a part of a pipeline in metrics.
+type Stage string
+
+// The stages of every pipeline.
+const (
+	StagePreprocess  Stage = "preprocess"
+	StageModel       Stage = "model"
+	StagePostprocess Stage = "postprocess"
+)
+
+// Observer is told how long each stage of a run took.
+type Observer func(stage Stage, d time.Duration)
+
+// Pipeline is preprocess -> model -> postprocess over a batch.
+type Pipeline struct {
+	Pre   []Step
+	Model Model
+	Post  []Step
+	// Info describes the pipeline for metadata endpoints.
+	Info Info
+}
+
+// Info describes a loaded pipeline.
+type Info struct {
+	Description string
+	// ArtifactBytes is the size of the files the pipeline read from disk.
+	ArtifactBytes int64
+	Inputs        []Tensor
+	Outputs       []Tensor
+}
+
+// Tensor describes a model input or output as the model file declares it; -1 in Shape
+// is a dimension of any size.
+type Tensor struct {
+	Name  string
+	DType string
+	Shape []int64
+}
+
+// Run sends items through every stage. The items arrive as raw JSON and the results
+// leave as raw JSON: a value no step touches comes back byte for byte. A panic in any
+// stage is returned as an ErrExecution error, so one bad request cannot take the
+// process down.
+func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) (out []json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: panic: %v\n%s", ErrExecution, v, debug.Stack())
+		}
+	}()
+	if observe == nil {
+		observe = func(Stage, time.Duration) {}
+	}
+	batch := make([]any, len(items))
+	for i, it := range items {
+		batch[i] = it
+	}
+	if batch, err = runSteps(ctx, StagePreprocess, p.Pre, batch, observe); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	batch, err = p.Model.Predict(ctx, batch)
+	observe(StageModel, time.Since(start))
+	if err != nil {
+		return nil, classify(StageModel, "model", err)
+	}
+	if err := checkLen(StageModel, "model", len(items), len(batch)); err != nil {
+		return nil, err
+	}
+	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe); err != nil {
+		return nil, err
+	}
+	return encode(batch)
+}
+
+func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer) ([]any, error) {
+	if len(steps) == 0 {
+		return batch, nil
+	}
+	start := time.Now()
+	defer func() { observe(stage, time.Since(start)) }()
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := len(batch)
+		var err error
+		if batch, err = s.Apply(ctx, batch); err != nil {
+			return nil, classify(stage, s.Name(), err)
+		}
+		if err := checkLen(stage, s.Name(), n, len(batch)); err != nil {
+			return nil, err
+		}
+	}
+	return batch, nil
+}
+
+// classify marks every failure that is not the input's fault as ErrExecution, naming
+// the stage, so callers can tell a client's mistake from a broken model.
+func classify(stage Stage, name string, err error) error {
+	if errors.Is(err, ErrInvalidInput) || errors.Is(err, ErrExecution) {
+		return err
+	}
+	return fmt.Errorf("%w: %s %q: %w", ErrExecution, stage, name, err)
+}
+
+// checkLen guards the invariant that keeps batch results in item order.
+func checkLen(stage Stage, name string, want, got int) error {
+	if want != got {
+		return fmt.Errorf("%w: %s %q returned %d values for %d items", ErrExecution, stage, name, got, want)
+	}
+	return nil
+}
+
+func encode(batch []any) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(batch))
+	for i, v := range batch {
+		if raw, ok := v.(json.RawMessage); ok {
+			out[i] = raw
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: encoding result %d: %v", ErrExecution, i, err)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// Close closes the model.
+func (p *Pipeline) Close() error {
+	if p.Model == nil {
+		return nil
+	}
+	return p.Model.Close()
+}

@@ -1,0 +1,60 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/inferd/inferd/internal/pipeline"
+)
+
+// Loader builds the pipeline of one model version. It is called at start and again on
+// every reload, so it must read its configuration and artifacts afresh each time.
+type Loader interface {
+	Load(ctx context.Context) (*pipeline.Pipeline, error)
+}
+
+// LoaderFunc adapts a function to Loader.
+type LoaderFunc func(ctx context.Context) (*pipeline.Pipeline, error)
+
+// Load calls f.
+func (f LoaderFunc) Load(ctx context.Context) (*pipeline.Pipeline, error) { return f(ctx) }
+
+// ModelSpec is what a source knows of one model: its routing rule and versions.
+type ModelSpec struct {
+	Name     string
+	Rule     Rule
+	Versions []VersionSpec
+}
+
+// VersionSpec is one version of a model and how to load it.
+type VersionSpec struct {
+	Version string
+	Loader  Loader
+	// Err, when set, is why the source could not even describe how to load this version
+	// (a malformed config, say). The version is listed, and reported failed with it.
+	Err error
+}
+
+// Source discovers models: the built-in ones, a model repository on disk, a test's.
+type Source interface {
+	// Models lists every model the source holds.
+	Models(ctx context.Context) ([]ModelSpec, error)
+	// Model re-reads one model, for a reload. It returns an error wrapping
+	// ErrModelNotFound when the source has no such model.
+	Model(ctx context.Context, name string) (ModelSpec, error)
+}
+
+// Fixed is a Source of fixed models, for built-ins and tests.
+type Fixed []ModelSpec
+
+// Models returns s.
+func (s Fixed) Models(context.Context) ([]ModelSpec, error) { return s, nil }
+
+// Model returns the model called name.
+func (s Fixed) Model(_ context.Context, name string) (ModelSpec, error) {
+	for _, m := range s {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return ModelSpec{}, ErrModelNotFound
+}
