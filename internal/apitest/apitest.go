@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -139,8 +140,21 @@ func (c *Client) NewRequest(method, path, key string, body any) *http.Request {
 	return req
 }
 
-// Do sends req and validates the response against the contract.
+// Do sends req and validates the response against the contract. A transport error
+// fails the test.
 func (c *Client) Do(req *http.Request) *Response {
+	c.t.Helper()
+	out, err := c.TryDo(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	return out
+}
+
+// TryDo is Do for callers that expect transport errors (a server shutting down) and
+// for goroutines, which must not call Fatal. A response that arrives is still
+// validated, and a mismatch still fails the test.
+func (c *Client) TryDo(req *http.Request) (*Response, error) {
 	c.t.Helper()
 	var reqBody []byte
 	if req.Body != nil && req.GetBody != nil {
@@ -150,18 +164,18 @@ func (c *Client) Do(req *http.Request) *Response {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		c.t.Fatalf("%s %s: reading body: %v", req.Method, req.URL.Path, err)
+		return nil, fmt.Errorf("reading body: %w", err)
 	}
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	if err := Validate(req, reqBody, out); err != nil {
 		c.t.Errorf("%s %s -> %d does not match openapi.yaml: %v\nbody: %.500s", req.Method, req.URL.Path, out.Status, err, body)
 	}
-	return out
+	return out, nil
 }
 
 // Validate checks a response against the contract: the status must be declared for
