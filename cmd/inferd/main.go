@@ -30,4 +30,3 @@ func run() int {
 	}
 	return 0
 }
-

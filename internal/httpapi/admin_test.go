@@ -48,7 +48,9 @@ func TestReadyWhileLoading(t *testing.T) {
 		t.Fatalf("ready after loading: %d %s", resp.Status, resp.Body)
 	}
 	// After warm-up, what is in memory matches the listing.
-	var listed, loadedList struct{ Models []struct{ Name, Version string } }
+	var listed, loadedList struct {
+		Models []struct{ Name, Version string }
+	}
 	h.c.Get("/models", keyAdmin).JSON(t, &listed)
 	h.c.Get("/debug/models/loaded", keyAdmin).JSON(t, &loadedList)
 	if len(listed.Models) != 3 || len(loadedList.Models) != len(listed.Models) {
