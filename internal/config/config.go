@@ -81,7 +81,7 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 		p.fail("RATE_LIMIT_RPS", getenv("RATE_LIMIT_RPS"), "must not be negative")
 	}
 	if q := c.QueueURL; q != "" && !strings.HasPrefix(q, "redis://") && !strings.HasPrefix(q, "rediss://") {
-		p.errs = append(p.errs, errors.New("QUEUE_URL: want redis://[:password@]host:port/db or rediss://..."))
+		p.errs = append(p.errs, errors.New("QUEUE_URL: want redis://[:password@]host:port/db, or rediss:// for TLS"))
 	}
 	c.Keys = p.keys(readFile)
 	if c.Keys != nil && c.Keys.IsDev() && c.Production() {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -41,14 +40,22 @@ func Build(t testing.TB, name string) string {
 		builtDir = dir // left for the OS: other tests in this binary reuse it
 	}
 	bin := filepath.Join(builtDir, name)
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goBin, "build", "-race", "-o", bin, "./cmd/"+name)
+	cmd := exec.Command(goCommand(), "build", "-race", "-o", bin, "./cmd/"+name)
 	cmd.Dir = repoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	built[name] = bin
 	return bin
+}
+
+// goCommand is the go command that runs this test: go test puts its GOROOT first
+// on PATH.
+func goCommand() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return "go"
 }
 
 func repoRoot(t testing.TB) string {
