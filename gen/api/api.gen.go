@@ -136,7 +136,7 @@ type BatchPredictResponse struct {
 	Version VersionField `json:"version"`
 }
 
-// Health defines model for Health.
+// Health Liveness.
 type Health struct {
 	// Status Example: ok
 	Status HealthStatus `json:"status"`
@@ -229,12 +229,12 @@ type LoadedModel struct {
 	Version VersionField `json:"version"`
 }
 
-// LoadedModelList defines model for LoadedModelList.
+// LoadedModelList The pipelines held in memory.
 type LoadedModelList struct {
 	Models []LoadedModel `json:"models"`
 }
 
-// MemoryReport defines model for MemoryReport.
+// MemoryReport Measured memory per loaded pipeline, and the process totals.
 type MemoryReport struct {
 	Pipelines []PipelineMemory `json:"pipelines"`
 
@@ -257,7 +257,9 @@ type ModelEntry struct {
 	Version VersionField `json:"version"`
 }
 
-// ModelList Example: {"models":[{"name":"echo","version":"v1"},{"name":"echo","version":"v2"}]}
+// ModelList Every model version the registry knows, loaded or not.
+//
+// Example: {"models":[{"name":"echo","version":"v1"},{"name":"echo","version":"v2"}]}
 type ModelList struct {
 	Models []ModelEntry `json:"models"`
 }
@@ -417,7 +419,7 @@ type ProcessMemory struct {
 	RssBytes int64 `json:"rss_bytes"`
 }
 
-// Readiness defines model for Readiness.
+// Readiness Readiness of the whole service.
 type Readiness struct {
 	// Status ready once every pipeline has finished loading, loading before.
 	//
@@ -1221,6 +1223,22 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReloadModel415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel415ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2835,78 +2853,79 @@ var swaggerSpec = []string{
 	"SSaUJkshfA2gJhwrdvrI3U6vCF2rYMG30oKM8WMLW1mhpVLShaGWo956Q1UUyd8ySNFpXW90dCEMl7vk",
 	"f6fAiciY1pCEtfq0P7uQeQokngqhQBk21HXg3oXnTWnTUAtLC8/Ju7VjlUXxGiAmFSVQPvIQ0nhnZ26c",
 	"ZhhjYTZtSHxNtLGUnqe6RQUKbgTX/WUVeCCLi93aJNr+SGYmztCQhZsit0ZJ7JJ/mJY0FaMi4evo5k5j",
-	"HNVWCFT1nMUStU24fgaaGnH+2uCfj1u+BsDzzKwrrswCpYKIqztNvlukbd93YnyG1bm2kICgd5pKwUWu",
-	"jF9riChKeuEJnLMcoSvq9/rPOru7nX7/Yrc36Jn/urv9vd/MAlIKOcockwaGo2FgC4Br397bNW97z7vx",
-	"mWCbGrVFIUpTeQf4B79VIslA5bHNKIOaEu4uK6Gj05K5lLkNpqizGV/EOCRzPMp1OsYwbEe5XNIyptsM",
-	"h2OGY/RYiBQoFpaq7GlC8r/+4Bhru1QRW7GFhGydvX1D9vb2XtrgRUwmCvR23USv4XURmiRUQ0ezDJaF",
-	"dUkilqFbFMDZSswraxhynoJSxHIEyyv4a5udWNqzJnCt9GCa+IdeETrGKDznmqUGGN4l9qjN0MkVthWJ",
-	"XGk7srWyDchkhXozMpVB51OHiOHj/MRd7xVpR0PNWslOsU4HkrgnCdNt5N9AAg82J21pZtfh8U6Mz+2D",
-	"T+QjiiYIt3/Y4jUqelvQu6kyKyz7eYFVnc5uSX8wYwIzk2cuQNtKZbJNOsO819sDMgOORdCt5g/+CMv/",
-	"XVhD8v+H3GtpTHkMaQoJAZ4oQlGFsallShN7YuM0zNYdvY9zAJq0y+5vULcbGmJVDG9xVFhsVfeO1WeX",
-	"uP5e0ASSEy/6zUCuOLubQpoY85tBJuSi4QSxjJ/k9jh1ZAKcXrfXD/H7Ne7kt7ITw7mm9T5keZsmwD+L",
-	"OUkFv0Rb6Y9UrjA6y1iaMl/hrYK/2z2oqojIjcksKMXzbAx4FlpBZoXvYKpy1umYWpTQtyiRgCBJUIB+",
-	"624fsrn2ctfC8+A05sEK7Np+Sm0tCdWmkxWBe89sct0Srtdz13WwVQV4KYxti0fbg8ATlOszmAnZApNn",
-	"6+Zgnbo37LpBS4Dtmko2KJKZx/w6DYxKwMoFW9EzmB9xLRftyYdPWcWE0KWWoIa230dl/zRiuZIoXgib",
-	"aadJM+/Adc3P/eD2c3siurkIVXj2GMGuU7e1YGHQ2ID1D2rbC4OGKixBYL8nGVCVm42pFDlPsBrlxfsH",
-	"hXZ0uQhJpWYTGusRnskvr/0aj+qrXYFkwlKwvUCFsZZAE7LVs1XdnKW6w1xnmKrb6IP+fv/Fi4pNZlw/",
-	"2w+Wu1zDYAVAhtygNMuoLroVK1hOhNAzybgOSUZvtqRSowRSTS1+IanjS/6HTIHOqo/U4XUdCxsBDDdx",
-	"mit23ZJ9vDUJlW2tpVzoKUjrXKVJzHRZvTTOKSRK4DcIlCIZpm1YvSCsXgavpSWVNK2J0zJAP0kxx1QM",
-	"d/pJIBmMl88VEBpLoVQRAoTuZJOSn96QLQPOGAiHS6rZNdTJtd97uRmtvKy6aOAP9eENGbmLWM5L/GAS",
-	"XIUVeqJAE8X+tUS5O6h1H+H6JoGGxTdsGoFlkrSIVFXe6/xsM6KPPBBQjF+m0HIi0PCsCdV4aMaNYd3b",
-	"P3j2/MXLnvvUw/6+RsGmUdlZ74v96pumqd9L48uVTKThWglZXRRfkoJNqt33Eof1/P+31Te+Zel4BfHt",
-	"QXJb/fbs7Rvycv/gOXHH1ssxhD2ib+GXxsajjMZTxqFjggT8wjw/II1m75DUOrjDIW+0NoZkqbExJNXO",
-	"g5AUrcchqbVOhkNeeScDPRUJ/krTVMzNm0utdGbptvPwcMir7SwhaTTfGjSqLbUhqXV5FWhVurBCUrZy",
-	"+c+1n2sdWK7IUShwjWptTtE3SCzn3FSTuXFfc2kyfqzNYg7uezcpT8jcPKUFSQShY5HrZgiCCt2dANW5",
-	"BDUgRYfxPrGZvwrJpdBkrw00xpWmPF5xpj6jpdNtM/eBPwBvW7ray/F19XwDHrKHhKZKlI09zkt1jv/q",
-	"WmFekX/mQpvwy8ZwErNcnOOqakUJWUvzyJpy4TJ0P19cnPqStNGWRpDVa4sQXENKixpOhdRE5VlG5cIT",
-	"9IrxxJ4vtoB/bGWKrJQp7dp5mlt9Ojs2uRBzBaS1m6xrjLlDqBumzjfcIAEqdVAn+aE1UDWZWGEEK4WC",
-	"Jezcz0QLTVPlw3YTirYIad1AXooRxk/G3MR3Zlr4FNZWfVxuYaxX3V7svXjxrLdZKuX3Vwt15+64oS1S",
-	"EjHWlHFIyESKDFH8eE7GC58zyJwb9Osx7bPnz5/3d59tCtcakC4MoV2vuJg8Aqb+we6zgxf9/Q1hsoGT",
-	"hahUun7bwyZOXgH92VJyUM8fWtJio9d3QtiQ/RKCsFXM2pjfIHwN5zbFOAPju1ypbdXRch174+sXRPAY",
-	"XMtOWQenaqm2GxZFXjsl262U8XElVxQ1yl+rzPsfH3x0fYYV5bMiQlszfINHDlzMba+0qvZ7b1LN31tb",
-	"zT94omp+qYf9h1TlV+bhB//5tfRwmWBtElFbvsXFrW4we8h8axgoiHPJ9OLcoGcZezhjv8DiMNfT1oDc",
-	"NSJ3yS+wMOFBBtYWRoenx6Nfjn49j8hO+cfo7fH7o+gVhncmfgOmp9hPOIUhT+AaUjHLjJ26MqtFCVx3",
-	"rmARkS0XXIVY3Bu5Yh7GhBGOODYeG/LKc6GdgtwmVAKhsWbXYONWnCEuGqadtBetx6UsUSSBbWxlfCKW",
-	"CWHDBq+MPsdIgUo8UnRjuuIaJEZTA1JtQ3GZpEEGuyZwSNX3WYU4QXFpi6hfxFi5GB5nfjHo44nFjylt",
-	"hak75EN+hIbOPsqUCQ296dgqR2CLs077XHFEKpR2T2wXR4W+moxR25D70duknMom7rTbR+wiY1oVE2DR",
-	"6oIADnZoqlkchSRKqQalIxxGmgO7nGpIou1q0eAVroQ3BPDqlIsf0HfBczmcG5GJ0SAEV9v+8tqdBb7L",
-	"HCn3449G2IFr15jc/fFHYqlZzpjCTQwzTaKdKXY5GbB30Pzjpwy0ZLHCz4mIVTTkKKk7Ygaczlj3x8iN",
-	"6FLe0uveJYfY22+b3HHEVZGtyAkFDh1XpNvsgvyPtl9VZmIpX5oHZopcsmvgJkBhWg15dNPx5qqDb0UE",
-	"bjRwO833cQbcaPdet4d+kgsPy0RIr/dqu0s++n3UkHvFblmaxkgzP8FgMDTxJV/YZQ3WlQ7/SmP/kGPT",
-	"kJrjQcZ+b7fR4x8Siqv5vUsi7Pf2aiPAlr04/KtKtu7f3KBkHNzcuPakZpWBbEWrBgSibYs0oSsrDJGJ",
-	"+KNS+MrIPwrJfMriKW5rsj7XGD/kTkrL5K8YhDDSh2D7qwisLUtZDK5S5QzZ4YzGU+j0u71KQuYsVc2d",
-	"73Z79hknnsEg2Ov2uiZJNlkveoEdFDF338BOVmQll9ASqZy6EwVICqvjlN9GzcYsYEV6TlV5UKQFDrCF",
-	"ZJbmqhqcDrnNcrrkBIslg2JVhSbdbYX9zka+TCDwyp87AY2nrnegmCyz3kHdWUDfigyr4x0F6WTHGKgs",
-	"2i7Y6NIhY7t8mG9C0xPIzjXVRi3Lgwr7lk3U7baXWMUPyRg3tZMiLrewzPdV8LazLXSwCVNXXRLhW5ER",
-	"IKzz2wlPF9yfnZ8Pud3Jugm3ptsK6YwZln2mS96yy1y6vK/c09EXB72NJbvjyIhsRe8/Hv519Objhzef",
-	"zs6OPrz5NSLOs+xaJ5xReQXJkEdF1X5AsNhuqKbsAHX1pAm7BItdf1AeYJT8wswdJ/7eCpc1N67r6Pd6",
-	"a6Z+/LTPZsMutQaDlokXdwo6A1nS0bBg4kYci7zrNgz2e7urtivg3/nUmLPa7+3d/dLb6l0MBxb99W/U",
-	"L0jAkNCWakqccmX0uoKYCZTopTIRL1oJE8k2zb+JovA3s2TdmHw19up256szSLc7trEG07vKlT2/t4Ne",
-	"PlIG8XiYv8nD/vKZ289hYIKelkpEznDSjHCYV9qBHBd97FHRYpGiJQqJmtOZIkxj7KRFxmKapotwyFNs",
-	"F+KdSWpim2K80uWhRPDqOt7ccBKnGP4w7eIs8xCH+ZDXLmRQfqQ3rK1yBTBTaP18yIg2Bn2qCw+dpzO+",
-	"zFogCVQJ3iUfRG1+vk3pbOJ64or830zpavnxijGzGp9YgbNTtA00oHKpz79PN/d7+3e/UdyDYV7Y3WCL",
-	"5h0LT2EEfha64zrfqi0d97cBCYzzS28DrItZGVAc1as2ziEV/Yuhu73DhxXojAnO5tqe204+I3MqM/N/",
-	"poe8vC+pHNOqJzM4nVi5YilqE/v3TOlKw5r6lrLfbLRbIf6NsOs/zMFYPsS5lMB1uig5/ADxErHhgfk4",
-	"LSZRWoXrEK2gIv1ez3BdCcFdEOK9NObaYDLct0KS1ORQ5ltjMgFLp3WxcJMv31AY3A6rbuhxUGNSwa6h",
-	"+xjmuIJQMPj9c5VV7x0RKoxRC6UhCz4j+b+IsSqGQFeS/sJroJs6KJRu1TApOcQkUq3OIpe48RPod2L8",
-	"LblRThytYMgXMXYY/pvd0D2dykNkxLy1gaFouQSmrvs/gXbd9JZSFcEyshR8btzgeHc4aG94xMZNX5FZ",
-	"KYgn9nd/6noqRQZ6CiYPhRtN4GYmFDYIEVtzJls+9Ot1e9397ZDQNCUzCRN2g4mNTbNHUSWb/Umgh/Ha",
-	"GYs0hVgLqVrTGAfwnWJbuTOgJrBlIfgv5Oej96fEQWTd2cj5idMikS6NbtO7dof8L+Ti19Oj9iUuaX4J",
-	"Q976W3/I2+/iXNYRx6FvYasq3MwKsrZarbKld00YYmullWCB2EqVFpUbGE1QYrNXe/wsFOB0iCPMAnS3",
-	"NZz49oHEnSGER+AHRXz9XNkbJcYL21uM+Uhx6xenOpc0tWN82/9RAYchQ+uVmV46yk7slmijUoS1MYcv",
-	"7zqGVL9a0Cx1X/k+EZPftuacZzlXJEqoplHtSgFfOq8VFMapiK9UOUdWmbPEgvSymJ0WfSourXstksWT",
-	"iVejt/K2fibmppO/mXA3+/ZWRkjVpr3KBUAtdxmvuwSo+Thu9yfOMh+YNO7vHmwCXsslO+bl/su7X27e",
-	"q/UHByNnOcfstnpKV8pMxT54XW43EP7X24ra25B2tfL/3YS1VIOqNvGEeFyG1R/jZmh5va2/iNKGTsYg",
-	"YMse1omG3Kc2VNvuB9dVV97o8spe47I+6G4JT+wtND6u/m+zIm0X7awJ7Wvj5QULkj97yem7MdjMGFhB",
-	"ILQ4p/9mVmGnuFah3Ta8Z1dAotOP501ljaqXLlTqw0Y63bywwvJYZKODyJ5zDnn7PQzuDtDVio8Xx3w7",
-	"7W+7tem7CfhuAv54E2BvNfmGFuDOktkZ9rioQr1dXekBhbFTkabfK2N//sqY4RPemdO4uuhpK2ReDO9w",
-	"QZib2v4TdwF0xWHccQGe8TPVM6Mhj2madr1TcpdOF++m2KiI1tR6JqrWeSbnL9B3/Pf6pdYr2+7MclW4",
-	"0sd/z3+/+7vW/JfWst/mJZgP83W2Q36Va+v3eiSyXZQbN+u/Ige9PRL5a8vdv0ZhvB5TQ1679tye3kk/",
-	"PuCP71rbGWwj/wO0uNJ4X1yrZrHe+B7dcsChRa+P7iZJ99HS8wAc/UDE02B5Wuvvq3PxqW7sXnNgUMLW",
-	"dk5Qf7HeIP/751uzEnYZWhdcR4ySVMQ0JVFGr/DGqSgIg1ymbgJtsLODv0+F0oMXvRc97ExyICz9m24V",
-	"9cTuvqq+4nEM8BjjPtcQWqhiuBxU2iqSCRgbUYbq1v6FM9Xy9kVxGYc/Oqi84+vj4XIya0+Qw4pKGjTc",
-	"EQ1mtELGU8C2diHtryqWdAayCpXjzPIOti9ZSAI8wXHw6luuVaAFGaaIUQBJYzt0SslYirkCST4dI1R2",
-	"6NStg30Gt59v/y8AAP//",
+	"HNVWCFT1nMUStU24fgaaGnFuEuc9uwYOSi27IB/RfA2A55nZUVyZpUvVEVd3OgO3SBtE78T4DOt2bcEC",
+	"Qb81lYKLXBmP1xBe1IHCRzg3OkIn1e/1n3V2dzv9/sVub9Az/3V3+3u/mQWkFHKUOfYNDK/DwJYG1769",
+	"t2ve9j5549PCNgVri0+UpvIO8A9+q8SYgcpjm2sGNfXcXVZPR6clQypzG2ZRZ02+iHFI5njI67SPYUCP",
+	"Erukf0y3mRTHDMfosRApUCw5VdnThOR//ZEyVn2pIraWCwnZOnv7huzt7b20YY2YTBTo7brxXsPrImhJ",
+	"qIaOZhksC+uSRCxDtyiAszWaV9Zk5DwFpYjlCBZe8Nc2C7K0Z03gWunBNPEPvSJ0jPF5zjVLDTC8S+wh",
+	"nKGTK3krErmid2SraBuQyQr1ZmQqw9GnDh7Dx3mQu94rEpKGmrWSnWIFDyRxTxKm28i/gQQebE7a0syu",
+	"w+OdGJ/bB5/IexTtEW7/sMWfVPS2oHdTZVZY9vMCqzqd3ZL+yMaEbCYDXYC2Ncxkm3SGea+3B2QGHMuj",
+	"W80f/OGW/7uwhuT/D7nX0pjyGNIUEgI8UYSiCmO7y5Qm9izHaZitSHof5wA03tDub1C3GxpiVQxvcYhY",
+	"bFX3jtVnl7j+XtAEkhMv+s0QrzjVm0KaGPObQSbkouEEscCf5PagdWRCn1631w/x+zXu5LeyR8O5pvU+",
+	"ZHmbJsA/izlJBb9EW+kPW64wbstYmjJf+62Cv9s9qKqIyI3JLCjF82wMeEpaQWaF72CqcgrqmFoU17co",
+	"kYAgSVCAfutuH7K59nLX3PPgBOfBCuwagkptLQnVppMVgXvPlG7PrTwZVYvctYT99Rx4HSZVcV8Kh9vi",
+	"2vaQ8QShOYOZkC0YnABVObba4GOYP1iiFIiFmIIbKXVdJ0QLTdOW6LcgxcY4nro3LJBBS9Tv9tygcmce",
+	"8+s0yFMCVi7YSitDxiOu5aI9I/J5tJgQutSn1DA097EWfxqNWEmUdvk/wupR/Qi9bOGSC3LFxVyFXqKE",
+	"NE6kLaU2KfQdJFvzcz+4/Xz7SG2rsP4xylZnUqvBMGhsIEEPakkMg4ZGtSg86nnm9Z5KkfMEK21eS35Q",
+	"yLBl/aZSswmN9Qj7DZbXfo1tCNWORzJhKdg+p8LdSKAJ2erZinXOUt1hrutN1b3MQX+//+JFxaswrp/t",
+	"B8sdvGGwAiBDblCaZVQXnZgVLCdC6JlkXIckozdbUqlRAqmmFr+Q1PEl/0OmQGfVR+rwum6MjQCGmzjN",
+	"FbtuyZ/empTQtg1TLvTUWWQiTWqpy8qsca8hUQK/QaAUyTDxxMoMYXVNqyVWlUSzidMyQD9JMcdkEnf6",
+	"SSAZjKPLFRAaS6FUEcSE7tSWkp/ekC0DzhgIh0uq2TXUybXfe7kZrbysunjmD41CGjJyF7Gcs/nBpOgK",
+	"Tx+IAk0U+9cS5e6g1n2E65uEShbfsGkElknSIlJVea/zs82IPvKwQzF+mULLaUfD8SRU44EgN4Z1b//g",
+	"2fMXL3vuUw97Fxslp0Ztar1L96tvmmh/L/svV2mRhmslZHXBf0kKNqnk30sc1vP/31ah+ZZl8RXEt4fk",
+	"bRXos7dvyMv9g+fEHckvxxC2/aCFXxqbqjIaTxmHjgkS8Avz/IA0GtlDUutOD4e80bYZkqWmzZBUuypC",
+	"UrRVh6TWFhoOeeWdDPRUJPgrTVMxN28utQmapdvO+sMhr7bqhKTRWGzQqLYLh6TWwVagVekwC0nZpuY/",
+	"136udZe5Mk2hwDWqtTlF3/yxXDWgmsyN+5pLwS9tdRmrCL4v1eSIc/OUFiQRhI5FrpshCCp0dwJU5xLU",
+	"gBTd0/vE1i5USC6FJnttoDGuNOXxin6BGS2dbpu5D/zhftvS1T6Vr6tnN7CBICQ0VaJsWnJeqnP8V9fm",
+	"84r8MxfahF82hpOYeeOMWlUrSshaGmPWFDyXofv54uLUF9WNtjSCrF5bhOCabVrUcCqkJirPMioXnqBX",
+	"jCf27LQF/GMrU2SlTGnXqtTc6tPZscmFmCuBrd1kXdPPHULdMHW+mQgJUKnkOskPrYGqycQKI1ipNyxh",
+	"d1qrlPiw3YSiLUJaN5CXYoTxkzE38Z2ZFj6F1WEfl1sY63XDF3svXjzrbZZK+f3VQt25O27oKkdirCnj",
+	"kJCJFBmi+PGcjBc+Z5A5N+jXY9pnz58/7+8+2xSuNSBdGEK7PngxeQRM/YPdZwcv+vsbwmQDJwtRqXT9",
+	"todNnLwC+rOl5KCeP7SkxUav74SwIfslBGGrmLUxv0H4Gs5tinEGxne5il0TS/eTx24+FaltlWYxrDtM",
+	"r69jYoMFETwG175UVv6pWqpmh0VZ204MdysHF7iSKwMbY1E7i/A/Pviw/gxr6GdFRLdmEAkPWbiY275x",
+	"Ve193+T8Ym/t+cXBE51flHrbf8g5xMq8/eA///QgXCZYm0TUlm9xiaub7R4y6xsGCuJcMr04N+hZxh7O",
+	"2C+wOMzb+loOuW/K7pJfYGHCiQys7YwOT49Hvxz9eh6RnfKP0dvj90fRKwwHTbwHTE+xt3IKQ57ANaRi",
+	"lhm7dmVWixK47lzBIiJbLhgLsRg4csU/jCEjHPdsPDbkledCOxG6TagEQmPNrsHGuThPXTSPO2kv2rBL",
+	"WaJIAtvky/hELBPChhleGX1OkgKVeIjqRpbFNUiMvgak2njjMk+DDPaJ4MCu7zkLcZrk0hZdv4ixcjE/",
+	"zj9jkMgTix9T2gpTd8iHvFppZ8qEkt50bJXjwMXprn2uOBQWSrsntotDKloW6cVkyP0YclJOqBN3vu8j",
+	"fJExrYppuGh1AQGHXDTVLI5CEqVUg9IRDmbNgV1ONSTRdrXI8ApXwtsSeHXix19W4ILtclA5IhOjQcW5",
+	"VNS4v8F33CPlfvzRCDtw7Zq0uz/+SCw1y3lbuIlhpkm0M8WOLwP2Dpp//JSBlixW+DkRsYqGHCV1R8yA",
+	"0xnr/hi5cWXKW/r+u+QQ5xxswz+O+yqyFTmhwAHsinSbXZD/0farynww5Uuz0UyRS3YN3AQ0TKshj246",
+	"3lx18K2IwI0GbicbP86AG+3e6/bQT3LhYZkI6fVebXfJR7+PGnKv2C1L0xhp5qc5DIYmHuULu6zBujLt",
+	"UBlyGHJsk1JzPPjY7+025h1CQnE1v3dJhP3eXm0c2rIXB6FVydb9mxuUjIObG9eQ1axKkK1o1bBEtG2R",
+	"JnRlRSIyGUJUCl+ZKUQhmU9ZPMVtTZbohgSG3ElpmSwWQyFG+hBsfy2DtWUpi8FVtpwhO5zReAqdfrdX",
+	"SeCcpaq5891uzz7jxDMYBHvdXtck1SZLRi+wgyLm7l7YyYos5hJaIpXTtjNhVH4bZRuzgBXsOVXlwZIW",
+	"OMwXklmaq2owO+Tu/JicYHFlUDlCNybdHxZyMHkTxazplT+nAhpPXbdEMWVnvYO6s+C+FRlWxzsK0smO",
+	"MVBZtF2w0aVPxnb5tMDEqyeQnWuqjVqWBxv2LZvY220vseofkjFuaqdmXC5ime+r5m1nYehgE6auuiTC",
+	"tyIjQHguYKddXbh8dn4+5HYn6ybcmm4rpDNmZPaZLnnLLnPp8sRyT0dfHHo3luyOIyayFb3/ePjX0ZuP",
+	"H958Ojs7+vDm14g4z7JrnXBG5RUkQx4VVf4BweK8oZqyw+TVkynsiyx2/UF5gFHyCzN3nPg7PFyW3bi6",
+	"pN/rrZmA8pNPmw3+1JokWqZ/TsruiIKOhgUTN+5Z5Gm3YbDf2121XQH/zqfGzNl+b+/ul95W76U4sOiv",
+	"f6N+WQSGhLa0U+KUK6PXFcRMoEQvlYl40UqYSLZp/k0Uhb+ZJevG5KuxV7c7X51But2xrUTYH1K5vuj3",
+	"dtDLR8ogHg//N3nYX8Rz+zkMTNDTUrnIGU7dEQ7zSgOU46KPPSpaLFK0RCFRczpThGmMnbTIWEzTdBEO",
+	"eYoNUrwzSU1sU4yaujyUuI4It443N5zEKYY/TLs4yzzEYT7ktcsplB9vDmurXAHMlE2cXciINgZ9qgsP",
+	"naczvsxaIAlUCd4lH0TtLoE2pbOJ64k7FPhmSlfLj1eM3NX4xAqcnaJtoAGVC47+fbq539u/+43iThDz",
+	"wu4GWzTvm8D3DjbBp2V29CksyM9Cd1yjYLV/5P4GJIFxfukNiPVPK6ORo3rJx3mzou0udNeg+JgEPTnB",
+	"IWfbotzJZ2ROZWb+z/SQlxdPlfNu9UwIxzwrd1VFbTrznild6dhT31Jxmn2JK3SnEbP9h3kny4c4lxK4",
+	"Thclhx8gXiI2PDAfp8VIT6twHaIJVaTf6xmuKyG4i2CK5kcjL2DS47dCktRNAqG9BazT1sXCjRB9Q2Fw",
+	"O6y66shBjRkJu4buY5jjqknB4PfPVVb5cagKY9RCaciCz0j+L2KsimnalaS/8BrohjQKpVs1lUsOMQNV",
+	"q1PQJW78BPqdGH9LbpQDWisY8kWMHYb/Zh92T4/0EBkxb21gKFpu06nr/k+g3fCBpVRFsIwsBZ8bV2He",
+	"HUvaqzKxS9SXc1YK4on93R/xnkqRgZ6CSWLhRhO4mQmF3UjEFqzJlo8be91ed387JDRNyUzChN1gVmRz",
+	"9FFUSYV/EuhhvHbGIk0h1kKq1hzIAXyn2FYuX6gJbFlF/gv5+ej9KXEQWXc2cn7itMjCS6Pb9K7dIf8L",
+	"ufj19Kh9iUuaX8KQt/7WH/L2S02XdcRx6FvYqgo3s4KsrVar7B9eE4bYQmslWCC2zKVFrQ86dKmvPesW",
+	"CnCYxhFmAbrbGk58+0DizhDCI/CDIr74ruzVHOOFbWTGZKa4Po1TnUua2qnH7f+ogMOQofXuUS8dZdt3",
+	"S7RRqeDamMPXhh1Dql8taJa6r3xTikmOWxPWs5wrEiVU06h2N4Ovu9eqEeNUxFeqHLurjKViNXtZzE6L",
+	"phiXE74WyeLJxKvRyHlbP1BzY97fTLibTYIrI6Rqh2DlJqWWS6HX3abUfBy3+xOnqH9Exrnff3n3y80L",
+	"yv7gYOQs55jdVo/4Spmp2Aevy+0Gwv96W1F7G9KuVv6/m7CWalDVjqEQz9qwdGTcDC3vCfY3etrQyRgE",
+	"7A/EItOQ+9SGats64Vr4yqtxXtn7cNYH3S3hib3Ox8fV/21WpO3GojWhfW0av2BB8mevV303BpsZAysI",
+	"hBaH/N/MKuwUt1C024b37ApIdPrxvKmsUfWOikpx2UinG69WWB6LbHQQ2UPSIW+/tsJdprpa8fEGnm+n",
+	"/W3XX303Ad9NwB9vAuwlMN/QAtxZMjvDBhlVqLerKz2gMHYq0vR7ZezPXxkzfMIrhho3PT1thcyL4R0u",
+	"CHNT27zibtKuOIw7bhI0fqZ6ZjTkMU3TrndK7vbu4t0UuxzRmlrPRNU6z+T8BfqO/16/1Hr33Z1ZrgpX",
+	"+vjv+e93f9ea/9Ja9tu8TfRhvs62169ybf1ej0S2BXPjTv9X5KC3RyJ//7v7Zz2M12NqyGv3x9vTO1kM",
+	"JLjju9ZeCDsF8AAtrnTtF7fQWaw3vpC4nKZo0euju0nSfbT0PABHP03xNFie1poD61x8qqvP1xwYlLC1",
+	"nRPUX6x31//++dashC2K1gXXEaMkFTFNSZTRK7ygKwrCIJepG3cb7Ozg71Oh9OBF70UP25ocCEv/OF5F",
+	"PbE1sKqveBwD3I7YuG7SQhXD5aDSVpFMwNiIMlS39k/FqZa3L4qbP/zRQeUdXx8PV12oGVZU0qDhjmgw",
+	"oxUyngL2xAtpf1WxpDOQVagcZ5Z3sE3NQhLgCc6eV99yrQItyDBFjAJIGtsJV0rGUswVSPLpGKGyE65u",
+	"HewzuP18+38BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

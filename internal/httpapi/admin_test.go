@@ -276,3 +276,15 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("inferd_models_loaded %v, want 3", v)
 	}
 }
+
+func TestReloadBody(t *testing.T) {
+	h := newHarness(t)
+	req := h.c.NewRequest(http.MethodPost, "/admin/models/echo/v1/reload", keyAdmin, "reload please")
+	req.Header.Set("Content-Type", "text/plain")
+	if resp := h.c.Do(req); resp.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("text body: status %d: %s", resp.Status, resp.Body)
+	}
+	if resp := h.c.Post("/admin/models/echo/v1/reload", keyAdmin, "{}"); resp.Status != http.StatusOK {
+		t.Errorf("an empty JSON object is ignored: status %d: %s", resp.Status, resp.Body)
+	}
+}

@@ -14,9 +14,12 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 )
 
-// hasBody reports whether a request carries a body, chunked ones (no Content-Length)
-// included.
+// hasBody reports whether a request to an operation that takes one (a POST) carries
+// a body, chunked ones (no Content-Length) included.
 func hasBody(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
 	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
 }
 

@@ -1,0 +1,87 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// benchHandler is the full handler without a socket, so the benchmark measures the
+// server's own cost per request: validation (which decodes the body once), the strict
+// handler's second decode, auth, the pipeline and encoding.
+func benchHandler(b *testing.B) http.Handler {
+	b.Helper()
+	keys, _ := auth.Parse("bench", testKeys)
+	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError}))
+	prom := prometheus.NewRegistry()
+	m := metrics.New(prom)
+	reg := registry.New(registry.Options{Sources: []registry.Source{echoSource()}, Logger: log, Observer: m})
+	if err := reg.Discover(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	reg.Load(context.Background())
+	store := memstore.New(time.Hour, nil)
+	runner := inproc.New(&job.Executor{Store: store, Predictor: predictor{reg}}, inproc.Options{Logger: log})
+	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
+	srv, err := httpapi.NewServer(httpapi.Options{
+		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: keys, Metrics: m,
+		Gatherer: prom, Logger: log,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := srv.Handler()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+func BenchmarkPredict(b *testing.B) {
+	h := benchHandler(b)
+	for _, n := range []int{1, 100} {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = fmt.Sprintf(`{"id":%d,"features":[5.1,3.5,1.4,0.2],"tag":"sample"}`, i)
+		}
+		bodies := map[string]string{
+			"/predict":       `{"model":"echo","version":"v1","data":` + items[0] + `}`,
+			"/predict/batch": `{"model":"echo","version":"v1","items":[` + strings.Join(items, ",") + `]}`,
+		}
+		for path, body := range bodies {
+			if path == "/predict" && n > 1 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/items=%d", path, n), func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("X-API-Key", keyPredict)
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		}
+	}
+}
