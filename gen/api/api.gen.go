@@ -354,8 +354,8 @@ type PredictResponse struct {
 type Problem struct {
 	// Code A stable machine-readable code: invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
-	// not_found, method_not_allowed, payload_too_large, unsupported_media_type,
-	// rate_limited, execution_error, internal_error, model_loading,
+	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
+	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down.
 	//
 	//
@@ -470,6 +470,9 @@ type ModelVersion = string
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
 
+// Conflict An RFC 9457 problem.
+type Conflict = Problem
+
 // Forbidden An RFC 9457 problem.
 type Forbidden = Problem
 
@@ -538,6 +541,9 @@ type ServerInterface interface {
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	// (POST /predict/async/batch)
 	SubmitBatchJob(w http.ResponseWriter, r *http.Request)
+	// CancelJob Cancel an asynchronous job
+	// (DELETE /predict/async/{job_id})
+	CancelJob(w http.ResponseWriter, r *http.Request, jobId JobID)
 	// PollJob Poll an asynchronous job
 	// (GET /predict/async/{job_id})
 	PollJob(w http.ResponseWriter, r *http.Request, jobId JobID)
@@ -610,6 +616,12 @@ func (_ Unimplemented) SubmitJob(w http.ResponseWriter, r *http.Request) {
 // SubmitBatchJob Submit a batch asynchronous prediction
 // (POST /predict/async/batch)
 func (_ Unimplemented) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// CancelJob Cancel an asynchronous job
+// (DELETE /predict/async/{job_id})
+func (_ Unimplemented) CancelJob(w http.ResponseWriter, r *http.Request, jobId JobID) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -813,6 +825,32 @@ func (siw *ServerInterfaceWrapper) SubmitBatchJob(w http.ResponseWriter, r *http
 	handler.ServeHTTP(w, r)
 }
 
+// CancelJob operation middleware
+func (siw *ServerInterfaceWrapper) CancelJob(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "job_id" -------------
+	var jobId JobID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "job_id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.CancelJob(w, r, jobId)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // PollJob operation middleware
 func (siw *ServerInterfaceWrapper) PollJob(w http.ResponseWriter, r *http.Request) {
 
@@ -993,6 +1031,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Post(options.BaseURL+"/predict/async/batch", wrapper.SubmitBatchJob)
 	})
 	r.Group(func(r chi.Router) {
+		r.Delete(options.BaseURL+"/predict/async/{job_id}", wrapper.CancelJob)
+	})
+	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/predict/async/{job_id}", wrapper.PollJob)
 	})
 	r.Group(func(r chi.Router) {
@@ -1024,6 +1065,8 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 }
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
+
+type ConflictApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse Problem
 
@@ -2051,6 +2094,162 @@ func (response SubmitBatchJob503ApplicationProblemPlusJSONResponse) VisitSubmitB
 	return err
 }
 
+type CancelJobRequestObject struct {
+	JobId JobID `json:"job_id"`
+}
+
+type CancelJobResponseObject interface {
+	VisitCancelJobResponse(w http.ResponseWriter) error
+}
+
+type CancelJob200JSONResponse JobRecord
+
+func (response CancelJob200JSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob400ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob401ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob403ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob404ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob409ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob429ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob500ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJob503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob503ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PollJobRequestObject struct {
 	JobId JobID `json:"job_id"`
 }
@@ -2415,6 +2614,9 @@ type StrictServerInterface interface {
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	// (POST /predict/async/batch)
 	SubmitBatchJob(ctx context.Context, request SubmitBatchJobRequestObject) (SubmitBatchJobResponseObject, error)
+	// CancelJob Cancel an asynchronous job
+	// (DELETE /predict/async/{job_id})
+	CancelJob(ctx context.Context, request CancelJobRequestObject) (CancelJobResponseObject, error)
 	// PollJob Poll an asynchronous job
 	// (GET /predict/async/{job_id})
 	PollJob(ctx context.Context, request PollJobRequestObject) (PollJobResponseObject, error)
@@ -2731,6 +2933,32 @@ func (sh *strictHandler) SubmitBatchJob(w http.ResponseWriter, r *http.Request) 
 	}
 }
 
+// CancelJob operation middleware
+func (sh *strictHandler) CancelJob(w http.ResponseWriter, r *http.Request, jobId JobID) {
+	var request CancelJobRequestObject
+
+	request.JobId = jobId
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelJob(ctx, request.(CancelJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelJob")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(CancelJobResponseObject); ok {
+		if err := validResponse.VisitCancelJobResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // PollJob operation middleware
 func (sh *strictHandler) PollJob(w http.ResponseWriter, r *http.Request, jobId JobID) {
 	var request PollJobRequestObject
@@ -2817,115 +3045,119 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9s2tvhXwXB/M7V7KVmW7TyUv5ys0zqNE6/t7N22yogQeWQhJgEtAFrW5ufvfgcHAF+iZPmRbXcn",
-	"M52pLJHAeb9wDvI1iEU2Exy4VsHgazAFmoDEj2eg5aJzONEgzZ8JqFiymWaCB4PgHGLBE0W0IHPKNBnD",
-	"REggWi4YvyT0kjLeDcJAxVPIqHkdbmg2SyEY7IZBxjjL8iwY9MJAL2YQDALGNVyCDG5vw+AfnRORQNr5",
-	"O0iFuzU3v5gCubY/Ej2lmiiQ15AQPQUi4Z85KE22zB+CA5Ei1wameCoUkPkUeO05TjNICBcctlcAHFz3",
-	"gwJOpSXjl8GtgXNGJc1AO3K9E+Pjv7bDyhLgmk0YSEKJyscZUwi7BJ1LDonZmJmHZ1RPgzAwMAWD4IsY",
-	"j1gShIGBlUlIgoGWObQD2Rs/m7ygB/3OXryfdPYnz6Dzku6OO/14L9mHg8kz+nwchEFGb94Dv9TTYLDb",
-	"f4GsKP5eRjIMkBMfEJ4mZodEwiVTGiQkJDPP/aCQnCvQwf9thgzEU/FQYFdKzUcOREyQ+R5aJ0RqBcTu",
-	"5w2Bvt69N8i3ZmU1E1wBytBrmpxZuTR/xYJr4PiRzmYpi6nBZGcmxTiF7H++KItlAYF5IzHrI3ojLvRo",
-	"InJuJCgBTVlqmCAs8k7uh2Z/DnoYvCI/HV2QHfxRkZQprZye1HmsHDVAaSOcg+Bg0ouf0T68THbH+/Fz",
-	"apRIU52rYLDfMwrONJLnxG4rNPFAOWpMtZ6pwc4O4xOQSTeBa4+i2mliclsl/f+TMAkGwV92ShO2Y39V",
-	"O6d2BUvjZY302s8UyWg6EdIQQ0ikiiKUk5xfcTHnjlhCelEJzeeKCA35TMJMihiUMlZGwheItbNFjM9y",
-	"3SVvRAJqQCLGr2nKkpHbPApJ1MAvCoc8cjtVvy3fxSWj7pAbUrwVcsySBPijpGVSrFKREz1liogZSFyF",
-	"cIDEygNNMsaJisUM7iUJe6UkvK1suIEMlPA9FfevYGE4jxQl41yTlMZXFj1EDD81kLdsJFEBTdQ18Bxz",
-	"DZLT9EhKIR/FBriBODfPjgDXqjDDmENyvTtw0ihzTiaUpZDcgwMHVV088nsRv9cGfGgC+FTcmLEZpIyD",
-	"w4nMpywFgyQ3CrUVNfaNtr0KoteXZMo0oXzIcw43M6t8E5qnmmxFzHHHv+n05oPQb9GcPIZfxjuvMrFf",
-	"xJjMmZ4SlpBNHDPZkhALmSgCNzMmgbz7+Hp0cfGeUBN9GWQXZMI4U9Pteyndfsnyd2J8X+Nbx/Ap2P1B",
-	"EJXHU6TPVlRb37LVCriP7baW7SNpMY/bqImndJEKmlwI8Z7KS3gUb2d2rZEWYpTiajXTWPqPsUgWBG5i",
-	"NI+7vf0XB8+fkfFCgyJbJ4f/GJ0d/e3T0fnF6PWvF0fn9+LdbsVgOtSIFoJ4cDbg3zIWT6WyiDZTFhgj",
-	"n5STaAnfCJ1lxDRkKiJTqkiGOcLUaCs+/vrw4s3Po+OLo5PziEAKmQHCW9ol8L3bOwd5zWL4xOk1ZSkd",
-	"p49j9j9zyGE0ydO0yWUjpvgrmYoUGdzfN18qsmUU9G+fjj4djc6PfzvafmViebkgKTXZ0n2scoXNf8Ot",
-	"HCAb8LcC+FMxdi7kFYkpN5ZiDETTK+CEi/kADa7XS6aI0ixNieGPMdJCeuOtBX455F533SNlsJOXbIu2",
-	"Q1KnM1OIP9mKSuTcU0NuHxnT+Ap4Yh7NuQQaT81SxRu15RuewsA9zTWmg4mYcwOl/2Jkvoi2uwTTXmd4",
-	"o0oOHBFlc14jheGaRLmN/O7pneqjyIILIU4oX7ioXz1KkCXVMEpZxjTUHJL5nuD3Jv/Z7fW8+VI7imyN",
-	"c6k06fd6286QGf+JdGPKREpetC1Fdsm9EoD+y1K8L4QgGeWLYvfNpLyG1RNGgD8oUiHMVnR2eHE0en98",
-	"cnwxOjs1tqv6zetPZ+cX0baRILiZ0lxpSLydqgIYdZ9OND5xmuupkOxf8LhIJa8uVJELZdSIujD48PTY",
-	"xsW2PPKPzuHpcecXWBAL373Cjt2S6Z/qe2/A7xq0T8XvqMAncghh6sds0iakM/CVxO8KFp7BVYhs1P+J",
-	"q3w2E1JDcgIJoxeI1qNYVCw4ysyKI6RUk1na+16qyBu7V8fsPSDV7cw2IQZ7Gm70ziyljN8r9Dio8q8A",
-	"jCBgxAG2ESdbkXrqIMQgqoBrQ5SoSYeoZGIbMIadBTyosYd88Xea5m31Lr4g784/fjAKk0NIuHFUjMdp",
-	"nqAxoFIySDD6QwNqPoSEg/E8EjrADa8ND6XIL6dkkgqKnmgmGNfGblTEwjDOUBfSVBiCmb1soGPrTzed",
-	"S9FxLDBods/o/ASUohgbFr921BWbdQRiQNMO7mQskVnkNgwO1YLH5/k4Y/rMlaFWFTB95cy46loNM5ZA",
-	"tS1hzqTJmTWztSxXvWxd74sY/6AqZdHQxA0zkaY2a4qwFDWTkLBY71AD5c5Xu95tVKPUpmXPiZAZNRTN",
-	"c5YEbbXDssL3uwf9c/GcGH+BWBtGvKY6np5ayCqlOpokzBL5tEKECU0VhEtl07FZgzj0bB0YF3pFjKws",
-	"iAmYTf6rClnBGIZmUM+PGjKDcXYw+N1Y37kIQiMzn0NbDPQ11dsml9xLrUzns1yrkFBNUqBKYzWdGpeh",
-	"SSaUJkshfA2gJhwrdvrI3U6vCF2rYMG30oKM8WMLW1mhpVLShaGWo956Q1UUyd8ySNFpXW90dCEMl7vk",
-	"f6fAiciY1pCEtfq0P7uQeQokngqhQBk21HXg3oXnTWnTUAtLC8/Ju7VjlUXxGiAmFSVQPvIQ0nhnZ26c",
-	"ZhhjYTZtSHxNtLGUnqe6RQUKbgTX/WUVeCCLi93aJNr+SGYmztCQhZsit0ZJ7JJ/mJY0FaMi4evo5k5j",
-	"HNVWCFT1nMUStU24fgaaGnFuEuc9uwYOSi27IB/RfA2A55nZUVyZpUvVEVd3OgO3SBtE78T4DOt2bcEC",
-	"Qb81lYKLXBmP1xBe1IHCRzg3OkIn1e/1n3V2dzv9/sVub9Az/3V3+3u/mQWkFHKUOfYNDK/DwJYG1769",
-	"t2ve9j5549PCNgVri0+UpvIO8A9+q8SYgcpjm2sGNfXcXVZPR6clQypzG2ZRZ02+iHFI5njI67SPYUCP",
-	"Erukf0y3mRTHDMfosRApUCw5VdnThOR//ZEyVn2pIraWCwnZOnv7huzt7b20YY2YTBTo7brxXsPrImhJ",
-	"qIaOZhksC+uSRCxDtyiAszWaV9Zk5DwFpYjlCBZe8Nc2C7K0Z03gWunBNPEPvSJ0jPF5zjVLDTC8S+wh",
-	"nKGTK3krErmid2SraBuQyQr1ZmQqw9GnDh7Dx3mQu94rEpKGmrWSnWIFDyRxTxKm28i/gQQebE7a0syu",
-	"w+OdGJ/bB5/IexTtEW7/sMWfVPS2oHdTZVZY9vMCqzqd3ZL+yMaEbCYDXYC2Ncxkm3SGea+3B2QGHMuj",
-	"W80f/OGW/7uwhuT/D7nX0pjyGNIUEgI8UYSiCmO7y5Qm9izHaZitSHof5wA03tDub1C3GxpiVQxvcYhY",
-	"bFX3jtVnl7j+XtAEkhMv+s0QrzjVm0KaGPObQSbkouEEscCf5PagdWRCn1631w/x+zXu5LeyR8O5pvU+",
-	"ZHmbJsA/izlJBb9EW+kPW64wbstYmjJf+62Cv9s9qKqIyI3JLCjF82wMeEpaQWaF72CqcgrqmFoU17co",
-	"kYAgSVCAfutuH7K59nLX3PPgBOfBCuwagkptLQnVppMVgXvPlG7PrTwZVYvctYT99Rx4HSZVcV8Kh9vi",
-	"2vaQ8QShOYOZkC0YnABVObba4GOYP1iiFIiFmIIbKXVdJ0QLTdOW6LcgxcY4nro3LJBBS9Tv9tygcmce",
-	"8+s0yFMCVi7YSitDxiOu5aI9I/J5tJgQutSn1DA097EWfxqNWEmUdvk/wupR/Qi9bOGSC3LFxVyFXqKE",
-	"NE6kLaU2KfQdJFvzcz+4/Xz7SG2rsP4xylZnUqvBMGhsIEEPakkMg4ZGtSg86nnm9Z5KkfMEK21eS35Q",
-	"yLBl/aZSswmN9Qj7DZbXfo1tCNWORzJhKdg+p8LdSKAJ2erZinXOUt1hrutN1b3MQX+//+JFxaswrp/t",
-	"B8sdvGGwAiBDblCaZVQXnZgVLCdC6JlkXIckozdbUqlRAqmmFr+Q1PEl/0OmQGfVR+rwum6MjQCGmzjN",
-	"FbtuyZ/empTQtg1TLvTUWWQiTWqpy8qsca8hUQK/QaAUyTDxxMoMYXVNqyVWlUSzidMyQD9JMcdkEnf6",
-	"SSAZjKPLFRAaS6FUEcSE7tSWkp/ekC0DzhgIh0uq2TXUybXfe7kZrbysunjmD41CGjJyF7Gcs/nBpOgK",
-	"Tx+IAk0U+9cS5e6g1n2E65uEShbfsGkElknSIlJVea/zs82IPvKwQzF+mULLaUfD8SRU44EgN4Z1b//g",
-	"2fMXL3vuUw97Fxslp0Ztar1L96tvmmh/L/svV2mRhmslZHXBf0kKNqnk30sc1vP/31ah+ZZl8RXEt4fk",
-	"bRXos7dvyMv9g+fEHckvxxC2/aCFXxqbqjIaTxmHjgkS8Avz/IA0GtlDUutOD4e80bYZkqWmzZBUuypC",
-	"UrRVh6TWFhoOeeWdDPRUJPgrTVMxN28utQmapdvO+sMhr7bqhKTRWGzQqLYLh6TWwVagVekwC0nZpuY/",
-	"136udZe5Mk2hwDWqtTlF3/yxXDWgmsyN+5pLwS9tdRmrCL4v1eSIc/OUFiQRhI5FrpshCCp0dwJU5xLU",
-	"gBTd0/vE1i5USC6FJnttoDGuNOXxin6BGS2dbpu5D/zhftvS1T6Vr6tnN7CBICQ0VaJsWnJeqnP8V9fm",
-	"84r8MxfahF82hpOYeeOMWlUrSshaGmPWFDyXofv54uLUF9WNtjSCrF5bhOCabVrUcCqkJirPMioXnqBX",
-	"jCf27LQF/GMrU2SlTGnXqtTc6tPZscmFmCuBrd1kXdPPHULdMHW+mQgJUKnkOskPrYGqycQKI1ipNyxh",
-	"d1qrlPiw3YSiLUJaN5CXYoTxkzE38Z2ZFj6F1WEfl1sY63XDF3svXjzrbZZK+f3VQt25O27oKkdirCnj",
-	"kJCJFBmi+PGcjBc+Z5A5N+jXY9pnz58/7+8+2xSuNSBdGEK7PngxeQRM/YPdZwcv+vsbwmQDJwtRqXT9",
-	"todNnLwC+rOl5KCeP7SkxUav74SwIfslBGGrmLUxv0H4Gs5tinEGxne5il0TS/eTx24+FaltlWYxrDtM",
-	"r69jYoMFETwG175UVv6pWqpmh0VZ204MdysHF7iSKwMbY1E7i/A/Pviw/gxr6GdFRLdmEAkPWbiY275x",
-	"Ve193+T8Ym/t+cXBE51flHrbf8g5xMq8/eA///QgXCZYm0TUlm9xiaub7R4y6xsGCuJcMr04N+hZxh7O",
-	"2C+wOMzb+loOuW/K7pJfYGHCiQys7YwOT49Hvxz9eh6RnfKP0dvj90fRKwwHTbwHTE+xt3IKQ57ANaRi",
-	"lhm7dmVWixK47lzBIiJbLhgLsRg4csU/jCEjHPdsPDbkledCOxG6TagEQmPNrsHGuThPXTSPO2kv2rBL",
-	"WaJIAtvky/hELBPChhleGX1OkgKVeIjqRpbFNUiMvgak2njjMk+DDPaJ4MCu7zkLcZrk0hZdv4ixcjE/",
-	"zj9jkMgTix9T2gpTd8iHvFppZ8qEkt50bJXjwMXprn2uOBQWSrsntotDKloW6cVkyP0YclJOqBN3vu8j",
-	"fJExrYppuGh1AQGHXDTVLI5CEqVUg9IRDmbNgV1ONSTRdrXI8ApXwtsSeHXix19W4ILtclA5IhOjQcW5",
-	"VNS4v8F33CPlfvzRCDtw7Zq0uz/+SCw1y3lbuIlhpkm0M8WOLwP2Dpp//JSBlixW+DkRsYqGHCV1R8yA",
-	"0xnr/hi5cWXKW/r+u+QQ5xxswz+O+yqyFTmhwAHsinSbXZD/0farynww5Uuz0UyRS3YN3AQ0TKshj246",
-	"3lx18K2IwI0GbicbP86AG+3e6/bQT3LhYZkI6fVebXfJR7+PGnKv2C1L0xhp5qc5DIYmHuULu6zBujLt",
-	"UBlyGHJsk1JzPPjY7+025h1CQnE1v3dJhP3eXm0c2rIXB6FVydb9mxuUjIObG9eQ1axKkK1o1bBEtG2R",
-	"JnRlRSIyGUJUCl+ZKUQhmU9ZPMVtTZbohgSG3ElpmSwWQyFG+hBsfy2DtWUpi8FVtpwhO5zReAqdfrdX",
-	"SeCcpaq5891uzz7jxDMYBHvdXtck1SZLRi+wgyLm7l7YyYos5hJaIpXTtjNhVH4bZRuzgBXsOVXlwZIW",
-	"OMwXklmaq2owO+Tu/JicYHFlUDlCNybdHxZyMHkTxazplT+nAhpPXbdEMWVnvYO6s+C+FRlWxzsK0smO",
-	"MVBZtF2w0aVPxnb5tMDEqyeQnWuqjVqWBxv2LZvY220vseofkjFuaqdmXC5ime+r5m1nYehgE6auuiTC",
-	"tyIjQHguYKddXbh8dn4+5HYn6ybcmm4rpDNmZPaZLnnLLnPp8sRyT0dfHHo3luyOIyayFb3/ePjX0ZuP",
-	"H958Ojs7+vDm14g4z7JrnXBG5RUkQx4VVf4BweK8oZqyw+TVkynsiyx2/UF5gFHyCzN3nPg7PFyW3bi6",
-	"pN/rrZmA8pNPmw3+1JokWqZ/TsruiIKOhgUTN+5Z5Gm3YbDf2121XQH/zqfGzNl+b+/ul95W76U4sOiv",
-	"f6N+WQSGhLa0U+KUK6PXFcRMoEQvlYl40UqYSLZp/k0Uhb+ZJevG5KuxV7c7X51But2xrUTYH1K5vuj3",
-	"dtDLR8ogHg//N3nYX8Rz+zkMTNDTUrnIGU7dEQ7zSgOU46KPPSpaLFK0RCFRczpThGmMnbTIWEzTdBEO",
-	"eYoNUrwzSU1sU4yaujyUuI4It443N5zEKYY/TLs4yzzEYT7ktcsplB9vDmurXAHMlE2cXciINgZ9qgsP",
-	"naczvsxaIAlUCd4lH0TtLoE2pbOJ64k7FPhmSlfLj1eM3NX4xAqcnaJtoAGVC47+fbq539u/+43iThDz",
-	"wu4GWzTvm8D3DjbBp2V29CksyM9Cd1yjYLV/5P4GJIFxfukNiPVPK6ORo3rJx3mzou0udNeg+JgEPTnB",
-	"IWfbotzJZ2ROZWb+z/SQlxdPlfNu9UwIxzwrd1VFbTrznild6dhT31Jxmn2JK3SnEbP9h3kny4c4lxK4",
-	"Thclhx8gXiI2PDAfp8VIT6twHaIJVaTf6xmuKyG4i2CK5kcjL2DS47dCktRNAqG9BazT1sXCjRB9Q2Fw",
-	"O6y66shBjRkJu4buY5jjqknB4PfPVVb5cagKY9RCaciCz0j+L2KsimnalaS/8BrohjQKpVs1lUsOMQNV",
-	"q1PQJW78BPqdGH9LbpQDWisY8kWMHYb/Zh92T4/0EBkxb21gKFpu06nr/k+g3fCBpVRFsIwsBZ8bV2He",
-	"HUvaqzKxS9SXc1YK4on93R/xnkqRgZ6CSWLhRhO4mQmF3UjEFqzJlo8be91ed387JDRNyUzChN1gVmRz",
-	"9FFUSYV/EuhhvHbGIk0h1kKq1hzIAXyn2FYuX6gJbFlF/gv5+ej9KXEQWXc2cn7itMjCS6Pb9K7dIf8L",
-	"ufj19Kh9iUuaX8KQt/7WH/L2S02XdcRx6FvYqgo3s4KsrVar7B9eE4bYQmslWCC2zKVFrQ86dKmvPesW",
-	"CnCYxhFmAbrbGk58+0DizhDCI/CDIr74ruzVHOOFbWTGZKa4Po1TnUua2qnH7f+ogMOQofXuUS8dZdt3",
-	"S7RRqeDamMPXhh1Dql8taJa6r3xTikmOWxPWs5wrEiVU06h2N4Ovu9eqEeNUxFeqHLurjKViNXtZzE6L",
-	"phiXE74WyeLJxKvRyHlbP1BzY97fTLibTYIrI6Rqh2DlJqWWS6HX3abUfBy3+xOnqH9Exrnff3n3y80L",
-	"yv7gYOQs55jdVo/4Spmp2Aevy+0Gwv96W1F7G9KuVv6/m7CWalDVjqEQz9qwdGTcDC3vCfY3etrQyRgE",
-	"7A/EItOQ+9SGats64Vr4yqtxXtn7cNYH3S3hib3Ox8fV/21WpO3GojWhfW0av2BB8mevV303BpsZAysI",
-	"hBaH/N/MKuwUt1C024b37ApIdPrxvKmsUfWOikpx2UinG69WWB6LbHQQ2UPSIW+/tsJdprpa8fEGnm+n",
-	"/W3XX303Ad9NwB9vAuwlMN/QAtxZMjvDBhlVqLerKz2gMHYq0vR7ZezPXxkzfMIrhho3PT1thcyL4R0u",
-	"CHNT27zibtKuOIw7bhI0fqZ6ZjTkMU3TrndK7vbu4t0UuxzRmlrPRNU6z+T8BfqO/16/1Hr33Z1ZrgpX",
-	"+vjv+e93f9ea/9Ja9tu8TfRhvs62169ybf1ej0S2BXPjTv9X5KC3RyJ//7v7Zz2M12NqyGv3x9vTO1kM",
-	"JLjju9ZeCDsF8AAtrnTtF7fQWaw3vpC4nKZo0euju0nSfbT0PABHP03xNFie1poD61x8qqvP1xwYlLC1",
-	"nRPUX6x31//++dashC2K1gXXEaMkFTFNSZTRK7ygKwrCIJepG3cb7Ozg71Oh9OBF70UP25ocCEv/OF5F",
-	"PbE1sKqveBwD3I7YuG7SQhXD5aDSVpFMwNiIMlS39k/FqZa3L4qbP/zRQeUdXx8PV12oGVZU0qDhjmgw",
-	"oxUyngL2xAtpf1WxpDOQVagcZ5Z3sE3NQhLgCc6eV99yrQItyDBFjAJIGtsJV0rGUswVSPLpGKGyE65u",
-	"HewzuP18+38BAAD//w==",
+	"7H37UiM39vCrqHq/qkC2bYyBuZi/mFkmIRkyLDC7m8RTbrn7GGvolrySGuPNx7v/SkdS39w2ZoBNsjVV",
+	"qQpjd0tH536Vfwtikc0EB65VMPgtmAJNQOKf56DlonM00SDNPxNQsWQzzQQPBsEFxIInimhB5pRpMoaJ",
+	"kEC0XDB+RegVZbwbhIGKp5BR8zrc0myWQjDYDYOMcZblWTDohYFezCAYBIxruAIZ3N2Fwb86pyKBtPMP",
+	"kAp3a25+OQVyY78keko1USBvICF6CkTCv3NQmmyZfwgORIpcG5jiqVBA5lPgtec4zSAhXHDYXgFwcNMP",
+	"CjiVloxfBXcGzhmVNAPt0PWDGJ/8rR1WlgDXbMJAEkpUPs6YQtgl6FxySMzGzDw8o3oahIGBKRgEn8V4",
+	"xJIgDAysTEISDLTMoR3I3vjF5BU96Hf24v2ksz95AZ3XdHfc6cd7yT4cTF7Ql+MgDDJ6+x74lZ4Gg93+",
+	"KyRF8e/lQ4YBUuInhKd5siMi4YopDRISkpnnvlGIzhXHwf9tdhiIp+JLgV3JNR84EDFB4ntoHROpFRC7",
+	"rzcE+mb3wSDfmZXVTHAFyENvaHJu+dL8KxZcA8c/6WyWspiak+zMpBinkP31s7KnLCAwbyRmfTzeiAs9",
+	"moicGw5KQFOWGiIIe3jH90OzPwc9DA7Jd8eXZAe/VCRlSisnJ3UaK4cNUNow5yA4mPTiF7QPr5Pd8X78",
+	"khoh0lTnKhjs94yAM43oObXbCk08UA4bU61narCzw/gEZNJN4MYfUe00T3JXRf3/kzAJBsFfdkoVtmO/",
+	"VTtndgWL42WJ9NLPFMloOhHSIENIxIoilJOcX3Mx5w5ZQnpWCc3fFRYa8pmEmRQxKGW0jITPEGunixif",
+	"5bpL3ooE1IBEjN/QlCUjt3kUkqhxvigc8sjtVP20fBeXjLpDblDxVvBJyuLHMYvRMhPGmZpCjVM+izGh",
+	"qQSaLIj/fkDMp5uoGoNZlccxQALJg1jmdckyP7SAsBnf1A71VEzThpGQKEGYJjHlhrXHYP6KIU0hsYQn",
+	"URWWqGugeSfkmCUJ8EcRblKsUqGanjJFxAwkrkI4QGLlmCYZ40TFYgYPIsdeSY53lQ03oEEJ31MR4BoW",
+	"hq9QEsg41ySl8bU9Hh4M/2oc3lOhgMaS4IRrkJymx1IK+SgywC3EuXl2BLhWhRjGjJGb3YHTIjLnZEJZ",
+	"+iCBOKjq0GO/F/F7bUCHJoBPRY0Zm0HKOLgzkfmUpWAOyY0i3Ioa+0bbXnWitybJlGlC+ZDnHG5nVmlO",
+	"aJ5qshUxRx3/ptN3Pwn9Ds3AY/XdKtNoJHzO9JSwZDMttyUhFjJRBG5nTAL54cOb0eXle0KN12wO6zXF",
+	"9oOEbr+uAx9oNOsnfApy/ySMMp8ifrai2vqWrJbBvU++tWzXSItZ20ZJPKOLVNDkUoj3VF7Bo2g7s2uN",
+	"tBCjFFerqcbS7o9FsiBwG6N63O3tvzp4+YKMFxoU2To9+tfo/PjvH48vLkdvfr48vngQ7XYrCtMdjWgh",
+	"iAdnA/otn+KpRBaPzZQFxvAn5SRaOm+ETk7ENGQqIlOqSIax3dRIKz7+5ujy7fejk8vj04uIQAqZAcJr",
+	"2iXwvbtyAfKGxfCR0xvKUjpOH0fsf+eQw2iSp2mTyoZN8VsyFSkSuL9vPlRkywjo3z8efzweXZz8crx9",
+	"aGIwuSApNVHuQ7Ryhcx/x60cIBvQtwL4UxF2LuR1xQfR9Bo44WI+QIXr5dL4ZJqlKTH0MUpaSK+8tcAP",
+	"h9zLrnukdFLzkmzRdkjqeGYKz0+2ovJw7qkht4+MaXwNPDGP5lwCjadmqeKN2vINS2HgnuYaw/hEzLmB",
+	"0n8wMh9E212C6QqneKNK7iIiyuYqDBeGaxIcbeh3T+9UH0USXApxSvnCRWvqUYwsqYZRyjKm6x64+Zzg",
+	"5yZu3e31vPpSO4psjXOpNOn3ettOkRn7iXhjynhKnrUtRnbJgwK3fsULvxSCZJQvit034/LaqZ7QA/xG",
+	"kQpitqLzo8vj0fuT05PL0fmZ0V3VT958PL+4jLYNB8HtlOZKl355FcCo+3Ss8ZHTXE+FZP+Bx3kqeXWh",
+	"Cl8oI0bUucFHZyfWL7ZprX91js5OOj/Cglj4HuR27JZE/1jfewN616B9KnpHxXkidyAM2ZkNtoV0Cr4S",
+	"sF/DwhO4CpH1+j9ylc9mQmpITiFh9BKP9SgSFQuOMrPiCDHVJJb2tpcq8tbu1TF7D0h1O7NNiM6ehlu9",
+	"M0sp4w9yPQ6q9CsAIwgYcYBtRMnWQz21E2IOqoBrg5SoiYeoJGIbMIacBTwosUd88Q+a5m15Sr4gP1x8",
+	"+MkITA4h4cZQMR6neYLKgErJIEHvDxWo+SMkHIzlkdABbmhtaChFfjUlk1RQtEQzwbg2eqPCFoZwBruQ",
+	"psIgzOxlHR2bN7ztXImOI4E5Zveczk9BKYq+YfFtR12zWUfgCWjawZ2MJjKL3IXBkVrw+CIfZ0yfu/Th",
+	"qsSzz3hi7qKae44lUG1TzzNpYmbNbA7SZZ1b1/ssxt+oSjo7NH7DTKSpjZoiTCHOJCQs1jvUQLnzm13v",
+	"LqphatN09UTIjBqM5jlLgracb5mZ/dWD/ql4Tow/Q6wNId5QHU/PLGSVFCtNEmaRfFZBwoSmCsKldPfY",
+	"rEHc8Wz+Hhc6JIZXFsQ4zCb+VQWvoA9DM6jHRw2eQT87GPxqtO9cBKHhmU+hTeL6XPhdk0rupVai81mu",
+	"VUioJilQpbEKQo3J0CQTSpMlF74GUBOOFTt94G6nQ0LXCljwXFKQMX5iYSsz61RKujDYcthbr6iK4sY7",
+	"BikarZuNSk7CULlL/jkFTkTGtIYkrNUVfM1J5imQeCqEAmXIUJeBBxcMNsVNQywsLjwl75eOVRrFS4CY",
+	"VIRAec9DSGOdnbpxkmGUhdm0wfE11sYSSJ7qFhEoqBHc9JdF4AtJXOzWxtH2SzIzfoaGLNz0cGuExC75",
+	"u0lJUzAqHL4Ob66K5rC2gqGq9TGL1Dbm+h5oati5iZz37AY4KLVsgrxH81sAPM/MjuLaLF2Kjri+1xi4",
+	"Rdog+kGMzzFv1+YsELRbUym4yJWxeA3mRRkobIQzoyM0Uv1e/0Vnd7fT71/u9gY98193t7/3i1lASiFH",
+	"mSPfwNA6DHxVYM3be7vmbW+TN67ytglYm3+iNJX3gH/wS8XHDKo1nYp47i6Lp8PTkiKVuXWzqNMmn8U4",
+	"JHMszjvpY+jQI8cuyR/TbSrFEcMReixEChRTTlXyNCH5p28FwKwvVcTmciEhW+fv3pK9vb3X1q0Rk4kC",
+	"vV1X3mtoXTgtCdXQ0SyDZWZd4ohl6BYFcDZHc2hVRs5TUIpYimDiBb9t0yBLe9YYrhUfTBelrUNCx+if",
+	"51yz1ADDu8QWTw2eXMpbkcglvSObRdsATZapN0NT6Y4+tfMYPs6C3PdeEZA0xKwV7RQzeCCJe5Iw3Yb+",
+	"DTjwYHPUlmp23Tl+EOML++ATWY+ircXtH7bYk4rcFvhuiswKzX5RnKqOZ7ekL9kYl81EoAvQNoeZbJPO",
+	"MO/19oDMgGN6dKv5hS9u+X8X2pD8/yH3UloUgAnwRBGKIoxtSlOa2FqOkzCbkfQ2zgForKHd3xzdbmiQ",
+	"VVG8RRGx2KpuHavPLlH9vaAJJKee9ZsuXlHVm0KaGPWbQSbkomEEMcGf5LbQOjKuT6/b64f4+Rpz8kvZ",
+	"W+NM03obsrxNE+DvxZykgl+hrvTFlmv02zKWpsznfqvg73YPqiIicqMyC0zxPBsDVkkrh1lhO5iqVEEd",
+	"UYvk+hYlEhAkCQrQbt1vQzaXXu6asr44wPliAXaNXKW0lohqk8kKw71nSrfHVh6NqoXvWtz+egy87iRV",
+	"dl9yh9v82naX8RShOYeZkC0nOAWqcmyRwscwfrBIKQ4WYghuuNR1CxEtNE1bvN8CFRuf8cy9YYEMWrx+",
+	"t+cGmTvzmF+ngZ4SsHLBVlwZNB5zLRftEZGPo8WE0KX+soaieYi2+MNIxEqktPP/MWaP6iX0svVOLsg1",
+	"F3MVeo4S0hiRtpDahND3oGzN1/3g7tPdI6WtQvrHCFudSK0KwxxjAw76olbSMGhIVIvAo5xnXu6pFDlP",
+	"MNPmpeQbhQRblm8qNZvQWI+w32B57TfYhlDtVCUTloLtcyrMjQSakK2ezVjnLNUd5roVVd3KHPT3+69e",
+	"VawK4/rFfrDceR0GKwAy6AalWUZ10UFbOeVECD2TjOuQZPR2Syo1SiDV1J4vJPXzkr+SKdBZ9ZE6vK4b",
+	"YyOA4TZOc8VuWuKndyYktO3elAs9dRqZSBNa6jIza8wrNvGZTxAoRTIMPDEzQ1hd0mqBVSXQbJ5pGaDv",
+	"pJhjMIk7fScQDcbQ5QoIjaVQqnBiQle1peS7t2TLgDMGwuGKanYDdXTt915vhivPq86f+V29kAaP3Ics",
+	"Z2y+MSG6wuoDUaCJYv9Zwtw92HoIcz2Lq2TPGzaVwDJKWliqyu91erYp0UcWOxTjVym0VDsahiehGguC",
+	"3CjWvf2DFy9fve65v3rYu9hIOTVyU+tNul9900D7a9p/OUuLOFzLIasT/ktcsEkm/0HssJ7+/7UMzXOm",
+	"xVcg3xbJ2zLQ5+/ektf7By+JK8kv+xC2/aCFXhqbqjIaTxmHjnES8APz/IA0BhBCUpsqCIe80bYZkqWm",
+	"zZBUuypCUrRVh6TWFhoOebXvHXMtfoUM9FQk+CxNUzE3Xy81DZqN2ir/4ZBXG3dC0mgzNoeqNg+HLggf",
+	"2aRJSGrtbcWZK+1nISl72Pzfta9rrWcuh1NIdw2lbRbTd4YspxSoJnNj2+ZS8CubesYUg29aNQHk3Dyl",
+	"BUkEoWOR66Z/gtLenQDVuQQ1IEVr9T6xiQ0VkiuhyV4baIwrTXm8oplgRkuL3GYLAl/5b1u62sTy2+qB",
+	"HOwuCAlNlSg7mpwJ65z8zfUAHZJ/50Ib38w6eBLDchw8rIpMCVlL18yabOgydN9fXp75jLsRpYYH1mtz",
+	"H1wnTouMToXUROVZRuXCI/Sa8cQWVlvAP7E8RVbylHZ9TM2tPp6fmECJufzY2k3WdQTdw9QNPeg7jRAB",
+	"lTSv4/zQaq8aT6zQkJVkxNLpzmppFO/TGz+1hUnr2vNKjNC5MtonvjcMw6cwdeyddgtjPan4au/Vqxe9",
+	"zeIsv79aqHt3xw1dWkmMNWUcEjKRIsMjfrgg44UPKGTOzfHrDu+Lly9f9ndfbArXGpAuDaJdk7yYPAKm",
+	"/sHui4NX/f0NYbJelYWoFLp+28PGiV4B/flS5FAPLlpiZiPX90LY4P0SgrCVzdqI30B87cxtgnEOxna5",
+	"dF7zlO4rf7r5VKS2j5rFsK7SXl/HDrkJHoPrbSrLAlQtpbrDIudtx8C7laoGruRyxEZZ1AoV/ssvruSf",
+	"o20/L9y9NVNKWIHhYm6bylW1MX6T4sbe2uLGwRMVN0q57X9JkWJlUH/w5y8thMsIa+OI2vItJnF1J96X",
+	"DHCHgYI4l0wvLszxLGGPZuxHWBzlbU0vR9x3bHfJj7Aw7kQGVndGR2cnox+Pf76IyE75j9G7k/fH0SG6",
+	"g8bfA6an2Hg5hSFP4AZSMcuMXrs2q0UJ3HSuYRGRLeeMhZgpHLnMIPqQEc6CNh4b8spzoR0X3SZUAqGx",
+	"Zjdg/Vwcki86yx23Fz3aJS9RRIHtAGZ8IpYRYd0ML4w+YEmBSqywujl0cQMSva8BqXbluLDUHAabSHAK",
+	"2zekhThqcmUzsp/FWDmfH4fa0UnkiT0fU9oyU3fIh7yahmfKuJJedWyVM95F6dc+V1SMhdLuie2igkXL",
+	"DL6YDLmfLU/KaweIK/57D19kTKtiVC5anV3ACRhNNYujkEQp1aB0hFNbc2BXUw1JtF3NQBziSngFBq+O",
+	"A/kbKJyzXU6fR2RiJKgoWkWNSzl8Oz5i7ttvDbMD166Du/vtt8RisxzGhdsYZppEO1NsBzNg76D6x78y",
+	"0JLFCv9ORKyiIUdO3REz4HTGut9GbpaZ8pahgC45wiEIOw2As8CKbEWOKXCqvsLdZhekf7R9WBkepnxp",
+	"cJopcsVugBuHhmk15NFtx6urDr4VEbjVwO3Y44cZcCPde90e2kkuPCwTIb3cq+0u+eD3UUPuBbtlaRoj",
+	"zvyohzmh8Uf5wi5rTl0ZhahMQAw59lCpOVZF9nu7jWGIkFBcze9dImG/t1eblbbkxSlpVZJ1//YWOePg",
+	"9tZ1azVTFmQrWjVJEW3bQxO6Ml0RmQghKpmvjBSikMynLJ7itiZKdBMEQ+64tAwWi4kRw30Itr9rw+qy",
+	"lMXg0l5OkR3NaDyFTr/bqwRwTlPVzPlut2efcewZDIK9bq9rgmoTJaMV2EEWcxdq7GRFFHMFLZ7KWVvB",
+	"GIXfetlGLWB6e05VWXXSAif9QjJLc1V1ZofcFZfJKeZaBpX6ulHpvpLIwcRNFKOmQ1/EAhpPXStFMYJn",
+	"rYO6Nxu/FRlSxzsK0smOUVBZtF2Q0YVPRnf5sMD4q6eQXWiqjViWVQ/7lg3s7bZXWBIIyRg3tSM1Lhax",
+	"xPcp9bZCGRrYhKnrLonwrcgwEBYN7Cisc5fPLy6G3O5kzYRb022FeMaIzD7TJe/YVS5dnFju6fCLE/FG",
+	"k91TfyJb0fsPR38bvf3w09uP5+fHP739OSLOsuxaI5xReQ3JkEdFCWBAMHNvsKbspHm1bIVNk8Wu3ygP",
+	"MHJ+oeZOEn8xi4uyG/fR9Hu9NeNRfixqs6mgWgdFy2jQadk6UeDRkGDiZkGLOO0uDPZ7u6u2K+Df+dgY",
+	"SNvv7d3/0rvqpRUH9vjr36jfJIEuoU3tlGfKlZHrysGMo0SvlPF4UUsYT7ap/o0Xhd+ZJevK5Dejr+52",
+	"fnMK6W7HpjixeaRyJ9Wv7aCXj5ROPHYGbPKwv13p7lMYGKenJXORMxzJIxzmle4oR0Xve1SkWKSoiUKi",
+	"5nSmCNPoO2mRsZim6SIc8hS7p3hnkhrfpphDdXEoce0Sbh2vbjiJU3R/mHZ+lnmIw3zIazdXKD/7HNZW",
+	"uQaYKRs4O5cRdQzaVOceOktnbJnVQBKoErxLfhK1iwbahM4GrqeuYvBsQleLj1fM49XoxIozO0HbQAIq",
+	"t1b992Rzv7d//xvFhSHmhd0NtmheRoHvHWxynpbB0qfQIN8L3XFdhNXmkocrkATG+ZVXINY+rfRGjusp",
+	"H2fNip680N2R4n0StOQEJ6Bt/3Inn5E5lZn5P9NDXt4mVg7D1SMhnAGtXEAWtcnMe6Z0pZ1PPafgNJsW",
+	"V8hOw2f7k1knS4c4lxK4Thclhb+AvURsaGD+nBbzPq3MdYQqVJF+r2eoroTgzoMpOiMNv4AJj98JSVI3",
+	"JoT6FjBPW2cLN1/0jMzgdlh1D5KDGiMSdgPdxxDHZZOCwa+fqqTys1IVwqiF0pAFnxD9n8VYFaO2K1F/",
+	"6SXQTXAUQrdqZJccYQSqVoegS9T4DvQPYvyc1Cint9bc02ZP+F+2YQ+0SF/CI+atDRRFy1U7ddn/DrSb",
+	"TLCYqjCW4aXgU+N+0/t9SXv/KbaQ+nTOSkY8td/7Eu+ZFBnoKZggFm41gduZUNiqRGzCmmx5v7HX7XX3",
+	"t0NC05TMJEzYLUZFNkYfRZVQ+DuBFsZLZyzSFGItpGqNgRzA97Jt5WaGGsOWWeS/kO+P358RB5E1ZyNn",
+	"J86KKLxUuk3r2h3yv5DLn8+O25e4ovkVDHnrd/0hb7+pdllGHIWeQ1dVqJkVaG3VWmVz8Ro3xCZaK84C",
+	"sWkuLWpN0qELfW2tWyjASRuHmAXobqs78fyOxL0uhD/AN4r45Luy93aMF7bLGYOZ4m41TnUuaWpHIrf/",
+	"VA6HQUPrhbKeO8qe8BZvo5LBtT6Hzw07glQ/WtAsdR/5phQTHLcGrOc5VyRKqKZR7eIGn3evZSPGqYiv",
+	"VTmTV5lZxWz2MpudFU0xLiZ8I5LFk7FXo8vzrl5QczPgz8bczQ7ClR5StX2wcs1Sy03f665aaj6O2/2B",
+	"Q9TfI+Lc77++/+Xm7WW/szNynnOMbqslvpJnKvrBy3K7gvDf3lXE3rq0q4X/H8atpRpUtWMoxFobpo6M",
+	"maHl5c/+uk/rOhmFgP2BmGQach/aUG1bJ1wLX3lvzqG9LGe9093inti7frxf/b+mRdquM1rj2tdG9QsS",
+	"JH/0fNVXZbCZMrCMQGhR5H82rbBTXFHRrhves2sg0dmHi6awRtULLCrJZcOdbvZaYXosst5BZIukQ95+",
+	"p4W7aXW14OP1PM8n/W13Y31VAV9VwO+vAuwNMc+oAaopswRS0C1t1G/xkoXGRQ6qfpEDOfIX6hEhi/sj",
+	"zPMYGGTiptIh627EPSS0uFBC2NILHVOeCA6YmhuDsnVi8xBIElNOtoxWsUolJGyC2fVYZKBC83rCVEyN",
+	"TGzbi1qs2+H61seAD5KouDTCNljYiw7jKeVXoIbc/nQPOSqbPM0pWn7eYED2e6+bv27QosIs+r44J/j7",
+	"3Ly02z2wDZNPdPOS3bW4Ram8t2O5SfQJk6BMleQ6JJZ1foe06POX9nob6Ljix1L+pErRyhHejNW4oGwp",
+	"d7teC4bt2bZzbAVUhSPjWOULSgBnIk2/1gD++DUAQ6eN+OlRtQBvcO9xtjELZ9v03A8KVFzjey5UNR51",
+	"tTo+5DFN0653v92PGBTvptjPjcbP+uBUrfPBnWeMXvL/rgfeegXovfk8Fa6MZr5m+r569q2ZPlrL8zUv",
+	"Vf4yr94OEq0qJPV7PRLZZvONZ5oOyUFvj0T+ZzDcrxsZq8fUkNd+RsP2Kchi9Mo1KrR2fdl5p8f5wYUb",
+	"aU+9sc9Yzo21yPXx/SjpPpp7vuCMfm7saU55VmuDrlPxqX4BYk1ptIStrSJaf7E+R/TrpzuzEjZjWxNc",
+	"PxglqYhpSqKMXmPEGAVhkMvUDfYOdnbw+6lQevCq96qHDZwOhKXfdq2IJzZBV+UVC8/A7TCh65svXctl",
+	"p9Lmy43D2PAyVLf2S6eq5e3L4gIkXyStvOMrgeGqe4XDikiaY7hiNObuhIyngNM/QtpvVSzpDGQVKkeZ",
+	"5R3s+IaQBHiCV3BU33JNUS2HMeGY4FrS2M7yUzKWYq5Ako8nCJWd5XfrYEfV3ae7/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

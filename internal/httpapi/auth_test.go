@@ -29,6 +29,7 @@ func TestAuthMatrix(t *testing.T) {
 		{"POST", "/predict/async/batch", batch, "predict"},
 		{"GET", "/predict/async/" + sub.JobID, nil, "any"},
 		{"GET", "/jobs/" + sub.JobID, nil, "any"},
+		{"DELETE", "/predict/async/" + sub.JobID, nil, "predict"},
 		{"GET", "/models", nil, "read_models"},
 		{"GET", "/health", nil, ""},
 		{"GET", "/ready", nil, ""},
@@ -53,6 +54,9 @@ func TestAuthMatrix(t *testing.T) {
 	for _, e := range endpoints {
 		for _, k := range keys {
 			want := http.StatusOK
+			if e.method == http.MethodDelete {
+				want = http.StatusConflict // the job has finished: an authorized cancel gets 409
+			}
 			switch {
 			case e.scope == "":
 			case k.scopes == nil:

@@ -180,3 +180,72 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+func TestCancel(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	h := newHarness(t, func(s *setup) {
+		s.workers = 1
+		s.sources = append(s.sources, testModel("gate", blocking(release)))
+	})
+	cancel := func(id string) *apitest.Response {
+		return h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+id, keyPredict, nil))
+	}
+	running := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
+	for h.runner.Running() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	pending := submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
+
+	t.Run("pending", func(t *testing.T) {
+		resp := cancel(pending)
+		var rec jobRecord
+		resp.JSON(t, &rec)
+		if resp.Status != http.StatusOK || rec.Status != "cancelled" || rec.FinishedAt == "" {
+			t.Fatalf("status %d, record %+v", resp.Status, rec)
+		}
+	})
+	t.Run("running", func(t *testing.T) {
+		if resp := cancel(running); resp.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		// The worker is freed: the abandoned run's context ended.
+		deadline := time.Now().Add(5 * time.Second)
+		for h.runner.Running() != 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if h.runner.Running() != 0 {
+			t.Fatal("the cancelled job still runs")
+		}
+		if rec := poll(t, h.c, "/jobs/"+running); rec.Status != "cancelled" || string(rec.Result) != "null" {
+			t.Errorf("record %+v", rec)
+		}
+	})
+	t.Run("the pending one never runs", func(t *testing.T) {
+		time.Sleep(50 * time.Millisecond)
+		if rec := poll(t, h.c, "/jobs/"+pending); rec.Status != "cancelled" {
+			t.Errorf("record %+v", rec)
+		}
+	})
+	t.Run("finished", func(t *testing.T) {
+		done := submit(t, h.c, "/predict/async", `{"model":"echo","data":3}`)
+		waitFinal(t, h.c, done)
+		resp := cancel(done)
+		if resp.Status != http.StatusConflict || resp.Problem(t).Code != "job_finished" {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		if rec := poll(t, h.c, "/jobs/"+done); rec.Status != "succeeded" {
+			t.Errorf("a refused cancel changed the record: %+v", rec)
+		}
+	})
+	t.Run("cancelled twice", func(t *testing.T) {
+		if resp := cancel(pending); resp.Status != http.StatusConflict {
+			t.Errorf("status %d: %s", resp.Status, resp.Body)
+		}
+	})
+	t.Run("unknown", func(t *testing.T) {
+		if resp := cancel("0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"); resp.Status != http.StatusNotFound {
+			t.Errorf("status %d: %s", resp.Status, resp.Body)
+		}
+	})
+}

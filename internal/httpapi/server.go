@@ -193,6 +193,30 @@ func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api
 	return api.PollJob200JSONResponse(jobRecord(rec)), nil
 }
 
+// CancelJob cancels a job that has not finished.
+func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) (api.CancelJobResponseObject, error) {
+	rec, err := s.jobs.Cancel(ctx, req.JobId)
+	if err != nil && rec.ID == "" {
+		p := s.problemFor(ctx, err)
+		switch p.Status {
+		case http.StatusNotFound:
+			return api.CancelJob404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusConflict:
+			return api.CancelJob409ApplicationProblemPlusJSONResponse{ConflictApplicationProblemPlusJSONResponse: api.ConflictApplicationProblemPlusJSONResponse(p)}, nil
+		case http.StatusServiceUnavailable:
+			return api.CancelJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
+		default:
+			return api.CancelJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		}
+	}
+	if err != nil {
+		// The record is cancelled, which is what the client asked for; a run that goes on
+		// in a worker has its result discarded.
+		s.log.WarnContext(ctx, "job cancelled, but the runner could not drop it", "request_id", requestID(ctx), "job_id", req.JobId, "error", err)
+	}
+	return api.CancelJob200JSONResponse(jobRecord(rec)), nil
+}
+
 // GetJob returns the same record as PollJob.
 func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
 	resp, err := s.PollJob(ctx, api.PollJobRequestObject(req))
