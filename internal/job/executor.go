@@ -86,6 +86,21 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 	return nil
 }
 
+// Fail ends a job failed with msg unless it has already finished: for runners that
+// give up on a job without running it to its end (a timeout, retries exhausted). It
+// reports whether this call ended the job.
+func (e *Executor) Fail(ctx context.Context, id, msg string) (bool, error) {
+	rec, err := e.Store.Update(ctx, id, func(r *Record) error { return r.fail(msg, e.now()) })
+	switch {
+	case errors.Is(err, errNoChange), errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("failing job %s: %w", id, err)
+	}
+	e.observer().Finished(rec)
+	return true, nil
+}
+
 func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error) {
 	items, err := rec.Items()
 	if err != nil {

@@ -46,3 +46,12 @@ func (r *Record) move(to Status, now time.Time) bool {
 	}
 	return true
 }
+
+// fail moves the record to failed with msg, or returns errNoChange when it has finished.
+func (r *Record) fail(msg string, now time.Time) error {
+	if !r.move(StatusFailed, now) {
+		return errNoChange
+	}
+	r.Error = msg
+	return nil
+}

@@ -38,11 +38,7 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 		// Best effort: when the store is down too, the record stays created, which the
 		// client never saw an id for.
 		_, _ = s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
-			if !r.move(StatusFailed, s.now()) {
-				return errNoChange
-			}
-			r.Error = "the job could not be queued: " + err.Error()
-			return nil
+			return r.fail("the job could not be queued: "+err.Error(), s.now())
 		})
 		return Record{}, fmt.Errorf("queueing job: %w", err)
 	}

@@ -1,0 +1,39 @@
+// Package queue runs jobs through asynq on Redis: the queue mode of inferd, where API
+// servers enqueue and separate worker processes execute, sharing one Redis.
+//
+// The job record (package redisstore) is the truth the API serves; asynq only carries
+// the job id to a worker. Delivery is at least once and the result is written once:
+// every delivery calls job.Executor.Execute, which skips a job already final and
+// discards a result that lost the race to another delivery or to a cancel.
+//
+// A Runner is the job.Runner of the API server. Enqueue makes one asynq task per job
+// with the job id as its TaskID; Abandon deletes a waiting task, or signals the worker
+// running it.
+//
+// A Worker is an asynq.Server whose one handler calls job.Executor.Execute. It is
+// tuned away from three asynq defaults that do not fit an API whose clients poll:
+//
+//   - Pickup: an idle asynq server polls every TaskCheckInterval, sleeping between
+//     0.5 and 1.5 times it. WorkerOptions.PollInterval defaults to 50 ms, so an idle
+//     worker starts a new job within 75 ms plus one Redis round trip.
+//   - Crash recovery: asynq v0.26.0 holds a task under a 30 s lease that the worker's
+//     heartbeat extends every 5 s, and its recoverer, every minute, retries tasks whose
+//     lease ended more than 30 s ago: 60 to 120 s after a SIGKILL, plus the retry delay.
+//     None of that is configurable. Each Worker therefore also runs its own recoverer
+//     (every WorkerOptions.RecoverInterval, default 5 s) that re-enqueues, under a
+//     derived TaskID, any job whose task's lease has ended and whose record is not
+//     final. A job whose worker is killed runs again on another worker at most
+//     30 s + RecoverInterval + PollInterval*1.5 after the kill (about 35 s with the
+//     defaults), as long as worker clocks agree within a few seconds. asynq's own
+//     recoverer later redelivers the orphaned original too; that delivery finds the
+//     record final and does nothing.
+//   - Cancellation: asynq's CancelProcessing cancels the handler's context and sends
+//     the task to retry (hibiken/asynq#532, #968). The record is already cancelled by
+//     then, so the retry finds it final and returns nil: one no-op redelivery, not a
+//     loop. IsFailure does not count a cancellation against MaxRetry.
+//
+// Graceful shutdown is asynq's: Worker.Shutdown stops taking tasks, waits up to
+// WorkerOptions.ShutdownTimeout for running ones, and puts the rest back in the queue,
+// where another worker runs them again (their records stay running until then, since a
+// status never moves back).
+package queue

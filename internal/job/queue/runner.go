@@ -1,0 +1,83 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+// Runner is the job.Runner of queue mode: it puts jobs on an asynq queue for Workers.
+// It is safe for concurrent use. It does not own the Redis client: the caller closes it.
+type Runner struct {
+	opts   TaskOptions
+	client *asynq.Client
+	insp   *asynq.Inspector
+}
+
+var _ job.Runner = (*Runner)(nil)
+
+// NewRunner returns a Runner that enqueues through rc.
+func NewRunner(rc redis.UniversalClient, opts TaskOptions) *Runner {
+	return &Runner{
+		opts:   opts.withDefaults(),
+		client: asynq.NewClientFromRedisClient(rc),
+		insp:   asynq.NewInspectorFromRedisClient(rc),
+	}
+}
+
+// Enqueue puts the job on the queue under its own id as TaskID. Enqueueing a job whose
+// task is already queued or running succeeds, so a repeated Enqueue cannot run it twice
+// at once.
+func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
+	_, err := r.enqueue(ctx, rec.ID, 0)
+	return err
+}
+
+// enqueue reports whether it made a task; false with a nil error means the task was
+// there already.
+func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int) (bool, error) {
+	task, opts := r.opts.newTask(jobID, recovery)
+	_, err := r.client.EnqueueContext(ctx, task, opts...)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, asynq.ErrTaskIDConflict):
+		return false, nil
+	default:
+		return false, fmt.Errorf("%w: enqueueing job %s: %w", job.ErrQueueUnavailable, jobID, err)
+	}
+}
+
+// Abandon drops a cancelled job's tasks from the queue and signals the worker running
+// one, if any, to stop. A signalled task goes to retry (asynq does that to every
+// cancelled task); its redelivery finds the record cancelled and ends at once.
+func (r *Runner) Abandon(_ context.Context, id string) error {
+	var errs []error
+	for n := 0; n <= r.opts.MaxRecoveries; n++ {
+		tid := taskID(id, n)
+		err := r.insp.DeleteTask(r.opts.Queue, tid)
+		if err == nil || errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound) {
+			continue
+		}
+		// DeleteTask refuses an active task, with no error to tell that apart from a
+		// lost connection; a failed publish below tells the second.
+		if err := r.insp.CancelProcessing(tid); err != nil {
+			errs = append(errs, fmt.Errorf("task %s: %w", tid, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: abandoning job %s: %w", job.ErrQueueUnavailable, id, errors.Join(errs...))
+	}
+	return nil
+}
+
+// Inspector returns the asynq inspector of the queue, for metrics and asynqmon.
+func (r *Runner) Inspector() *asynq.Inspector { return r.insp }
+
+// Queue returns the asynq queue name the Runner uses.
+func (r *Runner) Queue() string { return r.opts.Queue }

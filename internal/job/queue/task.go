@@ -1,0 +1,93 @@
+package queue
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// TaskType is the asynq type name of a job's task.
+const TaskType = "inferd:job"
+
+// DefaultQueue is the asynq queue name when TaskOptions.Queue is empty. It is not
+// asynq's "default", so inferd can share a Redis with other asynq users.
+const DefaultQueue = "inferd"
+
+// TaskOptions say how jobs become asynq tasks. The Runner of every API server and every
+// Worker on one queue must agree on them. The zero value of each field is a documented
+// default.
+type TaskOptions struct {
+	// Queue is the asynq queue. "" means DefaultQueue.
+	Queue string
+	// MaxRetry is how many times asynq redelivers a task whose handler failed (the job
+	// outcome could not be recorded, or the worker lost its lease) before it gives up
+	// and the job is failed. 0 means 25; retries wait 1 s, doubling up to 30 s, so 25
+	// rides out about ten minutes of Redis trouble.
+	MaxRetry int
+	// Timeout is how long one delivery may run. A job still running then ends failed.
+	// 0 means 30 minutes.
+	Timeout time.Duration
+	// MaxRecoveries is how many times the recoverer re-enqueues a job whose worker died
+	// under it, before it fails the job rather than feed it to yet another worker
+	// (a job that crashes its worker would otherwise kill them all in turn). 0 means 3.
+	MaxRecoveries int
+}
+
+func (o TaskOptions) withDefaults() TaskOptions {
+	if o.Queue == "" {
+		o.Queue = DefaultQueue
+	}
+	if o.MaxRetry <= 0 {
+		o.MaxRetry = 25
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Minute
+	}
+	if o.MaxRecoveries <= 0 {
+		o.MaxRecoveries = 3
+	}
+	return o
+}
+
+// payload is what a task carries: which job, and which recovery of it.
+type payload struct {
+	JobID string `json:"job_id"`
+	// Recovery is 0 for the task the API enqueued and n for the nth re-enqueue by a
+	// recoverer after a worker died.
+	Recovery int `json:"recovery,omitempty"`
+}
+
+// taskID names the task of a job's nth recovery. The first task's id is the job id,
+// so operators find a job in asynqmon by its id; recoveries get their own ids because
+// asynq keeps the orphaned task's id until its own recoverer retires it.
+func taskID(jobID string, recovery int) string {
+	if recovery == 0 {
+		return jobID
+	}
+	return fmt.Sprintf("%s:r%d", jobID, recovery)
+}
+
+// newTask returns the task of a job's nth recovery, with its enqueue options.
+func (o TaskOptions) newTask(jobID string, recovery int) (*asynq.Task, []asynq.Option) {
+	b, _ := json.Marshal(payload{JobID: jobID, Recovery: recovery}) // cannot fail
+	return asynq.NewTask(TaskType, b), []asynq.Option{
+		asynq.TaskID(taskID(jobID, recovery)),
+		asynq.Queue(o.Queue),
+		asynq.MaxRetry(o.MaxRetry),
+		asynq.Timeout(o.Timeout),
+	}
+}
+
+func decodePayload(b []byte) (payload, error) {
+	var p payload
+	if err := json.Unmarshal(b, &p); err != nil {
+		return payload{}, fmt.Errorf("decoding task payload: %w", err)
+	}
+	if p.JobID == "" {
+		return payload{}, errors.New("task payload has no job_id")
+	}
+	return p, nil
+}

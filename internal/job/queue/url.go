@@ -1,0 +1,75 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+)
+
+// Conn is a parsed QUEUE_URL, in the two shapes its users want.
+type Conn struct {
+	// Redis configures the go-redis client that the store, the Runner and the Worker
+	// share.
+	Redis *redis.Options
+	// Asynq is the same connection for components that make their own client, such as
+	// asynqmon.
+	Asynq asynq.RedisClientOpt
+}
+
+// Defaults applied by ParseURL unless the URL's query sets them. go-redis would wait
+// 5 s per dial, 5 dials per connection, 4 tries per command: half a minute before an
+// API call could answer 503 when Redis is gone.
+const (
+	defaultDialTimeout   = 2 * time.Second
+	defaultDialerRetries = 2
+)
+
+// ParseURL parses redis://[[user]:password@]host[:port][/db] or rediss://... (TLS),
+// with go-redis's query options (dial_timeout, pool_size, ...). Its errors never
+// repeat the URL, which may hold a password.
+func ParseURL(raw string) (Conn, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Conn{}, errors.New("QUEUE_URL is not a URL")
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return Conn{}, fmt.Errorf("QUEUE_URL has scheme %q; want redis or rediss", u.Scheme)
+	}
+	o, err := redis.ParseURL(raw)
+	if err != nil {
+		return Conn{}, fmt.Errorf("QUEUE_URL %s: %s", u.Redacted(), redactedCause(err, raw, u))
+	}
+	if !u.Query().Has("dial_timeout") {
+		o.DialTimeout = defaultDialTimeout
+	}
+	o.DialerRetries = defaultDialerRetries
+	return Conn{
+		Redis: o,
+		Asynq: asynq.RedisClientOpt{
+			Network:      o.Network,
+			Addr:         o.Addr,
+			Username:     o.Username,
+			Password:     o.Password,
+			DB:           o.DB,
+			DialTimeout:  o.DialTimeout,
+			ReadTimeout:  o.ReadTimeout,
+			WriteTimeout: o.WriteTimeout,
+			PoolSize:     o.PoolSize,
+			TLSConfig:    o.TLSConfig,
+		},
+	}, nil
+}
+
+// redactedCause is err's message, unless go-redis quoted the URL or its password in it.
+func redactedCause(err error, raw string, u *url.URL) string {
+	msg := err.Error()
+	if p, ok := u.User.Password(); (ok && p != "" && strings.Contains(msg, p)) || strings.Contains(msg, raw) {
+		return "invalid URL"
+	}
+	return msg
+}

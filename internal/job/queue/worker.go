@@ -1,0 +1,206 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+// WorkerOptions configure a Worker. The zero value of each field is a documented
+// default.
+type WorkerOptions struct {
+	// Tasks must match the Runners' options.
+	Tasks TaskOptions
+	// Concurrency is how many jobs run at once. 0 means runtime.NumCPU().
+	Concurrency int
+	// ShutdownTimeout is how long Shutdown lets running jobs finish before it puts them
+	// back in the queue. 0 means 30 s.
+	ShutdownTimeout time.Duration
+	// PollInterval is asynq's TaskCheckInterval: an idle worker looks for a task every
+	// 0.5 to 1.5 times it. 0 means 50 ms, which costs Redis one short script call per
+	// idle worker every 50 ms.
+	PollInterval time.Duration
+	// RetryCheckInterval is asynq's DelayedTaskCheckInterval: how often tasks waiting
+	// for a retry are moved back to the queue. 0 means 1 s.
+	RetryCheckInterval time.Duration
+	// RecoverInterval is how often the worker looks for jobs whose worker died. 0 means
+	// 5 s.
+	RecoverInterval time.Duration
+	// HealthCheck, when set, is called every 5 s with the outcome of a Redis ping, for
+	// a readiness probe.
+	HealthCheck func(error)
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o WorkerOptions) withDefaults() WorkerOptions {
+	o.Tasks = o.Tasks.withDefaults()
+	if o.Concurrency <= 0 {
+		o.Concurrency = runtime.NumCPU()
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 30 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 50 * time.Millisecond
+	}
+	if o.RetryCheckInterval <= 0 {
+		o.RetryCheckInterval = time.Second
+	}
+	if o.RecoverInterval <= 0 {
+		o.RecoverInterval = 5 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Worker takes jobs from the queue and runs them with a job.Executor. It does not own
+// the Redis client: the caller closes it after Shutdown.
+type Worker struct {
+	exec   *job.Executor
+	opts   WorkerOptions
+	log    *slog.Logger
+	srv    *asynq.Server
+	runner *Runner // re-enqueues recovered jobs
+
+	stopRecover chan struct{}
+	recovered   sync.WaitGroup
+	shutdown    sync.Once
+}
+
+// NewWorker returns a Worker that runs jobs through exec, whose Store must be the
+// one the API servers write (a redisstore.Store on the same Redis).
+func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions) *Worker {
+	opts = opts.withDefaults()
+	w := &Worker{
+		exec:        exec,
+		opts:        opts,
+		log:         opts.Logger,
+		runner:      NewRunner(rc, opts.Tasks),
+		stopRecover: make(chan struct{}),
+	}
+	w.srv = asynq.NewServerFromRedisClient(rc, asynq.Config{
+		Concurrency:              opts.Concurrency,
+		Queues:                   map[string]int{opts.Tasks.Queue: 1},
+		TaskCheckInterval:        opts.PollInterval,
+		DelayedTaskCheckInterval: opts.RetryCheckInterval,
+		RetryDelayFunc:           retryDelay,
+		IsFailure:                isFailure,
+		ErrorHandler:             asynq.ErrorHandlerFunc(w.handleError),
+		ShutdownTimeout:          opts.ShutdownTimeout,
+		HealthCheckFunc:          opts.HealthCheck,
+		HealthCheckInterval:      5 * time.Second,
+		Logger:                   asynqLogger{opts.Logger.With("component", "asynq")},
+		// asynq logs every empty poll at debug level: 20 lines a second at our interval.
+		LogLevel: asynq.InfoLevel,
+	})
+	return w
+}
+
+// Start starts taking jobs, and the recoverer. It does not block.
+func (w *Worker) Start() error {
+	mux := asynq.NewServeMux()
+	mux.Handle(TaskType, w)
+	if err := w.srv.Start(mux); err != nil {
+		return fmt.Errorf("starting the queue worker: %w", err)
+	}
+	w.recovered.Go(w.recoverLoop)
+	return nil
+}
+
+// Shutdown stops taking jobs, waits up to ShutdownTimeout for running ones, and puts
+// the jobs still running back in the queue. It blocks until then.
+func (w *Worker) Shutdown() {
+	w.shutdown.Do(func() {
+		close(w.stopRecover)
+		w.recovered.Wait()
+		w.srv.Shutdown()
+	})
+}
+
+// Ping checks the worker's connection to Redis.
+func (w *Worker) Ping() error { return w.srv.Ping() }
+
+// ProcessTask runs one delivery of a job's task. It returns an error, so that asynq
+// delivers the task again, only when the job's outcome could not be recorded and the
+// job has not finished some other way.
+func (w *Worker) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	p, err := decodePayload(t.Payload())
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry) // archived, for an operator to see
+	}
+	err = w.exec.Execute(ctx, p.JobID)
+	if err == nil {
+		return nil
+	}
+	// A cancel, a timeout or another delivery may have finished the job while this one
+	// failed to record its end; then there is nothing left to deliver again.
+	if rec, gerr := w.exec.Store.Get(context.WithoutCancel(ctx), p.JobID); gerr == nil && rec.Status.Final() {
+		return nil
+	}
+	w.log.Warn("job not recorded; it will be delivered again", "job_id", p.JobID, "error", err)
+	return err
+}
+
+// handleError runs before asynq schedules a failed task's retry or archives it. It
+// fails a job that ran out of time, so the retry does not run it again from the start,
+// and a job whose task is about to be archived, so its record does not stay running
+// forever. It sees the deadline even when the handler ignores its context and never
+// returns.
+func (w *Worker) handleError(ctx context.Context, t *asynq.Task, err error) {
+	if !isFailure(err) {
+		return
+	}
+	p, perr := decodePayload(t.Payload())
+	if perr != nil {
+		w.log.Error("a task that is not a job failed", "error", perr)
+		return
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		w.fail(p.JobID, fmt.Sprintf("the job did not finish within %s", w.opts.Tasks.Timeout))
+		return
+	}
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, _ := asynq.GetMaxRetry(ctx)
+	if retried >= maxRetry || errors.Is(err, asynq.SkipRetry) {
+		w.fail(p.JobID, fmt.Sprintf("the job could not be run after %d attempts: %v", retried+1, err))
+	}
+}
+
+// fail ends a job failed, unless it already ended. Errors are logged: callers have no
+// one to report to.
+func (w *Worker) fail(jobID, msg string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ended, err := w.exec.Fail(ctx, jobID, msg)
+	switch {
+	case err != nil:
+		w.log.Error("could not fail job", "job_id", jobID, "reason", msg, "error", err)
+	case ended:
+		w.log.Warn("job failed", "job_id", jobID, "reason", msg)
+	}
+}
+
+// retryDelay spaces redeliveries of a task whose outcome could not be recorded: 1 s,
+// doubling, at most 30 s. asynq's default (n^4 + 15 s + jitter) suits calls to flaky
+// third parties, not a job a client is polling for.
+func retryDelay(n int, _ error, _ *asynq.Task) time.Duration {
+	return min(time.Second<<min(n, 5), 30*time.Second)
+}
+
+// isFailure tells asynq which handler errors count against MaxRetry. A cancellation is
+// not a failure: the job was cancelled, and its redelivery ends at once.
+func isFailure(err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled)
+}

@@ -1,0 +1,368 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+func TestJobRunsOnWorker(t *testing.T) {
+	e := newEnv(t)
+	pred := &echo{}
+	e.startWorker(t, pred, WorkerOptions{})
+	tests := []struct {
+		name  string
+		batch bool
+		input string
+		want  string
+	}{
+		{"single", false, `{"a":[1,2,3]}`, `{"a":[1,2,3]}`},
+		{"batch keeps order", true, `[1,"two",{"3":3},null]`, `[1,"two",{"3":3},null]`},
+		{"big integers pass untouched", false, `12345678901234567890`, `12345678901234567890`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := e.submit(t, tt.batch, tt.input)
+			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+			if string(got.Result) != tt.want {
+				t.Fatalf("result = %s, want %s", got.Result, tt.want)
+			}
+			if got.FinishedAt.IsZero() || got.StartedAt.IsZero() || got.Error != "" {
+				t.Fatalf("record = %+v", got)
+			}
+		})
+	}
+}
+
+func TestPredictionErrorFailsWithoutRetry(t *testing.T) {
+	e := newEnv(t)
+	pred := &echo{hold: func(context.Context) error { return errors.New("bad input shape") }}
+	e.startWorker(t, pred, WorkerOptions{})
+	rec := e.submit(t, false, `1`)
+	got := e.waitStatus(t, rec.ID, job.StatusFailed, 5*time.Second)
+	if got.Error != "bad input shape" {
+		t.Fatalf("error_message = %q", got.Error)
+	}
+	time.Sleep(2500 * time.Millisecond) // longer than the first two retry delays
+	if n := pred.calls.Load(); n != 1 {
+		t.Fatalf("the failed job ran %d times, want 1", n)
+	}
+}
+
+func TestDuplicateDelivery(t *testing.T) {
+	t.Run("after the job finished", func(t *testing.T) {
+		e := newEnv(t)
+		pred := &echo{}
+		w := e.startWorker(t, pred, WorkerOptions{})
+		rec := e.submit(t, false, `"x"`)
+		first := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+
+		// A redelivery straight to the handler, and a second task for the same job
+		// (its first task is gone, so the TaskID is free again).
+		task, _ := e.tasks.newTask(rec.ID, 0)
+		if err := w.ProcessTask(context.Background(), task); err != nil {
+			t.Fatalf("ProcessTask of a finished job: %v", err)
+		}
+		if err := e.runner.Enqueue(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		waitTaskGone(t, e, rec.ID, 5*time.Second)
+
+		got, err := e.store.Get(context.Background(), rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := pred.calls.Load(); n != 1 {
+			t.Errorf("the job ran %d times, want 1", n)
+		}
+		if got.Status != first.Status || string(got.Result) != string(first.Result) || !got.FinishedAt.Equal(first.FinishedAt) {
+			t.Errorf("record changed by a redelivery: %+v, was %+v", got, first)
+		}
+	})
+
+	t.Run("two deliveries at once", func(t *testing.T) {
+		e := newEnv(t)
+		n := 0
+		var mu sync.Mutex
+		pred := &echo{hold: func(context.Context) error {
+			mu.Lock()
+			n++
+			mu.Unlock()
+			time.Sleep(50 * time.Millisecond)
+			return nil
+		}}
+		// Not started: the test is the only one delivering.
+		w := e.newWorker(t, pred, WorkerOptions{})
+		rec := e.submit(t, true, `[1,2]`)
+		stop := e.watchStatus(t, rec.ID)
+		task, _ := e.tasks.newTask(rec.ID, 0)
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				if err := w.ProcessTask(context.Background(), task); err != nil {
+					t.Errorf("ProcessTask: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		got := e.waitStatus(t, rec.ID, job.StatusSucceeded, time.Second)
+		seen := stop()
+		if string(got.Result) != `[1,2]` {
+			t.Fatalf("result = %s", got.Result)
+		}
+		t.Logf("deliveries that ran the model: %d; statuses seen: %v", n, seen)
+	})
+}
+
+func TestCancel(t *testing.T) {
+	t.Run("pending job leaves the queue", func(t *testing.T) {
+		e := newEnv(t)
+		rec := e.submit(t, false, `1`) // no worker yet
+		if rec.Status != job.StatusPending {
+			t.Fatalf("status after submit = %s, want pending", rec.Status)
+		}
+		got, err := e.svc.Cancel(context.Background(), rec.ID)
+		if err != nil {
+			t.Fatalf("Cancel: %v", err)
+		}
+		if got.Status != job.StatusCancelled {
+			t.Fatalf("status = %s, want cancelled", got.Status)
+		}
+		if _, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID); !errors.Is(err, asynq.ErrTaskNotFound) {
+			t.Fatalf("task after cancel: %v, want ErrTaskNotFound", err)
+		}
+		pred := &echo{}
+		e.startWorker(t, pred, WorkerOptions{})
+		time.Sleep(300 * time.Millisecond)
+		if n := pred.calls.Load(); n != 0 {
+			t.Fatalf("a cancelled job ran %d times", n)
+		}
+		e.waitStatus(t, rec.ID, job.StatusCancelled, time.Second)
+	})
+
+	t.Run("running job is stopped and not retried", func(t *testing.T) {
+		e := newEnv(t)
+		b := newBlocker()
+		pred := &echo{hold: b.hold}
+		e.startWorker(t, pred, WorkerOptions{})
+		rec := e.submit(t, false, `1`)
+		waitChan(t, b.started, 5*time.Second, "the job to start")
+		e.waitStatus(t, rec.ID, job.StatusRunning, time.Second)
+		stop := e.watchStatus(t, rec.ID)
+
+		if _, err := e.svc.Cancel(context.Background(), rec.ID); err != nil {
+			t.Fatalf("Cancel: %v", err)
+		}
+		waitChan(t, b.canceled, 5*time.Second, "the running job's context to be cancelled")
+		// asynq sends the cancelled task to retry; its redelivery must end it.
+		waitTaskGone(t, e, rec.ID, 10*time.Second)
+		stop()
+		if n := pred.calls.Load(); n != 1 {
+			t.Errorf("the model ran %d times, want 1", n)
+		}
+		got := e.waitStatus(t, rec.ID, job.StatusCancelled, time.Second)
+		if got.Result != nil {
+			t.Errorf("a cancelled job has result %s", got.Result)
+		}
+	})
+
+	t.Run("finished job", func(t *testing.T) {
+		e := newEnv(t)
+		e.startWorker(t, &echo{}, WorkerOptions{})
+		rec := e.submit(t, false, `1`)
+		e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+		if _, err := e.svc.Cancel(context.Background(), rec.ID); !errors.Is(err, job.ErrFinished) {
+			t.Fatalf("Cancel of a finished job = %v, want ErrFinished", err)
+		}
+		e.waitStatus(t, rec.ID, job.StatusSucceeded, time.Second)
+	})
+}
+
+// waitTaskGone waits until no task of the job's first delivery is left in asynq, in
+// any state: it was processed and not retried again.
+func waitTaskGone(t testing.TB, e *env, id string, within time.Duration) {
+	t.Helper()
+	var info *asynq.TaskInfo
+	var err error
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		info, err = e.runner.Inspector().GetTaskInfo(e.tasks.Queue, id)
+		if errors.Is(err, asynq.ErrTaskNotFound) {
+			return
+		}
+	}
+	if info != nil {
+		t.Fatalf("task %s still in asynq after %s: state %s, retried %d, last error %q", id, within, info.State, info.Retried, info.LastErr)
+	}
+	t.Fatalf("task %s: %v", id, err)
+}
+
+func TestPendingUntilWorkerStarts(t *testing.T) {
+	e := newEnv(t)
+	rec := e.submit(t, true, `["a","b"]`)
+	time.Sleep(500 * time.Millisecond)
+	e.waitStatus(t, rec.ID, job.StatusPending, time.Millisecond)
+
+	e.startWorker(t, &echo{}, WorkerOptions{})
+	got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+	if string(got.Result) != `["a","b"]` {
+		t.Fatalf("result = %s", got.Result)
+	}
+}
+
+func TestRedisOutage(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(t, &echo{}, WorkerOptions{})
+	ctx := context.Background()
+	before := e.submit(t, false, `1`)
+	e.waitStatus(t, before.ID, job.StatusSucceeded, 5*time.Second)
+
+	e.redis.Stop()
+	if _, err := e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`2`)); !errors.Is(err, job.ErrQueueUnavailable) {
+		t.Fatalf("Submit with Redis down = %v, want ErrQueueUnavailable", err)
+	}
+	if _, err := e.svc.Get(ctx, before.ID); !errors.Is(err, job.ErrQueueUnavailable) {
+		t.Fatalf("Get with Redis down = %v, want ErrQueueUnavailable", err)
+	}
+	if err := e.runner.Enqueue(ctx, before); !errors.Is(err, job.ErrQueueUnavailable) {
+		t.Fatalf("Enqueue with Redis down = %v, want ErrQueueUnavailable", err)
+	}
+	if err := e.runner.Abandon(ctx, before.ID); !errors.Is(err, job.ErrQueueUnavailable) {
+		t.Fatalf("Abandon with Redis down = %v, want ErrQueueUnavailable", err)
+	}
+	time.Sleep(time.Second) // let the worker fail a few polls
+
+	// Same Runner, store and Worker, nothing restarted but Redis (empty: no persistence).
+	e.redis.Restart()
+	var rec job.Record
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if rec, err = e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`3`)); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("Submit after Redis came back: %v", err)
+	}
+	got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
+	if string(got.Result) != `3` {
+		t.Fatalf("result = %s", got.Result)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	tests := []struct {
+		name     string
+		jobTakes time.Duration
+		timeout  time.Duration
+		// requeued: the job outlives the shutdown timeout, goes back to the queue and
+		// is finished by a second worker.
+		requeued bool
+	}{
+		{"running job finishes within the timeout", 300 * time.Millisecond, 5 * time.Second, false},
+		{"running job outlives the timeout and is requeued", time.Hour, 500 * time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			b := newBlocker()
+			slow := &echo{hold: func(ctx context.Context) error {
+				b.started <- struct{}{}
+				select {
+				case <-time.After(tt.jobTakes):
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}}
+			w := e.newWorker(t, slow, WorkerOptions{ShutdownTimeout: tt.timeout})
+			if err := w.Start(); err != nil {
+				t.Fatal(err)
+			}
+			rec := e.submit(t, false, `"long"`)
+			waitChan(t, b.started, 5*time.Second, "the job to start")
+			w.Shutdown()
+
+			if !tt.requeued {
+				e.waitStatus(t, rec.ID, job.StatusSucceeded, time.Millisecond)
+				return
+			}
+			info, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID)
+			if err != nil || info.State != asynq.TaskStatePending {
+				t.Fatalf("task after shutdown: %v %v, want pending", info, err)
+			}
+			fast := &echo{}
+			e.startWorker(t, fast, WorkerOptions{})
+			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+			if string(got.Result) != `"long"` || fast.calls.Load() != 1 {
+				t.Fatalf("record %+v after %d runs on the second worker", got, fast.calls.Load())
+			}
+		})
+	}
+}
+
+func TestTimeoutFailsJob(t *testing.T) {
+	e := newEnv(t)
+	e.tasks.Timeout = time.Second // asynq counts timeouts in whole seconds
+	e.runner = NewRunner(e.rc, e.tasks)
+	e.svc.Runner = e.runner
+	// The model ignores its context: the deadline must end the job anyway.
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	pred := &echo{hold: func(context.Context) error { <-stuck; return nil }}
+	e.startWorker(t, pred, WorkerOptions{})
+	rec := e.submit(t, false, `1`)
+	got := e.waitStatus(t, rec.ID, job.StatusFailed, 5*time.Second)
+	if !strings.Contains(got.Error, "did not finish within 1s") {
+		t.Fatalf("error_message = %q", got.Error)
+	}
+	waitTaskGone(t, e, rec.ID, 5*time.Second)
+	if n := pred.calls.Load(); n != 1 {
+		t.Fatalf("the model ran %d times, want 1", n)
+	}
+}
+
+// failingStore fails every write that would finish a job successfully, as a store
+// that went away mid-job would.
+type failingStore struct{ job.Store }
+
+func (s failingStore) Update(ctx context.Context, id string, fn func(*job.Record) error) (job.Record, error) {
+	return s.Store.Update(ctx, id, func(r *job.Record) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		if r.Status == job.StatusSucceeded {
+			return job.ErrQueueUnavailable
+		}
+		return nil
+	})
+}
+
+func TestRetriesExhaustedFailJob(t *testing.T) {
+	e := newEnv(t)
+	e.tasks.MaxRetry = 1
+	e.runner = NewRunner(e.rc, e.tasks)
+	e.svc.Runner = e.runner
+	pred := &echo{}
+	w := e.newWorker(t, pred, WorkerOptions{})
+	w.exec.Store = failingStore{w.exec.Store}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Shutdown)
+	rec := e.submit(t, false, `1`)
+	got := e.waitStatus(t, rec.ID, job.StatusFailed, 10*time.Second)
+	if !strings.Contains(got.Error, "after 2 attempts") {
+		t.Fatalf("error_message = %q", got.Error)
+	}
+	if n := pred.calls.Load(); n != 2 {
+		t.Fatalf("the model ran %d times, want 2 (one retry)", n)
+	}
+}

@@ -1,0 +1,13 @@
+// Package redisstore is the job Store of queue mode: records live in Redis, shared by
+// every API server and worker, so any server answers a poll for any job and a record
+// outlives the process that wrote it.
+//
+// Each record is one JSON string under Options.Prefix + id. Update is an optimistic
+// WATCH/MULTI transaction, retried when another writer got in first, so concurrent
+// writers in different processes never lose each other's changes. A record that becomes
+// final gets its expiry (Options.TTL) in the same transaction that finishes it. Records
+// that never finish do not expire.
+//
+// Every failure to talk to Redis is reported wrapping job.ErrQueueUnavailable, which the
+// API answers with 503 queue_unavailable rather than 404 or 500.
+package redisstore

@@ -1,0 +1,223 @@
+package redisstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/redistest"
+)
+
+func newRecord(id string) job.Record {
+	return job.Record{
+		ID:        id,
+		Status:    job.StatusCreated,
+		Model:     "echo",
+		Version:   "v1",
+		Input:     json.RawMessage(`{"x":1}`),
+		CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC),
+	}
+}
+
+func TestCRUD(t *testing.T) {
+	srv := redistest.Start(t)
+	s := redisstore.New(srv.Client(), redisstore.Options{})
+	ctx := context.Background()
+
+	rec := newRecord("a")
+	if err := s.Create(ctx, rec); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if err := s.Create(ctx, rec); err == nil {
+		t.Fatal("a second Create of the same id succeeded")
+	}
+	got, err := s.Get(ctx, "a")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if got.ID != rec.ID || got.Status != rec.Status || !got.CreatedAt.Equal(rec.CreatedAt) || string(got.Input) != string(rec.Input) {
+		t.Fatalf("Get = %+v, want %+v", got, rec)
+	}
+
+	errStop := errors.New("stop")
+	tests := []struct {
+		name    string
+		id      string
+		fn      func(*job.Record) error
+		wantErr error
+		want    job.Status
+	}{
+		{"moves forward", "a", func(r *job.Record) error { r.Status = job.StatusPending; return nil }, nil, job.StatusPending},
+		{"fn error writes nothing", "a", func(r *job.Record) error { r.Status = job.StatusFailed; return errStop }, errStop, job.StatusPending},
+		{"missing id", "nope", func(*job.Record) error { return nil }, job.ErrNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Update(ctx, tt.id, tt.fn)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Update error = %v, want %v", err, tt.wantErr)
+			}
+			if tt.want == "" {
+				return
+			}
+			got, err := s.Get(ctx, tt.id)
+			if err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			if got.Status != tt.want {
+				t.Fatalf("status = %s, want %s", got.Status, tt.want)
+			}
+		})
+	}
+
+	if _, err := s.Get(ctx, "nope"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get of a missing id = %v, want ErrNotFound", err)
+	}
+}
+
+func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	const writers, each = 16, 25
+	// Writers in separate stores with separate clients stand for separate processes.
+	stores := make([]*redisstore.Store, writers)
+	for i := range stores {
+		stores[i] = redisstore.New(srv.Client(), redisstore.Options{})
+	}
+	if err := stores[0].Create(ctx, newRecord("n")); err != nil {
+		t.Fatal(err)
+	}
+	incr := func(r *job.Record) error {
+		n := 0
+		if len(r.Result) > 0 {
+			if err := json.Unmarshal(r.Result, &n); err != nil {
+				return err
+			}
+		}
+		r.Result = json.RawMessage(strconv.Itoa(n + 1))
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for _, s := range stores {
+		wg.Go(func() {
+			for range each {
+				if _, err := s.Update(ctx, "n", incr); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("Update: %v", err)
+	}
+	got, err := stores[0].Get(ctx, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strconv.Itoa(writers * each); string(got.Result) != want {
+		t.Fatalf("counter = %s, want %s: an update was lost", got.Result, want)
+	}
+}
+
+func TestFinalRecordsExpire(t *testing.T) {
+	srv := redistest.Start(t)
+	rc := srv.Client()
+	ctx := context.Background()
+	const ttl = time.Hour
+	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl})
+
+	if err := s.Create(ctx, newRecord("j")); err != nil {
+		t.Fatal(err)
+	}
+	ttlOf := func() time.Duration {
+		t.Helper()
+		d, err := rc.PTTL(ctx, "test:j").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	move := func(to job.Status) {
+		t.Helper()
+		if _, err := s.Update(ctx, "j", func(r *job.Record) error { r.Status = to; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	move(job.StatusRunning)
+	if d := ttlOf(); d != -1 {
+		t.Fatalf("a running record has TTL %s, want none", d)
+	}
+	move(job.StatusSucceeded)
+	if d := ttlOf(); d <= ttl-time.Minute || d > ttl {
+		t.Fatalf("a finished record has TTL %s, want about %s", d, ttl)
+	}
+	// A later write to a final record keeps the expiry it got when it finished.
+	if err := rc.PExpire(ctx, "test:j", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "j", func(r *job.Record) error { r.Error = "x"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if d := ttlOf(); d > time.Minute || d <= 0 {
+		t.Fatalf("after a second write TTL is %s, want the first expiry kept", d)
+	}
+
+	short := redisstore.New(rc, redisstore.Options{TTL: 200 * time.Millisecond})
+	if err := short.Create(ctx, newRecord("k")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := short.Update(ctx, "k", func(r *job.Record) error { r.Status = job.StatusCancelled; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if _, err := short.Get(ctx, "k"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get after the TTL = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRedisDownIsUnavailable(t *testing.T) {
+	srv := redistest.Start(t)
+	s := redisstore.New(srv.Client(), redisstore.Options{})
+	ctx := context.Background()
+	if err := s.Create(ctx, newRecord("before")); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Stop()
+	ops := []struct {
+		name string
+		call func() error
+	}{
+		{"Create", func() error { return s.Create(ctx, newRecord("x")) }},
+		{"Get", func() error { _, err := s.Get(ctx, "before"); return err }},
+		{"Update", func() error {
+			_, err := s.Update(ctx, "before", func(*job.Record) error { return nil })
+			return err
+		}},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			if err := op.call(); !errors.Is(err, job.ErrQueueUnavailable) {
+				t.Fatalf("%s with Redis down = %v, want ErrQueueUnavailable", op.name, err)
+			}
+		})
+	}
+
+	// The same store carries on once Redis is back (empty: persistence is off).
+	srv.Restart()
+	if err := s.Create(ctx, newRecord("after")); err != nil {
+		t.Fatalf("Create after Redis came back: %v", err)
+	}
+	if _, err := s.Get(ctx, "after"); err != nil {
+		t.Fatalf("Get after Redis came back: %v", err)
+	}
+}

@@ -1,0 +1,143 @@
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// startTimeout bounds how long a redis-server may take to answer its first PING.
+const startTimeout = 10 * time.Second
+
+// Server is one redis-server process owned by a test.
+type Server struct {
+	tb   testing.TB
+	bin  string
+	dir  string
+	port int
+
+	mu     sync.Mutex
+	proc   *os.Process
+	exited chan struct{} // closed when proc has been waited for
+}
+
+// Start runs a redis-server on a free port and stops it when tb ends.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("redis-server is not installed, and CI=true makes that a failure: %v", err)
+		}
+		tb.Skipf("redis-server is not installed: %v", err)
+	}
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
+	tb.Cleanup(s.Stop)
+	// A port found free can be taken before redis-server binds it; try a few.
+	for range 3 {
+		if s.port, err = freePort(); err != nil {
+			tb.Fatalf("finding a free port: %v", err)
+		}
+		if err = s.start(); err == nil {
+			return s
+		}
+	}
+	tb.Fatalf("starting redis-server: %v", err)
+	return nil
+}
+
+// Addr is host:port of the server.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// URL is the server's address as a QUEUE_URL.
+func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
+
+// Client returns a client of the server, closed when the test ends.
+func (s *Server) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	s.tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Stop kills the server (SIGKILL: no goodbye to clients). Its data is gone, since
+// persistence is off. Stop is idempotent.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return
+	}
+	_ = s.proc.Kill()
+	<-s.exited
+	s.proc, s.exited = nil, nil
+}
+
+// Restart stops the server if it runs and starts an empty one on the same port, so
+// that clients holding the address reconnect to it by themselves.
+func (s *Server) Restart() {
+	s.tb.Helper()
+	s.Stop()
+	var err error
+	// The dead process's socket may linger for a moment.
+	for deadline := time.Now().Add(startTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if err = s.start(); err == nil {
+			return
+		}
+	}
+	s.tb.Fatalf("restarting redis-server on port %d: %v", s.port, err)
+}
+
+func (s *Server) start() error {
+	var out bytes.Buffer
+	cmd := exec.Command(s.bin,
+		"--port", strconv.Itoa(s.port),
+		"--bind", "127.0.0.1",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", s.dir,
+	)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	for c.Ping(ctx).Err() != nil {
+		select {
+		case <-exited:
+			return fmt.Errorf("redis-server exited at start: %s", out.String())
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("redis-server did not answer within %s: %s", startTimeout, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	s.mu.Lock()
+	s.proc, s.exited = cmd.Process, exited
+	s.mu.Unlock()
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
