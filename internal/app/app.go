@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,9 +18,6 @@ import (
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/job/inproc"
-	"github.com/inferd/inferd/internal/job/memstore"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -63,22 +59,20 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	m := metrics.New(promReg)
 
-	reg := registry.New(registry.Options{
-		Sources:         append([]registry.Source{builtins()}, opts.Sources...),
-		LoadConcurrency: cfg.LoadConcurrency,
-		Logger:          log,
-		Observer:        m,
-	})
-	if err := reg.Discover(ctx); err != nil {
+	reg, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	if err != nil {
 		return err
 	}
 
-	jobs, shutdownJobs := inProcessJobs(cfg, reg, m, log)
+	jobs, err := newJobs(cfg, reg, m, promReg, log)
+	if err != nil {
+		return err
+	}
 
 	srv, err := httpapi.NewServer(httpapi.Options{
-		Registry: reg, Jobs: jobs, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
+		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
-		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst,
+		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
 	})
 	if err != nil {
 		return err
@@ -132,7 +126,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		errs = append(errs, fmt.Errorf("draining requests: %w", err))
 	}
-	if err := shutdownJobs(shutdownCtx); err != nil {
+	if err := jobs.shutdown(shutdownCtx); err != nil {
 		errs = append(errs, err)
 	}
 	stopLoading()
@@ -141,6 +135,21 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	log.Info("stopped")
 	return errors.Join(errs...)
+}
+
+// newRegistry discovers the models of every source: echo, the model repository, and
+// any extra ones (tests). Loading is left to the caller, after it listens.
+func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*registry.Registry, error) {
+	reg := registry.New(registry.Options{
+		Sources:         append([]registry.Source{builtins()}, extra...),
+		LoadConcurrency: cfg.LoadConcurrency,
+		Logger:          log,
+		Observer:        obs,
+	})
+	if err := reg.Discover(ctx); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }
 
 // builtins is the source of the echo model, which needs no files.
@@ -153,23 +162,6 @@ func builtins() registry.Source {
 		})
 	}
 	return registry.Fixed{spec}
-}
-
-// predictor runs jobs through the registry, counted as async predictions.
-type predictor struct{ reg *registry.Registry }
-
-func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
-	pred, err := p.reg.Predict(ctx, model, version, items, true)
-	return pred.Results, err
-}
-
-// inProcessJobs runs jobs on a goroutine pool in this process.
-func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) (*job.Service, func(context.Context) error) {
-	store := memstore.New(cfg.JobTTL, nil)
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
-	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
-	m.ObserveQueue(runner.Depth, runner.Running)
-	return &job.Service{Store: store, Runner: runner}, runner.Shutdown
 }
 
 func queueMode(cfg config.Config) string {

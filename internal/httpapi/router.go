@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/auth"
 )
 
 // Handler returns the whole HTTP API: the documents and Swagger UI, and every
@@ -53,6 +54,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	r.Get("/docs", docs.ServeHTTP)
 	r.Get("/docs/*", docs.ServeHTTP)
 
+	if s.opts.QueueUI != nil {
+		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)
+		r.Handle(queueUIPath, ui)
+		r.Handle(queueUIPath+"/*", ui)
+	}
+
 	strict := api.NewStrictHandlerWithOptions(s, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "body: "+firstLine(err.Error()))
@@ -83,5 +90,9 @@ func operationIDs(spec *openapi3.T) map[string]string {
 		}
 	}
 	ops["GET /docs/*"] = ops["GET /docs"]
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		ops[m+" "+queueUIPath+"/*"] = ops["GET "+queueUIPath]
+		ops[m+" "+queueUIPath] = ops["GET "+queueUIPath]
+	}
 	return ops
 }

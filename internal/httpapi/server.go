@@ -35,6 +35,9 @@ type Options struct {
 	// operations; RateLimitRPS 0 disables it.
 	RateLimitRPS   float64
 	RateLimitBurst int
+	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
+	// mode). It must be built with /admin/queues as its root path.
+	QueueUI http.Handler
 }
 
 // Server implements the contract's strict interface.

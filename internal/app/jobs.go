@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/hibiken/asynq"
+	asynqmetrics "github.com/hibiken/asynq/x/metrics"
+	"github.com/hibiken/asynqmon"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/job/queue"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// jobs is how the server runs jobs: in this process, or on the Redis queue.
+type jobs struct {
+	svc *job.Service
+	// ui is the queue dashboard, in queue mode only.
+	ui http.Handler
+	// shutdown drains in-process jobs and releases connections.
+	shutdown func(context.Context) error
+}
+
+// predictor runs jobs through the registry, counted as async predictions.
+type predictor struct{ reg *registry.Registry }
+
+func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
+	pred, err := p.reg.Predict(ctx, model, version, items, true)
+	return pred.Results, err
+}
+
+func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger) (*jobs, error) {
+	if cfg.QueueURL == "" {
+		return inProcessJobs(cfg, reg, m, log), nil
+	}
+	return queuedJobs(cfg, m, prom)
+}
+
+// inProcessJobs runs jobs on a goroutine pool in this process.
+func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) *jobs {
+	store := memstore.New(cfg.JobTTL, nil)
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
+	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
+	m.ObserveQueue(runner.Depth, runner.Running)
+	return &jobs{svc: &job.Service{Store: store, Runner: runner}, shutdown: runner.Shutdown}
+}
+
+// queuedJobs records jobs in Redis and queues them for inferd-worker processes. Redis
+// need not be up: submissions answer queue_unavailable until it is, and the client
+// reconnects by itself.
+func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registerer) (*jobs, error) {
+	rc, conn, err := redisClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	runner := queue.NewRunner(rc, queue.TaskOptions{})
+	insp := runner.Inspector()
+	if err := prom.Register(asynqmetrics.NewQueueMetricsCollector(insp)); err != nil {
+		return nil, fmt.Errorf("registering queue metrics: %w", err)
+	}
+	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
+		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
+	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL})
+	return &jobs{
+		svc: &job.Service{Store: store, Runner: runner},
+		ui:  ui,
+		shutdown: func(context.Context) error {
+			return errors.Join(ui.Close(), rc.Close())
+		},
+	}, nil
+}
+
+func redisClient(cfg config.Config) (*redis.Client, queue.Conn, error) {
+	conn, err := queue.ParseURL(cfg.QueueURL)
+	if err != nil {
+		return nil, queue.Conn{}, err
+	}
+	return redis.NewClient(conn.Redis), conn, nil
+}
+
+// queueCount reads one figure of the queue at scrape time; 0 while Redis is away.
+func queueCount(insp *asynq.Inspector, name string, f func(*asynq.QueueInfo) int) func() int {
+	return func() int {
+		q, err := insp.GetQueueInfo(name)
+		if err != nil {
+			return 0
+		}
+		return f(q)
+	}
+}

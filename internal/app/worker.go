@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/queue"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/metrics"
+)
+
+// RunWorker runs an inferd-worker until ctx ends. It loads the same pipelines as the
+// server, then takes jobs from the Redis queue, and serves /health, /ready and
+// /metrics on WORKER_PORT. On shutdown it stops taking jobs, lets running ones finish
+// within SHUTDOWN_TIMEOUT and puts the rest back in the queue for another worker.
+func RunWorker(ctx context.Context, opts Options) error {
+	cfg := opts.Config
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.QueueURL == "" {
+		return errors.New("inferd-worker needs QUEUE_URL (redis://host:port/db): without it the server runs jobs itself")
+	}
+	promReg := opts.Registry
+	if promReg == nil {
+		promReg = prometheus.NewRegistry()
+	}
+	m := metrics.New(promReg)
+	reg, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	if err != nil {
+		return err
+	}
+	rc, _, err := redisClient(cfg)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+
+	exec := &job.Executor{
+		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL}),
+		Predictor: predictor{reg},
+		Observer:  m,
+	}
+	var redisUp, taking atomic.Bool
+	w := queue.NewWorker(rc, exec, queue.WorkerOptions{
+		Concurrency:     cfg.WorkerConcurrency,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		HealthCheck: func(err error) {
+			if redisUp.Swap(err == nil) != (err == nil) {
+				log.Info("queue connection changed", "up", err == nil, "error", err)
+			}
+		},
+		Logger: log,
+	})
+
+	ln := opts.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.WorkerPort)); err != nil {
+			return fmt.Errorf("listening: %w", err)
+		}
+	}
+	hs := &http.Server{
+		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	log.Info("worker listening", "addr", ln.Addr().String())
+	if opts.Started != nil {
+		opts.Started(ln.Addr().String())
+	}
+
+	// Jobs are taken only once every pipeline has loaded: a job taken earlier would
+	// fail with "model loading" instead of waiting in the queue for a worker that can
+	// run it.
+	reg.Load(ctx)
+	for ctx.Err() == nil {
+		if err = w.Start(); err == nil {
+			taking.Store(true)
+			redisUp.Store(true)
+			log.Info("worker taking jobs", "concurrency", cfg.WorkerConcurrency)
+			break
+		}
+		log.Warn("cannot reach the queue yet; retrying", "error", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+
+	select {
+	case err := <-serveErr:
+		w.Shutdown()
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("worker shutting down", "timeout", cfg.ShutdownTimeout)
+	taking.Store(false)
+	if err == nil {
+		w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs := []error{hs.Shutdown(shutdownCtx), reg.Close()}
+	log.Info("worker stopped")
+	return errors.Join(errs...)
+}
+
+// workerMux serves the worker's probes and metrics. They are not part of the API
+// contract: the worker has no API.
+func workerMux(gatherer prometheus.Gatherer, ready func() bool) http.Handler {
+	mux := http.NewServeMux()
+	status := func(w http.ResponseWriter, code int, s string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"status":%q}`+"\n", s)
+	}
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { status(w, http.StatusOK, "ok") })
+	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, _ *http.Request) {
+		if ready() {
+			status(w, http.StatusOK, "ready")
+			return
+		}
+		w.Header().Set("Retry-After", "1")
+		status(w, http.StatusServiceUnavailable, "loading")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	return mux
+}
