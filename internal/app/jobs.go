@@ -45,7 +45,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 	if cfg.QueueURL == "" {
 		return inProcessJobs(cfg, reg, m, log), nil
 	}
-	return queuedJobs(cfg, m, prom)
+	return queuedJobs(cfg, m, prom, log)
 }
 
 // inProcessJobs runs jobs on a goroutine pool in this process.
@@ -60,8 +60,8 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 // queuedJobs records jobs in Redis and queues them for inferd-worker processes. Redis
 // need not be up: submissions answer queue_unavailable until it is, and the client
 // reconnects by itself.
-func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registerer) (*jobs, error) {
-	rc, conn, err := redisClient(cfg)
+func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger) (*jobs, error) {
+	rc, conn, err := redisClient(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -83,12 +83,21 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	}, nil
 }
 
-func redisClient(cfg config.Config) (*redis.Client, queue.Conn, error) {
+func redisClient(cfg config.Config, log *slog.Logger) (*redis.Client, queue.Conn, error) {
 	conn, err := queue.ParseURL(cfg.QueueURL)
 	if err != nil {
 		return nil, queue.Conn{}, err
 	}
+	// go-redis logs through a process-wide logger; without this its reconnect noise
+	// bypasses the structured log.
+	redis.SetLogger(redisLogger{log.With("component", "redis")})
 	return redis.NewClient(conn.Redis), conn, nil
+}
+
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, fmt.Sprintf(format, v...))
 }
 
 // queueCount reads one figure of the queue at scrape time; 0 while Redis is away.

@@ -42,7 +42,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	rc, _, err := redisClient(cfg)
+	rc, _, err := redisClient(cfg, log)
 	if err != nil {
 		return err
 	}
