@@ -130,10 +130,12 @@ func parseEntry(e string) (string, []Scope, error) {
 		return "", nil, errors.New("no scopes after ':' (want one or more of predict, read_models, admin joined by '+')")
 	}
 	var scopes []Scope
-	for _, s := range strings.Split(list, "+") {
+	for i, s := range strings.Split(list, "+") {
 		sc := Scope(strings.TrimSpace(s))
 		if !slices.Contains(knownScopes, sc) {
-			return "", nil, fmt.Errorf("unknown scope %q (want predict, read_models or admin)", sc)
+			// The scope's text is not repeated: an entry written the wrong way round
+			// (scope:key) would put the key in the log.
+			return "", nil, fmt.Errorf("unknown scope (scope %d after ':' is not predict, read_models or admin)", i+1)
 		}
 		if !slices.Contains(scopes, sc) {
 			scopes = append(scopes, sc)

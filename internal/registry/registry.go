@@ -210,6 +210,13 @@ func (r *Registry) Load(ctx context.Context) {
 			defer func() { <-sem; wg.Done() }()
 			v.reload.Lock()
 			defer v.reload.Unlock()
+			r.mu.Lock()
+			if v.cur != nil { // a reload during warm-up loaded it; building again would leak its pipeline
+				r.loading--
+				r.mu.Unlock()
+				return
+			}
+			r.mu.Unlock()
 			inst, err := r.build(ctx, v.name, v.version, v.loader)
 			r.mu.Lock()
 			r.loading--

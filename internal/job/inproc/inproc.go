@@ -117,6 +117,9 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 func (r *Runner) work() {
 	defer r.wg.Done()
 	for id := range r.queue {
+		if r.ctx.Err() != nil {
+			continue // the shutdown timed out: drain the queue without running it
+		}
 		r.runOne(id)
 	}
 }

@@ -1,0 +1,283 @@
+package config_test
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/config"
+)
+
+// load runs config.Load on env and files alone, never the process's environment.
+func load(env, files map[string]string) (config.Config, error) {
+	getenv := func(k string) string { return env[k] }
+	readFile := func(name string) ([]byte, error) {
+		if b, ok := files[name]; ok {
+			return []byte(b), nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return config.Load(getenv, readFile)
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(nil, nil)
+	if err != nil {
+		t.Fatalf("Load with an empty environment: %v", err)
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"PORT", c.Port, 8080},
+		{"MODELS_DIR", c.ModelsDir, "./models"},
+		{"QUEUE_URL", c.QueueURL, ""},
+		{"INFERD_ENV", c.Env, "development"},
+		{"LOG_LEVEL", c.LogLevel, slog.LevelInfo},
+		{"LOG_FORMAT", c.LogFormat, "text"},
+		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(1 << 20)},
+		{"MAX_BATCH_ITEMS", c.MaxBatchItems, 1024},
+		{"RATE_LIMIT_RPS", c.RateLimitRPS, 100.0},
+		{"RATE_LIMIT_BURST", c.RateLimitBurst, 200},
+		{"JOB_TTL", c.JobTTL, 24 * time.Hour},
+		{"JOB_QUEUE_SIZE", c.JobQueueSize, 1024},
+		{"LOAD_CONCURRENCY", c.LoadConcurrency, 1},
+		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 30 * time.Second},
+		{"WORKER_PORT", c.WorkerPort, 8081},
+		{"production", c.Production(), false},
+		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("%s = %v (%T), want %v (%T)", tt.name, tt.got, tt.got, tt.want, tt.want)
+			}
+		})
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	c, err := load(map[string]string{
+		"PORT":              " 9090 ",
+		"MODELS_DIR":        "/srv/models",
+		"QUEUE_URL":         "redis://localhost:6379/0",
+		"LOG_LEVEL":         "debug",
+		"LOG_FORMAT":        "json",
+		"MAX_REQUEST_BYTES": "2048",
+		"MAX_BATCH_ITEMS":   "16",
+		"RATE_LIMIT_RPS":    "0", // disables rate limiting
+		"RATE_LIMIT_BURST":  "0",
+		"JOB_TTL":           "90m",
+		"LOAD_CONCURRENCY":  "4",
+		"SHUTDOWN_TIMEOUT":  "5s",
+	}, nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"PORT", c.Port, 9090},
+		{"MODELS_DIR", c.ModelsDir, "/srv/models"},
+		{"QUEUE_URL", c.QueueURL, "redis://localhost:6379/0"},
+		{"LOG_LEVEL", c.LogLevel, slog.LevelDebug},
+		{"LOG_FORMAT", c.LogFormat, "json"},
+		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(2048)},
+		{"MAX_BATCH_ITEMS", c.MaxBatchItems, 16},
+		{"RATE_LIMIT_RPS", c.RateLimitRPS, 0.0},
+		{"RATE_LIMIT_BURST", c.RateLimitBurst, 0},
+		{"JOB_TTL", c.JobTTL, 90 * time.Minute},
+		{"LOAD_CONCURRENCY", c.LoadConcurrency, 4},
+		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBadValuesNameTheVariable(t *testing.T) {
+	tests := []struct{ name, value string }{
+		{"PORT", "http"},
+		{"PORT", "0"},
+		{"PORT", "65536"},
+		{"PORT", "80.5"},
+		{"MAX_REQUEST_BYTES", "-1"},
+		{"MAX_REQUEST_BYTES", "1MiB"},
+		{"MAX_BATCH_ITEMS", "0"},
+		{"RATE_LIMIT_RPS", "fast"},
+		{"RATE_LIMIT_RPS", "-1"},
+		{"RATE_LIMIT_BURST", "-5"},
+		{"JOB_TTL", "24"},
+		{"JOB_TTL", "-1h"},
+		{"JOB_TTL", "0s"},
+		{"JOB_QUEUE_SIZE", "0"},
+		{"JOB_WORKERS", "many"},
+		{"LOAD_CONCURRENCY", "0"},
+		{"SHUTDOWN_TIMEOUT", "soon"},
+		{"WORKER_PORT", "99999"},
+		{"LOG_LEVEL", "loud"},
+		{"LOG_FORMAT", "xml"},
+		{"QUEUE_URL", "http://localhost:6379"},
+		{"QUEUE_URL", "localhost:6379"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			_, err := load(map[string]string{tt.name: tt.value}, nil)
+			if err == nil {
+				t.Fatalf("Load accepted %s=%q", tt.name, tt.value)
+			}
+			if !strings.Contains(err.Error(), tt.name) {
+				t.Errorf("error %q does not name %s", err, tt.name)
+			}
+		})
+	}
+}
+
+func TestEveryBadValueIsReported(t *testing.T) {
+	_, err := load(map[string]string{"PORT": "x", "JOB_TTL": "y", "LOG_FORMAT": "z"}, nil)
+	for _, name := range []string{"PORT", "JOB_TTL", "LOG_FORMAT"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error %v does not name %s", err, name)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	const fileKeys = "# mounted secret\nf1le-key:predict+read_models\nf1le-admin:admin\n"
+	files := map[string]string{"/run/secrets/keys": fileKeys, "/run/secrets/bad": "f1le-secret-entry\n"}
+	tests := []struct {
+		name     string
+		env      map[string]string
+		wantErr  []string // substrings of the error; nil for success
+		secret   string   // must never be in the error
+		wantLen  int
+		wantDev  bool
+		wantJSON bool // LOG_FORMAT defaults to json in production
+	}{
+		{name: "development keys by default", env: nil, wantLen: 2, wantDev: true},
+		{
+			name:    "production refuses development keys",
+			env:     map[string]string{"INFERD_ENV": "production"},
+			wantErr: []string{"INFERD_ENV=production", "development keys"},
+		},
+		{
+			name:    "production with API_KEYS",
+			env:     map[string]string{"INFERD_ENV": "production", "API_KEYS": "pr0d-key:predict,pr0d-admin:admin"},
+			wantLen: 2, wantJSON: true,
+		},
+		{
+			name:    "production with API_KEYS_FILE",
+			env:     map[string]string{"INFERD_ENV": "production", "API_KEYS_FILE": "/run/secrets/keys"},
+			wantLen: 2, wantJSON: true,
+		},
+		{
+			name:    "API_KEYS_FILE in development",
+			env:     map[string]string{"API_KEYS_FILE": " /run/secrets/keys "},
+			wantLen: 2,
+		},
+		{
+			name:    "blank API_KEYS counts as unset",
+			env:     map[string]string{"API_KEYS": "  ", "API_KEYS_FILE": "/run/secrets/keys"},
+			wantLen: 2,
+		},
+		{
+			name:    "both set",
+			env:     map[string]string{"API_KEYS": "s3cr3t-inline:predict", "API_KEYS_FILE": "/run/secrets/keys"},
+			wantErr: []string{"API_KEYS", "API_KEYS_FILE", "not both"},
+			secret:  "s3cr3t-inline",
+		},
+		{
+			name:    "missing file",
+			env:     map[string]string{"API_KEYS_FILE": "/run/secrets/missing"},
+			wantErr: []string{"API_KEYS_FILE", "/run/secrets/missing"},
+		},
+		{
+			name:    "malformed API_KEYS",
+			env:     map[string]string{"API_KEYS": "ok-key:predict,s3cr3t-inline"},
+			wantErr: []string{"API_KEYS entry 2"},
+			secret:  "s3cr3t-inline",
+		},
+		{
+			name:    "unknown scope in API_KEYS",
+			env:     map[string]string{"API_KEYS": "s3cr3t-inline:root"},
+			wantErr: []string{"API_KEYS entry 1", "unknown scope"},
+			secret:  "s3cr3t-inline",
+		},
+		{
+			name:    "malformed API_KEYS_FILE",
+			env:     map[string]string{"API_KEYS_FILE": "/run/secrets/bad"},
+			wantErr: []string{"API_KEYS_FILE /run/secrets/bad entry 1"},
+			secret:  "f1le-secret-entry",
+		},
+		{
+			name:    "malformed API_KEYS in production",
+			env:     map[string]string{"INFERD_ENV": "production", "API_KEYS": "s3cr3t-inline:"},
+			wantErr: []string{"API_KEYS entry 1"},
+			secret:  "s3cr3t-inline",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(tt.env, files)
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatal("Load succeeded, want an error")
+				}
+				for _, want := range tt.wantErr {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not mention %q", err, want)
+					}
+				}
+				if tt.secret != "" && strings.Contains(err.Error(), tt.secret) {
+					t.Errorf("error %q reveals the key", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if c.Keys == nil || c.Keys.Len() != tt.wantLen || c.Keys.IsDev() != tt.wantDev {
+				t.Fatalf("keys %+v, want %d keys, dev %v", c.Keys, tt.wantLen, tt.wantDev)
+			}
+			if got := c.LogFormat == "json"; got != tt.wantJSON {
+				t.Errorf("LOG_FORMAT %q", c.LogFormat)
+			}
+		})
+	}
+}
+
+// The keys read from API_KEYS_FILE carry the scopes the file gives them.
+func TestKeysFromFileAuthorize(t *testing.T) {
+	c, err := load(map[string]string{"API_KEYS_FILE": "/keys"}, map[string]string{"/keys": "f1le-key:predict\nf1le-admin:admin+read_models\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key   string
+		scope auth.Scope
+		want  error
+	}{
+		{"f1le-key", auth.ScopePredict, nil},
+		{"f1le-key", auth.ScopeAdmin, auth.ErrForbidden},
+		{"f1le-admin", auth.ScopeAdmin, nil},
+		{"f1le-admin", auth.ScopePredict, auth.ErrForbidden},
+		{auth.DevKey, auth.ScopePredict, auth.ErrUnauthenticated},
+		{auth.AdminKey, auth.ScopeAdmin, auth.ErrUnauthenticated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key+"/"+string(tt.scope), func(t *testing.T) {
+			if _, err := c.Keys.Authorize(tt.key, tt.scope); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Errorf("Authorize = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

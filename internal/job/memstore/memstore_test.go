@@ -1,0 +1,244 @@
+package memstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/memstore"
+)
+
+var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func record(id string, status job.Status) job.Record {
+	return job.Record{ID: id, Status: status, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: t0}
+}
+
+func finish(t *testing.T, s *memstore.Store, id string, status job.Status, at time.Time) {
+	t.Helper()
+	if _, err := s.Update(context.Background(), id, func(r *job.Record) error {
+		r.Status, r.FinishedAt = status, at
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTTL(t *testing.T) {
+	const ttl = time.Hour
+	tests := []struct {
+		name      string
+		status    job.Status // the record's status; final ones finish at t0
+		after     time.Duration
+		wantFound bool
+	}{
+		{"succeeded, just before the TTL", job.StatusSucceeded, ttl - time.Nanosecond, true},
+		{"succeeded, at the TTL", job.StatusSucceeded, ttl, false},
+		{"failed, after the TTL", job.StatusFailed, ttl + time.Minute, false},
+		{"cancelled, after the TTL", job.StatusCancelled, 2 * ttl, false},
+		{"pending never expires", job.StatusPending, 1000 * ttl, true},
+		{"running never expires", job.StatusRunning, 1000 * ttl, true},
+		{"created never expires", job.StatusCreated, 1000 * ttl, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &clock{now: t0}
+			s := memstore.New(ttl, c.Now)
+			ctx := context.Background()
+			if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.status.Final() {
+				finish(t, s, "j", tt.status, t0)
+			} else {
+				finish(t, s, "j", tt.status, time.Time{})
+			}
+			c.Advance(tt.after)
+			_, getErr := s.Get(ctx, "j")
+			_, updErr := s.Update(ctx, "j", func(*job.Record) error { return nil })
+			for name, err := range map[string]error{"Get": getErr, "Update": updErr} {
+				if tt.wantFound && err != nil {
+					t.Errorf("%s = %v, want the record", name, err)
+				}
+				if !tt.wantFound && !errors.Is(err, job.ErrNotFound) {
+					t.Errorf("%s = %v, want ErrNotFound", name, err)
+				}
+			}
+		})
+	}
+}
+
+// The TTL counts from when the job finished, not from when it was created.
+func TestTTLCountsFromFinish(t *testing.T) {
+	c := &clock{now: t0}
+	s := memstore.New(time.Hour, c.Now)
+	ctx := context.Background()
+	if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(5 * time.Hour)
+	finish(t, s, "j", job.StatusSucceeded, c.Now())
+	c.Advance(59 * time.Minute)
+	if _, err := s.Get(ctx, "j"); err != nil {
+		t.Fatalf("Get 59m after finishing: %v", err)
+	}
+	c.Advance(time.Minute)
+	if _, err := s.Get(ctx, "j"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get 1h after finishing = %v, want ErrNotFound", err)
+	}
+}
+
+func TestDefaultTTL(t *testing.T) {
+	c := &clock{now: t0}
+	s := memstore.New(0, c.Now)
+	ctx := context.Background()
+	if err := s.Create(ctx, record("j", job.StatusSucceeded)); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, s, "j", job.StatusSucceeded, t0)
+	c.Advance(24*time.Hour - time.Second)
+	if _, err := s.Get(ctx, "j"); err != nil {
+		t.Fatalf("Get before 24h: %v", err)
+	}
+	c.Advance(time.Second)
+	if _, err := s.Get(ctx, "j"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get at 24h = %v, want ErrNotFound", err)
+	}
+}
+
+// Expired records are dropped from memory, not only hidden.
+func TestSweep(t *testing.T) {
+	c := &clock{now: t0}
+	s := memstore.New(time.Hour, c.Now)
+	ctx := context.Background()
+	for i := range 10 {
+		id := strconv.Itoa(i)
+		if err := s.Create(ctx, record(id, job.StatusPending)); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			finish(t, s, id, job.StatusSucceeded, t0)
+		}
+	}
+	c.Advance(2 * time.Hour)
+	if err := s.Create(ctx, record("new", job.StatusPending)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Len(); n != 6 {
+		t.Errorf("Len = %d after the sweep, want the 5 unfinished and the new one", n)
+	}
+}
+
+func TestCreateGetUpdate(t *testing.T) {
+	s := memstore.New(time.Hour, nil)
+	ctx := context.Background()
+	rec := record("j", job.StatusCreated)
+	if err := s.Create(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, record("j", job.StatusPending)); err == nil {
+		t.Error("Create of an existing id succeeded")
+	}
+	if _, err := s.Get(ctx, "missing"); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("Get(missing) = %v, want ErrNotFound", err)
+	}
+	if _, err := s.Update(ctx, "missing", func(*job.Record) error { return nil }); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("Update(missing) = %v, want ErrNotFound", err)
+	}
+
+	got, _ := s.Get(ctx, "j")
+	got.Status = job.StatusFailed // a copy: the store must not see this
+	if again, _ := s.Get(ctx, "j"); again.Status != job.StatusCreated {
+		t.Errorf("changing a returned record changed the store: %s", again.Status)
+	}
+
+	veto := errors.New("veto")
+	if _, err := s.Update(ctx, "j", func(r *job.Record) error {
+		r.Status = job.StatusRunning // discarded along with the error
+		return veto
+	}); !errors.Is(err, veto) {
+		t.Errorf("Update = %v, want fn's error", err)
+	}
+	if again, _ := s.Get(ctx, "j"); again.Status != job.StatusCreated {
+		t.Errorf("a failed Update wrote %s", again.Status)
+	}
+
+	upd, err := s.Update(ctx, "j", func(r *job.Record) error { r.Status = job.StatusPending; return nil })
+	if err != nil || upd.Status != job.StatusPending {
+		t.Fatalf("Update = %+v, %v", upd, err)
+	}
+	if again, _ := s.Get(ctx, "j"); again.Status != job.StatusPending {
+		t.Errorf("stored %s after Update", again.Status)
+	}
+}
+
+func TestUpdateIsAtomic(t *testing.T) {
+	const goroutines, each = 50, 20
+	s := memstore.New(time.Hour, nil)
+	ctx := context.Background()
+	rec := record("counter", job.StatusRunning)
+	rec.Input = json.RawMessage(`0`)
+	if err := s.Create(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range each {
+				_, err := s.Update(ctx, "counter", func(r *job.Record) error {
+					n, err := strconv.Atoi(string(r.Input))
+					if err != nil {
+						return err
+					}
+					r.Input = json.RawMessage(strconv.Itoa(n + 1))
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	// Readers and writers of other records race the increments.
+	for i := range goroutines {
+		wg.Go(func() {
+			id := fmt.Sprintf("other-%d", i)
+			if err := s.Create(ctx, record(id, job.StatusPending)); err != nil {
+				t.Error(err)
+			}
+			_, _ = s.Get(ctx, "counter")
+		})
+	}
+	wg.Wait()
+	got, err := s.Get(ctx, "counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strconv.Itoa(goroutines * each); string(got.Input) != want {
+		t.Errorf("counter = %s after %d increments: updates were lost", got.Input, goroutines*each)
+	}
+}
