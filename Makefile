@@ -4,7 +4,6 @@ GO        ?= go
 TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
-export ONNXRUNTIME_LIB ?= $(CURDIR)/.onnxruntime/lib/libonnxruntime.so
 
 .PHONY: all generate check-generated build run test test-short lint bench onnxruntime models clean
 

@@ -39,28 +39,49 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for JobStatus.
 const (
-	Cancelled JobStatus = "cancelled"
-	Created   JobStatus = "created"
-	Failed    JobStatus = "failed"
-	Pending   JobStatus = "pending"
-	Running   JobStatus = "running"
-	Succeeded JobStatus = "succeeded"
+	JobStatusCancelled JobStatus = "cancelled"
+	JobStatusCreated   JobStatus = "created"
+	JobStatusFailed    JobStatus = "failed"
+	JobStatusPending   JobStatus = "pending"
+	JobStatusRunning   JobStatus = "running"
+	JobStatusSucceeded JobStatus = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the JobStatus enum.
 func (e JobStatus) Valid() bool {
 	switch e {
-	case Cancelled:
+	case JobStatusCancelled:
 		return true
-	case Created:
+	case JobStatusCreated:
 		return true
-	case Failed:
+	case JobStatusFailed:
 		return true
-	case Pending:
+	case JobStatusPending:
 		return true
-	case Running:
+	case JobStatusRunning:
 		return true
-	case Succeeded:
+	case JobStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ModelMetadataStatus.
+const (
+	ModelMetadataStatusFailed  ModelMetadataStatus = "failed"
+	ModelMetadataStatusLoading ModelMetadataStatus = "loading"
+	ModelMetadataStatusReady   ModelMetadataStatus = "ready"
+)
+
+// Valid indicates whether the value is a known member of the ModelMetadataStatus enum.
+func (e ModelMetadataStatus) Valid() bool {
+	switch e {
+	case ModelMetadataStatusFailed:
+		return true
+	case ModelMetadataStatusLoading:
+		return true
+	case ModelMetadataStatusReady:
 		return true
 	default:
 		return false
@@ -69,16 +90,37 @@ func (e JobStatus) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	Loading ReadinessStatus = "loading"
-	Ready   ReadinessStatus = "ready"
+	ReadinessStatusLoading ReadinessStatus = "loading"
+	ReadinessStatusReady   ReadinessStatus = "ready"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
 func (e ReadinessStatus) Valid() bool {
 	switch e {
-	case Loading:
+	case ReadinessStatusLoading:
 		return true
-	case Ready:
+	case ReadinessStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RoutingRuleStrategy.
+const (
+	Latest   RoutingRuleStrategy = "latest"
+	Static   RoutingRuleStrategy = "static"
+	Weighted RoutingRuleStrategy = "weighted"
+)
+
+// Valid indicates whether the value is a known member of the RoutingRuleStrategy enum.
+func (e RoutingRuleStrategy) Valid() bool {
+	switch e {
+	case Latest:
+		return true
+	case Static:
+		return true
+	case Weighted:
 		return true
 	default:
 		return false
@@ -129,6 +171,24 @@ type BatchPredictResponse struct {
 
 	// Results One result per item, in the order of the request's items.
 	Results []*json.RawMessage `json:"results"`
+
+	// Version A model version.
+	//
+	// Example: v1
+	Version VersionField `json:"version"`
+}
+
+// FailedModel A version whose load failed.
+type FailedModel struct {
+	// Error Why the load failed, naming the file and field at fault where there is one.
+	//
+	// Example: models/iris/v3/model.yaml: preprocess[0].to_tensor.shape: makes shape [3] per item, but model input "x" takes [4] per item
+	Error string `json:"error"`
+
+	// Name The name of a registered model.
+	//
+	// Example: echo
+	Name ModelNameField `json:"name"`
 
 	// Version A model version.
 	//
@@ -229,8 +289,12 @@ type LoadedModel struct {
 	Version VersionField `json:"version"`
 }
 
-// LoadedModelList The pipelines held in memory.
+// LoadedModelList The pipelines held in memory, and the versions that failed to load.
 type LoadedModelList struct {
+	// Failed Versions that have no pipeline in memory because their load failed, with the reason.
+	Failed []FailedModel `json:"failed"`
+
+	// Models Every pipeline in memory; after warm-up, the same models and versions as `GET /models` unless some failed.
 	Models []LoadedModel `json:"models"`
 }
 
@@ -263,6 +327,64 @@ type ModelEntry struct {
 type ModelList struct {
 	Models []ModelEntry `json:"models"`
 }
+
+// ModelMetadata One model version, as the registry knows it.
+//
+// Example: {"description":"Iris species from sepal and petal measurements in cm.","error":null,"inputs":[{"dtype":"float32","name":"x","shape":[-1,4]}],"loaded_at":"2026-11-22T10:00:00Z","name":"iris","outputs":[{"dtype":"float32","name":"logits","shape":[-1,3]}],"postprocess":[{"name":"softmax","params":{}},{"name":"top_k","params":{"k":3,"labels":["setosa","versicolor","virginica"]}}],"preprocess":[{"name":"to_tensor","params":{"dtype":"float32","features":["sepal_length","sepal_width","petal_length","petal_width"],"shape":[4]}}],"routing":{"strategy":"weighted","weights":{"v1":90,"v2":10}},"status":"ready","version":"v1","versions":["v1","v2"]}
+type ModelMetadata struct {
+	// Description The model's own description, from its config.
+	//
+	// Example: Iris species from sepal and petal measurements in cm.
+	Description string `json:"description"`
+
+	// Error Why the load failed; null unless status is failed.
+	Error *string `json:"error"`
+
+	// Inputs The tensors the model file takes.
+	Inputs []TensorSpec `json:"inputs"`
+
+	// LoadedAt When the serving pipeline finished loading; absent until then.
+	//
+	// Example: 2026-11-22T10:00:00Z
+	LoadedAt *time.Time `json:"loaded_at,omitempty"`
+
+	// Name The name of a registered model.
+	//
+	// Example: echo
+	Name ModelNameField `json:"name"`
+
+	// Outputs The tensors the model file gives.
+	Outputs []TensorSpec `json:"outputs"`
+
+	// Postprocess The steps between the model and the response's result, in order.
+	Postprocess []StepSpec `json:"postprocess"`
+
+	// Preprocess The steps between the request's data and the model, in order.
+	Preprocess []StepSpec `json:"preprocess"`
+
+	// Routing How a request that names no version is routed.
+	Routing RoutingRule `json:"routing"`
+
+	// Status loading until the first load finishes; ready when a pipeline serves; failed when the load failed (and no earlier pipeline serves).
+	//
+	// Example: ready
+	Status ModelMetadataStatus `json:"status"`
+
+	// Version A model version.
+	//
+	// Example: v1
+	Version VersionField `json:"version"`
+
+	// Versions Every version of the model, in natural order.
+	//
+	// Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// ModelMetadataStatus loading until the first load finishes; ready when a pipeline serves; failed when the load failed (and no earlier pipeline serves).
+//
+// Example: ready
+type ModelMetadataStatus string
 
 // ModelNameField The name of a registered model.
 //
@@ -453,6 +575,56 @@ type ReloadResult struct {
 	Version VersionField `json:"version"`
 }
 
+// RoutingRule How a request that names no version is routed.
+type RoutingRule struct {
+	// Strategy latest picks the highest version in natural order (v10 > v9); static always picks `version`; weighted splits by `weights`.
+	//
+	// Example: weighted
+	Strategy RoutingRuleStrategy `json:"strategy"`
+
+	// Version The version a static rule picks.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+
+	// Weights Percentages per version, adding up to 100, for a weighted rule.
+	//
+	// Example: {"v1":90,"v2":10}
+	Weights *map[string]float64 `json:"weights,omitempty"`
+}
+
+// RoutingRuleStrategy latest picks the highest version in natural order (v10 > v9); static always picks `version`; weighted splits by `weights`.
+//
+// Example: weighted
+type RoutingRuleStrategy string
+
+// StepSpec A configured pipeline step.
+type StepSpec struct {
+	// Name Example: standardize
+	Name string `json:"name"`
+
+	// Params The step's parameters as configured, defaults filled in.
+	//
+	// Example: {"mean":[5.84,3.06,3.76,1.2],"std":[0.83,0.44,1.77,0.76]}
+	Params map[string]interface{} `json:"params"`
+}
+
+// TensorSpec A model input or output as the model file declares it.
+type TensorSpec struct {
+	// Dtype Element type (float32, float64, int64, int32, bool, ...).
+	//
+	// Example: float32
+	Dtype string `json:"dtype"`
+
+	// Name Example: x
+	Name string `json:"name"`
+
+	// Shape Dimensions; -1 is a dimension of any size (usually the batch).
+	//
+	// Example: [-1,4]
+	Shape []int64 `json:"shape"`
+}
+
 // VersionField A model version.
 //
 // Example: v1
@@ -532,6 +704,9 @@ type ServerInterface interface {
 	// ListModels List registered models
 	// (GET /models)
 	ListModels(w http.ResponseWriter, r *http.Request)
+	// GetModel Metadata of one model version
+	// (GET /models/{name}/{version})
+	GetModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion)
 	// Predict Run one synchronous prediction
 	// (POST /predict)
 	Predict(w http.ResponseWriter, r *http.Request)
@@ -598,6 +773,12 @@ func (_ Unimplemented) Metrics(w http.ResponseWriter, r *http.Request) {
 // ListModels List registered models
 // (GET /models)
 func (_ Unimplemented) ListModels(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// GetModel Metadata of one model version
+// (GET /models/{name}/{version})
+func (_ Unimplemented) GetModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -774,6 +955,41 @@ func (siw *ServerInterfaceWrapper) ListModels(w http.ResponseWriter, r *http.Req
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ListModels(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetModel operation middleware
+func (siw *ServerInterfaceWrapper) GetModel(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "name" -------------
+	var name ModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", chi.URLParam(r, "name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version ModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", chi.URLParam(r, "version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetModel(w, r, name, version)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -1041,6 +1257,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/models", wrapper.ListModels)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/models/{name}/{version}", wrapper.GetModel)
 	})
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/health", wrapper.Health)
@@ -1605,6 +1824,109 @@ type ListModels500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListModels500ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModelRequestObject struct {
+	Name    ModelName    `json:"name"`
+	Version ModelVersion `json:"version"`
+}
+
+type GetModelResponseObject interface {
+	VisitGetModelResponse(w http.ResponseWriter) error
+}
+
+type GetModel200JSONResponse ModelMetadata
+
+func (response GetModel200JSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel400ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel401ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel403ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel404ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel500ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -2605,6 +2927,9 @@ type StrictServerInterface interface {
 	// ListModels List registered models
 	// (GET /models)
 	ListModels(ctx context.Context, request ListModelsRequestObject) (ListModelsResponseObject, error)
+	// GetModel Metadata of one model version
+	// (GET /models/{name}/{version})
+	GetModel(ctx context.Context, request GetModelRequestObject) (GetModelResponseObject, error)
 	// Predict Run one synchronous prediction
 	// (POST /predict)
 	Predict(ctx context.Context, request PredictRequestObject) (PredictResponseObject, error)
@@ -2840,6 +3165,33 @@ func (sh *strictHandler) ListModels(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// GetModel operation middleware
+func (sh *strictHandler) GetModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion) {
+	var request GetModelRequestObject
+
+	request.Name = name
+	request.Version = version
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.GetModel(ctx, request.(GetModelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetModel")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(GetModelResponseObject); ok {
+		if err := validResponse.VisitGetModelResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Predict operation middleware
 func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request) {
 	var request PredictRequestObject
@@ -3045,120 +3397,142 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37UiM39vCrqHq/qkC2bYyBuZi/mFkmIRkyLDC7m8RTbrn7GGvolrySGuPNx7v/SkdS39w2ZoBNsjVV",
-	"qQpjd0tH536Vfwtikc0EB65VMPgtmAJNQOKf56DlonM00SDNPxNQsWQzzQQPBsEFxIInimhB5pRpMoaJ",
-	"kEC0XDB+RegVZbwbhIGKp5BR8zrc0myWQjDYDYOMcZblWTDohYFezCAYBIxruAIZ3N2Fwb86pyKBtPMP",
-	"kAp3a25+OQVyY78keko1USBvICF6CkTCv3NQmmyZfwgORIpcG5jiqVBA5lPgtec4zSAhXHDYXgFwcNMP",
-	"CjiVloxfBXcGzhmVNAPt0PWDGJ/8rR1WlgDXbMJAEkpUPs6YQtgl6FxySMzGzDw8o3oahIGBKRgEn8V4",
-	"xJIgDAysTEISDLTMoR3I3vjF5BU96Hf24v2ksz95AZ3XdHfc6cd7yT4cTF7Ql+MgDDJ6+x74lZ4Gg93+",
-	"KyRF8e/lQ4YBUuInhKd5siMi4YopDRISkpnnvlGIzhXHwf9tdhiIp+JLgV3JNR84EDFB4ntoHROpFRC7",
-	"rzcE+mb3wSDfmZXVTHAFyENvaHJu+dL8KxZcA8c/6WyWspiak+zMpBinkP31s7KnLCAwbyRmfTzeiAs9",
-	"moicGw5KQFOWGiIIe3jH90OzPwc9DA7Jd8eXZAe/VCRlSisnJ3UaK4cNUNow5yA4mPTiF7QPr5Pd8X78",
-	"khoh0lTnKhjs94yAM43oObXbCk08UA4bU61narCzw/gEZNJN4MYfUe00T3JXRf3/kzAJBsFfdkoVtmO/",
-	"VTtndgWL42WJ9NLPFMloOhHSIENIxIoilJOcX3Mx5w5ZQnpWCc3fFRYa8pmEmRQxKGW0jITPEGunixif",
-	"5bpL3ooE1IBEjN/QlCUjt3kUkqhxvigc8sjtVP20fBeXjLpDblDxVvBJyuLHMYvRMhPGmZpCjVM+izGh",
-	"qQSaLIj/fkDMp5uoGoNZlccxQALJg1jmdckyP7SAsBnf1A71VEzThpGQKEGYJjHlhrXHYP6KIU0hsYQn",
-	"URWWqGugeSfkmCUJ8EcRblKsUqGanjJFxAwkrkI4QGLlmCYZ40TFYgYPIsdeSY53lQ03oEEJ31MR4BoW",
-	"hq9QEsg41ySl8bU9Hh4M/2oc3lOhgMaS4IRrkJymx1IK+SgywC3EuXl2BLhWhRjGjJGb3YHTIjLnZEJZ",
-	"+iCBOKjq0GO/F/F7bUCHJoBPRY0Zm0HKOLgzkfmUpWAOyY0i3Ioa+0bbXnWitybJlGlC+ZDnHG5nVmlO",
-	"aJ5qshUxRx3/ptN3Pwn9Ds3AY/XdKtNoJHzO9JSwZDMttyUhFjJRBG5nTAL54cOb0eXle0KN12wO6zXF",
-	"9oOEbr+uAx9oNOsnfApy/ySMMp8ifrai2vqWrJbBvU++tWzXSItZ20ZJPKOLVNDkUoj3VF7Bo2g7s2uN",
-	"tBCjFFerqcbS7o9FsiBwG6N63O3tvzp4+YKMFxoU2To9+tfo/PjvH48vLkdvfr48vngQ7XYrCtMdjWgh",
-	"iAdnA/otn+KpRBaPzZQFxvAn5SRaOm+ETk7ENGQqIlOqSIax3dRIKz7+5ujy7fejk8vj04uIQAqZAcJr",
-	"2iXwvbtyAfKGxfCR0xvKUjpOH0fsf+eQw2iSp2mTyoZN8VsyFSkSuL9vPlRkywjo3z8efzweXZz8crx9",
-	"aGIwuSApNVHuQ7Ryhcx/x60cIBvQtwL4UxF2LuR1xQfR9Bo44WI+QIXr5dL4ZJqlKTH0MUpaSK+8tcAP",
-	"h9zLrnukdFLzkmzRdkjqeGYKz0+2ovJw7qkht4+MaXwNPDGP5lwCjadmqeKN2vINS2HgnuYaw/hEzLmB",
-	"0n8wMh9E212C6QqneKNK7iIiyuYqDBeGaxIcbeh3T+9UH0USXApxSvnCRWvqUYwsqYZRyjKm6x64+Zzg",
-	"5yZu3e31vPpSO4psjXOpNOn3ettOkRn7iXhjynhKnrUtRnbJgwK3fsULvxSCZJQvit034/LaqZ7QA/xG",
-	"kQpitqLzo8vj0fuT05PL0fmZ0V3VT958PL+4jLYNB8HtlOZKl355FcCo+3Ss8ZHTXE+FZP+Bx3kqeXWh",
-	"Cl8oI0bUucFHZyfWL7ZprX91js5OOj/Cglj4HuR27JZE/1jfewN616B9KnpHxXkidyAM2ZkNtoV0Cr4S",
-	"sF/DwhO4CpH1+j9ylc9mQmpITiFh9BKP9SgSFQuOMrPiCDHVJJb2tpcq8tbu1TF7D0h1O7NNiM6ehlu9",
-	"M0sp4w9yPQ6q9CsAIwgYcYBtRMnWQz21E2IOqoBrg5SoiYeoJGIbMIacBTwosUd88Q+a5m15Sr4gP1x8",
-	"+MkITA4h4cZQMR6neYLKgErJIEHvDxWo+SMkHIzlkdABbmhtaChFfjUlk1RQtEQzwbg2eqPCFoZwBruQ",
-	"psIgzOxlHR2bN7ztXImOI4E5Zveczk9BKYq+YfFtR12zWUfgCWjawZ2MJjKL3IXBkVrw+CIfZ0yfu/Th",
-	"qsSzz3hi7qKae44lUG1TzzNpYmbNbA7SZZ1b1/ssxt+oSjo7NH7DTKSpjZoiTCHOJCQs1jvUQLnzm13v",
-	"LqphatN09UTIjBqM5jlLgracb5mZ/dWD/ql4Tow/Q6wNId5QHU/PLGSVFCtNEmaRfFZBwoSmCsKldPfY",
-	"rEHc8Wz+Hhc6JIZXFsQ4zCb+VQWvoA9DM6jHRw2eQT87GPxqtO9cBKHhmU+hTeL6XPhdk0rupVai81mu",
-	"VUioJilQpbEKQo3J0CQTSpMlF74GUBOOFTt94G6nQ0LXCljwXFKQMX5iYSsz61RKujDYcthbr6iK4sY7",
-	"BikarZuNSk7CULlL/jkFTkTGtIYkrNUVfM1J5imQeCqEAmXIUJeBBxcMNsVNQywsLjwl75eOVRrFS4CY",
-	"VIRAec9DSGOdnbpxkmGUhdm0wfE11sYSSJ7qFhEoqBHc9JdF4AtJXOzWxtH2SzIzfoaGLNz0cGuExC75",
-	"u0lJUzAqHL4Ob66K5rC2gqGq9TGL1Dbm+h5oati5iZz37AY4KLVsgrxH81sAPM/MjuLaLF2Kjri+1xi4",
-	"Rdog+kGMzzFv1+YsELRbUym4yJWxeA3mRRkobIQzoyM0Uv1e/0Vnd7fT71/u9gY98193t7/3i1lASiFH",
-	"mSPfwNA6DHxVYM3be7vmbW+TN67ytglYm3+iNJX3gH/wS8XHDKo1nYp47i6Lp8PTkiKVuXWzqNMmn8U4",
-	"JHMszjvpY+jQI8cuyR/TbSrFEcMReixEChRTTlXyNCH5p28FwKwvVcTmciEhW+fv3pK9vb3X1q0Rk4kC",
-	"vV1X3mtoXTgtCdXQ0SyDZWZd4ohl6BYFcDZHc2hVRs5TUIpYimDiBb9t0yBLe9YYrhUfTBelrUNCx+if",
-	"51yz1ADDu8QWTw2eXMpbkcglvSObRdsATZapN0NT6Y4+tfMYPs6C3PdeEZA0xKwV7RQzeCCJe5Iw3Yb+",
-	"DTjwYHPUlmp23Tl+EOML++ATWY+ircXtH7bYk4rcFvhuiswKzX5RnKqOZ7ekL9kYl81EoAvQNoeZbJPO",
-	"MO/19oDMgGN6dKv5hS9u+X8X2pD8/yH3UloUgAnwRBGKIoxtSlOa2FqOkzCbkfQ2zgForKHd3xzdbmiQ",
-	"VVG8RRGx2KpuHavPLlH9vaAJJKee9ZsuXlHVm0KaGPWbQSbkomEEMcGf5LbQOjKuT6/b64f4+Rpz8kvZ",
-	"W+NM03obsrxNE+DvxZykgl+hrvTFlmv02zKWpsznfqvg73YPqiIicqMyC0zxPBsDVkkrh1lhO5iqVEEd",
-	"UYvk+hYlEhAkCQrQbt1vQzaXXu6asr44wPliAXaNXKW0lohqk8kKw71nSrfHVh6NqoXvWtz+egy87iRV",
-	"dl9yh9v82naX8RShOYeZkC0nOAWqcmyRwscwfrBIKQ4WYghuuNR1CxEtNE1bvN8CFRuf8cy9YYEMWrx+",
-	"t+cGmTvzmF+ngZ4SsHLBVlwZNB5zLRftEZGPo8WE0KX+soaieYi2+MNIxEqktPP/MWaP6iX0svVOLsg1",
-	"F3MVeo4S0hiRtpDahND3oGzN1/3g7tPdI6WtQvrHCFudSK0KwxxjAw76olbSMGhIVIvAo5xnXu6pFDlP",
-	"MNPmpeQbhQRblm8qNZvQWI+w32B57TfYhlDtVCUTloLtcyrMjQSakK2ezVjnLNUd5roVVd3KHPT3+69e",
-	"VawK4/rFfrDceR0GKwAy6AalWUZ10UFbOeVECD2TjOuQZPR2Syo1SiDV1J4vJPXzkr+SKdBZ9ZE6vK4b",
-	"YyOA4TZOc8VuWuKndyYktO3elAs9dRqZSBNa6jIza8wrNvGZTxAoRTIMPDEzQ1hd0mqBVSXQbJ5pGaDv",
-	"pJhjMIk7fScQDcbQ5QoIjaVQqnBiQle1peS7t2TLgDMGwuGKanYDdXTt915vhivPq86f+V29kAaP3Ics",
-	"Z2y+MSG6wuoDUaCJYv9Zwtw92HoIcz2Lq2TPGzaVwDJKWliqyu91erYp0UcWOxTjVym0VDsahiehGguC",
-	"3CjWvf2DFy9fve65v3rYu9hIOTVyU+tNul9900D7a9p/OUuLOFzLIasT/ktcsEkm/0HssJ7+/7UMzXOm",
-	"xVcg3xbJ2zLQ5+/ektf7By+JK8kv+xC2/aCFXhqbqjIaTxmHjnES8APz/IA0BhBCUpsqCIe80bYZkqWm",
-	"zZBUuypCUrRVh6TWFhoOebXvHXMtfoUM9FQk+CxNUzE3Xy81DZqN2ir/4ZBXG3dC0mgzNoeqNg+HLggf",
-	"2aRJSGrtbcWZK+1nISl72Pzfta9rrWcuh1NIdw2lbRbTd4YspxSoJnNj2+ZS8CubesYUg29aNQHk3Dyl",
-	"BUkEoWOR66Z/gtLenQDVuQQ1IEVr9T6xiQ0VkiuhyV4baIwrTXm8oplgRkuL3GYLAl/5b1u62sTy2+qB",
-	"HOwuCAlNlSg7mpwJ65z8zfUAHZJ/50Ib38w6eBLDchw8rIpMCVlL18yabOgydN9fXp75jLsRpYYH1mtz",
-	"H1wnTouMToXUROVZRuXCI/Sa8cQWVlvAP7E8RVbylHZ9TM2tPp6fmECJufzY2k3WdQTdw9QNPeg7jRAB",
-	"lTSv4/zQaq8aT6zQkJVkxNLpzmppFO/TGz+1hUnr2vNKjNC5MtonvjcMw6cwdeyddgtjPan4au/Vqxe9",
-	"zeIsv79aqHt3xw1dWkmMNWUcEjKRIsMjfrgg44UPKGTOzfHrDu+Lly9f9ndfbArXGpAuDaJdk7yYPAKm",
-	"/sHui4NX/f0NYbJelYWoFLp+28PGiV4B/flS5FAPLlpiZiPX90LY4P0SgrCVzdqI30B87cxtgnEOxna5",
-	"dF7zlO4rf7r5VKS2j5rFsK7SXl/HDrkJHoPrbSrLAlQtpbrDIudtx8C7laoGruRyxEZZ1AoV/ssvruSf",
-	"o20/L9y9NVNKWIHhYm6bylW1MX6T4sbe2uLGwRMVN0q57X9JkWJlUH/w5y8thMsIa+OI2vItJnF1J96X",
-	"DHCHgYI4l0wvLszxLGGPZuxHWBzlbU0vR9x3bHfJj7Aw7kQGVndGR2cnox+Pf76IyE75j9G7k/fH0SG6",
-	"g8bfA6an2Hg5hSFP4AZSMcuMXrs2q0UJ3HSuYRGRLeeMhZgpHLnMIPqQEc6CNh4b8spzoR0X3SZUAqGx",
-	"Zjdg/Vwcki86yx23Fz3aJS9RRIHtAGZ8IpYRYd0ML4w+YEmBSqywujl0cQMSva8BqXbluLDUHAabSHAK",
-	"2zekhThqcmUzsp/FWDmfH4fa0UnkiT0fU9oyU3fIh7yahmfKuJJedWyVM95F6dc+V1SMhdLuie2igkXL",
-	"DL6YDLmfLU/KaweIK/57D19kTKtiVC5anV3ACRhNNYujkEQp1aB0hFNbc2BXUw1JtF3NQBziSngFBq+O",
-	"A/kbKJyzXU6fR2RiJKgoWkWNSzl8Oz5i7ttvDbMD166Du/vtt8RisxzGhdsYZppEO1NsBzNg76D6x78y",
-	"0JLFCv9ORKyiIUdO3REz4HTGut9GbpaZ8pahgC45wiEIOw2As8CKbEWOKXCqvsLdZhekf7R9WBkepnxp",
-	"cJopcsVugBuHhmk15NFtx6urDr4VEbjVwO3Y44cZcCPde90e2kkuPCwTIb3cq+0u+eD3UUPuBbtlaRoj",
-	"zvyohzmh8Uf5wi5rTl0ZhahMQAw59lCpOVZF9nu7jWGIkFBcze9dImG/t1eblbbkxSlpVZJ1//YWOePg",
-	"9tZ1azVTFmQrWjVJEW3bQxO6Ml0RmQghKpmvjBSikMynLJ7itiZKdBMEQ+64tAwWi4kRw30Itr9rw+qy",
-	"lMXg0l5OkR3NaDyFTr/bqwRwTlPVzPlut2efcewZDIK9bq9rgmoTJaMV2EEWcxdq7GRFFHMFLZ7KWVvB",
-	"GIXfetlGLWB6e05VWXXSAif9QjJLc1V1ZofcFZfJKeZaBpX6ulHpvpLIwcRNFKOmQ1/EAhpPXStFMYJn",
-	"rYO6Nxu/FRlSxzsK0smOUVBZtF2Q0YVPRnf5sMD4q6eQXWiqjViWVQ/7lg3s7bZXWBIIyRg3tSM1Lhax",
-	"xPcp9bZCGRrYhKnrLonwrcgwEBYN7Cisc5fPLy6G3O5kzYRb022FeMaIzD7TJe/YVS5dnFju6fCLE/FG",
-	"k91TfyJb0fsPR38bvf3w09uP5+fHP739OSLOsuxaI5xReQ3JkEdFCWBAMHNvsKbspHm1bIVNk8Wu3ygP",
-	"MHJ+oeZOEn8xi4uyG/fR9Hu9NeNRfixqs6mgWgdFy2jQadk6UeDRkGDiZkGLOO0uDPZ7u6u2K+Df+dgY",
-	"SNvv7d3/0rvqpRUH9vjr36jfJIEuoU3tlGfKlZHrysGMo0SvlPF4UUsYT7ap/o0Xhd+ZJevK5Dejr+52",
-	"fnMK6W7HpjixeaRyJ9Wv7aCXj5ROPHYGbPKwv13p7lMYGKenJXORMxzJIxzmle4oR0Xve1SkWKSoiUKi",
-	"5nSmCNPoO2mRsZim6SIc8hS7p3hnkhrfpphDdXEoce0Sbh2vbjiJU3R/mHZ+lnmIw3zIazdXKD/7HNZW",
-	"uQaYKRs4O5cRdQzaVOceOktnbJnVQBKoErxLfhK1iwbahM4GrqeuYvBsQleLj1fM49XoxIozO0HbQAIq",
-	"t1b992Rzv7d//xvFhSHmhd0NtmheRoHvHWxynpbB0qfQIN8L3XFdhNXmki9VIFjNMFxmPkpgnF95nWJN",
-	"1koH5bieBXIGrmjTC921Kd5NQeNOcCjatjR38hmZU5mZ/zM95OUFY+V8XD04wrHQyp1kUZsYvWdKVzr8",
-	"1HPKUrOPcYU4Ndy4P5nBsnSIcymB63RRUvjhHGfiOMdp02IEqJW5jlCrKtLv9QzVlRDcOTVFs6ThFzAR",
-	"8zshSeomh1AFA6Zu62zhRo6ekRncDquuRnJQY5DCbqD7GOK4BFMw+PVTlVR+fKpCGLVQGrLgE6L/sxir",
-	"Yvp2JeovvQS6oY5C6FZN8ZIjDErV6qh0iRrfgf5BjJ+TGuVA15qr2+wJ/8tm7YFG6kt4xLy1gaJouX2n",
-	"LvvfgXbDChZTFcYyvBR8alx5er97aa9Exa5Sn+FZyYin9ntf9T2TIgM9BRPXwq0mcDsTCruXiM1hky3v",
-	"Sva6ve7+dkhompKZhAm7xUDJhu2jqBIdfyfQwnjpjEWaQqyFVK1hkQP4XratXNZQY9gysfwX8v3x+zPi",
-	"ILLmbOTsxFkRmJdKt2ldu0P+F3L589lx+xJXNL+CIW/9rj/k7ZfXLsuIo9Bz6KoKNbMCra1aq+w3XuOG",
-	"2NxrxVkgNvOlRa1vOnTRsC1/CwU4fOMQswDdbXUnnt+RuNeF8Af4RhGfj1f2Ko/xwjY+Y3xTXLfGqc4l",
-	"Te2U5PafyuEwaGi9Y9ZzR9km3uJtVJK61ufw6WJHkOpHC5ql7iPfp2Li5dYY9jznikQJ1TSq3eXgU/G1",
-	"BMU4FfG1Ksf0KmOsmOBeZrOzok/GhYlvRLJ4MvZqNH7e1Wtsbiz82Zi72VS40kOqdhRWbl5qufx73e1L",
-	"zcdxuz9w1Pp7BKH7/df3v9y80Ox3dkbOc44Bb7XqV/JMRT94WW5XEP7bu4rYW5d2tfD/w7i1VIOqNhGF",
-	"WH7DbJIxM7S8D9rfAGpdJ6MQbJBNmO4OuQ9tqLbdFK6rr7xK59Den7Pe6W5xT+z1P96v/l/TIm03HK1x",
-	"7WvT+wUJkj96CuurMthMGVhGILSo+z+bVtgpbq1o1w3v2TWQ6OzDRVNYo+qdFpV8s+FON46tMD0WWe8g",
-	"snXTIW+/5sJdvrpa8PHGnueT/rbrsr6qgK8q4PdXAfbSmGfUANWUWQIp6JbO6rd470LjbgdVv9uBHPk7",
-	"9oiQxZUS5nkMDDJxU2madZfkHhJa3DEhbDWGjilPBAdMzY1B2dKxeQgkiSknW0arWKUSEjbB7HosMlCh",
-	"eT1hKqZGJrbt3S3W7XCt7GPAB0lU3CNhey7s3YfxlPIrUENuf82HHJV9n+YULb94MCD7vdfNHzxoUWEW",
-	"fV+cE/x9LmPa7R7YHsonuozJ7lpcrFRe5bHcN/qESVCmSnIdEss6v0Na9Pmrfb0NdFzx+yl/UqVo5Qgv",
-	"y2rcWbaUu12vBcP2bNs5dgeqwpFxrPIFJYAzkaZfawB//BqAodNG/PSoWoA3uPc425iFs5177jcGKq7x",
-	"PXesGo+6WjAf8pimade73+53DYp3U2zxRuNnfXCq1vngzjNGL/l/1wNvvRX03nyeCldGM18zfV89+9ZM",
-	"H63l+Zr3LH+ZV29ni1YVkvq9Hols//nGY06H5KC3RyL/yxjuB4+M1WNqyGu/rGH7FGQxjeUaFVobwewI",
-	"1OP84MKNtKfe2GcsR8la5Pr4fpR0H809X3BGP0r2NKc8q3VG16n4VD8KsaY0WsLWVhGtv1gfLfr1051Z",
-	"CfuzrQmuH4ySVMQ0JVFGrzFijIIwyGXqZn0HOzv4/VQoPXjVe9XDnk4HwtLPvVbEE/uiq/KKhWfgdr7Q",
-	"tdKXruWyU2nz5cZhbHgZqlv78VPV8vZlcSeSL5JW3vGVwHDVVcNhRSTNMVwxGnN3QsZTwIEgIe23KpZ0",
-	"BrIKlaPM8g52okNIAjzBWzmqb7mmqJbDmHBMcC1pbMf7KRlLMVcgyccThMqO97t1sKNqeZk37pUZvQLl",
-	"fwu30mB7dHYSEpHr4oMr4AZacONXsrJFzoyP9n8BAAD//w==",
+	"7H17c9u4tfhXwbC/mdh7aVnyIw/5Lyd1dr2bbFzb6W0bZUSIPLIQkwBLgJbV/Pzd7+AAIEGKkuXY6W47",
+	"O9PpOuIDB+eF8+bXIBZZLjhwJYPh12AGNIEC/zwHVSx2jqcKCv3PBGRcsFwxwYNhcAGx4IkkSpA5ZYpM",
+	"YCoKIKpYMH5F6BVlvBeEgYxnkFH9ONzSLE8hGA7CIGOcZWUWDPthoBY5BMOAcQVXUAR3d2Hwt533IoF0",
+	"569QSFytvfjlDMiNuUjUjCoiobiBhKgZkAL+WYJUZEv/Q3AghSiVhimeCQlkPgPeuI/TDBLCBYftFQAH",
+	"N3tBBadUBeNXwZ2GM6cFzUBZdP0sJqd/7oaVJcAVmzIoCCWynGRMIuwFqLLgkOiFmb45p2oWhIGGKRgG",
+	"X8RkzJIgDDSsrIAkGKqihG4g+5Pn05f0cG9nPz5Idg6mz2HnFR1Mdvbi/eQADqfP6YtJEAYZvX0H/ErN",
+	"guFg7yWSovr38ibDACnxK8LT3tkxKeCKSQUFJCTT9z2TiM4V28H/bLYZiGfiW4FdyTUfOBAxReI7aC0T",
+	"yRUQ28sbAn0zeDDId/rNMhdcAvLQa5qcG77U/4oFV8DxT5rnKYup3sluXohJCtn/fJFmlxUE+olEvx+3",
+	"N+ZCjaei5JqDElCUpZoIwmze8v1Ir89BjYIj8uPJJdnFi5KkTCpp5aRJY2mxAVJp5hwGh9N+/Jzuwatk",
+	"MDmIX1AtRIqqUgbDg74WcKYQPe/NskIRB5TFxkypXA53dxmfQpH0ErhxW5S77Z3c+aj/fwVMg2Hwp91a",
+	"he2aq3L3zLzB4HhZIp30M0kymk5FoZEhCsSKJJSTkl9zMecWWaJwrBLqvz0WGvG8gLwQMUiptUwBXyBW",
+	"VhcxnpeqR96IBOSQRIzf0JQlY7t4FJKotb8oHPHIruT/Wj+Lr4x6I65R8UbwacrixzGL1jJTxpmcQYNT",
+	"vogJoWkBNFkQd31I9K+bqBqNWVnGMUACyYNY5lXNMj93gLAZ3zQ29VRM04WRkEhBmCIx5Zq1J6D/iiFN",
+	"ITGEJ5EPS9TT0LwVxYQlCfBHEW5avcWjmpoxSUQOBb6FcIDEyDFNMsaJjEUODyLHfk2Ot96CG9Cghu+p",
+	"CHANC81XKAlkUiqS0vjabA83hn+1Nu+oUEFjSHDKFRScpidFIYpHkQFuIS71vWPAd3nE0McYuRkMrRYp",
+	"Sk6mlKUPEohDX4eeuLWIW2sDOrQBfCpq5CyHlHGweyLzGUtBb5JrRbgVtdaNtp3qRGutIDOmCOUjXnK4",
+	"zY3SnNIyVWQrYpY67kmr734V6i0eA4/Vd6uORi3hc6ZmhCWbabmtAmJRJJLAbc4KID9/eD2+vHxHqLaa",
+	"9Wadpth+kNAdNHXgAw/N5g6fgty/Cq3MZ4ifrajxfkNWw+DOJt9aPtdIx7G2jZJ4RhepoMmlEO9ocQWP",
+	"om1u3jVWQoxTfFtDNdbn/kQkCwK3MarHQf/g5eGL52SyUCDJ1vvjv43PT/7y8eTicvz675cnFw+i3cBT",
+	"mHZrRAlBHDgb0G95F08lsrhtJg0wmj8pJ9HSfiM0ciKmIJMRmVFJMvTtZlpa8fbXx5dvfhqfXp68v4gI",
+	"pJBpIJymXQLfmSsXUNywGD5yekNZSifp44j9zxJKGE/LNG1TWbMpXiUzkSKB9w70j5JsaQH9y8eTjyfj",
+	"i9N/nGwfaR+sWJCUai/3IVrZI/NfcCkLyAb09QB/KsLORXHt2SCKXgMnXMyHqHCdXGqbTLE0JZo+WkmL",
+	"wilvJfDHEXeya2+pjdSyJlu0HZImnpnE/ZOtqN6cvWvEzS0TGl8DT/StJS+AxjP9quqJxutbJ4WGe1Yq",
+	"dOMTMecaSvfDWP8QbfcIhius4o282EVEpIlVaC4M1wQ4utBv7971b0USXArxnvKF9dbkoxi5oArGKcuY",
+	"alrg+neCv2u/ddDvO/UldyXZmpSFVGSv39+2ikyfn4g3JrWl5FjbYGRAHuS47XlW+KUQJKN8Ua2+GZc3",
+	"dvWEFuAzSTzEbEXnx5cn43en708vx+dnWnf5v7z+eH5xGW1rDoLbGS2lqu1yH8Co93Ss8ZHTUs1Ewf4F",
+	"j7NUSv9FHl9ILUbUmsHHZ6fGLjZhrb/tHJ+d7vwCC2Lge5DZMaiJ/rG59gb0bkD7VPSOqv1EdkPosjPj",
+	"bIvCKnjPYb+GhSOwD5Gx+j9yWea5KBQk7yFh9BK39SgSVS8cZ/qNY8RUm1jKnb1UkjdmrR299pD4y+ll",
+	"QjT2FNyq3TyljD/I9Dj06VcBRhAwYgHbiJKdm3pqI0RvVAJXGilRGw9RTcQuYDQ5K3hQYo/54q80Lbvi",
+	"lHxBfr748KsWmBJCwvVBxXiclgkqA1oUDBK0/lCB6j9CwkGfPAXsANe01jQsRHk1I9NUUDyJcsG40nrD",
+	"YwtNOI1dSFOhEabXMoaOiRve7lyJHUsCvc3eOZ2/Bykp2obV1R15zfIdgTug6Q6upDWRfsldGBzLBY8v",
+	"yknG1LkNH64KPLuIJ8Yu/NhzXABVJvScF9pnVszEIG3UufN9X8TkmfTC2aG2G3KRpsZrijCEmBeQsFjt",
+	"Ug3l7lfzvruogalNw9VTUWRUY7QsWRJ0xXzryOwnB/rn6j4x+QKx0oR4TVU8OzOQeSFWmiTMIPnMQ8KU",
+	"phLCpXD3RL+D2O2Z+D2+6IhoXlkQbTBr/1dWvII2DM2g6R+1eAbt7GD4SWvfuQhCzTOfQxPEdbHwuzaV",
+	"7EOdROd5qWRIqCIpUKkwC0L1kaFIJqQiSyZ8A6A2HCtW+sDtSkeErhWw4HtJQcb4qYGtjqzToqALjS2L",
+	"vfWKqkpuvGWQ4qF1s1HKSWgq98j/zoATkTGlIAkbeQWXcyrKFEg8E0KC1GRoysCDEwab4qYlFgYXjpL3",
+	"S8cqjeIkQEw9IZDO8hCFPp2turGSoZWFXrTF8Q3WxhRImaoOEaioEdzsLYvAN5K4Wq2Lo81Fkms7Q0EW",
+	"brq5NUJiXvmbSUlbMDwOX4c3m0WzWFvBUH5+zCC1i7neoof53lGrzVNOquaYn8V4ifFJl48mcMHa5jv+",
+	"d7ZAunjPhoTTTEug/n3KUqMAp3o3Wg2aOON8BhjW0P/POuTT5Lt2WcHk7s2+yUX1FjRLh6RO+nzqf+4p",
+	"MVbApSh6cka1VZfRa9A+K82BfNr/7PHTpFT2MEDlSUbB7ShAf12STwf1nctnnctKPkKlfTPBbeq2preh",
+	"RBe1fwKaauXVJtI7dgMcpFymqrNfvwbAy0wvJ671q2tCiOt7j377ki6IfhaTc4zSdpmGBK2UWSG4KKW2",
+	"b1qqCjVeZRFYo2mMJslef+/5zmCws7d3OegP+/p/vcHe/j8cesaZFdahluwwcDmgNU/vD/TTzgLbOKff",
+	"pU67rFGpaHEP+If/8DyKwM/gecp4sKyMLZ6Wjs2iNEY1tWfHFzEJrahbXcvQfUP9tKRtmeo6QCwxLKEn",
+	"QqRAMcDok2dZSdjCD4zxU0lM5B4SsnX+9g3Z399/ZYxYMZ1KUNtNVbCG1pWJmlAFO4pl0CW7LY5YpcI0",
+	"cEaDHZkDouQpSEkMRTDMVunG9nmxtGaD4TrxwVSVyDwidILeWMkVSzUwvEdMqlzjySY4JIlsiiMyMdMN",
+	"0GSYejM01c7HU7sK4ePshfueq9zPlph1op1ivBYKYu8kTHWhfwMOPNwctbWaXbePn8Xkwtz4REdHVcRk",
+	"1w87rAdPbit8t0VmhWa/qHbVxLN9pUvQoUUgFFmAMhHrZJvsjMp+fx9IDhyD4VvtCy6V6f5daUPy/0fc",
+	"SWmV7ifAE0koijAWpc1oYjJ3VsJM/NmdcRZAfRqa9fXWzYIaWZ7irVLG1VLN09G/d4nq7wRN1hhfVQ53",
+	"pi0jxkkGmSgWrUMQ0zlJadLqY23o9nv9vRB/X3Oc/KOupLJH0/ozZHmZNsA/iTlJhTXrXGrtGq30jKUp",
+	"c5F+H/xB79AXEVFqlVlhipfZBDAn7m1mxdnBpJfztkStUilblBSAIBUgAc+t+8+QzaX3d2T71YjqkkmP",
+	"4d4xqbo9aYdG2eK7EM10L2UljSg1k1TLJqQVkaW1/tp4y4zeAOGiJmK1LplATEuJzgArmo4EGgXG7aPS",
+	"BG8qb28dUn23525FgKKDxU8wlLQM4pFN5Mxpke2UediKLUnEXIU1Km0wzlyMKjtCZOCZEBttxFchSxvp",
+	"8gxlrbS6OOQ97uccclF0sMd7oLLEakNDGe0QGY6rkFJzifXBiBKKph2uRcVnjZDZ2ti1fcIA2UU4u+YG",
+	"QXB9m3tPC081YPULO3Gl8XnCVbHoDi4451lMCV0q1Wxp8Yeo4t+NulmJlG7lYqSnWY1SV7EWC3LNxVyG",
+	"jqNEoU/oruiUDIaf7kHZmst7wd3n7njV5pzokX5DqVuJq/egaEIV7eahBrZCrTqWMUZYG0vN95wWTBKZ",
+	"Q8xAkmkhMiIhpykKag6KpiQzco2VIlqrxVmviiNYB9kErhHxid0IJlv292pD4lYbRzOqL37aGYQHn+8+",
+	"P8QOYQXTIidKdf9SqbhimOz21tvH9XIhVaUGajaRYqoyqiHEzgBN4TuPTZTIx9f+xeA6GO6HQUonht8C",
+	"CUpI6lgpFimW+N2w4opxFtPg8x2uXsWe/MWrGFRjheXNTYGqsgC7Xk7TcWrCzaH955wl+C8kW33R/NNc",
+	"/Fzj5MDAZAPeJpxTUAVXi2AYzIFdzYyRa/5EmG4GwfBVP9RSMhz07zzXJMDa2rakVf9EmM0Pe8GyfDU4",
+	"ssvqcNF5MefEuxoahmVKkljwKbtqmm3fytrdIYCNopdP4Ps7WerCg+ETWWcsTIQUg5AbWwWX+JKLHOKu",
+	"Q/J+Y9oU92AedZVN/S0+8fe2qCvN8QDEXrGbJ0NsQ/V0wSAV5JJMQM3B4tlA4kwm12/yTNoAHHpPGHHb",
+	"GMQLBflKAD3ttBl8dTpFn1EVoAj2EwPnqal1rzg3t52XKTQjJ83tONevYk8yZYVUVpINM8sjYhoG5ibw",
+	"UzE7lrbJo7p42mLDUwNkS+OCCwK0SBkU7YeNf2njCRYYDKAYJVqb4LXEuGtL0vBNppuvmbstMc8+bdKU",
+	"61OIpjVt6/xzreI9ii8BvNYgWvJZq+BTXaNfA1tpy1q8G3zclLqai7ztrzS9auXRKQ0a0A2M929qiAuD",
+	"ljPT4Wuhi5U5l4sWouQJ1gs4VnsmV7jctFBsSmM1xqrp5Xe/xmJqn+6oDI1yrBhZ8yPZ6pu6m5KlaofZ",
+	"nivZjJ4c7h3svXzp6XbG1fODYLl/NAxWAKTRDVKxjKqqD9Db5VQIlReMq5Bk9HarkHKcQKqo2V9Imvsl",
+	"/0NmQHP/lia8tqZ8I4DhNk5LyW467Oq3NHVNq5QLNbPOMCkoJ1TVMQB9yGErkv4FgZIkw4QK5pfb5nvD",
+	"aPASKO09LQP0YyHmmCTBlX4UiAYt0KUEQuNCSFmpsdCGLCj58Q3Z0uBMgHC4oordQBNdB/1Xm+HK8ao1",
+	"LX5TW6DFI/chyyoQc/BiDRWRoIhk/1rC3D3YeghzfZcQoNlv2FYCyyjpYCmf35v07FKijyzZkoxfpdBR",
+	"s9X2Zq13zLVi3T84fP7i5au+/auPHVitVGor57o+muLevmkC6Y/ipeVaE8ThWg5ZXba0xAWb1CM9iB3W",
+	"0//flnn8nsU9K5BvSn27KivO374hrw4OXxBbWLxsQ5gi6g56KWwNyWg8Yxx2tJGAP+j7h6TVRh2SRm90",
+	"OOKt5rOQLLWehcSvDQ9J1RwakkZzWzjifvcu5hDdGzJQM5HgvTRNxVxfXmp90gt11S+HI+63H4Sk1Syp",
+	"N+W3QIY2uTR2WYlGk061Z6+JJiR1J477u3G50UBjc5OVdDdQ2nViuvr2Ze+eKjLXZ9u8EPzKZU+YrFrv",
+	"tE8z13cpQRJB6ESUqm2foLT3XKhqSKoG0QNiEnYyJFdCkf2gM/QhFeXxipLonNYnctdZELj65a5X+6X4",
+	"X1ePFcAa6ZDQVIq6L8MeYTunf7adDEfkn6VQ2jYzBl6BGREcn+KLTA1ZR+3/miz/MnQ/XV6euWiSFqWW",
+	"BdbvMh9sP0GHjM5EoYgss4wWC4fQa8YTUx7aAf6p4SmykqeU7cZoL/Xx/NQv51u7yLq+hnuYuqUHXb8E",
+	"IsDzIC3nh0Z7NXhihYb08kBLuztrZLCcTa/t1A4mbWrPKzFG40prn/heNwzvwpIIZ7QbGJvJ8pf7L18+",
+	"72/mZ7n15ULeuzouaDN6YqIo45CYYKre4ocLMlk4h6Ioud5+0+B9/uLFi73B803hWgPSpUa0bfUV00fA",
+	"tHc4eH74cu9gQ5iMVWXrWCuh2+u6WRvRK6A/X/Icms5Fh8+s5fpeCFu8X0MQdrJZF/FbiG/suUswzkGf",
+	"XZ1xwuqS2918JlIbMI5hXQVp8z0m8iZ4DLZDoy53oXIp3BxWtRxmmJUfXXNxMxdl2ySotnmF6jme7eeV",
+	"ubdm1gIWMnAxtyFAv1Zik6Kd/bXJssMnKtqp5XbvW4pvVjr1h//5JTPhMsI6OcKLQHdWQdHKnjIcgXOL",
+	"uPBbvbX0dVXR1wm6pYA2VfqNOXNTVWbsaqZ/qd7aCtySrZtBn9jyuJtX20doXrCY0HROF9K+yY1+iI6I",
+	"ywgSmadMSa1iI5sajBrRbITEHrssrhKI7Xi2l2FcF9Je7Q5TBzF6uwhvh5+79G4vndkdj/i6Cde3TAEo",
+	"YuCKXoHEqpc6I5+YNEOuTeZBvx/aiuoKmRr2lvS3kqxLLLaknCxPdDFjlVHpsM1MxhSjx3V2QkG+zHZO",
+	"HL3CRUV5QouE/atTfussdjeKTRCzO8P0TJJ6Oh+h0oMzJAlg/4c+AbBwky3FA4DyYPjpsPfyINzv9Z+H",
+	"+70Xz8NBb++zZkiNsH7v5X7Y7x0chIPeixdhv/fi+ed7kWzVgt1XF6a93F8Hrv2+EVEQk6tw9RpevjGB",
+	"OKUFuKKNViyq28o+MUM8sEuYbNlygdA0uz4/QHfU/kf/PBEiDUmv12uVONZlBiu1cX3zbaf/YuoK2uD9",
+	"mWXAMdVyRHYG2DNAEvcbmrd8YeyhrVKWNE2N6YY9B00YTdWIl1nawHrbJNeUWH/BbKCLuI0jYyV5uw7z",
+	"bxktGAYS4rJganGhjyxD/OOc/QKL47KrQeeYu1kCPfILLLTIZGDs4ej47HT8y8nfLyKyW/9j/Pb03YnW",
+	"6UzNtA8PTM2wJXgGI57ADaQiR5661m+LErjZuYZFRLasgx1i9mdssz0YF4hwSlnrthH37gvNILNtQgsg",
+	"NFbsBkzsAsc3VjMPrAVTTQ+oyUoRBaY3nfGpWEaEcR2dgeWCUCnQAqvBbbmluIECPeoh8TuIbKhRbwaZ",
+	"D+cDulbJEIegXJks2xcxkTaOg+MW0fHnidkfQ4Ws+WDER9yvakPWr1TtVp2mrMrUzX1VdXudutyuqm1p",
+	"Xd4lpiPuph7WBaQ2PlxbGSLTx3V1kq+OGONsFjxSo5BE5hyPcJ6QO66ibT+qfIRvwuGsvGG92NmoNoBS",
+	"z0WMXBufrROIWuNi3aAIxNwPP2hmB67sbIHeDz8Qg816TBzcxpArEu3OsHVNg72LJj3+lYEqWCzx70TE",
+	"Mhpx5NRdkQOnOev9ENkpe5R3jKvokWMcz2HmVOCUOkm2IssUOO/R4269CtI/2j7yxtpRvjTSj0ksK+Ha",
+	"gmJKjnh0u+O00g4+FRG4VVZBbn3IgWvp3u/10ffhwsGiTQkr93K7Rz64deSIO8HueDWNEWduCIneoVPC",
+	"+ga9a29IhzebY8Sx30vOMdN90B+0xnSEhOLb3No1Eg76+40pfoa8OL9P1mQ9uL1Fzji8vbWdZe0wNNmK",
+	"Vs34iLbNpo1V2BmCjmKR6P075qujP1FI5jMWz3DZVAo322LELZfWAcBqlonmPgTbVeUYXZayGGwqwyqy",
+	"45zGM9jZ6/W9oJzVVA0XbdDrm3ssewbDYL/X7+2j3aFmeArsIovZ0vDdrIpMXUGH93nWVX+Nwm8iJ1ot",
+	"YMpyTmVdSaAElpOFJE9L6QcoRtzWapP3GD8fer0AWqW7wlwOhGr+0s7dkStMABrPbNtHNRzKnA7y3gzr",
+	"VqRJHe9KSKe7WkFl0XZFRhsS07rLhXrOgSbvIbtQVGmxrDPZ5ikTrDXLXmGaNyQTXNQYHja+ZIjv0qRd",
+	"xQ94wCZMXvdIhE9FmoEwEWyGtNkQyPnFxYiblcwxYd9pl0I8Y5TN3NMjb9HcNbG/ek2LX5zVqDXZPTUF",
+	"ZCt69+H4z+M3H3598/H8/OTXN3+PnL83MIdwRotrSEY8qtK6Q4LZ2MjVEi8apQjY4Fmt+kw6gJHzKzV3",
+	"mriRwTZy2pqUvNfvrxnc4wb2bDavptGQ0DG05n3diVDhEdvJ7ZSyKvZ2FwYH/cGq5Sr4dz+2RiUd9Pfv",
+	"f+itP0710Gx//RPNGadoEppwfb2nUmq59jamDSV6hZW2qCW0JdtW/9qKwmv6lU1l8lXrq7vdr1Yh3e2a",
+	"tBX2YnjT0j91g17fUgdmsNB+k5vd3G9XoN0RjS4ZDosiHOZe1amlorM9PCkWKWqikMg5zbU7hbaTEhmL",
+	"tYsRjniKnV58Z5pq26aakGZji8R2H9j3OHXDSZyi+cOUtbP0TRzmI96YqSpdw1PYeMs1QC6r6lmnwsyZ",
+	"as1De9Lps8xoINu7RH4VjRGYXUJngpHvbRb4uwldI+a5YlJUg06s2rMVtA0kwJun/u+TzYP+wf1PVKNs",
+	"9QODDZZoj0nF5w432U/HyLOn0CA/CbVjOx79gsFvVSCYocaWiTDYTWBSXjmdYo6slQZKq2HOHnBeS6EZ",
+	"6OvMFDzcCY7rM+3XO2XumuoIUyNej77fuLuuS4zeMam8zjn5PWWp3XO5QpxaZtx/2IFl6BCXRQFcpYua",
+	"wg/nOO3HWU6bVeNKOpnrGLWqJHv9vqa6FIK7gJtzuzW/gPaY34qCpHbKCapgU/TfZAs7HuU7MoNdYdXQ",
+	"bgs1OinsBnqPIY4NMAXDT599UrlRLx5h5EIqyILPiP4vYiKruXArUX/pJNAOoKiEbtV8OXKMTqlc7ZUu",
+	"UeNHUD+LyfekRj18Zs1HBcwO/83H2gMPqW/hEf3UBoqiYy50U/Z/BGUHKxhMeYylecn0gj3IvDQf68Em",
+	"TRfhWcmI7811V8lzVogM1Ay0Xwu3isBtLiSmJ4gJJZMtZ0r2e/3ewXZIaJqSvIApu0VHybjt48jzjn8U",
+	"pp/MSmcs0hRiJQrZ6RZZgO9lW2+MaINh68Dyn8hPJ+/OiIXIHGdje06cVY55rXTbp2tvxP9ELv9+dtL9",
+	"iitaXsGId17bG/Huzyp1NO6ZDX8PXeVRM6vQ2qm16vbdNWZI3WvleMBEvpRoNNWG1hs2JU1CAg4KsYhZ",
+	"gOp1mhPf35C414RwG3gmiYvHSzNkdrIwzSzo31QfAmhki7f/owwOjYbOrx857qi7rjusDS+oG3jss+Qg",
+	"r+QnLKRsDW/XfDUTc81N2gElTGGI5RetQOGZuX5ZMCX4M2RnbPoeceAJllibkPEQbWFvMXwMbWNbG7hV",
+	"jbzA2lMTQTKFpyOub7Tj31e0O7r0Y9husTGtf+7lrBjxWiOHzb6/dhl6Mzdxaiec2m4tvIovH3FagBU5",
+	"LPvxETij0opYl1L9EdR393mbzfgrRMyC61Hwv83ffYLglUGM5kzRnmDwTRIa/hvDU1obuOSR5R//pwXN",
+	"UvuTq0Qefl0R0TovuSSRRkXUmDnsZKgRrpykIr6WXrdqPYAP013Lh85ZVQltg0avRbJ4MmlotfbcNRPr",
+	"dnzpd5PFdtvISn/J7xnxvhDQ8ZHKdV8JaN+Oy/2OZfq3CEkd7L26/+H2hzd+Y9fkvOSogvwagJpnPF3k",
+	"ZLlbGbmrd57YGwd3tfD/VTu5VIH0y8RDU/aHwWoltCvsqsjcl6qMI6UVggm5EaZ6I+4CHVSZg7MyAdzI",
+	"9yMz5329C95xrpox9c7L/m/TIl2T+Nc4+o25oxUJkt/7Af+HMthMGRhGILSqAvpuWmG3mrfbrRvesWsg",
+	"0dmHi7awRv40Xi/7pLnTDpKU6CBExjqIjN+hDeuuAb32I2GrBR8ny38/6e/6rMMfKuAPFfDbqwAz7vo7",
+	"agA/gJ5ACqqjbPYNToxtTaWVzam05Nh9C4aIohqGq+9HxyATN15blP2Y2xGh1XRcYXKzdEJ5IjhgoH5i",
+	"GhPMCF0oSEw52dJapRo5NMVcWywykKF+PGEyplomts3UaWN22IDEBPBGElUTcE0FlvlGTzyj/Aq0749f",
+	"nSfHdWeP3kXHl3mH5KD/qv1h3g4VZtD3zRmC32aM/KB3aLpknmiMvFm1GtFWDyFe7gx6wpQIkzW5johh",
+	"nd8gSfL9c//9DXRc9Z3v/1ClaOQIx/y3vrawlMlZrwXD7ljpOdYKy8qQsazyDQnBM5Gmf2QEf/8ZQU2n",
+	"jfjpUZlBd+DeY2xjFM7U8dpv4Xqm8T3fAsP5dl75zIjHNE17zvy239+tnjXjOPHwMzY4letscGsZo5X8",
+	"32uBd3696t54ngxXejN/RPr+sOw7I320Eedrfw/w26x60z2+Kg241++TyHSjbNzIfkQO+/skcl9wth/m",
+	"16cekyPe+AK0qVoqqn57W7bUWRZqmtwfZwe3Jv1ubDPWwwI65PrkfpT0Hs0937BHNyzgaXZ51uiTaFLx",
+	"qT5evKZQooatqz6i+WCz0fATzsw23Rp25HZjY5SkIqYpiTJ6jR5jFIRBWaR2mstwdxevz4RUw5f9l32s",
+	"8LYgtN914Ykndkn48oplKMDNBAnbWFOblstGpYmXa4OxZWVI7wVoZiw/Xc2brkomvGeqrOOqj6SFnkjq",
+	"bdjSFIzdiSKeAbYHisKmvuOC5lD4UFnKLK9g+rtEQaqiAO8pWyLZsRmGHdSqoLEZ4ETJpBBzCQX5eIpQ",
+	"mVZj+x6sr1x+zWv7SI4t7sgQiV9uf3x2ijn96ocr4BpasM2YhbdEybSN9n8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -16,11 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/inferd/inferd/internal/backend/echo"
+	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/repository"
 )
 
 // Options are what Run needs besides the Config. Zero values are documented defaults.
@@ -59,10 +61,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	m := metrics.New(promReg)
 
-	reg, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
 	if err != nil {
 		return err
 	}
+	reg := ms.reg
 
 	jobs, err := newJobs(cfg, reg, m, promReg, log)
 	if err != nil {
@@ -107,15 +110,17 @@ func Run(ctx context.Context, opts Options) error {
 
 	loadCtx, stopLoading := context.WithCancel(ctx)
 	defer stopLoading()
-	go func() {
-		start := time.Now()
-		reg.Load(loadCtx)
-		log.Info("all pipelines loaded", "duration", time.Since(start))
-	}()
+	loadErr := make(chan error, 1)
+	go func() { loadErr <- load(loadCtx, ms, cfg, log) }()
 
+	var runErr error
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serving: %w", err)
+	case runErr = <-loadErr:
+		if runErr == nil {
+			<-ctx.Done()
+		}
 	case <-ctx.Done():
 	}
 
@@ -134,14 +139,41 @@ func Run(ctx context.Context, opts Options) error {
 		errs = append(errs, fmt.Errorf("closing pipelines: %w", err))
 	}
 	log.Info("stopped")
-	return errors.Join(errs...)
+	return errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// load loads every pipeline. With LOAD_STRICT a version that failed is fatal: the
+// process stops rather than serve without it.
+func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) error {
+	start := time.Now()
+	// ONNX Runtime's own start-up (loading the library, its first session) takes tens
+	// of MB; done here, it is not charged to whichever model happens to load first.
+	// Without the library only ONNX versions fail, each saying why.
+	if err := ms.onnx.Init(); err != nil {
+		log.Warn("ONNX Runtime is not available: ONNX models will fail to load", "error", err)
+	}
+	reg := ms.reg
+	reg.Load(ctx)
+	var failed []error
+	for _, e := range reg.List() {
+		if e.Status == registry.StatusFailed {
+			failed = append(failed, fmt.Errorf("%s %s: %w", e.Name, e.Version, e.Err))
+		}
+	}
+	log.Info("all pipelines loaded", "duration", time.Since(start), "failed", len(failed))
+	if cfg.LoadStrict && len(failed) > 0 {
+		return fmt.Errorf("LOAD_STRICT: %d model versions failed to load: %w", len(failed), errors.Join(failed...))
+	}
+	return nil
 }
 
 // newRegistry discovers the models of every source: echo, the model repository, and
 // any extra ones (tests). Loading is left to the caller, after it listens.
-func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*registry.Registry, error) {
+func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*models, error) {
+	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
+	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, ONNX: rt})
 	reg := registry.New(registry.Options{
-		Sources:         append([]registry.Source{builtins()}, extra...),
+		Sources:         append([]registry.Source{builtins(), repo}, extra...),
 		LoadConcurrency: cfg.LoadConcurrency,
 		Logger:          log,
 		Observer:        obs,
@@ -149,7 +181,13 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err
 	}
-	return reg, nil
+	return &models{reg: reg, onnx: rt}, nil
+}
+
+// models is the registry and the runtimes its pipelines share.
+type models struct {
+	reg  *registry.Registry
+	onnx *onnx.Runtime
 }
 
 // builtins is the source of the echo model, which needs no files.

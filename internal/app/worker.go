@@ -38,10 +38,11 @@ func RunWorker(ctx context.Context, opts Options) error {
 		promReg = prometheus.NewRegistry()
 	}
 	m := metrics.New(promReg)
-	reg, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
 	if err != nil {
 		return err
 	}
+	reg := ms.reg
 	rc, _, err := redisClient(cfg, log)
 	if err != nil {
 		return err
@@ -89,7 +90,10 @@ func RunWorker(ctx context.Context, opts Options) error {
 	// Jobs are taken only once every pipeline has loaded: a job taken earlier would
 	// fail with "model loading" instead of waiting in the queue for a worker that can
 	// run it.
-	reg.Load(ctx)
+	if err := load(ctx, ms, cfg, log); err != nil {
+		_ = hs.Close()
+		return err
+	}
 	for ctx.Err() == nil {
 		if err = w.Start(); err == nil {
 			taking.Store(true)

@@ -23,7 +23,7 @@ type Config struct {
 	Env               string        // INFERD_ENV, development; "production" forbids dev keys
 	LogLevel          slog.Level    // LOG_LEVEL, info
 	LogFormat         string        // LOG_FORMAT, text (json when INFERD_ENV=production)
-	ONNXRuntimeLib    string        // ONNXRUNTIME_LIB, the project-local library
+	ONNXRuntimeLib    string        // ONNXRUNTIME_LIB, "": .onnxruntime/lib in the working directory or a parent
 	MaxRequestBytes   int64         // MAX_REQUEST_BYTES, 1 MiB
 	MaxBatchItems     int           // MAX_BATCH_ITEMS, 1024
 	RateLimitRPS      float64       // RATE_LIMIT_RPS, 100; 0 disables rate limiting
@@ -32,6 +32,7 @@ type Config struct {
 	JobWorkers        int           // JOB_WORKERS, number of CPUs (in-process mode)
 	JobQueueSize      int           // JOB_QUEUE_SIZE, 1024 (in-process mode)
 	LoadConcurrency   int           // LOAD_CONCURRENCY, 1
+	LoadStrict        bool          // LOAD_STRICT, false: a version that fails to load stops the process
 	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT, 30s
 	WorkerPort        int           // WORKER_PORT, 8081
 	WorkerConcurrency int           // WORKER_CONCURRENCY, number of CPUs
@@ -64,6 +65,7 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 		JobWorkers:        p.int("JOB_WORKERS", 0, 0, 1<<16),
 		JobQueueSize:      p.int("JOB_QUEUE_SIZE", 1024, 1, 1<<24),
 		LoadConcurrency:   p.int("LOAD_CONCURRENCY", 1, 1, 1024),
+		LoadStrict:        p.bool("LOAD_STRICT"),
 		ShutdownTimeout:   p.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		WorkerPort:        p.int("WORKER_PORT", 8081, 1, 65535),
 		WorkerConcurrency: p.int("WORKER_CONCURRENCY", 0, 0, 1<<16),
@@ -117,6 +119,18 @@ func (p *parser) int(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+func (p *parser) bool(name string) bool {
+	v := strings.TrimSpace(p.getenv(name))
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(name, v, "want true or false")
+	}
+	return b
 }
 
 func (p *parser) float(name string, def float64) float64 {

@@ -15,6 +15,7 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -77,7 +78,7 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
-	pred, err := s.reg.Predict(ctx, b.Model, b.Version, []json.RawMessage{b.Data}, false)
+	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, false), b.Model, b.Version, []json.RawMessage{b.Data}, false)
 	if err != nil {
 		p := s.problemFor(ctx, err)
 		switch p.Status {
@@ -101,7 +102,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if len(b.Items) > s.opts.MaxBatchItems {
 		return api.PredictBatch413ApplicationProblemPlusJSONResponse{PayloadTooLargeApplicationProblemPlusJSONResponse: api.PayloadTooLargeApplicationProblemPlusJSONResponse(s.tooManyItems(ctx, len(b.Items)))}, nil
 	}
-	pred, err := s.reg.Predict(ctx, b.Model, b.Version, rawItems(b.Items), false)
+	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, true), b.Model, b.Version, rawItems(b.Items), false)
 	if err != nil {
 		p := s.problemFor(ctx, err)
 		switch p.Status {
@@ -254,16 +255,19 @@ func (s *Server) Health(context.Context, api.HealthRequestObject) (api.HealthRes
 // Ready answers 200 once every pipeline has finished loading.
 func (s *Server) Ready(context.Context, api.ReadyRequestObject) (api.ReadyResponseObject, error) {
 	if s.reg.Ready() {
-		return api.Ready200JSONResponse{Status: api.Ready}, nil
+		return api.Ready200JSONResponse{Status: api.ReadinessStatusReady}, nil
 	}
 	retry := retryAfterSeconds
-	return api.Ready503JSONResponse{Body: api.Readiness{Status: api.Loading}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
+	return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusLoading}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
 }
 
 // ListLoadedModels lists the pipelines in memory.
 func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestObject) (api.ListLoadedModelsResponseObject, error) {
-	out := api.LoadedModelList{Models: []api.LoadedModel{}}
+	out := api.LoadedModelList{Models: []api.LoadedModel{}, Failed: []api.FailedModel{}}
 	for _, e := range s.reg.List() {
+		if e.Status == registry.StatusFailed {
+			out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: errText(e.Err)})
+		}
 		if e.Status != registry.StatusReady {
 			continue
 		}
@@ -271,6 +275,54 @@ func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestOb
 		out.Models = append(out.Models, api.LoadedModel{Name: e.Name, Version: e.Version, LoadedAt: e.LoadedAt, LoadDurationMs: &ms})
 	}
 	return api.ListLoadedModels200JSONResponse(out), nil
+}
+
+// GetModel describes one version: status, tensors, steps and routing.
+func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (api.GetModelResponseObject, error) {
+	m, err := s.reg.Describe(req.Name)
+	var entry *registry.Entry
+	if err == nil {
+		for i := range m.Versions {
+			if m.Versions[i].Version == req.Version {
+				entry = &m.Versions[i]
+			}
+		}
+		if entry == nil {
+			err = fmt.Errorf("%w: model %q has no version %q", registry.ErrVersionNotFound, req.Name, req.Version)
+		}
+	}
+	if err != nil {
+		p := s.problemFor(ctx, err)
+		if p.Status == http.StatusBadRequest { // an unknown model or version in the path
+			p.Status = http.StatusNotFound
+			return api.GetModel404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
+		}
+		return api.GetModel500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+	}
+	out := api.ModelMetadata{
+		Name: m.Name, Version: entry.Version, Status: api.ModelMetadataStatus(entry.Status),
+		Description: entry.Info.Description,
+		Inputs:      tensorSpecs(entry.Info.Inputs), Outputs: tensorSpecs(entry.Info.Outputs),
+		Routing:  routingRule(m.Rule),
+		Versions: make([]string, 0, len(m.Versions)),
+	}
+	if entry.Err != nil && entry.Status == registry.StatusFailed {
+		msg := errText(entry.Err)
+		out.Error = &msg
+	}
+	if !entry.LoadedAt.IsZero() {
+		out.LoadedAt = &entry.LoadedAt
+	}
+	for _, v := range m.Versions {
+		out.Versions = append(out.Versions, v.Version)
+	}
+	if out.Preprocess, err = stepSpecs(entry.Pre); err == nil {
+		out.Postprocess, err = stepSpecs(entry.Post)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return api.GetModel200JSONResponse(out), nil
 }
 
 // ReloadModel hot-reloads one version.
@@ -366,6 +418,59 @@ func jobRecord(rec job.Record) api.JobRecord {
 	}
 	if !rec.FinishedAt.IsZero() {
 		out.FinishedAt = &rec.FinishedAt
+	}
+	return out
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+func tensorSpecs(ts []pipeline.Tensor) []api.TensorSpec {
+	out := make([]api.TensorSpec, len(ts))
+	for i, t := range ts {
+		out[i] = api.TensorSpec{Name: t.Name, Dtype: t.DType, Shape: t.Shape}
+		if out[i].Shape == nil {
+			out[i].Shape = []int64{}
+		}
+	}
+	return out
+}
+
+// stepSpecs renders each step's parameter struct as the JSON object the contract
+// shows, through its json tags.
+func stepSpecs(steps []pipeline.StepInfo) ([]api.StepSpec, error) {
+	out := make([]api.StepSpec, len(steps))
+	for i, st := range steps {
+		out[i] = api.StepSpec{Name: st.Name, Params: map[string]any{}}
+		if st.Params == nil {
+			continue
+		}
+		b, err := json.Marshal(st.Params)
+		if err != nil {
+			return nil, fmt.Errorf("describing step %q: %w", st.Name, err)
+		}
+		if err := json.Unmarshal(b, &out[i].Params); err != nil {
+			return nil, fmt.Errorf("describing step %q: %w", st.Name, err)
+		}
+	}
+	return out, nil
+}
+
+func routingRule(r registry.Rule) api.RoutingRule {
+	out := api.RoutingRule{Strategy: api.RoutingRuleStrategy(r.Strategy)}
+	if out.Strategy == "" {
+		out.Strategy = api.RoutingRuleStrategy(registry.Latest)
+	}
+	if r.Version != "" {
+		out.Version = &r.Version
+	}
+	if len(r.Weights) > 0 {
+		w := r.Weights
+		out.Weights = &w
 	}
 	return out
 }

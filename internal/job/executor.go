@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
 )
 
 // Predictor runs a batch of inputs through one model version.
@@ -106,7 +108,7 @@ func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the job's input: %w", err)
 	}
-	out, err := e.Predictor.Predict(ctx, rec.Model, rec.Version, items)
+	out, err := e.Predictor.Predict(pipeline.WithBatch(ctx, rec.Batch), rec.Model, rec.Version, items)
 	if err != nil {
 		return nil, err
 	}

@@ -154,6 +154,33 @@ func encode(batch []any) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// StepInfo describes a configured step for model metadata.
+type StepInfo struct {
+	Name string
+	// Params are the step's parameters as configured (a struct with json tags), or nil.
+	Params any
+}
+
+// parameterized is a step that can say how it was configured.
+type parameterized interface {
+	Params() any
+}
+
+// Steps describes the preprocess and postprocess steps, in order.
+func (p *Pipeline) Steps() (pre, post []StepInfo) {
+	describe := func(steps []Step) []StepInfo {
+		out := make([]StepInfo, len(steps))
+		for i, s := range steps {
+			out[i].Name = s.Name()
+			if ps, ok := s.(parameterized); ok {
+				out[i].Params = ps.Params()
+			}
+		}
+		return out
+	}
+	return describe(p.Pre), describe(p.Post)
+}
+
 // Close closes the model.
 func (p *Pipeline) Close() error {
 	if p.Model == nil {

@@ -485,6 +485,8 @@ type Entry struct {
 	LoadDuration  time.Duration
 	Memory        Memory
 	Info          pipeline.Info
+	// Pre and Post describe the steps of the loaded pipeline.
+	Pre, Post []pipeline.StepInfo
 }
 
 // List returns every known version, by name then natural version order.
@@ -500,15 +502,41 @@ func (r *Registry) List() []Entry {
 	for _, n := range names {
 		m := r.models[n]
 		for _, ver := range m.order {
-			v := m.versions[ver]
-			e := Entry{Name: n, Version: ver, Status: v.status, Err: v.err}
-			if v.cur != nil {
-				e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
-			}
-			out = append(out, e)
+			out = append(out, entryLocked(m.versions[ver]))
 		}
 	}
 	return out
+}
+
+// Model describes one model: its rule and every version, in natural order.
+type Model struct {
+	Name     string
+	Rule     Rule
+	Versions []Entry
+}
+
+// Describe returns one model's rule and versions.
+func (r *Registry) Describe(name string) (Model, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m := r.models[name]
+	if m == nil {
+		return Model{}, fmt.Errorf("%w: no model named %q", ErrModelNotFound, name)
+	}
+	out := Model{Name: name, Rule: m.rule}
+	for _, ver := range m.order {
+		out.Versions = append(out.Versions, entryLocked(m.versions[ver]))
+	}
+	return out, nil
+}
+
+func entryLocked(v *version) Entry {
+	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err}
+	if v.cur != nil {
+		e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
+		e.Pre, e.Post = v.cur.p.Steps()
+	}
+	return e
 }
 
 // Rule returns the routing rule of a model.

@@ -1,0 +1,152 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/inferd/inferd/internal/tensor"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// dtypeOf names an ONNX element type as the tensor package does; ok is false for the
+// types inferd cannot carry (strings, float16 and the like).
+func dtypeOf(t ort.TensorElementDataType) (tensor.DType, bool) {
+	switch t {
+	case ort.TensorElementDataTypeFloat:
+		return tensor.Float32, true
+	case ort.TensorElementDataTypeDouble:
+		return tensor.Float64, true
+	case ort.TensorElementDataTypeInt8:
+		return tensor.Int8, true
+	case ort.TensorElementDataTypeInt16:
+		return tensor.Int16, true
+	case ort.TensorElementDataTypeInt32:
+		return tensor.Int32, true
+	case ort.TensorElementDataTypeInt64:
+		return tensor.Int64, true
+	case ort.TensorElementDataTypeUint8:
+		return tensor.Uint8, true
+	case ort.TensorElementDataTypeUint16:
+		return tensor.Uint16, true
+	case ort.TensorElementDataTypeUint32:
+		return tensor.Uint32, true
+	case ort.TensorElementDataTypeUint64:
+		return tensor.Uint64, true
+	case ort.TensorElementDataTypeBool:
+		return tensor.Bool, true
+	}
+	return "", false
+}
+
+// elemName names an ONNX element type for error messages.
+func elemName(t ort.TensorElementDataType) string {
+	if d, ok := dtypeOf(t); ok {
+		return string(d)
+	}
+	switch t {
+	case ort.TensorElementDataTypeString:
+		return "string"
+	case ort.TensorElementDataTypeFloat16:
+		return "float16"
+	case ort.TensorElementDataTypeBFloat16:
+		return "bfloat16"
+	}
+	return fmt.Sprintf("element type %d", int(t))
+}
+
+// stack builds one input tensor of shape [len(items), item...] from items of equal
+// shape.
+func stack(d tensor.DType, item []int64, items []*tensor.Tensor) (ort.Value, error) {
+	shape := append(ort.Shape{int64(len(items))}, item...)
+	switch d {
+	case tensor.Float32:
+		return fill(shape, items, func(t *tensor.Tensor, i int) float32 { return float32(t.Float[i]) })
+	case tensor.Float64:
+		return fill(shape, items, func(t *tensor.Tensor, i int) float64 { return t.Float[i] })
+	case tensor.Int32:
+		return fill(shape, items, func(t *tensor.Tensor, i int) int32 { return int32(t.Int[i]) })
+	case tensor.Int64:
+		return fill(shape, items, func(t *tensor.Tensor, i int) int64 { return t.Int[i] })
+	}
+	return nil, fmt.Errorf("inferd cannot feed %s inputs", d)
+}
+
+func fill[T ort.TensorData](shape ort.Shape, items []*tensor.Tensor, at func(*tensor.Tensor, int) T) (ort.Value, error) {
+	data := make([]T, 0, shape.FlattenedSize())
+	for _, t := range items {
+		for i := range t.Len() {
+			data = append(data, at(t, i))
+		}
+	}
+	return ort.NewTensor(shape, data)
+}
+
+// split cuts an output of shape [n, item...] into n item tensors.
+func split(v ort.Value, n int) ([]*tensor.Tensor, error) {
+	shape := v.GetShape()
+	if len(shape) == 0 || shape[0] != int64(n) {
+		return nil, fmt.Errorf("output of shape %v has no batch dimension of %d", []int64(shape), n)
+	}
+	item := []int64(shape[1:])
+	switch t := v.(type) {
+	case *ort.Tensor[float32]:
+		return cut(t.GetData(), n, item, tensor.Float32, true)
+	case *ort.Tensor[float64]:
+		return cut(t.GetData(), n, item, tensor.Float64, true)
+	case *ort.Tensor[int8]:
+		return cut(t.GetData(), n, item, tensor.Int8, false)
+	case *ort.Tensor[int16]:
+		return cut(t.GetData(), n, item, tensor.Int16, false)
+	case *ort.Tensor[int32]:
+		return cut(t.GetData(), n, item, tensor.Int32, false)
+	case *ort.Tensor[int64]:
+		return cut(t.GetData(), n, item, tensor.Int64, false)
+	case *ort.Tensor[uint8]:
+		return cut(t.GetData(), n, item, tensor.Uint8, false)
+	case *ort.Tensor[uint16]:
+		return cut(t.GetData(), n, item, tensor.Uint16, false)
+	case *ort.Tensor[uint32]:
+		return cut(t.GetData(), n, item, tensor.Uint32, false)
+	case *ort.Tensor[uint64]:
+		// Values past 2^63 wrap; no exporter emits uint64 scores or labels that large.
+		return cut(t.GetData(), n, item, tensor.Uint64, false)
+	case *ort.Tensor[bool]:
+		data := t.GetData()
+		ints := make([]int64, len(data))
+		for i, b := range data {
+			if b {
+				ints[i] = 1
+			}
+		}
+		return cut(ints, n, item, tensor.Bool, false)
+	}
+	return nil, fmt.Errorf("output of type %T is not supported", v)
+}
+
+type number interface {
+	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+func cut[T number](data []T, n int, item []int64, d tensor.DType, float bool) ([]*tensor.Tensor, error) {
+	size := int(tensor.Size(item))
+	if len(data) != n*size {
+		return nil, fmt.Errorf("output holds %d values, not %d", len(data), n*size)
+	}
+	out := make([]*tensor.Tensor, n)
+	for i := range out {
+		part := data[i*size : (i+1)*size]
+		t := &tensor.Tensor{DType: d, Shape: item}
+		if float {
+			t.Float = make([]float64, size)
+			for j, x := range part {
+				t.Float[j] = float64(x)
+			}
+		} else {
+			t.Int = make([]int64, size)
+			for j, x := range part {
+				t.Int[j] = int64(x)
+			}
+		}
+		out[i] = t
+	}
+	return out, nil
+}

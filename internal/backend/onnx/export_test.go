@@ -1,0 +1,4 @@
+package onnx
+
+// WarmupModel exposes warmupModel to the external test package.
+func WarmupModel() []byte { return warmupModel }

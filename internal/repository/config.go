@@ -1,0 +1,204 @@
+package repository
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/pipeline/step"
+	"github.com/inferd/inferd/internal/registry"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is a version's model.yaml. Every field may be left out; the zero value of
+// each is the documented default.
+type Config struct {
+	// Description is shown in model metadata.
+	Description string `yaml:"description"`
+	// Backend is the runtime of the artifact: onnx, or echo, which returns its input
+	// and needs no artifact; "" means onnx.
+	Backend string `yaml:"backend"`
+	// Artifact is the model file's name in the version directory; "" means
+	// model.onnx.
+	Artifact string `yaml:"artifact"`
+	// MaxBatchSize caps the items of one runtime call; bigger batches run in chunks.
+	// 0 means no cap.
+	MaxBatchSize int `yaml:"max_batch_size"`
+	// Delay is how long each call to an echo model takes: simulated latency for load
+	// and queue tests. Only backend echo takes it; 0 means none.
+	Delay time.Duration `yaml:"delay"`
+	// Preprocess and Postprocess list steps, each a one-key mapping of the step's
+	// name to its parameters ("- standardize: {mean: [...], std: [...]}"), or the
+	// bare name of a step whose parameters all have defaults ("- softmax").
+	Preprocess  stepList `yaml:"preprocess"`
+	Postprocess stepList `yaml:"postprocess"`
+}
+
+// stepList is decoded by hand (see parseSteps): its parameter types depend on the
+// step names.
+type stepList []step.Spec
+
+// The names the files of a repository must have.
+const (
+	ConfigFile      = "model.yaml"
+	RoutingFile     = "routing.yaml"
+	DefaultArtifact = "model.onnx"
+	backendONNX     = "onnx"
+	backendEcho     = "echo"
+)
+
+// readConfig reads and checks a model.yaml as far as it can without the artifact.
+func readConfig(file string) (*Config, int64, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, 0, &ConfigError{File: file, Msg: "missing: every version directory needs one"}
+		}
+		return nil, 0, err
+	}
+	c, err := parseConfig(data)
+	return c, int64(len(data)), inFile(file, err)
+}
+
+func parseConfig(data []byte) (*Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	// The step lists come out of the node first: decodeStrict knows nothing of them.
+	var pre, post *yaml.Node
+	root := &doc
+	if len(doc.Content) > 0 {
+		root = doc.Content[0]
+	}
+	if root.Kind == yaml.MappingNode {
+		rest := &yaml.Node{Kind: yaml.MappingNode, Tag: root.Tag}
+		for i := 0; i < len(root.Content); i += 2 {
+			switch root.Content[i].Value {
+			case "preprocess":
+				pre = root.Content[i+1]
+			case "postprocess":
+				post = root.Content[i+1]
+			default:
+				rest.Content = append(rest.Content, root.Content[i], root.Content[i+1])
+			}
+		}
+		root = rest
+	}
+	c := &Config{}
+	if len(doc.Content) > 0 {
+		if err := decodeStrict(root, c, ""); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if c.Preprocess, err = parseSteps(pre, pipeline.StagePreprocess); err != nil {
+		return nil, err
+	}
+	if c.Postprocess, err = parseSteps(post, pipeline.StagePostprocess); err != nil {
+		return nil, err
+	}
+	return c, c.check()
+}
+
+func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
+	if n == nil || isNull(n) {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, errorf(string(stage), "expected a list of steps, got %s", describe(n))
+	}
+	specs := make(stepList, len(n.Content))
+	for i, item := range n.Content {
+		at := fmt.Sprintf("%s[%d]", stage, i)
+		var name string
+		var params *yaml.Node
+		switch {
+		case item.Kind == yaml.ScalarNode && item.Tag == "!!str":
+			name = item.Value
+		case item.Kind == yaml.MappingNode && len(item.Content) == 2:
+			name, params = item.Content[0].Value, item.Content[1]
+		default:
+			return nil, errorf(at, "expected a step: its name mapped to its parameters, like `- standardize: {mean: [...], std: [...]}`, got %s", describe(item))
+		}
+		def, err := step.Lookup(stage, name, at)
+		if err != nil {
+			return nil, err
+		}
+		p := def.Params()
+		if params != nil {
+			if err := decodeStrict(params, p, at+"."+name); err != nil {
+				return nil, err
+			}
+		}
+		specs[i] = step.Spec{Name: name, Params: p}
+	}
+	return specs, step.Check(stage, specs)
+}
+
+// check validates what needs no artifact.
+func (c *Config) check() error {
+	switch c.Backend {
+	case "":
+		c.Backend = backendONNX
+	case backendONNX:
+	case backendEcho:
+		return c.checkEcho()
+	default:
+		return errorf("backend", "unknown backend %q (backends: %s, %s)", c.Backend, backendONNX, backendEcho)
+	}
+	if c.Delay != 0 {
+		return errorf("delay", "only backend echo takes a delay")
+	}
+	if c.Artifact == "" {
+		c.Artifact = DefaultArtifact
+	}
+	if c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".") {
+		return errorf("artifact", "%q must be a file name in the version directory", c.Artifact)
+	}
+	if c.MaxBatchSize < 0 {
+		return errorf("max_batch_size", "must be 0 (no cap) or more, got %d", c.MaxBatchSize)
+	}
+	return nil
+}
+
+func (c *Config) checkEcho() error {
+	switch {
+	case c.Artifact != "":
+		return errorf("artifact", "backend echo reads no artifact")
+	case len(c.Preprocess) > 0:
+		return errorf("preprocess", "backend echo takes no steps")
+	case len(c.Postprocess) > 0:
+		return errorf("postprocess", "backend echo takes no steps")
+	case c.Delay < 0:
+		return errorf("delay", "must not be negative, got %s", c.Delay)
+	}
+	return nil
+}
+
+// readRule reads a model's routing.yaml; a model without one routes to its latest
+// version.
+func readRule(file string, versions []string) (registry.Rule, error) {
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return registry.Rule{}, nil
+	}
+	if err != nil {
+		return registry.Rule{}, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return registry.Rule{}, &ConfigError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var r registry.Rule
+	if err := decodeStrict(&doc, &r, ""); err != nil {
+		return registry.Rule{}, inFile(file, err)
+	}
+	if err := r.Validate(versions); err != nil {
+		return registry.Rule{}, &ConfigError{File: file, Msg: err.Error()}
+	}
+	return r, nil
+}

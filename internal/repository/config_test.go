@@ -1,0 +1,129 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/repository"
+)
+
+// TestConfigErrors checks that each fault in a model.yaml is reported with the file
+// and the field, at discovery when the config alone shows it and at load when only
+// the model does.
+func TestConfigErrors(t *testing.T) {
+	replace := func(old, new string) string {
+		if !strings.Contains(irisYAML, old) {
+			panic(old)
+		}
+		return strings.Replace(irisYAML, old, new, 1)
+	}
+	tests := []struct {
+		name     string
+		yaml     string
+		artifact bool // write model.onnx
+		phase    string
+		want     string // after "<dir>/iris/v1/model.yaml: "
+	}{
+		{name: "unknown step", yaml: replace("  - softmax\n", "  - sigmoid\n"), artifact: true, phase: "discover",
+			want: `postprocess[0]: unknown step "sigmoid" (postprocess steps: argmax, label_map, round, softmax, squeeze, threshold, top_k)`},
+		{name: "step in the wrong stage", yaml: replace("  - softmax\n", "  - cast: {dtype: float32}\n"), artifact: true, phase: "discover",
+			want: `postprocess[0]: cast is a preprocess step, not a postprocess step`},
+		{name: "unknown field", yaml: "descripton: typo\n" + irisYAML, artifact: true, phase: "discover",
+			want: `descripton: unknown field (fields: description, backend, artifact, max_batch_size, delay, preprocess, postprocess)`},
+		{name: "unknown parameter", yaml: replace("std:", "sd:"), artifact: true, phase: "discover",
+			want: `preprocess[1].standardize.sd: unknown field (fields: mean, std)`},
+		{name: "parameter of the wrong type", yaml: replace("std: [0.8, 0.4, 1.7, 0.7]", "std: [0.8, 0.4, high, 0.7]"), artifact: true, phase: "discover",
+			want: `preprocess[1].standardize.std[2]: expected a number, got the string "high"`},
+		{name: "parameter not a list", yaml: replace("std: [0.8, 0.4, 1.7, 0.7]", "std: 0.8"), artifact: true, phase: "discover",
+			want: `preprocess[1].standardize.std: expected a list, got 0.8`},
+		{name: "bad parameter value", yaml: replace("std: [0.8, 0.4, 1.7, 0.7]", "std: [0.8, 0, 1.7, 0.7]"), artifact: true, phase: "discover",
+			want: `preprocess[1].standardize.std[1]: must be greater than 0, got 0`},
+		{name: "step not a mapping", yaml: replace("  - softmax\n", "  - [softmax]\n"), artifact: true, phase: "discover",
+			want: "postprocess[0]: expected a step: its name mapped to its parameters, like `- standardize: {mean: [...], std: [...]}`, got a list"},
+		{name: "steps not a list", yaml: "preprocess: to_tensor\n", artifact: true, phase: "discover",
+			want: `preprocess: expected a list of steps, got the string "to_tensor"`},
+		{name: "unknown backend", yaml: "backend: torch\n" + irisYAML, artifact: true, phase: "discover",
+			want: `backend: unknown backend "torch" (backends: onnx, echo)`},
+		{name: "artifact outside the version", yaml: "artifact: ../v2/model.onnx\n" + irisYAML, artifact: true, phase: "discover",
+			want: `artifact: "../v2/model.onnx" must be a file name in the version directory`},
+		{name: "delay for onnx", yaml: "delay: 1s\n" + irisYAML, artifact: true, phase: "discover",
+			want: `delay: only backend echo takes a delay`},
+		{name: "echo with steps", yaml: "backend: echo\n" + irisYAML, phase: "discover",
+			want: `preprocess: backend echo takes no steps`},
+		{name: "echo with a bad delay", yaml: "backend: echo\ndelay: soon\n", phase: "discover",
+			want: `delay: expected a duration such as 250ms or 2s, got the string "soon"`},
+		{name: "negative batch size", yaml: "max_batch_size: -1\n" + irisYAML, artifact: true, phase: "discover",
+			want: `max_batch_size: must be 0 (no cap) or more, got -1`},
+		{name: "batch size not whole", yaml: "max_batch_size: 1.5\n" + irisYAML, artifact: true, phase: "discover",
+			want: `max_batch_size: expected a whole number, got 1.5`},
+		{name: "syntax", yaml: "description: [oops\n", artifact: true, phase: "discover",
+			want: `line 1: did not find expected ',' or ']'`},
+		{name: "not a mapping", yaml: "- to_tensor\n", artifact: true, phase: "discover",
+			want: `expected a mapping, got a list`},
+
+		{name: "missing artifact", yaml: irisYAML, phase: "load",
+			want: `artifact: {dir}/model.onnx does not exist`},
+		{name: "missing named artifact", yaml: "artifact: iris.onnx\n" + irisYAML, artifact: true, phase: "load",
+			want: `artifact: {dir}/iris.onnx does not exist`},
+		{name: "wrong input name", yaml: replace("  - to_tensor:\n", "  - to_tensor:\n      input: features\n"), artifact: true, phase: "load",
+			want: `preprocess[0].to_tensor.input: the model has no input "features" (it has x)`},
+		{name: "shape mismatch", yaml: "preprocess:\n  - to_tensor: {shape: [3]}\n", artifact: true, phase: "load",
+			want: `preprocess[0].to_tensor.shape: makes shape [3] per item, but model input "x" takes [4] per item`},
+		{name: "dtype mismatch", yaml: replace("  - to_tensor:\n", "  - to_tensor:\n      dtype: float64\n"), artifact: true, phase: "load",
+			want: `preprocess[0].to_tensor.dtype: makes float64, but model input "x" takes float32; change the dtype or add a cast step`},
+		{name: "standardize does not fit", yaml: replace("mean: [5.8, 3.0, 3.7, 1.2]\n      std: [0.8, 0.4, 1.7, 0.7]", "mean: [5.8, 3.0, 3.7]\n      std: [0.8, 0.4, 1.7]"), artifact: true, phase: "load",
+			want: `preprocess[1].standardize.std: expected 4 numbers, got 3`},
+		{name: "wrong output name", yaml: replace("  - softmax\n", "  - softmax: {output: probabilities}\n"), artifact: true, phase: "load",
+			want: `postprocess[0].softmax.output: the model has no output "probabilities" (it has y)`},
+		{name: "too many labels", yaml: replace("labels: [setosa, versicolor, virginica]", "labels: [setosa, versicolor, virginica, rosa]"), artifact: true, phase: "load",
+			want: `postprocess[1].top_k.labels: expected 3 labels, one per score, got 4`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"iris/v1/model.yaml": tt.yaml}
+			if tt.artifact {
+				files["iris/v1/model.onnx"] = irisONNX()
+			}
+			dir := repo(t, files)
+			vdir := filepath.Join(dir, "iris", "v1")
+			want := filepath.Join(vdir, "model.yaml") + ": " + strings.ReplaceAll(tt.want, "{dir}", vdir)
+			spec, err := repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)}).Model(context.Background(), "iris")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := spec.Versions[0]
+			phase, got := "discover", v.Err
+			if got == nil {
+				phase = "load"
+				p, err := v.Loader.Load(context.Background())
+				if err == nil {
+					p.Close()
+					t.Fatalf("loaded; want %s", want)
+				}
+				got = err
+			}
+			if phase != tt.phase || got.Error() != want {
+				t.Fatalf("%s error = %v\nwant %s error   %s", phase, got, tt.phase, want)
+			}
+			if !errors.Is(got, repository.ErrInvalidConfig) {
+				t.Errorf("error does not wrap ErrInvalidConfig")
+			}
+		})
+	}
+}
+
+func TestNoRuntime(t *testing.T) {
+	dir := repo(t, map[string]string{"iris/v1/model.yaml": irisYAML, "iris/v1/model.onnx": irisONNX()})
+	spec, err := repository.New(repository.Options{Dir: dir}).Model(context.Background(), "iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = spec.Versions[0].Loader.Load(context.Background())
+	if !errors.Is(err, repository.ErrNoRuntime) {
+		t.Fatalf("error = %v, want ErrNoRuntime", err)
+	}
+}

@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+"""Builds the example model repository (models/) and the expected outputs the Go tests
+compare against (internal/repository/testdata/examples.json).
+
+Run it with Debian's interpreter, which sees python3-onnx, python3-sklearn and
+python3-numpy (the first python3 on PATH may be another one):
+
+    apt-get install -y python3-onnx python3-sklearn
+    /usr/bin/python3 tools/build-models.py
+
+The models are trained on the data sets scikit-learn ships (Iris, diabetes), so
+nothing is downloaded. The ONNX graphs are written with onnx.helper rather than
+skl2onnx, which Debian does not package: a linear model is a MatMul and an Add. The
+output is deterministic: running it twice gives the same bytes.
+
+Expected outputs are computed here with numpy, independently of ONNX Runtime and of
+the Go steps, so the Go tests check both.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from sklearn.datasets import load_diabetes, load_iris
+from sklearn.linear_model import LogisticRegression, Ridge
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IRIS_FEATURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+DIABETES_FEATURES = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
+OPSET = 13
+IR_VERSION = 8
+
+
+def linear_graph(name, doc, w, b, dtype, outputs):
+    """x·W + b as an ONNX model with a dynamic batch dimension.
+
+    outputs is "logits" (the raw scores, [N, k]), "classifier" (an int64 "label" [N]
+    and "probabilities" [N, k], as scikit-learn classifiers export) or "regression"
+    ("prediction" [N, 1]).
+    """
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    n_in, n_out = w.shape
+    inits = [
+        numpy_helper.from_array(w.astype(dtype), "W"),
+        numpy_helper.from_array(b.astype(dtype), "B"),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["input", "W"], ["xw"]),
+        helper.make_node("Add", ["xw", "B"], ["scores"]),
+    ]
+    if outputs == "logits":
+        nodes[-1].output[0] = "logits"
+        outs = [helper.make_tensor_value_info("logits", elem, ["N", n_out])]
+    elif outputs == "classifier":
+        nodes += [
+            helper.make_node("Softmax", ["scores"], ["probabilities"], axis=1),
+            helper.make_node("ArgMax", ["scores"], ["label"], axis=1, keepdims=0),
+        ]
+        outs = [
+            helper.make_tensor_value_info("label", TensorProto.INT64, ["N"]),
+            helper.make_tensor_value_info("probabilities", elem, ["N", n_out]),
+        ]
+    else:
+        nodes[-1].output[0] = "prediction"
+        outs = [helper.make_tensor_value_info("prediction", elem, ["N", n_out])]
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("input", elem, ["N", n_in])], outs, inits, doc_string=doc
+    )
+    model = helper.make_model(graph, producer_name="inferd tools/build-models.py", opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
+
+
+def yaml_list(values):
+    return "[" + ", ".join(repr(float(v)) if isinstance(v, (float, np.floating)) else str(v) for v in values) + "]"
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(path, mode) as f:
+        f.write(data)
+
+
+def softmax(z):
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def check_no_tie(v, decimals, margin):
+    """The expected outputs are rounded here half to even and in Go half away from
+    zero, from values that differ in the last bits: fine unless v sits on a tie."""
+    x = v * 10**decimals
+    assert abs(x - np.floor(x) - 0.5) > margin, f"{v} is too close to a rounding tie; pick other rows"
+
+
+def top_k(scores, labels, k):
+    """top_k's result: highest first, ties to the lower index."""
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [{"label": labels[i], "score": float(scores[i])} for i in order]
+
+
+def iris(models, examples):
+    data = load_iris()
+    x, y = data.data, data.target
+    labels = [str(n) for n in data.target_names]
+
+    # v1: logistic regression on the raw measurements; the model emits logits and
+    # the pipeline applies softmax.
+    v1 = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
+    w1 = v1.coef_.T.astype(np.float32)
+    b1 = v1.intercept_.astype(np.float32)
+
+    # v2: stronger regularisation on standardised measurements; the model emits
+    # probabilities and a label, as skl2onnx would, and the pipeline standardises.
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    v2 = LogisticRegression(C=0.1, max_iter=1000).fit((x - mean) / std, y)
+    w2 = v2.coef_.T.astype(np.float32)
+    b2 = v2.intercept_.astype(np.float32)
+    print(f"iris v1 accuracy {v1.score(x, y):.3f}, v2 {v2.score((x - mean) / std, y):.3f}", file=sys.stderr)
+
+    to_tensor = f"""  - to_tensor:
+      features: {yaml_list(IRIS_FEATURES)}
+      dtype: float32
+      shape: [4]
+"""
+    top = f"""  - top_k:
+      k: 3
+      labels: {yaml_list(labels)}
+  - round:
+      decimals: 4
+"""
+    write(os.path.join(models, "iris", "v1", "model.yaml"), f"""# Generated by tools/build-models.py; edit that script instead.
+description: >-
+  Iris species from sepal and petal measurements in cm: logistic regression
+  (C=1.0) on the raw measurements. Returns the three species ranked by probability,
+  rounded to 4 decimals.
+backend: onnx
+artifact: model.onnx
+max_batch_size: 256
+preprocess:
+{to_tensor}postprocess:
+  - softmax
+{top}""")
+    write(os.path.join(models, "iris", "v1", "model.onnx"), linear_graph(
+        "iris_v1", "Iris logistic regression, C=1.0, raw features; outputs logits", w1, b1, np.float32, "logits").SerializeToString())
+
+    write(os.path.join(models, "iris", "v2", "model.yaml"), f"""# Generated by tools/build-models.py; edit that script instead.
+description: >-
+  Iris species from sepal and petal measurements in cm: logistic regression
+  (C=0.1) on standardised measurements. Returns the three species ranked by
+  probability, rounded to 4 decimals.
+backend: onnx
+artifact: model.onnx
+max_batch_size: 256
+preprocess:
+{to_tensor}  - standardize:
+      mean: {yaml_list(mean)}
+      std: {yaml_list(std)}
+postprocess:
+  - top_k:
+      output: probabilities
+      k: 3
+      labels: {yaml_list(labels)}
+  - round:
+      decimals: 4
+""")
+    write(os.path.join(models, "iris", "v2", "model.onnx"), linear_graph(
+        "iris_v2", "Iris logistic regression, C=0.1, standardised features; outputs label and probabilities", w2, b2, np.float32, "classifier").SerializeToString())
+
+    write(os.path.join(models, "iris", "routing.yaml"), """# Generated by tools/build-models.py. A request that names no version goes to v1
+# nine times in ten and to the v2 canary otherwise.
+strategy: weighted
+weights:
+  v1: 90
+  v2: 10
+""")
+
+    # Inputs as clients send them: arrays and named-feature objects, one of each
+    # species and the README's example.
+    rows = [x[0], x[61], x[121], x[77], np.array([5.1, 3.5, 1.4, 0.2])]
+    items = [list(map(float, r)) for r in rows[:-1]] + [dict(zip(IRIS_FEATURES, map(float, rows[-1])))]
+    feats = np.array([r if isinstance(r, list) else [r[f] for f in IRIS_FEATURES] for r in items])
+    x32 = feats.astype(np.float32).astype(np.float64)
+    logits1 = x32 @ w1.astype(np.float64) + b1.astype(np.float64)
+    std_in = ((x32 - mean) / std).astype(np.float32).astype(np.float64)
+    logits2 = std_in @ w2.astype(np.float64) + b2.astype(np.float64)
+    examples["iris"] = {}
+    for version, logits in (("v1", logits1), ("v2", logits2)):
+        raw = [top_k(p, labels, 3) for p in softmax(logits)]
+        for entry in (e for r in raw for e in r):
+            check_no_tie(entry["score"], 4, 1e-3)  # v2 computes in float32
+        rounded = [[dict(e, score=round(e["score"], 4)) for e in r] for r in raw]
+        examples["iris"][version] = {"items": items, "results": rounded, "raw": raw}
+
+
+def diabetes(models, examples):
+    data = load_diabetes(scaled=False)
+    x, y = data.data, data.target
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    reg = Ridge(alpha=1.0).fit((x - mean) / std, y)
+    print(f"diabetes v1 R^2 {reg.score((x - mean) / std, y):.3f}", file=sys.stderr)
+    w = reg.coef_.reshape(-1, 1)
+    b = np.array([reg.intercept_])
+
+    write(os.path.join(models, "diabetes", "v1", "model.yaml"), f"""# Generated by tools/build-models.py; edit that script instead.
+description: >-
+  Diabetes progression one year after baseline (scikit-learn's diabetes data):
+  ridge regression (alpha=1.0) on standardised age, sex (1 or 2), BMI, mean blood
+  pressure and six blood serum measurements s1-s6. Returns the predicted score,
+  rounded to 2 decimals.
+backend: onnx
+artifact: model.onnx
+preprocess:
+  - to_tensor:
+      features: {yaml_list(DIABETES_FEATURES)}
+      dtype: float64
+  - standardize:
+      mean: {yaml_list(mean)}
+      std: {yaml_list(std)}
+postprocess:
+  - squeeze
+  - round:
+      decimals: 2
+""")
+    write(os.path.join(models, "diabetes", "v1", "model.onnx"), linear_graph(
+        "diabetes_v1", "Diabetes ridge regression, alpha=1.0, standardised features", w, b, np.float64, "regression").SerializeToString())
+
+    rows = [x[0], x[1], x[100], x[441]]
+    items = [list(map(float, r)) for r in rows[:-1]] + [dict(zip(DIABETES_FEATURES, map(float, rows[-1])))]
+    feats = np.array([r if isinstance(r, list) else [r[f] for f in DIABETES_FEATURES] for r in items])
+    raw = ((feats - mean) / std) @ w[:, 0] + b[0]
+    for v in raw:
+        check_no_tie(v, 2, 1e-6)
+    examples["diabetes"] = {"v1": {"items": items, "results": [round(float(v), 2) for v in raw], "raw": [float(v) for v in raw]}}
+
+
+def dump_examples(examples):
+    """examples as JSON, one line per list, so a regenerated file diffs readably."""
+    lines = ["{"]
+    for i, (model, versions) in enumerate(sorted(examples.items())):
+        lines.append(f" {json.dumps(model)}: {{")
+        for j, (version, fields) in enumerate(sorted(versions.items())):
+            lines.append(f"  {json.dumps(version)}: {{")
+            keys = sorted(fields)
+            for k, key in enumerate(keys):
+                comma = "," if k < len(keys) - 1 else ""
+                lines.append(f"   {json.dumps(key)}: {json.dumps(fields[key], sort_keys=True)}{comma}")
+            lines.append("  }" + ("," if j < len(versions) - 1 else ""))
+        lines.append(" }" + ("," if i < len(examples) - 1 else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=os.path.join(ROOT, "models"), help="model repository to write (default: models/)")
+    ap.add_argument("--testdata", default=os.path.join(ROOT, "internal", "repository", "testdata"),
+                    help="where to write examples.json (default: internal/repository/testdata/)")
+    args = ap.parse_args()
+    examples = {}
+    iris(args.models, examples)
+    diabetes(args.models, examples)
+    write(os.path.join(args.testdata, "examples.json"), dump_examples(examples))
+    print(f"wrote {args.models} and {os.path.join(args.testdata, 'examples.json')}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
