@@ -1,0 +1,168 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/app"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/config"
+)
+
+// started is a server run by app.Run in this process.
+type started struct {
+	c    *apitest.Client
+	done chan error
+}
+
+// startApp runs the server with the given settings on a free port and waits until it
+// is ready (or, with wantReady false, until it listens).
+func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
+	t.Helper()
+	onnxtest.Runtime(t) // the ONNX library must be there: fail under CI, skip elsewhere
+	cfg, err := config.Load(func(k string) string { return env[k] }, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &started{done: make(chan error, 1)}
+	go func() {
+		s.done <- app.Run(ctx, app.Options{Config: cfg, Listener: ln, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop")
+		}
+	})
+	s.c = apitest.New(t, "http://"+ln.Addr().String())
+	if !wantReady {
+		return s
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if s.c.Get("/ready", "").Status == http.StatusOK {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("not ready after 30 s")
+	return nil
+}
+
+// repoModels is the example repository that `make run` serves.
+func repoModels(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "models"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyDir copies the example repository so a test can break part of it.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBrokenVersionAmongGoodOnes: a version whose steps do not fit its model fails to
+// load; the others serve, the broken one is visible with its error, and /ready says
+// ready once nothing is loading (the documented choice: a failed version does not hold
+// readiness back, since it never will load by itself).
+func TestBrokenVersionAmongGoodOnes(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, repoModels(t), dir)
+	broken := filepath.Join(dir, "iris", "v3")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	art, _ := os.ReadFile(filepath.Join(dir, "iris", "v1", "model.onnx"))
+	_ = os.WriteFile(filepath.Join(broken, "model.onnx"), art, 0o644)
+	_ = os.WriteFile(filepath.Join(broken, "model.yaml"), []byte("backend: onnx\nartifact: model.onnx\npreprocess:\n  - to_tensor: {dtype: float32, shape: [3]}\n"), 0o644)
+
+	s := startApp(t, map[string]string{"MODELS_DIR": dir}, true)
+	c := s.c
+	if resp := c.Post("/predict", "dev-key", `{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`); resp.Status != http.StatusOK {
+		t.Errorf("a good version must serve: %d %s", resp.Status, resp.Body)
+	}
+	resp := c.Post("/predict", "dev-key", `{"model":"iris","version":"v3","data":[5.1,3.5,1.4]}`)
+	if resp.Status != http.StatusServiceUnavailable {
+		t.Fatalf("broken version: %d %s", resp.Status, resp.Body)
+	}
+	if p := resp.Problem(t); p.Code != "model_unavailable" || !strings.Contains(p.Detail, "shape") {
+		t.Errorf("problem %+v", p)
+	}
+	var meta struct {
+		Status string
+		Error  *string
+	}
+	c.Get("/models/iris/v3", "dev-key").JSON(t, &meta)
+	if meta.Status != "failed" || meta.Error == nil || !strings.Contains(*meta.Error, "model.yaml") || !strings.Contains(*meta.Error, "to_tensor.shape") {
+		t.Errorf("metadata %+v", meta)
+	}
+	var loaded struct {
+		Models []struct{ Name, Version string }
+		Failed []struct{ Name, Version, Error string }
+	}
+	c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
+	if len(loaded.Failed) != 1 || loaded.Failed[0].Version != "v3" || loaded.Failed[0].Error == "" {
+		t.Errorf("failed %+v", loaded.Failed)
+	}
+	if len(loaded.Models) != 5 { // echo v1 v2, iris v1 v2, diabetes v1
+		t.Errorf("loaded %+v", loaded.Models)
+	}
+	var listed struct{ Models []struct{ Name, Version string } }
+	c.Get("/models", "dev-key").JSON(t, &listed)
+	if len(listed.Models) != 6 {
+		t.Errorf("/models must list the failed version too: %+v", listed.Models)
+	}
+}
+
+func TestLoadStrict(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, repoModels(t), dir)
+	_ = os.WriteFile(filepath.Join(dir, "iris", "v2", "model.yaml"), []byte("backend: onnx\nartifact: missing.onnx\n"), 0o644)
+	s := startApp(t, map[string]string{"MODELS_DIR": dir, "LOAD_STRICT": "true"}, false)
+	select {
+	case err := <-s.done:
+		if err == nil || !strings.Contains(err.Error(), "LOAD_STRICT") || !strings.Contains(err.Error(), "missing.onnx") {
+			t.Fatalf("err = %v", err)
+		}
+		s.done <- err // for the cleanup
+	case <-time.After(30 * time.Second):
+		t.Fatal("LOAD_STRICT did not stop the server")
+	}
+}
