@@ -144,7 +144,9 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if len(loaded.Models) != 5 { // echo v1 v2, iris v1 v2, diabetes v1
 		t.Errorf("loaded %+v", loaded.Models)
 	}
-	var listed struct{ Models []struct{ Name, Version string } }
+	var listed struct {
+		Models []struct{ Name, Version string }
+	}
 	c.Get("/models", "dev-key").JSON(t, &listed)
 	if len(listed.Models) != 6 {
 		t.Errorf("/models must list the failed version too: %+v", listed.Models)
