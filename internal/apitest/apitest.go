@@ -75,6 +75,19 @@ func (r *Response) JSON(t testing.TB, v any) {
 	}
 }
 
+// Decode decodes JSON text into an `any` with numbers as json.Number, so values can
+// be compared digit for digit.
+func Decode(t testing.TB, b []byte) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+	return v
+}
+
 // Problem decodes a problem+json body.
 func (r *Response) Problem(t testing.TB) Problem {
 	t.Helper()

@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/apitest"
 )
 
 // example is one curl call of README.md and the answer the README shows.
@@ -126,7 +126,7 @@ func TestReadmeExamples(t *testing.T) {
 			if resp.Status != ex.status {
 				t.Fatalf("status %d, README says %d: %s", resp.Status, ex.status, resp.Body)
 			}
-			got, want := decode(t, resp.Body), decode(t, []byte(ex.want))
+			got, want := apitest.Decode(t, resp.Body), apitest.Decode(t, []byte(ex.want))
 			if path, ok := subset(want, got, "$"); !ok {
 				t.Errorf("at %s the answer differs from the README\n got: %s\nwant: %s", path, resp.Body, ex.want)
 			}
@@ -134,16 +134,6 @@ func TestReadmeExamples(t *testing.T) {
 	}
 }
 
-func decode(t *testing.T, b []byte) any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decoding %s: %v", b, err)
-	}
-	return v
-}
 
 // subset reports whether every member the README shows is in the answer with the same
 // value; the answer may have more members (a problem's request_id, say). Arrays must

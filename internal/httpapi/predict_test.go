@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/httpapi"
 )
 
@@ -34,13 +34,7 @@ func sameJSON(t *testing.T, got, want []byte) bool {
 
 func canonical(t *testing.T, b []byte) string {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decoding %s: %v", b, err)
-	}
-	out, err := json.Marshal(v)
+	out, err := json.Marshal(apitest.Decode(t, b))
 	if err != nil {
 		t.Fatal(err)
 	}
