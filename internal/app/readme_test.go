@@ -134,7 +134,6 @@ func TestReadmeExamples(t *testing.T) {
 	}
 }
 
-
 // subset reports whether every member the README shows is in the answer with the same
 // value; the answer may have more members (a problem's request_id, say). Arrays must
 // match element for element, numbers digit for digit.
