@@ -34,3 +34,15 @@ func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
 func Invalid(field, format string, args ...any) error {
 	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// PanicError is a panic recovered from a stage. Its message, which reaches clients and
+// job records, leaves out the stack; Stack is for the server's log.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("%v: panic: %v", ErrExecution, e.Value) }
+
+// Is makes errors.Is(err, ErrExecution) true for every PanicError.
+func (e *PanicError) Is(target error) bool { return target == ErrExecution }

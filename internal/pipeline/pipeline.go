@@ -71,7 +71,7 @@ type Tensor struct {
 func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) (out []json.RawMessage, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("%w: panic: %v\n%s", ErrExecution, v, debug.Stack())
+			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
 	if observe == nil {

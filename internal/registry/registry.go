@@ -357,6 +357,9 @@ func (r *Registry) Predict(ctx context.Context, name, ver string, items []json.R
 		outcome = OutcomeError
 	}
 	r.obs.Predicted(name, v.version, async, outcome, len(items))
+	if pe := (*pipeline.PanicError)(nil); errors.As(err, &pe) {
+		r.log.Error("pipeline panicked", "model", name, "version", v.version, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	}
 	if err != nil {
 		return Prediction{}, err
 	}
