@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -42,15 +41,15 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 		})
 		return Record{}, fmt.Errorf("queueing job: %w", err)
 	}
-	updated, err := s.Store.Update(ctx, rec.ID, func(r *Record) error {
+	// The job is queued and will run whatever this write does, so its failure (the
+	// store blinked, the client went away) must not answer an error: the client would
+	// submit again and the job would run twice. A worker moves it on from created.
+	updated, err := s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
 		if !r.move(StatusPending, s.now()) {
 			return errNoChange // a worker already took it
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errNoChange) {
-		return Record{}, fmt.Errorf("marking job pending: %w", err)
-	}
 	if err == nil {
 		rec = updated
 	}
