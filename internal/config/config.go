@@ -1,5 +1,3 @@
-// Package config reads the service's settings from the environment, applies defaults
-// and validates them. Every setting is listed in README.md with its default.
 package config
 
 import (
@@ -79,8 +77,8 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		p.fail("LOG_FORMAT", c.LogFormat, "want text or json")
 	}
-	if c.RateLimitRPS < 0 {
-		p.fail("RATE_LIMIT_RPS", getenv("RATE_LIMIT_RPS"), "must not be negative")
+	if !(c.RateLimitRPS >= 0) { // NaN parses, and would make every bucket misbehave
+		p.fail("RATE_LIMIT_RPS", getenv("RATE_LIMIT_RPS"), "must be a number, 0 or more")
 	}
 	if q := c.QueueURL; q != "" && !strings.HasPrefix(q, "redis://") && !strings.HasPrefix(q, "rediss://") {
 		p.errs = append(p.errs, errors.New("QUEUE_URL: want redis://[:password@]host:port/db, or rediss:// for TLS"))

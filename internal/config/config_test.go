@@ -115,6 +115,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"MAX_BATCH_ITEMS", "0"},
 		{"RATE_LIMIT_RPS", "fast"},
 		{"RATE_LIMIT_RPS", "-1"},
+		{"RATE_LIMIT_RPS", "NaN"},
 		{"RATE_LIMIT_BURST", "-5"},
 		{"JOB_TTL", "24"},
 		{"JOB_TTL", "-1h"},

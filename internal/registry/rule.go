@@ -53,8 +53,8 @@ func (r Rule) Validate(versions []string) error {
 			if !slices.Contains(versions, v) {
 				return fmt.Errorf("%w: weighted version %q is not one of %v", ErrInvalidRule, v, versions)
 			}
-			if w < 0 {
-				return fmt.Errorf("%w: weight of %q is negative", ErrInvalidRule, v)
+			if !(w >= 0) { // NaN too: it would pass the sum check below
+				return fmt.Errorf("%w: weight of %q is %g; want a percentage from 0 to 100", ErrInvalidRule, v, w)
 			}
 			total += w
 		}

@@ -31,6 +31,7 @@ func TestRuleValidate(t *testing.T) {
 		{"weighted with empty weights", Rule{Strategy: Weighted, Weights: map[string]float64{}}, true},
 		{"weighted naming a missing version", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 50, "v9": 50}}, true},
 		{"weighted negative weight", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 110, "v2": -10}}, true},
+		{"weighted NaN weight", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 100, "v2": math.NaN()}}, true},
 		{"weighted under 100", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 50, "v2": 40}}, true},
 		{"weighted over 100", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 50, "v2": 51}}, true},
 		{"weighted all zero", Rule{Strategy: Weighted, Weights: map[string]float64{"v1": 0}}, true},

@@ -80,7 +80,9 @@ func skipped(name string) bool { return strings.HasPrefix(name, ".") || strings.
 func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, error) {
 	dir := filepath.Join(s.opts.Dir, name)
 	if !validName.MatchString(name) {
-		if strings.ContainsAny(name, `/\`) || skipped(name) {
+		// A reload names the model in its URL: a name with no directory is the client's
+		// mistake (404), only a directory of that name is the repository's (500).
+		if strings.ContainsAny(name, `/\`) || skipped(name) || !isDir(dir) {
 			return registry.ModelSpec{}, fmt.Errorf("%w: %q", registry.ErrModelNotFound, name)
 		}
 		return registry.ModelSpec{}, fmt.Errorf("%w: %s: a model name may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit", ErrInvalidConfig, dir)
@@ -123,4 +125,9 @@ func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, erro
 	}
 	spec.Rule = rule
 	return spec, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -95,7 +95,7 @@ func TestModelsListing(t *testing.T) {
 		}
 	})
 	t.Run("unknown model", func(t *testing.T) {
-		for _, name := range []string{"nope", "../models", ".hidden"} {
+		for _, name := range []string{"nope", "../models", ".hidden", "my model"} {
 			_, err := repository.New(repository.Options{Dir: t.TempDir()}).Model(ctx, name)
 			if !errors.Is(err, registry.ErrModelNotFound) {
 				t.Errorf("Model(%q) error = %v, want ErrModelNotFound", name, err)
