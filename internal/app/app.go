@@ -1,6 +1,3 @@
-// Package app wires the service together from a Config: the registry and its sources,
-// the job runner of the configured mode, metrics, and the HTTP server. It holds no
-// logic of its own beyond start-up and shutdown order.
 package app
 
 import (
@@ -71,6 +68,8 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// Until it serves, a failure must still stop the job workers and close Redis.
+	abort := func(err error) error { return errors.Join(err, jobs.shutdown(context.Background())) }
 
 	srv, err := httpapi.NewServer(httpapi.Options{
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
@@ -78,11 +77,11 @@ func Run(ctx context.Context, opts Options) error {
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
 	})
 	if err != nil {
-		return err
+		return abort(err)
 	}
 	handler, err := srv.Handler()
 	if err != nil {
-		return err
+		return abort(err)
 	}
 	hs := &http.Server{
 		Handler:           handler,
@@ -98,7 +97,7 @@ func Run(ctx context.Context, opts Options) error {
 	ln := opts.Listener
 	if ln == nil {
 		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.Port)); err != nil {
-			return fmt.Errorf("listening: %w", err)
+			return abort(fmt.Errorf("listening: %w", err))
 		}
 	}
 	serveErr := make(chan error, 1)
@@ -113,15 +112,24 @@ func Run(ctx context.Context, opts Options) error {
 	loadErr := make(chan error, 1)
 	go func() { loadErr <- load(loadCtx, ms, cfg, log) }()
 
+	// Wait for the end: a signal, a failed strict load, or a listener that died (which
+	// must stop the process rather than leave it running deaf).
 	var runErr error
-	select {
-	case err := <-serveErr:
-		return fmt.Errorf("serving: %w", err)
-	case runErr = <-loadErr:
-		if runErr == nil {
-			<-ctx.Done()
+	loading := true
+wait:
+	for {
+		select {
+		case err := <-serveErr:
+			runErr = fmt.Errorf("serving: %w", err)
+			break wait
+		case runErr = <-loadErr:
+			loading = false
+			if runErr != nil {
+				break wait
+			}
+		case <-ctx.Done():
+			break wait
 		}
-	case <-ctx.Done():
 	}
 
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
@@ -135,6 +143,13 @@ func Run(ctx context.Context, opts Options) error {
 		errs = append(errs, err)
 	}
 	stopLoading()
+	if loading {
+		// A load still running would put pipelines in the registry after Close.
+		select {
+		case <-loadErr:
+		case <-shutdownCtx.Done():
+		}
+	}
 	if err := reg.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing pipelines: %w", err))
 	}

@@ -68,6 +68,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	runner := queue.NewRunner(rc, queue.TaskOptions{})
 	insp := runner.Inspector()
 	if err := prom.Register(asynqmetrics.NewQueueMetricsCollector(insp)); err != nil {
+		_ = rc.Close()
 		return nil, fmt.Errorf("registering queue metrics: %w", err)
 	}
 	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),

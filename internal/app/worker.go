@@ -91,34 +91,30 @@ func RunWorker(ctx context.Context, opts Options) error {
 	// fail with "model loading" instead of waiting in the queue for a worker that can
 	// run it.
 	if err := load(ctx, ms, cfg, log); err != nil {
-		_ = hs.Close()
-		return err
+		return errors.Join(err, hs.Close(), reg.Close())
 	}
-	for ctx.Err() == nil {
-		if err = w.Start(); err == nil {
-			taking.Store(true)
-			redisUp.Store(true)
-			log.Info("worker taking jobs", "concurrency", cfg.WorkerConcurrency)
-			break
+	// asynq's Start does not touch Redis (it fails only when misused), and its workers
+	// reconnect by themselves, so there is nothing to retry here. The health check
+	// reports Redis only every 5 s: ping now, so /ready does not claim a Redis that is
+	// down.
+	if ctx.Err() == nil { // a SIGTERM during the load: take no job at all
+		if err := w.Start(); err != nil {
+			return errors.Join(err, hs.Close(), reg.Close())
 		}
-		log.Warn("cannot reach the queue yet; retrying", "error", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
+		redisUp.Store(w.Ping() == nil)
+		taking.Store(true)
+		log.Info("worker taking jobs", "concurrency", cfg.WorkerConcurrency)
 	}
 
 	select {
 	case err := <-serveErr:
 		w.Shutdown()
-		return fmt.Errorf("serving: %w", err)
+		return errors.Join(fmt.Errorf("serving: %w", err), reg.Close())
 	case <-ctx.Done():
 	}
 	log.Info("worker shutting down", "timeout", cfg.ShutdownTimeout)
 	taking.Store(false)
-	if err == nil {
-		w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
-	}
+	w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	errs := []error{hs.Shutdown(shutdownCtx), reg.Close()}

@@ -1,5 +1,3 @@
-// Package inproc runs jobs inside the server process on a bounded pool of goroutines
-// fed by a bounded queue: the default mode, for development and single-node use.
 package inproc
 
 import (
@@ -131,7 +129,13 @@ func (r *Runner) runOne(id string) {
 	defer r.cancels.Delete(id)
 	r.running.Add(1)
 	defer r.running.Add(-1)
-	if err := r.exec.Execute(ctx, id); err != nil {
+	err := r.exec.Execute(ctx, id)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && r.ctx.Err() == nil:
+		// Abandon stopped it: the record already says cancelled.
+		r.log.Debug("cancelled job stopped", "job_id", id)
+	default:
 		r.log.Error("job not recorded", "job_id", id, "error", err)
 	}
 }
