@@ -1,6 +1,3 @@
-// Command inferd-worker runs asynchronous jobs from the Redis queue that inferd servers
-// fill when QUEUE_URL is set. It reads the same settings and model repository as the
-// server and serves /health, /ready and /metrics on WORKER_PORT.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package apitest is the HTTP test client of inferd's tests. Every response it receives
-// is validated against openapi.yaml (status, headers and body), so a handler cannot
-// drift from the contract without a test failing.
 package apitest
 
 import (

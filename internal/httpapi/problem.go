@@ -118,6 +118,10 @@ func classify(err error) (int, string) {
 	return http.StatusInternalServerError, codeInternalError
 }
 
+// internalDetail answers every unexpected fault: its cause, which may hold internals,
+// goes to the log under the request id instead.
+const internalDetail = "the server failed unexpectedly; quote the request_id when you report it"
+
 // problemFor builds the problem for a domain error. Unexpected errors are logged with
 // the request id and answered without their text, which may hold internals.
 func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
@@ -125,7 +129,7 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 	detail := err.Error()
 	if code == codeInternalError {
 		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
-		detail = "the server failed unexpectedly; quote the request_id when you report it"
+		detail = internalDetail
 	}
 	if code == codeExecutionError {
 		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -100,9 +101,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v))
+				s.log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					writeProblem(sw, r, http.StatusInternalServerError, codeInternalError, "the server failed unexpectedly; quote the request_id when you report it")
+					writeProblem(sw, r, http.StatusInternalServerError, codeInternalError, internalDetail)
 				}
 			}
 			op := s.operation(r)

@@ -66,7 +66,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		},
 		ResponseErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.log.ErrorContext(r.Context(), "unexpected handler error", "request_id", requestID(r.Context()), "error", err)
-			writeProblem(w, r, http.StatusInternalServerError, codeInternalError, "the server failed unexpectedly; quote the request_id when you report it")
+			writeProblem(w, r, http.StatusInternalServerError, codeInternalError, internalDetail)
 		},
 	})
 	// Middlewares run after chi matched the route, innermost first.

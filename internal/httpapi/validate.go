@@ -83,7 +83,7 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such endpoint; GET /openapi.yaml lists them")
 	case opts.StatusCode >= 500:
 		s.log.ErrorContext(ctx, "request validation failed unexpectedly", "request_id", requestID(ctx), "error", err)
-		writeProblem(w, r, http.StatusInternalServerError, codeInternalError, "the server failed unexpectedly; quote the request_id when you report it")
+		writeProblem(w, r, http.StatusInternalServerError, codeInternalError, internalDetail)
 	default:
 		writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeRequestError(err))
 	}

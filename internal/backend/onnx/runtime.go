@@ -26,7 +26,6 @@ type Runtime struct {
 	opts Options
 
 	once sync.Once
-	lib  string
 	err  error
 }
 
@@ -54,10 +53,11 @@ func (r *Runtime) Init() error {
 		if err != nil {
 			dir = "."
 		}
-		if r.lib, r.err = FindLibrary(r.opts.Library, dir); r.err != nil {
+		var lib string
+		if lib, r.err = FindLibrary(r.opts.Library, dir); r.err != nil {
 			return
 		}
-		if r.err = initEnv(r.lib); r.err == nil {
+		if r.err = initEnv(lib); r.err == nil {
 			r.err = r.warmUp()
 		}
 	})
@@ -79,22 +79,4 @@ func initEnv(lib string) error {
 	}
 	env.lib = lib
 	return nil
-}
-
-// Library is the path of the loaded library, loading it if need be; "" when that
-// fails.
-func (r *Runtime) Library() string {
-	if r.Init() != nil {
-		return ""
-	}
-	return r.lib
-}
-
-// Version is the library's version, such as 1.24.3, loading it if need be; "" when
-// that fails.
-func (r *Runtime) Version() string {
-	if r.Init() != nil {
-		return ""
-	}
-	return ort.GetVersion()
 }
