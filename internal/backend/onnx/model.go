@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -29,7 +30,10 @@ type ModelOptions struct {
 // Model is one ONNX Runtime session. Predict is safe for concurrent use: ONNX
 // Runtime's Run is, and nothing here is mutated after Open.
 type Model struct {
-	name    string // the artifact, for errors
+	name string // the artifact, for load-time errors, which operators read
+	// label names the model in request-time errors, which reach clients: the last
+	// parts of the path ("iris/v1/model.onnx"), never where the server keeps it.
+	label   string
 	size    int64
 	input   ioInfo
 	outputs []ioInfo
@@ -81,7 +85,7 @@ func (r *Runtime) openBytes(name string, data []byte, opts ModelOptions) (*Model
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a model ONNX Runtime can load: %w", name, err)
 	}
-	m := &Model{name: name, size: int64(len(data)), opts: opts}
+	m := &Model{name: name, label: label(name), size: int64(len(data)), opts: opts}
 	if err := m.describeInput(ins); err != nil {
 		return nil, err
 	}
@@ -197,13 +201,13 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 	for i, v := range batch {
 		t, ok := v.(*tensor.Tensor)
 		if !ok {
-			return nil, fmt.Errorf("%w: model %s: item %d is a %T, not a tensor; the preprocess steps must end in one", pipeline.ErrExecution, m.name, i, v)
+			return nil, fmt.Errorf("%w: model %s: item %d is a %T, not a tensor; the preprocess steps must end in one", pipeline.ErrExecution, m.label, i, v)
 		}
 		if err := t.Check(); err != nil {
-			return nil, fmt.Errorf("%w: model %s: item %d: %v", pipeline.ErrExecution, m.name, i, err)
+			return nil, fmt.Errorf("%w: model %s: item %d: %v", pipeline.ErrExecution, m.label, i, err)
 		}
 		if t.DType != m.input.dtype || !tensor.Compatible(item, t.Shape) {
-			return nil, fmt.Errorf("%w: model %s: item %d is %s %s; input %q takes %s %s", pipeline.ErrExecution, m.name, i, t.DType, tensor.FormatShape(t.Shape), m.input.name, m.input.dtype, tensor.FormatShape(item))
+			return nil, fmt.Errorf("%w: model %s: item %d is %s %s; input %q takes %s %s", pipeline.ErrExecution, m.label, i, t.DType, tensor.FormatShape(t.Shape), m.input.name, m.input.dtype, tensor.FormatShape(item))
 		}
 		same = same && (i == 0 || slices.Equal(t.Shape, items[0].Shape))
 		items[i] = t
@@ -212,7 +216,7 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, fmt.Errorf("%w: model %s is closed", pipeline.ErrExecution, m.name)
+		return nil, fmt.Errorf("%w: model %s is closed", pipeline.ErrExecution, m.label)
 	}
 	chunk := len(items)
 	switch {
@@ -242,7 +246,7 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
 	in, err := stack(m.input.dtype, items[0].Shape, items)
 	if err != nil {
-		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.name, err)
+		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
 	defer in.Destroy()
 	outs := make([]ort.Value, len(m.outputs)) // nil: ONNX Runtime allocates them
@@ -254,7 +258,7 @@ func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
 		}
 	}()
 	if err := m.sess.Run([]ort.Value{in}, outs); err != nil {
-		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.name, err)
+		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
 	res := make([]any, len(items))
 	for i := range res {
@@ -263,7 +267,7 @@ func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
 	for j, o := range outs {
 		parts, err := split(o, len(items))
 		if err != nil {
-			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.name, m.outputs[j].name, err)
+			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.label, m.outputs[j].name, err)
 		}
 		for i, p := range parts {
 			res[i].(tensor.Map)[m.outputs[j].name] = p
@@ -281,4 +285,13 @@ func (m *Model) Close() error {
 	}
 	m.closed = true
 	return m.sess.Destroy()
+}
+
+// label keeps the model, version and file parts of an artifact path.
+func label(path string) string {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	if len(parts) > 3 {
+		parts = parts[len(parts)-3:]
+	}
+	return strings.Join(parts, "/")
 }
