@@ -125,6 +125,11 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if p := resp.Problem(t); p.Code != "model_unavailable" || !strings.Contains(p.Detail, "shape") {
 		t.Errorf("problem %+v", p)
 	}
+	// A job for it would only fail: the submission is refused the same way.
+	resp = c.Post("/predict/async", "dev-key", `{"model":"iris","version":"v3","data":[5.1,3.5,1.4]}`)
+	if resp.Status != http.StatusServiceUnavailable || resp.Problem(t).Code != "model_unavailable" {
+		t.Errorf("async submit to the broken version: %d %s", resp.Status, resp.Body)
+	}
 	var meta struct {
 		Status string
 		Error  *string

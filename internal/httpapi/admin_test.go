@@ -38,8 +38,10 @@ func TestReadyWhileLoading(t *testing.T) {
 	if resp := h.c.Get("/models", keyRead); !strings.Contains(string(resp.Body), `"slow"`) {
 		t.Errorf("/models must list a model still loading: %s", resp.Body)
 	}
-	if resp := h.c.Post("/predict", keyPredict, `{"model":"slow","data":1}`); resp.Status != http.StatusServiceUnavailable || resp.Problem(t).Code != "model_loading" {
-		t.Errorf("predict while loading: %d %s", resp.Status, resp.Body)
+	for _, path := range []string{"/predict", "/predict/async"} {
+		if resp := h.c.Post(path, keyPredict, `{"model":"slow","data":1}`); resp.Status != http.StatusServiceUnavailable || resp.Problem(t).Code != "model_loading" {
+			t.Errorf("%s while loading: %d %s", path, resp.Status, resp.Body)
+		}
 	}
 	close(release)
 	<-loaded

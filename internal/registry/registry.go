@@ -285,7 +285,9 @@ func (r *Registry) Ready() bool {
 }
 
 // Resolve returns the version a request for name and version would run on: version
-// itself when it exists, else the one the model's rule chooses.
+// itself when it exists, else the one the model's rule chooses. Like Predict, it fails
+// with ErrLoading or ErrUnavailable when that version has no pipeline to serve with,
+// so a job is not accepted for a version that cannot run it now.
 func (r *Registry) Resolve(name, version string) (string, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -293,7 +295,22 @@ func (r *Registry) Resolve(name, version string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := v.servable(); err != nil {
+		return "", err
+	}
 	return v.version, nil
+}
+
+// servable says why a version without a pipeline cannot serve; call it under r.mu.
+func (v *version) servable() error {
+	switch {
+	case v.cur != nil:
+		return nil
+	case v.status == StatusLoading:
+		return fmt.Errorf("%w: %s %s is still loading; retry shortly", ErrLoading, v.name, v.version)
+	default:
+		return fmt.Errorf("%w: %s %s failed to load: %v", ErrUnavailable, v.name, v.version, v.err)
+	}
 }
 
 func (r *Registry) lookupLocked(name, ver string) (*version, error) {
@@ -328,14 +345,9 @@ func (r *Registry) Predict(ctx context.Context, name, ver string, items []json.R
 	v, err := r.lookupLocked(name, ver)
 	var inst *instance
 	if err == nil {
-		inst = v.cur
-		switch {
-		case inst != nil:
+		if err = v.servable(); err == nil {
+			inst = v.cur
 			inst.inflight.Add(1) // under the read lock, so a swap cannot miss it
-		case v.status == StatusLoading:
-			err = fmt.Errorf("%w: %s %s is still loading; retry shortly", ErrLoading, name, v.version)
-		default:
-			err = fmt.Errorf("%w: %s %s failed to load: %v", ErrUnavailable, name, v.version, v.err)
 		}
 	}
 	r.mu.RUnlock()
