@@ -40,6 +40,7 @@ const (
 	codeQueueFull            = "queue_full"
 	codeQueueUnavailable     = "queue_unavailable"
 	codeShuttingDown         = "shutting_down"
+	codeCancelled            = "request_cancelled"
 )
 
 var titles = map[string]string{
@@ -64,6 +65,7 @@ var titles = map[string]string{
 	codeQueueFull:            "Queue full",
 	codeQueueUnavailable:     "Queue unavailable",
 	codeShuttingDown:         "Shutting down",
+	codeCancelled:            "Request cancelled",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.
@@ -125,6 +127,12 @@ const internalDetail = "the server failed unexpectedly; quote the request_id whe
 // problemFor builds the problem for a domain error. Unexpected errors are logged with
 // the request id and answered without their text, which may hold internals.
 func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
+	if ctx.Err() != nil {
+		// The client went away (or the server is stopping) mid-pipeline: whatever
+		// failed did so because its context ended, which is no fault to log as one.
+		s.log.DebugContext(ctx, "request ended before its pipeline", "request_id", requestID(ctx), "error", err)
+		return newProblem(ctx, http.StatusServiceUnavailable, codeCancelled, "the request was cancelled before its pipeline finished")
+	}
 	status, code := classify(err)
 	detail := err.Error()
 	if code == codeInternalError {
