@@ -554,17 +554,6 @@ func entryLocked(v *version) Entry {
 	return e
 }
 
-// Rule returns the routing rule of a model.
-func (r *Registry) Rule(name string) (Rule, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	m := r.models[name]
-	if m == nil {
-		return Rule{}, fmt.Errorf("%w: no model named %q", ErrModelNotFound, name)
-	}
-	return m.rule, nil
-}
-
 // Close waits for in-flight requests and closes every pipeline, old and current.
 func (r *Registry) Close() error {
 	r.mu.Lock()

@@ -347,8 +347,8 @@ func TestNotFound(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.Rule("nope"); !errors.Is(err, registry.ErrModelNotFound) {
-		t.Errorf("Rule = %v, want ErrModelNotFound", err)
+	if _, err := r.Describe("nope"); !errors.Is(err, registry.ErrModelNotFound) {
+		t.Errorf("Describe = %v, want ErrModelNotFound", err)
 	}
 }
 
