@@ -5,21 +5,28 @@ TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
 
-.PHONY: all generate check-generated build run test test-short lint bench onnxruntime models clean
+.PHONY: all generate check-generated npm-tools lint-contract build run test test-short lint bench onnxruntime models clean
 
-all: check-generated lint test
+all: check-generated lint lint-contract test
 
 ## generate: rewrite gen/ from openapi.yaml
 generate:
 	$(GO) generate ./gen/...
 
 ## check-generated: fail when gen/ is stale against openapi.yaml
-check-generated:
-	@tmp=$$(mktemp -d) && cp -r gen "$$tmp/gen" && $(MAKE) --no-print-directory generate >/dev/null && \
-	  if ! diff -r "$$tmp/gen" gen >/dev/null; then \
-	    diff -r "$$tmp/gen" gen | head -40; rm -rf gen && mv "$$tmp/gen" gen; \
-	    echo "gen/ is stale: run 'make generate' and commit the result"; exit 1; \
-	  fi; rm -rf "$$tmp"; echo "gen/ is up to date"
+check-generated: generate
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then git status --short -- gen; git diff --stat -- gen; \
+	  echo "gen/ is stale: run 'make generate' and commit the result"; exit 1; fi
+	@echo "gen/ is up to date"
+
+## npm-tools: the npm tools pinned in tools/package.json (linters, proxy, browser driver)
+npm-tools: tools/node_modules/.package-lock.json
+tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+
+## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
+lint-contract: npm-tools
+	bash tools/lint-contract.sh openapi.yaml
 
 ## build: the server and worker binaries into bin/
 build:

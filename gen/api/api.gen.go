@@ -127,17 +127,19 @@ func (e RoutingRuleStrategy) Valid() bool {
 	}
 }
 
-// AnyValue Any JSON value, null included. Carried byte for byte, never re-encoded through floating point.
+// AnyValue Any JSON value, null included. Carried byte for byte, never re-encoded through
+// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+// below spell it out, and the nullable object branch admits null.)
 //
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
-	// JobId The job's identifier, to poll with `GET /predict/async/{job_id}`.
+	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 	//
 	// Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
-	JobId openapi_types.UUID `json:"job_id"`
+	JobId JobId `json:"job_id"`
 }
 
 // BatchPredictRequest A batch prediction request; every item runs through the same model version.
@@ -147,7 +149,7 @@ type BatchPredictRequest struct {
 	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
 	//
 	// Example: [1,"two",null]
-	Items []*json.RawMessage `json:"items"`
+	Items []AnyValue `json:"items"`
 
 	// Model The name of a registered model.
 	//
@@ -160,17 +162,17 @@ type BatchPredictRequest struct {
 	Version string `json:"version,omitempty"`
 }
 
-// BatchPredictResponse A batch of predictions in the order of the request's items.
+// BatchPrediction A batch of predictions in the order of the request's items.
 //
 // Example: {"model":"echo","results":[1,"two",null],"version":"v2"}
-type BatchPredictResponse struct {
+type BatchPrediction struct {
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
 	// Results One result per item, in the order of the request's items.
-	Results []*json.RawMessage `json:"results"`
+	Results []AnyValue `json:"results"`
 
 	// Version A model version.
 	//
@@ -205,6 +207,11 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
+//
+// Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
+type JobId = openapi_types.UUID
+
 // JobRecord An asynchronous job.
 //
 // Example: {"batch":false,"created_at":"2026-11-22T10:00:00.123Z","error_message":null,"finished_at":"2026-11-22T10:00:00.131Z","job_id":"0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b","model":"echo","result":{"text":"hello"},"started_at":"2026-11-22T10:00:00.125Z","status":"succeeded","version":"v1"}
@@ -227,15 +234,20 @@ type JobRecord struct {
 	// Example: 2026-11-22T10:00:00.131Z
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 
-	// JobId Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
-	JobId openapi_types.UUID `json:"job_id"`
+	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
+	//
+	// Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
+	JobId JobId `json:"job_id"`
 
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
-	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through floating point.
+	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
 	//
 	// Example: {"text":"hello"}
 	Result AnyValue `json:"result"`
@@ -436,7 +448,10 @@ type PipelineMemory struct {
 //
 // Example: {"data":{"n":12345678901234567000,"text":"hello"},"model":"echo","version":"v1"}
 type PredictRequest struct {
-	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through floating point.
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
 	//
 	// Example: {"text":"hello"}
 	Data AnyValue `json:"data"`
@@ -452,16 +467,19 @@ type PredictRequest struct {
 	Version string `json:"version,omitempty"`
 }
 
-// PredictResponse A single prediction.
+// Prediction A single prediction.
 //
 // Example: {"model":"echo","result":{"n":12345678901234567000,"text":"hello"},"version":"v1"}
-type PredictResponse struct {
+type Prediction struct {
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
-	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through floating point.
+	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
 	//
 	// Example: {"text":"hello"}
 	Result AnyValue `json:"result"`
@@ -631,8 +649,10 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
-// JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
-type JobID = string
+// JobID A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
+//
+// Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
+type JobID = JobId
 
 // ModelName Example: echo
 type ModelName = string
@@ -642,6 +662,9 @@ type ModelVersion = string
 
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
+
+// BodyNotAccepted An RFC 9457 problem.
+type BodyNotAccepted = Problem
 
 // Conflict An RFC 9457 problem.
 type Conflict = Problem
@@ -920,7 +943,7 @@ func (siw *ServerInterfaceWrapper) GetJob(w http.ResponseWriter, r *http.Request
 	// ------------- Path parameter "job_id" -------------
 	var jobId JobID
 
-	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: r.URL.RawPath == ""})
 	if err != nil {
 		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "job_id", Err: err})
 		return
@@ -1051,7 +1074,7 @@ func (siw *ServerInterfaceWrapper) CancelJob(w http.ResponseWriter, r *http.Requ
 	// ------------- Path parameter "job_id" -------------
 	var jobId JobID
 
-	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: r.URL.RawPath == ""})
 	if err != nil {
 		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "job_id", Err: err})
 		return
@@ -1077,7 +1100,7 @@ func (siw *ServerInterfaceWrapper) PollJob(w http.ResponseWriter, r *http.Reques
 	// ------------- Path parameter "job_id" -------------
 	var jobId JobID
 
-	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", chi.URLParam(r, "job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: r.URL.RawPath == ""})
 	if err != nil {
 		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "job_id", Err: err})
 		return
@@ -1285,6 +1308,8 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 }
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
+
+type BodyNotAcceptedApplicationProblemPlusJSONResponse Problem
 
 type ConflictApplicationProblemPlusJSONResponse Problem
 
@@ -1612,6 +1637,22 @@ func (response Health200JSONResponse) VisitHealthResponse(w http.ResponseWriter)
 	return err
 }
 
+type Health413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response Health413ApplicationProblemPlusJSONResponse) VisitHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Health500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1748,6 +1789,22 @@ func (response Metrics200TextResponse) VisitMetricsResponse(w http.ResponseWrite
 	w.WriteHeader(200)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type Metrics413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response Metrics413ApplicationProblemPlusJSONResponse) VisitMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
 	return err
 }
 
@@ -1952,7 +2009,7 @@ type Predict200ResponseHeaders struct {
 }
 
 type Predict200JSONResponse struct {
-	Body    PredictResponse
+	Body    Prediction
 	Headers Predict200ResponseHeaders
 }
 
@@ -2691,7 +2748,7 @@ type PredictBatch200ResponseHeaders struct {
 }
 
 type PredictBatch200JSONResponse struct {
-	Body    BatchPredictResponse
+	Body    BatchPrediction
 	Headers PredictBatch200ResponseHeaders
 }
 
@@ -2861,6 +2918,22 @@ func (response Ready200JSONResponse) VisitReadyResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Ready413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response Ready413ApplicationProblemPlusJSONResponse) VisitReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3398,142 +3471,147 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdh7KVnyIw/5Lyd1dr0bb1zb6W0bZUSIPLIQk4BKgJbV/Pzd7+AAIEGKkuXY7m47",
-	"O9PpOuIDB+eF8+a3IBbZTHDgSgaDb8EUaAI5/nkOKl90jiYKcv3PBGScs5liggeD4AJiwRNJlCBzyhQZ",
-	"w0TkQFS+YPyK0CvKeDcIAxlPIaP6cbil2SyFYNAPg4xxlhVZMOiFgVrMIBgEjCu4gjy4uwuDv3VORQJp",
-	"56+QS1ytufjlFMiNuUjUlCoiIb+BhKgpkBz+WYBUZEv/Q3AguSiUhimeCglkPgVeu4/TDBLCBYftFQAH",
-	"N7tBCadUOeNXwZ2Gc0ZzmoGy6PpZjE/+3A4rS4ArNmGQE0pkMc6YRNhzUEXOIdELM33zjKppEAYapmAQ",
-	"fBXjEUuCMNCwshySYKDyAtqB7I1fTl7Tg93OXryfdPYnL6HzhvbHnd14L9mHg8lL+mochEFGbz8Av1LT",
-	"YNDffY2kKP+9vMkwQEr8ivA0d3ZEcrhiUkEOCcn0fS8konPFdvA/m20G4qn4XmBXcs1HDkRMkPgOWstE",
-	"cgXE9vKGQN/0HwzynX6znAkuAXnoLU3ODV/qf8WCK+D4J53NUhZTvZOdWS7GKWT/81WaXZYQ6CcS/X7c",
-	"3ogLNZqIgmsOSkBRlmoiCLN5y/dDvT4HNQwOyY/Hl2QHL0qSMqmklZM6jaXFBkilmXMQHEx68Uu6C2+S",
-	"/ng/fkW1ECmqChkM9ntawJlC9JyaZYUiDiiLjalSMznY2WF8AnnSTeDGbVHuNHdy56P+/+UwCQbBn3Yq",
-	"FbZjrsqdM/MGg+NliXTSzyTJaDoRuUaGyBErklBOCn7NxZxbZIncsUqo//ZYaMhnOcxyEYOUWsvk8BVi",
-	"ZXUR47NCdck7kYAckIjxG5qyZGQXj0ISNfYXhUMe2ZX8X6tn8ZVRd8g1Kt4JPklZ/Dhm0VpmwjiTU6hx",
-	"ylcxJjTNgSYL4q4PiP51E1WjMSuLOAZIIHkQy7ypWObnFhA245vapp6KadowEhIpCFMkplyz9hj0XzGk",
-	"KSSG8CTyYYm6Gpr3Ih+zJAH+KMJNyrd4VFNTJomYQY5vIRwgMXJMk4xxImMxgweRY68ix3tvwQ1oUMH3",
-	"VAS4hoXmK5QEMi4USWl8bbaHG8O/Gpt3VCihMSQ44QpyTtPjPBf5o8gAtxAX+t4R4Ls8YuhjjNz0B1aL",
-	"5AUnE8rSBwnEga9Dj91axK21AR2aAD4VNWZsBinjYPdE5lOWgt4k14pwK2qsG2071YnWWk6mTBHKh7zg",
-	"cDszSnNCi1SRrYhZ6rgnrb77Vaj3eAw8Vt+tOhq1hM+ZmhKWbKbltnKIRZ5IArczlgP5+ePb0eXlB0K1",
-	"1aw36zTF9oOEbr+uAx94aNZ3+BTk/lVoZT5F/GxFtfcbshoGdzb51vK5RlqOtW2UxDO6SAVNLoX4QPMr",
-	"eBRtZ+ZdIyXEKMW31VRjde6PRbIgcBujeuz39l8fvHpJxgsFkmydHv1tdH78l0/HF5ejt3+/PL54EO36",
-	"nsK0WyNKCOLA2YB+y7t4KpHFbTNpgNH8STmJlvYboZETMQWZjMiUSpKhbzfV0oq3vz26fPfT6OTy+PQi",
-	"IpBCpoFwmnYJfGeuXEB+w2L4xOkNZSkdp48j9j8LKGA0KdK0SWXNpniVTEWKBN7d1z9KsqUF9C+fjj8d",
-	"jy5O/nG8fah9sHxBUqq93IdoZY/Mf8GlLCAb0NcD/KkIOxf5tWeDKHoNnHAxH6DCdXKpbTLF0pRo+mgl",
-	"LXKnvJXAH4fcya69pTJSi4ps0XZI6nhmEvdPtqJqc/auITe3jGl8DTzRtxY8BxpP9avKJ2qvb5wUGu5p",
-	"odCNT8ScayjdDyP9Q7TdJRiusIo38mIXEZEmVqG5MFwT4GhDv717x78VSXApxCnlC+utyUcxck4VjFKW",
-	"MVW3wPXvBH/Xfmu/13PqS+5IsjUucqnIbq+3bRWZPj8Rb0xqS8mxtsFInzzIcdv1rPBLIUhG+aJcfTMu",
-	"r+3qCS3AF5J4iNmKzo8uj0cfTk5PLkfnZ1p3+b+8/XR+cRltaw6C2yktpKrsch/AqPt0rPGJ00JNRc7+",
-	"BY+zVAr/RR5fSC1G1JrBR2cnxi42Ya2/dY7OTjq/wIIY+B5kdvQron+qr70BvWvQPhW9o3I/kd0QuuzM",
-	"ONsitwrec9ivYeEI7ENkrP5PXBazmcgVJKeQMHqJ23oUicoXjjL9xhFiqkks5c5eKsk7s1ZHrz0g/nJ6",
-	"mRCNPQW3ameWUsYfZHoc+PQrASMIGLGAbUTJ1k09tRGiNyqBK42UqImHqCJiGzCanCU8KLFHfPFXmhZt",
-	"cUq+ID9ffPxVC0wBIeH6oGI8TosElQHNcwYJWn+oQPUfIeGgT54cOsA1rTUNc1FcTckkFRRPoplgXGm9",
-	"4bGFJpzGLqSp0AjTaxlDx8QNbztXomNJoLfZPafzU5CSom1YXu3IazbrCNwBTTu4ktZE+iV3YXAkFzy+",
-	"KMYZU+c2fLgq8Owinhi78GPPcQ5UmdDzLNc+s2ImBmmjzq3v+yrGL6QXzg613TATaWq8pghDiLMcEhar",
-	"Haqh3Plm3ncX1TC1abh6IvKMaowWBUuCtphvFZn97ED/Ut4nxl8hVpoQb6mKp2cGMi/ESpOEGSSfeUiY",
-	"0FRCuBTuHut3ELs9E7/HFx0SzSsLog1m7f/KklfQhqEZ1P2jBs+gnR0MPmvtOxdBqHnmS2iCuC4Wftek",
-	"kn2oleh8VigZEqpIClQqzIJQfWQokgmpyJIJXwOoCceKlT5yu9IhoWsFLHguKcgYPzGwVZF1mud0obFl",
-	"sbdeUZXJjfcMUjy0bjZKOQlN5S753ylwIjKmFCRhLa/gck55kQKJp0JIkJoMdRl4cMJgU9w0xMLgwlHy",
-	"fulYpVGcBIiJJwTSWR4i16ezVTdWMrSy0Is2OL7G2pgCKVLVIgIlNYKb3WUR+E4Sl6u1cbS5SGbazlCQ",
-	"hZtubo2QmFf+ZlLSFAyPw9fhzWbRLNZWMJSfHzNIbWOu9+hhnjpqNXnKSdUc87MYLzE+6fLRBC5YW3/H",
-	"/04XSBfv2ZBwmmkJ1L9PWGoU4ETvRqtBE2ecTwHDGvr/WYt8mnzXDsuZ3LnZM7mo7oJm6YBUSZ/PvS9d",
-	"JUYKuBR5V06ptuoyeg3aZ6UzIJ/3vnj8NC6UPQxQeZJhcDsM0F+X5PN+defyWeeyko9Qad9NcJu6reht",
-	"KNFG7Z+Aplp5NYn0gd0ABymXqers128B8CLTy4lr/eqKEOL63qPfvqQNop/F+ByjtG2mIUErZZoLLgqp",
-	"7ZuGqkKNV1oE1mgaoUmy29t92en3O7u7l/3eoKf/1+3v7v3DoWeUWWEdaMkOA5cDWvP0Xl8/7SywjXP6",
-	"beq0zRqViub3gH/wD8+jCPwMnqeM+8vK2OJp6djMC2NUU3t2fBXj0Iq61bUM3TfUT0valqm2A8QSwxJ6",
-	"LEQKFAOMPnmWlYQt/MAYP5XERO4hIVvn79+Rvb29N8aIFZOJBLVdVwVraF2aqAlV0FEsgzbZbXDEKhWm",
-	"gTMa7NAcEAVPQUpiKIJhtlI3Ns+LpTVrDNeKD6bKROYhoWP0xgquWKqB4V1iUuUaTzbBIUlkUxyRiZlu",
-	"gCbD1JuhqXI+ntpVCB9nL9z3XOl+NsSsFe0U47WQE3snYaoN/Rtw4MHmqK3U7Lp9/CzGF+bGJzo6yiIm",
-	"u37YYj14clviuykyKzT7RbmrOp7tK12CDi0CocgClIlYJ9ukMyx6vT0gM+AYDN9qXnCpTPfvUhuS/z/k",
-	"TkrLdD8BnkhCUYSxKG1KE5O5sxJm4s/ujLMA6tPQrK+3bhbUyPIUb5kyLpeqn47+vUtU/yBossb4KnO4",
-	"U20ZMU4yyES+aByCmM5JCpNWH2lDt9ft7Yb4+5rj5B9VJZU9mtafIcvLNAH+ScxJKqxZ51Jr12ilZyxN",
-	"mYv0++D3uwe+iIhCq8wSU7zIxoA5cW8zK84OJr2ctyVqmUrZoiQHBCkHCXhu3X+GbC69vyPbr0JUm0x6",
-	"DPeBSdXuSTs0ygbfhWimeykraUSpnqRaNiGtiCyt9dfaW6b0BggXFRHLdckYYlpIdAZYXnck0Cgwbh+V",
-	"JnhTenvrkOq7PXcrAhQtLH6MoaRlEA9tImdO86xTzMJGbEki5kqsUWmDceZiVNoRIgPPhNhoI74KWdpI",
-	"m2coK6XVxiGnuJ9zmIm8hT1OgcoCqw0NZbRDZDiuRErFJdYHI0oomra4FiWf1UJma2PX9gkDZBvh7Job",
-	"BMH1be49DTxVgFUvbMWVxucxV/miPbjgnGcxIXSpVLOhxR+iin836mYlUtqVi5GeejVKVcWaL8g1F3MZ",
-	"Oo4SuT6h26JTMhh8vgdlay7vBndf2uNVm3OiR/oNpW4lrk5B0YQq2s5DNWyFWnUsY4ywJpbq7znJmSRy",
-	"BjEDSSa5yIiEGU1RUGegaEoyI9dYKaK1Wpx1yziCdZBN4BoRn9iNYLJlb7cyJG61cTSl+uLnTj/c/3L3",
-	"5SF2CMuZFjlRqPuXSsUVw2S3t94erjcTUpVqoGITKSYqoxpC7AzQFL7z2ESJ2ejavxhcB4O9MEjp2PBb",
-	"IEEJSR0rxSLFEr8bll8xzmIafLnD1cvYk794GYOqrbC8uQlQVeRg15vRdJSacHNo/zlnCf4LyVZdNP80",
-	"F79UONk3MNmAtwnn5FTB1SIYBHNgV1Nj5Jo/EaabfjB40wu1lAz6vTvPNQmwtrYpaeU/EWbzw26wLF81",
-	"jmyzOlx0Xsw58a6GhmGZkiQWfMKu6mbb97J2ewhgo+jlE/j+Tpba8GD4RFYZCxMhxSDkxlbBJb7kYgZx",
-	"2yF5vzFtinswj7rKpv4en/i5LepSczwAsVfs5skQW1M9bTBIBTNJxqDmYPFsIHEmk+s3eSFtAA69J4y4",
-	"bQzihYLZSgA97bQZfFU6RZ9RJaAI9hMD56mpda84N7edFynUIyf17TjXr2RPMmG5VFaSDTPLQ2IaBuYm",
-	"8FMyO5a2ycOqeNpiw1MDZEvjggsCNE8Z5M2HjX9p4wkWGAygGCVameCVxLhrS9LwXaabr5nbLTHPPq3T",
-	"lOtTiKYVbav8c6XiPYovAbzWIFryWcvgU1WjXwFbastKvGt8XJe6iou87a80vSrl0SoNGtANjPfvaogL",
-	"g4Yz0+JroYuVOZeL5qLgCdYLOFZ7IVe43DRXbEJjNcKq6eV3v8Viap/uqAyNciwZWfMj2eqZupuCparD",
-	"bM+VrEdPDnb3d1+/9nQ74+rlfrDcPxoGKwDS6AapWEZV2Qfo7XIihJrljKuQZPR2K5dylECqqNlfSOr7",
-	"Jf9DpkBn/i11eG1N+UYAw22cFpLdtNjV72nqmlYpF2pqnWGSU06oqmIA+pDDViT9CwIlSYYJFcwvN833",
-	"mtHgJVCae1oG6MdczDFJgiv9KBANWqALCYTGuZCyVGOhDVlQ8uM7sqXBGQPhcEUVu4E6uvZ7bzbDleNV",
-	"a1r8prZAg0fuQ5ZVIObgxRoqIkERyf61hLl7sPUQ5nqWEKDZb9hUAssoaWEpn9/r9GxToo8s2ZKMX6XQ",
-	"UrPV9Gatd8y1Yt3bP3j56vWbnv2rhx1YjVRqI+e6Ppri3r5pAumP4qXlWhPE4VoOWV22tMQFm9QjPYgd",
-	"1tP/35Z5fM7inhXIN6W+bZUV5+/fkTf7B6+ILSxetiFMEXULvRS2hmQ0njIOHW0k4A/6/gFptFGHpNYb",
-	"HQ55o/ksJEutZyHxa8NDUjaHhqTW3BYOud+9izlE94YM1FQkeC9NUzHXl5dan/RCbfXL4ZD77QchaTRL",
-	"6k35LZChTS6NXFai1qRT7tlroglJ1Ynj/q5drjXQaHhsmXnVv2zylaXE19Dcdoq6mvdlj58qMtfn3TwX",
-	"/MplVJgs2/G0nzPXdylBEkHoWBSqabOgBui68NWAlE2j+8Qk8WRIroQie0FrOEQqva8V6ShandJt50Pg",
-	"aprbXu2X539bPWoA66ZDQlMpql4Ne6x1Tv5suxsOyT8LobS9Zoy+HLMkOFLFF6MKspZ+gDWZ/2Xofrq8",
-	"PHMRJi1eDaus12ZS2B6DFrmdilwRWWQZzRcOodeMJ6ZktAX8E8NTZCVPKduh0Vzq0/mJX+K3dpF1vQ73",
-	"MHVDN7oeCkSA51Vazg+NRqvxxAqt6eWGlnZ3VstqOTtf264tTFrXqFdihAaX1kjxva4Z3oVlEs6QNzDW",
-	"E+iv916/ftnbzPdy68uFvHd1XNBm+cRYUcYhMQFWvcWPF2S8cE5GXnC9/boR/PLVq1e7/ZebwrUGpEuN",
-	"aNv+KyaPgGn3oP/y4PXu/oYwGUvL1raWQrfbdrM2rFdAf77kTdQdjhY/Wsv1vRA2eL+CIGxlszbiNxBf",
-	"23ObYJyDPs9aY4flJbe7+VSkNogcw7qq0vp7TDRO8Bhs10ZVAkPlUgg6LOs7zIArP+LmYmku8rZJoG3z",
-	"qtVzPO/PSxNwzfwFLG7gYm7Dgn79xCaFPHtrE2gHT1TIU8nt7vcU5Kx09A/+88towmWEtXKEF5VurYyi",
-	"pT1lOAJnGXHht39r6WurrK+SdktBbqr0G2fMTVqZsqup/qV8ayOYS7Zu+j1iS+Zu3mwfonnBYkLTOV1I",
-	"+yY3DiI6JC5LSOQsZUpqFRvZdGFUi3AjJPbYZXGZVGzGuL2s47ow92oXmTqI0QNGeFt836V3eynO9hjF",
-	"t024vmEKQB4DV/QKJFbCVFn6xKQeZtpk7vd6oa2yLpGpYW9IfyPxusRiS8rJ8kQbM5ZZlhbbzGRRMaJc",
-	"ZSwUzJbZzomjV8yoKE9onrB/tcpvldluR7EJbLZnnV5IUk3sI1R6cIYkAewJ0ScAFnOypRgBUB4MPh90",
-	"X++He93ey3Cv++pl2O/uftEMqRHW677eC3vd/f2w3331Kux1X738ci+SrVqw+2rDtJcPbMG130sicmLy",
-	"F66Gw8tBJhCnNAdXyNGIT7Vb2cdmsAd2DpMtW0IQmgbYl/vootr/6J/HQqQh6Xa7jbLHqvRgpTaubr5t",
-	"9V9MrUETvD+zDDimXw5Jp499BCRxv6F5yxfGHtoqZEHT1Jhu2IdQh9FUknjZpg2st03yT4n1F8wG2ohb",
-	"OzJWkrftMP+ecYNhICEucqYWF/rIMsQ/mrFfYHFUtDXtHHE3X6BLfoGFFpkMjD0cHZ2djH45/vtFRHaq",
-	"f4zen3w41jqdqan24YGpKbYJT2HIE7iBVMyQp67126IEbjrXsIjIlnWwQ8wIjWwGCOMCEU4ua9w25N59",
-	"oRlutk1oDoTGit2AiV3gSMdyDoK1YMqJAhVZKaLA9KszPhHLiDCuozOwXGAqBZpjhbgtwRQ3kKNHPSB+",
-	"V5ENP+rNIPPhzEDXPhniYJQrk3n7KsbSxnZwBCM6/jwx+2OokDUfDPmQ+5VuyPqlqt2qUpdl6bq5r6x4",
-	"r9KZ22UFLq1KvsRkyN0kxKqo1MaMKytDZPq4Lk/y1VFknNeCR2oUksic4xHOGHLHVbTtR5oP8U04sJXX",
-	"rBc7L9UGUKpZiZFr7bO1A1FjhKwbHoGY++EHzezAlZ030P3hB2KwWY2Og9sYZopEO1NsZ9Ng76BJj39l",
-	"oHIWS/w7EbGMhhw5dUfMgNMZ6/4Q2cl7lLeMsOiSIxzZYWZX4OQ6SbYiyxQ4A9Ljbr0K0j/aPvRG3VG+",
-	"NOaPSSw14dqCYkoOeXTbcVqpg09FBG6VVZBbH2fAtXTvdXvo+3DhYNGmhJV7ud0lH906csidYLe8msaI",
-	"MzeYRO/QKWF9g961N7jDm9cx5NgDJueY/d7v9RujO0JC8W1u7QoJ+7292mQ/Q16c6Scrsu7f3iJnHNze",
-	"2m6zZmiabEWr5n5E22bTxipsDUtHsUj0/h3zVdGfKCTzKYunuGwqhZt3MeSWS6sAYDnfRHMfgu0qdYwu",
-	"S1kMNr1hFdnRjMZT6Ox2e15QzmqqmovW7/bMPZY9g0Gw1+1199DuUFM8BXaQxWy5+E5WRqauoMX7PGur",
-	"yUbhN5ETrRYwjTmnsqouUAJLzEIySwvpByiG3NZvk1OMqQ+8/gCt0l2xLgdCNX9p5+7QFSsAjae2FaQc",
-	"GGVOB3lv1nUr0qSOdySkkx2toLJouySjDYlp3eVCPedAk1PILhRVWiyr7LZ5ygRrzbJXmPoNyRgXNYaH",
-	"jS8Z4rvUaVtBBB6wCZPXXRLhU5FmIEwOm8FtNgRyfnEx5GYlc0zYd9qlEM8YZTP3dMl7NHdN7K9a0+IX",
-	"5zdqTXZPnQHZij58PPrz6N3HX999Oj8//vXd3yPn7/XNIZzR/BqSIY/KVO+AYIY2cvXFi1p5AjZ9lqu+",
-	"kA5g5PxSzZ0kboywjZw2pifv9nprhvm4IT6bzbCpNSm0DLI5rboTSjxii7mdXFbG3u7CYL/XX7VcCf/O",
-	"p8b4pP3e3v0PvfdHrB6Y7a9/oj73FE1CE66v9lRILdfexrShRK+w+ha1hLZkm+pfW1F4Tb+yrky+aX11",
-	"t/PNKqS7HZPKwv4Mb4L653bQq1uqwAwW329ys5sF7oq2W6LRBcMBUoTD3KtEtVR0tocnxSJFTRQSOacz",
-	"7U6h7aRExmLtYoRDnmL3F+9MUm3blFPTbGyR2I4E+x6nbjiJUzR/mLJ2lr6Jw3zIa3NWpWuCCmtvuQaY",
-	"ybKi1qkwc6Za89CedPosMxrI9jORX0VtLGab0Jlg5KnNDD+b0NViniumR9XoxMo9W0HbQAK8Gev/Ptnc",
-	"7+3f/0Q53lY/0N9gieboVHzuYJP9tIxBewoN8pNQHdsF6RcRfq8Cwaw1tlGEwU4C4+LK6RRzZK00UBpN",
-	"dPaA89oMzZBfZ6bg4U5whJ9pye4UM9doR5ga8moc/sYdd21i9IFJ5XXTyeeUpWYf5gpxaphx/2EHlqFD",
-	"XOQ5cJUuKgo/nOO0H2c5bVqOMGllriPUqpLs9nqa6lII7gJuzu3W/ALaY34vcpLaySeogk0jQJ0t7MiU",
-	"Z2QGu8KqQd4WanRS2A10H0McG2AKBp+/+KRy4188wsiFVJAFXxD9X8VYlrPiVqL+0kmgHUpRCt2qmXPk",
-	"CJ1SudorXaLGj6B+FuPnpEY1kGbNhwbMDv/Nx9oDD6nv4RH91AaKomVWdF32fwRlhy0YTHmMpXnJ9Ic9",
-	"yLw0H/DBxk0X4VnJiKfmuqvkOctFBmoK2q+FW0XgdiYkpieICSWTLWdK9rq97v52SGiaklkOE3aLjpJx",
-	"20eR5x3/KEyPmZXOWKQpxErkstUtsgDfy7beaNEaw1aB5T+Rn44/nBELkTnORvacOCsd80rpNk/X7pD/",
-	"iVz+/ey4/RVXtLiCIW+9tjvk7Z9aamnmMxt+Dl3lUTMr0dqqtaqW3jVmSNV/5XjARL6UqDXahtYbNiVN",
-	"QgIOD7GIWYDqtpoTz29I3GtCuA28kMTF46UZPDtemAYX9G/KjwPUssXb/1EGh0ZD6xeRHHdUndgt1oYX",
-	"1A089llykFfyExZSNga6a76airnmJu2AEqYwxPKLVqDwwly/zJkS/AWyMzaCDznwBMuuTch4gLawtxg+",
-	"hraxrQ3cKsdgYD2qiSCZYtQh1zfakfArWiBd+jFstt2YdkD3cpYPeaWRw3ovYLM0vZ6bOLFTT20HF17F",
-	"lw85zcGKHJb9+AicUmlFrE2p/gjq2X3eeoP+ChGz4HoU/G/zd58geGUQozlTNKcafJeEhv/G8JTWBi55",
-	"ZPnH/2lBs9T+5CqRB99WRLTOCy5JpFER1eYQOxmqhSvHqYivpdfBWg3lw3TX8qFzVlZC26DRW5Esnkwa",
-	"Gu0+d/XEuh1p+myy2GwlWekv+X0k3lcDWj5cue7LAc3bcbnfsUz/FiGp/d039z/c/BjHb+yanBccVZBf",
-	"A1DxjKeLnCy3KyN39c4Te+Pgrhb+v2onlyqQfpl4aMr+MFithHaFXRWZ+3qVcaS0QjAhN8JUd8hdoIMq",
-	"c3CWJoAbA39oZr+vd8FbzlUzut552f9tWqRtOv8aR782i7QkQfJ7P+D/UAabKQPDCISWVUDPphV2yhm8",
-	"7brhA7sGEp19vGgKa+RP6PWyT5o77XBJiQ5CZKyDyPgd2rBuG9prPxy2WvBx2vzzSX/bpx7+UAF/qIDf",
-	"XgWYEdjPqAH8AHoCKaiWstl32N/ZmFQr65NqyZH7PgwReTkgV9+PjkEmbry2KPuBt0NCy4m5wuRm6Zjy",
-	"RHDAQP3YNCaYsbqQk5hysqW1SjmGaIK5tlhkIEP9eMJkTLVMbJtJ1MbssAGJMeCNJCr7VU0FlvluTzyl",
-	"/Aq0749foidHVWeP3kXL13oHZL/3pvmx3hYVZtD33RmC32a0fL97YLpknmi0vFm1HNtWDSZe7gx6wpQI",
-	"kxW5Dolhnd8gSfL8uf/eBjqu/Pb3f6hSNHKEo/8bX2BYyuSs14Jhe6z0HGuFZWnIWFb5joTgmUjTPzKC",
-	"v/+MoKbTRvz0qMygO3DvMbYxCmfqeO33cT3T+J7vg+HMO698ZshjmqZdZ37bb/KWz5oRnXj4GRucynU2",
-	"uLWM0Ur+77XAW79odW88T4YrvZk/In1/WPatkT5ai/M1vxH4fVa96R5flQbc7fVIZLpRNm5kPyQHvT0S",
-	"ua8624/161OPySGvfRXaVC3lZb+9LVtqLQs1Te6Ps4Mb0383thmrYQEtcn18P0q6j+ae79ijGxbwNLs8",
-	"q/VJ1Kn4VB80XlMoUcHWVh9Rf7DeaPgZ52ibbg07hru2MUpSEdOURBm9Ro8xCsKgyFM7zWWws4PXp0Kq",
-	"weve6x5WeFsQmu+68MQTuyR8ecUyFOBmgoRtrKlMy2Wj0sTLtcHYsDKk9wI0M5afLmdQlyUT3jNl1nHV",
-	"h9NCTyT1NmxpCsbuRB5PAdsDRW5T33FOZ5D7UFnKLK9g+rtETsqiAO8pWyLZshmGHdQqp7EZ4ETJOBdz",
-	"CTn5dIJQmVZj+x6sr1x+zVv7yAxb3JEhEr/c/ujsBHP65Q9XwDW0YJsxc2+Jgmkb7f8CAAD//w==",
+	"7H17c9u4tfhXwbC/mdh7aVl+5SH/5aTOrnfzcG2nt22UMSHyyEJMASoAWlbz83e/gwOABB+S5cTZ3e7s",
+	"TKfriA8cnBfOm1+iVExnggPXKhp8iSZAM5D45xloudg6GmuQ5p8ZqFSymWaCR4PoHFLBM0W0IHPKNBnB",
+	"WEggWi4YvyL0ijLei+JIpROYUvM43NLpLIdosBNHU8bZtJhGg34c6cUMokHEuIYrkNHdXRz9Y+utyCDf",
+	"+jtIhas1F7+YALmxF4meUE0UyBvIiJ4AkfDvApQmG+YfggORotAGpnQiFJD5BHjtPk6nkBEuOGwuATi6",
+	"2Y1KOJWWjF9FdwbOGZV0Ctqh62cxOvlrN6wsA67ZmIEklKhiNGUKYZegC8khIxuUL0hKFRySpJB8UBQs",
+	"GySE8oyMJE0hI2Mhp4pQCYSmKcy02a0QCDIzy8yonkRxZHYTDaLPYnTJsiiOzC6ZhCwaaFlAuL3/J2Ec",
+	"DaK/bFf037ZX1bbZSoakQEK8w5c2N3ZEJFwxpUFCRqbmvicKsbkEJvzPKogqhEM6EVEcTentG+BXehIN",
+	"dnafI9uU/24TxAG7lGnecyBijLT30DoeUksgdpfXBPpm58Eg35k3q5ngCpCFXtLszLKl+VcquAaOf9LZ",
+	"LGcpNTvZnkkxymH6P5+V3WUJgXkiM+/H7V1yoS/HouCGDTLQlOWGCMJu3rH90KzPQQ+jQ/Lj8QXZxouK",
+	"5Exp5cSkTmPlsAFKGw4bRAfjfvqU7sKLbGe0nz6jRoY01YWKBvt9I99MI3re2mWFJh4oh42J1jM12N5m",
+	"fAwy62Vw47eotps7uVuXg0/tGyyO2wLphZ8pMqW5kS3IiJCIFUUoJwW/5mLOHbKE9KwSm78DFhrymYSZ",
+	"FCkoZZSMhM+QaqeKGJ8VukdeiQzUgCSM39CcZZdu8SQmSWN/STzkiVsp/LV6Fl+Z9IbcoOKlyBbvhD5y",
+	"CuGbeGZGF7mg2aUW4jKn8gpCrkHWmADN9YRoeg2KcFHicCSyxUOYYmevYopTu6pRZcSvugZbtIF9LMYQ",
+	"M5CIsu59xqiSzakyp4oo4I68JGmBlPQMUK8EH+cs/TZ5Ntp8zDhTE6gJ82cxIjSXQLMF8dcHxPzaHz0d",
+	"P6cHu1t76X62tT9+Clsv6M5oazfdy/bhYPyUPhsZ5ldFmgJkkD1Iql9UBPy5A4T1aFjb1GORrwsjMVGC",
+	"ME1Syo32GYH5K4U8h8wTL4TF0u21kCOWZcC/iXDj8i0B1fSEqYDPOEBmVS3NpowTlYoZPIgcgTy9DhZc",
+	"gwYVfI9FgGtYGL5CZUVGhSY5Ta/t9nBj+Fdj854KJTSWBCdcg+Q0P5ZSyG8iA9xCWph7LwHfFRDDWBrk",
+	"ZmfgFL0sOBlTlj9IIA7CY+7Yr0X8WmvQoQngY1FjxmaQMw5uT2Q+YTmYTXJzVm0kjXWTTX+6oT0tyYRp",
+	"QvmQFxxuZ/ZcG9Mi12QjYY46/kl3JL0T+jWe1N+q75ZZL0bC50xPCMvW03IbElIhM0XgdsYkkJ/fv7y8",
+	"uHhDqPFrzGa9pth8kNDt13XgA+2a+g4fg9zvhFHmE8TPRlJ7vyWrZXDvNW20TQ/SYXlsoiS6U/pCiDd4",
+	"2H43OyP0y8xxS+A2RfW4099/fvDsKRktNCiy8fboH5dnx3/7cHx+cfnynxfH55t/GAMEt82UBcbwJ+Uk",
+	"ae03QTs0YRqmKiETqsgUve+JkVa8/eXRxaufLk8ujt+eJwRymBogVhgrVnzPQd6wFD5wekNZTkf5txH7",
+	"3wUUcDku8rxJZcOmeJVMRI4E3t03PyqyYQT0bx+OPxxfnp/863jz0HjJckFyqkE+SCsHZP4bLuUAWYO+",
+	"AeCPRdi5kNeBDWLMS064mA9Q4Xq5NDaZZnlODH2MkhbSK28t8Mch97Lrbqn8iKIiW7IZkzqemcL9k42k",
+	"2py7a8jtLSOaXgPPzK0Fl0DTiXlV+UTt9Y2TwsA9KTQGWjIx5wZK/8Ol+SHZ7BEMKDnFmwTRpYQoG00y",
+	"XBivCEF1od/dvR3eiiS4EOIt5QvnUKtvYmRJNVzmbMp03QI3vxP8nYgx2en3vfpS24psjAqpNNnt9zed",
+	"IrNxHIIW4DUsPGtbjOyQB/nWu4EVfiEEmVK+KFdfj8tru3pEC/CJIgFiNpKzo4vjyzcnb08uLs9Oje4K",
+	"f3n54ez8Itk0HAS3E1ooXdnlIYBJ7/FY4wOnhZ4Iyf7zjV5zEb4o4AtlxIg6M/jo9MTaxTbw+I+to9OT",
+	"rV9gQSx8DzI7diqif6ivvQa9a9A+Fr2Tcj+J2xBGVZiNhwjpFHwQU7mGhSdwCJG1+j9wVcxmQmrI3kLG",
+	"6AVu65tIVL7wcmreeImYahJL+7OXKvLKrrVl1h6QcDmzTIzGnoZbvT3LKeMPMj0OQvqVgBEEjDjA1qJk",
+	"56Ye2wgxG1XAtUFK0sRDUhGxCxhDzhIelNgjvvg7zQskDuWL9+No8PGL3y0vpiMjnvGXZpS0+mUkRA6U",
+	"409o+ty3zXLFuxKrVEq6wDfQLGNmMzQ/lcYj1Qwe9EJe5M5CsjFht4AYfYZUR3efmog94gvy8/n7d0Yr",
+	"FBAT8zxhPM2LDDUelZJBhiYunhLmj5hwMMerhC3ghqENo0pRXE2GfJwLiuftTDCue2Tj/Qy40TV7vT6a",
+	"hFwgR+HLhgbjeuJE0iw9jKzlMZKUpxNQQz6CXMyJmoGBSxNRaBvuMnf5zRK7PfcUhiy0wqu9TTy8AwE0",
+	"ImL4GPJcGITdbl2JLYclw0C9Mzp/C0pRtLrLq1vqms22xMzSZgt3Z3S8wfJdHB2pBU/Pi9GU6TMXO1+W",
+	"dPHhfowKhXmXVAI1x0wUR7Ma7V3eZO30SJUX+Oif/dTihDh6SXU6OZWQsVQHAf5uDhzTXEGLecjIvIPM",
+	"7Ets8ghfdEgMhyyIEQjj2ivPIdY8o1Oou369OpGcHH00B8tcRLEh5afYphB8JuauiaZS+DqwzmeFVjGh",
+	"muRAlcZgqeEiqslUKE1a3kkNoCYcDxbzKeMn9pmdlsz7Xa1+W5nyes0gx3PyZq08pDDY75H/nQAnYsq0",
+	"hiyuZZt8IlIWOZB0IoQCZdBTQ8DD00jrik6DXS0uPIbv49rO7XumFOOAL5W3c4Q0toATQcesTxTyqWow",
+	"YY3bMCdW5LqDK0tCRDe7ba78SuqWq3UlDO1FMjNWjYZpvO7mvvV4Cnlu1StcttNtZgmJwzym3WsXuV+j",
+	"m/nWI7FJas/nc0yjY9DEOqZtLQo+Ylt/x/9OFoiu4NmYcDo1MmF+H7Pcqoqx2Y1RGDbYOJ8AxjbM/7MO",
+	"ibF5yW0mmdq+2bM5w96CTvMBqZJzH/ufelpcauBKyJ6aUGPaTTHHg/8gH/c+BWQeFdqpTVRoZBjdDiOX",
+	"E/q4X93ZLgzw2eNvUDJfTXCXYq/obSnRRe2fMJvXJtIbdgMclGpT1RuxXyLgxdQsJ67NqytCiOuoKy0f",
+	"Quhe0gWRPVU7OO+zGBnRKmsoYmOOdtdRMH1IZsLaLxglTjB16bTTNjW2w/YXe1Lf1U+eaJ1ochRHYyGn",
+	"1Ng1RcGyLvL/LEZnGHLu2AsnCMJECi4KZXbW0ISoUEsbwNkpl7jebn/36dbOztbu7sVOf9A3/+vt7O79",
+	"y5P5cupsqYHRlnHkE1ornt7bMU97o2ddDHRq6y6DT2kq7wH/4F+BexSF6chA1++0db3DU+tAloW1d6k7",
+	"mj6LUexUllPlDH1R1LMtZW5s2fb55IjRckJq5GkrO1dnhAkLqohNQ0BGNs5evyJ7e3svLIeK8ViB3qzz",
+	"4gpal/yXUQ1bmk2hiwkbHLFMFRvgrCY+tP5IwXNQiliKYMyw1PFL/J1qzRrDdeKD6TIre0joCF3LgmuW",
+	"G2B4j9jSDIMnl61RJHH5msQGgNdAk2Xq9dD0IHs//jYL4yHWQCg5nZikGE8GSdydqPnaGF2DqQ7Wx1Z1",
+	"AtyDrXN74yOdamUxm1s/7jBsAlEs8d2UgiWHznm5qzqe3St9AhGNFaHJArSNqGebZGtY9Pt7QGbAMVi/",
+	"0bzgU63+36WCI/9/yL3gleUIBHhmTjYjlVjWOKGZzSw6obHxcX/8OgDNQW3XN1u3CxpkBbq0TGmXS9UP",
+	"7vDeFtXfCJqtsAvLHPPEGG2MkylMhVw0zjVMN2WFTftfGtO43+vvxvj7ihPiX1UxnjttVh8L7WWaAP8k",
+	"5iQXzuL0qb9rtOunLM+Zz0SE4O/0DkIREYXRgnErchVuZslxwFSQk3dELVM9G5RIQJAkKMCj6P5jYX3p",
+	"/R2ZpRWiumQyYLg3TOlut9ujUTX4rgpZ+eJOK0r1JFrbunUi0lrr77W3TOgNEC4qIpbrkhGktFDopzBZ",
+	"93HwnLeOIlU2ArOWfxh6ZHdLohkdLH6M8aA2iIcu0TSncrpVzOJGgEgh5kqsUeWMZ3sxKU0DMYXAKlhr",
+	"I6EKaW2ky2lVldLq4pC3uJ8zmAnZwR5vgaoCC1YtZYyvZjmuRErFJc49JFpomnd4PSWf1eJeK2Pr7gkL",
+	"ZBfh3JprBOnNbf49DTxVgFUv7MSVwecx13LRHeHwfr0YE9qq9m1o8Yeo4t+NulmKlG7lYqWnXi1TFULL",
+	"BbnmYq5iz1FCmhO6K56lML2xEmUrLu9Gd5+6I1zrc2JA+jWlbimu3oKmGdW0m4dq2EL3vI0xwppYqr/n",
+	"RDJF1AxSBoqMpZgSBTOao6DOQNOcTK1cYyWL0WrptFeGOJzPa6PPiPjMbQTTJHu7lSFxa4yjCTUXP27t",
+	"xPuf7j49xA5hkhmRE4W+f6lcXDFMxgfr7eF6M6F0qQYqNlFirKfUQIi9JYbCdwGbaDG7vA4vRtfRYC+O",
+	"cjqy/BYp0EJRz0qpyLEE8YbJK8ZZSqNPd7h6GRYLFy/DY7UV2psbA9WFBLfejOaXuY1Nx+6fc5bhv5Bs",
+	"1UX7T3vxU4WTfQuTi47bSJOkGq4W0SCaA7uaWCPX/okw3exEgxf92EjJYKd/F7gmEdb+NiWt/CfCbH/Y",
+	"jdryVePILqvDh/LFnJPgamwZlmlFUsHH7Kputn0ta3d79WsFVh/Bnfey1IUHyyeqSm/Y4C3GR9e2Ci7w",
+	"JeczSLsOyfuNaVt8hBnQZTb11/jE39uiLjXHAxB7xW4eDbE11dMFg9IwU2QEeg4OzxYSbzL5lqUnysXU",
+	"0HvCINraIJ5rmC0FMNBO68FXJWDMGVUCimA/MnCBmlr1ijN721mRQz1yUt+Od/1K9iRjJpV2kmyZWR0S",
+	"29Awt4Gfktmx9E4dVsXdDhuBGiAbBhdcEKAyZyCbD1v/0sUTHDAYQLFKtDLBK4nx11rS8FWmW6iZuy2x",
+	"wD6t05SbU4jmFW2rJHKl4gOKtwBeaRC1fNYy+FT1EFTAltqyEu8aH9elruKiYPtLTa9KeXRKgwF0DeP9",
+	"q3oq46jhzHT4WuhiTb3LRaUoXIeUZ7UnaonLTaVmY5rqS6zqbr/7JRZ7h3RHZWiVY8nIhh/JRt+WzBQs",
+	"11vMte2pevTkYHd/9/nzQLczrp/uR+0O5DhaApBBNyjNplSXraTBLsdC6JlkXMdkSm83pFKXGeSa2v3F",
+	"pL5f8j9kAnQW3lKH19W8rwUw3KZ5odhNh139mua+7ZlyoSfOGSaSckJ1FQMwhxy2SplfEChFppgjwQql",
+	"pvleMxqCnEhzT22AfpRijnkPXOlHgWgwAl0oIDSVQqlSjcUuZEHJj6/IhgFnBITDFdXsBuro2u+/WA9X",
+	"nledafGb2gINHrkPWU6B2IMXE6JEgSaK/aeFuXuw9RDm+i4hQLvfuKkE2ijpYKmQ3+v07FKi31h3pRi/",
+	"yqGj8KrpzTrvmBvFurd/8PTZ8xd991cfO8Qa2dFGGnV1NMW/fe0yqD8rnVplMIjDFRyypMapxQDrFC89",
+	"iBNWk/5XSzp+z5KjJXi3VchddRJnr1+RF/sHz4ireW6bD7a+u4NeGgtVpzSdMA5bxj7AH8z9A9Jowo9J",
+	"rbM+HvJGX1xMWl1xMQnL1mNS9q3GpNZ3Fw952FiM6UP/hinoicjwXprnYm4ut7qyzEJdpdXxkIedETFp",
+	"9HGaTYXdmbHLK136hEStf6jcc9DfE5OqScj/Xbtc6+0x8LgK+Kq1ul4NHNXQ3HWA+nL8trNPNZmbo24u",
+	"Bb/yyRSmyk5B4+LMzV1akEwQOhKFbporKPw9H7kakLKfdZ/Y/J2KyZXQZC/qjIQobfa1JBNFqwO662iI",
+	"fPlR16vDzoEvywdVYP1TTGiuRNVG4k60rZO/usaLQ/LvQmjA4iejmyUmSHAeTyhGFWQdrQorkv5t6H66",
+	"uDj1wSUjXg2DrN9lTbj2hw65nQipiSqmUyoXHqHXjGe2vrQD/BPLU2QpT2nXPNJc6sPZSVh4uHKRVW0Y",
+	"9zB1Qzf69g5EQOBQOs6PrUar8cQSrRmkhVq7O60ltLyJb8zWDiata9QrcYm2ltFI6b1eGd6FFRLehrcw",
+	"1nPnz/eeP3/aX8/t8uurhbp3dVzQJfjESFPGIbOxVbPF9+dktPD+hSy42X7d/n367Nmz3Z2n68K1AqQL",
+	"g2jXmSzG3wDT7sHO04Pnu/trwmSNLFdxWwrdbtfNxqZeAv1Zy5Go+xodLrSR63shbPB+BUHcyWZdxG8g",
+	"vrbnLsE4A3OedYYNy0t+d/OJyF38OIVVta7199hAnOApuK6LqvqFqlb0OS5LO+x0tDDY5sNoPui2Toxt",
+	"/VraMzzvz0oTcMVoCKxr4GLuIoJh6cQ6NTx7K3NnB49Uw1PJ7e7X1OIs9fEP/vsraOI2wjo5IghIdxZF",
+	"0dKeshyBk7C4CDvTjfR11ftX+bpWfJtq88YZ80NgJuxqYn4p39qI45KNm50+cdVyNy82D9G8YCmh+Zwu",
+	"lHuTn1SRHBKfICRqljOtjIpNXKYwqQW3ERJ37LK0zCc2w9tBwnFVhHu5d0w9xOj8Irwdbm/r3UF2c1lj",
+	"4hpc3zAFQKbANb0ChUUwVYI+s1mHmTGZd/r92NVMl8g0sDekv5FzbbFYSzk5nuhixjLB0mGb2QQqBpOr",
+	"ZIWGWZvtvDgGdYya8ozKjP2nU36rpHY3im1Mszvh9ESRatwjoSqAMyYZYKeKOQGwjpO1YgRAeTT4eNB7",
+	"vh/v9fpP473es6fxTm/3k2FIg7B+7/le3O/t78c7vWfP4n7v2dNP9yLZqQW3ry5MB6nADlyHHS5CEpu6",
+	"8OUbQfoxgzSnEnwNRyM01W1lH9uZI7YFdcNVD8QE/3i6jy6q+4/5eSREHpNer9eoeKyqDpZq4+rm207/",
+	"xZYZNMH7K5sCx8zLIdnawa4Akvnf0LzlC2sPbRSqoHluTTfsKqjDaItIgkTTGtbbOqmnzPkLdgNdxK0d",
+	"GUvJ23WYf82wyjhSkBaS6cW5ObIs8Y9m7BdYHBVdrURH3I8+6JFfYGFEZgrWHk6OTk8ufzn+53lCtqt/",
+	"XL4+eXNsdDrTE+PDA9MTkG5ESQY3kIsZ8tS1eVuSwc3WNSwSsuEc7BiTQZcu+YNxgQSHqjVuG/LgvtjO",
+	"Xdt0s1U1uwEbu8CBoOWIBmfBlMMOKrJSRIFtpWd8LPy0Amqn/vmyIXQfyZQyjo6BNAZtIfPAw7xielKM",
+	"eqmYOmfT/aet2N3LnMXmI105UInV5q6cU9yARBd9QMKmIxfPxNmyhptxhKVv3oxxCMyVzeJ9FiPlgkU4",
+	"ERQjCTyzCGOo4Q1jDfmQh1VzKEul7t6o0qBlGby9r6yer1Kjm2U1L63Kx8R4yP1gzqpA1cWfK7NFYCt6",
+	"aRosj0jjbBo8o5OYJNYwSHCekj//ks0wan2Ib8LxwbxmDpVdZ9yyaLm272B0dQhJY6CxH5SBmPvhByM9",
+	"wLWbrdD74QdisVmNyYPbFGaaJG4GpwF7G30E/GsKWrJU4d+ZSFUy5Mj622IGnM5Y74fETRmkvGNcR48c",
+	"4XgSO6cDp/QpspE4psCRpIG4mFWQ/snmYTDWj/LWSEOmsGyFG5OMaTXkye2WV3Nb+FRC4FY7jds1vcDB",
+	"YmwTp0jUZo+89+uoIfeaouPVdkxyOYTF7NBrdXOD2XUwpCSYTTLk2CKm5phJ3+/vNMaUxITi2/zaFRL2",
+	"+3u1KYaWvDi/UFVk3b+9Rc44uL11zWjNWDfZSJbNOEk27aatmdkZ505SkUFSMV8VTkpiMp+wdILL5kr4",
+	"2R5D7ri0iiiWs1wM9yHYvurHKsecpeAmLzgFdzSj6QS2dnv9lmKbz+c9ipd7Ql5tu2fV9puTV8fvzo/x",
+	"mSoy6LRbzU/c6fXtPY6lo0G01+v39tD40RM8iraRLV25+va0DI9dQYcLfNpVE44Kw4ZvjCrBNOqcqqq6",
+	"QQsscYvJLC9UGCUZclc/Tt5iYH8Q9CeYc8UXC3Mg1PCk8TAPfbEE0HTiWlHKgVr2iFL3Zn03EsMe6baC",
+	"fLxtlNo02SxJ7+JyRt/5eNMZ0OwtTM811UaUq+y6fcpGjO2yV5h6jskIF7XWjwtyWYbxqduuggw85TOm",
+	"rnskwacSw3SYnLaD7Vwc5uz8fMjtSvZoce90SyGeMdRn7+mR12hz2wBktabDL863NNrvnjoHspG8eX/0",
+	"18tX79+9+nB2dvzu1T8T73TuWEtgSuU1ZEOelKnmAcEMceLrmxe18gjsIy1XfaI8wCgtpWo8yfwkbBe+",
+	"bQwA3+33Vww78kOO1pvxU2uS6Bj087bqjijxiN33brJbGQC8i6P9/s6y5Ur4tz80xkvt9/fuf+h1OIL2",
+	"wG5/9RP1ubBol9qcQbWnQhm5DjZmrDV6hdW/qCWMOd08Mowph9fMK+vK5IvRcXfbX5xCutu2+TTsDwm+",
+	"AfCxG/Tqlio6hMX/69zsx9n7ovGOkHjBcMAW4TAPKmEdFb29EkixyFETxUTN6cz4dGhvaTFlqfFz4iHP",
+	"sfuMb41zYw+VU+VcgJO4jgj3Hq9uOElzNJmYdrYZDg6C+ZDX5tAq34QV195yDTBTZUWvV2H2HHYmpTsd",
+	"zflnNZDrpyLv6lO6u4TORkTfuvT0dxO6WuB1yXStGp1YuWcnaGtIQPCZgF9PNvf7+/c/UY7/NQ/srLFE",
+	"c7QsPnewzn46xsQ9hgb5Segt14UZFjF+rQLB1Dm2ccTRdgaj4srrFHtkLTVQGk187oAL2hztEGRvpuDh",
+	"TnDEoW0J3ypmvtGPMD3k1Rcd1u746xKjN0zpoJtPfU9ZavaBLhGnhhn3X3ZgWTqkhZTAdb6oKPxwjjO+",
+	"n+O0STndpZO5jlCrKrLb7xuqKyG4j/p5V93wCxgv+7WQJHdDYVAF20aEOlu4aTLfkRncCssGnTuo0bFh",
+	"N9BbWwE1v6HxDUR10bFo8PFTSGI/UScgqFooDdPoE5LtsxipcibNUpJdeMl18zFKYV0224bYLanlHnCL",
+	"ij+C/lmMvicVq9k4Kz7gYHf4Kx+HDzzcvoZHzFNrcGTHDO66zvgRtBsSYTEVMJbhJdvX9iCz1H66ChtO",
+	"fTRpKSO+tdd9GdKpFFPQEzD+MNxqArczoTC3QmwcnGx4E7Tf6/f2N2NC85zMJIzZLTpY1t2/TAKv+kdh",
+	"e+OcVKcizyHVQqpOd8oBfC/bBiNbawxbRcX/Qn46fnNKHET2GLx058tp6dBXyrp5KveG/C/k4p+nx92v",
+	"uKLFFQx557XdIe/+yFhHE6Ld8O9JxwVcMC3J0antqhbmFWZP1W/mecdG57SoNRbHzvu2dVxCAQ5LcQhd",
+	"gO51mi/f33C512TxG3iiiE9CKDsIeLSwDT3oT5Ufa6ilyDf/qwwcg4bOj4h57qg6zzusmyDwHAXs03LI",
+	"l/ITVo82BuwbvpqIueEm4/ASpjGk84tRvPDEXr+QTAv+BNkZG9+HHHiGZeY2rD1A2ztYDB9DW9wVRG6U",
+	"Yz+wCNdGrGwF7pCbG92I/iUtnz7nGjfbjGz7o385k0NeafK43vvYLMWv509O3KhW17GGV/HlQ04lOJHD",
+	"WqcQgROqnIh1KeMfQX93H7s+kGCJiDlwAwr+0fzrRwiWWcQYzhTNKQ5fJaHxrxgOM9rAJ7gc/4Q/Leg0",
+	"dz/58uvBlyURtLOCK5IYVCS14clehmrh0VEu0msVdOxWcwUxJdc+dE7L8m8XpDLn8aNJQ6O96a5eTeCG",
+	"Zn83WQxaZ5a6ZmHfTPABh46vvK76iEPzdlzudyzOv0X0a3/3xf0PN7+L8ht7M2cFR+0TlihUPBOoIS/G",
+	"3XrIX70LJN76xMvl/u/GL6YaVFgWH9syR4yLa2G8Z1815z8kZn0vowtsdI8w3RtyH1Oh2p6Z5envx9e6",
+	"ybSrvfaOI9XOuveO+R9NgXSN818RG6hNUi1JkP3ez/Y/lcF6ysAyAqFlkdJ30wrb5QThbt3whl0DSU7f",
+	"nzeFNQnnCweJLsOdbo6mQt8gsYZBYl0OY1N3jRx233BbLvg4hf/7SX/Xpyn+VAF/qoDfXgXYAd7fUQOE",
+	"MfcMctAdZcKvsJ+1MZRX1YfykiP/QRkiZDkL2NyPPsFU3ARtYO5be4eElsOBhU0D0xHlmeCAsf2RbcSw",
+	"E4RBkpRysmG0SjlxaYxpvVRMQcXm8YyplBqZ2LRztK3Z4WIRI8AbSVL259oCMft1oXRC+RUYt/+KMm72",
+	"U3YymV10fDh5QPb7L5rfTe5QYRZ9X51U+G0G4+/0DmxX0CMNxrerlhPqqhnM7U6oR8yiMFWR65BY1vkN",
+	"8irfv8ygv4aOKz/D/l+qFK0c4YcLGt+PaCV/VmvBuDtMeoalzKo0ZByrfEUO8VTk+Z9JxN9/EtHQaS1+",
+	"+qZkoj9w7zG2MQBny4zdp4oD0/ie75nheL+gUmfIU5rnPW9+u88jl8/aaaR4+FkbnKpVNrizjNFK/uNa",
+	"4M0vfd0bylPxUkfmzyDfn0Z9Z5CP1kJ8zc8Zfp1BbxvllyX/dvt9ktg+mbV79g/JQX+PJP7b2rakHA88",
+	"poa89m1uWxsly9ECrjiqs/jU9vN/mwncmHG8trlYzUXokOvj+1HyqxcalFz3Fbjx8xQeBzuntS6OOvUf",
+	"63PUK8oqKti6qinqD9Z7MT/ilHHbS+KGlLfLyeyn29GpLYc/GE9SpIU5g3vkJUwYfsh6JsXtIibJ6YeX",
+	"b05eXX44e5O4j+ehS4tPZyQVM2ZQld2A1ExhVxgdKZEXGsiHszeEcaWBusSx7RHaxsp2t7kmlOeBwsDu",
+	"kFCDYBkNcDu+wzUhVXZu28K1wXtjvTZMHhW8AG2e9tPl7O+ydCN4psx+LvuWXhwoCbMNVyKDgUQh0wlg",
+	"K6WQLgWfSjoDGULlaN5ewfbCCUnK4oTgKVca2rEZhu3rWtLUTs+iZCTFXIEkH04QKtvn7d6DdaXt17x0",
+	"j8xwvoBjgaDN4Oj0BGsLyh+ugBtowTWuymCJghmD8f8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -14,13 +14,21 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 )
 
-// hasBody reports whether a request to an operation that takes one (a POST) carries
-// a body, chunked ones (no Content-Length) included.
+// hasBody reports whether a request carries a body, chunked ones (no Content-Length)
+// included.
 func hasBody(r *http.Request) bool {
-	if r.Method != http.MethodPost {
+	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
+}
+
+// refuseBody answers 413 to a request with a body on a method whose operations take
+// none (GET, HEAD, DELETE): such a body is either a client's mistake or an attempt to
+// make the server read what it never needs.
+func refuseBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodPost || !hasBody(r) {
 		return false
 	}
-	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
+	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
+	return true
 }
 
 // limitBody answers 415 to a body that is not JSON and caps every body at
@@ -28,7 +36,10 @@ func hasBody(r *http.Request) bool {
 // is cut off as soon as it passes the limit; the validator reports the cut as 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hasBody(r) {
+		if refuseBody(w, r) {
+			return
+		}
+		if r.Method != http.MethodPost || !hasBody(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -84,9 +84,43 @@ func newProblem(ctx context.Context, status int, code, detail string) api.Proble
 	return p
 }
 
-// classify maps a domain error to its status and code. The detail is the error's own
+// problemError is an error the HTTP layer itself finds (a limit, say), carrying the
+// status and code it is answered with.
+type problemError struct {
+	status int
+	code   string
+	detail string
+}
+
+func (e *problemError) Error() string { return e.detail }
+
+// pathError marks an error about a model or version named in the request's path: an
+// unknown name there is a missing resource (404), where in a body it is a bad request
+// (400).
+type pathError struct{ error }
+
+func (e pathError) Unwrap() error { return e.error }
+
+func namedInPath(err error) error { return pathError{err} }
+
+// classify maps an error to its status and code. The detail is the error's own
 // message: domain errors are written to be read by the client.
 func classify(err error) (int, string) {
+	status, code := classifyDomain(err)
+	if code == codeModelNotFound || code == codeVersionNotFound {
+		var pe pathError
+		if errors.As(err, &pe) {
+			status = http.StatusNotFound
+		}
+	}
+	return status, code
+}
+
+func classifyDomain(err error) (int, string) {
+	var pe *problemError
+	if errors.As(err, &pe) {
+		return pe.status, pe.code
+	}
 	switch {
 	case errors.Is(err, registry.ErrModelNotFound):
 		return http.StatusBadRequest, codeModelNotFound
@@ -148,13 +182,22 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 // retryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
 const retryAfterSeconds = 1
 
-// writeProblem writes a problem outside the strict handlers (middleware, routing).
+// writeError answers a request whose handler failed: every error a handler returns
+// becomes its problem here, and only here.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	sendProblem(w, s.problemFor(r.Context(), err))
+}
+
+// writeProblem writes a problem found outside the handlers (middleware, routing).
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
-	p := newProblem(r.Context(), status, code, detail)
-	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+	sendProblem(w, newProblem(r.Context(), status, code, detail))
+}
+
+func sendProblem(w http.ResponseWriter, p api.Problem) {
+	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
+	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(p)
 }

@@ -64,17 +64,14 @@ func (s *Server) Handler() (http.Handler, error) {
 		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "body: "+firstLine(err.Error()))
 		},
-		ResponseErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			s.log.ErrorContext(r.Context(), "unexpected handler error", "request_id", requestID(r.Context()), "error", err)
-			writeProblem(w, r, http.StatusInternalServerError, codeInternalError, internalDetail)
-		},
+		ResponseErrorHandlerFunc: s.writeError,
 	})
 	// Middlewares run after chi matched the route, innermost first.
 	api.HandlerWithOptions(strict, api.ChiServerOptions{
 		BaseRouter:  r,
 		Middlewares: []api.MiddlewareFunc{s.rateLimit, s.validator(spec), s.limitBody},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeParamError(err))
 		},
 	})
 	return r, nil

@@ -80,18 +80,10 @@ func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api
 	b := req.Body
 	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, false), b.Model, b.Version, []json.RawMessage{b.Data}, false)
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		switch p.Status {
-		case http.StatusBadRequest:
-			return api.Predict400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusServiceUnavailable:
-			return api.Predict503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-		default:
-			return api.Predict500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
-		}
+		return nil, err
 	}
 	return api.Predict200JSONResponse{
-		Body:    api.PredictResponse{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
+		Body:    api.Prediction{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
 		Headers: api.Predict200ResponseHeaders{XModelVersion: &pred.Version},
 	}, nil
 }
@@ -99,27 +91,15 @@ func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api
 // PredictBatch runs a synchronous batch as one pipeline call.
 func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestObject) (api.PredictBatchResponseObject, error) {
 	b := req.Body
-	if len(b.Items) > s.opts.MaxBatchItems {
-		return api.PredictBatch413ApplicationProblemPlusJSONResponse{PayloadTooLargeApplicationProblemPlusJSONResponse: api.PayloadTooLargeApplicationProblemPlusJSONResponse(s.tooManyItems(ctx, len(b.Items)))}, nil
+	if err := s.checkItems(len(b.Items)); err != nil {
+		return nil, err
 	}
-	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, true), b.Model, b.Version, rawItems(b.Items), false)
+	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, true), b.Model, b.Version, b.Items, false)
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		switch p.Status {
-		case http.StatusBadRequest:
-			return api.PredictBatch400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusServiceUnavailable:
-			return api.PredictBatch503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-		default:
-			return api.PredictBatch500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
-		}
-	}
-	results := make([]*json.RawMessage, len(pred.Results))
-	for i := range pred.Results {
-		results[i] = &pred.Results[i]
+		return nil, err
 	}
 	return api.PredictBatch200JSONResponse{
-		Body:    api.BatchPredictResponse{Model: pred.Model, Version: pred.Version, Results: results},
+		Body:    api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results},
 		Headers: api.PredictBatch200ResponseHeaders{XModelVersion: &pred.Version},
 	}, nil
 }
@@ -129,15 +109,7 @@ func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) 
 	b := req.Body
 	rec, err := s.submit(ctx, b.Model, b.Version, false, b.Data)
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		switch p.Status {
-		case http.StatusBadRequest:
-			return api.SubmitJob400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusServiceUnavailable:
-			return api.SubmitJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-		default:
-			return api.SubmitJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
-		}
+		return nil, err
 	}
 	return api.SubmitJob200JSONResponse(rec), nil
 }
@@ -145,25 +117,18 @@ func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) 
 // SubmitBatchJob records and queues a batch asynchronous prediction.
 func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobRequestObject) (api.SubmitBatchJobResponseObject, error) {
 	b := req.Body
-	if len(b.Items) > s.opts.MaxBatchItems {
-		return api.SubmitBatchJob413ApplicationProblemPlusJSONResponse{PayloadTooLargeApplicationProblemPlusJSONResponse: api.PayloadTooLargeApplicationProblemPlusJSONResponse(s.tooManyItems(ctx, len(b.Items)))}, nil
+	if err := s.checkItems(len(b.Items)); err != nil {
+		return nil, err
 	}
-	input, err := json.Marshal(rawItems(b.Items))
-	if err == nil {
-		var resp api.AsyncSubmitResponse
-		if resp, err = s.submit(ctx, b.Model, b.Version, true, input); err == nil {
-			return api.SubmitBatchJob200JSONResponse(resp), nil
-		}
+	input, err := json.Marshal(b.Items)
+	if err != nil {
+		return nil, err
 	}
-	p := s.problemFor(ctx, err)
-	switch p.Status {
-	case http.StatusBadRequest:
-		return api.SubmitBatchJob400ApplicationProblemPlusJSONResponse{BadRequestApplicationProblemPlusJSONResponse: api.BadRequestApplicationProblemPlusJSONResponse(p)}, nil
-	case http.StatusServiceUnavailable:
-		return api.SubmitBatchJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-	default:
-		return api.SubmitBatchJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+	resp, err := s.submit(ctx, b.Model, b.Version, true, input)
+	if err != nil {
+		return nil, err
 	}
+	return api.SubmitBatchJob200JSONResponse(resp), nil
 }
 
 // submit resolves the version first, so an unknown model or version is a 400 now
@@ -182,36 +147,18 @@ func (s *Server) submit(ctx context.Context, model, version string, batch bool, 
 
 // PollJob returns a job record.
 func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api.PollJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, req.JobId)
+	rec, err := s.jobs.Get(ctx, req.JobId.String())
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		switch p.Status {
-		case http.StatusNotFound:
-			return api.PollJob404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusServiceUnavailable:
-			return api.PollJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-		default:
-			return api.PollJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
-		}
+		return nil, err
 	}
 	return api.PollJob200JSONResponse(jobRecord(rec)), nil
 }
 
 // CancelJob cancels a job that has not finished.
 func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) (api.CancelJobResponseObject, error) {
-	rec, err := s.jobs.Cancel(ctx, req.JobId)
+	rec, err := s.jobs.Cancel(ctx, req.JobId.String())
 	if err != nil && rec.ID == "" {
-		p := s.problemFor(ctx, err)
-		switch p.Status {
-		case http.StatusNotFound:
-			return api.CancelJob404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusConflict:
-			return api.CancelJob409ApplicationProblemPlusJSONResponse{ConflictApplicationProblemPlusJSONResponse: api.ConflictApplicationProblemPlusJSONResponse(p)}, nil
-		case http.StatusServiceUnavailable:
-			return api.CancelJob503ApplicationProblemPlusJSONResponse{ServiceUnavailableApplicationProblemPlusJSONResponse: unavailable(p)}, nil
-		default:
-			return api.CancelJob500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
-		}
+		return nil, err
 	}
 	if err != nil {
 		// The record is cancelled, which is what the client asked for; a run that goes on
@@ -223,18 +170,11 @@ func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) 
 
 // GetJob returns the same record as PollJob.
 func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
-	resp, err := s.PollJob(ctx, api.PollJobRequestObject(req))
-	switch r := resp.(type) {
-	case api.PollJob200JSONResponse:
-		return api.GetJob200JSONResponse(r), err
-	case api.PollJob404ApplicationProblemPlusJSONResponse:
-		return api.GetJob404ApplicationProblemPlusJSONResponse(r), err
-	case api.PollJob503ApplicationProblemPlusJSONResponse:
-		return api.GetJob503ApplicationProblemPlusJSONResponse(r), err
-	case api.PollJob500ApplicationProblemPlusJSONResponse:
-		return api.GetJob500ApplicationProblemPlusJSONResponse(r), err
+	rec, err := s.jobs.Get(ctx, req.JobId.String())
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("GetJob: unexpected poll response %T", resp)
+	return api.GetJob200JSONResponse(jobRecord(rec)), nil
 }
 
 // ListModels lists every known version, loaded or not.
@@ -292,12 +232,7 @@ func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (a
 		}
 	}
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		if p.Status == http.StatusBadRequest { // an unknown model or version in the path
-			p.Status = http.StatusNotFound
-			return api.GetModel404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
-		}
-		return api.GetModel500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		return nil, namedInPath(err)
 	}
 	out := api.ModelMetadata{
 		Name: m.Name, Version: entry.Version, Status: api.ModelMetadataStatus(entry.Status),
@@ -329,12 +264,7 @@ func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (a
 func (s *Server) ReloadModel(ctx context.Context, req api.ReloadModelRequestObject) (api.ReloadModelResponseObject, error) {
 	res, err := s.reg.Reload(ctx, req.Name, req.Version)
 	if err != nil {
-		p := s.problemFor(ctx, err)
-		if p.Status == http.StatusBadRequest { // an unknown model or version in the path
-			p.Status = http.StatusNotFound
-			return api.ReloadModel404ApplicationProblemPlusJSONResponse{NotFoundApplicationProblemPlusJSONResponse: api.NotFoundApplicationProblemPlusJSONResponse(p)}, nil
-		}
-		return api.ReloadModel500ApplicationProblemPlusJSONResponse{InternalErrorApplicationProblemPlusJSONResponse: api.InternalErrorApplicationProblemPlusJSONResponse(p)}, nil
+		return nil, namedInPath(err)
 	}
 	return api.ReloadModel200JSONResponse{
 		Name: res.Name, Version: res.Version, LoadedAt: res.LoadedAt,
@@ -363,27 +293,13 @@ func (s *Server) ModelMemory(context.Context, api.ModelMemoryRequestObject) (api
 	return api.ModelMemory200JSONResponse(out), nil
 }
 
-func (s *Server) tooManyItems(ctx context.Context, n int) api.Problem {
-	return newProblem(ctx, http.StatusRequestEntityTooLarge, codePayloadTooLarge,
-		fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems))
-}
-
-func unavailable(p api.Problem) api.ServiceUnavailableApplicationProblemPlusJSONResponse {
-	retry := retryAfterSeconds
-	return api.ServiceUnavailableApplicationProblemPlusJSONResponse{Body: p, Headers: api.ServiceUnavailableResponseHeaders{RetryAfter: &retry}}
-}
-
-// rawItems turns the generated []*json.RawMessage into values, a JSON null being nil.
-func rawItems(items []*json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, len(items))
-	for i, it := range items {
-		if it == nil {
-			out[i] = json.RawMessage("null")
-		} else {
-			out[i] = *it
-		}
+// checkItems caps a batch at MaxBatchItems.
+func (s *Server) checkItems(n int) error {
+	if n <= s.opts.MaxBatchItems {
+		return nil
 	}
-	return out
+	return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge,
+		detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
 }
 
 // parseUUID reads a job id; ids are made by uuid.NewString, so a failure means a
