@@ -1396,6 +1396,22 @@ func (response ModelMemory403ApplicationProblemPlusJSONResponse) VisitModelMemor
 	return err
 }
 
+type ModelMemory413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ModelMemory500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1600,6 +1616,22 @@ func (response ListLoadedModels403ApplicationProblemPlusJSONResponse) VisitListL
 	return err
 }
 
+type ListLoadedModels413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLoadedModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1735,6 +1767,22 @@ func (response GetJob404ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1877,6 +1925,22 @@ func (response ListModels403ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1976,6 +2040,22 @@ func (response GetModel404ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2576,6 +2656,22 @@ func (response CancelJob409ApplicationProblemPlusJSONResponse) VisitCancelJobRes
 	return err
 }
 
+type CancelJob413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelJob413ApplicationProblemPlusJSONResponse) VisitCancelJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelJob429ApplicationProblemPlusJSONResponse struct {
 	TooManyRequestsApplicationProblemPlusJSONResponse
 }
@@ -2696,6 +2792,22 @@ func (response PollJob404ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollJob413ApplicationProblemPlusJSONResponse struct {
+	BodyNotAcceptedApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3471,147 +3583,147 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdh7aVl+5SH/5aTOrnfzcG2nt22UMSHyyEJMASoAWlbz83e/gwOABB+S5cTZ3e7s",
-	"TKfriA8cnBfOm1+iVExnggPXKhp8iSZAM5D45xloudg6GmuQ5p8ZqFSymWaCR4PoHFLBM0W0IHPKNBnB",
-	"WEggWi4YvyL0ijLei+JIpROYUvM43NLpLIdosBNHU8bZtJhGg34c6cUMokHEuIYrkNHdXRz9Y+utyCDf",
-	"+jtIhas1F7+YALmxF4meUE0UyBvIiJ4AkfDvApQmG+YfggORotAGpnQiFJD5BHjtPk6nkBEuOGwuATi6",
-	"2Y1KOJWWjF9FdwbOGZV0Ctqh62cxOvlrN6wsA67ZmIEklKhiNGUKYZegC8khIxuUL0hKFRySpJB8UBQs",
-	"GySE8oyMJE0hI2Mhp4pQCYSmKcy02a0QCDIzy8yonkRxZHYTDaLPYnTJsiiOzC6ZhCwaaFlAuL3/J2Ec",
-	"DaK/bFf037ZX1bbZSoakQEK8w5c2N3ZEJFwxpUFCRqbmvicKsbkEJvzPKogqhEM6EVEcTentG+BXehIN",
-	"dnafI9uU/24TxAG7lGnecyBijLT30DoeUksgdpfXBPpm58Eg35k3q5ngCpCFXtLszLKl+VcquAaOf9LZ",
-	"LGcpNTvZnkkxymH6P5+V3WUJgXkiM+/H7V1yoS/HouCGDTLQlOWGCMJu3rH90KzPQQ+jQ/Lj8QXZxouK",
-	"5Exp5cSkTmPlsAFKGw4bRAfjfvqU7sKLbGe0nz6jRoY01YWKBvt9I99MI3re2mWFJh4oh42J1jM12N5m",
-	"fAwy62Vw47eotps7uVuXg0/tGyyO2wLphZ8pMqW5kS3IiJCIFUUoJwW/5mLOHbKE9KwSm78DFhrymYSZ",
-	"FCkoZZSMhM+QaqeKGJ8VukdeiQzUgCSM39CcZZdu8SQmSWN/STzkiVsp/LV6Fl+Z9IbcoOKlyBbvhD5y",
-	"CuGbeGZGF7mg2aUW4jKn8gpCrkHWmADN9YRoeg2KcFHicCSyxUOYYmevYopTu6pRZcSvugZbtIF9LMYQ",
-	"M5CIsu59xqiSzakyp4oo4I68JGmBlPQMUK8EH+cs/TZ5Ntp8zDhTE6gJ82cxIjSXQLMF8dcHxPzaHz0d",
-	"P6cHu1t76X62tT9+Clsv6M5oazfdy/bhYPyUPhsZ5ldFmgJkkD1Iql9UBPy5A4T1aFjb1GORrwsjMVGC",
-	"ME1Syo32GYH5K4U8h8wTL4TF0u21kCOWZcC/iXDj8i0B1fSEqYDPOEBmVS3NpowTlYoZPIgcgTy9DhZc",
-	"gwYVfI9FgGtYGL5CZUVGhSY5Ta/t9nBj+Fdj854KJTSWBCdcg+Q0P5ZSyG8iA9xCWph7LwHfFRDDWBrk",
-	"ZmfgFL0sOBlTlj9IIA7CY+7Yr0X8WmvQoQngY1FjxmaQMw5uT2Q+YTmYTXJzVm0kjXWTTX+6oT0tyYRp",
-	"QvmQFxxuZ/ZcG9Mi12QjYY46/kl3JL0T+jWe1N+q75ZZL0bC50xPCMvW03IbElIhM0XgdsYkkJ/fv7y8",
-	"uHhDqPFrzGa9pth8kNDt13XgA+2a+g4fg9zvhFHmE8TPRlJ7vyWrZXDvNW20TQ/SYXlsoiS6U/pCiDd4",
-	"2H43OyP0y8xxS+A2RfW4099/fvDsKRktNCiy8fboH5dnx3/7cHx+cfnynxfH55t/GAMEt82UBcbwJ+Uk",
-	"ae03QTs0YRqmKiETqsgUve+JkVa8/eXRxaufLk8ujt+eJwRymBogVhgrVnzPQd6wFD5wekNZTkf5txH7",
-	"3wUUcDku8rxJZcOmeJVMRI4E3t03PyqyYQT0bx+OPxxfnp/863jz0HjJckFyqkE+SCsHZP4bLuUAWYO+",
-	"AeCPRdi5kNeBDWLMS064mA9Q4Xq5NDaZZnlODH2MkhbSK28t8Mch97Lrbqn8iKIiW7IZkzqemcL9k42k",
-	"2py7a8jtLSOaXgPPzK0Fl0DTiXlV+UTt9Y2TwsA9KTQGWjIx5wZK/8Ol+SHZ7BEMKDnFmwTRpYQoG00y",
-	"XBivCEF1od/dvR3eiiS4EOIt5QvnUKtvYmRJNVzmbMp03QI3vxP8nYgx2en3vfpS24psjAqpNNnt9zed",
-	"IrNxHIIW4DUsPGtbjOyQB/nWu4EVfiEEmVK+KFdfj8tru3pEC/CJIgFiNpKzo4vjyzcnb08uLs9Oje4K",
-	"f3n54ez8Itk0HAS3E1ooXdnlIYBJ7/FY4wOnhZ4Iyf7zjV5zEb4o4AtlxIg6M/jo9MTaxTbw+I+to9OT",
-	"rV9gQSx8DzI7diqif6ivvQa9a9A+Fr2Tcj+J2xBGVZiNhwjpFHwQU7mGhSdwCJG1+j9wVcxmQmrI3kLG",
-	"6AVu65tIVL7wcmreeImYahJL+7OXKvLKrrVl1h6QcDmzTIzGnoZbvT3LKeMPMj0OQvqVgBEEjDjA1qJk",
-	"56Ye2wgxG1XAtUFK0sRDUhGxCxhDzhIelNgjvvg7zQskDuWL9+No8PGL3y0vpiMjnvGXZpS0+mUkRA6U",
-	"409o+ty3zXLFuxKrVEq6wDfQLGNmMzQ/lcYj1Qwe9EJe5M5CsjFht4AYfYZUR3efmog94gvy8/n7d0Yr",
-	"FBAT8zxhPM2LDDUelZJBhiYunhLmj5hwMMerhC3ghqENo0pRXE2GfJwLiuftTDCue2Tj/Qy40TV7vT6a",
-	"hFwgR+HLhgbjeuJE0iw9jKzlMZKUpxNQQz6CXMyJmoGBSxNRaBvuMnf5zRK7PfcUhiy0wqu9TTy8AwE0",
-	"ImL4GPJcGITdbl2JLYclw0C9Mzp/C0pRtLrLq1vqms22xMzSZgt3Z3S8wfJdHB2pBU/Pi9GU6TMXO1+W",
-	"dPHhfowKhXmXVAI1x0wUR7Ma7V3eZO30SJUX+Oif/dTihDh6SXU6OZWQsVQHAf5uDhzTXEGLecjIvIPM",
-	"7Ets8ghfdEgMhyyIEQjj2ivPIdY8o1Oou369OpGcHH00B8tcRLEh5afYphB8JuauiaZS+DqwzmeFVjGh",
-	"muRAlcZgqeEiqslUKE1a3kkNoCYcDxbzKeMn9pmdlsz7Xa1+W5nyes0gx3PyZq08pDDY75H/nQAnYsq0",
-	"hiyuZZt8IlIWOZB0IoQCZdBTQ8DD00jrik6DXS0uPIbv49rO7XumFOOAL5W3c4Q0toATQcesTxTyqWow",
-	"YY3bMCdW5LqDK0tCRDe7ba78SuqWq3UlDO1FMjNWjYZpvO7mvvV4Cnlu1StcttNtZgmJwzym3WsXuV+j",
-	"m/nWI7FJas/nc0yjY9DEOqZtLQo+Ylt/x/9OFoiu4NmYcDo1MmF+H7Pcqoqx2Y1RGDbYOJ8AxjbM/7MO",
-	"ibF5yW0mmdq+2bM5w96CTvMBqZJzH/ufelpcauBKyJ6aUGPaTTHHg/8gH/c+BWQeFdqpTVRoZBjdDiOX",
-	"E/q4X93ZLgzw2eNvUDJfTXCXYq/obSnRRe2fMJvXJtIbdgMclGpT1RuxXyLgxdQsJ67NqytCiOuoKy0f",
-	"Quhe0gWRPVU7OO+zGBnRKmsoYmOOdtdRMH1IZsLaLxglTjB16bTTNjW2w/YXe1Lf1U+eaJ1ochRHYyGn",
-	"1Ng1RcGyLvL/LEZnGHLu2AsnCMJECi4KZXbW0ISoUEsbwNkpl7jebn/36dbOztbu7sVOf9A3/+vt7O79",
-	"y5P5cupsqYHRlnHkE1ornt7bMU97o2ddDHRq6y6DT2kq7wH/4F+BexSF6chA1++0db3DU+tAloW1d6k7",
-	"mj6LUexUllPlDH1R1LMtZW5s2fb55IjRckJq5GkrO1dnhAkLqohNQ0BGNs5evyJ7e3svLIeK8ViB3qzz",
-	"4gpal/yXUQ1bmk2hiwkbHLFMFRvgrCY+tP5IwXNQiliKYMyw1PFL/J1qzRrDdeKD6TIre0joCF3LgmuW",
-	"G2B4j9jSDIMnl61RJHH5msQGgNdAk2Xq9dD0IHs//jYL4yHWQCg5nZikGE8GSdydqPnaGF2DqQ7Wx1Z1",
-	"AtyDrXN74yOdamUxm1s/7jBsAlEs8d2UgiWHznm5qzqe3St9AhGNFaHJArSNqGebZGtY9Pt7QGbAMVi/",
-	"0bzgU63+36WCI/9/yL3gleUIBHhmTjYjlVjWOKGZzSw6obHxcX/8OgDNQW3XN1u3CxpkBbq0TGmXS9UP",
-	"7vDeFtXfCJqtsAvLHPPEGG2MkylMhVw0zjVMN2WFTftfGtO43+vvxvj7ihPiX1UxnjttVh8L7WWaAP8k",
-	"5iQXzuL0qb9rtOunLM+Zz0SE4O/0DkIREYXRgnErchVuZslxwFSQk3dELVM9G5RIQJAkKMCj6P5jYX3p",
-	"/R2ZpRWiumQyYLg3TOlut9ujUTX4rgpZ+eJOK0r1JFrbunUi0lrr77W3TOgNEC4qIpbrkhGktFDopzBZ",
-	"93HwnLeOIlU2ArOWfxh6ZHdLohkdLH6M8aA2iIcu0TSncrpVzOJGgEgh5kqsUeWMZ3sxKU0DMYXAKlhr",
-	"I6EKaW2ky2lVldLq4pC3uJ8zmAnZwR5vgaoCC1YtZYyvZjmuRErFJc49JFpomnd4PSWf1eJeK2Pr7gkL",
-	"ZBfh3JprBOnNbf49DTxVgFUv7MSVwecx13LRHeHwfr0YE9qq9m1o8Yeo4t+NulmKlG7lYqWnXi1TFULL",
-	"BbnmYq5iz1FCmhO6K56lML2xEmUrLu9Gd5+6I1zrc2JA+jWlbimu3oKmGdW0m4dq2EL3vI0xwppYqr/n",
-	"RDJF1AxSBoqMpZgSBTOao6DOQNOcTK1cYyWL0WrptFeGOJzPa6PPiPjMbQTTJHu7lSFxa4yjCTUXP27t",
-	"xPuf7j49xA5hkhmRE4W+f6lcXDFMxgfr7eF6M6F0qQYqNlFirKfUQIi9JYbCdwGbaDG7vA4vRtfRYC+O",
-	"cjqy/BYp0EJRz0qpyLEE8YbJK8ZZSqNPd7h6GRYLFy/DY7UV2psbA9WFBLfejOaXuY1Nx+6fc5bhv5Bs",
-	"1UX7T3vxU4WTfQuTi47bSJOkGq4W0SCaA7uaWCPX/okw3exEgxf92EjJYKd/F7gmEdb+NiWt/CfCbH/Y",
-	"jdryVePILqvDh/LFnJPgamwZlmlFUsHH7Kputn0ta3d79WsFVh/Bnfey1IUHyyeqSm/Y4C3GR9e2Ci7w",
-	"JeczSLsOyfuNaVt8hBnQZTb11/jE39uiLjXHAxB7xW4eDbE11dMFg9IwU2QEeg4OzxYSbzL5lqUnysXU",
-	"0HvCINraIJ5rmC0FMNBO68FXJWDMGVUCimA/MnCBmlr1ijN721mRQz1yUt+Od/1K9iRjJpV2kmyZWR0S",
-	"29Awt4Gfktmx9E4dVsXdDhuBGiAbBhdcEKAyZyCbD1v/0sUTHDAYQLFKtDLBK4nx11rS8FWmW6iZuy2x",
-	"wD6t05SbU4jmFW2rJHKl4gOKtwBeaRC1fNYy+FT1EFTAltqyEu8aH9elruKiYPtLTa9KeXRKgwF0DeP9",
-	"q3oq46jhzHT4WuhiTb3LRaUoXIeUZ7UnaonLTaVmY5rqS6zqbr/7JRZ7h3RHZWiVY8nIhh/JRt+WzBQs",
-	"11vMte2pevTkYHd/9/nzQLczrp/uR+0O5DhaApBBNyjNplSXraTBLsdC6JlkXMdkSm83pFKXGeSa2v3F",
-	"pL5f8j9kAnQW3lKH19W8rwUw3KZ5odhNh139mua+7ZlyoSfOGSaSckJ1FQMwhxy2SplfEChFppgjwQql",
-	"pvleMxqCnEhzT22AfpRijnkPXOlHgWgwAl0oIDSVQqlSjcUuZEHJj6/IhgFnBITDFdXsBuro2u+/WA9X",
-	"nledafGb2gINHrkPWU6B2IMXE6JEgSaK/aeFuXuw9RDm+i4hQLvfuKkE2ijpYKmQ3+v07FKi31h3pRi/",
-	"yqGj8KrpzTrvmBvFurd/8PTZ8xd991cfO8Qa2dFGGnV1NMW/fe0yqD8rnVplMIjDFRyypMapxQDrFC89",
-	"iBNWk/5XSzp+z5KjJXi3VchddRJnr1+RF/sHz4ireW6bD7a+u4NeGgtVpzSdMA5bxj7AH8z9A9Jowo9J",
-	"rbM+HvJGX1xMWl1xMQnL1mNS9q3GpNZ3Fw952FiM6UP/hinoicjwXprnYm4ut7qyzEJdpdXxkIedETFp",
-	"9HGaTYXdmbHLK136hEStf6jcc9DfE5OqScj/Xbtc6+0x8LgK+Kq1ul4NHNXQ3HWA+nL8trNPNZmbo24u",
-	"Bb/yyRSmyk5B4+LMzV1akEwQOhKFbporKPw9H7kakLKfdZ/Y/J2KyZXQZC/qjIQobfa1JBNFqwO662iI",
-	"fPlR16vDzoEvywdVYP1TTGiuRNVG4k60rZO/usaLQ/LvQmjA4iejmyUmSHAeTyhGFWQdrQorkv5t6H66",
-	"uDj1wSUjXg2DrN9lTbj2hw65nQipiSqmUyoXHqHXjGe2vrQD/BPLU2QpT2nXPNJc6sPZSVh4uHKRVW0Y",
-	"9zB1Qzf69g5EQOBQOs6PrUar8cQSrRmkhVq7O60ltLyJb8zWDiata9QrcYm2ltFI6b1eGd6FFRLehrcw",
-	"1nPnz/eeP3/aX8/t8uurhbp3dVzQJfjESFPGIbOxVbPF9+dktPD+hSy42X7d/n367Nmz3Z2n68K1AqQL",
-	"g2jXmSzG3wDT7sHO04Pnu/trwmSNLFdxWwrdbtfNxqZeAv1Zy5Go+xodLrSR63shbPB+BUHcyWZdxG8g",
-	"vrbnLsE4A3OedYYNy0t+d/OJyF38OIVVta7199hAnOApuK6LqvqFqlb0OS5LO+x0tDDY5sNoPui2Toxt",
-	"/VraMzzvz0oTcMVoCKxr4GLuIoJh6cQ6NTx7K3NnB49Uw1PJ7e7X1OIs9fEP/vsraOI2wjo5IghIdxZF",
-	"0dKeshyBk7C4CDvTjfR11ftX+bpWfJtq88YZ80NgJuxqYn4p39qI45KNm50+cdVyNy82D9G8YCmh+Zwu",
-	"lHuTn1SRHBKfICRqljOtjIpNXKYwqQW3ERJ37LK0zCc2w9tBwnFVhHu5d0w9xOj8Irwdbm/r3UF2c1lj",
-	"4hpc3zAFQKbANb0ChUUwVYI+s1mHmTGZd/r92NVMl8g0sDekv5FzbbFYSzk5nuhixjLB0mGb2QQqBpOr",
-	"ZIWGWZvtvDgGdYya8ozKjP2nU36rpHY3im1Mszvh9ESRatwjoSqAMyYZYKeKOQGwjpO1YgRAeTT4eNB7",
-	"vh/v9fpP473es6fxTm/3k2FIg7B+7/le3O/t78c7vWfP4n7v2dNP9yLZqQW3ry5MB6nADlyHHS5CEpu6",
-	"8OUbQfoxgzSnEnwNRyM01W1lH9uZI7YFdcNVD8QE/3i6jy6q+4/5eSREHpNer9eoeKyqDpZq4+rm207/",
-	"xZYZNMH7K5sCx8zLIdnawa4Akvnf0LzlC2sPbRSqoHluTTfsKqjDaItIgkTTGtbbOqmnzPkLdgNdxK0d",
-	"GUvJ23WYf82wyjhSkBaS6cW5ObIs8Y9m7BdYHBVdrURH3I8+6JFfYGFEZgrWHk6OTk8ufzn+53lCtqt/",
-	"XL4+eXNsdDrTE+PDA9MTkG5ESQY3kIsZ8tS1eVuSwc3WNSwSsuEc7BiTQZcu+YNxgQSHqjVuG/LgvtjO",
-	"Xdt0s1U1uwEbu8CBoOWIBmfBlMMOKrJSRIFtpWd8LPy0Amqn/vmyIXQfyZQyjo6BNAZtIfPAw7xielKM",
-	"eqmYOmfT/aet2N3LnMXmI105UInV5q6cU9yARBd9QMKmIxfPxNmyhptxhKVv3oxxCMyVzeJ9FiPlgkU4",
-	"ERQjCTyzCGOo4Q1jDfmQh1VzKEul7t6o0qBlGby9r6yer1Kjm2U1L63Kx8R4yP1gzqpA1cWfK7NFYCt6",
-	"aRosj0jjbBo8o5OYJNYwSHCekj//ks0wan2Ib8LxwbxmDpVdZ9yyaLm272B0dQhJY6CxH5SBmPvhByM9",
-	"wLWbrdD74QdisVmNyYPbFGaaJG4GpwF7G30E/GsKWrJU4d+ZSFUy5Mj622IGnM5Y74fETRmkvGNcR48c",
-	"4XgSO6cDp/QpspE4psCRpIG4mFWQ/snmYTDWj/LWSEOmsGyFG5OMaTXkye2WV3Nb+FRC4FY7jds1vcDB",
-	"YmwTp0jUZo+89+uoIfeaouPVdkxyOYTF7NBrdXOD2XUwpCSYTTLk2CKm5phJ3+/vNMaUxITi2/zaFRL2",
-	"+3u1KYaWvDi/UFVk3b+9Rc44uL11zWjNWDfZSJbNOEk27aatmdkZ505SkUFSMV8VTkpiMp+wdILL5kr4",
-	"2R5D7ri0iiiWs1wM9yHYvurHKsecpeAmLzgFdzSj6QS2dnv9lmKbz+c9ipd7Ql5tu2fV9puTV8fvzo/x",
-	"mSoy6LRbzU/c6fXtPY6lo0G01+v39tD40RM8iraRLV25+va0DI9dQYcLfNpVE44Kw4ZvjCrBNOqcqqq6",
-	"QQsscYvJLC9UGCUZclc/Tt5iYH8Q9CeYc8UXC3Mg1PCk8TAPfbEE0HTiWlHKgVr2iFL3Zn03EsMe6baC",
-	"fLxtlNo02SxJ7+JyRt/5eNMZ0OwtTM811UaUq+y6fcpGjO2yV5h6jskIF7XWjwtyWYbxqduuggw85TOm",
-	"rnskwacSw3SYnLaD7Vwc5uz8fMjtSvZoce90SyGeMdRn7+mR12hz2wBktabDL863NNrvnjoHspG8eX/0",
-	"18tX79+9+nB2dvzu1T8T73TuWEtgSuU1ZEOelKnmAcEMceLrmxe18gjsIy1XfaI8wCgtpWo8yfwkbBe+",
-	"bQwA3+33Vww78kOO1pvxU2uS6Bj087bqjijxiN33brJbGQC8i6P9/s6y5Ur4tz80xkvt9/fuf+h1OIL2",
-	"wG5/9RP1ubBol9qcQbWnQhm5DjZmrDV6hdW/qCWMOd08Mowph9fMK+vK5IvRcXfbX5xCutu2+TTsDwm+",
-	"AfCxG/Tqlio6hMX/69zsx9n7ovGOkHjBcMAW4TAPKmEdFb29EkixyFETxUTN6cz4dGhvaTFlqfFz4iHP",
-	"sfuMb41zYw+VU+VcgJO4jgj3Hq9uOElzNJmYdrYZDg6C+ZDX5tAq34QV195yDTBTZUWvV2H2HHYmpTsd",
-	"zflnNZDrpyLv6lO6u4TORkTfuvT0dxO6WuB1yXStGp1YuWcnaGtIQPCZgF9PNvf7+/c/UY7/NQ/srLFE",
-	"c7QsPnewzn46xsQ9hgb5Segt14UZFjF+rQLB1Dm2ccTRdgaj4srrFHtkLTVQGk187oAL2hztEGRvpuDh",
-	"TnDEoW0J3ypmvtGPMD3k1Rcd1u746xKjN0zpoJtPfU9ZavaBLhGnhhn3X3ZgWTqkhZTAdb6oKPxwjjO+",
-	"n+O0STndpZO5jlCrKrLb7xuqKyG4j/p5V93wCxgv+7WQJHdDYVAF20aEOlu4aTLfkRncCssGnTuo0bFh",
-	"N9BbWwE1v6HxDUR10bFo8PFTSGI/UScgqFooDdPoE5LtsxipcibNUpJdeMl18zFKYV0224bYLanlHnCL",
-	"ij+C/lmMvicVq9k4Kz7gYHf4Kx+HDzzcvoZHzFNrcGTHDO66zvgRtBsSYTEVMJbhJdvX9iCz1H66ChtO",
-	"fTRpKSO+tdd9GdKpFFPQEzD+MNxqArczoTC3QmwcnGx4E7Tf6/f2N2NC85zMJIzZLTpY1t2/TAKv+kdh",
-	"e+OcVKcizyHVQqpOd8oBfC/bBiNbawxbRcX/Qn46fnNKHET2GLx058tp6dBXyrp5KveG/C/k4p+nx92v",
-	"uKLFFQx557XdIe/+yFhHE6Ld8O9JxwVcMC3J0antqhbmFWZP1W/mecdG57SoNRbHzvu2dVxCAQ5LcQhd",
-	"gO51mi/f33C512TxG3iiiE9CKDsIeLSwDT3oT5Ufa6ilyDf/qwwcg4bOj4h57qg6zzusmyDwHAXs03LI",
-	"l/ITVo82BuwbvpqIueEm4/ASpjGk84tRvPDEXr+QTAv+BNkZG9+HHHiGZeY2rD1A2ztYDB9DW9wVRG6U",
-	"Yz+wCNdGrGwF7pCbG92I/iUtnz7nGjfbjGz7o385k0NeafK43vvYLMWv509O3KhW17GGV/HlQ04lOJHD",
-	"WqcQgROqnIh1KeMfQX93H7s+kGCJiDlwAwr+0fzrRwiWWcQYzhTNKQ5fJaHxrxgOM9rAJ7gc/4Q/Leg0",
-	"dz/58uvBlyURtLOCK5IYVCS14clehmrh0VEu0msVdOxWcwUxJdc+dE7L8m8XpDLn8aNJQ6O96a5eTeCG",
-	"Zn83WQxaZ5a6ZmHfTPABh46vvK76iEPzdlzudyzOv0X0a3/3xf0PN7+L8ht7M2cFR+0TlihUPBOoIS/G",
-	"3XrIX70LJN76xMvl/u/GL6YaVFgWH9syR4yLa2G8Z1815z8kZn0vowtsdI8w3RtyH1Oh2p6Z5envx9e6",
-	"ybSrvfaOI9XOuveO+R9NgXSN818RG6hNUi1JkP3ez/Y/lcF6ysAyAqFlkdJ30wrb5QThbt3whl0DSU7f",
-	"nzeFNQnnCweJLsOdbo6mQt8gsYZBYl0OY1N3jRx233BbLvg4hf/7SX/Xpyn+VAF/qoDfXgXYAd7fUQOE",
-	"MfcMctAdZcKvsJ+1MZRX1YfykiP/QRkiZDkL2NyPPsFU3ARtYO5be4eElsOBhU0D0xHlmeCAsf2RbcSw",
-	"E4RBkpRysmG0SjlxaYxpvVRMQcXm8YyplBqZ2LRztK3Z4WIRI8AbSVL259oCMft1oXRC+RUYt/+KMm72",
-	"U3YymV10fDh5QPb7L5rfTe5QYRZ9X51U+G0G4+/0DmxX0CMNxrerlhPqqhnM7U6oR8yiMFWR65BY1vkN",
-	"8irfv8ygv4aOKz/D/l+qFK0c4YcLGt+PaCV/VmvBuDtMeoalzKo0ZByrfEUO8VTk+Z9JxN9/EtHQaS1+",
-	"+qZkoj9w7zG2MQBny4zdp4oD0/ie75nheL+gUmfIU5rnPW9+u88jl8/aaaR4+FkbnKpVNrizjNFK/uNa",
-	"4M0vfd0bylPxUkfmzyDfn0Z9Z5CP1kJ8zc8Zfp1BbxvllyX/dvt9ktg+mbV79g/JQX+PJP7b2rakHA88",
-	"poa89m1uWxsly9ECrjiqs/jU9vN/mwncmHG8trlYzUXokOvj+1HyqxcalFz3Fbjx8xQeBzuntS6OOvUf",
-	"63PUK8oqKti6qinqD9Z7MT/ilHHbS+KGlLfLyeyn29GpLYc/GE9SpIU5g3vkJUwYfsh6JsXtIibJ6YeX",
-	"b05eXX44e5O4j+ehS4tPZyQVM2ZQld2A1ExhVxgdKZEXGsiHszeEcaWBusSx7RHaxsp2t7kmlOeBwsDu",
-	"kFCDYBkNcDu+wzUhVXZu28K1wXtjvTZMHhW8AG2e9tPl7O+ydCN4psx+LvuWXhwoCbMNVyKDgUQh0wlg",
-	"K6WQLgWfSjoDGULlaN5ewfbCCUnK4oTgKVca2rEZhu3rWtLUTs+iZCTFXIEkH04QKtvn7d6DdaXt17x0",
-	"j8xwvoBjgaDN4Oj0BGsLyh+ugBtowTWuymCJghmD8f8CAAD//w==",
+	"7H17c9u4tfhXwbC/mdh7aVl+5SH/5aTOrnfzcG2nt22UMSHyyEJMASoAWlbz83e/gwOABB+S5cTpbrc7",
+	"0+k64gMH54Xz5pcoFdOZ4MC1igZfognQDCT+eQZaLraOxhqk+WcGKpVsppng0SA6h1TwTBEtyJwyTUYw",
+	"FhKIlgvGrwi9ooz3ojhS6QSm1DwOt3Q6yyEa7MTRlHE2LabRoB9HejGDaBAxruEKZHR3F0d/23orMsi3",
+	"/gpS4WrNxS8mQG7sRaInVBMF8gYyoidAJPyzAKXJhvmH4ECkKLSBKZ0IBWQ+AV67j9MpZIQLDptLAI5u",
+	"dqMSTqUl41fRnYFzRiWdgnbo+lmMTv7cDSvLgGs2ZiAJJaoYTZlC2CXoQnLIyAblC5JSBYckKSQfFAXL",
+	"BgmhPCMjSVPIyFjIqSJUAqFpCjNtdisEgszMMjOqJ1Ecmd1Eg+izGF2yLIojs0smIYsGWhYQbu//SRhH",
+	"g+hP2xX9t+1VtW22kiEpkBDv8KXNjR0RCVdMaZCQkam574lCbC6BCf+zCqIK4ZBORBRHU3r7BviVnkSD",
+	"nd3nyDblv9sEccAuZZr3HIgYI+09tI6H1BKI3eU1gb7ZeTDId+bNaia4AmShlzQ7s2xp/pUKroHjn3Q2",
+	"y1lKzU62Z1KMcpj+z2dld1lCYJ7IzPtxe5dc6MuxKLhhgww0ZbkhgrCbd2w/NOtz0MPokPx4fEG28aIi",
+	"OVNaOTGp01g5bIDShsMG0cG4nz6lu/Ai2xntp8+okSFNdaGiwX7fyDfTiJ63dlmhiQfKYWOi9UwNtrcZ",
+	"H4PMehnc+C2q7eZO7tbl4FP7BovjtkB64WeKTGluZAsyIiRiRRHKScGvuZhzhywhPavE5u+AhYZ8JmEm",
+	"RQpKGSUj4TOk2qkixmeF7pFXIgM1IAnjNzRn2aVbPIlJ0thfEg954lYKf62exVcmvSE3qHgpssU7oY+c",
+	"QvgmnpnRRS5odqmFuMypvIKQa5A1JkBzPSGaXoMiXJQ4HIls8RCm2NmrmOLUrmpUGfGrrsEWbWAfizHE",
+	"DCSirHufMapkc6rMqSIKuCMvSVogJT0D1CvBxzlLv02ejTYfM87UBGrC/FmMCM0l0GxB/PUBMb/2R0/H",
+	"z+nB7tZeup9t7Y+fwtYLujPa2k33sn04GD+lz0aG+VWRpgAZZA+S6hcVAX/uAGE9GtY29Vjk68JITJQg",
+	"TJOUcqN9RmD+SiHPIfPEC2GxdHst5IhlGfBvIty4fEtANT1hKuAzDpBZVUuzKeNEpWIGDyJHIE+vgwXX",
+	"oEEF32MR4BoWhq9QWZFRoUlO02u7PdwY/tXYvKdCCY0lwQnXIDnNj6UU8pvIALeQFubeS8B3BcQwlga5",
+	"2Rk4RS8LTsaU5Q8SiIPwmDv2axG/1hp0aAL4WNSYsRnkjIPbE5lPWA5mk9ycVRtJY91k059uaE9LMmGa",
+	"UD7kBYfbmT3XxrTINdlImKOOf9IdSe+Efo0n9bfqu2XWi5HwOdMTwrL1tNyGhFTITBG4nTEJ5Of3Ly8v",
+	"Lt4Qavwas1mvKTYfJHT7dR34QLumvsPHIPc7YZT5BPGzkdTeb8lqGdx7TRtt04N0WB6bKInulL4Q4g0e",
+	"tt/Nzgj9MnPcErhNUT3u9PefHzx7SkYLDYpsvD362+XZ8V8+HJ9fXL78+8Xx+ebvxgDBbTNlgTH8STlJ",
+	"WvtN0A5NmIapSsiEKjJF73tipBVvf3l08eqny5OL47fnCYEcpgaIFcaKFd9zkDcshQ+c3lCW01H+bcT+",
+	"ZwEFXI6LPG9S2bApXiUTkSOBd/fNj4psGAH9y4fjD8eX5yf/ON48NF6yXJCcapAP0soBmf+CSzlA1qBv",
+	"APhjEXYu5HVggxjzkhMu5gNUuF4ujU2mWZ4TQx+jpIX0ylsL/HHIvey6Wyo/oqjIlmzGpI5npnD/ZCOp",
+	"NufuGnJ7y4im18Azc2vBJdB0Yl5VPlF7feOkMHBPCo2BlkzMuYHS/3Bpfkg2ewQDSk7xJkF0KSHKRpMM",
+	"F8YrQlBd6Hd3b4e3IgkuhHhL+cI51OqbGFlSDZc5mzJdt8DN7wR/J2JMdvp9r77UtiIbo0IqTXb7/U2n",
+	"yGwch6AFeA0Lz9oWIzvkQb71bmCFXwhBppQvytXX4/Larh7RAnyiSICYjeTs6OL48s3J25OLy7NTo7vC",
+	"X15+ODu/SDYNB8HthBZKV3Z5CGDSezzW+MBpoSdCsn99o9dchC8K+EIZMaLODD46PbF2sQ08/m3r6PRk",
+	"6xdYEAvfg8yOnYroH+prr0HvGrSPRe+k3E/iNoRRFWbjIUI6BR/EVK5h4QkcQmSt/g9cFbOZkBqyt5Ax",
+	"eoHb+iYSlS+8nJo3XiKmmsTS/uyliryya22ZtQckXM4sE6Oxp+FWb89yyviDTI+DkH4lYAQBIw6wtSjZ",
+	"uanHNkLMRhVwbZCSNPGQVETsAsaQs4QHJfaIL/5K8wKJQ/ni/TgafPzid8uL6ciIZ/ylGSWtfhkJkQPl",
+	"+BOaPvdts1zxrsQqlZIu8A00y5jZDM1PpfFINYMHvZAXubOQbEzYLSBGnyHV0d2nJmKP+IL8fP7+ndEK",
+	"BcTEPE8YT/MiQ41HpWSQoYmLp4T5IyYczPEqYQu4YWjDqFIUV5MhH+eC4nk7E4zrHtl4PwNudM1er48m",
+	"IRfIUfiyocG4njiRNEsPI2t5jCTl6QTUkI8gF3OiZmDg0kQU2oa7zF1+s8Ruzz2FIQut8GpvEw/vQACN",
+	"iBg+hjwXBmG3W1diy2HJMFDvjM7fglIUre7y6pa6ZrMtMbO02cLdGR1vsHwXR0dqwdPzYjRl+szFzpcl",
+	"XXy4H6NCYd4llUDNMRPF0axGe5c3WTs9UuUFPvpnP7U4IY5eUp1OTiVkLNVBgL+bA8c0V9BiHjIy7yAz",
+	"+xKbPMIXHRLDIQtiBMK49spziDXP6BTqrl+vTiQnRx/NwTIXUWxI+Sm2KQSfiblroqkUvg6s81mhVUyo",
+	"JjlQpTFYariIajIVSpOWd1IDqAnHg8V8yviJfWanJfN+V6vfVqa8XjPI8Zy8WSsPKQz2e+R/J8CJmDKt",
+	"IYtr2SafiJRFDiSdCKFAGfTUEPDwNNK6otNgV4sLj+H7uLZz+54pxTjgS+XtHCGNLeBE0DHrE4V8qhpM",
+	"WOM2zIkVue7gypIQ0c1umyu/krrlal0JQ3uRzIxVo2Ear7u5bz2eQp5b9QqX7XSbWULiMI9p99pF7tfo",
+	"Zr71SGyS2vP5HNPoGDSxjmlbi4KP2Nbf8b+TBaIreDYmnE6NTJjfxyy3qmJsdmMUhg02zieAsQ3z/6xD",
+	"YmxecptJprZv9mzOsLeg03xAquTcx/6nnhaXGrgSsqcm1Jh2U8zx4D/Ix71PAZlHhXZqExUaGUa3w8jl",
+	"hD7uV3e2CwN89vgblMxXE9yl2Ct6W0p0UfsnzOa1ifSG3QAHpdpU9Ubslwh4MTXLiWvz6ooQ4jrqSsuH",
+	"ELqXdEFkT9UOzvssRka0yhqK2Jij3XUUTB+SmbD2C0aJE0xdOu20TY3tsP3FntR39ZMnWieaHMXRWMgp",
+	"NXZNUbCsi/w/i9EZhpw79sIJgjCRgotCmZ01NCEq1NIGcHbKJa632999urWzs7W7e7HTH/TN/3o7u3v/",
+	"8GS+nDpbamC0ZRz5hNaKp/d2zNPe6FkXA53ausvgU5rKe8A/+EfgHkVhOjLQ9TttXe/w1DqQZWHtXeqO",
+	"ps9iFDuV5VQ5Q18U9WxLmRtbtn0+OWK0nJAaedrKztUZYcKCKmLTEJCRjbPXr8je3t4Ly6FiPFagN+u8",
+	"uILWJf9lVMOWZlPoYsIGRyxTxQY4q4kPrT9S8ByUIpYiGDMsdfwSf6das8ZwnfhguszKHhI6Qtey4Jrl",
+	"BhjeI7Y0w+DJZWsUSVy+JrEB4DXQZJl6PTQ9yN6Pv83CeIg1EEpOJyYpxpNBEncnar42RtdgqoP1sVWd",
+	"APdg69ze+EinWlnM5taPOwybQBRLfDelYMmhc17uqo5n90qfQERjRWiyAG0j6tkm2RoW/f4ekBlwDNZv",
+	"NC/4VKv/d6ngyP8fci94ZTkCAZ6Zk81IJZY1TmhmM4tOaGx83B+/DkBzUNv1zdbtggZZgS4tU9rlUvWD",
+	"O7y3RfU3gmYr7MIyxzwxRhvjZApTIReNcw3TTVlh0/6XxjTu9/q7Mf6+4oT4R1WM506b1cdCe5kmwD+J",
+	"OcmFszh96u8a7fopy3PmMxEh+Du9g1BERGG0YNyKXIWbWXIcMBXk5B1Ry1TPBiUSECQJCvAouv9YWF96",
+	"f0NmaYWoLpkMGO4NU7rb7fZoVA2+q0JWvrjTilI9ida2bp2ItNb6a+0tE3oDhIuKiOW6ZAQpLRT6KUzW",
+	"fRw8562jSJWNwKzlH4Ye2d2SaEYHix9jPKgN4qFLNM2pnG4Vs7gRIFKIuRJrVDnj2V5MStNATCGwCtba",
+	"SKhCWhvpclpVpbS6OOQt7ucMZkJ2sMdboKrAglVLGeOrWY4rkVJxiXMPiRaa5h1eT8lntbjXyti6e8IC",
+	"2UU4t+YaQXpzm39PA08VYNULO3Fl8HnMtVx0Rzi8Xy/GhLaqfRta/CGq+DejbpYipVu5WOmpV8tUhdBy",
+	"Qa65mKvYc5SQ5oTuimcpTG+sRNmKy7vR3afuCNf6nBiQfk2pW4qrt6BpRjXt5qEattA9b2OMsCaW6u85",
+	"kUwRNYOUgSJjKaZEwYzmKKgz0DQnUyvXWMlitFo67ZUhDufz2ugzIj5zG8E0yd5uZUjcGuNoQs3Fj1s7",
+	"8f6nu08PsUOYZEbkRKHvXyoXVwyT8cF6e7jeTChdqoGKTZQY6yk1EGJviaHwXcAmWswur8OL0XU02Iuj",
+	"nI4sv0UKtFDUs1IqcixBvGHyinGW0ujTHa5ehsXCxcvwWG2F9ubGQHUhwa03o/llbmPTsfvnnGX4LyRb",
+	"ddH+0178VOFk38LkouM20iSphqtFNIjmwK4m1si1fyJMNzvR4EU/NlIy2OnfBa5JhLW/TUkr/4kw2x92",
+	"o7Z81Tiyy+rwoXwx5yS4GluGZVqRVPAxu6qbbV/L2t1e/VqB1Udw570sdeHB8omq0hs2eIvx0bWtggt8",
+	"yfkM0q5D8n5j2hYfYQZ0mU39NT7x97aoS83xAMResZtHQ2xN9XTBoDTMFBmBnoPDs4XEm0y+ZemJcjE1",
+	"9J4wiLY2iOcaZksBDLTTevBVCRhzRpWAItiPDFygpla94szedlbkUI+c1LfjXb+SPcmYSaWdJFtmVofE",
+	"NjTMbeCnZHYsvVOHVXG3w0agBsiGwQUXBKjMGcjmw9a/dPEEBwwGUKwSrUzwSmL8tZY0fJXpFmrmbkss",
+	"sE/rNOXmFKJ5RdsqiVyp+IDiLYBXGkQtn7UMPlU9BBWwpbasxLvGx3Wpq7go2P5S06tSHp3SYABdw3j/",
+	"qp7KOGo4Mx2+FrpYU+9yUSkK1yHlWe2JWuJyU6nZmKb6Equ62+9+icXeId1RGVrlWDKy4Uey0bclMwXL",
+	"9RZzbXuqHj052N3fff480O2M66f7UbsDOY6WAGTQDUqzKdVlK2mwy7EQeiYZ1zGZ0tsNqdRlBrmmdn8x",
+	"qe+X/A+ZAJ2Ft9ThdTXvawEMt2leKHbTYVe/prlve6Zc6IlzhomknFBdxQDMIYetUuYXBEqRKeZIsEKp",
+	"ab7XjIYgJ9LcUxugH6WYY94DV/pRIBqMQBcKCE2lUKpUY7ELWVDy4yuyYcAZAeFwRTW7gTq69vsv1sOV",
+	"51VnWvyqtkCDR+5DllMg9uDFhChRoIli/2ph7h5sPYS5vksI0O43biqBNko6WCrk9zo9u5ToN9ZdKcav",
+	"cugovGp6s8475kax7u0fPH32/EXf/dXHDrFGdrSRRl0dTfFvX7sM6o9Kp1YZDOJwBYcsqXFqMcA6xUsP",
+	"4oTVpP+3JR2/Z8nRErzbKuSuOomz16/Ii/2DZ8TVPLfNB1vf3UEvjYWqU5pOGIctYx/gD+b+AWk04cek",
+	"1lkfD3mjLy4mra64mIRl6zEp+1ZjUuu7i4c8bCzG9KF/wxT0RGR4L81zMTeXW11ZZqGu0up4yMPOiJg0",
+	"+jjNpsLuzNjllS59QqLWP1TuOejviUnVJOT/rl2u9fYYeFwFfNVaXa8Gjmpo7jpAfTl+29mnmszNUTeX",
+	"gl/5ZApTZaegcXHm5i4tSCYIHYlCN80VFP6ej1wNSNnPuk9s/k7F5Eposhd1RkKUNvtakomi1QHddTRE",
+	"vvyo69Vh58CX5YMqsP4pJjRXomojcSfa1smfXePFIflnITRg8ZPRzRITJDiPJxSjCrKOVoUVSf82dD9d",
+	"XJz64JIRr4ZB1u+yJlz7Q4fcToTURBXTKZULj9BrxjNbX9oB/onlKbKUp7RrHmku9eHsJCw8XLnIqjaM",
+	"e5i6oRt9ewciIHAoHefHVqPVeGKJ1gzSQq3dndYSWt7EN2ZrB5PWNeqVuERby2ik9F6vDO/CCglvw1sY",
+	"67nz53vPnz/tr+d2+fXVQt27Oi7oEnxipCnjkNnYqtni+3MyWnj/QhbcbL9u/z599uzZ7s7TdeFaAdKF",
+	"QbTrTBbjb4Bp92Dn6cHz3f01YbJGlqu4LYVut+tmY1Mvgf6s5UjUfY0OF9rI9b0QNni/giDuZLMu4jcQ",
+	"X9tzl2CcgTnPOsOG5SW/u/lE5C5+nMKqWtf6e2wgTvAUXNdFVf1CVSv6HJelHXY6Whhs82E0H3RbJ8a2",
+	"fi3tGZ73Z6UJuGI0BNY1cDF3EcGwdGKdGp69lbmzg0eq4ankdvdranGW+vgH//kVNHEbYZ0cEQSkO4ui",
+	"aGlPWY7ASVhchJ3pRvq66v2rfF0rvk21eeOM+SEwE3Y1Mb+Ub23EccnGzU6fuGq5mxebh2hesJTQfE4X",
+	"yr3JT6pIDolPEBI1y5lWRsUmLlOY1ILbCIk7dlla5hOb4e0g4bgqwr3cO6YeYnR+Ed4Ot7f17iC7uawx",
+	"cQ2ub5gCIFPgml6BwiKYKkGf2azDzJjMO/1+7GqmS2Qa2BvS38i5tlispZwcT3QxY5lg6bDNbAIVg8lV",
+	"skLDrM12XhyDOkZNeUZlxv7VKb9VUrsbxTam2Z1weqJINe6RUBXAGZMMsFPFnABYx8laMQKgPBp8POg9",
+	"34/3ev2n8V7v2dN4p7f7yTCkQVi/93wv7vf29+Od3rNncb/37Omne5Hs1ILbVxemg1RgB67DDhchiU1d",
+	"+PKNIP2YQZpTCb6GoxGa6rayj+3MEduCuuGqB2KCfzzdRxfV/cf8PBIij0mv12tUPFZVB0u1cXXzbaf/",
+	"YssMmuD9mU2BY+blkGztYFcAyfxvaN7yhbWHNgpV0Dy3pht2FdRhtEUkQaJpDettndRT5vwFu4Eu4taO",
+	"jKXk7TrMv2ZYZRwpSAvJ9OLcHFmW+Ecz9gssjoquVqIj7kcf9MgvsDAiMwVrDydHpyeXvxz//Twh29U/",
+	"Ll+fvDk2Op3pifHhgekJSDeiJIMbyMUMeeravC3J4GbrGhYJ2XAOdozJoEuX/MG4QIJD1Rq3DXlwX2zn",
+	"rm262aqa3YCNXeBA0HJEg7NgymEHFVkposC20jM+Fn5aAbVT/3zZELqPZEoZR8dAGoO2kHngYV4xPSlG",
+	"vVRMnbPp/tNW7O5lzmLzka4cqMRqc1fOKW5Aoos+IGHTkYtn4mxZw804wtI3b8Y4BObKZvE+i5FywSKc",
+	"CIqRBJ5ZhDHU8IaxhnzIw6o5lKVSd29UadCyDN7eV1bPV6nRzbKal1blY2I85H4wZ1Wg6uLPldkisBW9",
+	"NA2WR6RxNg2e0UlMEmsYJDhPyZ9/yWYYtT7EN+H4YF4zh8quM25ZtFzbdzC6OoSkMdDYD8pAzP3wg5Ee",
+	"4NrNVuj98AOx2KzG5MFtCjNNEjeD04C9jT4C/jUFLVmq8O9MpCoZcmT9bTEDTmes90PipgxS3jGuo0eO",
+	"cDyJndOBU/oU2UgcU+BI0kBczCpI/2TzMBjrR3lrpCFTWLbCjUnGtBry5HbLq7ktfCohcKudxu2aXuBg",
+	"MbaJUyRqs0fe+3XUkHtN0fFqOya5HMJidui1urnB7DoYUhLMJhlybBFTc8yk7/d3GmNKYkLxbX7tCgn7",
+	"/b3aFENLXpxfqCqy7t/eImcc3N66ZrRmrJtsJMtmnCSbdtPWzOyMcyepyCCpmK8KJyUxmU9YOsFlcyX8",
+	"bI8hd1xaRRTLWS6G+xBsX/VjlWPOUnCTF5yCO5rRdAJbu71+S7HN5/Mexcs9Ia+23bNq+83Jq+N358f4",
+	"TBUZdNqt5ifu9Pr2HsfS0SDa6/V7e2j86AkeRdvIlq5cfXtahseuoMMFPu2qCUeFYcM3RpVgGnVOVVXd",
+	"oAWWuMVklhcqjJIMuasfJ28xsD8I+hPMueKLhTkQanjSeJiHvlgCaDpxrSjlQC17RKl7s74biWGPdFtB",
+	"Pt42Sm2abJakd3E5o+98vOkMaPYWpueaaiPKVXbdPmUjxnbZK0w9x2SEi1rrxwW5LMP41G1XQQae8hlT",
+	"1z2S4FOJYTpMTtvBdi4Oc3Z+PuR2JXu0uHe6pRDPGOqz9/TIa7S5bQCyWtPhF+dbGu13T50D2UjevD/6",
+	"8+Wr9+9efTg7O3736u+Jdzp3rCUwpfIasiFPylTzgGCGOPH1zYtaeQT2kZarPlEeYJSWUjWeZH4Stgvf",
+	"NgaA7/b7K4Yd+SFH6834qTVJdAz6eVt1R5R4xO57N9mtDADexdF+f2fZciX82x8a46X2+3v3P/Q6HEG7",
+	"v7PGE82p13dxdGDRtvq5+jxZtGdtrqHCRaGMPggQYqw8eoVVw6hdjBnePGqMCYjXzCvrSuiL0Y1321+c",
+	"Irvbtnk47CsJvh3wsRv06pYqqoRNA+vc7Mfg+2LzjlB6wXAwF+EwDypoHfW9nRNIv8hRg8VEzenM+IJo",
+	"p2kxZanxj+Ihz7FrjW+Nc2NHldPoXGCUuE4K9x6vpjhJczS1mHY2HQ4cgvmQ1+bXKt+8Fdfecg0wU2Ul",
+	"sFd99vx2pqg7Vc25aTWX68Mi7+rTvbuE1UZS37q09ncT1lrAdslUrhqdWLlnJ6BrSEDweYF/o0z39+9/",
+	"ohwbvK4SaI6kxecO1tlPx3i5x9AgPwm95bo3w+LHr1UgmHLH9o842s5gVFx5nWKPuqWGTaP5zx2MQXuk",
+	"HZ7szRs0CgiORrSt5FvFzDcIEqaHvPoSxNqdgl1i9IYpHXQBqu8pS83+0SXi1DD//ksOOku/tJASuM4X",
+	"FWc8nFONr+k4dFJOk+lkyiPUxors9vuGW5QQ3EcZfWjA8BkYr/61kCR3Q2hQddvGhzo7uek135GJ3ArL",
+	"Bqs7qNGRYjfQ+zWI6qJx0eDjp5DEfoJPQFC1UBqm0Sck22cxUuUMnKUku/AS7+ZxlEK+bJYOsVtSyz3u",
+	"FhV/BP2zGH1PKlazeFZ8MMLu8N98jH6PQ/GReMs8tcZqHbPC67rmR9BumIXFcMCQhgdt/92DzGD7iS1s",
+	"jPVRr6UM/NZe9+VSp1JMQU/A+O1wqwnczoTCHBCx8Xqy4U3efq/f29+MCc1zMpMwZrfoCNqwxGUSeP8/",
+	"CtvD57RBKvIcUi2k6nT7HMD3snswWrbG6FX0/k/kp+M3p8RBZI/dS3eenZaBh0rJN62A3pD/iVz8/fS4",
+	"+xVXtLiCIe+8tjvk3R9D62iWtBv+LenGgAumJTk6tWTVar3CzKr64jzv2CiiFrUG6NhFCWy9mVCAQ10c",
+	"Qhege53m0vc3lO41kfwGnijikyXKDiweLWzjEfpv5Uclaqn8zf8Kg8qgr/MjaZ6rqs76DmsqCKxHAdu1",
+	"AgdL+RCrYxsfEDD8OBFzw4XGMSdMY8jqF6Ow4Ym9fiGZFvwJigE29g858AzL6G3YfoA+QrAYPoY+gyv4",
+	"3CjHmmCRsY3I2QrjITc3uk8QLGlp9TnluNlGZds7/cuZHPLqBIjrvZ3NVoN6fujEjaJ1HXl4FV8+5FSC",
+	"E1Ws5QoROKHKiWaXEv8R9HePBdQHLiwRTQduQMH/yjjA9wkGWoQajhbN6RZfJdnxvzHcZ7SIT/w5vgt/",
+	"WtBp7n7yZemDL0sihGcFVyQxqEhqQ6W97NXCxqNcpNcq6GSu5i1iqrJ9yJ2WZfEuCGeI+WhS1Gj7uqtX",
+	"Wbhh4t9NhoOWoqUuZNhPFHzYouPrt6s+btG8HZf7DauBXyO6t7/74v6Hm9+L+ZW9p7OCo/YJSzcqngnU",
+	"kBfjbj3kr94FEm999+Vy/1fjv1MNKmwXiG35J8b9tTBevq8m9B9Ys76e0QU2ekmY7g25j/1Qbc/a0mrw",
+	"Y33dxN7V0YWOo9h+A8AHEH5vCqTrMwcrYhi1CbMlCbLfuk3whzJYTxlYRiC0LN76blphu5ys3K0b3rBr",
+	"IMnp+/OmsCbh3OUgkWe4080XVehTJNYwSKyrYmzxrlHM7tt2ywUfv07w/aS/65Mdf6iAP1TAr68C7GDz",
+	"76gBwtxABjnojvLpV9jn2xhWrOrDismR/9AOEbKckWzuR59gKm6C9jj3DcJDQsuhycKmuemI8kxwwBzE",
+	"yDao2MnKIElKOdkwWqWcRDXGtGUqpqBi83jGVEqNTGza+eLW7HAxjBHgjSQp+5Zt4Zz96lI6ofwK1JDT",
+	"K8q42U/Z4WV20fFB6QHZ779ofk+6Q4VZ9H118uPX+WDATu/Adks90gcD7Krl5L5qNnW7Q+wRsz1MVeQ6",
+	"JJZ1foX8z/cPn/TX0HHl5+m/Id7yn6hMrfzhhyAa3+NoJalWa8+4Oyx7hqXhqjSAHIt9RY70VOT5H0nS",
+	"32+S1NB3LT78pmSpP+DvMe4x4GfLvd0nowNT/J7vyuGYxaDyachTmuc9b+67z1SXz9qpsHjYWpufqlU2",
+	"v7PE0Sr//Vr8zS+u3Rs6VPFSx+mPoOIfTkRnUJHWQorNz0p+nQNhBxYsS1Lu9vsksf1Ka89OOCQH/T2S",
+	"+G+c29J+PCiZGvLaN9JtzZgsRzy4orHOYl47V+HbTO7GrOm1zdNqPkWHXB/fj5Ler3bGfQVu/FyLx8HO",
+	"aa2bpk79x/os+IqykQq2rmqR+oP1ntiPOO3d9vS4YfHtMjv7CX10osshHMZzFWlhzuAeeQkThh8Un0lx",
+	"u4hJcvrh5ZuTV5cfzt4k7iOG6ELj0xlJxYwZVGU3IDVT2J1HR0rkhQby4ewNYVxpoC7BbXu1trFTwG2u",
+	"CeV5oDCwSyfUIFgmBNyOUXHNYJV93LaMbbLAWL0Nk0cFL0Cbp/10OYO9LE0Jnimzrcu+aRgHSsJsw5UA",
+	"YeBSyHQC2NIqpCsVSCWdgQyhcjRvr2B7EoUkZRFF8JQrme3YDMMxAlrS1E4xo2QkxVyBJB9OECrbb+/e",
+	"g/W27de8dI/McM6DY4GgbePo9ARrIMofroAbaME1EMtgiYIZg/H/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

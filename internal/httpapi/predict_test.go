@@ -208,6 +208,23 @@ func TestPayloadLimits(t *testing.T) {
 			}
 		})
 	}
+	// Operations without a request body take none: the contract declares the 413.
+	for _, tt := range []struct{ method, path, key string }{
+		{http.MethodGet, "/health", ""},
+		{http.MethodGet, "/ready", ""},
+		{http.MethodGet, "/metrics", ""},
+		{http.MethodGet, "/models", keyAdmin},
+		{http.MethodGet, "/jobs/0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", keyAdmin},
+		{http.MethodDelete, "/predict/async/0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", keyAdmin},
+	} {
+		t.Run("body on "+tt.method+" "+tt.path, func(t *testing.T) {
+			req := h.c.NewRequest(tt.method, tt.path, tt.key, `{"x":1}`)
+			resp := h.c.Do(req)
+			if resp.Status != http.StatusRequestEntityTooLarge || !strings.Contains(resp.Problem(t).Detail, "takes no request body") {
+				t.Fatalf("status %d: %s", resp.Status, resp.Body)
+			}
+		})
+	}
 	t.Run("at the item limit", func(t *testing.T) {
 		if resp := h.c.Post("/predict/batch", keyPredict, `{"model":"echo","items":[1,2,3,4,5,6,7,8,9,10]}`); resp.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", resp.Status, resp.Body)
