@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
 )
@@ -21,19 +23,22 @@ type example struct {
 	want         string
 }
 
-// readmeExamples reads the calls of the README's "Example models" section: a curl
-// command (continued with \) followed by a "# " line with the answer, optionally
-// prefixed by its status when that is not 200.
-func readmeExamples(t *testing.T) []example {
+// readmeSections are the README sections whose curl calls TestReadmeExamples runs.
+var readmeSections = []string{"## Example models", "## REST with curl"}
+
+// readmeExamples reads the calls of a README section: a curl command (continued with
+// \) followed by a "# " line with the answer, optionally prefixed by its status when
+// that is not 200.
+func readmeExamples(t *testing.T, heading string) []example {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
-	start := strings.Index(text, "## Example models")
+	start := strings.Index(text, heading+"\n")
 	if start < 0 {
-		t.Fatal("README.md has no Example models section")
+		t.Fatalf("README.md has no %q section", heading)
 	}
 	section := text[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
@@ -112,32 +117,79 @@ func parseCurl(t *testing.T, cmd string) example {
 	return ex
 }
 
-// TestReadmeExamples runs the README's example-model calls against a server of the
+// TestReadmeExamples runs the README's curl calls, in order, against a server of the
 // example repository and checks each answer holds what the README shows.
 func TestReadmeExamples(t *testing.T) {
 	s := startApp(t, map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}, true)
-	for _, ex := range readmeExamples(t) {
-		t.Run(fmt.Sprintf("line %d %s %s", ex.line, ex.method, ex.path), func(t *testing.T) {
-			var body any
-			if ex.body != "" {
-				body = ex.body
-			}
-			resp := s.c.Do(s.c.NewRequest(ex.method, ex.path, ex.key, body))
-			if resp.Status != ex.status {
-				t.Fatalf("status %d, README says %d: %s", resp.Status, ex.status, resp.Body)
-			}
-			got, want := apitest.Decode(t, resp.Body), apitest.Decode(t, []byte(ex.want))
-			if path, ok := subset(want, got, "$"); !ok {
-				t.Errorf("at %s the answer differs from the README\n got: %s\nwant: %s", path, resp.Body, ex.want)
-			}
-		})
+	var jobID string // the README's <job_id>: the id the last submission returned
+	for _, heading := range readmeSections {
+		for _, ex := range readmeExamples(t, heading) {
+			ex.path = strings.ReplaceAll(ex.path, "<job_id>", jobID)
+			t.Run(fmt.Sprintf("line %d %s %s", ex.line, ex.method, ex.path), func(t *testing.T) {
+				var body any
+				if ex.body != "" {
+					body = ex.body
+				}
+				resp := s.c.Do(s.c.NewRequest(ex.method, ex.path, ex.key, body))
+				if strings.HasPrefix(ex.path, "/predict/async") && ex.method == http.MethodPost {
+					var sub struct {
+						JobID string `json:"job_id"`
+					}
+					resp.JSON(t, &sub)
+					jobID = sub.JobID
+					waitFinished(t, s.c, jobID)
+				}
+				if resp.Status != ex.status {
+					t.Fatalf("status %d, README says %d: %s", resp.Status, ex.status, resp.Body)
+				}
+				if text, ok := strings.CutPrefix(ex.want, "text: "); ok {
+					if !strings.Contains(string(resp.Body), text) {
+						t.Errorf("the answer lacks %q:\n%s", text, resp.Body)
+					}
+					return
+				}
+				got, want := apitest.Decode(t, resp.Body), apitest.Decode(t, []byte(openArrays.ReplaceAllString(ex.want, `,"`+moreItems+`"]`)))
+				if path, ok := subset(want, got, "$"); !ok {
+					t.Errorf("at %s the answer differs from the README\n got: %s\nwant: %s", path, resp.Body, ex.want)
+				}
+			})
+		}
 	}
 }
 
+// waitFinished waits until the job is no longer queued or running, so the README's
+// next call sees it finished.
+func waitFinished(t *testing.T, c *apitest.Client, id string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var rec struct {
+			Status string `json:"status"`
+		}
+		c.Get("/jobs/"+id, "dev-key").JSON(t, &rec)
+		if rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled" {
+			return
+		}
+	}
+	t.Fatalf("job %s did not finish", id)
+}
+
+// The README's shorthand in answers: "..." as a value stands for any value (a
+// timestamp, an id), and ", ...]" ends an array whose further elements are not shown.
+const (
+	anyValue  = "..."
+	moreItems = "\u2026more"
+)
+
+var openArrays = regexp.MustCompile(`,\s*\.\.\.\s*\]`)
+
 // subset reports whether every member the README shows is in the answer with the same
 // value; the answer may have more members (a problem's request_id, say). Arrays must
-// match element for element, numbers digit for digit.
+// match element for element, numbers digit for digit, unless the README uses its
+// shorthand.
 func subset(want, got any, path string) (string, bool) {
+	if want == anyValue {
+		return path, got != nil
+	}
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -152,6 +204,12 @@ func subset(want, got any, path string) (string, bool) {
 		return "", true
 	case []any:
 		g, ok := got.([]any)
+		if n := len(w); n > 0 && w[n-1] == moreItems {
+			w = w[:n-1]
+			if ok && len(g) > len(w) {
+				g = g[:len(w)]
+			}
+		}
 		if !ok || len(g) != len(w) {
 			return path, false
 		}
