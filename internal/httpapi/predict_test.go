@@ -271,8 +271,8 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 	}{
 		{"GET", "/nope", 404, "not_found"},
 		{"DELETE", "/predict", 405, "method_not_allowed"},
-		{"GET", "/predict/async/not-a-job", 400, "invalid_request"},
-		{"DELETE", "/predict/async/not-a-job", 400, "invalid_request"},
+		{"GET", "/predict/async/not-a-job", 404, "job_not_found"},
+		{"DELETE", "/predict/async/not-a-job", 404, "job_not_found"},
 		{"GET", "/jobs/0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", 404, "job_not_found"},
 		{"GET", "/jobs/0B6F8A52-3C4D-4F6E-9A1B-2C3D4E5F6A7B", 404, "job_not_found"},
 		{"GET", "/health", 200, ""},

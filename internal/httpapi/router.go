@@ -71,7 +71,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		BaseRouter:  r,
 		Middlewares: []api.MiddlewareFunc{s.rateLimit, s.validator(spec), s.limitBody},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeParamError(err))
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},
 	})
 	return r, nil

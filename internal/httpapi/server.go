@@ -147,7 +147,7 @@ func (s *Server) submit(ctx context.Context, model, version string, batch bool, 
 
 // PollJob returns a job record.
 func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api.PollJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, req.JobId.String())
+	rec, err := s.jobs.Get(ctx, string(req.JobId))
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api
 
 // CancelJob cancels a job that has not finished.
 func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) (api.CancelJobResponseObject, error) {
-	rec, err := s.jobs.Cancel(ctx, req.JobId.String())
+	rec, err := s.jobs.Cancel(ctx, string(req.JobId))
 	if err != nil && rec.ID == "" {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) 
 
 // GetJob returns the same record as PollJob.
 func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, req.JobId.String())
+	rec, err := s.jobs.Get(ctx, string(req.JobId))
 	if err != nil {
 		return nil, err
 	}

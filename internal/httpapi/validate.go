@@ -11,7 +11,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
-	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 )
 
@@ -136,16 +135,6 @@ func describeRequestError(err error) string {
 		return msg
 	}
 	return where + ": " + msg
-}
-
-// describeParamError phrases a path parameter the generated router could not bind.
-// Only job_id has a format (a UUID) the validator does not check first.
-func describeParamError(err error) string {
-	var pe *api.InvalidParamFormatError
-	if errors.As(err, &pe) && pe.ParamName == "job_id" {
-		return "path parameter \"job_id\": not a UUID; use the job_id a submission returned"
-	}
-	return firstLine(err.Error())
 }
 
 func firstLine(s string) string {
