@@ -5,9 +5,9 @@ TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
 
-.PHONY: all generate check-generated npm-tools lint-contract build run test test-short lint bench onnxruntime models clean
+.PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short lint bench onnxruntime models clean
 
-all: check-generated lint lint-contract test
+all: check-generated lint lint-contract check-breaking test
 
 ## generate: rewrite gen/ from openapi.yaml
 generate:
@@ -27,6 +27,12 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 ## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
+
+## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
+## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
+check-breaking:
+	bash tools/breaking-check.sh docs/api/openapi-v1.0.0.yaml openapi.yaml
+	bash tools/breaking-check.sh --self-test
 
 ## build: the server and worker binaries into bin/
 build:
