@@ -6,9 +6,12 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
 
 	"github.com/inferd/inferd/internal/auth"
@@ -21,14 +24,47 @@ func hasBody(r *http.Request) bool {
 }
 
 // refuseBody answers 413 to a request with a body on a method whose operations take
-// none (GET, HEAD, DELETE): such a body is either a client's mistake or an attempt to
-// make the server read what it never needs.
-func refuseBody(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method == http.MethodPost || !hasBody(r) {
+// none (GET, HEAD, DELETE) or on an operation the contract gives no request body
+// (reload): such a body is either a client's mistake or an attempt to make the server
+// read what it never needs.
+func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request) bool {
+	if !hasBody(r) {
+		return false
+	}
+	if r.Method == http.MethodPost && !s.bodyless[r.Method+" "+routePattern(r)] {
 		return false
 	}
 	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
 	return true
+}
+
+// refuseBodies applies refuseBody to every route, the documents and Swagger UI
+// included, but the queue dashboard, whose own calls are not the contract's.
+func (s *Server) refuseBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, queueUIPath) || !s.refuseBody(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// bodylessRoutes lists the POST routes ("POST /path/{param}", chi's pattern) whose
+// operations take no request body.
+func bodylessRoutes(spec *openapi3.T) map[string]bool {
+	out := map[string]bool{}
+	for path, item := range spec.Paths.Map() {
+		if item.Post != nil && item.Post.RequestBody == nil {
+			out[http.MethodPost+" "+path] = true
+		}
+	}
+	return out
+}
+
+func routePattern(r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		return rctx.RoutePattern()
+	}
+	return ""
 }
 
 // limitBody answers 415 to a body that is not JSON and caps every body at
@@ -36,7 +72,7 @@ func refuseBody(w http.ResponseWriter, r *http.Request) bool {
 // is cut off as soon as it passes the limit; the validator reports the cut as 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuseBody(w, r) {
+		if s.refuseBody(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost || !hasBody(r) {

@@ -27,13 +27,14 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
 	}
 	s.operations = operationIDs(contract)
+	s.bodyless = bodylessRoutes(contract)
 	specJSON, err := json.Marshal(contract)
 	if err != nil {
 		return nil, fmt.Errorf("rendering the contract as JSON: %w", err)
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(s.observe, s.refuseBodies)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 	})
