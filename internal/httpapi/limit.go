@@ -28,11 +28,13 @@ func hasBody(r *http.Request) bool {
 // (reload): such a body is either a client's mistake or an attempt to make the server
 // read what it never needs.
 func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request) bool {
-	if !hasBody(r) {
+	switch {
+	case !hasBody(r):
 		return false
-	}
-	if r.Method == http.MethodPost && !s.bodyless[r.Method+" "+routePattern(r)] {
+	case r.Method == http.MethodPost && !s.bodyless[r.Method+" "+routePattern(r)]:
 		return false
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodDelete && r.Method != http.MethodPost:
+		return false // a method no operation has: 405 says more
 	}
 	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
 	return true
