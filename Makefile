@@ -34,6 +34,14 @@ check-breaking:
 	bash tools/breaking-check.sh docs/api/openapi-v1.0.0.yaml openapi.yaml
 	bash tools/breaking-check.sh --self-test
 
+## fuzz-contract: generated valid and invalid requests for every operation of openapi.yaml,
+## sent to the inferd binary; FUZZ_REQUESTS per operation, FUZZ_SEED picks them
+FUZZ_REQUESTS ?= 300
+FUZZ_SEED     ?= 1
+fuzz-contract: onnxruntime
+	CONTRACTFUZZ_REQUESTS=$(FUZZ_REQUESTS) CONTRACTFUZZ_SEED=$(FUZZ_SEED) \
+	  $(GO) test -race -count=1 -v -run '^TestContractFuzz$$' ./internal/contractfuzz
+
 ## build: the server and worker binaries into bin/
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...

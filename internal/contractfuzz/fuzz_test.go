@@ -22,6 +22,9 @@ import (
 	"github.com/inferd/inferd/internal/proctest"
 )
 
+// defaultRequests is the requests per operation of a plain `go test`.
+const defaultRequests = 40
+
 // Keys of the server under test: one per scope, and one with every scope.
 const (
 	predictKey = "fuzz-predict"
@@ -29,6 +32,9 @@ const (
 	adminOnly  = "fuzz-admin"
 	allKey     = "fuzz-all"
 )
+
+// summaryFormat is the fuzzer's last line, which CI logs and README.md show.
+const summaryFormat = "contractfuzz: %d requests, %d server errors, %d violations\n"
 
 // Limits of the server under test, small so that bodies over them are cheap to send.
 const (
@@ -44,7 +50,7 @@ const (
 // 40), CONTRACTFUZZ_SEED the seed (default 1).
 func TestContractFuzz(t *testing.T) {
 	onnxtest.Runtime(t) // the example models need it: fail under CI, skip elsewhere
-	perOp := envInt(t, "CONTRACTFUZZ_REQUESTS", 40)
+	perOp := envInt(t, "CONTRACTFUZZ_REQUESTS", defaultRequests)
 	seed := envInt(t, "CONTRACTFUZZ_SEED", 1)
 
 	spec, err := inferd.Contract()
@@ -56,72 +62,61 @@ func TestContractFuzz(t *testing.T) {
 	tgt := discover(t, c)
 
 	gen := contractfuzz.New(spec, tgt, uint64(seed))
-	type result struct {
-		req    contractfuzz.Request
-		status int
-		fault  string
-	}
-	var reqs []contractfuzz.Request
-	ops := contractfuzz.Operations(spec)
-	declared := map[string]contractfuzz.Operation{}
-	for _, op := range ops {
-		declared[op.ID] = op
-		reqs = append(reqs, gen.Requests(op, perOp)...)
-	}
-
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	results := make([]result, len(reqs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r := reqs[i]
-				status, fault := send(client, base, r, declared[r.Operation])
-				results[i] = result{req: r, status: status, fault: fault}
-			}
-		}()
-	}
-	for i := range reqs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-
 	type tally struct {
 		n        int
 		kinds    map[contractfuzz.Kind]int
 		statuses map[int]int
 	}
+	ops := contractfuzz.Operations(spec)
 	byOp := map[string]*tally{}
-	serverErrors, violations := 0, 0
+	total, serverErrors, violations := 0, 0, 0
 	faultKinds := map[string]int{} // the same fault on the same operation, counted once
-	for _, res := range results {
-		tl := byOp[res.req.Operation]
-		if tl == nil {
-			tl = &tally{kinds: map[contractfuzz.Kind]int{}, statuses: map[int]int{}}
-			byOp[res.req.Operation] = tl
+	for _, op := range ops {
+		// One operation at a time, so that only its requests are held in memory.
+		reqs := gen.Requests(op, perOp)
+		statuses := make([]int, len(reqs))
+		faults := make([]string, len(reqs))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					statuses[i], faults[i] = send(client, base, reqs[i], op)
+				}
+			}()
 		}
-		tl.n++
-		tl.kinds[res.req.Kind]++
-		tl.statuses[res.status]++
-		if res.fault == "" {
-			continue
+		for i := range reqs {
+			next <- i
 		}
-		if res.status >= 500 && res.status != http.StatusServiceUnavailable {
-			serverErrors++
-		} else {
-			violations++
-		}
-		what := res.req.What
-		if what == "" {
-			what = res.req.Kind.String()
-		}
-		kind := fmt.Sprintf("%s (%s): %.90s", res.req.Operation, what, res.fault)
-		if faultKinds[kind]++; faultKinds[kind] == 1 && len(faultKinds) <= 30 {
-			t.Errorf("%s\n    -> %s", res.req, res.fault)
+		close(next)
+		wg.Wait()
+
+		tl := &tally{kinds: map[contractfuzz.Kind]int{}, statuses: map[int]int{}}
+		byOp[op.ID] = tl
+		for i, r := range reqs {
+			total++
+			tl.n++
+			tl.kinds[r.Kind]++
+			tl.statuses[statuses[i]]++
+			if faults[i] == "" {
+				continue
+			}
+			if statuses[i] >= 500 && statuses[i] != http.StatusServiceUnavailable {
+				serverErrors++
+			} else {
+				violations++
+			}
+			what := r.What
+			if what == "" {
+				what = r.Kind.String()
+			}
+			kind := fmt.Sprintf("%s (%s): %.90s", r.Operation, what, faults[i])
+			if faultKinds[kind]++; faultKinds[kind] == 1 && len(faultKinds) <= 30 {
+				t.Errorf("%s\n    -> %s", r, faults[i])
+			}
 		}
 	}
 	fmt.Printf("contractfuzz: seed %d, %d requests per operation\n", seed, perOp)
@@ -142,7 +137,7 @@ func TestContractFuzz(t *testing.T) {
 	for _, kind := range sortedKeys(faultKinds) {
 		fmt.Printf("contractfuzz: %4dx %s\n", faultKinds[kind], kind)
 	}
-	fmt.Printf("contractfuzz: %d requests, %d server errors, %d violations\n", len(results), serverErrors, violations)
+	fmt.Printf(summaryFormat, total, serverErrors, violations)
 }
 
 // send sends one request and returns the answer's status and what is wrong with it,

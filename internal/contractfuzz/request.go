@@ -16,8 +16,9 @@ const (
 	Valid Kind = iota
 	// Invalid requests are client mistakes: they must get a 4xx (and Want when set).
 	Invalid
-	// Odd requests are legal on the wire but at its edges (a number float64 cannot
-	// hold, nesting deeper than decoders go, duplicate keys): any answer but a 5xx.
+	// Odd requests are legal on the wire but at its edges (nesting deeper than
+	// decoders go, duplicate keys, invalid UTF-8, odd path segments): any answer but a
+	// 5xx.
 	Odd
 )
 

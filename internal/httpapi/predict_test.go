@@ -155,6 +155,9 @@ func TestBadRequests(t *testing.T) {
 		{"a second object after the body", "/predict", "application/json", `{"model":"echo","data":1}{"model":"nope"}`, 400, "invalid_request", "nothing after it"},
 		{"text after the body", "/predict/batch", "application/json", `{"model":"echo","items":[1]} x`, 400, "invalid_request", "nothing after it"},
 		{"a closing bracket after the body", "/predict/async", "application/json", `{"model":"echo","data":1}]`, 400, "invalid_request", "nothing after it"},
+		// A number beyond a double came back in an echo that no contract reader could read.
+		{"a number beyond a double", "/predict", "application/json", `{"model":"echo","data":[1e400]}`, 400, "invalid_request", "1e400 is beyond the range of a double"},
+		{"a negative number beyond a double in items", "/predict/batch", "application/json", `{"model":"echo","items":[[1,-123456789012345678901234567890e300]]}`, 400, "invalid_request", "beyond the range"},
 		{"the body twice", "/predict/async/batch", "application/json", `{"model":"echo","items":[1]}{"model":"echo","items":[1]}`, 400, "invalid_request", "nothing after it"},
 	}
 	for _, tt := range tests {
@@ -357,12 +360,20 @@ func TestEscapedPathParameters(t *testing.T) {
 	}
 }
 
-// Whitespace after the JSON value is part of JSON text, not data after it.
-func TestBodyTrailingWhitespace(t *testing.T) {
+// Bodies at the edges of what the body checks refuse: whitespace after the JSON value is
+// part of JSON text, and numbers a double holds, or that only look huge, pass.
+func TestBodyEdgesAccepted(t *testing.T) {
 	h := newHarness(t)
-	for _, tail := range []string{"\n", "\r\n", " \t "} {
-		t.Run(fmt.Sprintf("%q", tail), func(t *testing.T) {
-			if resp := h.c.Post("/predict", keyPredict, `{"model":"echo","data":1}`+tail); resp.Status != http.StatusOK {
+	for _, body := range []string{
+		`{"model":"echo","data":1}` + "\n",
+		`{"model":"echo","data":1}` + "\r\n",
+		`{"model":"echo","data":1}` + " \t ",
+		`{"model":"echo","data":[1.7976931348623157e308,-1e308,1e-400,12345678901234567890]}`,
+		`{"model":"echo","data":"1e400"}`,
+		`{"model":"echo","data":{"1e400":"\"1e400"}}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			if resp := h.c.Post("/predict", keyPredict, body); resp.Status != http.StatusOK {
 				t.Fatalf("status %d: %s", resp.Status, resp.Body)
 			}
 		})

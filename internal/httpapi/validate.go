@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -111,7 +112,44 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 	if len(b) > 0 && !json.Valid(b) {
 		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
 	}
+	if n := hugeNumber(b); n != "" {
+		return &openapi3filter.RequestError{RequestBody: body, Reason: fmt.Sprintf(
+			"the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+	}
 	return nil
+}
+
+// hugeNumber returns the first number of valid JSON text b that overflows a float64,
+// or "". The contract's readers (kin-openapi, and most clients) cannot represent one,
+// so it must not reach a model, nor come back in an echo no client could read.
+func hugeNumber(b []byte) string {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(b) && strings.IndexByte("+-.eE0123456789", b[j]) >= 0 {
+				j++
+			}
+			// Only an exponent or more than 308 digits can overflow.
+			if num := b[i:j]; j-i > 308 || bytes.ContainsAny(num, "eE") {
+				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
+					return string(num)
+				}
+			}
+			i = j - 1
+		}
+	}
+	return ""
 }
 
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
