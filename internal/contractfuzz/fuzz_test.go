@@ -72,9 +72,20 @@ func TestContractFuzz(t *testing.T) {
 	byOp := map[string]*tally{}
 	total, serverErrors, violations := 0, 0, 0
 	faultKinds := map[string]int{} // the same fault on the same operation, counted once
-	for _, op := range ops {
+	var (
+		mu        sync.Mutex
+		submitted []string // jobs the run's submissions created
+	)
+	for _, op := range append(ops, contractfuzz.Operation{}) {
 		// One operation at a time, so that only its requests are held in memory.
-		reqs := gen.Requests(op, perOp)
+		var reqs []contractfuzz.Request
+		if op.ID == "" {
+			// Last, the records of the jobs the run submitted, finished or not, failed
+			// ones included.
+			op, reqs = jobRecords(ops, submitted)
+		} else {
+			reqs = gen.Requests(op, perOp)
+		}
 		statuses := make([]int, len(reqs))
 		faults := make([]string, len(reqs))
 		var wg sync.WaitGroup
@@ -84,7 +95,13 @@ func TestContractFuzz(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					statuses[i], faults[i] = send(client, base, reqs[i], op)
+					var body []byte
+					statuses[i], body, faults[i] = send(client, base, reqs[i], op)
+					if id := submittedJob(op, statuses[i], body); id != "" {
+						mu.Lock()
+						submitted = append(submitted, id)
+						mu.Unlock()
+					}
 				}
 			}()
 		}
@@ -94,8 +111,11 @@ func TestContractFuzz(t *testing.T) {
 		close(next)
 		wg.Wait()
 
-		tl := &tally{kinds: map[contractfuzz.Kind]int{}, statuses: map[int]int{}}
-		byOp[op.ID] = tl
+		tl := byOp[op.ID]
+		if tl == nil {
+			tl = &tally{kinds: map[contractfuzz.Kind]int{}, statuses: map[int]int{}}
+			byOp[op.ID] = tl
+		}
 		for i, r := range reqs {
 			total++
 			tl.n++
@@ -142,7 +162,7 @@ func TestContractFuzz(t *testing.T) {
 
 // send sends one request and returns the answer's status and what is wrong with it,
 // "" when nothing is.
-func send(client *http.Client, base string, r contractfuzz.Request, op contractfuzz.Operation) (int, string) {
+func send(client *http.Client, base string, r contractfuzz.Request, op contractfuzz.Operation) (int, []byte, string) {
 	var body io.Reader
 	if r.HasBody {
 		body = bytes.NewReader(r.Body)
@@ -152,7 +172,7 @@ func send(client *http.Client, base string, r contractfuzz.Request, op contractf
 	}
 	req, err := http.NewRequest(r.Method, base+r.Path, body)
 	if err != nil {
-		return 0, fmt.Sprintf("building the request: %v", err)
+		return 0, nil, fmt.Sprintf("building the request: %v", err)
 	}
 	for k, vs := range r.Header {
 		req.Header[k] = vs
@@ -162,21 +182,52 @@ func send(client *http.Client, base string, r contractfuzz.Request, op contractf
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, fmt.Sprintf("transport: %v", err)
+		return 0, nil, fmt.Sprintf("transport: %v", err)
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, fmt.Sprintf("reading the answer: %v", err)
+		return resp.StatusCode, nil, fmt.Sprintf("reading the answer: %v", err)
 	}
 	if why := r.Judge(resp.StatusCode, got, op.Declares(http.StatusServiceUnavailable)); why != "" {
-		return resp.StatusCode, fmt.Sprintf("%s: %.300s", why, got)
+		return resp.StatusCode, got, fmt.Sprintf("%s: %.300s", why, got)
 	}
 	answer := &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: got}
 	if err := apitest.Validate(req, r.Body, answer); err != nil {
-		return resp.StatusCode, fmt.Sprintf("%d outside openapi.yaml: %v: %.300s", resp.StatusCode, err, got)
+		return resp.StatusCode, got, fmt.Sprintf("%d outside openapi.yaml: %v: %.300s", resp.StatusCode, err, got)
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, got, ""
+}
+
+// submittedJob returns the id of the job a submission created, or "".
+func submittedJob(op contractfuzz.Operation, status int, body []byte) string {
+	if op.Method != http.MethodPost || status != http.StatusOK {
+		return ""
+	}
+	var sub struct {
+		JobID string `json:"job_id"`
+	}
+	_ = json.Unmarshal(body, &sub)
+	return sub.JobID
+}
+
+// jobRecords returns GET /jobs/{job_id} and its requests for the jobs in ids.
+func jobRecords(ops []contractfuzz.Operation, ids []string) (contractfuzz.Operation, []contractfuzz.Request) {
+	var getJob contractfuzz.Operation
+	for _, op := range ops {
+		if op.ID == "getJob" {
+			getJob = op
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // most jobs finish by then; the rest show running or pending
+	var reqs []contractfuzz.Request
+	for _, id := range ids {
+		reqs = append(reqs, contractfuzz.Request{
+			Operation: getJob.ID, Kind: contractfuzz.Valid, What: "a job the run submitted",
+			Method: http.MethodGet, Path: "/jobs/" + id, Header: http.Header{"X-Api-Key": {readKey}},
+		})
+	}
+	return getJob, reqs
 }
 
 // startServer runs the inferd binary on the example models with in-process jobs and

@@ -204,7 +204,7 @@ func bodyMutations() []mutation {
 			return true
 		}},
 		{"number beyond a double", Invalid, http.StatusBadRequest, func(g *Generator, _ Operation, req *Request) bool {
-			nums := []string{"1e400", "-1e400", "1E309", "123456789012345678901234567890e300", "-0.00001e313"}
+			nums := []string{"1e400", "-1e400", "1E309", "123456789012345678901234567890e300", "-0.1e310"}
 			return g.editBody(req, func(obj map[string]any) bool {
 				n := json.RawMessage(nums[g.v.pick(len(nums))])
 				if _, ok := obj["items"]; ok {

@@ -46,7 +46,8 @@ func TestReadmeContractChecks(t *testing.T) {
 				if !summary.MatchString(strings.TrimPrefix(line, "# ")) {
 					t.Fatalf("the fuzzer prints %q", summaryFormat)
 				}
-				// make fuzz-contract sends FUZZ_REQUESTS requests to every operation.
+				// make fuzz-contract sends FUZZ_REQUESTS requests to every operation, then
+				// reads the jobs they created.
 				spec, err := inferd.Contract()
 				if err != nil {
 					t.Fatal(err)
@@ -54,8 +55,8 @@ func TestReadmeContractChecks(t *testing.T) {
 				var n int
 				_, _ = fmt.Sscanf(strings.TrimPrefix(line, "# "), summaryFormat, &n, new(int), new(int))
 				m := regexp.MustCompile(`(?m)^FUZZ_REQUESTS \?= (\d+)$`).FindStringSubmatch(makefile)
-				if want := len(contractfuzz.Operations(spec)) * atoi(t, m); n != want {
-					t.Errorf("%d requests, but make fuzz-contract sends %d", n, want)
+				if want := len(contractfuzz.Operations(spec)) * atoi(t, m); n < want {
+					t.Errorf("%d requests, but make fuzz-contract sends %d and more", n, want)
 				}
 			})
 		case strings.HasPrefix(line, "# breaking-check: "):
