@@ -51,10 +51,11 @@ func withServer(doc []byte, publicURL string) ([]byte, error) {
 		return nil, fmt.Errorf("openapi.yaml is not a mapping")
 	}
 	var servers yaml.Node
-	if err := servers.Encode([]map[string]string{{
-		"url":         publicURL,
-		"description": "This server, as published (PUBLIC_URL).",
-	}}); err != nil {
+	type server struct {
+		URL         string `yaml:"url"`
+		Description string `yaml:"description"`
+	}
+	if err := servers.Encode([]server{{publicURL, "This server, as published (PUBLIC_URL)."}}); err != nil {
 		return nil, err
 	}
 	m := root.Content[0]
