@@ -80,3 +80,17 @@ func TestConvertContract(t *testing.T) {
 		t.Fatal("the contract's JSON form lost the digits of 12345678901234567890")
 	}
 }
+
+// BenchmarkConvertContract measures the start-up cost of /openapi.json.
+func BenchmarkConvertContract(b *testing.B) {
+	src, err := os.ReadFile("../../openapi.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := Convert(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
