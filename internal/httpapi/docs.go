@@ -98,14 +98,17 @@ func (s *Server) mountDocs(r chi.Router) error {
 		InternalBasePath: "/docs/",
 		ShowTopBar:       false,
 		AppendHead:       template.HTML("<script>\n" + docsPage + "</script>\n"), //nolint:gosec // our own embedded script
+		// No server URL is set here: Swagger UI resolves the contract's `servers`
+		// against the document's own URL, so "Try it out" calls the origin the page
+		// came from (or PUBLIC_URL when that is set).
 		SettingsUI: map[string]string{
-			// The page's own origin (relative servers) or PUBLIC_URL: no origin is
-			// hard-coded, so "Try it out" calls the server the page came from.
-			"responseInterceptor":  "inferdDocs.responseInterceptor",
-			"onComplete":           "function () {}",
-			"displayOperationId":   "true",
-			"tryItOutEnabled":      "false",
-			"persistAuthorization": "false",
+			// docs.js: keeps numbers beyond float64 exact in the loaded contract.
+			"responseInterceptor": "inferdDocs.responseInterceptor",
+			// swgui's default hook pokes React internals to pick a Swagger 2 scheme;
+			// an OpenAPI 3 document has none.
+			"onComplete": "function () {}",
+			// The ids are the names generated clients give the operations.
+			"displayOperationId": "true",
 		},
 	})
 
