@@ -1,10 +1,14 @@
 package yamljson
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestConvert(t *testing.T) {
@@ -79,6 +83,30 @@ func TestConvertContract(t *testing.T) {
 	if !strings.Contains(string(got), `"n":12345678901234567890`) {
 		t.Fatal("the contract's JSON form lost the digits of 12345678901234567890")
 	}
+	// The same document as yaml.v3 reads it, through encoding/json (its numbers fit
+	// Go's int, uint64 and float64 and come back unchanged).
+	var fromYAML any
+	if err := yaml.Unmarshal(src, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	viaGo, err := json.Marshal(fromYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(decode(t, viaGo), decode(t, got)) {
+		t.Fatal("the contract's JSON form holds another document than its YAML")
+	}
+}
+
+func decode(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // BenchmarkConvertContract measures the start-up cost of /openapi.json.
