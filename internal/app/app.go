@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -96,7 +95,7 @@ func Run(ctx context.Context, opts Options) error {
 	// Listen first, so /health answers while the pipelines load.
 	ln := opts.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.Port)); err != nil {
+		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
 			return abort(fmt.Errorf("listening: %w", err))
 		}
 	}
