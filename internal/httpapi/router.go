@@ -33,12 +33,14 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(s.observe, s.cors, headAsGet)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; GET /openapi.yaml lists the methods", r.Method, r.URL.Path))
+		allow := allowedMethods(r)
+		w.Header().Set("Allow", allow)
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", sentMethod(r), r.URL.Path, allow))
 	})
 
 	// The documents are served as they are, outside the strict interface.
