@@ -1,37 +1,26 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 )
 
-// headKey marks a HEAD request that is being served as its GET.
-type headKey struct{}
-
 // headAsGet serves HEAD as the GET of the same path, so that every GET route answers
 // HEAD with the same status and headers (RFC 9110 9.3.2) and everything after it (the
 // router, the contract's validator, auth, scopes) sees the GET operation the contract
 // lists. The body is dropped by net/http itself, which knows the request was a HEAD;
 // dropping it here instead would lose the Content-Length net/http computes from it.
+// The outer layers (logs, metrics) still see the HEAD.
 func headAsGet(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
-			r = r.WithContext(context.WithValue(r.Context(), headKey{}, true))
+			r = r.WithContext(r.Context()) // a copy: the caller's request stays a HEAD
 			r.Method = http.MethodGet
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// sentMethod is the method the client sent: HEAD for a HEAD served as its GET.
-func sentMethod(r *http.Request) string {
-	if r.Context().Value(headKey{}) != nil {
-		return http.MethodHead
-	}
-	return r.Method
 }
 
 // allowedMethods lists the methods the router has for the request's path, for the

@@ -38,9 +38,11 @@ func (s *Server) Handler() (http.Handler, error) {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
+		// (Content-Length included), so the detail names r.Method as routed.
 		allow := allowedMethods(r)
 		w.Header().Set("Allow", allow)
-		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", sentMethod(r), r.URL.Path, allow))
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})
 
 	// The documents are served as they are, outside the strict interface.
