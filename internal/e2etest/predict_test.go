@@ -98,13 +98,19 @@ func TestProblems(t *testing.T) {
 	}{
 		{"no key", func(t *testing.T) error { _, err := tg.anon.Models(ctx(t)); return err },
 			http.StatusUnauthorized, client.CodeUnauthorized, "X-API-Key"},
-		{"unknown key", func(t *testing.T) error { _, err := tg.wrong.Predict(ctx(t), client.PredictRequest{Model: "echo", Data: 1}); return err },
+		{"unknown key", func(t *testing.T) error {
+			_, err := tg.wrong.Predict(ctx(t), client.PredictRequest{Model: "echo", Data: 1})
+			return err
+		},
 			http.StatusUnauthorized, client.CodeUnauthorized, "X-API-Key"},
 		{"key without the scope", func(t *testing.T) error { _, err := tg.dev.Memory(ctx(t)); return err },
 			http.StatusForbidden, client.CodeForbidden, "admin"},
 		{"reload needs admin", func(t *testing.T) error { _, err := tg.dev.Reload(ctx(t), "echo", "v1"); return err },
 			http.StatusForbidden, client.CodeForbidden, "admin"},
-		{"unknown model", func(t *testing.T) error { _, err := tg.dev.Predict(ctx(t), client.PredictRequest{Model: "nope", Data: 1}); return err },
+		{"unknown model", func(t *testing.T) error {
+			_, err := tg.dev.Predict(ctx(t), client.PredictRequest{Model: "nope", Data: 1})
+			return err
+		},
 			http.StatusBadRequest, client.CodeModelNotFound, `"nope"`},
 		{"unknown version", func(t *testing.T) error {
 			_, err := tg.dev.PredictBatch(ctx(t), client.BatchRequest{Model: "echo", Version: "v9", Items: []any{1}})
@@ -118,9 +124,15 @@ func TestProblems(t *testing.T) {
 			_, err := tg.dev.PredictBatch(ctx(t), client.BatchRequest{Model: "echo", Items: []any{}})
 			return err
 		}, http.StatusBadRequest, client.CodeInvalidRequest, "items"},
-		{"async unknown model", func(t *testing.T) error { _, err := tg.dev.Submit(ctx(t), client.PredictRequest{Model: "nope", Data: 1}); return err },
+		{"async unknown model", func(t *testing.T) error {
+			_, err := tg.dev.Submit(ctx(t), client.PredictRequest{Model: "nope", Data: 1})
+			return err
+		},
 			http.StatusBadRequest, client.CodeModelNotFound, `"nope"`},
-		{"unknown job", func(t *testing.T) error { _, err := tg.dev.Job(ctx(t), "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"); return err },
+		{"unknown job", func(t *testing.T) error {
+			_, err := tg.dev.Job(ctx(t), "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b")
+			return err
+		},
 			http.StatusNotFound, client.CodeJobNotFound, "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"},
 		{"unknown model version in a path", func(t *testing.T) error { _, err := tg.dev.Model(ctx(t), "iris", "v9"); return err },
 			http.StatusNotFound, client.CodeVersionNotFound, "v9"},
