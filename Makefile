@@ -4,8 +4,12 @@ GO        ?= go
 TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
+# --version reports these; without git (a source archive) the binary says dev.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT)
 
-.PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short lint bench onnxruntime models clean
+.PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -42,9 +46,9 @@ fuzz-contract: onnxruntime
 	CONTRACTFUZZ_REQUESTS=$(FUZZ_REQUESTS) CONTRACTFUZZ_SEED=$(FUZZ_SEED) \
 	  $(GO) test -race -count=1 -v -run '^TestContractFuzz$$' ./internal/contractfuzz
 
-## build: the server and worker binaries into bin/
+## build: the server and worker binaries into bin/, stamped with the version and commit
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## run: serve models/ and echo on :$(PORT) with in-process jobs
 run: build onnxruntime
@@ -53,6 +57,14 @@ run: build onnxruntime
 ## test: every test, with the race detector
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
+
+## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
+test-browser: npm-tools onnxruntime build
+	INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
+
+## screenshots: refresh docs/screenshots/, the README's Swagger UI pictures, with the browser test
+screenshots: npm-tools onnxruntime build
+	SCREENSHOTS=docs/screenshots INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
 
 ## bench: the benchmarks
 bench: onnxruntime

@@ -1,14 +1,12 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
-	swgui5 "github.com/swaggest/swgui/v5emb"
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
@@ -28,32 +26,24 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 	s.operations = operationIDs(contract)
 	s.bodyless = bodylessRoutes(contract)
-	specJSON, err := json.Marshal(contract)
-	if err != nil {
-		return nil, fmt.Errorf("rendering the contract as JSON: %w", err)
-	}
 
 	r := chi.NewRouter()
-	r.Use(s.observe, s.refuseBodies)
+	r.Use(s.observe, s.cors, headAsGet)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; GET /openapi.yaml lists the methods", r.Method, r.URL.Path))
+		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
+		// (Content-Length included), so the detail names r.Method as routed.
+		allow := allowedMethods(r)
+		w.Header().Set("Allow", allow)
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})
 
-	// The documents are served as they are, outside the strict interface.
-	r.Get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(inferd.OpenAPI)
-	})
-	r.Get("/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(specJSON)
-	})
-	docs := swgui5.New("inferd API", "/openapi.json", "/docs/")
-	r.Get("/docs", docs.ServeHTTP)
-	r.Get("/docs/*", docs.ServeHTTP)
+	// The documents and Swagger UI are served outside the strict interface.
+	if err := s.mountDocs(r); err != nil {
+		return nil, err
+	}
 
 	if s.opts.QueueUI != nil {
 		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)
