@@ -9,9 +9,9 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT)
 
-.PHONY: all generate check-generated npm-tools lint-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
+.PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
-all: check-generated lint lint-contract test
+all: check-generated lint lint-contract check-breaking test
 
 ## generate: rewrite gen/ from openapi.yaml
 generate:
@@ -31,6 +31,20 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 ## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
+
+## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
+## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
+check-breaking:
+	bash tools/breaking-check.sh docs/api/openapi-v1.0.0.yaml openapi.yaml
+	bash tools/breaking-check.sh --self-test
+
+## fuzz-contract: generated valid and invalid requests for every operation of openapi.yaml,
+## sent to the inferd binary; FUZZ_REQUESTS per operation, FUZZ_SEED picks them
+FUZZ_REQUESTS ?= 300
+FUZZ_SEED     ?= 1
+fuzz-contract: onnxruntime
+	CONTRACTFUZZ_REQUESTS=$(FUZZ_REQUESTS) CONTRACTFUZZ_SEED=$(FUZZ_SEED) \
+	  $(GO) test -race -count=1 -v -run '^TestContractFuzz$$' ./internal/contractfuzz
 
 ## build: the server and worker binaries into bin/, stamped with the version and commit
 build:

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
 
 	"github.com/inferd/inferd/internal/auth"
@@ -31,12 +33,41 @@ func refuseBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// refuseBodyless is refuseBody for the POST operations the contract gives no request
+// body (reload), which ignored one until the contract fuzzer sent it.
+func (s *Server) refuseBodyless(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost || !hasBody(r) || !s.bodyless[r.Method+" "+routePattern(r)] {
+		return false
+	}
+	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
+	return true
+}
+
+// bodylessRoutes lists the POST routes ("POST /path/{param}", chi's pattern) whose
+// operations take no request body.
+func bodylessRoutes(spec *openapi3.T) map[string]bool {
+	out := map[string]bool{}
+	for path, item := range spec.Paths.Map() {
+		if item.Post != nil && item.Post.RequestBody == nil {
+			out[http.MethodPost+" "+path] = true
+		}
+	}
+	return out
+}
+
+func routePattern(r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		return rctx.RoutePattern()
+	}
+	return ""
+}
+
 // limitBody answers 415 to a body that is not JSON and caps every body at
 // MaxRequestBytes. The cap is a reader, not a Content-Length check, so a chunked body
 // is cut off as soon as it passes the limit; the validator reports the cut as 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuseBody(w, r) {
+		if refuseBody(w, r) || s.refuseBodyless(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost || !hasBody(r) {

@@ -151,6 +151,14 @@ func TestBadRequests(t *testing.T) {
 		{"text body", "/predict", "text/plain", `{"model":"echo","data":1}`, 415, "unsupported_media_type", "application/json"},
 		{"form body", "/predict/batch", "application/x-www-form-urlencoded", `model=echo`, 415, "unsupported_media_type", "application/json"},
 		{"no content type", "/predict/async", "", `{"model":"echo","data":1}`, 415, "unsupported_media_type", "application/json"},
+		// Data after the JSON value was ignored until the contract fuzzer sent some.
+		{"a second object after the body", "/predict", "application/json", `{"model":"echo","data":1}{"model":"nope"}`, 400, "invalid_request", "nothing after it"},
+		{"text after the body", "/predict/batch", "application/json", `{"model":"echo","items":[1]} x`, 400, "invalid_request", "nothing after it"},
+		{"a closing bracket after the body", "/predict/async", "application/json", `{"model":"echo","data":1}]`, 400, "invalid_request", "nothing after it"},
+		// A number beyond a double came back in an echo that no contract reader could read.
+		{"a number beyond a double", "/predict", "application/json", `{"model":"echo","data":[1e400]}`, 400, "invalid_request", "1e400 is beyond the range of a double"},
+		{"a negative number beyond a double in items", "/predict/batch", "application/json", `{"model":"echo","items":[[1,-123456789012345678901234567890e300]]}`, 400, "invalid_request", "beyond the range"},
+		{"the body twice", "/predict/async/batch", "application/json", `{"model":"echo","items":[1]}{"model":"echo","items":[1]}`, 400, "invalid_request", "nothing after it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +224,10 @@ func TestPayloadLimits(t *testing.T) {
 		{http.MethodGet, "/models", keyAdmin},
 		{http.MethodGet, "/jobs/0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", keyAdmin},
 		{http.MethodDelete, "/predict/async/0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", keyAdmin},
+		// The documents, outside the generated server, declare the 413 too.
+		{http.MethodGet, "/openapi.yaml", ""},
+		{http.MethodGet, "/openapi.json", ""},
+		{http.MethodGet, "/docs", ""},
 	} {
 		t.Run("body on "+tt.method+" "+tt.path, func(t *testing.T) {
 			req := h.c.NewRequest(tt.method, tt.path, tt.key, `{"x":1}`)
@@ -309,3 +321,61 @@ func TestRequestID(t *testing.T) {
 }
 
 var _ = httpapi.Options{}
+
+// Path parameters are validated as the handlers receive them, unescaped: the contract
+// fuzzer found a name of 100 escaped characters refused by maxLength (128), which the
+// validator had measured on the 600 characters sent.
+func TestEscapedPathParameters(t *testing.T) {
+	h := newHarness(t)
+	escapeAll := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, method, path string
+		status             int
+		code               string
+	}{
+		{"every byte escaped", http.MethodGet, "/models/" + escapeAll("echo") + "/" + escapeAll("v1"), 200, ""},
+		{"reload, every byte escaped", http.MethodPost, "/admin/models/" + escapeAll("echo") + "/v1/reload", 200, ""},
+		{"128 escaped characters", http.MethodGet, "/models/" + strings.Repeat("%C3%A9", 128) + "/v1", 404, "model_not_found"},
+		{"an escaped slash", http.MethodGet, "/models/a%2Fb/v1", 404, "model_not_found"},
+		{"129 characters", http.MethodGet, "/models/" + strings.Repeat("%C3%A9", 129) + "/v1", 400, "invalid_request"},
+		{"a job id of escaped characters", http.MethodGet, "/jobs/" + strings.Repeat("%20", 128), 404, "job_not_found"},
+		{"a job id too long", http.MethodGet, "/jobs/" + strings.Repeat("%20", 129), 400, "invalid_request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.c.Do(h.c.NewRequest(tt.method, tt.path, keyAdmin, nil))
+			if resp.Status != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.Status, tt.status, resp.Body)
+			}
+			if tt.code != "" && resp.Problem(t).Code != tt.code {
+				t.Errorf("code %q, want %q", resp.Problem(t).Code, tt.code)
+			}
+		})
+	}
+}
+
+// Bodies at the edges of what the body checks refuse: whitespace after the JSON value is
+// part of JSON text, and numbers a double holds, or that only look huge, pass.
+func TestBodyEdgesAccepted(t *testing.T) {
+	h := newHarness(t)
+	for _, body := range []string{
+		`{"model":"echo","data":1}` + "\n",
+		`{"model":"echo","data":1}` + "\r\n",
+		`{"model":"echo","data":1}` + " \t ",
+		`{"model":"echo","data":[1.7976931348623157e308,-1e308,1e-400,12345678901234567890]}`,
+		`{"model":"echo","data":"1e400"}`,
+		`{"model":"echo","data":{"1e400":"\"1e400"}}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			if resp := h.c.Post("/predict", keyPredict, body); resp.Status != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.Status, resp.Body)
+			}
+		})
+	}
+}

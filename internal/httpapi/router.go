@@ -25,6 +25,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
 	}
 	s.operations = operationIDs(contract)
+	s.bodyless = bodylessRoutes(contract)
 
 	r := chi.NewRouter()
 	r.Use(s.observe, s.cors, headAsGet)

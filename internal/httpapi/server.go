@@ -57,6 +57,7 @@ type Server struct {
 	log        *slog.Logger
 	limiter    *limiter
 	operations map[string]string // "METHOD /route/{param}" -> operationId
+	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)

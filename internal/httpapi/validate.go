@@ -1,14 +1,20 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
 	"github.com/inferd/inferd/internal/auth"
@@ -36,20 +42,114 @@ func simplifyAnyValue(spec *openapi3.T) {
 
 // validator validates every request against the contract. Its AuthenticationFunc is
 // the API-key check, so the scheme and the scope come from openapi.yaml.
+//
+// It is nethttp-middleware's validator with two differences that the contract fuzzer
+// showed were needed: path parameters are validated as the handlers receive them,
+// unescaped (gorillamux matches the escaped path and hands them over as sent, so a
+// 100-character name of escaped characters failed maxLength), and a JSON body must
+// be one value with nothing after it (encoding/json's decoders stop after the first).
 func (s *Server) validator(spec *openapi3.T) func(http.Handler) http.Handler {
 	simplifyAnyValue(spec)
-	return middleware.OapiRequestValidatorWithOptions(spec, &middleware.Options{
-		Options: openapi3filter.Options{
-			AuthenticationFunc: s.authenticate,
-			MultiError:         false,
-		},
-		// The strict handlers decode the body again from its bytes: the validated value
-		// holds numbers as float64, which would round 12345678901234567890.
-		DiscardValidatedValue: true,
-		DoNotValidateServers:  true,
-		SilenceServersWarning: true,
-		ErrorHandlerWithOpts:  s.validationError,
-	})
+	spec.Servers = nil // match any host: the server does not know the name it is reached by
+	router, routerErr := gorillamux.NewRouter(spec)
+	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
+	// The strict handlers decode the body again from its bytes: the validated value
+	// holds numbers as float64, which would round 12345678901234567890. So the
+	// validator leaves the body's bytes as they came (KeepValidatedValue unset).
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if routerErr != nil {
+				s.validationError(r.Context(), routerErr, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusInternalServerError})
+				return
+			}
+			route, params, err := router.FindRoute(r)
+			if err != nil {
+				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusNotFound})
+				return
+			}
+			for name, v := range params {
+				if u, err := url.PathUnescape(v); err == nil {
+					params[name] = u
+				}
+			}
+			matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
+			err = openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
+				Request: r, PathParams: params, Route: route, Options: opts,
+			})
+			if err == nil && route.Operation.RequestBody != nil {
+				err = oneJSONValue(r, route.Operation.RequestBody.Value)
+			}
+			if err != nil {
+				status := http.StatusBadRequest
+				var secErr *openapi3filter.SecurityRequirementsError
+				var reqErr *openapi3filter.RequestError
+				switch {
+				case errors.As(err, &secErr):
+					status = http.StatusUnauthorized
+				case !errors.As(err, &reqErr):
+					status = http.StatusInternalServerError
+				}
+				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// oneJSONValue refuses a body with data after its JSON value. The validator has read
+// the body and put its bytes back, so reading it again costs a copy, not the network.
+func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		return &openapi3filter.RequestError{RequestBody: body, Reason: "reading the body", Err: err}
+	}
+	b := buf.Bytes()
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	if len(b) > 0 && !json.Valid(b) {
+		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
+	}
+	if n := hugeNumber(b); n != "" {
+		return &openapi3filter.RequestError{RequestBody: body, Reason: fmt.Sprintf(
+			"the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+	}
+	return nil
+}
+
+// hugeNumber returns the first number of valid JSON text b that overflows a float64,
+// or "". The contract's readers (kin-openapi, and most clients) cannot represent one,
+// so it must not reach a model, nor come back in an echo no client could read.
+func hugeNumber(b []byte) string {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(b) && strings.IndexByte("+-.eE0123456789", b[j]) >= 0 {
+				j++
+			}
+			// Only an exponent or more than 308 digits can overflow.
+			if num := b[i:j]; j-i > 308 || bytes.ContainsAny(num, "eE") {
+				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
+					return string(num)
+				}
+			}
+			i = j - 1
+		}
+	}
+	return ""
 }
 
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 // Step transforms a batch of values, one per item, before or after the model.
@@ -96,7 +98,7 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe); err != nil {
 		return nil, err
 	}
-	return encode(batch)
+	return encode(ctx, batch)
 }
 
 func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer) ([]any, error) {
@@ -138,7 +140,11 @@ func checkLen(stage Stage, name string, want, got int) error {
 	return nil
 }
 
-func encode(batch []any) ([]json.RawMessage, error) {
+// encode writes each result as JSON. A result with NaN or an infinity has no JSON
+// spelling; finite inputs only get there when they are too large for the arithmetic of
+// the steps or the model (1e308 standardised, 3e38 through float32 weights), so it is
+// the input's fault and a 400, not an execution error.
+func encode(ctx context.Context, batch []any) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(batch))
 	for i, v := range batch {
 		if raw, ok := v.(json.RawMessage); ok {
@@ -146,6 +152,9 @@ func encode(batch []any) ([]json.RawMessage, error) {
 			continue
 		}
 		b, err := json.Marshal(v)
+		if errors.Is(err, tensor.ErrNotFinite) {
+			return nil, Invalid(ItemField(ctx, i, len(batch)), "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: encoding result %d: %v", ErrExecution, i, err)
 		}

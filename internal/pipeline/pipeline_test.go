@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 type panicModel struct{}
@@ -29,5 +31,54 @@ func TestRunRecoversPanic(t *testing.T) {
 	var pe *pipeline.PanicError
 	if !errors.As(err, &pe) || len(pe.Stack) == 0 {
 		t.Errorf("Run = %#v, want a PanicError with its stack", err)
+	}
+}
+
+// overflowModel answers each item with a tensor of the given values, as a model does
+// whose arithmetic overflowed on a huge input.
+type overflowModel struct{ values []float64 }
+
+func (m overflowModel) Predict(_ context.Context, batch []any) ([]any, error) {
+	out := make([]any, len(batch))
+	for i := range batch {
+		out[i] = tensor.NewFloat(tensor.Float32, []int64{int64(len(m.values))}, m.values)
+	}
+	return out, nil
+}
+func (overflowModel) Close() error { return nil }
+
+// A result that is NaN or infinite (a finite input too large for the model, found by
+// the contract fuzzer with 1.7976931348623157e308) is the input's fault: invalid input
+// naming the item, never an execution error.
+func TestRunNonFiniteResultIsInvalidInput(t *testing.T) {
+	cases := []struct {
+		name   string
+		values []float64
+		batch  bool
+		field  string
+	}{
+		{"infinity, single", []float64{1, math.Inf(1)}, false, "data"},
+		{"NaN, batch", []float64{math.NaN()}, true, "items[0]"},
+		{"minus infinity, batch", []float64{math.Inf(-1)}, true, "items[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &pipeline.Pipeline{Model: overflowModel{tc.values}}
+			ctx := pipeline.WithBatch(context.Background(), tc.batch)
+			_, err := p.Run(ctx, []json.RawMessage{json.RawMessage(`[1e308]`)}, nil)
+			var ie *pipeline.InputError
+			if !errors.As(err, &ie) || errors.Is(err, pipeline.ErrExecution) || ie.Field != tc.field {
+				t.Fatalf("Run = %v, want invalid input at %s", err, tc.field)
+			}
+			if !strings.Contains(ie.Msg, "not a finite number") {
+				t.Errorf("message %q does not say what is wrong", ie.Msg)
+			}
+		})
+	}
+	// A finite result still encodes.
+	p := &pipeline.Pipeline{Model: overflowModel{[]float64{0.5}}}
+	out, err := p.Run(context.Background(), []json.RawMessage{json.RawMessage(`1`)}, nil)
+	if err != nil || string(out[0]) != "[0.5]" {
+		t.Fatalf("Run = %s, %v; want [0.5]", out, err)
 	}
 }

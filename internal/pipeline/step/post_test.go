@@ -116,9 +116,10 @@ func TestPostprocess(t *testing.T) {
 		{name: "round float32", specs: []Spec{{Name: "round", Params: &RoundParams{Decimals: 1}}}, outputs: []pipeline.Tensor{logits},
 			items: []tensor.Map{one("logits", f32([]int64{3}, float64(float32(0.15)), 2.25, -2.25))},
 			want:  `[[0.2,2.3,-2.3]]`},
+		// A finite input too large for the model's arithmetic: the input's fault.
 		{name: "round of infinity", specs: []Spec{{Name: "round"}}, outputs: []pipeline.Tensor{score},
 			items:    []tensor.Map{one("score", tensor.NewFloat(tensor.Float64, []int64{1}, []float64{math.Inf(-1)}))},
-			wantCode: "execution_error", wantErr: "execution error: encoding result 0: json: error calling MarshalJSON for type *tensor.Tensor: value is not a finite number"},
+			wantCode: "invalid_input", wantErr: "data: the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on"},
 
 		{name: "squeeze then round", specs: []Spec{{Name: "squeeze"}, {Name: "round", Params: &RoundParams{Decimals: 1}}}, outputs: []pipeline.Tensor{score},
 			items: []tensor.Map{one("score", tensor.NewFloat(tensor.Float64, []int64{1}, []float64{151.96}))},
