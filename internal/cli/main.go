@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+// Main runs inferctl with args (without the program name) and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return run(ctx, args, os.Getenv, stdin, stdout, stderr)
+}
+
+// defaultURL is where `make run` serves.
+const defaultURL = "http://localhost:8080"
+
+// env is one invocation: its streams, settings and, once flags are parsed, its client.
+type env struct {
+	ctx    context.Context
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	url      string
+	apiKey   string
+	output   string
+	timeout  time.Duration
+	progress bool
+}
+
+// command is one subcommand.
+type command struct {
+	name, usage, summary string
+	run                  func(e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"predict", "<model> [--version v] [--input JSON | -f file | -]", "run one synchronous prediction", runPredict},
+		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--progress]", "predict every line of a JSON Lines or CSV file; one result per line, in order", runBatch},
+		{"submit", "<model> [--version v] [--batch] [--input JSON | -f file | -] [--wait]", "submit an asynchronous job; --wait shows progress until it ends", runSubmit},
+		{"jobs", "get|cancel|wait <id>", "show, cancel or wait for a job", runJobs},
+		{"models", "list | get <name> [--version v]", "list the registry, or show one model version's metadata", runModels},
+		{"reload", "<name> [--version v]", "hot-reload a model version (admin)", runReload},
+		{"memory", "", "memory used by each pipeline (admin)", runMemory},
+		{"version", "", "inferctl's version and the contract it speaks", runVersion},
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	fs := e.flagSet("inferctl")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			e.usage(stdout)
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "inferctl: %v; run 'inferctl --help' for usage\n", err)
+		return ExitUsage
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		e.usage(stderr)
+		return ExitUsage
+	}
+	name := rest[0]
+	if name == "help" {
+		e.usage(stdout)
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(e, rest[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "inferctl: "+message(err))
+			var ue usageError
+			if errors.As(err, &ue) {
+				fmt.Fprintf(stderr, "run 'inferctl %s --help' for usage\n", name)
+			}
+		}
+		return exitCode(err)
+	}
+	fmt.Fprintf(stderr, "inferctl: unknown command %q; run 'inferctl --help' for the list\n", name)
+	return ExitUsage
+}
+
+// flagSet returns a flag set holding the global flags, so they work before and after
+// the command name.
+func (e *env) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Problems and help are printed by run and parse, once, where they belong.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	url := e.getenv("INFERD_URL")
+	if url == "" {
+		url = defaultURL
+	}
+	if e.url != "" {
+		url = e.url
+	}
+	key := e.getenv("INFERD_API_KEY")
+	if e.apiKey != "" {
+		key = e.apiKey
+	}
+	out := e.output
+	if out == "" {
+		out = "json"
+	}
+	timeout := e.timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	fs.StringVar(&e.url, "url", url, "server URL (env INFERD_URL)")
+	fs.StringVar(&e.apiKey, "api-key", key, "API key sent as X-API-Key (env INFERD_API_KEY)")
+	fs.StringVar(&e.output, "o", out, "output: json (one JSON document per line) or table")
+	fs.DurationVar(&e.timeout, "timeout", timeout, "give up on a request after this long")
+	return fs
+}
+
+func (e *env) usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`inferctl: the command-line client of inferd
+
+Usage: inferctl [global flags] <command> [arguments and flags]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Global flags (before or after the command):
+  --url URL          server URL (default $INFERD_URL, else ` + defaultURL + `)
+  --api-key KEY      API key sent as X-API-Key (default $INFERD_API_KEY)
+  -o json|table      output: JSON, one document per line (default), or a table for people
+  --timeout D        give up on a request after D (default 1m)
+
+Run 'inferctl <command> --help' for a command's arguments and flags.
+
+`)
+	b.WriteString(exitCodesHelp)
+	fmt.Fprint(w, b.String())
+}
+
+// parse parses a command's flags, which may come before, between or after its
+// positional arguments, and checks the global ones.
+func (e *env) parse(fs *flag.FlagSet, c string, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				e.commandUsage(fs, c)
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+	if e.output != "json" && e.output != "table" {
+		return nil, usagef("-o %q: want json or table", e.output)
+	}
+	if e.timeout <= 0 {
+		return nil, usagef("--timeout %s: want a positive duration", e.timeout)
+	}
+	return pos, nil
+}
+
+// client builds the SDK client from the flags.
+func (e *env) client() (api, error) {
+	return newAPI(e.url, e.apiKey, &http.Client{Timeout: e.timeout})
+}
+
+// call bounds one request by --timeout and by Ctrl-C.
+func (e *env) call() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(e.ctx, e.timeout)
+}
+
+func (e *env) commandUsage(fs *flag.FlagSet, name string) {
+	for _, c := range commands() {
+		if c.name == name {
+			fmt.Fprintf(e.stdout, "Usage: inferctl %s %s\n\n%s%s.\n\nFlags:\n", name, c.usage, strings.ToUpper(c.summary[:1]), c.summary[1:])
+		}
+	}
+	fs.SetOutput(e.stdout)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
