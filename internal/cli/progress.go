@@ -80,7 +80,7 @@ func (p *progressBar) line(now time.Time) string {
 	digits := len(fmt.Sprint(p.total))
 	s := fmt.Sprintf("[%s] %*d/%d items  %.0f items/s", bar, digits, p.done, p.total, rate)
 	if p.done < p.total && rate > 0 {
-		s += fmt.Sprintf("  eta %s", (time.Duration(float64(p.total-p.done)/rate*float64(time.Second))).Round(time.Second))
+		s += fmt.Sprintf("  eta %s", (time.Duration(float64(p.total-p.done) / rate * float64(time.Second))).Round(time.Second))
 	} else if p.done == p.total {
 		s += fmt.Sprintf("  in %s", now.Sub(p.start).Round(time.Millisecond))
 	}
