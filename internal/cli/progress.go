@@ -40,13 +40,13 @@ func newProgressBar(w io.Writer, total int) *progressBar {
 	return p
 }
 
-// add counts n more items done and redraws when it is time.
+// add counts n more items done and redraws when it is time; finish draws the end.
 func (p *progressBar) add(n int) {
 	if p == nil {
 		return
 	}
 	p.done += n
-	if now := p.now(); now.Sub(p.drawn) >= redrawEvery || p.done == p.total {
+	if now := p.now(); now.Sub(p.drawn) >= redrawEvery && p.done < p.total {
 		p.drawn = now
 		fmt.Fprint(p.w, "\r"+p.line(now))
 	}
