@@ -1,0 +1,78 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	gen "github.com/inferd/inferd/gen/client"
+)
+
+// Submit records and queues one asynchronous prediction (POST /predict/async,
+// operation submitJob) and returns the job's id at once; see WaitJob.
+func (c *Client) Submit(ctx context.Context, r PredictRequest) (string, error) {
+	body, err := r.body()
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.gen.SubmitJob(ctx, body)
+	return submitted(resp, err)
+}
+
+// SubmitBatch records and queues an asynchronous batch (POST /predict/async/batch,
+// operation submitBatchJob). The finished job's Result is an array in the order of
+// Items.
+func (c *Client) SubmitBatch(ctx context.Context, r BatchRequest) (string, error) {
+	body, err := r.body()
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.gen.SubmitBatchJob(ctx, body)
+	return submitted(resp, err)
+}
+
+func submitted(resp *http.Response, err error) (string, error) {
+	var out gen.AsyncSubmitResponse
+	if err := read(resp, err, &out); err != nil {
+		return "", err
+	}
+	return out.JobId, nil
+}
+
+// Job returns a job's record (GET /jobs/{job_id}, operation getJob). Any valid key
+// may read it.
+func (c *Client) Job(ctx context.Context, id string) (*JobRecord, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	resp, err := c.gen.GetJob(ctx, id)
+	return record(resp, err)
+}
+
+// PollJob returns a job's record through the route SPEC.md names for polling (GET
+// /predict/async/{job_id}, operation pollJob); the record is the same as Job's.
+func (c *Client) PollJob(ctx context.Context, id string) (*JobRecord, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	resp, err := c.gen.PollJob(ctx, id)
+	return record(resp, err)
+}
+
+// CancelJob cancels a job that has not finished (DELETE /predict/async/{job_id},
+// operation cancelJob) and returns its cancelled record. A finished job is an *Error
+// with CodeJobFinished.
+func (c *Client) CancelJob(ctx context.Context, id string) (*JobRecord, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	resp, err := c.gen.CancelJob(ctx, id)
+	return record(resp, err)
+}
+
+func record(resp *http.Response, err error) (*JobRecord, error) {
+	var out JobRecord
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,68 @@
+package client
+
+import (
+	"context"
+
+	gen "github.com/inferd/inferd/gen/client"
+)
+
+// PredictRequest is one input for a model (POST /predict, POST /predict/async).
+type PredictRequest struct {
+	Model   string
+	Version string // empty: the model's routing rule chooses, and the answer names it
+	Data    any    // encoded with encoding/json; a json.RawMessage is sent as it is
+}
+
+// BatchRequest is a batch of inputs for one model version (POST /predict/batch, POST
+// /predict/async/batch).
+type BatchRequest struct {
+	Model   string
+	Version string // empty: the model's routing rule chooses, and the answer names it
+	Items   []any  // at least one; each encoded like PredictRequest.Data
+}
+
+func (r PredictRequest) body() (gen.PredictRequest, error) {
+	data, err := encode("data", r.Data)
+	return gen.PredictRequest{Model: r.Model, Version: r.Version, Data: data}, err
+}
+
+func (r BatchRequest) body() (gen.BatchPredictRequest, error) {
+	items := make([]gen.AnyValue, len(r.Items))
+	for i, it := range r.Items {
+		b, err := encode("items", it)
+		if err != nil {
+			return gen.BatchPredictRequest{}, err
+		}
+		items[i] = b
+	}
+	return gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items}, nil
+}
+
+// Predict runs one synchronous prediction (POST /predict, operation predict).
+func (c *Client) Predict(ctx context.Context, r PredictRequest) (*Prediction, error) {
+	body, err := r.body()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.gen.Predict(ctx, body)
+	var out Prediction
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PredictBatch runs a synchronous batch (POST /predict/batch, operation
+// predictBatch): one pipeline call, Results in the order of Items.
+func (c *Client) PredictBatch(ctx context.Context, r BatchRequest) (*BatchPrediction, error) {
+	body, err := r.body()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.gen.PredictBatch(ctx, body)
+	var out BatchPrediction
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
