@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/inferd/inferd/client"
 )
 
 // defaultChunk is the items per /predict/batch call when --chunk is not given: well
@@ -88,7 +90,7 @@ func runBatch(e *env, args []string) error {
 // batcher sends items in chunks, in order, and hands each result on as it arrives.
 type batcher struct {
 	e       *env
-	api     api
+	api     *client.Client
 	model   string
 	version string
 	size    int
@@ -128,16 +130,16 @@ func (b *batcher) run(emit func(int, json.RawMessage) error) error {
 }
 
 // send makes one call, retrying while the server asks to come back later.
-func (b *batcher) send(chunk []json.RawMessage) (*batchPrediction, error) {
+func (b *batcher) send(chunk []json.RawMessage) (*client.BatchPrediction, error) {
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := b.e.call()
-		res, err := b.api.PredictBatch(ctx, b.model, b.version, chunk)
+		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: anyItems(chunk)})
 		cancel()
 		p := asProblem(err)
 		if p == nil || (p.Status != 429 && p.Status != 503) || p.RetryAfter <= 0 || attempt == maxRetries {
 			return res, err
 		}
-		if err := sleep(b.e.ctx, time.Duration(p.RetryAfter)*time.Second); err != nil {
+		if err := sleep(b.e.ctx, p.RetryAfter); err != nil {
 			return nil, err
 		}
 	}

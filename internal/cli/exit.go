@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+
+	"github.com/inferd/inferd/client"
 )
 
 // Exit codes: scripts branch on these, so they are part of inferctl's interface and
@@ -45,18 +47,6 @@ type notFoundError string
 
 func (e notFoundError) Error() string { return string(e) }
 
-// jobEndError reports a job that ended failed or cancelled; its record was printed.
-type jobEndError struct {
-	id, status, message string
-}
-
-func (e jobEndError) Error() string {
-	if e.message != "" {
-		return fmt.Sprintf("job %s %s: %s", e.id, e.status, e.message)
-	}
-	return fmt.Sprintf("job %s %s", e.id, e.status)
-}
-
 // located is an error that can say which part of the input it concerns.
 type located interface {
 	error
@@ -76,9 +66,9 @@ func exitCode(err error) int {
 	if errors.As(err, &nf) {
 		return ExitClient
 	}
-	var je jobEndError
+	var je *client.JobError
 	if errors.As(err, &je) {
-		if je.status == "cancelled" {
+		if je.Record.Status == client.JobCancelled {
 			return ExitCancelled
 		}
 		return ExitJobFailed
@@ -110,7 +100,8 @@ func exitCode(err error) int {
 func message(err error) string {
 	p := asProblem(err)
 	if p == nil {
-		return oneLine(err.Error())
+		// The SDK's messages start with its name; inferctl prints its own.
+		return oneLine(strings.TrimPrefix(err.Error(), "inferd: "))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d", p.Status)
@@ -124,7 +115,7 @@ func message(err error) string {
 		b.WriteString(": " + p.Title)
 	}
 	if p.RetryAfter > 0 {
-		fmt.Fprintf(&b, "; retry after %d s", p.RetryAfter)
+		fmt.Fprintf(&b, "; retry after %s", p.RetryAfter)
 	}
 	if p.RequestID != "" {
 		b.WriteString(" (request " + p.RequestID + ")")

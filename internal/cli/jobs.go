@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/inferd/inferd/client"
+
 func runJobs(e *env, args []string) error {
 	fs := e.flagSet("jobs")
 	pos, err := e.parse(fs, "jobs", args)
@@ -18,11 +20,11 @@ func runJobs(e *env, args []string) error {
 		return err
 	}
 	if verb == "wait" {
-		return e.waitJob(c, id, true)
+		return e.waitJob(c, id)
 	}
 	ctx, cancel := e.call()
 	defer cancel()
-	var j *job
+	var j *client.JobRecord
 	if verb == "get" {
 		j, err = c.Job(ctx, id)
 	} else {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -186,11 +185,6 @@ func (e *env) parse(fs *flag.FlagSet, c string, args []string) ([]string, error)
 		return nil, usagef("--timeout %s: want a positive duration", e.timeout)
 	}
 	return pos, nil
-}
-
-// client builds the SDK client from the flags.
-func (e *env) client() (api, error) {
-	return newAPI(e.url, e.apiKey, &http.Client{Timeout: e.timeout})
 }
 
 // call bounds one request by --timeout and by Ctrl-C.

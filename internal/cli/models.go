@@ -1,6 +1,10 @@
 package cli
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/inferd/inferd/client"
+)
 
 func runModels(e *env, args []string) error {
 	fs := e.flagSet("models")
@@ -43,7 +47,7 @@ func runModels(e *env, args []string) error {
 
 // latest is the last version the registry lists for name: the list is in natural
 // order (v10 after v9), the order the `latest` routing rule uses.
-func latest(e *env, c api, name string) (string, error) {
+func latest(e *env, c *client.Client, name string) (string, error) {
 	ctx, cancel := e.call()
 	defer cancel()
 	l, err := c.Models(ctx)

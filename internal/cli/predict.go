@@ -1,5 +1,7 @@
 package cli
 
+import "github.com/inferd/inferd/client"
+
 func runPredict(e *env, args []string) error {
 	fs := e.flagSet("predict")
 	version := fs.String("version", "", "model version (default: the model's routing rule picks one)")
@@ -24,7 +26,7 @@ func runPredict(e *env, args []string) error {
 	}
 	ctx, cancel := e.call()
 	defer cancel()
-	res, err := c.Predict(ctx, model, *version, data)
+	res, err := c.Predict(ctx, client.PredictRequest{Model: model, Version: *version, Data: data})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/inferd/inferd/client"
 )
 
 func runSubmit(e *env, args []string) error {
@@ -49,9 +51,9 @@ func runSubmit(e *env, args []string) error {
 	ctx, cancel := e.call()
 	var id string
 	if *batch {
-		id, err = c.SubmitBatch(ctx, model, *version, items)
+		id, err = c.SubmitBatch(ctx, client.BatchRequest{Model: model, Version: *version, Items: anyItems(items)})
 	} else {
-		id, err = c.Submit(ctx, model, *version, data)
+		id, err = c.Submit(ctx, client.PredictRequest{Model: model, Version: *version, Data: data})
 	}
 	cancel()
 	if err != nil {
@@ -62,7 +64,7 @@ func runSubmit(e *env, args []string) error {
 			JobID string `json:"job_id"`
 		}{id})
 	}
-	return e.waitJob(c, id, true)
+	return e.waitJob(c, id)
 }
 
 // Polling backs off from pollMin to pollMax: quick jobs are seen at once, long ones do
@@ -73,46 +75,24 @@ const (
 )
 
 // waitJob polls the job until it ends, prints its record and reports a failed or
-// cancelled job as an error (exit 6 or 7). The status line is shown on a terminal, or
-// always when show is true.
-func (e *env) waitJob(c api, id string, show bool) error {
+// cancelled job as an error (exit 6 or 7). On a terminal, a status line shows how long
+// the job has been queued or running. Only Ctrl-C ends the wait early: --timeout bounds
+// each poll, not the job.
+func (e *env) waitJob(c *client.Client, id string) error {
 	var p *jobProgress
-	if show && isTerminal(e.stderr) {
+	if isTerminal(e.stderr) {
 		p = &jobProgress{w: e.stderr, id: id, now: time.Now}
 		p.start = p.now()
 	}
-	delay := pollMin
-	for {
-		ctx, cancel := e.call()
-		j, err := c.Job(ctx, id)
-		cancel()
-		if err != nil {
-			if p != nil {
-				p.end("error")
-			}
-			return err
-		}
-		if j.finished() {
-			p.end(j.Status)
-			if err := e.print(j); err != nil {
-				return err
-			}
-			if j.Status == "succeeded" {
-				return nil
-			}
-			msg := ""
-			if j.ErrorMessage != nil {
-				msg = *j.ErrorMessage
-			}
-			return jobEndError{id: id, status: j.Status, message: msg}
-		}
-		p.show(j.Status)
-		if err := sleep(e.ctx, delay); err != nil {
-			if p != nil {
-				p.end("interrupted")
-			}
-			return err
-		}
-		delay = min(delay*2, pollMax)
+	rec, err := c.WaitJob(e.ctx, id, client.WaitOptions{Initial: pollMin, Max: pollMax,
+		Progress: func(r *client.JobRecord) { p.show(string(r.Status)) }})
+	if rec == nil {
+		p.end("error")
+		return err
 	}
+	p.end(string(rec.Status))
+	if perr := e.print(rec); perr != nil {
+		return perr
+	}
+	return err
 }
