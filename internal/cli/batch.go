@@ -59,10 +59,12 @@ func runBatch(e *env, args []string) error {
 	var tw *tabwriter.Writer
 	if e.output == "table" {
 		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ITEM\tLINE\tRESULT")
 	}
 	err = b.run(func(i int, r json.RawMessage) error {
 		if tw != nil {
+			if i == 0 {
+				fmt.Fprintln(tw, "ITEM\tLINE\tRESULT")
+			}
 			v, err := decodeOrdered(r)
 			if err != nil {
 				return err

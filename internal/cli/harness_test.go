@@ -1,0 +1,150 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/proctest"
+)
+
+// server is a real inferd process behind a proxy that validates every answer against
+// openapi.yaml: inferctl talks to the proxy, so no response it reads escapes the
+// contract.
+type server struct {
+	URL string // the proxy's
+
+	mu       sync.Mutex
+	statuses map[string][]int // "METHOD /path" -> statuses answered, in order
+}
+
+// startServer runs inferd on the example models (plus `slow`, an echo that takes
+// a minute per call, for jobs that are still running when cancelled) with env added.
+func startServer(t *testing.T, env ...string) *server {
+	t.Helper()
+	onnxtest.Runtime(t) // the example models need ONNX Runtime: fail under CI, skip elsewhere
+	models := t.TempDir()
+	if err := os.CopyFS(models, os.DirFS(filepath.Join(repoRoot(t), "models"))); err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(models, "slow", "v1")
+	if err := os.MkdirAll(slow, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(slow, "model.yaml"), []byte("description: echo, slowly\nbackend: echo\ndelay: 1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := proctest.Build(t, "inferd")
+	port := proctest.FreePort(t)
+	p := proctest.Start(t, bin, port, "/ready", append([]string{
+		"PORT=" + strconv.Itoa(port), "MODELS_DIR=" + models, "RATE_LIMIT_RPS=0",
+	}, env...)...)
+	target, _ := url.Parse(p.URL)
+	s := &server{statuses: map[string][]int{}}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		ModifyResponse: func(resp *http.Response) error {
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			req := resp.Request
+			reqBody, _ := req.Context().Value(bodyKey{}).([]byte)
+			if err := apitest.Validate(req, reqBody, &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}); err != nil {
+				t.Errorf("%s %s -> %d does not match openapi.yaml: %v\nbody: %.500s", req.Method, req.URL.Path, resp.StatusCode, err, body)
+			}
+			s.mu.Lock()
+			k := req.Method + " " + req.URL.Path
+			s.statuses[k] = append(s.statuses[k], resp.StatusCode)
+			s.mu.Unlock()
+			return nil
+		},
+	}
+	// The validator needs the request body too: keep a copy in the request's context.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r.WithContext(contextWithBody(r, body)))
+	}))
+	t.Cleanup(ts.Close)
+	s.URL = ts.URL
+	return s
+}
+
+// seen returns the statuses answered to method path so far.
+func (s *server) seen(method, path string) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.statuses[method+" "+path]...)
+}
+
+// result is one run of inferctl.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// inferctl runs the built inferctl in the repository's root with env (INFERD_URL,
+// INFERD_API_KEY, ...) and stdin, and waits for it.
+func inferctl(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(proctest.Build(t, "inferctl"), args...)
+	cmd.Dir = repoRoot(t)
+	// GORACE: a -race binary otherwise sleeps a second at exit.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GORACE=atexit_sleep_ms=0"}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("inferctl %s did not end; stderr:\n%s", strings.Join(args, " "), stderr.String())
+	}
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if strings.Contains(r.stderr, "WARNING: DATA RACE") {
+		t.Errorf("inferctl %s raced:\n%s", strings.Join(args, " "), r.stderr)
+	}
+	return r
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type bodyKey struct{}
+
+func contextWithBody(r *http.Request, body []byte) context.Context {
+	return context.WithValue(r.Context(), bodyKey{}, body)
+}
