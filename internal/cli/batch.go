@@ -180,5 +180,8 @@ func (e *chunkError) where() string {
 			}
 		}
 	}
+	if e.n == 1 {
+		return fmt.Sprintf("item %d, line %d of %s", e.off+1, e.items.lines[e.off], e.items.name)
+	}
 	return fmt.Sprintf("in items %d-%d, lines %d-%d of %s", e.off+1, e.off+e.n, e.items.lines[e.off], e.items.lines[e.off+e.n-1], e.items.name)
 }
