@@ -161,7 +161,7 @@ func readCSV(r io.Reader, name string) (*items, error) {
 			return nil, usagef("%s:1: column %d of the header is empty or repeated", name, i+1)
 		}
 		seen[h] = true
-		keys[i], _ = json.Marshal(h)
+		keys[i], _ = marshal(h)
 	}
 	its := &items{name: name}
 	for {
@@ -188,7 +188,7 @@ func readCSV(r io.Reader, name string) (*items, error) {
 			if jsonNumber.MatchString(cell) {
 				b.WriteString(cell)
 			} else {
-				s, _ := json.Marshal(cell)
+				s, _ := marshal(cell)
 				b.Write(s)
 			}
 		}
