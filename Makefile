@@ -28,7 +28,7 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
 
-## build: the server and worker binaries into bin/
+## build: the server, the worker and inferctl into bin/
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 

@@ -36,7 +36,6 @@ type server struct {
 // a minute per call, for jobs that are still running when cancelled) with env added.
 func startServer(t *testing.T, env ...string) *server {
 	t.Helper()
-	onnxtest.Runtime(t) // the example models need ONNX Runtime: fail under CI, skip elsewhere
 	models := t.TempDir()
 	if err := os.CopyFS(models, os.DirFS(filepath.Join(repoRoot(t), "models"))); err != nil {
 		t.Fatal(err)
@@ -48,6 +47,18 @@ func startServer(t *testing.T, env ...string) *server {
 	if err := os.WriteFile(filepath.Join(slow, "model.yaml"), []byte("description: echo, slowly\nbackend: echo\ndelay: 1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return start(t, models, env...)
+}
+
+// startExampleServer runs inferd on the example repository alone, as `make run` does.
+func startExampleServer(t *testing.T) *server {
+	t.Helper()
+	return start(t, filepath.Join(repoRoot(t), "models"))
+}
+
+func start(t *testing.T, models string, env ...string) *server {
+	t.Helper()
+	onnxtest.Runtime(t) // the example models need ONNX Runtime: fail under CI, skip elsewhere
 	bin := proctest.Build(t, "inferd")
 	port := proctest.FreePort(t)
 	p := proctest.Start(t, bin, port, "/ready", append([]string{
