@@ -13,9 +13,16 @@ type (
 	ModelList       = gen.ModelList
 	ModelEntry      = gen.ModelEntry
 	ModelMetadata   = gen.ModelMetadata
+	TensorSpec      = gen.TensorSpec
+	StepSpec        = gen.StepSpec
+	RoutingRule     = gen.RoutingRule
 	LoadedModelList = gen.LoadedModelList
+	LoadedModel     = gen.LoadedModel
+	FailedModel     = gen.FailedModel
 	ReloadResult    = gen.ReloadResult
 	MemoryReport    = gen.MemoryReport
+	PipelineMemory  = gen.PipelineMemory
+	ProcessMemory   = gen.ProcessMemory
 	Health          = gen.Health
 	Readiness       = gen.Readiness
 	Problem         = gen.Problem
