@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,8 +22,8 @@ import (
 )
 
 // server is a real inferd process behind a proxy that validates every answer against
-// openapi.yaml: inferctl talks to the proxy, so no response it reads escapes the
-// contract.
+// openapi.yaml (apitest.Transport): inferctl talks to the proxy, so no response it
+// reads escapes the contract.
 type server struct {
 	URL string // the proxy's
 
@@ -67,35 +66,19 @@ func start(t *testing.T, models string, env ...string) *server {
 	target, _ := url.Parse(p.URL)
 	s := &server{statuses: map[string][]int{}}
 	proxy := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) },
-		ModifyResponse: func(resp *http.Response) error {
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				return err
-			}
-			resp.Body = io.NopCloser(bytes.NewReader(body))
-			req := resp.Request
-			reqBody, _ := req.Context().Value(bodyKey{}).([]byte)
-			if err := apitest.Validate(req, reqBody, &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}); err != nil {
-				t.Errorf("%s %s -> %d does not match openapi.yaml: %v\nbody: %.500s", req.Method, req.URL.Path, resp.StatusCode, err, body)
-			}
-			s.mu.Lock()
-			k := req.Method + " " + req.URL.Path
-			s.statuses[k] = append(s.statuses[k], resp.StatusCode)
-			s.mu.Unlock()
-			return nil
-		},
+		Rewrite:   func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		Transport: recorder{s, apitest.Transport(t, nil)},
 	}
-	// The validator needs the request body too: keep a copy in the request's context.
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The validator reads the request body through GetBody: keep a copy.
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxy.ServeHTTP(w, r.WithContext(contextWithBody(r, body)))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL
@@ -154,8 +137,19 @@ func repoRoot(t *testing.T) string {
 	return dir
 }
 
-type bodyKey struct{}
+// recorder notes the status of every answer that passes the proxy.
+type recorder struct {
+	s    *server
+	next http.RoundTripper
+}
 
-func contextWithBody(r *http.Request, body []byte) context.Context {
-	return context.WithValue(r.Context(), bodyKey{}, body)
+func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if err == nil {
+		r.s.mu.Lock()
+		k := req.Method + " " + req.URL.Path
+		r.s.statuses[k] = append(r.s.statuses[k], resp.StatusCode)
+		r.s.mu.Unlock()
+	}
+	return resp, err
 }
