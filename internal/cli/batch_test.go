@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/cli"
 )
 
 // flowersV1 is what iris v1 answers for docs/examples/flowers.csv, row by row.
@@ -146,4 +148,21 @@ func TestBatchSplitsOn413(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkBatch10k runs `inferctl batch` in process on 10,000 JSON Lines against a
+// live server (echo v1, chunks of 256) and reports items per second.
+func BenchmarkBatch10k(b *testing.B) {
+	s := startServer(b)
+	file, _ := echoLines(b, 10000)
+	b.Setenv("INFERD_URL", s.URL)
+	b.Setenv("INFERD_API_KEY", "dev-key")
+	b.ResetTimer()
+	for b.Loop() {
+		var stdout, stderr strings.Builder
+		if code := cli.Main([]string{"batch", "echo", "--version", "v1", "-f", file}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	}
+	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "items/s")
 }

@@ -33,7 +33,7 @@ type server struct {
 
 // startServer runs inferd on the example models (plus `slow`, an echo that takes
 // a minute per call, for jobs that are still running when cancelled) with env added.
-func startServer(t *testing.T, env ...string) *server {
+func startServer(t testing.TB, env ...string) *server {
 	t.Helper()
 	models := t.TempDir()
 	if err := os.CopyFS(models, os.DirFS(filepath.Join(repoRoot(t), "models"))); err != nil {
@@ -50,12 +50,12 @@ func startServer(t *testing.T, env ...string) *server {
 }
 
 // startExampleServer runs inferd on the example repository alone, as `make run` does.
-func startExampleServer(t *testing.T) *server {
+func startExampleServer(t testing.TB) *server {
 	t.Helper()
 	return start(t, filepath.Join(repoRoot(t), "models"))
 }
 
-func start(t *testing.T, models string, env ...string) *server {
+func start(t testing.TB, models string, env ...string) *server {
 	t.Helper()
 	onnxtest.Runtime(t) // the example models need ONNX Runtime: fail under CI, skip elsewhere
 	bin := proctest.Build(t, "inferd")
@@ -128,7 +128,7 @@ func inferctl(t *testing.T, env []string, stdin string, args ...string) result {
 	return r
 }
 
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
