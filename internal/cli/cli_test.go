@@ -19,6 +19,10 @@ func TestCommands(t *testing.T) {
 	if err := os.WriteFile(input, []byte("{\"sepal_length\": 6.7, \"sepal_width\": 3.0,\n \"petal_length\": 5.2, \"petal_width\": 2.3}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	array := filepath.Join(dir, "items.json")
+	if err := os.WriteFile(array, []byte("[1,\n {\"a\": 2}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		key    string // INFERD_API_KEY
@@ -76,6 +80,10 @@ func TestCommands(t *testing.T) {
 			stdout: `{"status":"succeeded","batch":true,"result":[[{"label":"setosa","score":0.9816}, ...], ...]}`},
 		{name: "submit batch inline", key: "dev-key", args: []string{"submit", "echo", "--batch", "--input", `[1,"two",null]`, "--wait"},
 			stdout: `{"status":"succeeded","batch":true,"result":[1,"two",null]}`},
+		{name: "submit batch from a JSON array file", key: "dev-key", args: []string{"submit", "echo", "--batch", "-f", array, "--wait"},
+			stdout: `{"status":"succeeded","batch":true,"result":[1,{"a":2}]}`},
+		{name: "submit batch, not an array", key: "dev-key", args: []string{"submit", "echo", "--batch", "--input", "{}"},
+			code: 2, stderr: "inferctl: with --batch, the input must be a JSON array of at least one item (or a .jsonl or .csv file)\n..."},
 		{name: "submit without wait", key: "dev-key", args: []string{"submit", "echo", "--input", "1"},
 			stdout: `{"job_id":"..."}`},
 		{name: "job failed", key: "dev-key", args: []string{"submit", "iris", "--version", "v1", "--input", "[1,2]", "--wait"},
@@ -88,6 +96,7 @@ func TestCommands(t *testing.T) {
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: `inferctl: unknown command "frobnicate"; run 'inferctl --help' for the list`},
 		{name: "unknown flag", args: []string{"models", "list", "--nope"}, code: 2, stderr: "inferctl: flag provided but not defined: -nope\nrun 'inferctl models --help' for usage"},
 		{name: "bad output", args: []string{"models", "list", "-o", "yaml"}, code: 2, stderr: "inferctl: -o \"yaml\": want json or table\n..."},
+		{name: "bad timeout", args: []string{"--timeout", "0", "models", "list"}, code: 2, stderr: "inferctl: --timeout 0s: want a positive duration; run 'inferctl --help' for usage"},
 		{name: "unreachable", key: "dev-key", args: []string{"--url", "http://127.0.0.1:1", "models", "list"}, code: 5, stderr: `inferctl: Get "http://127.0.0.1:1/models": ...connection refused`},
 	}
 	for _, tc := range tests {

@@ -30,11 +30,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	url      string
-	apiKey   string
-	output   string
-	timeout  time.Duration
-	progress bool
+	url     string
+	apiKey  string
+	output  string
+	timeout time.Duration
 }
 
 // command is one subcommand.
@@ -64,6 +63,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			e.usage(stdout)
 			return ExitOK
 		}
+		fmt.Fprintf(stderr, "inferctl: %v; run 'inferctl --help' for usage\n", err)
+		return ExitUsage
+	}
+	if err := e.checkGlobals(); err != nil {
 		fmt.Fprintf(stderr, "inferctl: %v; run 'inferctl --help' for usage\n", err)
 		return ExitUsage
 	}
@@ -178,13 +181,17 @@ func (e *env) parse(fs *flag.FlagSet, c string, args []string) ([]string, error)
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
+	return pos, e.checkGlobals()
+}
+
+func (e *env) checkGlobals() error {
 	if e.output != "json" && e.output != "table" {
-		return nil, usagef("-o %q: want json or table", e.output)
+		return usagef("-o %q: want json or table", e.output)
 	}
 	if e.timeout <= 0 {
-		return nil, usagef("--timeout %s: want a positive duration", e.timeout)
+		return usagef("--timeout %s: want a positive duration", e.timeout)
 	}
-	return pos, nil
+	return nil
 }
 
 // call bounds one request by --timeout and by Ctrl-C.

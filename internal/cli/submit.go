@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/inferd/inferd/client"
@@ -10,7 +12,7 @@ import (
 func runSubmit(e *env, args []string) error {
 	fs := e.flagSet("submit")
 	version := fs.String("version", "", "model version (default: the model's routing rule picks one)")
-	batch := fs.Bool("batch", false, "a batch job: the input is a JSON array of items, or a .jsonl/.csv file")
+	batch := fs.Bool("batch", false, "a batch job: the input is a JSON array of items, or a .jsonl or .csv file of them")
 	wait := fs.Bool("wait", false, "wait until the job ends, showing its status, and print its record")
 	var src source
 	fs.StringVar(&src.inline, "input", "", "the input as JSON (with --batch, an array of items)")
@@ -26,7 +28,7 @@ func runSubmit(e *env, args []string) error {
 	var data json.RawMessage
 	var items []json.RawMessage
 	switch {
-	case *batch && src.file != "" && src.file != "-" && src.inline == "":
+	case *batch && src.inline == "" && itemsFile(src.file):
 		its, err := e.readItems(src.file, "")
 		if err != nil {
 			return err
@@ -95,4 +97,14 @@ func (e *env) waitJob(c *client.Client, id string) error {
 		return perr
 	}
 	return err
+}
+
+// itemsFile reports whether file holds items one per line or row, rather than one JSON
+// array of them.
+func itemsFile(file string) bool {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".jsonl", ".ndjson", ".csv":
+		return true
+	}
+	return false
 }
