@@ -5,7 +5,7 @@ TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
 
-.PHONY: all generate check-generated npm-tools lint-contract build run test test-short lint bench onnxruntime models clean
+.PHONY: all generate check-generated npm-tools lint-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
 all: check-generated lint lint-contract test
 
@@ -39,6 +39,14 @@ run: build onnxruntime
 ## test: every test, with the race detector
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
+
+## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
+test-browser: npm-tools onnxruntime build
+	INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
+
+## screenshots: refresh docs/screenshots/, the README's Swagger UI pictures, with the browser test
+screenshots: npm-tools onnxruntime build
+	SCREENSHOTS=docs/screenshots INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
 
 ## bench: the benchmarks
 bench: onnxruntime

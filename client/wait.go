@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// WaitOptions tunes WaitJob. The zero value polls after 50 ms, then doubles the delay
-// up to 2 s.
+// WaitOptions tunes WaitJob. The zero value polls at once, again after 50 ms, then
+// doubles the delay up to 2 s.
 type WaitOptions struct {
-	Initial time.Duration // the first delay; default 50 ms
+	Initial time.Duration // the delay after the first poll; default 50 ms
 	Max     time.Duration // the cap of the delay; default 2 s
 	// Progress, when set, is called with every record polled (for a progress display).
 	Progress func(*JobRecord)
@@ -34,7 +34,7 @@ func (c *Client) WaitJob(ctx context.Context, id string, opts WaitOptions) (*Job
 	}
 	delay = min(delay, maxDelay)
 	var last *JobRecord
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(time.Hour) // reset before each wait
 	defer timer.Stop()
 	for {
 		wait := delay

@@ -3722,7 +3722,7 @@ var swaggerSpec = []string{
 	"MUlOP7x8c/Jq9OHsTeI+YoguND6dkVTMmUFVdg1SM4XdeXSsRF5oIB/O3hDGlQbqEty2V2sbOwXc5ppQ",
 	"ngcKA7t0Qg2CZULA7RgV1wxW2cdty9gmC4zV2zB5VPACtHnaT5cz2MvSlOCZMtu66puGcaAkzDZcCRAG",
 	"LoVMp4AtrUK6UoFU0jnIECpH8/YKtidRSFIWUQRPuZLZjs0wHCOgJU3tFDNKxlIsFEjy4QShsv327j1Y",
-	"b9t+zUv3yBznPDgWCNo2jk5PsAai/OESuIEWXAOxDJYomDEY/y8AAP//",
+	"b3v76fb/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -75,6 +75,7 @@ func Run(ctx context.Context, opts Options) error {
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
+		PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return abort(err)

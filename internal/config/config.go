@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT, 30s
 	WorkerPort        int           // WORKER_PORT, 8081
 	WorkerConcurrency int           // WORKER_CONCURRENCY, number of CPUs
+	PublicURL         string        // PUBLIC_URL, unset: the served contract's server is relative ("/")
 
 	// Keys are the API keys from API_KEYS or API_KEYS_FILE, or the development keys.
 	Keys *auth.Keyring
@@ -83,6 +85,7 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 	if q := c.QueueURL; q != "" && !strings.HasPrefix(q, "redis://") && !strings.HasPrefix(q, "rediss://") {
 		p.errs = append(p.errs, errors.New("QUEUE_URL: want redis://[:password@]host:port/db, or rediss:// for TLS"))
 	}
+	c.PublicURL = p.publicURL("PUBLIC_URL")
 	c.Keys = p.keys(readFile)
 	if c.Keys != nil && c.Keys.IsDev() && c.Production() {
 		p.errs = append(p.errs, errors.New("INFERD_ENV=production but no API_KEYS or API_KEYS_FILE is set: refusing to start with the built-in development keys"))
@@ -155,6 +158,22 @@ func (p *parser) duration(name string, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// publicURL reads the absolute URL a server behind a proxy is reached at. A trailing
+// slash is dropped so paths can be appended to it.
+func (p *parser) publicURL(name string) string {
+	v := strings.TrimSpace(p.getenv(name))
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		p.fail(name, v, "want an absolute http(s) URL without query or credentials, such as https://api.example.com/inferd")
+		return ""
+	}
+	return strings.TrimRight(v, "/")
 }
 
 func (p *parser) level(name string) slog.Level {

@@ -48,6 +48,7 @@ func TestDefaults(t *testing.T) {
 		{"LOAD_CONCURRENCY", c.LoadConcurrency, 1},
 		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 30 * time.Second},
 		{"WORKER_PORT", c.WorkerPort, 8081},
+		{"PUBLIC_URL", c.PublicURL, ""},
 		{"production", c.Production(), false},
 		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
 	}
@@ -74,6 +75,7 @@ func TestOverrides(t *testing.T) {
 		"JOB_TTL":           "90m",
 		"LOAD_CONCURRENCY":  "4",
 		"SHUTDOWN_TIMEOUT":  "5s",
+		"PUBLIC_URL":        "https://gw.example.com/inferd/",
 	}, nil)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -94,6 +96,7 @@ func TestOverrides(t *testing.T) {
 		{"JOB_TTL", c.JobTTL, 90 * time.Minute},
 		{"LOAD_CONCURRENCY", c.LoadConcurrency, 4},
 		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 5 * time.Second},
+		{"PUBLIC_URL without its trailing slash", c.PublicURL, "https://gw.example.com/inferd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +132,14 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"LOG_FORMAT", "xml"},
 		{"QUEUE_URL", "http://localhost:6379"},
 		{"QUEUE_URL", "localhost:6379"},
+		{"PUBLIC_URL", "/inferd"},
+		{"PUBLIC_URL", "api.example.com"},
+		{"PUBLIC_URL", "ftp://api.example.com"},
+		{"PUBLIC_URL", "https://"},
+		{"PUBLIC_URL", "https://api.example.com/?x=1"},
+		{"PUBLIC_URL", "https://api.example.com/#top"},
+		{"PUBLIC_URL", "https://user:pw@api.example.com"},
+		{"PUBLIC_URL", "http://[::1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {

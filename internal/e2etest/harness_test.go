@@ -47,7 +47,7 @@ func adminKey() string { return env("INFERD_E2E_ADMIN_KEY", "admin-key") }
 
 // start returns the server named by INFERD_E2E_URL, or else runs the built inferd
 // binary on the example models with in-process jobs, extra settings last.
-func start(t *testing.T, extra ...string) *target {
+func start(t testing.TB, extra ...string) *target {
 	t.Helper()
 	tg := &target{url: os.Getenv("INFERD_E2E_URL")}
 	if tg.url == "" {
@@ -82,7 +82,7 @@ func start(t *testing.T, extra ...string) *target {
 
 // client returns an SDK client of the target whose every response is validated
 // against openapi.yaml.
-func (tg *target) client(t *testing.T, opts ...client.Option) *client.Client {
+func (tg *target) client(t testing.TB, opts ...client.Option) *client.Client {
 	t.Helper()
 	h := &http.Client{Transport: apitest.Transport(t, nil)}
 	c, err := client.New(tg.url, append([]client.Option{client.WithHTTPClient(h), client.WithUserAgent("inferd-e2etest")}, opts...)...)
@@ -93,7 +93,7 @@ func (tg *target) client(t *testing.T, opts ...client.Option) *client.Client {
 }
 
 // models copies the example repository and adds slowModel.
-func models(t *testing.T) string {
+func models(t testing.TB) string {
 	t.Helper()
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "models"))); err != nil {
@@ -111,7 +111,7 @@ func models(t *testing.T) string {
 }
 
 // waitReady waits until a server started elsewhere has loaded its pipelines.
-func waitReady(t *testing.T, c *client.Client) {
+func waitReady(t testing.TB, c *client.Client) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -127,7 +127,7 @@ func waitReady(t *testing.T, c *client.Client) {
 }
 
 // ctx bounds a call so a hung server fails the test instead of the whole run.
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c

@@ -1,14 +1,12 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
-	swgui5 "github.com/swaggest/swgui/v5emb"
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
@@ -27,10 +25,6 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
 	}
 	s.operations = operationIDs(contract)
-	specJSON, err := json.Marshal(contract)
-	if err != nil {
-		return nil, fmt.Errorf("rendering the contract as JSON: %w", err)
-	}
 
 	r := chi.NewRouter()
 	r.Use(s.observe)
@@ -41,18 +35,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; GET /openapi.yaml lists the methods", r.Method, r.URL.Path))
 	})
 
-	// The documents are served as they are, outside the strict interface.
-	r.Get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(inferd.OpenAPI)
-	})
-	r.Get("/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(specJSON)
-	})
-	docs := swgui5.New("inferd API", "/openapi.json", "/docs/")
-	r.Get("/docs", docs.ServeHTTP)
-	r.Get("/docs/*", docs.ServeHTTP)
+	// The documents and Swagger UI are served outside the strict interface.
+	if err := s.mountDocs(r); err != nil {
+		return nil, err
+	}
 
 	if s.opts.QueueUI != nil {
 		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)

@@ -39,6 +39,9 @@ type Options struct {
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler
+	// PublicURL, when set, is the absolute URL the served contract and Swagger UI
+	// advertise as the server (PUBLIC_URL); unset, the contract's relative "/" stands.
+	PublicURL string
 }
 
 // Server implements the contract's strict interface.
