@@ -74,8 +74,9 @@ func TestCommands(t *testing.T) {
 			stdout: "FIELD...VALUE\n" + strings.Repeat("process...\n", 5) + "\nPIPELINES:\nARTIFACT_BYTES...NAME...VERSION\n" + strings.Repeat("...\n", 6)},
 		{name: "jobs get 404", key: "dev-key", args: []string{"jobs", "get", "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"},
 			code: 3, stderr: `inferctl: 404 job_not_found: ... (request ...)`},
-		{name: "submit and wait", key: "dev-key", args: []string{"submit", "echo", "--input", `{"a":1}`, "--wait"},
-			stdout: `{"job_id":"...","status":"succeeded","model":"echo","batch":false,"result":{"a":1},"error_message":null}`},
+		{name: "submit and wait", key: "dev-key", args: []string{"submit", "echo", "--input", `{"a":1}`, "--wait", "--progress"},
+			stdout: `{"job_id":"...","status":"succeeded","model":"echo","batch":false,"result":{"a":1},"error_message":null}`,
+			stderr: "...job ...  succeeded  ..."},
 		{name: "submit batch from CSV and wait", key: "dev-key", args: []string{"submit", "iris", "--version", "v1", "--batch", "-f", "docs/examples/flowers.csv", "--wait"},
 			stdout: `{"status":"succeeded","batch":true,"result":[[{"label":"setosa","score":0.9816}, ...], ...]}`},
 		{name: "submit batch inline", key: "dev-key", args: []string{"submit", "echo", "--batch", "--input", `[1,"two",null]`, "--wait"},
@@ -153,7 +154,8 @@ func TestJobs(t *testing.T) {
 	}{
 		{"get", []string{"jobs", "get", id}, 0, `{"job_id":"` + id + `","model":"slow","version":"v1"}`, ""},
 		{"cancel", []string{"jobs", "cancel", id}, 0, `{"job_id":"` + id + `","status":"cancelled"}`, ""},
-		{"wait on a cancelled job", []string{"jobs", "wait", id}, 7, `{"job_id":"` + id + `","status":"cancelled"}`, "inferctl: job " + id + " cancelled"},
+		{"wait on a cancelled job", []string{"jobs", "wait", id, "--progress"}, 7, `{"job_id":"` + id + `","status":"cancelled"}`,
+			"\rjob " + id + "  cancelled  ...\ninferctl: job " + id + " cancelled"},
 		{"cancel again", []string{"jobs", "cancel", id}, 3, "", `inferctl: 409 job_finished: ... (request ...)`},
 		{"bad verb", []string{"jobs", "list", id}, 2, "", "inferctl: jobs \"list\": want get, cancel or wait\n..."},
 	}

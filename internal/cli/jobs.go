@@ -4,6 +4,7 @@ import "github.com/inferd/inferd/client"
 
 func runJobs(e *env, args []string) error {
 	fs := e.flagSet("jobs")
+	progress := fs.Bool("progress", false, "with wait, show the status line even when stderr is not a terminal")
 	pos, err := e.parse(fs, "jobs", args)
 	if err != nil {
 		return err
@@ -20,7 +21,7 @@ func runJobs(e *env, args []string) error {
 		return err
 	}
 	if verb == "wait" {
-		return e.waitJob(c, id)
+		return e.waitJob(c, id, *progress)
 	}
 	ctx, cancel := e.call()
 	defer cancel()

@@ -14,6 +14,7 @@ func runSubmit(e *env, args []string) error {
 	version := fs.String("version", "", "model version (default: the model's routing rule picks one)")
 	batch := fs.Bool("batch", false, "a batch job: the input is a JSON array of items, or a .jsonl or .csv file of them")
 	wait := fs.Bool("wait", false, "wait until the job ends, showing its status, and print its record")
+	progress := fs.Bool("progress", false, "with --wait, show the status line even when stderr is not a terminal")
 	var src source
 	fs.StringVar(&src.inline, "input", "", "the input as JSON (with --batch, an array of items)")
 	fs.StringVar(&src.file, "f", "", "a file holding the input; - reads stdin")
@@ -66,7 +67,7 @@ func runSubmit(e *env, args []string) error {
 			JobID string `json:"job_id"`
 		}{id})
 	}
-	return e.waitJob(c, id)
+	return e.waitJob(c, id, *progress)
 }
 
 // Polling backs off from pollMin to pollMax: quick jobs are seen at once, long ones do
@@ -77,12 +78,12 @@ const (
 )
 
 // waitJob polls the job until it ends, prints its record and reports a failed or
-// cancelled job as an error (exit 6 or 7). On a terminal, a status line shows how long
-// the job has been queued or running. Only Ctrl-C ends the wait early: --timeout bounds
-// each poll, not the job.
-func (e *env) waitJob(c *client.Client, id string) error {
+// cancelled job as an error (exit 6 or 7). On a terminal (or with progress), a status
+// line shows how long the job has been queued or running. Only Ctrl-C ends the wait
+// early: --timeout bounds each poll, not the job.
+func (e *env) waitJob(c *client.Client, id string, progress bool) error {
 	var p *jobProgress
-	if isTerminal(e.stderr) {
+	if progress || isTerminal(e.stderr) {
 		p = &jobProgress{w: e.stderr, id: id, now: time.Now}
 		p.start = p.now()
 	}
