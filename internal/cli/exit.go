@@ -15,7 +15,7 @@ import (
 const (
 	ExitOK        = 0 // the command did what it was asked
 	ExitError     = 1 // anything else: a file that cannot be read, an answer that makes no sense
-	ExitUsage     = 2 // bad command line or unreadable input: nothing was sent
+	ExitUsage     = 2 // bad command line, or input that is not JSON or CSV: nothing was sent
 	ExitClient    = 3 // the server refused the request (4xx other than 401/403)
 	ExitAuth      = 4 // 401 or 403: a missing, unknown or under-scoped key
 	ExitServer    = 5 // 5xx, or the server could not be reached or timed out
@@ -84,12 +84,9 @@ func exitCode(err error) int {
 		}
 		return ExitError
 	}
+	// Refused connections, unknown hosts and timeouts: the server is not there for us.
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
-		return ExitServer
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
 		return ExitServer
 	}
 	return ExitError
