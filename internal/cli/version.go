@@ -9,13 +9,14 @@ import (
 	"github.com/inferd/inferd"
 )
 
-// versionInfo is what `inferctl version` prints.
+// versionInfo is what `inferctl version` prints, keys in alphabetical order like every
+// other answer inferctl prints.
 type versionInfo struct {
-	Version  string `json:"version"`
 	Commit   string `json:"commit"`
-	Modified bool   `json:"modified,omitempty"`
 	Contract string `json:"contract"`
 	Go       string `json:"go"`
+	Modified bool   `json:"modified,omitempty"`
+	Version  string `json:"version"`
 }
 
 func runVersion(e *env, args []string) error {
