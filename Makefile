@@ -4,6 +4,11 @@ GO        ?= go
 TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
 PORT      ?= 8080
+# --version reports these; without git (a source archive) the binary says dev.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT) \
+             -X github.com/inferd/inferd/internal/cli.version=$(VERSION) -X github.com/inferd/inferd/internal/cli.commit=$(COMMIT)
 
 .PHONY: all generate check-generated npm-tools lint-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
@@ -28,9 +33,9 @@ tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.jso
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
 
-## build: the server, the worker and inferctl into bin/
+## build: the server, the worker and inferctl into bin/, stamped with the version and commit
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## run: serve models/ and echo on :$(PORT) with in-process jobs
 run: build onnxruntime

@@ -6,4 +6,4 @@ import (
 	"github.com/inferd/inferd/internal/app"
 )
 
-func main() { os.Exit(app.Main("inferd-worker", app.RunWorker)) }
+func main() { os.Exit(app.Main(app.WorkerCommand(), os.Args[1:], os.Stdout, os.Stderr)) }

@@ -6,4 +6,4 @@ import (
 	"github.com/inferd/inferd/internal/app"
 )
 
-func main() { os.Exit(app.Main("inferd", app.Run)) }
+func main() { os.Exit(app.Main(app.ServerCommand(), os.Args[1:], os.Stdout, os.Stderr)) }

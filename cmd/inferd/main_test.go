@@ -22,7 +22,8 @@ import (
 func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 	bin := proctest.Build(t, "inferd")
 	port := proctest.FreePort(t)
-	p := proctest.Start(t, bin, port, "/health",
+	// Ready, not just healthy: a request before echo has loaded would be a 503.
+	p := proctest.Start(t, bin, port, "/ready",
 		"PORT="+strconv.Itoa(port), "MODELS_DIR="+t.TempDir(), "SHUTDOWN_TIMEOUT=20s", "RATE_LIMIT_RPS=0")
 	c := apitest.New(t, p.URL)
 

@@ -163,8 +163,21 @@ func (c *Client) Do(req *http.Request) *Response {
 
 // TryDo is Do for callers that expect transport errors (a server shutting down) and
 // for goroutines, which must not call Fatal. A response that arrives is still
-// validated, and a mismatch still fails the test.
+// validated, and a mismatch still fails the test. A GET without a body is also sent
+// as HEAD, except in benchmarks, and the two answers must agree (see checkHead).
 func (c *Client) TryDo(req *http.Request) (*Response, error) {
+	c.t.Helper()
+	_, bench := c.t.(*testing.B)
+	alsoHead := req.Method == http.MethodGet && req.Body == nil && !bench
+	out, err := c.send(req)
+	if err == nil && alsoHead {
+		c.checkHead(req, out)
+	}
+	return out, err
+}
+
+// send sends req and validates the response.
+func (c *Client) send(req *http.Request) (*Response, error) {
 	c.t.Helper()
 	var reqBody []byte
 	if req.Body != nil && req.GetBody != nil {
@@ -188,6 +201,62 @@ func (c *Client) TryDo(req *http.Request) (*Response, error) {
 	return out, nil
 }
 
+// headerSkip are the headers a HEAD may answer differently from its GET: the date,
+// and the request id, which is new for every request.
+var headerSkip = map[string]bool{"Date": true, "X-Request-Id": true}
+
+// checkHead sends get again as HEAD and checks that the answer is the GET's status and
+// headers with no body (RFC 9110 9.3.2). A resource that changed in between (a job
+// that finished, /ready turning ready) is given two more GET and HEAD pairs to agree.
+func (c *Client) checkHead(get *http.Request, got *Response) {
+	c.t.Helper()
+	for attempt := 1; ; attempt++ {
+		head := get.Clone(context.Background())
+		head.Method = http.MethodHead
+		resp, err := c.send(head)
+		if err != nil {
+			return // a server going away; the GET's caller deals with that
+		}
+		diff := headDiff(got, resp)
+		if diff == "" {
+			return
+		}
+		if attempt == 3 {
+			c.t.Errorf("HEAD %s does not answer as its GET does: %s", get.URL.Path, diff)
+			return
+		}
+		if got, err = c.send(get.Clone(context.Background())); err != nil {
+			return
+		}
+	}
+}
+
+// headDiff says how a HEAD's answer differs from its GET's, or "" when it does not.
+func headDiff(get, head *Response) string {
+	if len(head.Body) != 0 {
+		return fmt.Sprintf("a %d-byte body", len(head.Body))
+	}
+	if get.Status != head.Status {
+		return fmt.Sprintf("status %d, GET %d", head.Status, get.Status)
+	}
+	names := map[string]bool{}
+	for k := range get.Header {
+		names[k] = true
+	}
+	for k := range head.Header {
+		names[k] = true
+	}
+	for k := range names {
+		if headerSkip[k] {
+			continue
+		}
+		if a, b := strings.Join(get.Header[k], ", "), strings.Join(head.Header[k], ", "); a != b {
+			return fmt.Sprintf("header %s %q, GET %q", k, b, a)
+		}
+	}
+	return ""
+}
+
 // Validate checks a response against the contract: the status must be declared for
 // the operation and the headers and body must match its schema. A response to a path
 // the contract does not have must be a problem.
@@ -199,11 +268,25 @@ func Validate(req *http.Request, reqBody []byte, resp *Response) error {
 	if resp.Header.Get("X-Request-ID") == "" {
 		return errMissingRequestID
 	}
+	if isPreflight(req) && resp.Status == http.StatusNoContent {
+		return validatePreflight(resp)
+	}
 	// Route against a copy: the router may read the URL only, but the body is gone.
 	r := req.Clone(context.Background())
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	// HEAD is the GET operation without its body: the contract lists GETs only.
+	head := req.Method == http.MethodHead
+	if head {
+		if len(resp.Body) != 0 {
+			return validationError("a HEAD answer has a body")
+		}
+		r.Method = http.MethodGet
+	}
 	route, params, err := rt.FindRoute(r)
 	if err != nil {
+		if head {
+			return validateHeadProblem(resp)
+		}
 		return validateProblem(spec, resp)
 	}
 	in := &openapi3filter.ResponseValidationInput{
@@ -217,6 +300,7 @@ func Validate(req *http.Request, reqBody []byte, resp *Response) error {
 		Options: &openapi3filter.Options{
 			IncludeResponseStatus: true,
 			MultiError:            true,
+			ExcludeResponseBody:   head,
 		},
 	}
 	return openapi3filter.ValidateResponse(context.Background(), in)
@@ -227,6 +311,30 @@ type validationError string
 func (e validationError) Error() string { return string(e) }
 
 const errMissingRequestID = validationError("no X-Request-ID header")
+
+func validateHeadProblem(resp *Response) error {
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		return validationError("a HEAD outside the contract's paths must be answered as application/problem+json, got " + ct)
+	}
+	return nil
+}
+
+// isPreflight reports whether req is a CORS preflight, which browsers send before a
+// cross-origin call. CORS lives outside OpenAPI, so the contract does not list it.
+func isPreflight(req *http.Request) bool {
+	return req.Method == http.MethodOptions && req.Header.Get("Origin") != "" && req.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// validatePreflight accepts a preflight's answer: no body, and the origin it allows.
+func validatePreflight(resp *Response) error {
+	if len(resp.Body) != 0 {
+		return validationError("a preflight answer has a body")
+	}
+	if resp.Header.Get("Access-Control-Allow-Origin") == "" {
+		return validationError("a 204 preflight answer without Access-Control-Allow-Origin")
+	}
+	return nil
+}
 
 func validateProblem(spec *openapi3.T, resp *Response) error {
 	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {

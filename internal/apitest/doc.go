@@ -1,4 +1,5 @@
 // Package apitest is the HTTP test client of inferd's tests. Every response it receives
 // is validated against openapi.yaml (status, headers and body), so a handler cannot
-// drift from the contract without a test failing.
+// drift from the contract without a test failing; every GET is also sent as HEAD,
+// which must answer with the GET's status and headers and no body.
 package apitest

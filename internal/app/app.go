@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -75,7 +74,7 @@ func Run(ctx context.Context, opts Options) error {
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
-		PublicURL: cfg.PublicURL,
+		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 	})
 	if err != nil {
 		return abort(err)
@@ -97,7 +96,7 @@ func Run(ctx context.Context, opts Options) error {
 	// Listen first, so /health answers while the pipelines load.
 	ln := opts.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.Port)); err != nil {
+		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
 			return abort(fmt.Errorf("listening: %w", err))
 		}
 	}

@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,20 +13,68 @@ import (
 	"github.com/inferd/inferd/internal/config"
 )
 
-// Main is the body of both commands: settings from the environment, a logger, and run
-// until SIGTERM or an interrupt. It returns the exit code: 2 for bad settings, 1 when
-// run failed, 0 after a clean shutdown.
-func Main(name string, run func(context.Context, Options) error) int {
+// Command is one of the binaries: its name, what --help says it does, and its body.
+type Command struct {
+	Name  string
+	About string
+	Run   func(context.Context, Options) error
+}
+
+// ServerCommand is inferd, the API server.
+func ServerCommand() Command {
+	return Command{
+		Name: "inferd",
+		About: "inferd serves the models of MODELS_DIR and the built-in echo model over HTTP, " +
+			"as openapi.yaml describes (it serves the contract at /openapi.yaml and /docs). " +
+			"It runs until SIGTERM or an interrupt, then drains requests and jobs.",
+		Run: Run,
+	}
+}
+
+// WorkerCommand is inferd-worker, the queue worker.
+func WorkerCommand() Command {
+	return Command{
+		Name: "inferd-worker",
+		About: "inferd-worker runs the asynchronous jobs that inferd servers put on the Redis queue " +
+			"of QUEUE_URL, with the same settings and model repository as the server, and serves " +
+			"/health, /ready and /metrics. It runs until SIGTERM or an interrupt.",
+		Run: RunWorker,
+	}
+}
+
+// Main is the body of both binaries: the command line (only --help and --version;
+// settings come from the environment), settings, a logger, and run until SIGTERM or
+// an interrupt. It returns the exit code: 2 for a bad command line or bad settings, 1
+// when run failed, 0 after a clean shutdown or a --help or --version.
+func Main(cmd Command, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
+	showVersion := fs.Bool("version", false, "")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		writeHelp(stdout, cmd)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", cmd.Name, err, cmd.Name)
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%s: unexpected argument %q: settings are environment variables (see %s --help)\n", cmd.Name, fs.Arg(0), cmd.Name)
+		return 2
+	case *showVersion:
+		fmt.Fprintln(stdout, versionLine(cmd.Name))
+		return 0
+	}
+
 	cfg, err := config.FromEnv()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: invalid settings:\n%v\n", name, err)
+		fmt.Fprintf(stderr, "%s: invalid settings:\n%v\n", cmd.Name, err)
 		return 2
 	}
-	log := NewLogger(os.Stderr, cfg)
+	log := NewLogger(stderr, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := run(ctx, Options{Config: cfg, Logger: log}); err != nil {
-		log.Error(name+" stopped with an error", "error", err)
+	if err := cmd.Run(ctx, Options{Config: cfg, Logger: log}); err != nil {
+		log.Error(cmd.Name+" stopped with an error", "error", err)
 		return 1
 	}
 	return 0

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -68,7 +67,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 
 	ln := opts.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", ":"+strconv.Itoa(cfg.WorkerPort)); err != nil {
+		if ln, err = net.Listen("tcp", cfg.WorkerListenAddr); err != nil {
 			return fmt.Errorf("listening: %w", err)
 		}
 	}

@@ -9,13 +9,20 @@ import (
 	"github.com/inferd/inferd"
 )
 
+// version and commit are set by `make build` (-ldflags -X), as for inferd. A plain
+// `go build` or `go install` leaves them, and the commit comes from the VCS stamp the
+// go command adds to the binary.
+var (
+	version = "dev"
+	commit  = ""
+)
+
 // versionInfo is what `inferctl version` prints, keys in alphabetical order like every
 // other answer inferctl prints.
 type versionInfo struct {
 	Commit   string `json:"commit"`
 	Contract string `json:"contract"`
 	Go       string `json:"go"`
-	Modified bool   `json:"modified,omitempty"`
 	Version  string `json:"version"`
 }
 
@@ -32,23 +39,33 @@ func runVersion(e *env, args []string) error {
 }
 
 func buildVersion() versionInfo {
-	v := versionInfo{Version: "(devel)", Commit: "unknown", Contract: contractVersion(), Go: runtime.Version()}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if bi.Main.Version != "" {
-		v.Version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Commit = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
+	v := versionInfo{Commit: commit, Contract: contractVersion(), Go: runtime.Version(), Version: version}
+	if v.Commit == "" {
+		v.Commit = vcsRevision()
 	}
 	return v
+}
+
+// vcsRevision is the commit the go command stamped into the binary, shortened as git
+// rev-parse --short=12 does, with -dirty for a build from a modified work tree.
+func vcsRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	return rev[:min(len(rev), 12)] + dirty
 }
 
 // contractVersion is info.version of the openapi.yaml inferctl was built with: the

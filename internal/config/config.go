@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,29 +14,37 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 )
 
-// Config is every setting of the server and the worker. Field comments give the
-// environment variable and its default.
+// Config is every setting of the server and the worker. Settings gives each one's
+// environment variable, default and meaning.
 type Config struct {
-	Port              int           // PORT, 8080
-	ModelsDir         string        // MODELS_DIR, ./models
-	QueueURL          string        // QUEUE_URL, unset: jobs run in-process
-	Env               string        // INFERD_ENV, development; "production" forbids dev keys
-	LogLevel          slog.Level    // LOG_LEVEL, info
-	LogFormat         string        // LOG_FORMAT, text (json when INFERD_ENV=production)
-	ONNXRuntimeLib    string        // ONNXRUNTIME_LIB, "": .onnxruntime/lib in the working directory or a parent
-	MaxRequestBytes   int64         // MAX_REQUEST_BYTES, 1 MiB
-	MaxBatchItems     int           // MAX_BATCH_ITEMS, 1024
-	RateLimitRPS      float64       // RATE_LIMIT_RPS, 100; 0 disables rate limiting
-	RateLimitBurst    int           // RATE_LIMIT_BURST, 200
-	JobTTL            time.Duration // JOB_TTL, 24h
-	JobWorkers        int           // JOB_WORKERS, number of CPUs (in-process mode)
-	JobQueueSize      int           // JOB_QUEUE_SIZE, 1024 (in-process mode)
-	LoadConcurrency   int           // LOAD_CONCURRENCY, 1
-	LoadStrict        bool          // LOAD_STRICT, false: a version that fails to load stops the process
-	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT, 30s
-	WorkerPort        int           // WORKER_PORT, 8081
-	WorkerConcurrency int           // WORKER_CONCURRENCY, number of CPUs
-	PublicURL         string        // PUBLIC_URL, unset: the served contract's server is relative ("/")
+	Port int // PORT
+	// ListenAddr is LISTEN_ADDR, or ":PORT" when that is unset: what the server binds.
+	ListenAddr        string
+	ModelsDir         string        // MODELS_DIR
+	QueueURL          string        // QUEUE_URL; "": jobs run in-process
+	Env               string        // INFERD_ENV; "production" forbids dev keys
+	LogLevel          slog.Level    // LOG_LEVEL
+	LogFormat         string        // LOG_FORMAT
+	ONNXRuntimeLib    string        // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
+	MaxRequestBytes   int64         // MAX_REQUEST_BYTES
+	MaxBatchItems     int           // MAX_BATCH_ITEMS
+	RateLimitRPS      float64       // RATE_LIMIT_RPS; 0 disables rate limiting
+	RateLimitBurst    int           // RATE_LIMIT_BURST
+	JobTTL            time.Duration // JOB_TTL
+	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
+	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
+	LoadConcurrency   int           // LOAD_CONCURRENCY
+	LoadStrict        bool          // LOAD_STRICT: a version that fails to load stops the process
+	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT
+	WorkerPort        int           // WORKER_PORT
+	WorkerListenAddr  string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
+	WorkerConcurrency int           // WORKER_CONCURRENCY; 0: number of CPUs
+	// CORSAllowedOrigins is CORS_ALLOWED_ORIGINS: lower-case origins, or just "*";
+	// empty: no CORS.
+	CORSAllowedOrigins []string
+	// PublicURL is PUBLIC_URL without a trailing slash; "": the served contract's server
+	// is relative ("/").
+	PublicURL string
 
 	// Keys are the API keys from API_KEYS or API_KEYS_FILE, or the development keys.
 	Keys *auth.Keyring
@@ -50,146 +59,180 @@ func FromEnv() (Config, error) { return Load(os.Getenv, os.ReadFile) }
 // Load reads the settings through getenv and readFile (tests pass their own). The error
 // lists every bad setting at once.
 func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
-	p := parser{getenv: getenv}
-	c := Config{
-		Port:              p.int("PORT", 8080, 1, 65535),
-		ModelsDir:         p.str("MODELS_DIR", "./models"),
-		QueueURL:          p.str("QUEUE_URL", ""),
-		Env:               p.str("INFERD_ENV", "development"),
-		ONNXRuntimeLib:    p.str("ONNXRUNTIME_LIB", ""),
-		MaxRequestBytes:   int64(p.int("MAX_REQUEST_BYTES", 1<<20, 64, 1<<34)),
-		MaxBatchItems:     p.int("MAX_BATCH_ITEMS", 1024, 1, 1<<24),
-		RateLimitRPS:      p.float("RATE_LIMIT_RPS", 100),
-		RateLimitBurst:    p.int("RATE_LIMIT_BURST", 200, 0, 1<<30),
-		JobTTL:            p.duration("JOB_TTL", 24*time.Hour),
-		JobWorkers:        p.int("JOB_WORKERS", 0, 0, 1<<16),
-		JobQueueSize:      p.int("JOB_QUEUE_SIZE", 1024, 1, 1<<24),
-		LoadConcurrency:   p.int("LOAD_CONCURRENCY", 1, 1, 1024),
-		LoadStrict:        p.bool("LOAD_STRICT"),
-		ShutdownTimeout:   p.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
-		WorkerPort:        p.int("WORKER_PORT", 8081, 1, 65535),
-		WorkerConcurrency: p.int("WORKER_CONCURRENCY", 0, 0, 1<<16),
+	p := parser{getenv: getenv, readFile: readFile}
+	var c Config
+	for i := range settings {
+		p.cur = &settings[i]
+		p.cur.parse(&p, &c)
 	}
-	c.LogLevel = p.level("LOG_LEVEL")
-	defFormat := "text"
-	if c.Production() {
-		defFormat = "json"
-	}
-	c.LogFormat = p.str("LOG_FORMAT", defFormat)
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		p.fail("LOG_FORMAT", c.LogFormat, "want text or json")
-	}
-	if !(c.RateLimitRPS >= 0) { // NaN parses, and would make every bucket misbehave
-		p.fail("RATE_LIMIT_RPS", getenv("RATE_LIMIT_RPS"), "must be a number, 0 or more")
-	}
-	if q := c.QueueURL; q != "" && !strings.HasPrefix(q, "redis://") && !strings.HasPrefix(q, "rediss://") {
-		p.errs = append(p.errs, errors.New("QUEUE_URL: want redis://[:password@]host:port/db, or rediss:// for TLS"))
-	}
-	c.PublicURL = p.publicURL("PUBLIC_URL")
-	c.Keys = p.keys(readFile)
 	if c.Keys != nil && c.Keys.IsDev() && c.Production() {
 		p.errs = append(p.errs, errors.New("INFERD_ENV=production but no API_KEYS or API_KEYS_FILE is set: refusing to start with the built-in development keys"))
 	}
 	return c, errors.Join(p.errs...)
 }
 
+// parser parses the setting cur; a bad value is recorded and its default used, so
+// that one Load reports every bad setting.
 type parser struct {
-	getenv func(string) string
-	errs   []error
+	getenv   func(string) string
+	readFile func(string) ([]byte, error)
+	cur      *Setting
+	errs     []error
 }
 
-func (p *parser) fail(name, val, why string) {
-	p.errs = append(p.errs, fmt.Errorf("%s=%q: %s", name, val, why))
+func (p *parser) fail(val, why string) {
+	p.errs = append(p.errs, fmt.Errorf("%s=%q: %s", p.cur.Name, val, why))
 }
 
-func (p *parser) str(name, def string) string {
-	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+// set returns the variable's value, or "" when it is unset or blank.
+func (p *parser) set() string { return strings.TrimSpace(p.getenv(p.cur.Name)) }
+
+func (p *parser) str() string {
+	if v := p.set(); v != "" {
 		return v
 	}
-	return def
+	return p.cur.Default
 }
 
-func (p *parser) int(name string, def, lo, hi int) int {
-	v := strings.TrimSpace(p.getenv(name))
-	if v == "" {
-		return def
+// value returns the text to parse and whether it came from the environment; the
+// default is parsed by the same code, so a default that does not parse fails tests.
+func (p *parser) value() (string, bool) {
+	if v := p.set(); v != "" {
+		return v, true
 	}
+	return p.cur.Default, false
+}
+
+func (p *parser) int(lo, hi int) int {
+	v, _ := p.value()
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		p.fail(name, v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
-		return def
+		p.fail(v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
 	}
 	return n
 }
 
-func (p *parser) bool(name string) bool {
-	v := strings.TrimSpace(p.getenv(name))
-	if v == "" {
-		return false
-	}
+func (p *parser) bool() bool {
+	v, _ := p.value()
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		p.fail(name, v, "want true or false")
+		p.fail(v, "want true or false")
 	}
 	return b
 }
 
-func (p *parser) float(name string, def float64) float64 {
-	v := strings.TrimSpace(p.getenv(name))
-	if v == "" {
-		return def
-	}
+func (p *parser) float() float64 {
+	v, _ := p.value()
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		p.fail(name, v, "want a number")
-		return def
+	if err != nil || !(f >= 0) { // NaN parses, and would make every bucket misbehave
+		p.fail(v, "want a number, 0 or more")
 	}
 	return f
 }
 
-func (p *parser) duration(name string, def time.Duration) time.Duration {
-	v := strings.TrimSpace(p.getenv(name))
-	if v == "" {
-		return def
-	}
+func (p *parser) duration() time.Duration {
+	v, _ := p.value()
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		p.fail(name, v, "want a positive duration such as 30s or 24h")
-		return def
+		p.fail(v, "want a positive duration such as 30s or 24h")
 	}
 	return d
 }
 
+func (p *parser) level() slog.Level {
+	var l slog.Level
+	v, _ := p.value()
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		p.fail(v, "want debug, info, warn or error")
+	}
+	return l
+}
+
+func (p *parser) logFormat(production bool) string {
+	v, set := p.value()
+	if !set && production {
+		v = "json"
+	}
+	if v != "text" && v != "json" {
+		p.fail(v, "want text or json")
+	}
+	return v
+}
+
+func (p *parser) queueURL() string {
+	v := p.str()
+	if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") {
+		// The value may hold a password: name the setting only.
+		p.errs = append(p.errs, fmt.Errorf("%s: want redis://[:password@]host:port/db, or rediss:// for TLS", p.cur.Name))
+	}
+	return v
+}
+
+// addr reads a host:port to listen on. Unset, it is every interface on port; port 0
+// (":0") asks the system for a free port, which the server logs.
+func (p *parser) addr(port int) string {
+	v := p.set()
+	if v == "" {
+		return ":" + strconv.Itoa(port)
+	}
+	_, ps, err := net.SplitHostPort(v)
+	n, perr := strconv.Atoi(ps)
+	if err != nil || perr != nil || n < 0 || n > 65535 {
+		p.fail(v, "want host:port with a numeric port, such as 127.0.0.1:9000, :9000 or :0 (any free port)")
+	}
+	return v
+}
+
 // publicURL reads the absolute URL a server behind a proxy is reached at. A trailing
 // slash is dropped so paths can be appended to it.
-func (p *parser) publicURL(name string) string {
-	v := strings.TrimSpace(p.getenv(name))
+func (p *parser) publicURL() string {
+	v := p.set()
 	if v == "" {
 		return ""
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		p.fail(name, v, "want an absolute http(s) URL without query or credentials, such as https://api.example.com/inferd")
+		p.fail(v, "want an absolute http(s) URL without query or credentials, such as https://api.example.com/inferd")
 		return ""
 	}
 	return strings.TrimRight(v, "/")
 }
 
-func (p *parser) level(name string) slog.Level {
-	var l slog.Level
-	v := strings.TrimSpace(p.getenv(name))
+// origins reads CORS_ALLOWED_ORIGINS. An origin is what a browser sends in its Origin
+// header: scheme://host[:port], nothing after it; browsers send it in lower case.
+func (p *parser) origins() []string {
+	v := p.set()
 	if v == "" {
-		return slog.LevelInfo
+		return nil
 	}
-	if err := l.UnmarshalText([]byte(v)); err != nil {
-		p.fail(name, v, "want debug, info, warn or error")
+	if v == "*" {
+		return []string{"*"}
 	}
-	return l
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.ToLower(strings.TrimSpace(o))
+		if o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		switch {
+		case o == "*":
+			p.fail(v, "* allows every origin: give it alone, not in a list")
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil:
+			p.fail(v, fmt.Sprintf("%q is not an origin: want scheme://host[:port], such as https://app.example.com", o))
+		case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#"):
+			p.fail(v, fmt.Sprintf("%q: an origin has no path: write %s://%s", o, u.Scheme, u.Host))
+		default:
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
-// keys never puts a key into an error: auth.Parse names entries by position.
-func (p *parser) keys(readFile func(string) ([]byte, error)) *auth.Keyring {
+// keys reads API_KEYS and API_KEYS_FILE together. It never puts a key into an error:
+// auth.Parse names entries by position.
+func (p *parser) keys() *auth.Keyring {
 	inline, file := p.getenv("API_KEYS"), strings.TrimSpace(p.getenv("API_KEYS_FILE"))
 	switch {
 	case strings.TrimSpace(inline) != "" && file != "":
@@ -200,7 +243,7 @@ func (p *parser) keys(readFile func(string) ([]byte, error)) *auth.Keyring {
 		p.add(err)
 		return k
 	case file != "":
-		b, err := readFile(file)
+		b, err := p.readFile(file)
 		if err != nil {
 			p.errs = append(p.errs, fmt.Errorf("API_KEYS_FILE: %w", err))
 			return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,9 @@ func TestDefaults(t *testing.T) {
 		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 30 * time.Second},
 		{"WORKER_PORT", c.WorkerPort, 8081},
 		{"PUBLIC_URL", c.PublicURL, ""},
+		{"LISTEN_ADDR", c.ListenAddr, ":8080"},
+		{"WORKER_LISTEN_ADDR", c.WorkerListenAddr, ":8081"},
+		{"CORS_ALLOWED_ORIGINS", len(c.CORSAllowedOrigins), 0},
 		{"production", c.Production(), false},
 		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
 	}
@@ -76,6 +80,7 @@ func TestOverrides(t *testing.T) {
 		"LOAD_CONCURRENCY":  "4",
 		"SHUTDOWN_TIMEOUT":  "5s",
 		"PUBLIC_URL":        "https://gw.example.com/inferd/",
+		"WORKER_PORT":       "9091",
 	}, nil)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -97,6 +102,8 @@ func TestOverrides(t *testing.T) {
 		{"LOAD_CONCURRENCY", c.LoadConcurrency, 4},
 		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 5 * time.Second},
 		{"PUBLIC_URL without its trailing slash", c.PublicURL, "https://gw.example.com/inferd"},
+		{"LISTEN_ADDR follows PORT", c.ListenAddr, ":9090"},
+		{"WORKER_LISTEN_ADDR follows WORKER_PORT", c.WorkerListenAddr, ":9091"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +147,18 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"PUBLIC_URL", "https://api.example.com/#top"},
 		{"PUBLIC_URL", "https://user:pw@api.example.com"},
 		{"PUBLIC_URL", "http://[::1"},
+		{"LISTEN_ADDR", "9000"},
+		{"LISTEN_ADDR", "localhost"},
+		{"LISTEN_ADDR", ":http"},
+		{"LISTEN_ADDR", ":65536"},
+		{"LISTEN_ADDR", "::1:9000"},
+		{"WORKER_LISTEN_ADDR", "0.0.0.0"},
+		{"CORS_ALLOWED_ORIGINS", "app.example.com"},
+		{"CORS_ALLOWED_ORIGINS", "https://app.example.com/"},
+		{"CORS_ALLOWED_ORIGINS", "https://app.example.com/ui"},
+		{"CORS_ALLOWED_ORIGINS", "ftp://files.example.com"},
+		{"CORS_ALLOWED_ORIGINS", "*,https://app.example.com"},
+		{"CORS_ALLOWED_ORIGINS", "https://"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -289,6 +308,108 @@ func TestKeysFromFileAuthorize(t *testing.T) {
 		t.Run(tt.key+"/"+string(tt.scope), func(t *testing.T) {
 			if _, err := c.Keys.Authorize(tt.key, tt.scope); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 				t.Errorf("Authorize = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	tests := []struct {
+		name           string
+		env            map[string]string
+		server, worker string
+	}{
+		{"defaults", nil, ":8080", ":8081"},
+		{"loopback only", map[string]string{"LISTEN_ADDR": "127.0.0.1:9000"}, "127.0.0.1:9000", ":8081"},
+		{"overrides PORT", map[string]string{"PORT": "9090", "LISTEN_ADDR": " [::1]:9000 "}, "[::1]:9000", ":8081"},
+		{"any free port", map[string]string{"LISTEN_ADDR": ":0", "WORKER_LISTEN_ADDR": "127.0.0.1:0"}, ":0", "127.0.0.1:0"},
+		{"a host name", map[string]string{"WORKER_PORT": "9091", "WORKER_LISTEN_ADDR": "localhost:9092"}, ":8080", "localhost:9092"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(tt.env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ListenAddr != tt.server || c.WorkerListenAddr != tt.worker {
+				t.Errorf("ListenAddr %q, WorkerListenAddr %q; want %q, %q", c.ListenAddr, c.WorkerListenAddr, tt.server, tt.worker)
+			}
+		})
+	}
+}
+
+func TestCORSAllowedOrigins(t *testing.T) {
+	tests := []struct {
+		value string
+		want  []string
+	}{
+		{"", nil},
+		{"*", []string{"*"}},
+		{" * ", []string{"*"}},
+		{"https://app.example.com", []string{"https://app.example.com"}},
+		{"HTTPS://App.Example.com:8443, http://localhost:3000,", []string{"https://app.example.com:8443", "http://localhost:3000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			c, err := load(map[string]string{"CORS_ALLOWED_ORIGINS": tt.value}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.CORSAllowedOrigins, tt.want) {
+				t.Errorf("origins %q, want %q", c.CORSAllowedOrigins, tt.want)
+			}
+		})
+	}
+}
+
+// TestSettingsAreWhatLoadReads keeps the table honest: Load reads every variable the
+// table lists and no other, so --help and README.md (both made from the table) list
+// every setting there is.
+func TestSettingsAreWhatLoadReads(t *testing.T) {
+	read := map[string]bool{}
+	if _, err := config.Load(func(k string) string { read[k] = true; return "" }, nil); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, s := range config.Settings() {
+		t.Run(s.Name, func(t *testing.T) {
+			if listed[s.Name] {
+				t.Errorf("%s is listed twice", s.Name)
+			}
+			listed[s.Name] = true
+			if !read[s.Name] {
+				t.Errorf("%s is listed but Load never reads it", s.Name)
+			}
+			if s.Meaning == "" {
+				t.Errorf("%s has no meaning", s.Name)
+			}
+		})
+	}
+	for name := range read {
+		if !listed[name] {
+			t.Errorf("Load reads %s, which Settings does not list", name)
+		}
+	}
+}
+
+// TestShownDefaultsAreTheDefaults sets each variable to the default the table shows
+// and expects the same Config as leaving it unset.
+func TestShownDefaultsAreTheDefaults(t *testing.T) {
+	want, err := load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range config.Settings() {
+		if s.Default == "" {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			got, err := load(map[string]string{s.Name: s.Default}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s=%s gives\n%+v\nunset gives\n%+v", s.Name, s.Default, got, want)
 			}
 		})
 	}

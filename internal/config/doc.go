@@ -1,3 +1,4 @@
 // Package config reads the service's settings from the environment, applies defaults
-// and validates them. Every setting is listed in README.md with its default.
+// and validates them. Settings is their one table: Load parses through it, --help
+// prints it, and README.md's Settings table is checked against it.
 package config

@@ -133,7 +133,11 @@ func (s *Server) operation(r *http.Request) string {
 	if rctx == nil {
 		return "unmatched"
 	}
-	if op, ok := s.operations[r.Method+" "+rctx.RoutePattern()]; ok {
+	method := r.Method
+	if method == http.MethodHead { // served as its GET
+		method = http.MethodGet
+	}
+	if op, ok := s.operations[method+" "+rctx.RoutePattern()]; ok {
 		return op
 	}
 	return "unmatched"

@@ -27,12 +27,16 @@ func (s *Server) Handler() (http.Handler, error) {
 	s.operations = operationIDs(contract)
 
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(s.observe, s.cors, headAsGet)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; GET /openapi.yaml lists the methods", r.Method, r.URL.Path))
+		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
+		// (Content-Length included), so the detail names r.Method as routed.
+		allow := allowedMethods(r)
+		w.Header().Set("Allow", allow)
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})
 
 	// The documents and Swagger UI are served outside the strict interface.

@@ -36,6 +36,9 @@ type Options struct {
 	// operations; RateLimitRPS 0 disables it.
 	RateLimitRPS   float64
 	RateLimitBurst int
+	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
+	// empty: no CORS headers at all.
+	CORSAllowedOrigins []string
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler

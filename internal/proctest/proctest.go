@@ -3,12 +3,14 @@ package proctest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 	"syscall"
@@ -101,6 +103,43 @@ type Proc struct {
 // still runs.
 func Start(t testing.TB, bin string, port int, healthPath string, env ...string) *Proc {
 	t.Helper()
+	p := spawn(t, bin, env)
+	p.URL = "http://127.0.0.1:" + strconv.Itoa(port)
+	p.waitHealthy(healthPath, time.Now().Add(30*time.Second))
+	return p
+}
+
+// listeningLine finds the address in the log line of a server or worker that listens.
+var listeningLine = regexp.MustCompile(`listening"? addr=(\S+)`)
+
+// StartListening is Start for a process told where to listen by its settings
+// (LISTEN_ADDR=127.0.0.1:0, say): it learns the address from the process's
+// "listening" log line, then waits until GET <healthPath> answers 200.
+func StartListening(t testing.TB, bin, healthPath string, env ...string) *Proc {
+	t.Helper()
+	p := spawn(t, bin, env)
+	deadline := time.Now().Add(30 * time.Second)
+	for p.URL == "" {
+		if m := listeningLine.FindStringSubmatch(p.logs.String()); m != nil {
+			host, port, err := net.SplitHostPort(m[1])
+			if err != nil {
+				t.Fatalf("the listening line has %q: %v", m[1], err)
+			}
+			if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+				host = "127.0.0.1"
+			}
+			p.URL = "http://" + net.JoinHostPort(host, port)
+			break
+		}
+		p.checkRunning(deadline)
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.waitHealthy(healthPath, deadline)
+	return p
+}
+
+func spawn(t testing.TB, bin string, env []string) *Proc {
+	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	logs := &syncBuffer{}
@@ -108,7 +147,7 @@ func Start(t testing.TB, bin string, port int, healthPath string, env ...string)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
-	p := &Proc{t: t, cmd: cmd, logs: logs, done: make(chan struct{}), URL: "http://127.0.0.1:" + strconv.Itoa(port)}
+	p := &Proc{t: t, cmd: cmd, logs: logs, done: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
@@ -117,24 +156,56 @@ func Start(t testing.TB, bin string, port int, healthPath string, env ...string)
 			t.Logf("logs of %s:\n%s", filepath.Base(bin), logs.String())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited before it was healthy: %v\n%s", bin, p.err, logs.String())
-		default:
-		}
+	return p
+}
+
+// checkRunning fails the test when the process exited or the deadline passed.
+func (p *Proc) checkRunning(deadline time.Time) {
+	p.t.Helper()
+	select {
+	case <-p.done:
+		p.t.Fatalf("%s exited before it was healthy: %v\n%s", p.cmd.Path, p.err, p.logs.String())
+	default:
+	}
+	if time.Now().After(deadline) {
+		p.t.Fatalf("%s not healthy after 30 s:\n%s", p.cmd.Path, p.logs.String())
+	}
+}
+
+func (p *Proc) waitHealthy(healthPath string, deadline time.Time) {
+	p.t.Helper()
+	for {
+		p.checkRunning(deadline)
 		resp, err := http.Get(p.URL + healthPath)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return p
+				return
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("%s not healthy after 30 s:\n%s", bin, logs.String())
-	return nil
+}
+
+// Exec runs bin with args and env (added to a minimal environment) to its end, for
+// commands that must not start a server, and returns its exit code and output.
+func Exec(t testing.TB, bin string, args []string, env ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %v still ran after 30 s (did it start a server?):\n%s%s", bin, args, out.String(), errOut.String())
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running %s: %v", bin, err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
 // Signal sends sig to the process.

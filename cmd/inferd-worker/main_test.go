@@ -1,0 +1,57 @@
+package main_test
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/redistest"
+)
+
+// TestWorkerProbes: WORKER_LISTEN_ADDR overrides WORKER_PORT, :0 takes a free port
+// the log names, and the probes answer HEAD as GET. The worker's probes are not part
+// of the API contract, so plain HTTP checks them.
+func TestWorkerProbes(t *testing.T) {
+	redis := redistest.Start(t)
+	bin := proctest.Build(t, "inferd-worker")
+	p := proctest.StartListening(t, bin, "/health",
+		"WORKER_PORT=1", "WORKER_LISTEN_ADDR=127.0.0.1:0", "MODELS_DIR="+t.TempDir(), "QUEUE_URL="+redis.URL())
+	if !regexp.MustCompile(`msg="worker listening" addr=127\.0\.0\.1:\d+`).MatchString(p.Logs()) {
+		t.Errorf("the log does not name the bound address:\n%s", p.Logs())
+	}
+	do := func(method, path string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(method, p.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	for _, path := range []string{"/health", "/ready", "/metrics"} {
+		t.Run("HEAD "+path, func(t *testing.T) {
+			get, _ := do(http.MethodGet, path)
+			head, body := do(http.MethodHead, path)
+			if head.StatusCode != get.StatusCode || len(body) != 0 || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+				t.Errorf("HEAD %d %q with %d bytes; GET %d %q", head.StatusCode, head.Header.Get("Content-Type"), len(body), get.StatusCode, get.Header.Get("Content-Type"))
+			}
+		})
+	}
+	t.Run("405 says Allow", func(t *testing.T) {
+		resp, _ := do(http.MethodPost, "/health")
+		if allow := resp.Header.Get("Allow"); resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(allow, "GET") || !strings.Contains(allow, "HEAD") {
+			t.Errorf("status %d, Allow %q", resp.StatusCode, allow)
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package config
+
+import "strings"
+
+// Setting is one environment variable. Settings is the only list of them: Load parses
+// through it, --help prints it and README.md's Settings table must match it (a test
+// compares them), so a setting cannot exist in one place and be missing in another.
+type Setting struct {
+	// Name is the environment variable.
+	Name string
+	// Default is the value Load parses when the variable is unset or blank; "" means
+	// the setting is unset.
+	Default string
+	// Shown, when set, describes the default for people instead of Default (Markdown),
+	// for defaults that depend on the machine or on another setting.
+	Shown string
+	// Meaning says what the setting does (Markdown: `code` spans only).
+	Meaning string
+
+	parse func(p *parser, c *Config)
+}
+
+// DefaultText is the default as README.md's table shows it (Markdown).
+func (s Setting) DefaultText() string {
+	switch {
+	case s.Shown != "":
+		return s.Shown
+	case s.Default == "":
+		return "unset"
+	}
+	return "`" + s.Default + "`"
+}
+
+// Settings returns every setting, in the order README.md and --help list them.
+func Settings() []Setting { return append([]Setting(nil), settings...) }
+
+// Plain drops Markdown's code marks, for a terminal.
+func Plain(markdown string) string { return strings.ReplaceAll(markdown, "`", "") }
+
+// settings are parsed in this order: INFERD_ENV comes before LOG_FORMAT, whose default
+// depends on it, and PORT before LISTEN_ADDR, which overrides it.
+var settings = []Setting{
+	{Name: "PORT", Default: "8080", Meaning: "HTTP port of the server (on every interface)",
+		parse: func(p *parser, c *Config) { c.Port = p.int(1, 65535) }},
+	{Name: "LISTEN_ADDR", Meaning: "`host:port` the server listens on, overriding `PORT`: `127.0.0.1:9000` for loopback only, `:0` for any free port (the log line `listening` names the port)",
+		parse: func(p *parser, c *Config) { c.ListenAddr = p.addr(c.Port) }},
+	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository",
+		parse: func(p *parser, c *Config) { c.ModelsDir = p.str() }},
+	{Name: "QUEUE_URL", Meaning: "unset: jobs run in-process; `redis://[:password@]host:port/db` (or `rediss://`): jobs go to Redis for `inferd-worker`",
+		parse: func(p *parser, c *Config) { c.QueueURL = p.queueURL() }},
+	{Name: "API_KEYS", Meaning: "`KEY:SCOPE+SCOPE,...`; unset (and no file): the development keys",
+		parse: func(*parser, *Config) {}}, // read with API_KEYS_FILE: they exclude each other
+	{Name: "API_KEYS_FILE", Meaning: "a file of the same entries",
+		parse: func(p *parser, c *Config) { c.Keys = p.keys() }},
+	{Name: "INFERD_ENV", Default: "development", Meaning: "`production` refuses the development keys and logs JSON",
+		parse: func(p *parser, c *Config) { c.Env = p.str() }},
+	{Name: "LOG_LEVEL", Default: "info", Meaning: "`debug`, `info`, `warn`, `error`",
+		parse: func(p *parser, c *Config) { c.LogLevel = p.level() }},
+	{Name: "LOG_FORMAT", Default: "text", Shown: "`text` (`json` in production)", Meaning: "`text` or `json`",
+		parse: func(p *parser, c *Config) { c.LogFormat = p.logFormat(c.Production()) }},
+	{Name: "ONNXRUNTIME_LIB", Shown: "`.onnxruntime/lib/libonnxruntime.so` in the working directory or a parent", Meaning: "the ONNX Runtime shared library (`make onnxruntime` installs it there)",
+		parse: func(p *parser, c *Config) { c.ONNXRuntimeLib = p.str() }},
+	{Name: "MAX_REQUEST_BYTES", Default: "1048576", Meaning: "largest request body",
+		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
+	{Name: "MAX_BATCH_ITEMS", Default: "1024", Meaning: "most items in a batch",
+		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
+	{Name: "RATE_LIMIT_RPS", Default: "100", Meaning: "tokens per second of each key's bucket on predict-scope endpoints; `0` disables",
+		parse: func(p *parser, c *Config) { c.RateLimitRPS = p.float() }},
+	{Name: "RATE_LIMIT_BURST", Default: "200", Meaning: "bucket size",
+		parse: func(p *parser, c *Config) { c.RateLimitBurst = p.int(0, 1<<30) }},
+	{Name: "JOB_TTL", Default: "24h", Meaning: "how long a finished job's record is kept",
+		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
+	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
+		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
+	{Name: "JOB_QUEUE_SIZE", Default: "1024", Meaning: "in-process jobs that may wait; one more is `queue_full`",
+		parse: func(p *parser, c *Config) { c.JobQueueSize = p.int(1, 1<<24) }},
+	{Name: "LOAD_STRICT", Default: "false", Meaning: "`true`: a version that fails to load stops the server (and worker) at start",
+		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},
+	{Name: "LOAD_CONCURRENCY", Default: "1", Meaning: "pipelines loading at once; above 1, memory figures may overlap (`exclusive: false`)",
+		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
+	{Name: "SHUTDOWN_TIMEOUT", Default: "30s", Meaning: "how long SIGTERM waits for in-flight requests and jobs",
+		parse: func(p *parser, c *Config) { c.ShutdownTimeout = p.duration() }},
+	{Name: "CORS_ALLOWED_ORIGINS", Meaning: "comma-separated origins (`https://app.example.com,http://localhost:3000`) or `*` that browsers may call the API from; unset: no CORS headers at all",
+		parse: func(p *parser, c *Config) { c.CORSAllowedOrigins = p.origins() }},
+	{Name: "PUBLIC_URL", Meaning: "unset: the served contract's server is the relative `/`; an absolute `http(s)://host[:port][/prefix]`: the address the served contract and `/docs` advertise, for a server behind a proxy",
+		parse: func(p *parser, c *Config) { c.PublicURL = p.publicURL() }},
+	{Name: "WORKER_PORT", Default: "8081", Meaning: "`inferd-worker`'s port for `/health`, `/ready`, `/metrics` (on every interface)",
+		parse: func(p *parser, c *Config) { c.WorkerPort = p.int(1, 65535) }},
+	{Name: "WORKER_LISTEN_ADDR", Meaning: "`host:port` of `inferd-worker`'s probes, overriding `WORKER_PORT`, as `LISTEN_ADDR` does for the server",
+		parse: func(p *parser, c *Config) { c.WorkerListenAddr = p.addr(c.WorkerPort) }},
+	{Name: "WORKER_CONCURRENCY", Default: "0", Shown: "number of CPUs", Meaning: "jobs an `inferd-worker` runs at once",
+		parse: func(p *parser, c *Config) { c.WorkerConcurrency = p.int(0, 1<<16) }},
+}
