@@ -7,7 +7,8 @@ PORT      ?= 8080
 # --version reports these; without git (a source archive) the binary says dev.
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
-LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT)
+LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT) \
+             -X github.com/inferd/inferd/internal/cli.version=$(VERSION) -X github.com/inferd/inferd/internal/cli.commit=$(COMMIT)
 
 .PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
@@ -46,7 +47,7 @@ fuzz-contract: onnxruntime
 	CONTRACTFUZZ_REQUESTS=$(FUZZ_REQUESTS) CONTRACTFUZZ_SEED=$(FUZZ_SEED) \
 	  $(GO) test -race -count=1 -v -run '^TestContractFuzz$$' ./internal/contractfuzz
 
-## build: the server and worker binaries into bin/, stamped with the version and commit
+## build: the server, the worker and inferctl into bin/, stamped with the version and commit
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 

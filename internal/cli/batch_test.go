@@ -1,0 +1,168 @@
+package cli_test
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inferd/inferd/internal/cli"
+)
+
+// flowersV1 is what iris v1 answers for docs/examples/flowers.csv, row by row.
+const flowersV1 = `[{"label":"setosa","score":0.9816},{"label":"versicolor","score":0.0184},{"label":"virginica","score":0}]
+[{"label":"setosa","score":0.9713},{"label":"versicolor","score":0.0287},{"label":"virginica","score":0}]
+[{"label":"versicolor","score":0.874},{"label":"virginica","score":0.1239},{"label":"setosa","score":0.0021}]
+[{"label":"versicolor","score":0.8597},{"label":"virginica","score":0.1344},{"label":"setosa","score":0.0058}]
+[{"label":"virginica","score":0.9961},{"label":"versicolor","score":0.0039},{"label":"setosa","score":0}]
+[{"label":"virginica","score":0.8372},{"label":"versicolor","score":0.1625},{"label":"setosa","score":0.0002}]`
+
+// echoLines writes n JSON Lines of assorted values (objects, big integers, strings
+// that need escaping, null, arrays) with a blank line now and then, and returns the
+// file and the lines echo must answer, in order.
+func echoLines(t testing.TB, n int) (string, []string) {
+	t.Helper()
+	var in strings.Builder
+	want := make([]string, 0, n)
+	for i := range n {
+		var line string
+		switch i % 5 {
+		case 0:
+			line = fmt.Sprintf(`{"i":%d,"big":1234567890123456789%d}`, i, i%10)
+		case 1:
+			line = fmt.Sprintf(`"line \"%d\" <&>"`, i)
+		case 2:
+			line = "null"
+		case 3:
+			line = fmt.Sprintf(`[%d,1.5e300,-0.25,true]`, i)
+		default:
+			line = fmt.Sprintf(`{"nested":{"i":%d,"s":"é"}}`, i)
+		}
+		want = append(want, line)
+		in.WriteString(line + "\n")
+		if i%1000 == 999 {
+			in.WriteString("\n")
+		}
+	}
+	file := filepath.Join(t.TempDir(), "items.jsonl")
+	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, want
+}
+
+// TestBatch sends files through `inferctl batch` and checks that every result comes
+// back, once, in the order of the file.
+func TestBatch(t *testing.T) {
+	s := startServer(t)
+	env := []string{"INFERD_URL=" + s.URL, "INFERD_API_KEY=dev-key"}
+	big, bigWant := echoLines(t, 10000)
+	dir := t.TempDir()
+	badCSV := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(badCSV, []byte("sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n4.9,,1.4,0.2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badJSONL := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(badJSONL, []byte("1\n2\n{oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+		calls  int // POST /predict/batch calls, when not 0
+	}{
+		{name: "10k JSON Lines", args: []string{"batch", "echo", "--version", "v1", "-f", big, "--progress"},
+			stdout: strings.Join(bigWant, "\n"), stderr: "...10000/10000 items...items/s  in ...", calls: 40},
+		{name: "10k JSON Lines in chunks of 1000", args: []string{"batch", "echo", "-f", big, "--chunk", "1000"},
+			stdout: strings.Join(bigWant, "\n"), calls: 10},
+		{name: "CSV", args: []string{"batch", "iris", "--version", "v1", "-f", "docs/examples/flowers.csv"}, stdout: flowersV1, calls: 1},
+		{name: "CSV in chunks of 4", args: []string{"batch", "iris", "--version", "v1", "-f", "docs/examples/flowers.csv", "--chunk", "4"}, stdout: flowersV1, calls: 2},
+		{name: "CSV as a table", args: []string{"batch", "iris", "--version", "v1", "-f", "docs/examples/flowers.csv", "-o", "table"},
+			stdout: "ITEM  LINE  RESULT\n1     2     [{\"label\":\"setosa\",\"score\":0.9816},...]\n" + strings.Repeat("...\n", 4) + "6     7     [{\"label\":\"virginica\",\"score\":0.8372},...]"},
+		{name: "stdin", stdin: "1\n\"two\"\n\nnull\n", args: []string{"batch", "echo", "-"}, stdout: "1\n\"two\"\nnull"},
+		{name: "stdin as CSV", stdin: "a,b\n1,x\n", args: []string{"batch", "echo", "-f", "-", "--format", "csv"}, stdout: `{"a":1,"b":"x"}`},
+		{name: "a row the model refuses", args: []string{"batch", "iris", "--version", "v1", "-f", badCSV},
+			code: 3, stderr: `inferctl: 400 invalid_input: items[1]: missing the feature "sepal_width"... (request ...); items[1] is item 2, line 3 of ` + badCSV},
+		{name: "a line that is not JSON", args: []string{"batch", "echo", "-f", badJSONL},
+			code: 2, stderr: "inferctl: " + badJSONL + ":3 is not a JSON value: ...\n..."},
+		{name: "no file", args: []string{"batch", "echo"}, code: 2, stderr: "inferctl: batch needs -f file.jsonl, -f file.csv or -f - (stdin)\n..."},
+		{name: "unknown model", args: []string{"batch", "nope", "-f", "docs/examples/flowers.csv"},
+			code: 3, stderr: `inferctl: 400 model_not_found: ... (request ...); in items 1-6, lines 2-7 of docs/examples/flowers.csv`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(s.seen(http.MethodPost, "/predict/batch"))
+			r := inferctl(t, env, tc.stdin, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d\nstderr: %s", r.code, tc.code, r.stderr)
+			}
+			check(t, "stdout", tc.stdout, r.stdout)
+			check(t, "stderr", tc.stderr, r.stderr)
+			if got := len(s.seen(http.MethodPost, "/predict/batch")) - before; tc.calls != 0 && got != tc.calls {
+				t.Errorf("%d calls of /predict/batch, want %d", got, tc.calls)
+			}
+		})
+	}
+}
+
+// TestBatchSplitsOn413 runs batches against servers whose limits are smaller than the
+// chunks: each 413 halves the chunk, and every result still comes back, in order.
+func TestBatchSplitsOn413(t *testing.T) {
+	file, want := echoLines(t, 1000)
+	huge := filepath.Join(t.TempDir(), "huge.jsonl")
+	if err := os.WriteFile(huge, []byte("1\n\""+strings.Repeat("x", 5000)+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		env    string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "MAX_REQUEST_BYTES", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", file}, stdout: strings.Join(want, "\n")},
+		{name: "MAX_BATCH_ITEMS", env: "MAX_BATCH_ITEMS=10", args: []string{"-f", file, "--chunk", "64"}, stdout: strings.Join(want, "\n")},
+		{name: "one item too large", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", huge}, code: 3,
+			stdout: "1", stderr: "inferctl: 413 payload_too_large: the request body exceeds 4096 bytes (MAX_REQUEST_BYTES)... (request ...); item 2, line 2 of " + huge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServer(t, tc.env)
+			r := inferctl(t, []string{"INFERD_URL=" + s.URL, "INFERD_API_KEY=dev-key"}, "", append([]string{"batch", "echo", "--version", "v1"}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d\nstderr: %s", r.code, tc.code, r.stderr)
+			}
+			check(t, "stdout", tc.stdout, r.stdout)
+			check(t, "stderr", tc.stderr, r.stderr)
+			statuses := s.seen(http.MethodPost, "/predict/batch")
+			n413 := strings.Count(fmt.Sprint(statuses), "413")
+			if n413 == 0 || n413 > 3 {
+				t.Errorf("statuses %v: want a few 413s, each followed by smaller chunks", statuses)
+			}
+		})
+	}
+}
+
+// BenchmarkBatch10k runs `inferctl batch` in process on 10,000 JSON Lines against a
+// live server (echo v1, chunks of 256) and reports items per second.
+func BenchmarkBatch10k(b *testing.B) {
+	s := startServer(b)
+	file, _ := echoLines(b, 10000)
+	b.Setenv("INFERD_URL", s.URL)
+	b.Setenv("INFERD_API_KEY", "dev-key")
+	b.ResetTimer()
+	for b.Loop() {
+		var stdout, stderr strings.Builder
+		if code := cli.Main([]string{"batch", "echo", "--version", "v1", "-f", file}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	}
+	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "items/s")
+}

@@ -1,0 +1,38 @@
+package cli
+
+import "github.com/inferd/inferd/client"
+
+func runJobs(e *env, args []string) error {
+	fs := e.flagSet("jobs")
+	progress := fs.Bool("progress", false, "with wait, show the status line even when stderr is not a terminal")
+	pos, err := e.parse(fs, "jobs", args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("jobs takes get, cancel or wait and a job id")
+	}
+	verb, id := pos[0], pos[1]
+	if verb != "get" && verb != "cancel" && verb != "wait" {
+		return usagef("jobs %q: want get, cancel or wait", verb)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	if verb == "wait" {
+		return e.waitJob(c, id, *progress)
+	}
+	ctx, cancel := e.call()
+	defer cancel()
+	var j *client.JobRecord
+	if verb == "get" {
+		j, err = c.Job(ctx, id)
+	} else {
+		j, err = c.CancelJob(ctx, id)
+	}
+	if err != nil {
+		return err
+	}
+	return e.print(j)
+}

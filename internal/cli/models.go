@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/inferd/inferd/client"
+)
+
+func runModels(e *env, args []string) error {
+	fs := e.flagSet("models")
+	version := fs.String("version", "", "with get: the version (default: the model's latest)")
+	pos, err := e.parse(fs, "models", args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) == 1 && pos[0] == "list":
+	case len(pos) == 2 && pos[0] == "get":
+	default:
+		return usagef("models takes list, or get and a model name")
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := e.call()
+	defer cancel()
+	if pos[0] == "list" {
+		l, err := c.Models(ctx)
+		if err != nil {
+			return err
+		}
+		return e.print(l)
+	}
+	name, v := pos[1], *version
+	if v == "" {
+		if v, err = latest(e, c, name); err != nil {
+			return err
+		}
+	}
+	md, err := c.Model(ctx, name, v)
+	if err != nil {
+		return err
+	}
+	return e.print(md)
+}
+
+// latest is the last version the registry lists for name: the list is in natural
+// order (v10 after v9), the order the `latest` routing rule uses.
+func latest(e *env, c *client.Client, name string) (string, error) {
+	ctx, cancel := e.call()
+	defer cancel()
+	l, err := c.Models(ctx)
+	if err != nil {
+		return "", err
+	}
+	v := ""
+	for _, m := range l.Models {
+		if m.Name == name {
+			v = m.Version
+		}
+	}
+	if v == "" {
+		return "", notFoundError(fmt.Sprintf("no model named %q; 'inferctl models list' shows the registry", name))
+	}
+	return v, nil
+}
