@@ -49,6 +49,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT
 
 # A port the kernel just handed out and released; a clash with another process that
 # grabs it in between fails the start below, loudly.
@@ -112,11 +113,11 @@ start_prism openapi.yaml "$proxy" "$work/prism.log"
 export INFERD_E2E_URL="http://127.0.0.1:$proxy" INFERD_E2E_DIRECT_URL="http://127.0.0.1:$api"
 
 echo "== TypeScript SDK end to end, through Prism"
-(cd sdk/typescript && node_modules/.bin/tsc -p . && node --test dist/test/)
+(cd sdk/typescript && node_modules/.bin/tsc -p . && node --test --test-timeout=120000 dist/test/)
 
 if [[ -d internal/e2etest ]]; then
 	echo "== Go SDK end to end (./internal/e2etest), through Prism"
-	go test -race -count=1 ./internal/e2etest
+	go test -race -count=1 -timeout=5m ./internal/e2etest
 fi
 
 exchanges=$(grep -c 'Request received' "$work/prism.log" || true)
