@@ -113,7 +113,7 @@ start_prism openapi.yaml "$proxy" "$work/prism.log"
 export INFERD_E2E_URL="http://127.0.0.1:$proxy" INFERD_E2E_DIRECT_URL="http://127.0.0.1:$api"
 
 echo "== TypeScript SDK end to end, through Prism"
-(cd sdk/typescript && node_modules/.bin/tsc -p . && node --test --test-timeout=120000 dist/test/)
+(cd sdk/typescript && rm -rf dist && node_modules/.bin/tsc -p . && node --test --test-timeout=120000 dist/test/)
 
 if [[ -d internal/e2etest ]]; then
 	echo "== Go SDK end to end (./internal/e2etest), through Prism"
