@@ -10,24 +10,34 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT) \
              -X github.com/inferd/inferd/internal/cli.version=$(VERSION) -X github.com/inferd/inferd/internal/cli.commit=$(COMMIT)
 
-.PHONY: all generate check-generated npm-tools lint-contract check-breaking fuzz-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
+.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
-## generate: rewrite gen/ from openapi.yaml
-generate:
+## generate: rewrite gen/ and the TypeScript SDK's types from openapi.yaml
+generate: generate-ts
 	$(GO) generate ./gen/...
 
-## check-generated: fail when gen/ is stale against openapi.yaml
+## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript)
+generate-ts: sdk-ts-deps
+	cd sdk/typescript && node scripts/generate.mjs
+
+## check-generated: fail when gen/ or the TypeScript types are stale against openapi.yaml
 check-generated: generate
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then git status --short -- gen; git diff --stat -- gen; \
-	  echo "gen/ is stale: run 'make generate' and commit the result"; exit 1; fi
-	@echo "gen/ is up to date"
+	@if [ -n "$$(git status --porcelain -- gen sdk/typescript/src/schema.ts)" ]; then \
+	  git status --short -- gen sdk/typescript/src/schema.ts; git diff --stat -- gen sdk/typescript/src/schema.ts; \
+	  echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
+	@echo "gen/ and sdk/typescript/src/schema.ts are up to date"
 
 ## npm-tools: the npm tools pinned in tools/package.json (linters, proxy, browser driver)
 npm-tools: tools/node_modules/.package-lock.json
 tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --loglevel=error
+
+## sdk-ts-deps: the TypeScript SDK's dependencies, pinned in sdk/typescript/package-lock.json
+sdk-ts-deps: sdk/typescript/node_modules/.package-lock.json
+sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/typescript/package-lock.json
+	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 
 ## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
 lint-contract: npm-tools
@@ -46,6 +56,10 @@ FUZZ_SEED     ?= 1
 fuzz-contract: onnxruntime
 	CONTRACTFUZZ_REQUESTS=$(FUZZ_REQUESTS) CONTRACTFUZZ_SEED=$(FUZZ_SEED) \
 	  $(GO) test -race -count=1 -v -run '^TestContractFuzz$$' ./internal/contractfuzz
+
+## test-contract: the SDK end-to-end tests against a live inferd through Prism (validating proxy)
+test-contract: build onnxruntime npm-tools sdk-ts-deps
+	bash tools/contract-test.sh
 
 ## build: the server, the worker and inferctl into bin/, stamped with the version and commit
 build:

@@ -1,0 +1,1 @@
+// An empty module fences node_modules off from the Go module at the repository root.

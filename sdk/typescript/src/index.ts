@@ -1,0 +1,226 @@
+// The hand-written layer over the generated types (schema.ts) and openapi-fetch:
+// one method per operation returning the 2xx body, ProblemError for everything else,
+// and waitJob. `raw` is the typed openapi-fetch client for anything not wrapped here;
+// it throws ProblemError too.
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { ProblemError } from "./problem.js";
+import type { components, paths } from "./schema.js";
+
+export { ProblemError, type Problem } from "./problem.js";
+export type { components, paths, operations } from "./schema.js";
+
+type S = components["schemas"];
+/** Any JSON value, null included: what `data`, `items[]` and `result` carry. */
+export type JsonValue = S["AnyValue"];
+export type PredictRequest = S["PredictRequest"];
+export type BatchPredictRequest = S["BatchPredictRequest"];
+export type Prediction = S["Prediction"];
+export type BatchPrediction = S["BatchPrediction"];
+export type JobRecord = S["JobRecord"];
+export type JobStatus = S["JobStatus"];
+export type ModelEntry = S["ModelEntry"];
+export type ModelMetadata = S["ModelMetadata"];
+export type LoadedModelList = S["LoadedModelList"];
+export type ReloadResult = S["ReloadResult"];
+export type MemoryReport = S["MemoryReport"];
+export type Readiness = S["Readiness"];
+export type Health = S["Health"];
+
+export interface InferdOptions {
+  /** Where inferd answers, e.g. http://localhost:8080. */
+  baseUrl: string;
+  /** Sent as X-API-Key; the probes (health, ready, metrics) need none. */
+  apiKey?: string;
+  /** A fetch to use instead of the global one (a proxy agent, a test recorder). */
+  fetch?: (input: Request) => Promise<Response>;
+}
+
+export interface WaitOptions {
+  /** First pause between polls; it doubles up to maxDelayMs. Default 50 ms. */
+  initialDelayMs?: number;
+  /** Longest pause between polls. Default 2000 ms. */
+  maxDelayMs?: number;
+  /** Give up (JobWaitTimeoutError) after this long. Default 5 minutes. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Thrown by waitJob when the job has not finished within timeoutMs. */
+export class JobWaitTimeoutError extends Error {
+  override readonly name = "JobWaitTimeoutError";
+  constructor(readonly job: JobRecord) {
+    super(`job ${job.job_id} still ${job.status} when waitJob gave up`);
+  }
+}
+
+const finished: ReadonlySet<JobStatus> = new Set<JobStatus>(["succeeded", "failed", "cancelled"]);
+
+/** True once a job can no longer change: succeeded, failed or cancelled. */
+export function isFinished(status: JobStatus): boolean {
+  return finished.has(status);
+}
+
+// Every non-2xx becomes a ProblemError here, once, so no method (nor a caller of raw)
+// can forget to look at the status.
+const problems: Middleware = {
+  async onResponse({ response }) {
+    if (!response.ok) {
+      throw await ProblemError.fromResponse(response);
+    }
+    return undefined;
+  },
+};
+
+export type Inferd = ReturnType<typeof createInferd>;
+
+export function createInferd(options: InferdOptions) {
+  const headers: Record<string, string> = {};
+  if (options.apiKey !== undefined) {
+    headers["X-API-Key"] = options.apiKey;
+  }
+  const raw: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  raw.use(problems);
+
+  const getJob = async (jobId: string): Promise<JobRecord> =>
+    body(await raw.GET("/predict/async/{job_id}", { params: { path: { job_id: jobId } } }));
+
+  return {
+    raw,
+
+    /** POST /predict: one synchronous prediction. */
+    predict: async (req: PredictRequest): Promise<Prediction> => body(await raw.POST("/predict", { body: req })),
+
+    /** POST /predict/batch: results in the order of items. */
+    predictBatch: async (req: BatchPredictRequest): Promise<BatchPrediction> =>
+      body(await raw.POST("/predict/batch", { body: req })),
+
+    /** POST /predict/async: the new job's id. */
+    submitJob: async (req: PredictRequest): Promise<string> =>
+      body(await raw.POST("/predict/async", { body: req })).job_id,
+
+    /** POST /predict/async/batch: the new job's id; its result is an array in the order of items. */
+    submitBatchJob: async (req: BatchPredictRequest): Promise<string> =>
+      body(await raw.POST("/predict/async/batch", { body: req })).job_id,
+
+    /** GET /predict/async/{job_id}: the job's record now. */
+    getJob,
+
+    /** DELETE /predict/async/{job_id}: the cancelled record; 409 job_finished when too late. */
+    cancelJob: async (jobId: string): Promise<JobRecord> =>
+      body(await raw.DELETE("/predict/async/{job_id}", { params: { path: { job_id: jobId } } })),
+
+    /**
+     * Polls the job with exponential backoff until it has finished (succeeded, failed or
+     * cancelled) and returns that record; a failed job is a record, not an exception.
+     * 429 and 503 answers (rate limit, queue briefly unreachable) are waited out.
+     */
+    waitJob: (jobId: string, wait: WaitOptions = {}): Promise<JobRecord> => waitJob(getJob, jobId, wait),
+
+    /** GET /models: every registered model version. */
+    listModels: async (): Promise<ModelEntry[]> => body(await raw.GET("/models")).models,
+
+    /** GET /models/{name}/{version}: status, tensors, steps and routing of one version. */
+    getModel: async (name: string, version: string): Promise<ModelMetadata> =>
+      body(await raw.GET("/models/{name}/{version}", { params: { path: { name, version } } })),
+
+    /** GET /health. */
+    health: async (): Promise<Health> => body(await raw.GET("/health")),
+
+    /** GET /ready: `loading` (a 503) is an answer here, not an error. */
+    ready: async (): Promise<Readiness> => {
+      try {
+        return body(await raw.GET("/ready"));
+      } catch (err) {
+        if (err instanceof ProblemError && err.status === 503 && err.code === "http_503") {
+          return { status: "loading" };
+        }
+        throw err;
+      }
+    },
+
+    /** GET /metrics: the Prometheus text exposition. */
+    metrics: async (): Promise<string> => {
+      const { data } = await raw.GET("/metrics", { parseAs: "text" });
+      return data ?? "";
+    },
+
+    /** GET /debug/models/loaded (admin). */
+    listLoadedModels: async (): Promise<LoadedModelList> => body(await raw.GET("/debug/models/loaded")),
+
+    /** POST /admin/models/{name}/{version}/reload (admin). */
+    reloadModel: async (name: string, version: string): Promise<ReloadResult> =>
+      body(await raw.POST("/admin/models/{name}/{version}/reload", { params: { path: { name, version } } })),
+
+    /** GET /admin/models/memory (admin). */
+    modelMemory: async (): Promise<MemoryReport> => body(await raw.GET("/admin/models/memory")),
+  };
+}
+
+// The middleware has thrown for every non-2xx, so a missing body here means the server
+// answered 2xx with nothing, which the contract never allows.
+function body<T>(res: { data?: T; response: Response }): T {
+  if (res.data === undefined) {
+    throw new ProblemError({
+      status: res.response.status,
+      code: "empty_response",
+      title: "Empty response",
+      detail: `${res.response.url} answered ${res.response.status} without a body`,
+      requestId: res.response.headers.get("X-Request-ID") ?? "",
+    });
+  }
+  return res.data;
+}
+
+async function waitJob(
+  getJob: (jobId: string) => Promise<JobRecord>,
+  jobId: string,
+  { initialDelayMs = 50, maxDelayMs = 2000, timeoutMs = 300_000, signal }: WaitOptions,
+): Promise<JobRecord> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = initialDelayMs;
+  let last: JobRecord | undefined;
+  for (;;) {
+    signal?.throwIfAborted();
+    let pause = delay;
+    try {
+      last = await getJob(jobId);
+      if (isFinished(last.status)) {
+        return last;
+      }
+    } catch (err) {
+      const transient = err instanceof ProblemError && (err.status === 429 || err.status === 503);
+      if (!transient) {
+        throw err;
+      }
+      pause = Math.max(pause, (err.retryAfter ?? 0) * 1000);
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      if (last) {
+        throw new JobWaitTimeoutError(last);
+      }
+      throw new Error(`job ${jobId}: no answer to a poll within ${timeoutMs} ms`);
+    }
+    await sleep(Math.min(pause, left), signal);
+    delay = Math.min(delay * 2, maxDelayMs);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}
