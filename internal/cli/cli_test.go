@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // TestCommands runs every command of the built inferctl against a live server: the
@@ -29,8 +31,8 @@ func TestCommands(t *testing.T) {
 		stdin  string
 		args   []string
 		code   int
-		stdout string // every line, in matchLines' shorthand; "" when nothing
-		stderr string // in matchLines' shorthand; "" when nothing
+		stdout string // every line, in the README's shorthand (readmetest); "" when nothing
+		stderr string // in the README's shorthand (readmetest); "" when nothing
 	}{
 		{name: "predict inline", key: "dev-key", args: []string{"predict", "iris", "--version", "v1", "--input", "[5.1,3.5,1.4,0.2]"},
 			stdout: `{"model":"iris","result":[{"label":"setosa","score":0.9816},{"label":"versicolor","score":0.0184},{"label":"virginica","score":0}],"version":"v1"}`},
@@ -124,7 +126,7 @@ func check(t *testing.T, what, want, got string) {
 		}
 		return
 	}
-	if err := matchLines(want, got); err != nil {
+	if err := readmetest.Lines(want, got); err != nil {
 		t.Errorf("%s: %v", what, err)
 	}
 }

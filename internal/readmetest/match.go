@@ -1,4 +1,4 @@
-package cli_test
+package readmetest
 
 import (
 	"bytes"
@@ -9,28 +9,37 @@ import (
 	"strings"
 )
 
-// The shorthand of expected output, as in the README: "..." as a JSON value stands for
-// any value, "..." in text for any run of characters, and ", ...]" ends a JSON array
-// whose further elements are not shown.
-const anyValue = "..."
+const (
+	anyValue  = "..."
+	moreItems = "\u2026more" // what ", ...]" becomes before decoding: no JSON can hold it
+)
 
 var openArray = regexp.MustCompile(`,\s*\.\.\.\s*\]`)
 
-const moreItems = "\u2026more"
+// JSON reports whether got holds every member want shows, with the same value; got may
+// have more members (a problem's request_id, say). Arrays match element for element and
+// numbers digit for digit, unless want uses the shorthand.
+func JSON(want string, got []byte) error {
+	w, ok := decode(openArray.ReplaceAllString(want, `,"`+moreItems+`"]`))
+	if !ok {
+		return fmt.Errorf("the README's answer is not JSON: %s", want)
+	}
+	g, ok := decode(string(got))
+	if !ok {
+		return fmt.Errorf("not JSON: %s", got)
+	}
+	if path, ok := subset(w, g, "$"); !ok {
+		return fmt.Errorf("at %s the answer differs from the README\n got: %s\nwant: %s", path, got, want)
+	}
+	return nil
+}
 
-// matchLine reports whether a line of output is what want shows: JSON compared as a
-// subset (members the answer has beyond want are fine), anything else as text.
-func matchLine(want, got string) error {
+// Line reports whether a line of output is what want shows: JSON compared as JSON does,
+// anything else as text.
+func Line(want, got string) error {
 	want, got = strings.TrimRight(want, " "), strings.TrimRight(got, " ")
-	if w, ok := decode(openArray.ReplaceAllString(want, `,"`+moreItems+`"]`)); ok {
-		g, ok := decode(got)
-		if !ok {
-			return fmt.Errorf("not JSON: %s", got)
-		}
-		if path, ok := subset(w, g, "$"); !ok {
-			return fmt.Errorf("at %s\n got: %s\nwant: %s", path, got, want)
-		}
-		return nil
+	if _, ok := decode(openArray.ReplaceAllString(want, `,"`+moreItems+`"]`)); ok {
+		return JSON(want, []byte(got))
 	}
 	parts := strings.Split(want, anyValue)
 	for i := range parts {
@@ -42,15 +51,15 @@ func matchLine(want, got string) error {
 	return nil
 }
 
-// matchLines compares output line by line.
-func matchLines(want, got string) error {
+// Lines compares output line by line with Line.
+func Lines(want, got string) error {
 	w := strings.Split(strings.TrimRight(want, "\n"), "\n")
 	g := strings.Split(strings.TrimRight(got, "\n"), "\n")
 	if len(w) != len(g) {
 		return fmt.Errorf("%d lines, want %d:\n%s", len(g), len(w), got)
 	}
 	for i := range w {
-		if err := matchLine(w[i], g[i]); err != nil {
+		if err := Line(w[i], g[i]); err != nil {
 			return fmt.Errorf("line %d: %v", i+1, err)
 		}
 	}
