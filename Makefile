@@ -7,8 +7,7 @@ PORT      ?= 8080
 # --version reports these; without git (a source archive) the binary says dev.
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
-LDFLAGS   := -X github.com/inferd/inferd/internal/app.version=$(VERSION) -X github.com/inferd/inferd/internal/app.commit=$(COMMIT) \
-             -X github.com/inferd/inferd/internal/cli.version=$(VERSION) -X github.com/inferd/inferd/internal/cli.commit=$(COMMIT)
+LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
 .PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
 

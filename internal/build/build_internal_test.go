@@ -1,8 +1,11 @@
-package app
+package build
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
+
+	"github.com/inferd/inferd"
 )
 
 func TestRevision(t *testing.T) {
@@ -23,5 +26,11 @@ func TestRevision(t *testing.T) {
 				t.Errorf("revision = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestContractIsTheEmbeddedInfoVersion(t *testing.T) {
+	if got := Contract(); got == "unknown" || !strings.Contains(string(inferd.OpenAPI), "\n  version: "+got+"\n") {
+		t.Errorf("Contract() = %q, not openapi.yaml's info.version", got)
 	}
 }
