@@ -17,7 +17,7 @@
 //	fmt.Printf("%s %s: %s\n", p.Model, p.Version, p.Result)
 //
 // Inputs are any value encoding/json can encode; a json.RawMessage (or json.Number)
-// travels byte for byte, so integers beyond float64's range arrive intact. Results are
+// keeps its values as written (only insignificant whitespace goes), so integers beyond float64's range arrive intact. Results are
 // json.RawMessage for the same reason: decode them into the type the model returns.
 //
 // Job ids are plain strings everywhere. Submit and SubmitBatch return one; WaitJob polls
