@@ -123,7 +123,7 @@ func (s *Server) mountDocs(r chi.Router) error {
 			_, _ = w.Write(jsonDoc)
 		})
 		r.Get("/docs", ui.ServeHTTP)
-		r.Get("/docs/*", ui.ServeHTTP)
+		r.Get("/docs/*", problemOn404(ui))
 	})
 	return nil
 }
@@ -136,4 +136,40 @@ func noBody(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// problemOn404 answers a path under /docs/ that the asset server does not know as every
+// unknown path is answered, with a problem, not the asset server's plain text.
+func problemOn404(assets http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := &notFoundCatcher{ResponseWriter: w}
+		assets.ServeHTTP(c, r)
+		if c.caught {
+			for _, h := range []string{"Content-Type", "Content-Length", "X-Content-Type-Options"} {
+				w.Header().Del(h)
+			}
+			notFound(w, r)
+		}
+	}
+}
+
+// notFoundCatcher swallows a 404 and its body so that problemOn404 can write its own.
+type notFoundCatcher struct {
+	http.ResponseWriter
+	caught bool
+}
+
+func (c *notFoundCatcher) WriteHeader(code int) {
+	if code == http.StatusNotFound {
+		c.caught = true
+		return
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *notFoundCatcher) Write(b []byte) (int, error) {
+	if c.caught {
+		return len(b), nil
+	}
+	return c.ResponseWriter.Write(b)
 }

@@ -133,3 +133,20 @@ func TestDocsOperationsHaveOneTag(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsUnknownAsset: a path under /docs/ that is no asset is a 404 problem, as any
+// unknown path is, not the asset server's plain text.
+func TestDocsUnknownAsset(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/docs/index.html", "/docs/nope.js", "/docs/a/b"} {
+		t.Run(path, func(t *testing.T) {
+			resp := h.c.Get(path, "")
+			if resp.Status != http.StatusNotFound {
+				t.Fatalf("status %d: %.300s", resp.Status, resp.Body)
+			}
+			if p := resp.Problem(t); p.Code != "not_found" || p.RequestID == "" {
+				t.Errorf("problem %+v", p)
+			}
+		})
+	}
+}

@@ -29,9 +29,7 @@ func (s *Server) Handler() (http.Handler, error) {
 
 	r := chi.NewRouter()
 	r.Use(s.observe, s.cors, headAsGet)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
-	})
+	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
 		// (Content-Length included), so the detail names r.Method as routed.
@@ -83,4 +81,8 @@ func operationIDs(spec *openapi3.T) map[string]string {
 		ops[m+" "+queueUIPath] = ops["GET "+queueUIPath]
 	}
 	return ops
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 }
