@@ -13,7 +13,7 @@
 #
 # Exchanges Prism cannot carry faithfully go to the server directly
 # (INFERD_E2E_DIRECT_URL for the TypeScript test; for the Go test, the subtests in
-# direct_tests below run with INFERD_E2E_URL set to the server instead):
+# direct_subs below run with INFERD_E2E_URL set to the server instead):
 #   - a request without X-API-Key, or one that breaks the request schema (an empty
 #     batch): Prism answers it itself (its own 401 or 422), never the server's problem;
 #   - an integer beyond 2^53 (the README's 12345678901234567890): Prism re-encodes JSON
@@ -130,9 +130,9 @@ go_direct() {
 
 if [[ -d internal/e2etest ]]; then
 	# The Go tests whose exchanges Prism cannot carry (see the top of this file) run
-	# direct: all of TestJobs, whose other subtests need the job its first one submits
-	# with a big integer, and these subtests of other tests.
-	direct_whole=TestJobs
+	# direct: TestJobNumbersExact and these subtests, each named for what Prism would
+	# change.
+	direct_whole=TestJobNumbersExact
 	direct_tops='TestPredict|TestPredictBatch|TestProblems|TestSystem'
 	direct_subs='echo_keeps_numbers_exact|echo_in_order|no_key|empty_batch|contract_as_YAML'
 	direct_subtests="^($direct_tops)\$/^($direct_subs)\$"
