@@ -25,6 +25,8 @@ type reqInfo struct {
 	path      string
 	scope     auth.Scope
 	principal auth.Principal
+	// body is a predict operation's body, decoded once by the validator.
+	body *predictInput
 }
 
 func infoFrom(ctx context.Context) *reqInfo {
