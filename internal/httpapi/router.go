@@ -43,6 +43,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 
+	if err := s.mountPprof(r, contract); err != nil {
+		return nil, err
+	}
+
 	if s.opts.QueueUI != nil {
 		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)
 		r.Handle(queueUIPath, ui)
