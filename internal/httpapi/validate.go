@@ -174,7 +174,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			scope = auth.Scope(v)
 		}
 	}
-	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get("X-API-Key"), scope)
+	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get(headerAPIKey), scope)
 	if info := infoFrom(ctx); info != nil {
 		info.scope, info.principal = scope, p
 	}
