@@ -268,10 +268,11 @@ func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRout
 	return &predictInput{model: body.Model, version: body.Version, data: body.Data, items: body.Items}, nil
 }
 
-// decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with
-// shortcuts for the strings and numbers that model and version hold.
+// decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a
+// shortcut for the plain ASCII strings that model and version hold (no escapes, and
+// no bytes that decoding would replace as invalid UTF-8).
 func decodeValue(raw json.RawMessage) (any, error) {
-	if len(raw) > 0 && raw[0] == '"' && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && bytes.IndexByte(raw[1:len(raw)-1], '"') < 0 {
+	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -279,6 +280,15 @@ func decodeValue(raw json.RawMessage) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
+}
+
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // splitArray splits valid JSON text holding an array into its elements, without

@@ -56,6 +56,9 @@ var onePassBodies = []string{
 	`{"model":"echo","data":01}`,
 	`{"model":"echo","data":"\x01"}`,
 	`{"model":"echo","data":"` + "\xff" + `"}`,
+	`{"model":"` + "\xff\xfe" + `","data":1}`,
+	`{"model":"` + strings.Repeat("\u00e9", 128) + `","data":1}`,
+	`{"model":"` + strings.Repeat("é", 129) + `","data":1}`,
 	`{"model":"echo",,"data":1}`,
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/pprof"
 	"strconv"
@@ -39,7 +40,7 @@ func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
 		if h == nil {
 			h = pprof.Handler(name)
 		}
-		r.Method(http.MethodGet, path, refusingBody(s.requireScope(auth.ScopeAdmin, checkedPprofQuery(h))))
+		r.Method(http.MethodGet, path, refusingBody(s.requireScope(auth.ScopeAdmin, checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
 		delete(handlers, path)
 	}
 	if len(handlers) > 0 {
@@ -70,15 +71,37 @@ func oneAtATime(mu *sync.Mutex, what string, next http.Handler) http.Handler {
 	})
 }
 
-// pprofQueryLimits are the query parameters of the profiles and their ranges, as the
-// contract declares them; net/http/pprof would read a bad value as the default, or
-// answer a plain-text error.
-var pprofQueryLimits = map[string][2]int{"debug": {0, 2}, "gc": {0, 1}, "seconds": {1, 120}}
+// queryLimits reads the integer query parameters of op and their ranges from the
+// contract.
+func queryLimits(op *openapi3.Operation) map[string][2]int {
+	out := map[string][2]int{}
+	for _, p := range op.Parameters {
+		if p.Value == nil || p.Value.In != openapi3.ParameterInQuery || p.Value.Schema == nil || p.Value.Schema.Value == nil {
+			continue
+		}
+		sch := p.Value.Schema.Value
+		lim := [2]int{math.MinInt, math.MaxInt}
+		if sch.Min != nil {
+			lim[0] = int(*sch.Min)
+		}
+		if sch.Max != nil {
+			lim[1] = int(*sch.Max)
+		}
+		out[p.Value.Name] = lim
+	}
+	return out
+}
 
-func checkedPprofQuery(next http.Handler) http.Handler {
+// checkedQuery answers 400 to a query parameter outside the range the contract gives
+// it: net/http/pprof would read a bad value as the default, or answer a plain-text
+// error.
+func checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
+	if len(limits) == 0 {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		for name, lim := range pprofQueryLimits {
+		for name, lim := range limits {
 			if !q.Has(name) {
 				continue
 			}
