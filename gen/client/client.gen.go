@@ -494,7 +494,7 @@ type Problem struct {
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
 	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
-	// request_cancelled.
+	// request_cancelled, profile_in_progress.
 	//
 	//
 	// Example: invalid_input

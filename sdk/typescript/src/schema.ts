@@ -1216,7 +1216,7 @@ export interface components {
              *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
              *     rate_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
-             *     request_cancelled.
+             *     request_cancelled, profile_in_progress.
              * @example invalid_input
              */
             code: string;
