@@ -89,7 +89,7 @@ func decode(t *testing.T, raw []json.RawMessage) []any {
 // TestExampleModels loads models/ through the real ONNX Runtime and checks every
 // version's outputs against numpy's, item by item and as one batch.
 func TestExampleModels(t *testing.T) {
-	src := repository.New(repository.Options{Dir: "../../models", ONNX: onnxtest.Runtime(t)})
+	src := repository.New(repository.Options{Dir: "../../models", Backends: backends(onnxtest.Runtime(t))})
 	specs, err := src.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestExampleModels(t *testing.T) {
 
 // TestExampleInputErrors checks what a client sees for bad input to the examples.
 func TestExampleInputErrors(t *testing.T) {
-	src := repository.New(repository.Options{Dir: "../../models", ONNX: onnxtest.Runtime(t)})
+	src := repository.New(repository.Options{Dir: "../../models", Backends: backends(onnxtest.Runtime(t))})
 	tests := []struct {
 		model, version string
 		batch          bool
