@@ -26,7 +26,7 @@ type examples map[string]map[string]struct {
 	Raw []any `json:"raw"`
 }
 
-func readExamples(t *testing.T) examples {
+func readExamples(t testing.TB) examples {
 	t.Helper()
 	b, err := os.ReadFile("testdata/examples.json")
 	if err != nil {
