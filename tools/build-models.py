@@ -26,7 +26,7 @@ import sys
 import warnings
 
 # Before numpy loads: one BLAS thread makes training's floating-point sums, and so the
-# weights, the same on every run and every machine.
+# weights, the same on every run.
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
 

@@ -186,7 +186,8 @@ func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) 
 // any extra ones (tests). Loading is left to the caller, after it listens.
 func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*models, error) {
 	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
-	// The runtimes a model.yaml may name; the first error messages list comes first.
+	// The runtimes a model.yaml may name, in the order errors list them: a new runtime
+	// is its package and one line here.
 	backends := backend.Catalogue{
 		onnx.NewBackend(rt),
 		echo.Backend{},

@@ -152,7 +152,7 @@ func (c *Config) check(backends backend.Catalogue) error {
 	if err := b.Check(&s); err != nil {
 		return err
 	}
-	c.Artifact = s.Artifact
+	c.Artifact, c.MaxBatchSize, c.Delay = s.Artifact, s.MaxBatchSize, s.Delay
 	if c.Artifact != "" && (c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".")) {
 		return errorf("artifact", "%q must be a file name in the version directory", c.Artifact)
 	}
