@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/pipeline/step"
 	"github.com/inferd/inferd/internal/registry"
@@ -18,11 +19,11 @@ import (
 type Config struct {
 	// Description is shown in model metadata.
 	Description string `yaml:"description"`
-	// Backend is the runtime of the artifact: onnx, or echo, which returns its input
-	// and needs no artifact; "" means onnx.
+	// Backend names the runtime, one of the Catalogue the Source was given: onnx,
+	// or echo, which returns its input and needs no artifact; "" means onnx.
 	Backend string `yaml:"backend"`
-	// Artifact is the model file's name in the version directory; "" means
-	// model.onnx.
+	// Artifact is the model file's name in the version directory; "" leaves the
+	// name to the backend (onnx: model.onnx).
 	Artifact string `yaml:"artifact"`
 	// MaxBatchSize caps the items of one runtime call; bigger batches run in chunks.
 	// 0 means no cap.
@@ -43,15 +44,13 @@ type stepList []step.Spec
 
 // The names the files of a repository must have.
 const (
-	ConfigFile      = "model.yaml"
-	RoutingFile     = "routing.yaml"
-	DefaultArtifact = "model.onnx"
-	backendONNX     = "onnx"
-	backendEcho     = "echo"
+	ConfigFile     = "model.yaml"
+	RoutingFile    = "routing.yaml"
+	DefaultBackend = "onnx"
 )
 
 // readConfig reads and checks a model.yaml as far as it can without the artifact.
-func readConfig(file string) (*Config, int64, error) {
+func readConfig(file string, backends backend.Catalogue) (*Config, int64, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -59,11 +58,11 @@ func readConfig(file string) (*Config, int64, error) {
 		}
 		return nil, 0, err
 	}
-	c, err := parseConfig(data)
+	c, err := parseConfig(data, backends)
 	return c, int64(len(data)), inFile(file, err)
 }
 
-func parseConfig(data []byte) (*Config, error) {
+func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -101,7 +100,7 @@ func parseConfig(data []byte) (*Config, error) {
 	if c.Postprocess, err = parseSteps(post, pipeline.StagePostprocess); err != nil {
 		return nil, err
 	}
-	return c, c.check()
+	return c, c.check(backends)
 }
 
 func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
@@ -139,24 +138,22 @@ func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
 	return specs, step.Check(stage, specs)
 }
 
-// check validates what needs no artifact.
-func (c *Config) check() error {
-	switch c.Backend {
-	case "":
-		c.Backend = backendONNX
-	case backendONNX:
-	case backendEcho:
-		return c.checkEcho()
-	default:
-		return errorf("backend", "unknown backend %q (backends: %s, %s)", c.Backend, backendONNX, backendEcho)
+// check validates what needs no artifact: what every backend shares here, the
+// rest in the backend's own Check.
+func (c *Config) check(backends backend.Catalogue) error {
+	if c.Backend == "" {
+		c.Backend = DefaultBackend
 	}
-	if c.Delay != 0 {
-		return errorf("delay", "only backend echo takes a delay")
+	b, ok := backends.Lookup(c.Backend)
+	if !ok {
+		return errorf("backend", "unknown backend %q (backends: %s)", c.Backend, strings.Join(backends.Names(), ", "))
 	}
-	if c.Artifact == "" {
-		c.Artifact = DefaultArtifact
+	s := c.settings("")
+	if err := b.Check(&s); err != nil {
+		return err
 	}
-	if c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".") {
+	c.Artifact, c.MaxBatchSize, c.Delay = s.Artifact, s.MaxBatchSize, s.Delay
+	if c.Artifact != "" && (c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".")) {
 		return errorf("artifact", "%q must be a file name in the version directory", c.Artifact)
 	}
 	if c.MaxBatchSize < 0 {
@@ -165,18 +162,16 @@ func (c *Config) check() error {
 	return nil
 }
 
-func (c *Config) checkEcho() error {
-	switch {
-	case c.Artifact != "":
-		return errorf("artifact", "backend echo reads no artifact")
-	case len(c.Preprocess) > 0:
-		return errorf("preprocess", "backend echo takes no steps")
-	case len(c.Postprocess) > 0:
-		return errorf("postprocess", "backend echo takes no steps")
-	case c.Delay < 0:
-		return errorf("delay", "must not be negative, got %s", c.Delay)
+// settings is what the backend is told of the version in dir.
+func (c *Config) settings(dir string) backend.Settings {
+	return backend.Settings{
+		Dir:          dir,
+		Artifact:     c.Artifact,
+		MaxBatchSize: c.MaxBatchSize,
+		Delay:        c.Delay,
+		Preprocess:   len(c.Preprocess),
+		Postprocess:  len(c.Postprocess),
 	}
-	return nil
 }
 
 // readRule reads a model's routing.yaml; a model without one routes to its latest

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -54,6 +56,14 @@ func TestConfigErrors(t *testing.T) {
 			want: `delay: only backend echo takes a delay`},
 		{name: "echo with steps", yaml: "backend: echo\n" + irisYAML, phase: "discover",
 			want: `preprocess: backend echo takes no steps`},
+		{name: "echo with an artifact", yaml: "backend: echo\nartifact: model.onnx\n", phase: "discover",
+			want: `artifact: backend echo reads no artifact`},
+		{name: "echo with postprocess steps", yaml: "backend: echo\npostprocess: [softmax]\n", phase: "discover",
+			want: `postprocess: backend echo takes no steps`},
+		{name: "echo with a negative delay", yaml: "backend: echo\ndelay: -1s\n", phase: "discover",
+			want: `delay: must not be negative, got -1s`},
+		{name: "echo with a negative batch size", yaml: "backend: echo\nmax_batch_size: -1\n", phase: "discover",
+			want: `max_batch_size: must be 0 (no cap) or more, got -1`},
 		{name: "echo with a bad delay", yaml: "backend: echo\ndelay: soon\n", phase: "discover",
 			want: `delay: expected a duration such as 250ms or 2s, got the string "soon"`},
 		{name: "negative batch size", yaml: "max_batch_size: -1\n" + irisYAML, artifact: true, phase: "discover",
@@ -91,7 +101,7 @@ func TestConfigErrors(t *testing.T) {
 			dir := repo(t, files)
 			vdir := filepath.Join(dir, "iris", "v1")
 			want := filepath.Join(vdir, "model.yaml") + ": " + strings.ReplaceAll(tt.want, "{dir}", vdir)
-			spec, err := repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)}).Model(context.Background(), "iris")
+			spec, err := repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))}).Model(context.Background(), "iris")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,14 +126,26 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestNoRuntime(t *testing.T) {
-	dir := repo(t, map[string]string{"iris/v1/model.yaml": irisYAML, "iris/v1/model.onnx": irisONNX()})
-	spec, err := repository.New(repository.Options{Dir: dir}).Model(context.Background(), "iris")
-	if err != nil {
-		t.Fatal(err)
+// TestBackendNotGiven: a version whose backend the server was not given fails at
+// discovery, saying which backends there are.
+func TestBackendNotGiven(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"default backend", irisYAML, `backend: unknown backend "onnx" (backends: echo)`},
+		{"named backend", "backend: onnx\n" + irisYAML, `backend: unknown backend "onnx" (backends: echo)`},
 	}
-	_, err = spec.Versions[0].Loader.Load(context.Background())
-	if !errors.Is(err, repository.ErrNoRuntime) {
-		t.Fatalf("error = %v, want ErrNoRuntime", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := repo(t, map[string]string{"iris/v1/model.yaml": tt.yaml, "iris/v1/model.onnx": irisONNX()})
+			spec, err := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{echo.Backend{}}}).Model(context.Background(), "iris")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(dir, "iris", "v1", "model.yaml") + ": " + tt.want
+			if v := spec.Versions[0]; v.Err == nil || v.Err.Error() != want || !errors.Is(v.Err, repository.ErrInvalidConfig) || v.Loader != nil {
+				t.Fatalf("Err = %v, loader %v\nwant  %s", v.Err, v.Loader, want)
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func TestMemoryGrowsWithModel(t *testing.T) {
 		"big/v1/model.yaml":   yaml,
 		"big/v1/model.onnx":   string(onnxtest.Dense(1000, 2).Encode()),
 	})
-	reg := newRegistry(t, repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)}))
+	reg := newRegistry(t, repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))}))
 	mem := map[string]registry.Memory{}
 	for _, e := range reg.List() {
 		if e.Status != registry.StatusReady {
@@ -109,7 +109,7 @@ func TestHotReload(t *testing.T) {
 		return string(onnxtest.Linear(-1, [][]float32{{k}, {k}}, []float32{0}).Encode())
 	}
 	dir := repo(t, map[string]string{"m/v1/model.yaml": yaml, "m/v1/model.onnx": weights(1)})
-	rec := &recorder{Source: repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)})}
+	rec := &recorder{Source: repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))})}
 	reg := newRegistry(t, rec)
 
 	item := []json.RawMessage{json.RawMessage(`[1,2]`)}
