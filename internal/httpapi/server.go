@@ -85,7 +85,7 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
-	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, false), b.Model, b.Version, []json.RawMessage{b.Data}, false)
+	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: []json.RawMessage{b.Data}})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
-	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, true), b.Model, b.Version, b.Items, false)
+	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items, Batch: true})
 	if err != nil {
 		return nil, err
 	}

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/inferd/inferd/internal/pipeline"
 )
 
-// Predictor runs a batch of inputs through one model version.
+// Predictor runs a batch of inputs through one model version. batch says the job was a
+// batch submission, so input errors name items[i] rather than data.
 type Predictor interface {
-	Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error)
+	Predict(ctx context.Context, model, version string, items []json.RawMessage, batch bool) ([]json.RawMessage, error)
 }
 
 // Observer is told when jobs start and finish, for metrics.
@@ -108,7 +107,7 @@ func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the job's input: %w", err)
 	}
-	out, err := e.Predictor.Predict(pipeline.WithBatch(ctx, rec.Batch), rec.Model, rec.Version, items)
+	out, err := e.Predictor.Predict(ctx, rec.Model, rec.Version, items, rec.Batch)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,8 @@ type Pipeline struct {
 	Post  []Step
 	// Info describes the pipeline for metadata endpoints.
 	Info Info
+	// Batching is what the model's configuration asks of dynamic batching.
+	Batching Batching
 }
 
 // Info describes a loaded pipeline.
@@ -66,11 +68,34 @@ type Tensor struct {
 	Shape []int64
 }
 
+// Batching is how a pipeline's model calls may be coalesced across requests; the zero
+// value is off.
+type Batching struct {
+	// Enabled coalesces concurrent requests into one model call.
+	Enabled bool
+	// MaxSize caps the items of one coalesced call; 0 means no cap.
+	MaxSize int
+	// MaxQueueDelay is how long queued requests may wait for company once the model is
+	// busy; a request that finds the model idle runs at once.
+	MaxQueueDelay time.Duration
+}
+
+// PredictFunc is the model stage of a run: the model's Predict, or a batcher that
+// shares one model call between requests.
+type PredictFunc func(ctx context.Context, batch []any) ([]any, error)
+
 // Run sends items through every stage. The items arrive as raw JSON and the results
 // leave as raw JSON: a value no step touches comes back byte for byte. A panic in any
 // stage is returned as an ErrExecution error, so one bad request cannot take the
 // process down.
-func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) (out []json.RawMessage, err error) {
+func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) ([]json.RawMessage, error) {
+	return p.RunWith(ctx, items, observe, p.Model.Predict)
+}
+
+// RunWith is Run with the model stage done by predict, so the items of this run can
+// share a model call with other runs' while preprocessing (where invalid input is
+// found) and postprocessing stay this run's own.
+func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc) (out []json.RawMessage, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
@@ -87,7 +112,7 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 		return nil, err
 	}
 	start := time.Now()
-	batch, err = p.Model.Predict(ctx, batch)
+	batch, err = predict(ctx, batch)
 	observe(StageModel, time.Since(start))
 	if err != nil {
 		return nil, classify(StageModel, "model", err)
