@@ -188,10 +188,11 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
 	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, ONNX: rt})
 	reg := registry.New(registry.Options{
-		Sources:         append([]registry.Source{builtins(), repo}, extra...),
-		LoadConcurrency: cfg.LoadConcurrency,
-		Logger:          log,
-		Observer:        obs,
+		Sources:           append([]registry.Source{builtins(), repo}, extra...),
+		LoadConcurrency:   cfg.LoadConcurrency,
+		NoDynamicBatching: !cfg.DynamicBatching,
+		Logger:            log,
+		Observer:          obs,
 	})
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err
