@@ -31,7 +31,8 @@ func (m delayedEcho) Predict(ctx context.Context, batch []any) ([]any, error) {
 
 func echoPipeline(c *Config, cfgBytes int64) *pipeline.Pipeline {
 	return &pipeline.Pipeline{
-		Model: delayedEcho{delay: c.Delay},
-		Info:  pipeline.Info{Description: c.Description, ArtifactBytes: cfgBytes},
+		Model:    delayedEcho{delay: c.Delay},
+		Info:     pipeline.Info{Description: c.Description, ArtifactBytes: cfgBytes},
+		Batching: c.batching(),
 	}
 }

@@ -70,5 +70,6 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 			Inputs:        m.Inputs(),
 			Outputs:       m.Outputs(),
 		},
+		Batching: c.batching(),
 	}, nil
 }
