@@ -100,6 +100,13 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 	}
 }
 
+// Queued is how many items wait for a call now.
+func (b *Batcher) Queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.items
+}
+
 // Close runs what is queued, waits for the last call to finish and stops the batcher.
 func (b *Batcher) Close() {
 	b.mu.Lock()

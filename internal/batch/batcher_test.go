@@ -69,17 +69,10 @@ func (r *recorder) seen(item any) bool {
 	return false
 }
 
-// queuedItems is how many items wait for a call.
-func queuedItems(b *Batcher) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.items
-}
-
 // waitQueued waits until n items are queued; the test's deadline bounds it.
 func waitQueued(t *testing.T, b *Batcher, n int) {
 	t.Helper()
-	for queuedItems(b) != n {
+	for b.Queued() != n {
 		time.Sleep(time.Millisecond)
 	}
 }
