@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -136,6 +137,10 @@ func (b *Batcher) loop() {
 			b.mu.Unlock()
 			<-b.wake
 			idle = true
+			// Callers a finished call just woke may be runnable on this P behind us;
+			// one yield lets them queue so they share this call, without waiting
+			// for anyone who is not already on the way.
+			runtime.Gosched()
 			b.mu.Lock()
 		}
 		if b.items == 0 && b.closed {
