@@ -36,8 +36,8 @@ type jobs struct {
 // predictor runs jobs through the registry, counted as async predictions.
 type predictor struct{ reg *registry.Registry }
 
-func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage, batch bool) ([]json.RawMessage, error) {
-	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Batch: batch, Mode: registry.ModeAsync})
+func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
+	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync})
 	return pred.Results, err
 }
 

@@ -41,7 +41,7 @@ type predictor struct {
 	fn    func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error)
 }
 
-func (p *predictor) Predict(ctx context.Context, _, _ string, items []json.RawMessage, _ bool) ([]json.RawMessage, error) {
+func (p *predictor) Predict(ctx context.Context, _, _ string, items []json.RawMessage) ([]json.RawMessage, error) {
 	p.calls.Add(1)
 	if p.fn == nil {
 		return items, nil

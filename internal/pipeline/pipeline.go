@@ -123,7 +123,7 @@ func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe
 	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe); err != nil {
 		return nil, err
 	}
-	return encode(ctx, batch)
+	return encode(batch)
 }
 
 func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer) ([]any, error) {
@@ -169,7 +169,7 @@ func checkLen(stage Stage, name string, want, got int) error {
 // spelling; finite inputs only get there when they are too large for the arithmetic of
 // the steps or the model (1e308 standardised, 3e38 through float32 weights), so it is
 // the input's fault and a 400, not an execution error.
-func encode(ctx context.Context, batch []any) ([]json.RawMessage, error) {
+func encode(batch []any) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(batch))
 	for i, v := range batch {
 		if raw, ok := v.(json.RawMessage); ok {
@@ -178,7 +178,7 @@ func encode(ctx context.Context, batch []any) ([]json.RawMessage, error) {
 		}
 		b, err := json.Marshal(v)
 		if errors.Is(err, tensor.ErrNotFinite) {
-			return nil, Invalid(ItemField(ctx, i, len(batch)), "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on")
+			return nil, AtItem(i, Invalid("", "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: encoding result %d: %v", ErrExecution, i, err)

@@ -67,10 +67,10 @@ type rejectBad struct{}
 
 func (rejectBad) Name() string { return "reject_bad" }
 
-func (rejectBad) Apply(ctx context.Context, batch []any) ([]any, error) {
+func (rejectBad) Apply(_ context.Context, batch []any) ([]any, error) {
 	for i, v := range batch {
 		if string(v.(json.RawMessage)) == `"bad"` {
-			return nil, pipeline.Invalid(pipeline.ItemField(ctx, i, len(batch)), "bad is not accepted")
+			return nil, pipeline.AtItem(i, pipeline.Invalid("", "bad is not accepted"))
 		}
 	}
 	return batch, nil
@@ -160,18 +160,18 @@ func TestBatchingCoalescesAndInvalidFailsAlone(t *testing.T) {
 	<-m.entered
 	single := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`)})
 	waitQueued(t, r, 1)
-	batch := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`, `4`), Batch: true})
+	batch := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`, `4`)})
 	waitQueued(t, r, 4)
 	badSingle := predictAsync(r, registry.Request{Model: "m", Items: raw(`"bad"`)})
-	badBatch := predictAsync(r, registry.Request{Model: "m", Items: raw(`5`, `"bad"`), Batch: true})
+	badBatch := predictAsync(r, registry.Request{Model: "m", Items: raw(`5`, `"bad"`)})
 	for _, tc := range []struct {
-		ch    chan outcome
-		field string
-	}{{badSingle, "data"}, {badBatch, "items[1]"}} {
+		ch   chan outcome
+		item int
+	}{{badSingle, 0}, {badBatch, 1}} {
 		o := <-tc.ch // the gate is still closed: they failed without a model call
 		var ie *pipeline.InputError
-		if !errors.As(o.err, &ie) || ie.Field != tc.field {
-			t.Errorf("invalid request: %v, want an input error at %s", o.err, tc.field)
+		if !errors.As(o.err, &ie) || ie.Item != tc.item {
+			t.Errorf("invalid request: %v, want an input error at item %d", o.err, tc.item)
 		}
 	}
 	close(m.gate)
@@ -260,7 +260,7 @@ func TestBatchingReloadDrains(t *testing.T) {
 	old := models[0]
 	running := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
 	<-old.entered
-	queued := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`, `2`), Batch: true})
+	queued := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`, `2`)})
 	waitQueued(t, r, 2)
 	if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
 		t.Fatal(err)
@@ -302,7 +302,7 @@ func TestBatchingOffServerWide(t *testing.T) {
 		t.Fatalf("a batcher exists (%d queued)", n)
 	}
 	a := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`)})
-	b := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`), Batch: true})
+	b := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`)})
 	<-m.entered
 	<-m.entered // both are in the model at once
 	close(m.gate)

@@ -23,11 +23,10 @@ const (
 type Request struct {
 	// Model names the model; Version the version, or "" for the model's rule to choose.
 	Model, Version string
-	// Items run through the pipeline together; results come back in their order.
+	// Items run through the pipeline together; results come back in their order. An
+	// input error names the item at fault by its index here (pipeline.InputError), for
+	// the caller to word in its client's terms.
 	Items []json.RawMessage
-	// Batch says the items came as a batch (items), not as one value (data), so input
-	// errors name the field the client sent.
-	Batch bool
 	// Mode labels the call in metrics; "" means sync.
 	Mode Mode
 }
@@ -66,7 +65,7 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	defer inst.inflight.Done()
 
 	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
-	results, err := inst.run(pipeline.WithBatch(ctx, req.Batch), req.Items, observe)
+	results, err := inst.run(ctx, req.Items, observe)
 	outcome := OutcomeSuccess
 	switch {
 	case errors.Is(err, pipeline.ErrInvalidInput):

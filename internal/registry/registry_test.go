@@ -409,7 +409,7 @@ func TestPredictBatchIsOneCall(t *testing.T) {
 	}}
 	r := started(t, registry.Fixed{{Name: "m", Versions: []registry.VersionSpec{{Version: "v1", Loader: loaderOf(m)}}}})
 	items := []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"two"`), json.RawMessage(`null`)}
-	p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "", Items: items, Batch: true})
+	p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "", Items: items})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func newBlocker() *blocker {
 	return &blocker{entered: make(chan string, 100), ctxErrs: make(chan error, 100), release: make(chan struct{})}
 }
 
-func (b *blocker) Predict(ctx context.Context, _, _ string, items []json.RawMessage, _ bool) ([]json.RawMessage, error) {
+func (b *blocker) Predict(ctx context.Context, _, _ string, items []json.RawMessage) ([]json.RawMessage, error) {
 	b.calls.Add(1)
 	b.entered <- string(items[0])
 	select {

@@ -110,7 +110,7 @@ type echo struct {
 	hold func(ctx context.Context) error
 }
 
-func (p *echo) Predict(ctx context.Context, _, _ string, items []json.RawMessage, _ bool) ([]json.RawMessage, error) {
+func (p *echo) Predict(ctx context.Context, _, _ string, items []json.RawMessage) ([]json.RawMessage, error) {
 	p.calls.Add(1)
 	if p.hold != nil {
 		if err := p.hold(ctx); err != nil {
