@@ -90,9 +90,10 @@ func (r *Registry) Load(ctx context.Context) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			inst, err := r.put(ctx, v, v.loader, true, nil)
-			if err != nil {
+			switch {
+			case err != nil:
 				r.log.Error("model failed to load", "model", v.name, "version", v.version, "error", err)
-			} else {
+			case inst != nil: // nil: a reload during warm-up loaded it first
 				r.log.Info("model loaded", "model", v.name, "version", v.version, "duration", inst.loadDur, "memory_bytes", inst.mem.Bytes)
 			}
 		}()

@@ -106,7 +106,8 @@ func (l *loaded) close() error {
 // retires once its requests have finished. It is the one locking sequence of Load and
 // Reload: v.reload keeps one load of a version at a time; r.mu guards only the swap.
 // first is Load's call during warm-up: it counts the version out of loading and does
-// nothing when a reload got there before it. onSwap runs under r.mu after a swap.
+// nothing (nil, nil) when a reload got there before it. onSwap runs under r.mu after a
+// swap.
 func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, onSwap func()) (*loaded, error) {
 	v.reload.Lock()
 	defer v.reload.Unlock()
@@ -115,7 +116,7 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 		if v.cur != nil { // a reload during warm-up loaded it; building again would leak its pipeline
 			r.loading--
 			r.mu.Unlock()
-			return v.cur, nil
+			return nil, nil
 		}
 		r.mu.Unlock()
 	}
