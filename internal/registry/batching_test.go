@@ -148,7 +148,7 @@ func waitQueued(t *testing.T, r *registry.Registry, n int) {
 }
 
 // TestBatchingCoalescesAndInvalidFailsAlone: requests queued behind a call in flight
-// share the next model call, each getting its own results in its own order; a request
+// (single, batch and job executions alike) share the next model call, each getting its own results in its own order; a request
 // whose input is invalid fails in its own preprocessing, named as the client sent it,
 // and never joins; the batch metrics see a call of more than one request.
 func TestBatchingCoalescesAndInvalidFailsAlone(t *testing.T) {
@@ -158,7 +158,8 @@ func TestBatchingCoalescesAndInvalidFailsAlone(t *testing.T) {
 
 	first := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
 	<-m.entered
-	single := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`)})
+	// A job execution (ModeAsync, as internal/app's job predictor calls) joins too.
+	single := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`), Mode: registry.ModeAsync})
 	waitQueued(t, r, 1)
 	batch := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`, `4`)})
 	waitQueued(t, r, 4)
