@@ -303,10 +303,13 @@ description: >-
   Handwritten digit 0-9 from an 8x8 image (scikit-learn's digits data): an MLP with
   two hidden layers of 2048 units (ReLU). Takes the 64 pixel intensities, 0 to 16,
   row by row. Returns the three likeliest digits ranked by probability, rounded to 4
-  decimals. Heavy on purpose: a batch of 64 costs far less than 64 calls.
+  decimals. Heavy on purpose: a batch of 64 costs far less than 64 calls, so
+  concurrent requests are coalesced into one call (dynamic_batching).
 backend: onnx
 artifact: model.onnx
 max_batch_size: 128
+dynamic_batching:
+  max_queue_delay: 2ms
 preprocess:
   - to_tensor:
       dtype: float32

@@ -195,10 +195,11 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 	builtin := builtins()
 	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, Backends: backends, Reserved: names(builtin)})
 	reg := registry.New(registry.Options{
-		Sources:         append([]registry.Source{builtin, repo}, extra...),
-		LoadConcurrency: cfg.LoadConcurrency,
-		Logger:          log,
-		Observer:        obs,
+		Sources:           append([]registry.Source{builtin, repo}, extra...),
+		LoadConcurrency:   cfg.LoadConcurrency,
+		NoDynamicBatching: !cfg.DynamicBatching,
+		Logger:            log,
+		Observer:          obs,
 	})
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type Config struct {
 	// MaxBatchSize caps the items of one runtime call; bigger batches run in chunks.
 	// 0 means no cap.
 	MaxBatchSize int `yaml:"max_batch_size"`
+	// DynamicBatching, when present, coalesces concurrent requests into one model call
+	// of at most MaxBatchSize items; absent means every request is its own call.
+	DynamicBatching *DynamicBatching `yaml:"dynamic_batching"`
 	// Delay is how long each call to an echo model takes: simulated latency for load
 	// and queue tests. Only backend echo takes it; 0 means none.
 	Delay time.Duration `yaml:"delay"`
@@ -36,6 +39,21 @@ type Config struct {
 	// bare name of a step whose parameters all have defaults ("- softmax").
 	Preprocess  stepList `yaml:"preprocess"`
 	Postprocess stepList `yaml:"postprocess"`
+}
+
+// DynamicBatching is model.yaml's dynamic_batching, Triton's semantics: a request that
+// finds the model idle runs at once; requests that arrive while it is busy are gathered
+// into the next call, which waits at most MaxQueueDelay for company while not full.
+type DynamicBatching struct {
+	MaxQueueDelay time.Duration `yaml:"max_queue_delay"`
+}
+
+// batching is what the pipeline is told of dynamic batching.
+func (c *Config) batching() pipeline.Batching {
+	if c.DynamicBatching == nil {
+		return pipeline.Batching{}
+	}
+	return pipeline.Batching{Enabled: true, MaxSize: c.MaxBatchSize, MaxQueueDelay: c.DynamicBatching.MaxQueueDelay}
 }
 
 // stepList is decoded by hand (see parseSteps): its parameter types depend on the
@@ -141,6 +159,9 @@ func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
 // check validates what needs no artifact: what every backend shares here, the
 // rest in the backend's own Check.
 func (c *Config) check(backends backend.Catalogue) error {
+	if b := c.DynamicBatching; b != nil && b.MaxQueueDelay <= 0 {
+		return errorf("dynamic_batching.max_queue_delay", "must be a positive duration such as 2ms, got %s", b.MaxQueueDelay)
+	}
 	if c.Backend == "" {
 		c.Backend = DefaultBackend
 	}

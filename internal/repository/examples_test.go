@@ -126,7 +126,7 @@ func TestExampleModels(t *testing.T) {
 				defer p.Close()
 				ctx := context.Background()
 				for i, item := range want.Items {
-					out, err := p.Run(pipeline.WithBatch(ctx, false), []json.RawMessage{item}, nil)
+					out, err := p.Run(ctx, []json.RawMessage{item}, nil)
 					if err != nil {
 						t.Fatalf("item %d: %v", i, err)
 					}
@@ -134,7 +134,7 @@ func TestExampleModels(t *testing.T) {
 						t.Error(err)
 					}
 				}
-				out, err := p.Run(pipeline.WithBatch(ctx, true), want.Items, nil)
+				out, err := p.Run(ctx, want.Items, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,9 +189,13 @@ func TestExampleInputErrors(t *testing.T) {
 			for i, it := range tt.items {
 				items[i] = json.RawMessage(it)
 			}
-			_, err = p.Run(pipeline.WithBatch(context.Background(), tt.batch), items, nil)
+			_, err = p.Run(context.Background(), items, nil)
 			var ie *pipeline.InputError
-			if err == nil || !errors.As(err, &ie) || err.Error() != tt.wantErr {
+			root := "data"
+			if errors.As(err, &ie) && tt.batch {
+				root = fmt.Sprintf("items[%d]", ie.Item)
+			}
+			if err == nil || ie == nil || ie.In(root) != tt.wantErr {
 				t.Fatalf("error = %v, want invalid input %q", err, tt.wantErr)
 			}
 		})

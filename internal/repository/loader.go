@@ -41,6 +41,7 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 			Inputs:        m.Inputs(),
 			Outputs:       m.Outputs(),
 		},
+		Batching: c.batching(),
 	}
 	if len(m.ItemInputs()) == 0 {
 		// A model of raw JSON items: its backend's Check refused steps.

@@ -114,7 +114,7 @@ func TestHotReload(t *testing.T) {
 
 	item := []json.RawMessage{json.RawMessage(`[1,2]`)}
 	predict := func() (string, error) {
-		p, err := reg.Predict(context.Background(), "m", "v1", item, false)
+		p, err := reg.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: item})
 		if err != nil {
 			return "", err
 		}
@@ -205,7 +205,7 @@ func TestHotReload(t *testing.T) {
 	if _, err := reg.Reload(context.Background(), "m", "v2"); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := reg.Predict(context.Background(), "m", "", item, false); err != nil || p.Version != "v2" || string(p.Results[0]) != `{"y":[300]}` {
+	if p, err := reg.Predict(context.Background(), registry.Request{Model: "m", Version: "", Items: item}); err != nil || p.Version != "v2" || string(p.Results[0]) != `{"y":[300]}` {
 		t.Errorf("new version: %+v, %v", p, err)
 	}
 }
