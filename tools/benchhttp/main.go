@@ -55,6 +55,12 @@ func run(args []string) int {
 	}
 	cfg.Progress = os.Stderr
 
+	cmd := *command
+	if cmd == "" {
+		cmd = strings.Join(append([]string{"benchhttp"}, args...), " ")
+	}
+	// Described before the run: the commit measured is the one checked out when it began.
+	m := machine(cmd)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := Run(ctx, cfg)
@@ -62,11 +68,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
 		return 1
 	}
-	cmd := *command
-	if cmd == "" {
-		cmd = strings.Join(append([]string{"benchhttp"}, args...), " ")
-	}
-	rep.Machine = machine(cmd)
+	rep.Machine = m
 	rep.WriteTable(os.Stdout)
 	if *out != "" {
 		if err := writeFiles(rep, *out); err != nil {
