@@ -27,35 +27,48 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
+// options are the command line's flags.
+type options struct {
+	bin, models, conns, out, command string
+	duration, warmup                 time.Duration
+	memFirst, memTotal, pickup       int
+}
+
+func newFlagSet() (*flag.FlagSet, *options) {
+	o := &options{}
 	fs := flag.NewFlagSet("benchhttp", flag.ContinueOnError)
-	bin := fs.String("bin", "bin", "directory holding inferd and inferd-worker (make build)")
-	models := fs.String("models", "models", "the model repository inferd serves")
-	conns := fs.String("conns", "1,16,64", "connection counts, comma-separated")
-	duration := fs.Duration("duration", 3*time.Second, "measured time per case and connection count")
-	warmup := fs.Duration("warmup", 500*time.Millisecond, "warm-up before each measurement, not counted")
-	memFirst := fs.Int("mem-first", 10_000, "echo requests before the first RSS reading after traffic")
-	memTotal := fs.Int("mem-total", 1_000_000, "echo requests before the last RSS reading")
-	pickup := fs.Int("pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
-	out := fs.String("out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
-	command := fs.String("command", "", "the command line the report names (make bench-http passes its own)")
+	fs.StringVar(&o.bin, "bin", "bin", "directory holding inferd and inferd-worker (make build)")
+	fs.StringVar(&o.models, "models", "models", "the model repository inferd serves")
+	fs.StringVar(&o.conns, "conns", "1,16,64", "connection counts, comma-separated")
+	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time per case and connection count")
+	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "warm-up before each measurement, not counted")
+	fs.IntVar(&o.memFirst, "mem-first", 10_000, "echo requests before the first RSS reading after traffic")
+	fs.IntVar(&o.memTotal, "mem-total", 1_000_000, "echo requests before the last RSS reading")
+	fs.IntVar(&o.pickup, "pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
+	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
+	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
+	return fs, o
+}
+
+func run(args []string) int {
+	fs, o := newFlagSet()
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, err := configOf(*bin, *models, *conns)
+	cfg, err := configOf(o.bin, o.models, o.conns)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
 		return 2
 	}
-	cfg.Duration, cfg.Warmup = *duration, *warmup
-	cfg.MemFirst, cfg.MemTotal, cfg.PickupJobs = *memFirst, *memTotal, *pickup
+	cfg.Duration, cfg.Warmup = o.duration, o.warmup
+	cfg.MemFirst, cfg.MemTotal, cfg.PickupJobs = o.memFirst, o.memTotal, o.pickup
 	if cfg.MemTotal < cfg.MemFirst {
 		fmt.Fprintln(os.Stderr, "benchhttp: -mem-total must be at least -mem-first")
 		return 2
 	}
 	cfg.Progress = os.Stderr
 
-	cmd := *command
+	cmd := o.command
 	if cmd == "" {
 		cmd = strings.Join(append([]string{"benchhttp"}, args...), " ")
 	}
@@ -70,12 +83,12 @@ func run(args []string) int {
 	}
 	rep.Machine = m
 	rep.WriteTable(os.Stdout)
-	if *out != "" {
-		if err := writeFiles(rep, *out); err != nil {
+	if o.out != "" {
+		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
 			return 1
 		}
-		fmt.Printf("\nwrote %s and %s\n", filepath.Join(*out, "benchmarks.md"), filepath.Join(*out, "benchmarks.svg"))
+		fmt.Printf("\nwrote %s and %s\n", filepath.Join(o.out, "benchmarks.md"), filepath.Join(o.out, "benchmarks.svg"))
 	}
 	return 0
 }
