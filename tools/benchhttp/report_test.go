@@ -128,3 +128,24 @@ func TestWriteSVG(t *testing.T) {
 		})
 	}
 }
+
+func TestTicks(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"rate below a thousand", tickRate(100), "100"},
+		{"rate in thousands", tickRate(10000), "10k"},
+		{"latency in microseconds", tickMs(0.1), "100 us"},
+		{"latency in milliseconds", tickMs(10), "10 ms"},
+		{"latency in seconds", tickMs(1000), "1 s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}

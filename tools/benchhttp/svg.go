@@ -80,12 +80,12 @@ func WriteSVG(w io.Writer, results []Result, title string) {
 	for v := xlo; v <= xhi*1.0001; v *= 10 {
 		x := px(v)
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", x, top, x, height-bt)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, height-bt+18, rate(v))
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, height-bt+18, tickRate(v))
 	}
 	for v := ylo; v <= yhi*1.0001; v *= 10 {
 		y := py(v)
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", left, y, width-right, y)
-		fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y+4, dur(time.Duration(v*float64(time.Millisecond))))
+		fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y+4, tickMs(v))
 	}
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#333"/>`+"\n", left, top, plotW, plotH)
 	fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">throughput, requests (or jobs) per second, log scale</text>`+"\n", float64(left)+plotW/2, height-20)
@@ -117,4 +117,23 @@ func WriteSVG(w io.Writer, results []Result, title string) {
 
 func p99ms(r Result) float64 {
 	return float64(max(r.P99, time.Microsecond)) / float64(time.Millisecond)
+}
+
+// tickRate and tickMs label the decade ticks without the table's fixed decimals.
+func tickRate(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%gk", v/1000)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+func tickMs(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%g s", ms/1000)
+	case ms >= 1:
+		return fmt.Sprintf("%g ms", ms)
+	default:
+		return fmt.Sprintf("%g us", math.Round(ms*1000))
+	}
 }
