@@ -43,6 +43,7 @@ type Config struct {
 type harness struct {
 	cfg   Config
 	procs []*Proc
+	dirs  []string // removed after the processes have stopped
 	bar   *progress
 }
 
@@ -77,6 +78,10 @@ func (h *harness) stopAll() {
 		p.Stop()
 	}
 	h.procs = nil
+	for _, d := range h.dirs {
+		_ = os.RemoveAll(d)
+	}
+	h.dirs = nil
 }
 
 // Run starts everything, drives every case and stops everything.
@@ -212,6 +217,7 @@ func (h *harness) queue() (*Proc, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	h.dirs = append(h.dirs, dir)
 	redis, err := start("redis-server", dir, bin, port, "", nil,
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
 	if err != nil {
