@@ -9,7 +9,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench onnxruntime models clean
+.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -68,9 +68,10 @@ build:
 run: build onnxruntime
 	PORT=$(PORT) MODELS_DIR=$${MODELS_DIR:-./models} $(BIN)/inferd
 
-## test: every test, with the race detector
+## test: every test, with the race detector (the benchmark harness lives in the tools module)
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
+	cd tools && $(GO) test -race -count=1 ./benchhttp/...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
@@ -84,10 +85,19 @@ screenshots: npm-tools onnxruntime build
 bench: onnxruntime
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+## bench-http: the HTTP benchmark harness (tools/benchhttp) against the built binaries;
+## writes docs/benchmarks.md and docs/benchmarks.svg. BENCH_ARGS passes flags
+## (-duration 3s, -conns 1,16,64, -mem-total 1000000, -out docs; see -h).
+BENCH_ARGS ?=
+bench-http: build onnxruntime
+	cd tools && $(GO) build -o ../$(BIN)/benchhttp ./benchhttp
+	$(BIN)/benchhttp -bin $(BIN) -models models -command 'make bench-http$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(BENCH_ARGS)
+
 ## lint: go vet and staticcheck
 lint:
 	$(GO) vet ./...
 	$(TOOLS) staticcheck ./...
+	cd tools && $(GO) vet ./benchhttp/... && $(GO) tool staticcheck ./benchhttp/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 
 ## onnxruntime: install the ONNX Runtime shared library into .onnxruntime/ when missing

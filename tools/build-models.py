@@ -8,10 +8,12 @@ python3-numpy (the first python3 on PATH may be another one):
     apt-get install -y python3-onnx python3-sklearn
     /usr/bin/python3 tools/build-models.py
 
-The models are trained on the data sets scikit-learn ships (Iris, diabetes), so
-nothing is downloaded. The ONNX graphs are written with onnx.helper rather than
-skl2onnx, which Debian does not package: a linear model is a MatMul and an Add. The
-output is deterministic: running it twice gives the same bytes.
+The models are trained on the data sets scikit-learn ships (Iris, diabetes,
+handwritten digits), so nothing is downloaded. The ONNX graphs are written with
+onnx.helper rather than skl2onnx, which Debian does not package: a linear model is a
+MatMul and an Add, a multi-layer perceptron a few of them with Relu between. The
+output is deterministic: running it twice gives the same bytes (training runs on
+one BLAS thread, so sums are always added in the same order).
 
 Expected outputs are computed here with numpy, independently of ONNX Runtime and of
 the Go steps, so the Go tests check both.
@@ -21,12 +23,21 @@ import argparse
 import json
 import os
 import sys
+import warnings
+
+# Before numpy loads: one BLAS thread makes training's floating-point sums, and so the
+# weights, the same on every run.
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.datasets import load_diabetes, load_digits, load_iris
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IRIS_FEATURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
@@ -69,6 +80,31 @@ def linear_graph(name, doc, w, b, dtype, outputs):
         outs = [helper.make_tensor_value_info("prediction", elem, ["N", n_out])]
     graph = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("input", elem, ["N", n_in])], outs, inits, doc_string=doc
+    )
+    model = helper.make_model(graph, producer_name="inferd tools/build-models.py", opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
+
+
+def mlp_graph(name, doc, layers):
+    """An MLP as an ONNX model with a dynamic batch dimension: for each (W, b) of
+    layers x·W + b, with Relu between layers; the output is the last layer's "logits"."""
+    n_in, n_out = layers[0][0].shape[0], layers[-1][0].shape[1]
+    inits, nodes, x = [], [], "input"
+    for i, (w, b) in enumerate(layers):
+        inits += [numpy_helper.from_array(w.astype(np.float32), f"W{i}"), numpy_helper.from_array(b.astype(np.float32), f"B{i}")]
+        last = i == len(layers) - 1
+        nodes += [
+            helper.make_node("MatMul", [x, f"W{i}"], [f"xw{i}"]),
+            helper.make_node("Add", [f"xw{i}", f"B{i}"], ["logits" if last else f"z{i}"]),
+        ]
+        if not last:
+            nodes.append(helper.make_node("Relu", [f"z{i}"], [f"h{i}"]))
+            x = f"h{i}"
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", n_in])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", n_out])], inits, doc_string=doc
     )
     model = helper.make_model(graph, producer_name="inferd tools/build-models.py", opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = IR_VERSION
@@ -241,6 +277,80 @@ postprocess:
     examples["diabetes"] = {"v1": {"items": items, "results": [round(float(v), 2) for v in raw], "raw": [float(v) for v in raw]}}
 
 
+def digits(models, examples):
+    """A model heavy enough that a batch of requests costs less than the requests one
+    by one: an MLP of two hidden layers of 2048 units on the 8x8 handwritten digits
+    (64 pixel intensities 0..16), about 4.3M weights, 17 MB of float32."""
+    data = load_digits()
+    x, y = data.data, data.target
+    x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.25, random_state=0, stratify=y)
+    # A few epochs: the model is here for its cost per call, and already reads digits
+    # well; more would only make the build slower.
+    mlp = MLPClassifier(hidden_layer_sizes=(2048, 2048), max_iter=8, batch_size=64, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp.fit(x_train / 16.0, y_train)
+    print(f"digits v1 test accuracy {mlp.score(x_test / 16.0, y_test):.3f} ({len(y_test)} held-out images)", file=sys.stderr)
+    # Clients send the intensities as the data set has them (0..16): the scaling the
+    # network was trained with is folded into the first layer's weights.
+    weights = [w.astype(np.float32) for w in mlp.coefs_]
+    weights[0] = (mlp.coefs_[0] / 16.0).astype(np.float32)
+    biases = [b.astype(np.float32) for b in mlp.intercepts_]
+    labels = [str(i) for i in range(10)]
+
+    write(os.path.join(models, "digits", "v1", "model.yaml"), f"""# Generated by tools/build-models.py; edit that script instead.
+description: >-
+  Handwritten digit 0-9 from an 8x8 image (scikit-learn's digits data): an MLP with
+  two hidden layers of 2048 units (ReLU). Takes the 64 pixel intensities, 0 to 16,
+  row by row. Returns the three likeliest digits ranked by probability, rounded to 4
+  decimals. Heavy on purpose: a batch of 64 costs far less than 64 calls, so
+  concurrent requests are coalesced into one call (dynamic_batching).
+backend: onnx
+artifact: model.onnx
+max_batch_size: 128
+dynamic_batching:
+  max_queue_delay: 2ms
+preprocess:
+  - to_tensor:
+      dtype: float32
+      shape: [64]
+postprocess:
+  - softmax
+  - top_k:
+      k: 3
+      labels: {json.dumps(labels)}
+  - round:
+      decimals: 4
+""")
+    write(os.path.join(models, "digits", "v1", "model.onnx"), mlp_graph(
+        "digits_v1", "Handwritten digits MLP 64-2048-2048-10, ReLU, trained 8 epochs; inputs 0..16; outputs logits",
+        list(zip(weights, biases))).SerializeToString())
+
+    def forward(rows):
+        h = rows.astype(np.float64)
+        for w, b in zip(weights[:-1], biases[:-1]):
+            h = np.maximum(h @ w.astype(np.float64) + b.astype(np.float64), 0)
+        return [top_k(p, labels, 3) for p in softmax(h @ weights[-1].astype(np.float64) + biases[-1].astype(np.float64))]
+
+    def clear_of_ties(ranked):
+        # ONNX Runtime sums 2048 float32 terms: keep scores well away from a tie.
+        try:
+            for e in ranked:
+                check_no_tie(e["score"], 4, 1e-2)
+        except AssertionError:
+            return False
+        return True
+
+    # Held-out images, the first of each of several digits whose scores round
+    # unambiguously; the first is the README's.
+    picks = [next(i for i in np.flatnonzero(y_test == d) if clear_of_ties(forward(x_test[[i]])[0])) for d in (3, 0, 7, 8, 5)]
+    rows = x_test[picks]
+    raw = forward(rows)
+    rounded = [[dict(e, score=round(e["score"], 4)) for e in r] for r in raw]
+    items = [list(map(int, r)) for r in rows]
+    examples["digits"] = {"v1": {"items": items, "results": rounded, "raw": raw}}
+
+
 def dump_examples(examples):
     """examples as JSON, one line per list, so a regenerated file diffs readably."""
     lines = ["{"]
@@ -267,6 +377,7 @@ def main():
     examples = {}
     iris(args.models, examples)
     diabetes(args.models, examples)
+    digits(args.models, examples)
     write(os.path.join(args.testdata, "examples.json"), dump_examples(examples))
     print(f"wrote {args.models} and {os.path.join(args.testdata, 'examples.json')}", file=sys.stderr)
 

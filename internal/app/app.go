@@ -11,12 +11,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/metrics"
-	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -186,12 +186,20 @@ func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) 
 // any extra ones (tests). Loading is left to the caller, after it listens.
 func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*models, error) {
 	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
-	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, ONNX: rt})
+	// The runtimes a model.yaml may name, in the order errors list them: a new runtime
+	// is its package and one line here.
+	backends := backend.Catalogue{
+		onnx.NewBackend(rt),
+		echo.Backend{},
+	}
+	builtin := builtins()
+	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, Backends: backends, Reserved: names(builtin)})
 	reg := registry.New(registry.Options{
-		Sources:         append([]registry.Source{builtins(), repo}, extra...),
-		LoadConcurrency: cfg.LoadConcurrency,
-		Logger:          log,
-		Observer:        obs,
+		Sources:           append([]registry.Source{builtin, repo}, extra...),
+		LoadConcurrency:   cfg.LoadConcurrency,
+		NoDynamicBatching: !cfg.DynamicBatching,
+		Logger:            log,
+		Observer:          obs,
 	})
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err
@@ -203,18 +211,6 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 type models struct {
 	reg  *registry.Registry
 	onnx *onnx.Runtime
-}
-
-// builtins is the source of the echo model, which needs no files.
-func builtins() registry.Source {
-	spec := registry.ModelSpec{Name: "echo"}
-	for _, v := range echo.Versions {
-		spec.Versions = append(spec.Versions, registry.VersionSpec{
-			Version: v,
-			Loader:  registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) { return echo.New(v), nil }),
-		})
-	}
-	return registry.Fixed{spec}
 }
 
 func queueMode(cfg config.Config) string {

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/repository"
 )
 
 // started is a server run by app.Run in this process.
@@ -146,14 +148,14 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if len(loaded.Failed) != 1 || loaded.Failed[0].Version != "v3" || loaded.Failed[0].Error == "" {
 		t.Errorf("failed %+v", loaded.Failed)
 	}
-	if len(loaded.Models) != 5 { // echo v1 v2, iris v1 v2, diabetes v1
+	if len(loaded.Models) != 6 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1
 		t.Errorf("loaded %+v", loaded.Models)
 	}
 	var listed struct {
 		Models []struct{ Name, Version string }
 	}
 	c.Get("/models", "dev-key").JSON(t, &listed)
-	if len(listed.Models) != 6 {
+	if len(listed.Models) != 7 {
 		t.Errorf("/models must list the failed version too: %+v", listed.Models)
 	}
 }
@@ -171,5 +173,44 @@ func TestLoadStrict(t *testing.T) {
 		s.done <- err // for the cleanup
 	case <-time.After(30 * time.Second):
 		t.Fatal("LOAD_STRICT did not stop the server")
+	}
+}
+
+// TestBuiltinNamesReserved: the repository may not hold a model named like a
+// built-in one; the names come from the built-in models themselves, so the server
+// refuses to start rather than serve two models called echo.
+func TestBuiltinNamesReserved(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+	}{
+		{"an echo model", "backend: echo\n"},
+		{"an onnx model", "description: anything\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "echo", "v3"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "echo", "v3", "model.yaml"), []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(func(k string) string { return map[string]string{"MODELS_DIR": dir}[k] }, os.ReadFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err = app.Run(ctx, app.Options{Config: cfg, Listener: ln, Logger: slog.New(slog.DiscardHandler)})
+			want := filepath.Join(dir, "echo") + `: the name "echo" belongs to a built-in model; rename the directory`
+			if !errors.Is(err, repository.ErrReservedName) || !strings.HasSuffix(err.Error(), want) {
+				t.Fatalf("Run = %v, want ErrReservedName ending in %q", err, want)
+			}
+		})
 	}
 }

@@ -78,6 +78,8 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},
 	{Name: "LOAD_CONCURRENCY", Default: "1", Meaning: "pipelines loading at once; above 1, memory figures may overlap (`exclusive: false`)",
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
+	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",
+		parse: func(p *parser, c *Config) { c.DynamicBatching = p.bool() }},
 	{Name: "SHUTDOWN_TIMEOUT", Default: "30s", Meaning: "how long SIGTERM waits for in-flight requests and jobs",
 		parse: func(p *parser, c *Config) { c.ShutdownTimeout = p.duration() }},
 	{Name: "CORS_ALLOWED_ORIGINS", Meaning: "comma-separated origins (`https://app.example.com,http://localhost:3000`) or `*` that browsers may call the API from; unset: no CORS headers at all",

@@ -33,6 +33,7 @@ func TestPredict(t *testing.T) {
 		{"diabetes",
 			client.PredictRequest{Model: "diabetes", Data: json.RawMessage(`{"age":59,"sex":2,"bmi":32.1,"bp":101,"s1":157,"s2":93.2,"s3":38,"s4":4,"s5":4.8598,"s6":87}`)},
 			"v1", `205.49`},
+		{"digits", client.PredictRequest{Model: "digits", Data: json.RawMessage(digit3)}, "v1", digit3Answer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +48,15 @@ func TestPredict(t *testing.T) {
 		})
 	}
 }
+
+// Two held-out images of scikit-learn's digits, 64 pixel intensities each, and the
+// answers numpy computed for them (internal/repository/testdata/examples.json).
+const (
+	digit3       = `[0,0,9,16,10,1,0,0,0,0,8,3,16,4,0,0,0,0,0,5,14,2,0,0,0,0,2,16,15,7,0,0,0,0,0,0,3,15,2,0,0,4,6,0,0,13,7,0,0,6,13,1,5,16,3,0,0,0,10,16,15,5,0,0]`
+	digit3Answer = `[{"label":"3","score":0.9997},{"label":"9","score":0.0002},{"label":"5","score":0}]`
+	digit0       = `[0,0,2,14,13,3,0,0,0,0,13,13,9,11,0,0,0,0,16,7,0,12,0,0,0,3,16,5,0,10,5,0,0,5,16,1,0,8,5,0,0,3,16,1,0,10,5,0,0,0,16,8,5,14,3,0,0,0,4,16,16,9,1,0]`
+	digit0Answer = `[{"label":"0","score":0.9998},{"label":"6","score":0.0002},{"label":"8","score":0}]`
+)
 
 func TestPredictBatch(t *testing.T) {
 	tg := start(t)
@@ -66,6 +76,8 @@ func TestPredictBatch(t *testing.T) {
 			"v1", `[[{"label":"virginica","score":0.9199},{"label":"versicolor","score":0.0801},{"label":"setosa","score":0.0001}],` + irisSetosa + `]`},
 		{"diabetes", client.BatchRequest{Model: "diabetes", Items: []any{[]float64{48, 1, 21.6, 87, 183, 103.2, 70, 3, 3.8918, 69}}},
 			"v1", `[68.63]`},
+		{"digits", client.BatchRequest{Model: "digits", Items: []any{json.RawMessage(digit3), json.RawMessage(digit0)}},
+			"v1", `[` + digit3Answer + `,` + digit0Answer + `]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

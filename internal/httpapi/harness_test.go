@@ -104,7 +104,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 type predictor struct{ reg *registry.Registry }
 
 func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
-	pred, err := p.reg.Predict(ctx, model, version, items, true)
+	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync})
 	return pred.Results, err
 }
 

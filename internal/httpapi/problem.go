@@ -96,6 +96,29 @@ type problemError struct {
 
 func (e *problemError) Error() string { return e.detail }
 
+// wordedInput is a pipeline input error worded with the field the client sent.
+type wordedInput struct {
+	err    error
+	detail string
+}
+
+func (e *wordedInput) Error() string { return e.detail }
+func (e *wordedInput) Unwrap() error { return e.err }
+
+// inputIn words an input error of a predict body: the pipeline names the item by its
+// index, the client named it data (a single request) or items[i] (a batch).
+func inputIn(err error, batch bool) error {
+	var ie *pipeline.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	root := "data"
+	if batch {
+		root = "items[" + strconv.Itoa(ie.Item) + "]"
+	}
+	return &wordedInput{err: err, detail: ie.In(root)}
+}
+
 // pathError marks an error about a model or version named in the request's path: an
 // unknown name there is a missing resource (404), where in a body it is a bad request
 // (400).

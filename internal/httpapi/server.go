@@ -85,9 +85,9 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
-	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, false), b.Model, b.Version, []json.RawMessage{b.Data}, false)
+	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: []json.RawMessage{b.Data}})
 	if err != nil {
-		return nil, err
+		return nil, inputIn(err, false)
 	}
 	return api.Predict200JSONResponse{
 		Body:    api.Prediction{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
@@ -101,9 +101,9 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
-	pred, err := s.reg.Predict(pipeline.WithBatch(ctx, true), b.Model, b.Version, b.Items, false)
+	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items})
 	if err != nil {
-		return nil, err
+		return nil, inputIn(err, true)
 	}
 	return api.PredictBatch200JSONResponse{
 		Body:    api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results},

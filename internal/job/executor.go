@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
 )
 
-// Predictor runs a batch of inputs through one model version.
+// Predictor runs a batch of inputs through one model version. An input error names the
+// item at fault by its index (pipeline.InputError).
 type Predictor interface {
 	Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error)
 }
@@ -72,7 +74,7 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 			return errNoChange // cancelled, or another delivery won
 		}
 		if runErr != nil {
-			r.Error = runErr.Error()
+			r.Error = failure(runErr, r.Batch)
 		} else {
 			r.Result = result
 		}
@@ -108,7 +110,7 @@ func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the job's input: %w", err)
 	}
-	out, err := e.Predictor.Predict(pipeline.WithBatch(ctx, rec.Batch), rec.Model, rec.Version, items)
+	out, err := e.Predictor.Predict(ctx, rec.Model, rec.Version, items)
 	if err != nil {
 		return nil, err
 	}
@@ -139,3 +141,16 @@ type nopObserver struct{}
 
 func (nopObserver) Started()        {}
 func (nopObserver) Finished(Record) {}
+
+// failure words a job's error for its record. An input error names the item as the
+// submission did: "data" for a single job, "items[i]" for a batch.
+func failure(err error, batch bool) string {
+	var ie *pipeline.InputError
+	if !errors.As(err, &ie) {
+		return err.Error()
+	}
+	if batch {
+		return ie.In("items[" + strconv.Itoa(ie.Item) + "]")
+	}
+	return ie.In("data")
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/pipeline"
 )
 
 func TestExecute(t *testing.T) {
@@ -18,6 +19,12 @@ func TestExecute(t *testing.T) {
 	}
 	failing := func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
 		return nil, errors.New("execution error: model \"m\": shape mismatch")
+	}
+	// invalidAt fails as a pipeline does on input it rejects: at an item, by index.
+	invalidAt := func(i int) func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
+		return func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
+			return nil, pipeline.AtItem(i, pipeline.Invalid(".features", "expected 4 numbers, got 2"))
+		}
 	}
 	tests := []struct {
 		name       string
@@ -59,6 +66,18 @@ func TestExecute(t *testing.T) {
 			rec:        job.Record{Status: job.StatusPending, Input: json.RawMessage(`1`)},
 			fn:         twoResults,
 			wantStatus: job.StatusFailed, wantErrMsg: "2 results", wantCalls: 1,
+		},
+		{
+			name:       "input error of a single job names data",
+			rec:        job.Record{Status: job.StatusPending, Input: json.RawMessage(`[1,2]`)},
+			fn:         invalidAt(0),
+			wantStatus: job.StatusFailed, wantErrMsg: "data.features: expected 4 numbers, got 2", wantCalls: 1,
+		},
+		{
+			name:       "input error of a batch job names the item",
+			rec:        job.Record{Status: job.StatusPending, Batch: true, Input: json.RawMessage(`[[1,2,3,4],[1,2]]`)},
+			fn:         invalidAt(1),
+			wantStatus: job.StatusFailed, wantErrMsg: "items[1].features: expected 4 numbers, got 2", wantCalls: 1,
 		},
 		{
 			name:       "batch input that is not an array",

@@ -26,6 +26,8 @@ type Metrics struct {
 	modelsLoaded  prometheus.Gauge
 	reloads       *prometheus.CounterVec
 	rateLimited   *prometheus.CounterVec
+	batchSize     *prometheus.HistogramVec
+	batchQueue    *prometheus.HistogramVec
 	reg           prometheus.Registerer
 }
 
@@ -77,13 +79,23 @@ func New(reg prometheus.Registerer) *Metrics {
 			Namespace: namespace, Name: "model_reloads_total",
 			Help: "Hot reloads by outcome (success, failure).",
 		}, []string{"outcome"}),
+		batchSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "batch_size",
+			Help:    "Items per model (backend) call, by model and version: above 1 when dynamic batching coalesced requests, or for /predict/batch.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
+		}, []string{"model", "version"}),
+		batchQueue: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "batch_queue_seconds",
+			Help:    "Time a request waited in a version's dynamic batcher before its items went to the model.",
+			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1},
+		}, []string{"model", "version"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limited_requests_total",
 			Help: "Requests refused with 429 by the per-key rate limit, by operation.",
 		}, []string{"operation"}),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
-		m.jobsFinished, m.jobDuration, m.modelsLoaded, m.reloads, m.rateLimited,
+		m.jobsFinished, m.jobDuration, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -114,13 +126,19 @@ func (m *Metrics) Stage(model, version string, stage pipeline.Stage, d time.Dura
 }
 
 // Predicted implements registry.Observer.
-func (m *Metrics) Predicted(model, version string, async bool, outcome registry.Outcome, n int) {
-	mode := "sync"
-	if async {
-		mode = "async"
-	}
-	m.predictions.WithLabelValues(model, version, mode, string(outcome)).Inc()
-	m.predictItems.WithLabelValues(model, version, mode).Add(float64(n))
+func (m *Metrics) Predicted(model, version string, mode registry.Mode, outcome registry.Outcome, n int) {
+	m.predictions.WithLabelValues(model, version, string(mode), string(outcome)).Inc()
+	m.predictItems.WithLabelValues(model, version, string(mode)).Add(float64(n))
+}
+
+// Batched implements registry.Observer.
+func (m *Metrics) Batched(model, version string, n int) {
+	m.batchSize.WithLabelValues(model, version).Observe(float64(n))
+}
+
+// Queued implements registry.Observer.
+func (m *Metrics) Queued(model, version string, d time.Duration) {
+	m.batchQueue.WithLabelValues(model, version).Observe(d.Seconds())
 }
 
 // Loaded implements registry.Observer.

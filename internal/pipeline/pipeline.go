@@ -47,6 +47,8 @@ type Pipeline struct {
 	Post  []Step
 	// Info describes the pipeline for metadata endpoints.
 	Info Info
+	// Batching is what the model's configuration asks of dynamic batching.
+	Batching Batching
 }
 
 // Info describes a loaded pipeline.
@@ -66,11 +68,34 @@ type Tensor struct {
 	Shape []int64
 }
 
+// Batching is how a pipeline's model calls may be coalesced across requests; the zero
+// value is off.
+type Batching struct {
+	// Enabled coalesces concurrent requests into one model call.
+	Enabled bool
+	// MaxSize caps the items of one coalesced call; 0 means no cap.
+	MaxSize int
+	// MaxQueueDelay is how long queued requests may wait for company once the model is
+	// busy; a request that finds the model idle runs at once.
+	MaxQueueDelay time.Duration
+}
+
+// PredictFunc is the model stage of a run: the model's Predict, or a batcher that
+// shares one model call between requests.
+type PredictFunc func(ctx context.Context, batch []any) ([]any, error)
+
 // Run sends items through every stage. The items arrive as raw JSON and the results
 // leave as raw JSON: a value no step touches comes back byte for byte. A panic in any
 // stage is returned as an ErrExecution error, so one bad request cannot take the
 // process down.
-func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) (out []json.RawMessage, err error) {
+func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) ([]json.RawMessage, error) {
+	return p.RunWith(ctx, items, observe, p.Model.Predict)
+}
+
+// RunWith is Run with the model stage done by predict, so the items of this run can
+// share a model call with other runs' while preprocessing (where invalid input is
+// found) and postprocessing stay this run's own.
+func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc) (out []json.RawMessage, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
@@ -87,7 +112,7 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 		return nil, err
 	}
 	start := time.Now()
-	batch, err = p.Model.Predict(ctx, batch)
+	batch, err = predict(ctx, batch)
 	observe(StageModel, time.Since(start))
 	if err != nil {
 		return nil, classify(StageModel, "model", err)
@@ -98,7 +123,7 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe); err != nil {
 		return nil, err
 	}
-	return encode(ctx, batch)
+	return encode(batch)
 }
 
 func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer) ([]any, error) {
@@ -144,7 +169,7 @@ func checkLen(stage Stage, name string, want, got int) error {
 // spelling; finite inputs only get there when they are too large for the arithmetic of
 // the steps or the model (1e308 standardised, 3e38 through float32 weights), so it is
 // the input's fault and a 400, not an execution error.
-func encode(ctx context.Context, batch []any) ([]json.RawMessage, error) {
+func encode(batch []any) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(batch))
 	for i, v := range batch {
 		if raw, ok := v.(json.RawMessage); ok {
@@ -153,7 +178,7 @@ func encode(ctx context.Context, batch []any) ([]json.RawMessage, error) {
 		}
 		b, err := json.Marshal(v)
 		if errors.Is(err, tensor.ErrNotFinite) {
-			return nil, Invalid(ItemField(ctx, i, len(batch)), "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on")
+			return nil, AtItem(i, Invalid("", "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: encoding result %d: %v", ErrExecution, i, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -47,6 +48,33 @@ func (m overflowModel) Predict(_ context.Context, batch []any) ([]any, error) {
 }
 func (overflowModel) Close() error { return nil }
 
+// AtItem sets the item of an input error, whatever wraps it, and leaves other errors.
+func TestAtItem(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"input error", pipeline.Invalid(".features[2]", "expected a number, got null"), "items[3].features[2]: expected a number, got null"},
+		{"wrapped", fmt.Errorf("step: %w", pipeline.Invalid("", "bad")), "items[3]: bad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ie *pipeline.InputError
+			if err := pipeline.AtItem(3, tt.err); !errors.As(err, &ie) || ie.Item != 3 || ie.In("items[3]") != tt.want {
+				t.Errorf("AtItem = %v, want %s", err, tt.want)
+			}
+			if got := ie.Error(); !strings.HasPrefix(got, "item 3") {
+				t.Errorf("Error = %q, want the item by its index", got)
+			}
+		})
+	}
+	other := errors.New("runtime fault")
+	if got := pipeline.AtItem(1, other); got != other {
+		t.Errorf("AtItem changed another error: %v", got)
+	}
+}
+
 // A result that is NaN or infinite (a finite input too large for the model, found by
 // the contract fuzzer with 1.7976931348623157e308) is the input's fault: invalid input
 // naming the item, never an execution error.
@@ -64,11 +92,17 @@ func TestRunNonFiniteResultIsInvalidInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &pipeline.Pipeline{Model: overflowModel{tc.values}}
-			ctx := pipeline.WithBatch(context.Background(), tc.batch)
-			_, err := p.Run(ctx, []json.RawMessage{json.RawMessage(`[1e308]`)}, nil)
+			_, err := p.Run(context.Background(), []json.RawMessage{json.RawMessage(`[1e308]`)}, nil)
 			var ie *pipeline.InputError
-			if !errors.As(err, &ie) || errors.Is(err, pipeline.ErrExecution) || ie.Field != tc.field {
-				t.Fatalf("Run = %v, want invalid input at %s", err, tc.field)
+			if !errors.As(err, &ie) || errors.Is(err, pipeline.ErrExecution) || ie.Item != 0 || ie.Path != "" {
+				t.Fatalf("Run = %v, want invalid input at item 0", err)
+			}
+			root := "data"
+			if tc.batch {
+				root = "items[0]"
+			}
+			if got := ie.In(root); !strings.HasPrefix(got, tc.field+": ") {
+				t.Errorf("worded %q, want it to start with %s", got, tc.field)
 			}
 			if !strings.Contains(ie.Msg, "not a finite number") {
 				t.Errorf("message %q does not say what is wrong", ie.Msg)

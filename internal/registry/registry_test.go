@@ -101,7 +101,7 @@ var one = []json.RawMessage{json.RawMessage(`1`)}
 
 func predict(t *testing.T, r *registry.Registry, model, version string) registry.Prediction {
 	t.Helper()
-	p, err := r.Predict(context.Background(), model, version, one, false)
+	p, err := r.Predict(context.Background(), registry.Request{Model: model, Version: version, Items: one})
 	if err != nil {
 		t.Fatalf("Predict(%q, %q): %v", model, version, err)
 	}
@@ -233,7 +233,7 @@ func TestLoadWithAFailingLoader(t *testing.T) {
 	if r.Ready() {
 		t.Fatal("Ready before Load")
 	}
-	if _, err := r.Predict(context.Background(), "m", "v1", one, false); !errors.Is(err, registry.ErrLoading) {
+	if _, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: one}); !errors.Is(err, registry.ErrLoading) {
 		t.Fatalf("Predict before Load = %v, want ErrLoading", err)
 	}
 	r.Load(context.Background())
@@ -258,7 +258,7 @@ func TestLoadWithAFailingLoader(t *testing.T) {
 			if e.Status != tt.wantStatus {
 				t.Errorf("status %q, want %q", e.Status, tt.wantStatus)
 			}
-			p, err := r.Predict(context.Background(), "m", tt.version, one, false)
+			p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: tt.version, Items: one})
 			if tt.wantErr == nil {
 				if err != nil || e.Err != nil {
 					t.Fatalf("Predict: %v; entry error %v", err, e.Err)
@@ -307,7 +307,7 @@ func TestReadyWhileASlowLoaderBlocks(t *testing.T) {
 	if r.Ready() {
 		t.Error("Ready while a loader blocks")
 	}
-	if _, err := r.Predict(context.Background(), "slow", "", one, false); !errors.Is(err, registry.ErrLoading) {
+	if _, err := r.Predict(context.Background(), registry.Request{Model: "slow", Version: "", Items: one}); !errors.Is(err, registry.ErrLoading) {
 		t.Errorf("Predict while loading = %v, want ErrLoading", err)
 	}
 	if e := entry(t, r, "slow", "v1"); e.Status != registry.StatusLoading {
@@ -339,7 +339,7 @@ func TestNotFound(t *testing.T) {
 			if _, err := r.Resolve(tt.model, tt.version); !errors.Is(err, tt.want) {
 				t.Errorf("Resolve = %v, want %v", err, tt.want)
 			}
-			if _, err := r.Predict(context.Background(), tt.model, tt.version, one, false); !errors.Is(err, tt.want) {
+			if _, err := r.Predict(context.Background(), registry.Request{Model: tt.model, Version: tt.version, Items: one}); !errors.Is(err, tt.want) {
 				t.Errorf("Predict = %v, want %v", err, tt.want)
 			}
 			if _, err := r.Reload(context.Background(), tt.model, tt.version+"x"); !errors.Is(err, tt.want) {
@@ -409,7 +409,7 @@ func TestPredictBatchIsOneCall(t *testing.T) {
 	}}
 	r := started(t, registry.Fixed{{Name: "m", Versions: []registry.VersionSpec{{Version: "v1", Loader: loaderOf(m)}}}})
 	items := []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"two"`), json.RawMessage(`null`)}
-	p, err := r.Predict(context.Background(), "m", "", items, true)
+	p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "", Items: items})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestReloadDrainsInFlightRequestsBeforeClosing(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		p, err := r.Predict(context.Background(), "m", "v1", one, false)
+		p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: one})
 		done <- result{p, err}
 	}()
 	<-old.entered
@@ -607,7 +607,7 @@ func TestReloadMakesANewVersionServable(t *testing.T) {
 				},
 			}
 			r := started(t, src)
-			if _, err := r.Predict(context.Background(), tt.model, tt.version, one, false); !errors.Is(err, tt.before) {
+			if _, err := r.Predict(context.Background(), registry.Request{Model: tt.model, Version: tt.version, Items: one}); !errors.Is(err, tt.before) {
 				t.Fatalf("Predict before the reload = %v, want %v", err, tt.before)
 			}
 			got, err := r.Reload(context.Background(), tt.model, tt.version)
@@ -657,7 +657,7 @@ func TestLoaderFailuresAreReportedNotFatal(t *testing.T) {
 			if e.Status != registry.StatusFailed || e.Err == nil || !strings.Contains(e.Err.Error(), tt.want) {
 				t.Errorf("entry %s, %v; want failed mentioning %q", e.Status, e.Err, tt.want)
 			}
-			if _, err := r.Predict(context.Background(), "m", "v2", one, false); !errors.Is(err, registry.ErrUnavailable) {
+			if _, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "v2", Items: one}); !errors.Is(err, registry.ErrUnavailable) {
 				t.Errorf("Predict = %v, want ErrUnavailable", err)
 			}
 			predict(t, r, "m", "v1")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/pipeline/step"
 	"github.com/inferd/inferd/internal/registry"
@@ -18,15 +19,18 @@ import (
 type Config struct {
 	// Description is shown in model metadata.
 	Description string `yaml:"description"`
-	// Backend is the runtime of the artifact: onnx, or echo, which returns its input
-	// and needs no artifact; "" means onnx.
+	// Backend names the runtime, one of the Catalogue the Source was given: onnx,
+	// or echo, which returns its input and needs no artifact; "" means onnx.
 	Backend string `yaml:"backend"`
-	// Artifact is the model file's name in the version directory; "" means
-	// model.onnx.
+	// Artifact is the model file's name in the version directory; "" leaves the
+	// name to the backend (onnx: model.onnx).
 	Artifact string `yaml:"artifact"`
 	// MaxBatchSize caps the items of one runtime call; bigger batches run in chunks.
 	// 0 means no cap.
 	MaxBatchSize int `yaml:"max_batch_size"`
+	// DynamicBatching, when present, coalesces concurrent requests into one model call
+	// of at most MaxBatchSize items; absent means every request is its own call.
+	DynamicBatching *DynamicBatching `yaml:"dynamic_batching"`
 	// Delay is how long each call to an echo model takes: simulated latency for load
 	// and queue tests. Only backend echo takes it; 0 means none.
 	Delay time.Duration `yaml:"delay"`
@@ -37,21 +41,34 @@ type Config struct {
 	Postprocess stepList `yaml:"postprocess"`
 }
 
+// DynamicBatching is model.yaml's dynamic_batching, Triton's semantics: a request that
+// finds the model idle runs at once; requests that arrive while it is busy are gathered
+// into the next call, which waits at most MaxQueueDelay for company while not full.
+type DynamicBatching struct {
+	MaxQueueDelay time.Duration `yaml:"max_queue_delay"`
+}
+
+// batching is what the pipeline is told of dynamic batching.
+func (c *Config) batching() pipeline.Batching {
+	if c.DynamicBatching == nil {
+		return pipeline.Batching{}
+	}
+	return pipeline.Batching{Enabled: true, MaxSize: c.MaxBatchSize, MaxQueueDelay: c.DynamicBatching.MaxQueueDelay}
+}
+
 // stepList is decoded by hand (see parseSteps): its parameter types depend on the
 // step names.
 type stepList []step.Spec
 
 // The names the files of a repository must have.
 const (
-	ConfigFile      = "model.yaml"
-	RoutingFile     = "routing.yaml"
-	DefaultArtifact = "model.onnx"
-	backendONNX     = "onnx"
-	backendEcho     = "echo"
+	ConfigFile     = "model.yaml"
+	RoutingFile    = "routing.yaml"
+	DefaultBackend = "onnx"
 )
 
 // readConfig reads and checks a model.yaml as far as it can without the artifact.
-func readConfig(file string) (*Config, int64, error) {
+func readConfig(file string, backends backend.Catalogue) (*Config, int64, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -59,11 +76,11 @@ func readConfig(file string) (*Config, int64, error) {
 		}
 		return nil, 0, err
 	}
-	c, err := parseConfig(data)
+	c, err := parseConfig(data, backends)
 	return c, int64(len(data)), inFile(file, err)
 }
 
-func parseConfig(data []byte) (*Config, error) {
+func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -101,7 +118,7 @@ func parseConfig(data []byte) (*Config, error) {
 	if c.Postprocess, err = parseSteps(post, pipeline.StagePostprocess); err != nil {
 		return nil, err
 	}
-	return c, c.check()
+	return c, c.check(backends)
 }
 
 func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
@@ -139,24 +156,25 @@ func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
 	return specs, step.Check(stage, specs)
 }
 
-// check validates what needs no artifact.
-func (c *Config) check() error {
-	switch c.Backend {
-	case "":
-		c.Backend = backendONNX
-	case backendONNX:
-	case backendEcho:
-		return c.checkEcho()
-	default:
-		return errorf("backend", "unknown backend %q (backends: %s, %s)", c.Backend, backendONNX, backendEcho)
+// check validates what needs no artifact: what every backend shares here, the
+// rest in the backend's own Check.
+func (c *Config) check(backends backend.Catalogue) error {
+	if b := c.DynamicBatching; b != nil && b.MaxQueueDelay <= 0 {
+		return errorf("dynamic_batching.max_queue_delay", "must be a positive duration such as 2ms, got %s", b.MaxQueueDelay)
 	}
-	if c.Delay != 0 {
-		return errorf("delay", "only backend echo takes a delay")
+	if c.Backend == "" {
+		c.Backend = DefaultBackend
 	}
-	if c.Artifact == "" {
-		c.Artifact = DefaultArtifact
+	b, ok := backends.Lookup(c.Backend)
+	if !ok {
+		return errorf("backend", "unknown backend %q (backends: %s)", c.Backend, strings.Join(backends.Names(), ", "))
 	}
-	if c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".") {
+	s := c.settings("")
+	if err := b.Check(&s); err != nil {
+		return err
+	}
+	c.Artifact, c.MaxBatchSize, c.Delay = s.Artifact, s.MaxBatchSize, s.Delay
+	if c.Artifact != "" && (c.Artifact != filepath.Base(c.Artifact) || strings.HasPrefix(c.Artifact, ".")) {
 		return errorf("artifact", "%q must be a file name in the version directory", c.Artifact)
 	}
 	if c.MaxBatchSize < 0 {
@@ -165,18 +183,16 @@ func (c *Config) check() error {
 	return nil
 }
 
-func (c *Config) checkEcho() error {
-	switch {
-	case c.Artifact != "":
-		return errorf("artifact", "backend echo reads no artifact")
-	case len(c.Preprocess) > 0:
-		return errorf("preprocess", "backend echo takes no steps")
-	case len(c.Postprocess) > 0:
-		return errorf("postprocess", "backend echo takes no steps")
-	case c.Delay < 0:
-		return errorf("delay", "must not be negative, got %s", c.Delay)
+// settings is what the backend is told of the version in dir.
+func (c *Config) settings(dir string) backend.Settings {
+	return backend.Settings{
+		Dir:          dir,
+		Artifact:     c.Artifact,
+		MaxBatchSize: c.MaxBatchSize,
+		Delay:        c.Delay,
+		Preprocess:   len(c.Preprocess),
+		Postprocess:  len(c.Postprocess),
 	}
-	return nil
 }
 
 // readRule reads a model's routing.yaml; a model without one routes to its latest

@@ -6,8 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/repository"
 )
 
@@ -33,7 +37,7 @@ func TestConfigErrors(t *testing.T) {
 		{name: "step in the wrong stage", yaml: replace("  - softmax\n", "  - cast: {dtype: float32}\n"), artifact: true, phase: "discover",
 			want: `postprocess[0]: cast is a preprocess step, not a postprocess step`},
 		{name: "unknown field", yaml: "descripton: typo\n" + irisYAML, artifact: true, phase: "discover",
-			want: `descripton: unknown field (fields: description, backend, artifact, max_batch_size, delay, preprocess, postprocess)`},
+			want: `descripton: unknown field (fields: description, backend, artifact, max_batch_size, dynamic_batching, delay, preprocess, postprocess)`},
 		{name: "unknown parameter", yaml: replace("std:", "sd:"), artifact: true, phase: "discover",
 			want: `preprocess[1].standardize.sd: unknown field (fields: mean, std)`},
 		{name: "parameter of the wrong type", yaml: replace("std: [0.8, 0.4, 1.7, 0.7]", "std: [0.8, 0.4, high, 0.7]"), artifact: true, phase: "discover",
@@ -54,12 +58,30 @@ func TestConfigErrors(t *testing.T) {
 			want: `delay: only backend echo takes a delay`},
 		{name: "echo with steps", yaml: "backend: echo\n" + irisYAML, phase: "discover",
 			want: `preprocess: backend echo takes no steps`},
+		{name: "echo with an artifact", yaml: "backend: echo\nartifact: model.onnx\n", phase: "discover",
+			want: `artifact: backend echo reads no artifact`},
+		{name: "echo with postprocess steps", yaml: "backend: echo\npostprocess: [softmax]\n", phase: "discover",
+			want: `postprocess: backend echo takes no steps`},
+		{name: "echo with a negative delay", yaml: "backend: echo\ndelay: -1s\n", phase: "discover",
+			want: `delay: must not be negative, got -1s`},
+		{name: "echo with a negative batch size", yaml: "backend: echo\nmax_batch_size: -1\n", phase: "discover",
+			want: `max_batch_size: must be 0 (no cap) or more, got -1`},
 		{name: "echo with a bad delay", yaml: "backend: echo\ndelay: soon\n", phase: "discover",
 			want: `delay: expected a duration such as 250ms or 2s, got the string "soon"`},
 		{name: "negative batch size", yaml: "max_batch_size: -1\n" + irisYAML, artifact: true, phase: "discover",
 			want: `max_batch_size: must be 0 (no cap) or more, got -1`},
 		{name: "batch size not whole", yaml: "max_batch_size: 1.5\n" + irisYAML, artifact: true, phase: "discover",
 			want: `max_batch_size: expected a whole number, got 1.5`},
+		{name: "batching without a delay", yaml: "dynamic_batching: {}\n" + irisYAML, artifact: true, phase: "discover",
+			want: `dynamic_batching.max_queue_delay: must be a positive duration such as 2ms, got 0s`},
+		{name: "batching with a negative delay", yaml: "backend: echo\ndynamic_batching: {max_queue_delay: -1ms}\n", phase: "discover",
+			want: `dynamic_batching.max_queue_delay: must be a positive duration such as 2ms, got -1ms`},
+		{name: "batching with a bad delay", yaml: "dynamic_batching: {max_queue_delay: soon}\n" + irisYAML, artifact: true, phase: "discover",
+			want: `dynamic_batching.max_queue_delay: expected a duration such as 250ms or 2s, got the string "soon"`},
+		{name: "batching with an unknown field", yaml: "dynamic_batching: {max_queue_delay: 2ms, preferred_batch_size: [4]}\n" + irisYAML, artifact: true, phase: "discover",
+			want: `dynamic_batching.preferred_batch_size: unknown field (fields: max_queue_delay)`},
+		{name: "negative batch size for echo", yaml: "backend: echo\nmax_batch_size: -2\n", phase: "discover",
+			want: `max_batch_size: must be 0 (no cap) or more, got -2`},
 		{name: "syntax", yaml: "description: [oops\n", artifact: true, phase: "discover",
 			want: `line 1: did not find expected ',' or ']'`},
 		{name: "not a mapping", yaml: "- to_tensor\n", artifact: true, phase: "discover",
@@ -91,7 +113,7 @@ func TestConfigErrors(t *testing.T) {
 			dir := repo(t, files)
 			vdir := filepath.Join(dir, "iris", "v1")
 			want := filepath.Join(vdir, "model.yaml") + ": " + strings.ReplaceAll(tt.want, "{dir}", vdir)
-			spec, err := repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)}).Model(context.Background(), "iris")
+			spec, err := repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))}).Model(context.Background(), "iris")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,14 +138,67 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestNoRuntime(t *testing.T) {
-	dir := repo(t, map[string]string{"iris/v1/model.yaml": irisYAML, "iris/v1/model.onnx": irisONNX()})
-	spec, err := repository.New(repository.Options{Dir: dir}).Model(context.Background(), "iris")
-	if err != nil {
-		t.Fatal(err)
+// TestBackendNotGiven: a version whose backend the server was not given fails at
+// discovery, saying which backends there are.
+func TestBackendNotGiven(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"default backend", irisYAML, `backend: unknown backend "onnx" (backends: echo)`},
+		{"named backend", "backend: onnx\n" + irisYAML, `backend: unknown backend "onnx" (backends: echo)`},
 	}
-	_, err = spec.Versions[0].Loader.Load(context.Background())
-	if !errors.Is(err, repository.ErrNoRuntime) {
-		t.Fatalf("error = %v, want ErrNoRuntime", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := repo(t, map[string]string{"iris/v1/model.yaml": tt.yaml, "iris/v1/model.onnx": irisONNX()})
+			spec, err := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{echo.Backend{}}}).Model(context.Background(), "iris")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(dir, "iris", "v1", "model.yaml") + ": " + tt.want
+			if v := spec.Versions[0]; v.Err == nil || v.Err.Error() != want || !errors.Is(v.Err, repository.ErrInvalidConfig) || v.Loader != nil {
+				t.Fatalf("Err = %v, loader %v\nwant  %s", v.Err, v.Loader, want)
+			}
+		})
+	}
+}
+
+// TestDynamicBatchingConfig: dynamic_batching reaches the pipeline with max_batch_size
+// as its cap, for onnx and echo alike; without the key a pipeline does not batch.
+func TestDynamicBatchingConfig(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		artifact bool
+		want     pipeline.Batching
+	}{
+		{name: "absent", yaml: irisYAML, artifact: true, want: pipeline.Batching{}},
+		{name: "null", yaml: "dynamic_batching:\n" + irisYAML, artifact: true, want: pipeline.Batching{}},
+		{name: "onnx", yaml: "max_batch_size: 32\ndynamic_batching: {max_queue_delay: 2ms}\n" + irisYAML, artifact: true,
+			want: pipeline.Batching{Enabled: true, MaxSize: 32, MaxQueueDelay: 2 * time.Millisecond}},
+		{name: "echo without a cap", yaml: "backend: echo\ndynamic_batching: {max_queue_delay: 500us}\n",
+			want: pipeline.Batching{Enabled: true, MaxQueueDelay: 500 * time.Microsecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"iris/v1/model.yaml": tt.yaml}
+			if tt.artifact {
+				files["iris/v1/model.onnx"] = irisONNX()
+			}
+			spec, err := repository.New(repository.Options{Dir: repo(t, files), Backends: backends(onnxtest.Runtime(t))}).Model(context.Background(), "iris")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := spec.Versions[0].Err; err != nil {
+				t.Fatal(err)
+			}
+			p, err := spec.Versions[0].Loader.Load(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if p.Batching != tt.want {
+				t.Errorf("Batching = %+v, want %+v", p.Batching, tt.want)
+			}
+		})
 	}
 }

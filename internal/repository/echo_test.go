@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/repository"
 )
 
-// TestEchoBackend: backend echo needs no artifact and no ONNX Runtime, and its delay
-// holds each call, but gives way to a cancelled context.
+// TestEchoBackend: backend echo needs no artifact and no ONNX Runtime (the catalogue
+// here has none), and its delay holds each call, but gives way to a cancelled context.
 func TestEchoBackend(t *testing.T) {
 	dir := repo(t, map[string]string{"slow/v1/model.yaml": "description: echo with simulated latency\nbackend: echo\ndelay: 50ms\n"})
-	spec, err := repository.New(repository.Options{Dir: dir}).Model(context.Background(), "slow")
+	spec, err := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{echo.Backend{}}}).Model(context.Background(), "slow")
 	if err != nil {
 		t.Fatal(err)
 	}

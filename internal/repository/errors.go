@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/pipeline/step"
 )
 
@@ -52,6 +53,7 @@ func errorf(field, format string, args ...any) error {
 func inFile(file string, err error) error {
 	var fe *fieldError
 	var se *step.ConfigError
+	var be *backend.FieldError
 	switch {
 	case err == nil:
 		return nil
@@ -59,6 +61,8 @@ func inFile(file string, err error) error {
 		return &ConfigError{File: file, Field: fe.field, Msg: fe.msg}
 	case errors.As(err, &se):
 		return &ConfigError{File: file, Field: se.Field, Msg: se.Msg}
+	case errors.As(err, &be):
+		return &ConfigError{File: file, Field: be.Field, Msg: be.Msg}
 	}
 	return &ConfigError{File: file, Msg: err.Error()}
 }

@@ -26,7 +26,7 @@ type examples map[string]map[string]struct {
 	Raw []any `json:"raw"`
 }
 
-func readExamples(t *testing.T) examples {
+func readExamples(t testing.TB) examples {
 	t.Helper()
 	b, err := os.ReadFile("testdata/examples.json")
 	if err != nil {
@@ -89,7 +89,7 @@ func decode(t *testing.T, raw []json.RawMessage) []any {
 // TestExampleModels loads models/ through the real ONNX Runtime and checks every
 // version's outputs against numpy's, item by item and as one batch.
 func TestExampleModels(t *testing.T) {
-	src := repository.New(repository.Options{Dir: "../../models", ONNX: onnxtest.Runtime(t)})
+	src := repository.New(repository.Options{Dir: "../../models", Backends: backends(onnxtest.Runtime(t))})
 	specs, err := src.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +103,12 @@ func TestExampleModels(t *testing.T) {
 			listed = append(listed, m.Name+"/"+v.Version)
 		}
 	}
-	if want := []string{"diabetes/v1", "iris/v1", "iris/v2"}; !slices.Equal(listed, want) {
+	if want := []string{"diabetes/v1", "digits/v1", "iris/v1", "iris/v2"}; !slices.Equal(listed, want) {
 		t.Fatalf("listed %v, want %v", listed, want)
 	}
-	if want := (registry.Rule{Strategy: registry.Weighted, Weights: map[string]float64{"v1": 90, "v2": 10}}); !reflect.DeepEqual(specs[1].Rule, want) {
-		t.Errorf("iris rule = %+v, want %+v", specs[1].Rule, want)
+	iris := specs[slices.IndexFunc(specs, func(m registry.ModelSpec) bool { return m.Name == "iris" })]
+	if want := (registry.Rule{Strategy: registry.Weighted, Weights: map[string]float64{"v1": 90, "v2": 10}}); !reflect.DeepEqual(iris.Rule, want) {
+		t.Errorf("iris rule = %+v, want %+v", iris.Rule, want)
 	}
 
 	ex := readExamples(t)
@@ -125,7 +126,7 @@ func TestExampleModels(t *testing.T) {
 				defer p.Close()
 				ctx := context.Background()
 				for i, item := range want.Items {
-					out, err := p.Run(pipeline.WithBatch(ctx, false), []json.RawMessage{item}, nil)
+					out, err := p.Run(ctx, []json.RawMessage{item}, nil)
 					if err != nil {
 						t.Fatalf("item %d: %v", i, err)
 					}
@@ -133,7 +134,7 @@ func TestExampleModels(t *testing.T) {
 						t.Error(err)
 					}
 				}
-				out, err := p.Run(pipeline.WithBatch(ctx, true), want.Items, nil)
+				out, err := p.Run(ctx, want.Items, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,7 +160,7 @@ func TestExampleModels(t *testing.T) {
 
 // TestExampleInputErrors checks what a client sees for bad input to the examples.
 func TestExampleInputErrors(t *testing.T) {
-	src := repository.New(repository.Options{Dir: "../../models", ONNX: onnxtest.Runtime(t)})
+	src := repository.New(repository.Options{Dir: "../../models", Backends: backends(onnxtest.Runtime(t))})
 	tests := []struct {
 		model, version string
 		batch          bool
@@ -170,6 +171,7 @@ func TestExampleInputErrors(t *testing.T) {
 		{"iris", "v2", true, []string{`[5.1,3.5,1.4,0.2]`, `{"sepal_length":5.1,"sepal_width":3.5,"petal_length":1.4}`},
 			`items[1]: missing the feature "petal_width" (features: sepal_length, sepal_width, petal_length, petal_width)`},
 		{"diabetes", "v1", false, []string{`{"age":"59"}`}, "data.age: expected a number, got a string"},
+		{"digits", "v1", true, []string{`[0,0,9,16,10,1,0,0]`}, "items[0]: expected 64 numbers, got 8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model+"/"+tt.version, func(t *testing.T) {
@@ -187,9 +189,13 @@ func TestExampleInputErrors(t *testing.T) {
 			for i, it := range tt.items {
 				items[i] = json.RawMessage(it)
 			}
-			_, err = p.Run(pipeline.WithBatch(context.Background(), tt.batch), items, nil)
+			_, err = p.Run(context.Background(), items, nil)
 			var ie *pipeline.InputError
-			if err == nil || !errors.As(err, &ie) || err.Error() != tt.wantErr {
+			root := "data"
+			if errors.As(err, &ie) && tt.batch {
+				root = fmt.Sprintf("items[%d]", ie.Item)
+			}
+			if err == nil || ie == nil || ie.In(root) != tt.wantErr {
 				t.Fatalf("error = %v, want invalid input %q", err, tt.wantErr)
 			}
 		})

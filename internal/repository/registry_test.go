@@ -42,7 +42,7 @@ func TestMemoryGrowsWithModel(t *testing.T) {
 		"big/v1/model.yaml":   yaml,
 		"big/v1/model.onnx":   string(onnxtest.Dense(1000, 2).Encode()),
 	})
-	reg := newRegistry(t, repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)}))
+	reg := newRegistry(t, repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))}))
 	mem := map[string]registry.Memory{}
 	for _, e := range reg.List() {
 		if e.Status != registry.StatusReady {
@@ -109,12 +109,12 @@ func TestHotReload(t *testing.T) {
 		return string(onnxtest.Linear(-1, [][]float32{{k}, {k}}, []float32{0}).Encode())
 	}
 	dir := repo(t, map[string]string{"m/v1/model.yaml": yaml, "m/v1/model.onnx": weights(1)})
-	rec := &recorder{Source: repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)})}
+	rec := &recorder{Source: repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))})}
 	reg := newRegistry(t, rec)
 
 	item := []json.RawMessage{json.RawMessage(`[1,2]`)}
 	predict := func() (string, error) {
-		p, err := reg.Predict(context.Background(), "m", "v1", item, false)
+		p, err := reg.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: item})
 		if err != nil {
 			return "", err
 		}
@@ -205,7 +205,7 @@ func TestHotReload(t *testing.T) {
 	if _, err := reg.Reload(context.Background(), "m", "v2"); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := reg.Predict(context.Background(), "m", "", item, false); err != nil || p.Version != "v2" || string(p.Results[0]) != `{"y":[300]}` {
+	if p, err := reg.Predict(context.Background(), registry.Request{Model: "m", Version: "", Items: item}); err != nil || p.Version != "v2" || string(p.Results[0]) != `{"y":[300]}` {
 		t.Errorf("new version: %+v, %v", p, err)
 	}
 }

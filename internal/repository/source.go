@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -20,11 +20,11 @@ type Options struct {
 	// holds no models; that is not an error, so a server with no repository still
 	// serves its built-in models.
 	Dir string
-	// ONNX runs the onnx backend. nil makes every onnx version fail to load, with an
-	// error that says so.
-	ONNX *onnx.Runtime
+	// Backends are the runtimes model.yaml may name; a version naming another is
+	// listed with the error.
+	Backends backend.Catalogue
 	// Reserved are model names the repository may not use because built-in models
-	// have them; nil means just "echo".
+	// have them.
 	Reserved []string
 }
 
@@ -36,9 +36,6 @@ type Source struct {
 
 // New returns a Source for the repository opts.Dir.
 func New(opts Options) *Source {
-	if opts.Reserved == nil {
-		opts.Reserved = []string{"echo"}
-	}
 	return &Source{opts: opts}
 }
 
@@ -106,7 +103,7 @@ func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, erro
 		v := registry.VersionSpec{Version: e.Name()}
 		if !validName.MatchString(v.Version) {
 			v.Err = &ConfigError{File: filepath.Join(dir, v.Version), Msg: "a version name may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit"}
-		} else if _, _, err := readConfig(filepath.Join(dir, v.Version, ConfigFile)); err != nil {
+		} else if _, _, err := readConfig(filepath.Join(dir, v.Version, ConfigFile), s.opts.Backends); err != nil {
 			v.Err = err
 		} else {
 			v.Loader = &loader{src: s, dir: filepath.Join(dir, v.Version)}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/echo"
+	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
@@ -27,6 +30,15 @@ postprocess:
   - softmax
   - top_k: {k: 2, labels: [setosa, versicolor, virginica]}
 `
+
+// backends is the catalogue internal/app hands the repository, with rt for onnx.
+func backends(rt *onnx.Runtime) backend.Catalogue {
+	return backend.Catalogue{onnx.NewBackend(rt), echo.Backend{}}
+}
+
+// unloaded is backends for tests that only discover: its ONNX Runtime would load the
+// library on the first model opened, and none is.
+func unloaded() backend.Catalogue { return backends(onnx.New(onnx.Options{})) }
 
 func irisONNX() string {
 	w := [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}}
@@ -78,7 +90,7 @@ func TestModelsListing(t *testing.T) {
 			"iris/notes.txt":            "ignored",
 			"iris/.cache/whatever.yaml": "ignored",
 		})
-		specs, err := repository.New(repository.Options{Dir: dir}).Models(ctx)
+		specs, err := repository.New(repository.Options{Dir: dir, Backends: unloaded()}).Models(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +100,7 @@ func TestModelsListing(t *testing.T) {
 	})
 	t.Run("echo is reserved", func(t *testing.T) {
 		dir := repo(t, map[string]string{"echo/v1/model.yaml": irisYAML})
-		_, err := repository.New(repository.Options{Dir: dir}).Models(ctx)
+		_, err := repository.New(repository.Options{Dir: dir, Backends: unloaded(), Reserved: []string{"echo"}}).Models(ctx)
 		want := filepath.Join(dir, "echo") + `: the name "echo" belongs to a built-in model; rename the directory`
 		if !errors.Is(err, repository.ErrReservedName) || !strings.HasSuffix(err.Error(), want) {
 			t.Fatalf("error = %v, want ErrReservedName ending in %q", err, want)
@@ -124,7 +136,7 @@ func TestBrokenVersion(t *testing.T) {
 		"iris/v4/model.onnx": irisONNX(),
 		"iris/routing.yaml":  "strategy: static\nversion: v1\n",
 	})
-	src := repository.New(repository.Options{Dir: dir, ONNX: onnxtest.Runtime(t)})
+	src := repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(t))})
 	specs, err := src.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +208,7 @@ func TestBadRoutingRule(t *testing.T) {
 				"iris/v1/model.onnx": irisONNX(),
 				"iris/routing.yaml":  tt.rule,
 			})
-			spec, err := repository.New(repository.Options{Dir: dir}).Model(context.Background(), "iris")
+			spec, err := repository.New(repository.Options{Dir: dir, Backends: unloaded()}).Model(context.Background(), "iris")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -55,7 +55,7 @@ func (s *cast) Apply(ctx context.Context, batch []any) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		field := pipeline.ItemField(ctx, i, len(batch))
+		field := "" // the item itself; each names it by its index
 		out := &tensor.Tensor{DType: s.to, Shape: t.Shape}
 		if s.to.IsFloat() {
 			out.Float = make([]float64, t.Len())

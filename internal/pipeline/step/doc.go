@@ -5,7 +5,8 @@
 // Steps are built once, at load time, against the signature the model declares, so an
 // unknown step, a bad parameter or a shape that does not fit the model is a config
 // error before any request arrives. At request time a preprocess step rejects client
-// input with a pipeline.InputError (HTTP 400 invalid_input) that names the field;
+// input with a pipeline.InputError (HTTP 400 invalid_input) that names the item by its
+// index and the path inside it, which the caller words as the client sent it;
 // a postprocess step sees only model output, so what it rejects is an
 // pipeline.ErrExecution (HTTP 500): the client cannot fix it.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func join(out []json.RawMessage) string {
 }
 
 // runPre builds specs for a model with one input and runs items through them.
-func runPre(t *testing.T, ctx context.Context, specs []Spec, in pipeline.Tensor, items ...string) (string, error) {
+func runPre(t *testing.T, batch bool, specs []Spec, in pipeline.Tensor, items ...string) (string, error) {
 	t.Helper()
 	steps, _, err := BuildPre(specs, []pipeline.Tensor{in})
 	if err != nil {
@@ -65,11 +66,33 @@ func runPre(t *testing.T, ctx context.Context, specs []Spec, in pipeline.Tensor,
 	for i, it := range items {
 		raw[i] = json.RawMessage(it)
 	}
-	out, err := p.Run(ctx, raw, nil)
+	out, err := p.Run(context.Background(), raw, nil)
 	if err != nil {
-		return "", err
+		return "", worded(err, batch || len(items) != 1)
 	}
 	return join(out), nil
+}
+
+// wordedErr is an input error worded as the HTTP layer words it for a client.
+type wordedErr struct {
+	error
+	msg string
+}
+
+func (e wordedErr) Error() string { return e.msg }
+func (e wordedErr) Unwrap() error { return e.error }
+
+// worded names the item at fault "data" in a single request, "items[i]" in a batch.
+func worded(err error, batch bool) error {
+	var ie *pipeline.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	root := "data"
+	if batch {
+		root = fmt.Sprintf("items[%d]", ie.Item)
+	}
+	return wordedErr{err, ie.In(root)}
 }
 
 // runPost builds specs for a model with the given outputs and runs canned outputs
@@ -87,7 +110,7 @@ func runPost(t *testing.T, specs []Spec, outputs []pipeline.Tensor, items ...ten
 	}
 	out, err := p.Run(context.Background(), raw, nil)
 	if err != nil {
-		return "", err
+		return "", worded(err, len(items) != 1)
 	}
 	return join(out), nil
 }

@@ -15,11 +15,9 @@ var (
 )
 
 func TestToTensor(t *testing.T) {
-	bg := context.Background()
-	batch := pipeline.WithBatch(bg, true)
 	tests := []struct {
 		name     string
-		ctx      context.Context
+		batch    bool // the items came as a batch (more than one item always does)
 		p        ToTensorParams
 		in       pipeline.Tensor
 		items    []string
@@ -43,7 +41,7 @@ func TestToTensor(t *testing.T) {
 		{name: "too few in field", p: ToTensorParams{Field: "features"}, in: iris, items: []string{`{"features":[1,2,3]}`},
 			wantCode: "invalid_input", wantErr: "data.features: expected 4 numbers, got 3"},
 		{name: "too many in a batch", in: iris, items: []string{`[1,2,3,4]`, `[1,2,3,4,5]`}, wantCode: "invalid_input", wantErr: "items[1]: expected 4 numbers, got 5"},
-		{name: "batch of one", ctx: batch, in: iris, items: []string{`[1]`}, wantCode: "invalid_input", wantErr: "items[0]: expected 4 numbers, got 1"},
+		{name: "batch of one", batch: true, in: iris, items: []string{`[1]`}, wantCode: "invalid_input", wantErr: "items[0]: expected 4 numbers, got 1"},
 		{name: "string element", in: iris, items: []string{`[1,"2",3,4]`}, wantCode: "invalid_input", wantErr: "data[1]: expected a number, got a string"},
 		{name: "null element", in: iris, items: []string{`[1,2,null,4]`}, wantCode: "invalid_input", wantErr: "data[2]: expected a number, got null"},
 		{name: "not an array", in: iris, items: []string{`"hello"`}, wantCode: "invalid_input", wantErr: "data: expected an array of 4 numbers, got a string"},
@@ -72,12 +70,8 @@ func TestToTensor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := tt.ctx
-			if ctx == nil {
-				ctx = bg
-			}
 			p := tt.p
-			got, err := runPre(t, ctx, []Spec{{Name: "to_tensor", Params: &p}}, tt.in, tt.items...)
+			got, err := runPre(t, tt.batch, []Spec{{Name: "to_tensor", Params: &p}}, tt.in, tt.items...)
 			check(t, got, err, tt.want, tt.wantCode, tt.wantErr)
 		})
 	}
@@ -102,13 +96,13 @@ func TestStandardize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.p
-			got, err := runPre(t, context.Background(), []Spec{toT, {Name: "standardize", Params: &p}}, tt.in, tt.items...)
+			got, err := runPre(t, false, []Spec{toT, {Name: "standardize", Params: &p}}, tt.in, tt.items...)
 			check(t, got, err, tt.want, "", "")
 		})
 	}
 	t.Run("bad input stops at to_tensor", func(t *testing.T) {
 		p := StandardizeParams{Mean: []float64{0, 0, 0, 0}, Std: []float64{1, 1, 1, 1}}
-		_, err := runPre(t, context.Background(), []Spec{toT, {Name: "standardize", Params: &p}}, iris, `[1,2,3]`)
+		_, err := runPre(t, false, []Spec{toT, {Name: "standardize", Params: &p}}, iris, `[1,2,3]`)
 		check(t, "", err, "", "invalid_input", "data: expected 4 numbers, got 3")
 	})
 	t.Run("not a tensor", func(t *testing.T) {
@@ -159,7 +153,7 @@ func TestCast(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := runPre(t, context.Background(), tt.specs, tt.in, tt.items...)
+			got, err := runPre(t, false, tt.specs, tt.in, tt.items...)
 			check(t, got, err, tt.want, tt.wantCode, tt.wantErr)
 		})
 	}

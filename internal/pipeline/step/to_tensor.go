@@ -123,7 +123,7 @@ func (s *toTensor) Params() any { return s.p }
 
 func (s *toTensor) Apply(ctx context.Context, batch []any) ([]any, error) {
 	return each(ctx, batch, func(i int, v any) (any, error) {
-		field := pipeline.ItemField(ctx, i, len(batch))
+		field := "" // the item itself; each names it by its index
 		raw, ok := v.(json.RawMessage)
 		if !ok {
 			return nil, s.execErr("expected the request's JSON, got %T", v)

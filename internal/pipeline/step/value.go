@@ -32,7 +32,7 @@ func each(ctx context.Context, batch []any, f func(i int, v any) (any, error)) (
 		}
 		r, err := f(i, v)
 		if err != nil {
-			return nil, err
+			return nil, pipeline.AtItem(i, err)
 		}
 		out[i] = r
 	}

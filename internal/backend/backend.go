@@ -1,0 +1,53 @@
+package backend
+
+import (
+	"context"
+	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
+)
+
+// Backend is a model runtime.
+type Backend interface {
+	// Name is what model.yaml's backend field says to choose this runtime.
+	Name() string
+	// Check vets a version's settings when the version is discovered, before any file
+	// but model.yaml is read, and fills in the runtime's defaults (the artifact's
+	// name). A fault is a *FieldError naming the model.yaml field.
+	Check(s *Settings) error
+	// Open loads the version that s, as Check left it, describes. Any failure leaves
+	// nothing open; a fault of the config is a *FieldError.
+	Open(ctx context.Context, s Settings) (Model, error)
+}
+
+// Settings are what model.yaml says to a runtime about one version.
+type Settings struct {
+	// Dir is the version directory: the artifact is a file in it.
+	Dir string
+	// Artifact is the model file's name in Dir; "" when the config names none.
+	Artifact string
+	// MaxBatchSize caps the items of one runtime call; 0 means no cap.
+	MaxBatchSize int
+	// Delay is a simulated latency per call, for runtimes that take one.
+	Delay time.Duration
+	// Preprocess and Postprocess count the steps the config lists: a runtime whose
+	// model takes raw JSON items has no tensors for steps to work on.
+	Preprocess, Postprocess int
+}
+
+// Model is a loaded version's runtime stage together with what it declares, which
+// the repository builds the version's steps against.
+type Model interface {
+	pipeline.Model
+	// Size is how many bytes of artifact the model read.
+	Size() int64
+	// Inputs and Outputs are the tensors the model declares, batch dimension first.
+	// Both are empty for a model that takes and returns raw JSON items: such a model
+	// takes no steps.
+	Inputs() []pipeline.Tensor
+	Outputs() []pipeline.Tensor
+	// ItemInputs and ItemOutputs are the same without the batch dimension: what one
+	// item must be and what it gets.
+	ItemInputs() []pipeline.Tensor
+	ItemOutputs() []pipeline.Tensor
+}

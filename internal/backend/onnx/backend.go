@@ -1,0 +1,56 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/inferd/inferd/internal/backend"
+)
+
+// DefaultArtifact is the model file of a version whose model.yaml names none.
+const DefaultArtifact = "model.onnx"
+
+// Backend is the backend onnx: each version one session of the Runtime.
+type Backend struct {
+	rt *Runtime
+}
+
+// NewBackend returns the backend that opens models in rt.
+func NewBackend(rt *Runtime) Backend { return Backend{rt: rt} }
+
+// Name is "onnx".
+func (Backend) Name() string { return "onnx" }
+
+// Check names the artifact model.onnx when the config names none; a delay is for
+// echo, which has no real work to take time.
+func (Backend) Check(s *backend.Settings) error {
+	if s.Delay != 0 {
+		return backend.Errorf("delay", "only backend echo takes a delay")
+	}
+	if s.Artifact == "" {
+		s.Artifact = DefaultArtifact
+	}
+	return nil
+}
+
+// Open reads the artifact afresh and creates its session.
+func (b Backend) Open(ctx context.Context, s backend.Settings) (backend.Model, error) {
+	artifact := filepath.Join(s.Dir, s.Artifact)
+	if _, err := os.Stat(artifact); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, backend.Errorf("artifact", "%s does not exist", artifact)
+		}
+		return nil, fmt.Errorf("%s: %w", artifact, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m, err := b.rt.Open(artifact, ModelOptions{MaxBatchSize: s.MaxBatchSize})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,275 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// ErrClosed is returned to a call made after Close.
+var ErrClosed = errors.New("batcher closed")
+
+// Func is the model call the batcher shares: results in the order of items, one each.
+type Func func(ctx context.Context, items []any) ([]any, error)
+
+// Options configure a Batcher; the zero value of each field is a documented default.
+type Options struct {
+	// MaxSize caps the items of one call; 0 means no cap. A request with more items is
+	// split across calls.
+	MaxSize int
+	// MaxQueueDelay is how long, after a call ends, the batcher may hold queued requests
+	// waiting for more to fill the next call, counted from the oldest's arrival. 0
+	// dispatches whatever is queued at once.
+	MaxQueueDelay time.Duration
+	// Called, when set, is told the items of every call.
+	Called func(n int)
+	// Queued, when set, is told how long each request waited before its first items
+	// went to a call.
+	Queued func(d time.Duration)
+}
+
+// Batcher runs Func for several callers at once. It is safe for concurrent use.
+type Batcher struct {
+	fn   Func
+	opts Options
+
+	mu     sync.Mutex
+	queue  []*request
+	items  int // items queued and not yet dispatched
+	closed bool
+	wake   chan struct{} // capacity 1: something was queued, or Close was called
+	done   chan struct{} // closed when the loop has stopped
+}
+
+// request is one caller's items on their way through calls.
+type request struct {
+	items   []any
+	out     []any
+	arrived time.Time
+	next    int  // items dispatched so far
+	left    bool // the caller's context ended: dispatch nothing more of it
+	pending int  // segments dispatched and not yet finished
+	err     error
+	done    chan struct{}
+}
+
+// segment is items[lo:hi] of one request inside a call.
+type segment struct {
+	req    *request
+	lo, hi int
+}
+
+// New starts a batcher around fn; Close stops it.
+func New(fn Func, opts Options) *Batcher {
+	b := &Batcher{fn: fn, opts: opts, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go b.loop()
+	return b
+}
+
+// Do runs items through fn, possibly in one call with other callers' items, and returns
+// exactly their results in their order. When ctx ends before the results are ready it
+// returns at once, and items not yet dispatched are never run.
+func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
+	if len(items) == 0 {
+		return b.fn(ctx, items)
+	}
+	req := &request{items: items, out: make([]any, len(items)), arrived: time.Now(), done: make(chan struct{})}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, ErrClosed
+	}
+	b.queue = append(b.queue, req)
+	b.items += len(items)
+	b.mu.Unlock()
+	b.signal()
+
+	select {
+	case <-req.done:
+		return req.out, req.err
+	case <-ctx.Done():
+		b.mu.Lock()
+		if req.next < len(req.items) {
+			b.items -= len(req.items) - req.next
+		}
+		req.left = true
+		b.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// Queued is how many items wait for a call now.
+func (b *Batcher) Queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.items
+}
+
+// Close runs what is queued, waits for the last call to finish and stops the batcher.
+func (b *Batcher) Close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.signal()
+	<-b.done
+}
+
+func (b *Batcher) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop makes one call at a time. It dispatches at once when the model was idle, so a
+// lone request never waits for company; requests that queue up during a call form the
+// next one, which may wait up to MaxQueueDelay for more while it is not full.
+func (b *Batcher) loop() {
+	defer close(b.done)
+	idle := true
+	for {
+		b.mu.Lock()
+		for b.items == 0 && !b.closed {
+			b.queue = b.queue[:0] // only requests that left remain
+			b.mu.Unlock()
+			<-b.wake
+			idle = true
+			// Callers a finished call just woke may be runnable on this P behind us;
+			// one yield lets them queue so they share this call, without waiting
+			// for anyone who is not already on the way.
+			runtime.Gosched()
+			b.mu.Lock()
+		}
+		if b.items == 0 && b.closed {
+			b.mu.Unlock()
+			return
+		}
+		if !idle {
+			b.gatherLocked()
+		}
+		segs := b.takeLocked()
+		b.mu.Unlock()
+		b.call(segs)
+		idle = false
+	}
+}
+
+// gatherLocked waits, with b.mu held on entry and exit, until the next call is full, the
+// oldest queued request has waited MaxQueueDelay, or the batcher is closing.
+func (b *Batcher) gatherLocked() {
+	if b.opts.MaxQueueDelay <= 0 {
+		return
+	}
+	var oldest time.Time
+	for _, r := range b.queue {
+		if !r.left && r.next < len(r.items) {
+			oldest = r.arrived
+			break
+		}
+	}
+	deadline := oldest.Add(b.opts.MaxQueueDelay)
+	for !b.closed && b.items > 0 && (b.opts.MaxSize <= 0 || b.items < b.opts.MaxSize) {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		b.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-b.wake:
+		case <-t.C:
+		}
+		t.Stop()
+		b.mu.Lock()
+	}
+}
+
+// takeLocked removes up to MaxSize items from the front of the queue, splitting a
+// request that does not fit.
+func (b *Batcher) takeLocked() []segment {
+	var segs []segment
+	n, i := 0, 0
+	for ; i < len(b.queue); i++ {
+		r := b.queue[i]
+		if r.left {
+			continue
+		}
+		room := len(r.items) - r.next
+		if b.opts.MaxSize > 0 {
+			room = min(room, b.opts.MaxSize-n)
+		}
+		if room == 0 {
+			break
+		}
+		if r.next == 0 && b.opts.Queued != nil {
+			b.opts.Queued(time.Since(r.arrived))
+		}
+		segs = append(segs, segment{req: r, lo: r.next, hi: r.next + room})
+		r.next += room
+		r.pending++
+		n += room
+		b.items -= room
+		if r.next < len(r.items) {
+			break // full; the rest of r goes in a later call
+		}
+	}
+	b.queue = append(b.queue[:0], b.queue[i:]...)
+	if len(b.queue) > 0 && b.queue[0].next == len(b.queue[0].items) {
+		b.queue = b.queue[1:]
+	}
+	return segs
+}
+
+// call runs one model call over segs and hands each request its results.
+func (b *Batcher) call(segs []segment) {
+	var items []any
+	for _, s := range segs {
+		items = append(items, s.req.items[s.lo:s.hi]...)
+	}
+	if b.opts.Called != nil {
+		b.opts.Called(len(items))
+	}
+	out, err := b.run(items)
+	if err == nil && len(out) != len(items) {
+		err = fmt.Errorf("the model returned %d results for %d items", len(out), len(items))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	off := 0
+	for _, s := range segs {
+		r := s.req
+		if err != nil {
+			r.err = err
+		} else {
+			copy(r.out[s.lo:s.hi], out[off:off+s.hi-s.lo])
+		}
+		off += s.hi - s.lo
+		r.pending--
+		if r.pending == 0 && (r.next == len(r.items) || r.err != nil) {
+			if r.next < len(r.items) && !r.left { // a failed part: the rest need not run
+				b.items -= len(r.items) - r.next
+				r.left = true
+			}
+			close(r.done)
+		}
+	}
+}
+
+// run calls fn, turning a panic into an error for the requests of this call.
+func (b *Batcher) run(items []any) (out []any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v}
+		}
+	}()
+	// The call serves several callers, so no one caller's context may cancel it.
+	return b.fn(context.Background(), items)
+}
+
+// PanicError is a panic recovered from Func.
+type PanicError struct{ Value any }
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }

@@ -1,0 +1,331 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a model that records the items of every call and answers each item with
+// a copy of it, so a caller can see that it got its own results back. While gate is
+// open (non-nil and not closed) each call waits for it, so a test can queue requests
+// behind a call in flight.
+type recorder struct {
+	mu      sync.Mutex
+	calls   [][]any
+	gate    chan struct{}
+	entered chan struct{}
+	err     error
+	panics  bool
+}
+
+func newRecorder(gated bool) *recorder {
+	r := &recorder{entered: make(chan struct{}, 64)}
+	if gated {
+		r.gate = make(chan struct{})
+	}
+	return r
+}
+
+func (r *recorder) call(_ context.Context, items []any) ([]any, error) {
+	r.mu.Lock()
+	r.calls = append(r.calls, slices.Clone(items))
+	r.mu.Unlock()
+	r.entered <- struct{}{}
+	if r.gate != nil {
+		<-r.gate
+	}
+	if r.panics {
+		panic("boom")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return slices.Clone(items), nil
+}
+
+func (r *recorder) sizes() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for _, c := range r.calls {
+		out = append(out, len(c))
+	}
+	return out
+}
+
+func (r *recorder) seen(item any) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.calls {
+		if slices.Contains(c, item) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitQueued waits until n items are queued; the test's deadline bounds it.
+func waitQueued(t *testing.T, b *Batcher, n int) {
+	t.Helper()
+	for b.Queued() != n {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func items(caller, n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("c%d-%d", caller, i)
+	}
+	return out
+}
+
+// result is what one Do returned.
+type result struct {
+	out []any
+	err error
+}
+
+func do(ctx context.Context, b *Batcher, in []any) chan result {
+	ch := make(chan result, 1)
+	go func() {
+		out, err := b.Do(ctx, in)
+		ch <- result{out, err}
+	}()
+	return ch
+}
+
+// TestOrderAndMaxSize: many concurrent callers, each with its own number of items, get
+// exactly their own results in their own order, and no call exceeds MaxSize, while
+// requests that queued behind a busy model share calls.
+func TestOrderAndMaxSize(t *testing.T) {
+	tests := []struct {
+		name    string
+		maxSize int
+		callers int
+	}{
+		{"cap 4", 4, 40},
+		{"cap 1", 1, 10},
+		{"cap 16", 16, 64},
+		{"no cap", 0, 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := newRecorder(false)
+			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: time.Millisecond})
+			defer b.Close()
+			var wg sync.WaitGroup
+			for c := range tt.callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					in := items(c, 1+c%5)
+					out, err := b.Do(context.Background(), in)
+					if err != nil || !slices.Equal(out, in) {
+						t.Errorf("caller %d: got %v, %v; want %v", c, out, err, in)
+					}
+				}()
+			}
+			wg.Wait()
+			total := 0
+			for _, n := range rec.sizes() {
+				total += n
+				if tt.maxSize > 0 && n > tt.maxSize {
+					t.Errorf("a call of %d items; the cap is %d", n, tt.maxSize)
+				}
+			}
+			if want := 3 * tt.callers; total < want-tt.callers || total > want+tt.callers {
+				t.Errorf("%d items ran; the callers sent about %d", total, want)
+			}
+		})
+	}
+}
+
+// TestCoalesces: requests that arrive while a call is in flight go to the model as one
+// call when it is free, split at MaxSize, and each gets its own results. The calls are
+// full, so none waits for MaxQueueDelay (10 s: the test would time out).
+func TestCoalesces(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 4, MaxQueueDelay: 10 * time.Second})
+	defer b.Close()
+	first := do(context.Background(), b, items(0, 1))
+	<-rec.entered
+	var waiting []chan result
+	for c := 1; c <= 3; c++ {
+		waiting = append(waiting, do(context.Background(), b, items(c, 2)))
+		waitQueued(t, b, 2*c)
+	}
+	waiting = append(waiting, do(context.Background(), b, items(4, 10))) // split 2+4+4
+	waitQueued(t, b, 16)
+	close(rec.gate)
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	for i, ch := range waiting {
+		r := <-ch
+		want := items(i+1, 2)
+		if i == 3 {
+			want = items(4, 10)
+		}
+		if r.err != nil || !slices.Equal(r.out, want) {
+			t.Errorf("caller %d: %v, %v; want %v", i+1, r.out, r.err, want)
+		}
+	}
+	if got, want := rec.sizes(), []int{1, 4, 4, 4, 4}; !slices.Equal(got, want) {
+		t.Errorf("call sizes %v, want %v", got, want)
+	}
+}
+
+// TestLoneRequestDoesNotWait: a request that finds the model idle runs at once, even
+// with a MaxQueueDelay of 10 s: the context's 5 s would end first if it waited.
+func TestLoneRequestDoesNotWait(t *testing.T) {
+	tests := []struct {
+		name    string
+		maxSize int
+		before  int // requests run to completion first, so the batcher has been busy
+	}{
+		{"first request", 8, 0},
+		{"after traffic", 8, 3},
+		{"no cap", 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := newRecorder(false)
+			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: 10 * time.Second})
+			defer b.Close()
+			for i := 0; i <= tt.before; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				out, err := b.Do(ctx, items(i, 1))
+				cancel()
+				if err != nil || !slices.Equal(out, items(i, 1)) {
+					t.Fatalf("request %d: %v, %v: it waited for company", i, out, err)
+				}
+			}
+		})
+	}
+}
+
+// TestQueueDelayGathers: a call that is not full, formed while the model was busy,
+// waits for company up to MaxQueueDelay from its oldest request's arrival and takes
+// what arrives in that time.
+func TestQueueDelayGathers(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
+	defer b.Close()
+	first := do(context.Background(), b, items(0, 1))
+	<-rec.entered
+	second := do(context.Background(), b, items(1, 1))
+	waitQueued(t, b, 1)
+	close(rec.gate) // the second request now gathers for up to 500 ms from its arrival
+	<-first
+	third := do(context.Background(), b, items(2, 1))
+	for _, ch := range []chan result{second, third} {
+		if r := <-ch; r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	// The third arrived either while the second gathered (one call of 2) or, on a
+	// machine slow enough to spend 500 ms here, after it left (two calls of 1).
+	got := rec.sizes()
+	if !slices.Equal(got, []int{1, 2}) && !slices.Equal(got, []int{1, 1, 1}) {
+		t.Errorf("call sizes %v", got)
+	}
+	t.Logf("call sizes %v", got)
+}
+
+// TestCancelledCallerLeaves: a caller whose context ends returns at once with the
+// context's error, and its items, not yet dispatched, never reach the model; the others
+// in the queue are unaffected.
+func TestCancelledCallerLeaves(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
+	defer b.Close()
+	first := do(context.Background(), b, items(0, 1))
+	<-rec.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	leaving := do(ctx, b, items(1, 3))
+	waitQueued(t, b, 3)
+	staying := do(context.Background(), b, items(2, 2))
+	waitQueued(t, b, 5)
+	cancel()
+	if r := <-leaving; !errors.Is(r.err, context.Canceled) { // the gate is still closed
+		t.Fatalf("the cancelled caller got %v, %v", r.out, r.err)
+	}
+	close(rec.gate)
+	<-first
+	if r := <-staying; r.err != nil || !slices.Equal(r.out, items(2, 2)) {
+		t.Errorf("the caller that stayed got %v, %v", r.out, r.err)
+	}
+	if rec.seen(items(1, 3)[0]) {
+		t.Errorf("the cancelled caller's items ran: %v", rec.sizes())
+	}
+	if got := rec.sizes(); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("call sizes %v, want [1 2]", got)
+	}
+}
+
+// TestCallFailure: a failing or panicking call fails every request in it, and only
+// those; the batcher keeps serving.
+func TestCallFailure(t *testing.T) {
+	tests := []struct {
+		name  string
+		set   func(*recorder)
+		check func(error) bool
+	}{
+		{"error", func(r *recorder) { r.err = errors.New("runtime fault") }, func(err error) bool { return err != nil && err.Error() == "runtime fault" }},
+		{"panic", func(r *recorder) { r.panics = true }, func(err error) bool { var pe *PanicError; return errors.As(err, &pe) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := newRecorder(true)
+			b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
+			defer b.Close()
+			first := do(context.Background(), b, items(0, 1))
+			<-rec.entered
+			a, c := do(context.Background(), b, items(1, 1)), do(context.Background(), b, items(2, 1))
+			waitQueued(t, b, 2)
+			rec.mu.Lock()
+			tt.set(rec)
+			rec.mu.Unlock()
+			close(rec.gate)
+			for _, ch := range []chan result{first, a, c} {
+				if r := <-ch; !tt.check(r.err) {
+					t.Errorf("got %v, %v", r.out, r.err)
+				}
+			}
+			rec.mu.Lock()
+			rec.err, rec.panics = nil, false
+			rec.mu.Unlock()
+			if out, err := b.Do(context.Background(), items(3, 1)); err != nil || !slices.Equal(out, items(3, 1)) {
+				t.Errorf("after the failure: %v, %v", out, err)
+			}
+		})
+	}
+}
+
+// TestCloseDrains: Close runs what is queued before it returns; a call after Close is
+// refused.
+func TestCloseDrains(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
+	first := do(context.Background(), b, items(0, 1))
+	<-rec.entered
+	queued := do(context.Background(), b, items(1, 2))
+	waitQueued(t, b, 2)
+	closed := make(chan struct{})
+	go func() { b.Close(); close(closed) }()
+	close(rec.gate)
+	<-closed
+	if r := <-queued; r.err != nil || !slices.Equal(r.out, items(1, 2)) {
+		t.Errorf("queued before Close: %v, %v", r.out, r.err)
+	}
+	<-first
+	if _, err := b.Do(context.Background(), items(2, 1)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Do after Close = %v, want ErrClosed", err)
+	}
+}

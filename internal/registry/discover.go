@@ -1,0 +1,102 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Discover asks every source for its models and lists their versions as loading. It
+// reads only configuration, so it is quick; an invalid routing rule or a model name
+// offered by two sources is an error.
+func (r *Registry) Discover(ctx context.Context) error {
+	models := map[string]*model{}
+	for _, src := range r.opts.Sources {
+		specs, err := src.Models(ctx)
+		if err != nil {
+			return fmt.Errorf("discovering models: %w", err)
+		}
+		for _, spec := range specs {
+			if _, dup := models[spec.Name]; dup {
+				return fmt.Errorf("model %q is offered by two sources", spec.Name)
+			}
+			m, err := newModel(spec, src)
+			if err != nil {
+				return err
+			}
+			models[spec.Name] = m
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.models = models
+	r.loading = 0
+	for _, m := range models {
+		for _, v := range m.versions {
+			if v.status == StatusLoading {
+				r.loading++
+			}
+		}
+	}
+	r.discovered = true
+	return nil
+}
+
+func newModel(spec ModelSpec, src Source) (*model, error) {
+	m := &model{name: spec.Name, rule: spec.Rule, source: src, versions: map[string]*version{}}
+	for _, vs := range spec.Versions {
+		if _, dup := m.versions[vs.Version]; dup {
+			return nil, fmt.Errorf("model %q lists version %q twice", spec.Name, vs.Version)
+		}
+		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading}
+		if vs.Err != nil || vs.Loader == nil {
+			v.status, v.err = StatusFailed, vs.Err
+			if v.err == nil {
+				v.err = errors.New("no loader")
+			}
+		}
+		m.versions[vs.Version] = v
+		m.order = append(m.order, vs.Version)
+	}
+	slices.SortFunc(m.order, compareNatural)
+	if err := m.rule.Validate(m.order); err != nil {
+		return nil, fmt.Errorf("model %q: %w", spec.Name, err)
+	}
+	return m, nil
+}
+
+// Load loads every discovered version that is still loading, LoadConcurrency at a time,
+// and returns when all have finished, each ready or failed. A failure is logged and
+// kept on its version; it never stops the others.
+func (r *Registry) Load(ctx context.Context) {
+	r.mu.RLock()
+	var todo []*version
+	for _, m := range r.models {
+		for _, name := range m.order {
+			if v := m.versions[name]; v.status == StatusLoading {
+				todo = append(todo, v)
+			}
+		}
+	}
+	r.mu.RUnlock()
+
+	sem := make(chan struct{}, r.opts.LoadConcurrency)
+	var wg sync.WaitGroup
+	for _, v := range todo {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			inst, err := r.put(ctx, v, v.loader, true, nil)
+			switch {
+			case err != nil:
+				r.log.Error("model failed to load", "model", v.name, "version", v.version, "error", err)
+			case inst != nil: // nil: a reload during warm-up loaded it first
+				r.log.Info("model loaded", "model", v.name, "version", v.version, "duration", inst.loadDur, "memory_bytes", inst.mem.Bytes)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,72 @@
+package registry
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
+)
+
+// Entry describes one version for listings.
+type Entry struct {
+	Name, Version string
+	Status        Status
+	Err           error
+	LoadedAt      time.Time
+	LoadDuration  time.Duration
+	Memory        Memory
+	Info          pipeline.Info
+	// Pre and Post describe the steps of the loaded pipeline.
+	Pre, Post []pipeline.StepInfo
+}
+
+// List returns every known version, by name then natural version order.
+func (r *Registry) List() []Entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.models))
+	for n := range r.models {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []Entry
+	for _, n := range names {
+		m := r.models[n]
+		for _, ver := range m.order {
+			out = append(out, entryLocked(m.versions[ver]))
+		}
+	}
+	return out
+}
+
+// Model describes one model: its rule and every version, in natural order.
+type Model struct {
+	Name     string
+	Rule     Rule
+	Versions []Entry
+}
+
+// Describe returns one model's rule and versions.
+func (r *Registry) Describe(name string) (Model, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m := r.models[name]
+	if m == nil {
+		return Model{}, fmt.Errorf("%w: no model named %q", ErrModelNotFound, name)
+	}
+	out := Model{Name: name, Rule: m.rule}
+	for _, ver := range m.order {
+		out.Versions = append(out.Versions, entryLocked(m.versions[ver]))
+	}
+	return out, nil
+}
+
+func entryLocked(v *version) Entry {
+	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err}
+	if v.cur != nil {
+		e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
+		e.Pre, e.Post = v.cur.p.Steps()
+	}
+	return e
+}

@@ -1,0 +1,171 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/inferd/inferd/internal/batch"
+	"github.com/inferd/inferd/internal/pipeline"
+)
+
+// loaded is one loaded pipeline of a version: it owns the pipeline, the batcher in front
+// of its model, the requests in flight on it, and its retirement when a reload replaces
+// it or the registry closes.
+type loaded struct {
+	name, version string
+	p             *pipeline.Pipeline
+	batcher       *batch.Batcher // nil: every request is its own model call
+	inflight      sync.WaitGroup
+	loadedAt      time.Time
+	loadDur       time.Duration
+	mem           Memory
+	obs           Observer
+}
+
+// build loads one pipeline, measuring the memory the load took, and starts its batcher.
+func (r *Registry) build(ctx context.Context, name, ver string, l Loader) (inst *loaded, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("loading %s %s panicked: %v", name, ver, v)
+		}
+	}()
+	seq := r.loadSeq.Add(1)
+	alone := r.activeLoads.Add(1) == 1
+	defer r.activeLoads.Add(-1)
+	before := takeSnapshot()
+	start := time.Now()
+	p, err := l.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.Model == nil {
+		return nil, fmt.Errorf("loading %s %s: the loader returned no model", name, ver)
+	}
+	dur := time.Since(start)
+	after := takeSnapshot()
+	alone = alone && r.loadSeq.Load() == seq
+	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs}
+	if b := p.Batching; b.Enabled && !r.opts.NoDynamicBatching {
+		inst.batcher = batch.New(safeModel(p.Model), batch.Options{
+			MaxSize:       b.MaxSize,
+			MaxQueueDelay: b.MaxQueueDelay,
+			Called:        func(n int) { r.obs.Batched(name, ver, n) },
+			Queued:        func(d time.Duration) { r.obs.Queued(name, ver, d) },
+		})
+	}
+	return inst, nil
+}
+
+// safeModel turns a panic in a shared model call into the pipeline's PanicError, with
+// the stack for the log, as a panic in an unshared call is.
+func safeModel(m pipeline.Model) batch.Func {
+	return func(ctx context.Context, items []any) (out []any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return m.Predict(ctx, items)
+	}
+}
+
+// run sends items through the pipeline, through the batcher when there is one. An
+// unbatched model call is reported as a batch of its own items, so inferd_batch_size
+// compares batching on and off.
+func (l *loaded) run(ctx context.Context, items []json.RawMessage, observe pipeline.Observer) ([]json.RawMessage, error) {
+	if l.batcher == nil {
+		return l.p.RunWith(ctx, items, observe, func(ctx context.Context, batch []any) ([]any, error) {
+			l.obs.Batched(l.name, l.version, len(batch))
+			return l.p.Model.Predict(ctx, batch)
+		})
+	}
+	out, err := l.p.RunWith(ctx, items, observe, l.batcher.Do)
+	if errors.Is(err, batch.ErrClosed) {
+		// Unreachable while in-flight tracking holds (a batcher closes after its last
+		// request); an execution error rather than a hang if that ever changes.
+		return nil, fmt.Errorf("%w: %s %s was closed", pipeline.ErrExecution, l.name, l.version)
+	}
+	return out, err
+}
+
+// close waits for the requests in flight, drains the batcher and closes the pipeline.
+func (l *loaded) close() error {
+	l.inflight.Wait()
+	if l.batcher != nil {
+		l.batcher.Close()
+	}
+	return l.p.Close()
+}
+
+// put loads v with l and puts the new pipeline in place of the one serving v, which
+// retires once its requests have finished. It is the one locking sequence of Load and
+// Reload: v.reload keeps one load of a version at a time; r.mu guards only the swap.
+// first is Load's call during warm-up: it counts the version out of loading and does
+// nothing (nil, nil) when a reload got there before it. onSwap runs under r.mu after a
+// swap.
+func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, onSwap func()) (*loaded, error) {
+	v.reload.Lock()
+	defer v.reload.Unlock()
+	if first {
+		r.mu.Lock()
+		if v.cur != nil { // a reload during warm-up loaded it; building again would leak its pipeline
+			r.loading--
+			r.mu.Unlock()
+			return nil, nil
+		}
+		r.mu.Unlock()
+	}
+	inst, err := r.build(ctx, v.name, v.version, l)
+	r.mu.Lock()
+	if first {
+		r.loading--
+	}
+	var old *loaded
+	if err != nil {
+		if v.cur == nil { // nothing serves it: keep the reason visible
+			v.status, v.err = StatusFailed, err
+		}
+	} else {
+		old = v.cur
+		v.cur, v.loader, v.status, v.err = inst, l, StatusReady, nil
+		if onSwap != nil {
+			onSwap()
+		}
+	}
+	n := r.loadedLocked()
+	r.mu.Unlock()
+	r.obs.Loaded(n)
+	if old != nil {
+		r.retire(old)
+	}
+	return inst, err
+}
+
+func (r *Registry) loadedLocked() int {
+	n := 0
+	for _, m := range r.models {
+		for _, v := range m.versions {
+			if v.cur != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// retire closes a replaced version once its in-flight requests have finished and its
+// batcher has drained.
+func (r *Registry) retire(old *loaded) {
+	r.drains.Add(1)
+	go func() {
+		defer r.drains.Done()
+		if err := old.close(); err != nil {
+			r.log.Warn("closing a replaced pipeline", "model", old.name, "version", old.version, "error", err)
+		}
+	}()
+}

@@ -1,0 +1,100 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Reloaded describes the pipeline a reload put in place.
+type Reloaded struct {
+	Name, Version string
+	LoadedAt      time.Time
+	LoadDuration  time.Duration
+}
+
+// Reload re-reads one version from its source, builds a new pipeline beside the old one
+// and swaps it in. Requests already running finish on the old pipeline, which is closed
+// after the last of them. When the build fails the old pipeline keeps serving and the
+// error wraps ErrReloadFailed. A version (or model) added to the source after start is
+// loaded for the first time this way.
+func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, error) {
+	spec, src, err := r.specFor(ctx, name)
+	if err != nil {
+		return Reloaded{}, err
+	}
+	idx := slices.IndexFunc(spec.Versions, func(vs VersionSpec) bool { return vs.Version == ver })
+	if idx < 0 {
+		return Reloaded{}, fmt.Errorf("%w: model %q has no version %q", ErrVersionNotFound, name, ver)
+	}
+	vs := spec.Versions[idx]
+	v := r.versionFor(spec, src, ver)
+	l, err := vs.Loader, vs.Err
+	if err == nil {
+		var inst *loaded
+		inst, err = r.put(ctx, v, l, false, func() {
+			if m := r.models[name]; spec.Rule.Validate(m.order) == nil {
+				m.rule = spec.Rule // a re-read rule applies only when it fits the versions known
+			}
+		})
+		if err == nil {
+			r.obs.Reloaded(true)
+			r.log.Info("model reloaded", "model", name, "version", ver, "duration", inst.loadDur)
+			return Reloaded{Name: name, Version: ver, LoadedAt: inst.loadedAt, LoadDuration: inst.loadDur}, nil
+		}
+	} else {
+		r.mu.Lock()
+		if v.cur == nil { // nothing serves it: keep the reason visible
+			v.status, v.err = StatusFailed, err
+		}
+		r.mu.Unlock()
+	}
+	r.obs.Reloaded(false)
+	r.log.Error("reload failed; the old pipeline keeps serving", "model", name, "version", ver, "error", err)
+	return Reloaded{}, fmt.Errorf("%w: %s %s: %v", ErrReloadFailed, name, ver, err)
+}
+
+// specFor asks the model's source, or for a model not seen yet every source, for the
+// current spec of name.
+func (r *Registry) specFor(ctx context.Context, name string) (ModelSpec, Source, error) {
+	r.mu.RLock()
+	m := r.models[name]
+	r.mu.RUnlock()
+	sources := r.opts.Sources
+	if m != nil {
+		sources = []Source{m.source}
+	}
+	for _, src := range sources {
+		spec, err := src.Model(ctx, name)
+		if errors.Is(err, ErrModelNotFound) {
+			continue
+		}
+		if err != nil {
+			return ModelSpec{}, nil, fmt.Errorf("%w: reading model %q: %v", ErrReloadFailed, name, err)
+		}
+		return spec, src, nil
+	}
+	return ModelSpec{}, nil, fmt.Errorf("%w: no model named %q", ErrModelNotFound, name)
+}
+
+// versionFor returns the registry's entry for a version, adding the model or version
+// when the source has gained it since start.
+func (r *Registry) versionFor(spec ModelSpec, src Source, ver string) *version {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.models[spec.Name]
+	if m == nil {
+		m = &model{name: spec.Name, source: src, versions: map[string]*version{}}
+		r.models[spec.Name] = m
+	}
+	v := m.versions[ver]
+	if v == nil {
+		v = &version{name: spec.Name, version: ver, status: StatusFailed, err: errors.New("not loaded yet")}
+		m.versions[ver] = v
+		m.order = append(m.order, ver)
+		slices.SortFunc(m.order, compareNatural)
+	}
+	return v
+}

@@ -1,0 +1,9 @@
+// Command benchhttp is inferd's HTTP benchmark harness (`make bench-http`). One run
+// starts the built inferd binaries, a bare net/http JSON echo server as the baseline and,
+// for queue mode, its own redis-server, all on free loopback ports; then it drives each
+// case closed-loop at several connection counts and writes a Markdown table and an SVG
+// chart of throughput against p99 latency.
+//
+// It is a stand-alone program (standard library only) in the tools module so that
+// measuring inferd never changes inferd's own dependency graph.
+package main

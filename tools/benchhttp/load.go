@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Op is one closed-loop step of a case: one request (or one job, submit to finished).
+// It returns the items the model computed.
+type Op func(ctx context.Context, c *http.Client) (items int, err error)
+
+// newClient is one keep-alive HTTP/1.1 connection: a transport of its own with one idle
+// connection, so that n clients hold exactly n connections.
+func newClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConns:        1,
+		MaxIdleConnsPerHost: 1,
+		MaxConnsPerHost:     1,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		IdleConnTimeout:     time.Minute,
+	}, Timeout: 30 * time.Second}
+}
+
+// Load drives op closed-loop on conns connections until stop says so. samples keeps
+// every latency when set; a memory run of a million requests passes false.
+type Load struct {
+	Conns   int
+	Op      Op
+	Samples bool
+	// Done counts finished ops while the load runs, for the progress bar.
+	Done atomic.Int64
+}
+
+// Run drives until the context ends or stop(n) returns true after the n-th op
+// anywhere.
+func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type part struct {
+		lat         []time.Duration
+		reqs, items int
+		errs        int
+	}
+	parts := make([]part, l.Conns)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range l.Conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := newClient()
+			defer c.CloseIdleConnections()
+			p := &parts[i]
+			if l.Samples {
+				p.lat = make([]time.Duration, 0, 1<<14)
+			}
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				items, err := l.Op(ctx, c)
+				d := time.Since(t0)
+				if ctx.Err() != nil {
+					return // cut off by the end of the run: neither a sample nor an error
+				}
+				if err != nil {
+					p.errs++
+				} else {
+					p.reqs++
+					p.items += items
+					if l.Samples {
+						p.lat = append(p.lat, d)
+					}
+				}
+				if stop(l.Done.Add(1)) {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res := Result{Conns: l.Conns, Elapsed: time.Since(start)}
+	var all []time.Duration
+	for _, p := range parts {
+		res.Requests += p.reqs
+		res.Items += p.items
+		res.Errors += p.errs
+		all = append(all, p.lat...)
+	}
+	res.P50, res.P99 = Percentile(all, 50), Percentile(all, 99)
+	return res
+}

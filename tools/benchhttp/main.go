@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if addr := os.Getenv(echoAddrEnv); addr != "" {
+		if err := serveEcho(addr); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(os.Args[1:]))
+}
+
+// options are the command line's flags.
+type options struct {
+	bin, models, conns, out, command string
+	duration, warmup                 time.Duration
+	memFirst, memTotal, pickup       int
+}
+
+func newFlagSet() (*flag.FlagSet, *options) {
+	o := &options{}
+	fs := flag.NewFlagSet("benchhttp", flag.ContinueOnError)
+	fs.StringVar(&o.bin, "bin", "bin", "directory holding inferd and inferd-worker (make build)")
+	fs.StringVar(&o.models, "models", "models", "the model repository inferd serves")
+	fs.StringVar(&o.conns, "conns", "1,16,64", "connection counts, comma-separated")
+	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time per case and connection count")
+	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "warm-up before each measurement, not counted")
+	fs.IntVar(&o.memFirst, "mem-first", 10_000, "echo requests before the first RSS reading after traffic")
+	fs.IntVar(&o.memTotal, "mem-total", 1_000_000, "echo requests before the last RSS reading")
+	fs.IntVar(&o.pickup, "pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
+	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
+	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
+	return fs, o
+}
+
+func run(args []string) int {
+	fs, o := newFlagSet()
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := configOf(o.bin, o.models, o.conns)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchhttp:", err)
+		return 2
+	}
+	cfg.Duration, cfg.Warmup = o.duration, o.warmup
+	cfg.MemFirst, cfg.MemTotal, cfg.PickupJobs = o.memFirst, o.memTotal, o.pickup
+	if cfg.MemTotal < cfg.MemFirst {
+		fmt.Fprintln(os.Stderr, "benchhttp: -mem-total must be at least -mem-first")
+		return 2
+	}
+	cfg.Progress = os.Stderr
+
+	cmd := o.command
+	if cmd == "" {
+		cmd = strings.Join(append([]string{"benchhttp"}, args...), " ")
+	}
+	// Described before the run: the commit measured is the one checked out when it began.
+	m := machine(cmd)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchhttp:", err)
+		return 1
+	}
+	rep.Machine = m
+	rep.WriteTable(os.Stdout)
+	if o.out != "" {
+		if err := writeFiles(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote %s and %s\n", filepath.Join(o.out, "benchmarks.md"), filepath.Join(o.out, "benchmarks.svg"))
+	}
+	return 0
+}
+
+// configOf resolves the paths (children run in the working directory, where inferd
+// finds .onnxruntime/) and the connection counts.
+func configOf(bin, models, conns string) (Config, error) {
+	var cfg Config
+	var err error
+	if cfg.Root, err = os.Getwd(); err != nil {
+		return cfg, err
+	}
+	if cfg.BinDir, err = filepath.Abs(bin); err != nil {
+		return cfg, err
+	}
+	if cfg.ModelsDir, err = filepath.Abs(models); err != nil {
+		return cfg, err
+	}
+	if cfg.EchoBin, err = os.Executable(); err != nil {
+		return cfg, err
+	}
+	for _, f := range strings.Split(conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-conns: %q is not a positive number", f)
+		}
+		cfg.Conns = append(cfg.Conns, n)
+	}
+	return cfg, nil
+}
+
+func writeFiles(rep *Report, dir string) error {
+	var md, svg bytes.Buffer
+	rep.WriteMarkdown(&md)
+	WriteSVG(&svg, rep.Results, "inferd: throughput against p99 latency ("+rep.Machine.Date.UTC().Format("2006-01-02")+", "+rep.Machine.Commit+")")
+	if err := os.WriteFile(filepath.Join(dir, "benchmarks.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "benchmarks.svg"), svg.Bytes(), 0o644)
+}
+
+// machine describes this machine and checkout for the report's header.
+func machine(command string) Machine {
+	m := Machine{CPU: "unknown CPU", Cores: runtime.NumCPU(), Go: runtime.Version(), Commit: "unknown", Date: time.Now(), Command: command}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output(); err == nil {
+		m.Commit = strings.TrimSpace(string(out))
+	}
+	return m
+}

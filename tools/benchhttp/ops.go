@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// devKey is the development key inferd serves with when no keys are configured.
+const devKey = "dev-key"
+
+var (
+	echoBody = []byte(`{"model":"echo","version":"v1","data":{"text":"hello","n":42}}`)
+	irisBody = []byte(`{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)
+	// digitsBody is one 8x8 image (a zero) of scikit-learn's digits, 64 values in 0..16.
+	digitsBody = []byte(`{"model":"digits","version":"v1","data":[0,0,5,13,9,1,0,0,0,0,13,15,10,15,5,0,0,3,15,2,0,11,8,0,0,4,12,0,0,8,8,0,0,5,8,0,0,9,8,0,0,4,11,0,1,12,7,0,0,2,14,5,10,12,0,0,0,0,6,13,10,0,0,0]}`)
+	asyncBody  = []byte(`{"model":"echo","data":{"text":"hello"}}`)
+)
+
+// batchOf is a /predict/batch body of n iris items.
+func batchOf(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"model":"iris","version":"v1","items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "[%.1f,%.1f,%.1f,%.1f]", 4.5+float64(i%30)/10, 3.0, 1.4+float64(i%40)/10, 0.2+float64(i%20)/10)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// do sends one request and drains the answer, so that the connection is reused.
+func do(ctx context.Context, c *http.Client, method, url string, body []byte, into any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("X-API-Key", devKey)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, msg)
+	}
+	if into != nil {
+		return json.NewDecoder(resp.Body).Decode(into)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
+// postOp posts body to url; each answer counts items model items.
+func postOp(url string, body []byte, items int) Op {
+	return func(ctx context.Context, c *http.Client) (int, error) {
+		return items, do(ctx, c, http.MethodPost, url, body, nil)
+	}
+}
+
+// job is the part of a job record the harness reads.
+type job struct {
+	JobID     string    `json:"job_id"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// runJob submits an echo job and polls until it has succeeded. Polls back off from
+// 0.5 ms to 5 ms: quick enough to see in-process jobs finish, without the pollers
+// taking the CPU the jobs need.
+func runJob(ctx context.Context, c *http.Client, base string) (job, error) {
+	var j job
+	if err := do(ctx, c, http.MethodPost, base+"/predict/async", asyncBody, &j); err != nil {
+		return j, err
+	}
+	id := j.JobID
+	wait := 500 * time.Microsecond
+	for {
+		if err := do(ctx, c, http.MethodGet, base+"/predict/async/"+id, nil, &j); err != nil {
+			return j, err
+		}
+		switch j.Status {
+		case "succeeded":
+			return j, nil
+		case "failed", "cancelled":
+			return j, fmt.Errorf("job %s %s", id, j.Status)
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Millisecond)
+	}
+}
+
+func jobOp(base string) Op {
+	return func(ctx context.Context, c *http.Client) (int, error) {
+		_, err := runJob(ctx, c, base)
+		return 1, err
+	}
+}
+
+// served says whether the server at base serves model/version.
+func served(base, model, version string) bool {
+	err := do(context.Background(), &http.Client{Timeout: 5 * time.Second}, http.MethodGet, base+"/models/"+model+"/"+version, nil, nil)
+	return err == nil
+}

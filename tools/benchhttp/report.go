@@ -1,0 +1,291 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Baseline is the case every other is compared with at the same connection count.
+const Baseline = "baseline: net/http JSON echo"
+
+// Machine describes where and how a run was made, for the report's header.
+type Machine struct {
+	CPU     string
+	Cores   int
+	Go      string
+	Commit  string
+	Date    time.Time
+	Command string
+}
+
+// Memory is inferd's resident set at three moments of the echo run.
+type Memory struct {
+	IdleKB, FirstKB, TotalKB int64
+	First, Total             int // echo requests answered when FirstKB and TotalKB were read
+	Cause                    string
+}
+
+// Growth is the change of RSS from the first reading after traffic to the last, in
+// percent.
+func (m Memory) Growth() float64 {
+	if m.FirstKB == 0 {
+		return 0
+	}
+	return 100 * float64(m.TotalKB-m.FirstKB) / float64(m.FirstKB)
+}
+
+// Report is everything one run measured.
+type Report struct {
+	Machine Machine
+	Results []Result
+	Memory  *Memory
+	// PickupP50 is queue mode's idle pickup: submit to started, one job at a time.
+	PickupP50 time.Duration
+	PickupN   int
+	PickupNA  string
+}
+
+func (r *Report) find(name string, conns int) (Result, bool) {
+	for _, x := range r.Results {
+		if x.Case == name && x.Conns == conns && x.NA == "" {
+			return x, true
+		}
+	}
+	return Result{}, false
+}
+
+// WriteTable writes the results as a Markdown table; ratios compare with the baseline
+// at the same connection count.
+func (r *Report) WriteTable(w io.Writer) {
+	fmt.Fprintln(w, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, x := range r.Results {
+		if x.NA != "" {
+			fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | |\n", x.Case, x.Conns, x.NA)
+			continue
+		}
+		thr, lat := "", ""
+		if b, ok := r.find(Baseline, x.Conns); ok && x.Case != Baseline {
+			thr = ratio(x.ReqPerSec(), b.ReqPerSec())
+			lat = ratio(float64(x.P50), float64(b.P50))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %d |\n",
+			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat, x.Errors)
+	}
+}
+
+// WriteMarkdown writes docs/benchmarks.md: header, table, memory, and the issue's
+// targets next to what this run measured.
+func (r *Report) WriteMarkdown(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintln(w, "# Benchmarks")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Written by `make bench-http` (tools/benchhttp); rerun it to refresh this page and")
+	fmt.Fprintln(w, "[benchmarks.svg](benchmarks.svg). Every case is closed-loop: each keep-alive HTTP/1.1")
+	fmt.Fprintln(w, "connection sends its next request when the previous one is answered. The load")
+	fmt.Fprintln(w, "generator runs on the same machine and takes its share of the CPU, for inferd and")
+	fmt.Fprintln(w, "the baseline alike: compare ratios within one run, not figures across machines.")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "- Machine: %s, %d cores\n", m.CPU, m.Cores)
+	fmt.Fprintf(w, "- Go: %s\n", m.Go)
+	fmt.Fprintf(w, "- Commit: %s\n", m.Commit)
+	fmt.Fprintf(w, "- Date: %s\n", m.Date.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Throughput and latency")
+	fmt.Fprintln(w)
+	r.WriteTable(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Async cases count a request as one job from submit until a poll sees it succeeded")
+	fmt.Fprintln(w, "(req/s is jobs/s); polls back off from 0.5 ms to 5 ms, which bounds their latency's")
+	fmt.Fprintln(w, "resolution.")
+	fmt.Fprintln(w)
+	r.writeQueuePickup(w)
+	r.writeMemory(w)
+	r.writeTargets(w)
+	fmt.Fprintln(w, "![throughput against p99 latency](benchmarks.svg)")
+}
+
+func (r *Report) writeQueuePickup(w io.Writer) {
+	fmt.Fprintln(w, "## Queue mode: idle pickup")
+	fmt.Fprintln(w)
+	if r.PickupNA != "" {
+		fmt.Fprintf(w, "n/a: %s\n\n", r.PickupNA)
+		return
+	}
+	fmt.Fprintf(w, "One job at a time to two idle workers, %d jobs: p50 from `created_at` to\n", r.PickupN)
+	fmt.Fprintf(w, "`started_at` of the job record is **%s**.\n\n", dur(r.PickupP50))
+}
+
+func (r *Report) writeMemory(w io.Writer) {
+	fmt.Fprintln(w, "## Memory")
+	fmt.Fprintln(w)
+	if r.Memory == nil {
+		fmt.Fprintln(w, "n/a: not measured in this run")
+		fmt.Fprintln(w)
+		return
+	}
+	mem := r.Memory
+	fmt.Fprintln(w, "RSS of the inferd process (VmRSS in /proc/<pid>/status), echo `/predict` at 16 connections:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| moment | RSS |")
+	fmt.Fprintln(w, "|---|---:|")
+	fmt.Fprintf(w, "| idle, after start | %s |\n", mib(mem.IdleKB))
+	fmt.Fprintf(w, "| after %s echo requests | %s |\n", count(mem.First), mib(mem.FirstKB))
+	fmt.Fprintf(w, "| after %s echo requests | %s |\n", count(mem.Total), mib(mem.TotalKB))
+	fmt.Fprintf(w, "| growth from %s to %s | %+.1f%% |\n", count(mem.First), count(mem.Total), mem.Growth())
+	fmt.Fprintln(w)
+	if mem.Cause != "" {
+		fmt.Fprintln(w, mem.Cause)
+		fmt.Fprintln(w)
+	}
+}
+
+// target is one line of issue 8's targets.
+type target struct {
+	what, want, got string
+	ok              *bool
+}
+
+func (r *Report) targets() []target {
+	var ts []target
+	check := func(what, want string, f func() (string, bool, bool)) {
+		got, ok, have := f()
+		t := target{what: what, want: want, got: "n/a"}
+		if have {
+			t.got, t.ok = got, &ok
+		}
+		ts = append(ts, t)
+	}
+	check("echo /predict, 64 connections, req/s vs baseline", ">= 0.85x", func() (string, bool, bool) {
+		e, ok1 := r.find(CaseEcho, 64)
+		b, ok2 := r.find(Baseline, 64)
+		if !ok1 || !ok2 {
+			return "", false, false
+		}
+		x := e.ReqPerSec() / b.ReqPerSec()
+		return fmt.Sprintf("%.2fx", x), x >= 0.85, true
+	})
+	check("echo /predict, 1 connection, p50 vs baseline", "<= 1.2x", func() (string, bool, bool) {
+		e, ok1 := r.find(CaseEcho, 1)
+		b, ok2 := r.find(Baseline, 1)
+		if !ok1 || !ok2 {
+			return "", false, false
+		}
+		x := float64(e.P50) / float64(b.P50)
+		return fmt.Sprintf("%.2fx", x), x <= 1.2, true
+	})
+	check("digits, 64 connections, batching on vs off, items/s", ">= 3x", func() (string, bool, bool) {
+		on, ok1 := r.find(CaseDigitsOn, 64)
+		off, ok2 := r.find(CaseDigitsOff, 64)
+		if !ok1 || !ok2 {
+			return "", false, false
+		}
+		x := on.ItemsPerSec() / off.ItemsPerSec()
+		return fmt.Sprintf("%.2fx", x), x >= 3, true
+	})
+	check("digits, 1 connection, p50 batching on vs off", "<= 1.1x", func() (string, bool, bool) {
+		on, ok1 := r.find(CaseDigitsOn, 1)
+		off, ok2 := r.find(CaseDigitsOff, 1)
+		if !ok1 || !ok2 {
+			return "", false, false
+		}
+		x := float64(on.P50) / float64(off.P50)
+		return fmt.Sprintf("%.2fx", x), x <= 1.1, true
+	})
+	check("in-process async, best jobs/s", ">= 5000", func() (string, bool, bool) {
+		return r.best(CaseAsync, 5000)
+	})
+	check("queue mode, two workers, best jobs/s", ">= 2000", func() (string, bool, bool) {
+		return r.best(CaseQueue, 2000)
+	})
+	check("queue mode, idle pickup p50", "<= 25 ms", func() (string, bool, bool) {
+		if r.PickupNA != "" || r.PickupN == 0 {
+			return "", false, false
+		}
+		return dur(r.PickupP50), r.PickupP50 <= 25*time.Millisecond, true
+	})
+	check("RSS growth from the first to the last echo count", "<= 10%", func() (string, bool, bool) {
+		if r.Memory == nil {
+			return "", false, false
+		}
+		g := r.Memory.Growth()
+		return fmt.Sprintf("%+.1f%%", g), g <= 10, true
+	})
+	return ts
+}
+
+func (r *Report) best(name string, want float64) (string, bool, bool) {
+	var top float64
+	for _, x := range r.Results {
+		if x.Case == name && x.NA == "" {
+			top = max(top, x.ReqPerSec())
+		}
+	}
+	if top == 0 {
+		return "", false, false
+	}
+	return rate(top), top >= want, true
+}
+
+func (r *Report) writeTargets(w io.Writer) {
+	fmt.Fprintln(w, "## Issue 8's targets in this run")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | wanted | this run | met |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, t := range r.targets() {
+		met := "n/a"
+		if t.ok != nil {
+			met = map[bool]string{true: "yes", false: "no"}[*t.ok]
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.what, t.want, t.got, met)
+	}
+	fmt.Fprintln(w)
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+// rate prints a per-second figure with three significant digits.
+func rate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	case v >= 1e3:
+		return fmt.Sprintf("%.2fk", v/1e3)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// dur prints a latency in the unit that keeps it readable.
+func dur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0f us", float64(d)/float64(time.Microsecond))
+	}
+}
+
+func mib(kb int64) string { return fmt.Sprintf("%.1f MiB", float64(kb)/1024) }
+
+func count(n int) string {
+	switch {
+	case n >= 1e6 && n%1e6 == 0:
+		return fmt.Sprintf("%dM", n/1e6)
+	case n >= 1e3 && n%1e3 == 0:
+		return fmt.Sprintf("%dk", n/1e3)
+	default:
+		return fmt.Sprint(n)
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sample is a small run: the baseline and echo at two connection counts, a model that
+// is not served, and a batch case.
+func sample() *Report {
+	r := func(name string, conns, reqs, items int, p50, p99 time.Duration) Result {
+		return Result{Case: name, Conns: conns, Requests: reqs, Items: items, Elapsed: time.Second, P50: p50, P99: p99}
+	}
+	return &Report{
+		Machine: Machine{CPU: "Test CPU", Cores: 2, Go: "go1.x", Commit: "abc123", Date: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Command: "make bench-http"},
+		Results: []Result{
+			r(Baseline, 1, 10000, 10000, 50*time.Microsecond, 200*time.Microsecond),
+			r(Baseline, 64, 40000, 40000, 1500*time.Microsecond, 4*time.Millisecond),
+			r(CaseEcho, 1, 8000, 8000, 60*time.Microsecond, 300*time.Microsecond),
+			r(CaseEcho, 64, 36000, 36000, 1700*time.Microsecond, 5*time.Millisecond),
+			{Case: CaseDigitsOn, Conns: 1, NA: "model digits not served"},
+			r(CaseBatch, 1, 1000, 64000, time.Millisecond, 3*time.Millisecond),
+		},
+		Memory:    &Memory{IdleKB: 20480, FirstKB: 30720, TotalKB: 32768, First: 10000, Total: 1000000},
+		PickupN:   20,
+		PickupP50: 12 * time.Millisecond,
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var b bytes.Buffer
+	sample().WriteTable(&b)
+	rows := strings.Split(strings.TrimSpace(b.String()), "\n")
+	tests := []struct {
+		name string
+		row  int
+		want string
+	}{
+		{"header", 0, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | errors |"},
+		{"baseline has no ratio to itself", 2, "| baseline: net/http JSON echo | 1 | 10.0k | 10.0k | 50 us | 200 us |  |  | 0 |"},
+		{"echo at 1 connection against the baseline at 1", 4, "| echo /predict | 1 | 8.00k | 8.00k | 60 us | 300 us | 0.80x | 1.20x | 0 |"},
+		{"echo at 64 connections against the baseline at 64", 5, "| echo /predict | 64 | 36.0k | 36.0k | 1.70 ms | 5.00 ms | 0.90x | 1.13x | 0 |"},
+		{"a model not served is a row, not a failure", 6, "| digits /predict, batching on | 1 | n/a: model digits not served | | | | | | |"},
+		{"a batch counts its items", 7, "| iris v1 /predict/batch of 64 | 1 | 1.00k | 64.0k | 1.00 ms | 3.00 ms | 0.10x | 20.00x | 0 |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(rows) <= tt.row {
+				t.Fatalf("only %d rows:\n%s", len(rows), b.String())
+			}
+			if rows[tt.row] != tt.want {
+				t.Errorf("row %d\n got: %s\nwant: %s", tt.row, rows[tt.row], tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	sample().WriteMarkdown(&b)
+	md := b.String()
+	for _, want := range []string{
+		"- Machine: Test CPU, 2 cores",
+		"- Commit: abc123",
+		"- Date: 2026-11-23T12:00:00Z",
+		"- Command: `make bench-http`",
+		"| idle, after start | 20.0 MiB |",
+		"| after 10k echo requests | 30.0 MiB |",
+		"| after 1M echo requests | 32.0 MiB |",
+		"| growth from 10k to 1M | +6.7% |",
+		"| echo /predict, 64 connections, req/s vs baseline | >= 0.85x | 0.90x | yes |",
+		"| echo /predict, 1 connection, p50 vs baseline | <= 1.2x | 1.20x | yes |",
+		"| digits, 64 connections, batching on vs off, items/s | >= 3x | n/a | n/a |",
+		"| queue mode, idle pickup p50 | <= 25 ms | 12.00 ms | yes |",
+		"| RSS growth from the first to the last echo count | <= 10% | +6.7% | yes |",
+		"![throughput against p99 latency](benchmarks.svg)",
+	} {
+		t.Run(want, func(t *testing.T) {
+			if !strings.Contains(md, want) {
+				t.Errorf("benchmarks.md lacks %q:\n%s", want, md)
+			}
+		})
+	}
+}
+
+func TestWriteSVG(t *testing.T) {
+	tests := []struct {
+		name       string
+		results    []Result
+		wantSeries []string
+		wantPoints []int
+	}{
+		{"one series per case, n/a rows left out", sample().Results, []string{Baseline, CaseEcho, CaseBatch}, []int{2, 2, 1}},
+		{"no results is still a valid picture", nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			WriteSVG(&b, tt.results, "a <title> & more")
+			var doc struct {
+				XMLName xml.Name `xml:"svg"`
+				Groups  []struct {
+					Class    string `xml:"class,attr"`
+					Title    string `xml:"title"`
+					Polyline struct {
+						Points string `xml:"points,attr"`
+					} `xml:"polyline"`
+					Circles []struct{} `xml:"circle"`
+				} `xml:"g"`
+			}
+			if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("not well-formed XML: %v\n%s", err, b.String())
+			}
+			if len(doc.Groups) != len(tt.wantSeries) {
+				t.Fatalf("%d series, want %d", len(doc.Groups), len(tt.wantSeries))
+			}
+			for i, g := range doc.Groups {
+				if g.Title != tt.wantSeries[i] {
+					t.Errorf("series %d is %q, want %q", i, g.Title, tt.wantSeries[i])
+				}
+				if n := len(strings.Fields(g.Polyline.Points)); n != tt.wantPoints[i] || len(g.Circles) != n {
+					t.Errorf("series %q: %d polyline points and %d circles, want %d", g.Title, n, len(g.Circles), tt.wantPoints[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTicks(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"rate below a thousand", tickRate(100), "100"},
+		{"rate in thousands", tickRate(10000), "10k"},
+		{"latency in microseconds", tickMs(0.1), "100 us"},
+		{"latency in milliseconds", tickMs(10), "10 ms"},
+		{"latency in seconds", tickMs(1000), "1 s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// The cases, by the names the report prints.
+const (
+	CaseEcho      = "echo /predict"
+	CaseIris      = "iris v1 /predict"
+	CaseDigitsOn  = "digits /predict, batching on"
+	CaseDigitsOff = "digits /predict, batching off"
+	CaseBatch     = "iris v1 /predict/batch of 64"
+	CaseAsync     = "echo async, in-process (jobs)"
+	CaseQueue     = "echo async, queue, 2 workers (jobs)"
+)
+
+// Config is one run's shape.
+type Config struct {
+	Root       string // working directory of the children: where .onnxruntime/ is found
+	BinDir     string // inferd and inferd-worker, as make build writes them
+	ModelsDir  string
+	EchoBin    string // the executable that serves the baseline when echoAddrEnv is set
+	Conns      []int
+	Duration   time.Duration // measured, per case and connection count
+	Warmup     time.Duration // driven and discarded before each measurement
+	MemFirst   int           // echo requests before the first RSS reading after traffic
+	MemTotal   int           // echo requests before the last
+	PickupJobs int           // jobs of the idle-pickup measurement
+	Progress   io.Writer     // the progress bar; nil: none
+}
+
+// harness holds the processes of a run.
+type harness struct {
+	cfg   Config
+	procs []*Proc
+	dirs  []string // removed after the processes have stopped
+	bar   *progress
+}
+
+func (h *harness) start(name, bin string, readyPath string, env ...string) (*Proc, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	env = append(env, "LISTEN_ADDR="+addr, "WORKER_LISTEN_ADDR="+addr, echoAddrEnv+"="+addr)
+	p, err := start(name, h.cfg.Root, bin, port, readyPath, env)
+	if err != nil {
+		return nil, err
+	}
+	h.procs = append(h.procs, p)
+	return p, nil
+}
+
+func (h *harness) inferd(name string, env ...string) (*Proc, error) {
+	env = append([]string{
+		"MODELS_DIR=" + h.cfg.ModelsDir,
+		"RATE_LIMIT_RPS=0",
+		// One log line per request is part of what inferd does by default; it goes to
+		// the harness, which drops it, as it would go to a log collector.
+		"LOG_LEVEL=info",
+	}, env...)
+	return h.start(name, filepath.Join(h.cfg.BinDir, "inferd"), "/ready", env...)
+}
+
+func (h *harness) stopAll() {
+	for _, p := range slices.Backward(h.procs) {
+		p.Stop()
+	}
+	h.procs = nil
+	for _, d := range h.dirs {
+		_ = os.RemoveAll(d)
+	}
+	h.dirs = nil
+}
+
+// Run starts everything, drives every case and stops everything.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	h := &harness{cfg: cfg, bar: newProgress(cfg.Progress)}
+	defer h.stopAll()
+	defer h.bar.finish()
+	rep := &Report{}
+
+	base, err := h.start("baseline", cfg.EchoBin, "")
+	if err != nil {
+		return nil, err
+	}
+	srv, err := h.inferd("inferd")
+	if err != nil {
+		return nil, err
+	}
+	if rep.Memory, err = h.memory(ctx, srv); err != nil {
+		return nil, err
+	}
+
+	digits := served(srv.URL, "digits", "v1")
+	var noBatch *Proc
+	if digits {
+		if noBatch, err = h.inferd("inferd DYNAMIC_BATCHING=false", "DYNAMIC_BATCHING=false"); err != nil {
+			return nil, err
+		}
+	}
+	queue, queueNA := h.queue()
+
+	type kase struct {
+		name string
+		na   string
+		op   func() Op
+	}
+	cases := []kase{
+		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }},
+		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }},
+		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }},
+		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }},
+		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }},
+		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }},
+		{CaseAsync, "", func() Op { return jobOp(srv.URL) }},
+		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }},
+	}
+	h.bar.total = len(cases) * len(cfg.Conns)
+	for _, c := range cases {
+		for _, n := range cfg.Conns {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if c.na != "" {
+				rep.Results = append(rep.Results, Result{Case: c.name, Conns: n, NA: c.na})
+				h.bar.step()
+				continue
+			}
+			r := h.drive(ctx, c.name, n, c.op())
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	if queueNA != "" {
+		rep.PickupNA = queueNA
+	} else if err := h.pickup(ctx, queue, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func naUnless(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
+}
+
+// drive warms a case up, then measures it for the configured duration.
+func (h *harness) drive(ctx context.Context, name string, conns int, op Op) Result {
+	label := fmt.Sprintf("%s, %d conn", name, conns)
+	if h.cfg.Warmup > 0 {
+		w := &Load{Conns: conns, Op: op}
+		wctx, cancel := context.WithTimeout(ctx, h.cfg.Warmup)
+		h.bar.watch(label+" (warm-up)", &w.Done, h.cfg.Warmup)
+		w.Run(wctx, func(int64) bool { return false })
+		cancel()
+	}
+	l := &Load{Conns: conns, Op: op, Samples: true}
+	mctx, cancel := context.WithTimeout(ctx, h.cfg.Duration)
+	defer cancel()
+	h.bar.watch(label, &l.Done, h.cfg.Duration)
+	r := l.Run(mctx, func(int64) bool { return false })
+	h.bar.step()
+	r.Case = name
+	return r
+}
+
+// memory reads inferd's RSS idle, after MemFirst echo requests and after MemTotal.
+func (h *harness) memory(ctx context.Context, srv *Proc) (*Memory, error) {
+	m := &Memory{First: h.cfg.MemFirst, Total: h.cfg.MemTotal}
+	var err error
+	if m.IdleKB, err = RSSKB(srv.Pid()); err != nil {
+		return nil, err
+	}
+	send := func(n int, label string) (int64, error) {
+		l := &Load{Conns: 16, Op: postOp(srv.URL+"/predict", echoBody, 1)}
+		h.bar.count(label, &l.Done, int64(n))
+		r := l.Run(ctx, func(done int64) bool { return done >= int64(n) })
+		if r.Errors > 0 {
+			return 0, fmt.Errorf("memory run: %d of %d echo requests failed", r.Errors, r.Requests+r.Errors)
+		}
+		return RSSKB(srv.Pid())
+	}
+	if m.FirstKB, err = send(m.First, "memory: first echo requests"); err != nil {
+		return nil, err
+	}
+	if m.TotalKB, err = send(m.Total-m.First, "memory: echo requests"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// queue starts a redis-server of its own, an inferd in queue mode and two workers. A
+// missing redis-server makes the queue rows n/a; the smoke test fails on that under CI.
+func (h *harness) queue() (*Proc, string) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, "redis-server not installed"
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err.Error()
+	}
+	dir, err := os.MkdirTemp("", "benchhttp-redis-")
+	if err != nil {
+		return nil, err.Error()
+	}
+	h.dirs = append(h.dirs, dir)
+	redis, err := start("redis-server", dir, bin, port, "", nil,
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	if err != nil {
+		return nil, err.Error()
+	}
+	h.procs = append(h.procs, redis)
+	url := "QUEUE_URL=redis://127.0.0.1:" + strconv.Itoa(port) + "/0"
+	for i := range 2 {
+		if _, err := h.start(fmt.Sprintf("inferd-worker %d", i+1), filepath.Join(h.cfg.BinDir, "inferd-worker"), "/ready", "MODELS_DIR="+h.cfg.ModelsDir, url); err != nil {
+			return nil, err.Error()
+		}
+	}
+	srv, err := h.inferd("inferd, queue mode", url)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return srv, ""
+}
+
+// pickup measures how soon an idle worker starts a job: one job at a time, with a
+// pause before each so that both workers are back to polling an empty queue.
+func (h *harness) pickup(ctx context.Context, srv *Proc, rep *Report) error {
+	c := newClient()
+	defer c.CloseIdleConnections()
+	var samples []time.Duration
+	for i := range h.cfg.PickupJobs {
+		h.bar.show(fmt.Sprintf("queue idle pickup, job %d of %d", i+1, h.cfg.PickupJobs))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		j, err := runJob(ctx, c, srv.URL)
+		if err != nil {
+			return fmt.Errorf("queue idle pickup: %w", err)
+		}
+		if j.StartedAt.IsZero() {
+			return errors.New("queue idle pickup: a succeeded job without started_at")
+		}
+		samples = append(samples, j.StartedAt.Sub(j.CreatedAt))
+	}
+	rep.PickupN = len(samples)
+	rep.PickupP50 = Percentile(samples, 50)
+	return nil
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Result is one case driven at one connection count.
+type Result struct {
+	Case  string
+	Conns int
+	// NA, when set, says why the case could not run (a model that is not served, say):
+	// the row is reported, not failed.
+	NA       string
+	Requests int
+	Items    int
+	Errors   int
+	Elapsed  time.Duration
+	P50, P99 time.Duration
+}
+
+// ReqPerSec is completed requests (or jobs) per second of wall time.
+func (r Result) ReqPerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// ItemsPerSec counts what the model computed: a batch of 64 is 64 items.
+func (r Result) ItemsPerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Items) / r.Elapsed.Seconds()
+}
+
+// Percentile is the nearest-rank percentile (p in 0..100) of samples, sorting them in
+// place. Every sample is kept rather than bucketed: a few seconds at tens of thousands
+// of requests per second is a few megabytes, and the answer is then exact.
+func Percentile(samples []time.Duration, p float64) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	if !slices.IsSorted(samples) {
+		slices.Sort(samples)
+	}
+	rank := int(math.Ceil(p/100*float64(len(samples)))) - 1
+	return samples[max(0, min(rank, len(samples)-1))]
+}
