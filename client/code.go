@@ -25,4 +25,5 @@ const (
 	CodeQueueUnavailable     = "queue_unavailable"      // 503: the queue backend cannot be reached
 	CodeShuttingDown         = "shutting_down"          // 503: the server is stopping
 	CodeRequestCancelled     = "request_cancelled"      // 503: the request ended before its pipeline finished
+	CodeProfileInProgress    = "profile_in_progress"    // 409: another CPU profile or trace is being recorded
 )

@@ -494,7 +494,7 @@ type Problem struct {
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
 	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
-	// request_cancelled.
+	// request_cancelled, profile_in_progress.
 	//
 	//
 	// Example: invalid_input
@@ -655,6 +655,15 @@ type ModelName = string
 // ModelVersion Example: v1
 type ModelVersion = string
 
+// PprofDebug Example: 1
+type PprofDebug = int
+
+// PprofGC Example: 1
+type PprofGC = int
+
+// PprofSeconds Example: 10
+type PprofSeconds = int
+
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
 
@@ -676,6 +685,9 @@ type NotFound = Problem
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
 
+// ProfileBusy An RFC 9457 problem.
+type ProfileBusy = Problem
+
 // ServiceUnavailable An RFC 9457 problem.
 type ServiceUnavailable = Problem
 
@@ -687,6 +699,57 @@ type Unauthorized = Problem
 
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
+
+// PprofAllocsParams defines parameters for PprofAllocs.
+type PprofAllocsParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+}
+
+// PprofBlockParams defines parameters for PprofBlock.
+type PprofBlockParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+}
+
+// PprofGoroutineParams defines parameters for PprofGoroutine.
+type PprofGoroutineParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+}
+
+// PprofHeapParams defines parameters for PprofHeap.
+type PprofHeapParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+
+	// Gc 1 runs a garbage collection before the heap profile is taken.
+	Gc *PprofGC `form:"gc,omitempty" json:"gc,omitempty"`
+}
+
+// PprofMutexParams defines parameters for PprofMutex.
+type PprofMutexParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+}
+
+// PprofCPUParams defines parameters for PprofCPU.
+type PprofCPUParams struct {
+	// Seconds How long to record, in seconds (default 30).
+	Seconds *PprofSeconds `form:"seconds,omitempty" json:"seconds,omitempty"`
+}
+
+// PprofThreadCreateParams defines parameters for PprofThreadCreate.
+type PprofThreadCreateParams struct {
+	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
+	Debug *PprofDebug `form:"debug,omitempty" json:"debug,omitempty"`
+}
+
+// PprofTraceParams defines parameters for PprofTrace.
+type PprofTraceParams struct {
+	// Seconds How long to record, in seconds (default 30).
+	Seconds *PprofSeconds `form:"seconds,omitempty" json:"seconds,omitempty"`
+}
 
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
@@ -816,6 +879,87 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /debug/models/loaded (the `ListLoadedModels` operationId).
 	ListLoadedModels(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofIndex Profiling index
+	//
+	// The Go runtime's profiles (net/http/pprof), for admin keys: a page linking every
+	// profile below, for `go tool pprof` or a browser. For example
+	// `go tool pprof -http=: 'http://localhost:8080/debug/pprof/profile?seconds=10'`
+	// with the key in `X-API-Key` (pprof takes it from a `-http_header` flag
+	// in recent Go versions, or fetch the profile with curl first).
+	//
+	// Corresponds with GET /debug/pprof (the `PprofIndex` operationId).
+	PprofIndex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofAllocs Allocations profile
+	//
+	// Every sampled allocation since the start.
+	//
+	// Corresponds with GET /debug/pprof/allocs (the `PprofAllocs` operationId).
+	PprofAllocs(ctx context.Context, params *PprofAllocsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofBlock Blocking profile
+	//
+	// Where goroutines blocked on synchronisation (empty unless the block profile rate is set).
+	//
+	// Corresponds with GET /debug/pprof/block (the `PprofBlock` operationId).
+	PprofBlock(ctx context.Context, params *PprofBlockParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofCmdline Command line
+	//
+	// The server's command line, arguments separated by NUL bytes.
+	//
+	// Corresponds with GET /debug/pprof/cmdline (the `PprofCmdline` operationId).
+	PprofCmdline(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofGoroutine Goroutine stacks
+	//
+	// The stacks of every goroutine (`debug=2` in the format of a crash).
+	//
+	// Corresponds with GET /debug/pprof/goroutine (the `PprofGoroutine` operationId).
+	PprofGoroutine(ctx context.Context, params *PprofGoroutineParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofHeap Heap profile
+	//
+	// Live objects, sampled (`gc=1` collects garbage first).
+	//
+	// Corresponds with GET /debug/pprof/heap (the `PprofHeap` operationId).
+	PprofHeap(ctx context.Context, params *PprofHeapParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofMutex Mutex contention profile
+	//
+	// Holders of contended mutexes (empty unless the mutex profile fraction is set).
+	//
+	// Corresponds with GET /debug/pprof/mutex (the `PprofMutex` operationId).
+	PprofMutex(ctx context.Context, params *PprofMutexParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofCPU CPU profile
+	//
+	// Samples the CPU for `seconds` (default 30) and answers the profile. One CPU profile at a time.
+	//
+	// Corresponds with GET /debug/pprof/profile (the `PprofCPU` operationId).
+	PprofCPU(ctx context.Context, params *PprofCPUParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofSymbol Symbol lookup
+	//
+	// Tells `go tool pprof` that symbols can be looked up (`num_symbols`).
+	//
+	// Corresponds with GET /debug/pprof/symbol (the `PprofSymbol` operationId).
+	PprofSymbol(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofThreadCreate Thread creation profile
+	//
+	// Stacks that created operating-system threads.
+	//
+	// Corresponds with GET /debug/pprof/threadcreate (the `PprofThreadCreate` operationId).
+	PprofThreadCreate(ctx context.Context, params *PprofThreadCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PprofTrace Execution trace
+	//
+	// Records an execution trace for `seconds` (default 30), for `go tool trace`. One trace at a time.
+	//
+	// Corresponds with GET /debug/pprof/trace (the `PprofTrace` operationId).
+	PprofTrace(ctx context.Context, params *PprofTraceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Docs Swagger UI for this contract
 	//
@@ -1055,6 +1199,197 @@ func (c *Client) QueueUI(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /debug/models/loaded (the `ListLoadedModels` operationId).
 func (c *Client) ListLoadedModels(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListLoadedModelsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofIndex Profiling index
+//
+// The Go runtime's profiles (net/http/pprof), for admin keys: a page linking every
+// profile below, for `go tool pprof` or a browser. For example
+// `go tool pprof -http=: 'http://localhost:8080/debug/pprof/profile?seconds=10'`
+// with the key in `X-API-Key` (pprof takes it from a `-http_header` flag
+// in recent Go versions, or fetch the profile with curl first).
+//
+// Corresponds with GET /debug/pprof (the `PprofIndex` operationId).
+func (c *Client) PprofIndex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofIndexRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofAllocs Allocations profile
+//
+// Every sampled allocation since the start.
+//
+// Corresponds with GET /debug/pprof/allocs (the `PprofAllocs` operationId).
+func (c *Client) PprofAllocs(ctx context.Context, params *PprofAllocsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofAllocsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofBlock Blocking profile
+//
+// Where goroutines blocked on synchronisation (empty unless the block profile rate is set).
+//
+// Corresponds with GET /debug/pprof/block (the `PprofBlock` operationId).
+func (c *Client) PprofBlock(ctx context.Context, params *PprofBlockParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofBlockRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofCmdline Command line
+//
+// The server's command line, arguments separated by NUL bytes.
+//
+// Corresponds with GET /debug/pprof/cmdline (the `PprofCmdline` operationId).
+func (c *Client) PprofCmdline(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofCmdlineRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofGoroutine Goroutine stacks
+//
+// The stacks of every goroutine (`debug=2` in the format of a crash).
+//
+// Corresponds with GET /debug/pprof/goroutine (the `PprofGoroutine` operationId).
+func (c *Client) PprofGoroutine(ctx context.Context, params *PprofGoroutineParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofGoroutineRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofHeap Heap profile
+//
+// Live objects, sampled (`gc=1` collects garbage first).
+//
+// Corresponds with GET /debug/pprof/heap (the `PprofHeap` operationId).
+func (c *Client) PprofHeap(ctx context.Context, params *PprofHeapParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofHeapRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofMutex Mutex contention profile
+//
+// Holders of contended mutexes (empty unless the mutex profile fraction is set).
+//
+// Corresponds with GET /debug/pprof/mutex (the `PprofMutex` operationId).
+func (c *Client) PprofMutex(ctx context.Context, params *PprofMutexParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofMutexRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofCPU CPU profile
+//
+// Samples the CPU for `seconds` (default 30) and answers the profile. One CPU profile at a time.
+//
+// Corresponds with GET /debug/pprof/profile (the `PprofCPU` operationId).
+func (c *Client) PprofCPU(ctx context.Context, params *PprofCPUParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofCPURequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofSymbol Symbol lookup
+//
+// Tells `go tool pprof` that symbols can be looked up (`num_symbols`).
+//
+// Corresponds with GET /debug/pprof/symbol (the `PprofSymbol` operationId).
+func (c *Client) PprofSymbol(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofSymbolRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofThreadCreate Thread creation profile
+//
+// Stacks that created operating-system threads.
+//
+// Corresponds with GET /debug/pprof/threadcreate (the `PprofThreadCreate` operationId).
+func (c *Client) PprofThreadCreate(ctx context.Context, params *PprofThreadCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofThreadCreateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PprofTrace Execution trace
+//
+// Records an execution trace for `seconds` (default 30), for `go tool trace`. One trace at a time.
+//
+// Corresponds with GET /debug/pprof/trace (the `PprofTrace` operationId).
+func (c *Client) PprofTrace(ctx context.Context, params *PprofTraceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPprofTraceRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1531,6 +1866,531 @@ func NewListLoadedModelsRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofIndexRequest constructs an http.Request for the PprofIndex method
+func NewPprofIndexRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofAllocsRequest constructs an http.Request for the PprofAllocs method
+func NewPprofAllocsRequest(server string, params *PprofAllocsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/allocs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofBlockRequest constructs an http.Request for the PprofBlock method
+func NewPprofBlockRequest(server string, params *PprofBlockParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/block")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofCmdlineRequest constructs an http.Request for the PprofCmdline method
+func NewPprofCmdlineRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/cmdline")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofGoroutineRequest constructs an http.Request for the PprofGoroutine method
+func NewPprofGoroutineRequest(server string, params *PprofGoroutineParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/goroutine")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofHeapRequest constructs an http.Request for the PprofHeap method
+func NewPprofHeapRequest(server string, params *PprofHeapParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/heap")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Gc != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "gc", *params.Gc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofMutexRequest constructs an http.Request for the PprofMutex method
+func NewPprofMutexRequest(server string, params *PprofMutexParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/mutex")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofCPURequest constructs an http.Request for the PprofCPU method
+func NewPprofCPURequest(server string, params *PprofCPUParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/profile")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Seconds != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "seconds", *params.Seconds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofSymbolRequest constructs an http.Request for the PprofSymbol method
+func NewPprofSymbolRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/symbol")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofThreadCreateRequest constructs an http.Request for the PprofThreadCreate method
+func NewPprofThreadCreateRequest(server string, params *PprofThreadCreateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/threadcreate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Debug != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "debug", *params.Debug, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPprofTraceRequest constructs an http.Request for the PprofTrace method
+func NewPprofTraceRequest(server string, params *PprofTraceParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debug/pprof/trace")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Seconds != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "seconds", *params.Seconds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -2128,6 +2988,109 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /debug/models/loaded (the `ListLoadedModels` operationId).
 	ListLoadedModelsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListLoadedModelsResponse, error)
 
+	// PprofIndexWithResponse Profiling index
+	//
+	// The Go runtime's profiles (net/http/pprof), for admin keys: a page linking every
+	// profile below, for `go tool pprof` or a browser. For example
+	// `go tool pprof -http=: 'http://localhost:8080/debug/pprof/profile?seconds=10'`
+	// with the key in `X-API-Key` (pprof takes it from a `-http_header` flag
+	// in recent Go versions, or fetch the profile with curl first).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof (the `PprofIndex` operationId).
+	PprofIndexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofIndexResponse, error)
+
+	// PprofAllocsWithResponse Allocations profile
+	//
+	// Every sampled allocation since the start.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/allocs (the `PprofAllocs` operationId).
+	PprofAllocsWithResponse(ctx context.Context, params *PprofAllocsParams, reqEditors ...RequestEditorFn) (*PprofAllocsResponse, error)
+
+	// PprofBlockWithResponse Blocking profile
+	//
+	// Where goroutines blocked on synchronisation (empty unless the block profile rate is set).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/block (the `PprofBlock` operationId).
+	PprofBlockWithResponse(ctx context.Context, params *PprofBlockParams, reqEditors ...RequestEditorFn) (*PprofBlockResponse, error)
+
+	// PprofCmdlineWithResponse Command line
+	//
+	// The server's command line, arguments separated by NUL bytes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/cmdline (the `PprofCmdline` operationId).
+	PprofCmdlineWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofCmdlineResponse, error)
+
+	// PprofGoroutineWithResponse Goroutine stacks
+	//
+	// The stacks of every goroutine (`debug=2` in the format of a crash).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/goroutine (the `PprofGoroutine` operationId).
+	PprofGoroutineWithResponse(ctx context.Context, params *PprofGoroutineParams, reqEditors ...RequestEditorFn) (*PprofGoroutineResponse, error)
+
+	// PprofHeapWithResponse Heap profile
+	//
+	// Live objects, sampled (`gc=1` collects garbage first).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/heap (the `PprofHeap` operationId).
+	PprofHeapWithResponse(ctx context.Context, params *PprofHeapParams, reqEditors ...RequestEditorFn) (*PprofHeapResponse, error)
+
+	// PprofMutexWithResponse Mutex contention profile
+	//
+	// Holders of contended mutexes (empty unless the mutex profile fraction is set).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/mutex (the `PprofMutex` operationId).
+	PprofMutexWithResponse(ctx context.Context, params *PprofMutexParams, reqEditors ...RequestEditorFn) (*PprofMutexResponse, error)
+
+	// PprofCPUWithResponse CPU profile
+	//
+	// Samples the CPU for `seconds` (default 30) and answers the profile. One CPU profile at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/profile (the `PprofCPU` operationId).
+	PprofCPUWithResponse(ctx context.Context, params *PprofCPUParams, reqEditors ...RequestEditorFn) (*PprofCPUResponse, error)
+
+	// PprofSymbolWithResponse Symbol lookup
+	//
+	// Tells `go tool pprof` that symbols can be looked up (`num_symbols`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/symbol (the `PprofSymbol` operationId).
+	PprofSymbolWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofSymbolResponse, error)
+
+	// PprofThreadCreateWithResponse Thread creation profile
+	//
+	// Stacks that created operating-system threads.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/threadcreate (the `PprofThreadCreate` operationId).
+	PprofThreadCreateWithResponse(ctx context.Context, params *PprofThreadCreateParams, reqEditors ...RequestEditorFn) (*PprofThreadCreateResponse, error)
+
+	// PprofTraceWithResponse Execution trace
+	//
+	// Records an execution trace for `seconds` (default 30), for `go tool trace`. One trace at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debug/pprof/trace (the `PprofTrace` operationId).
+	PprofTraceWithResponse(ctx context.Context, params *PprofTraceParams, reqEditors ...RequestEditorFn) (*PprofTraceResponse, error)
+
 	// DocsWithResponse Swagger UI for this contract
 	//
 	// Swagger UI over `/openapi.json`. "Authorize" takes an API key; "Try it out" calls this server.
@@ -2585,6 +3548,695 @@ func (r ListLoadedModelsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListLoadedModelsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofIndexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofIndexResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofIndexResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofIndexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofIndexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofIndexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofIndexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofIndexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofAllocsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofAllocsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofAllocsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofAllocsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofAllocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofBlockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofBlockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofBlockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofBlockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofBlockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofCmdlineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofCmdlineResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofCmdlineResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofCmdlineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofCmdlineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofCmdlineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofCmdlineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofCmdlineResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofGoroutineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofGoroutineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofGoroutineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofGoroutineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofGoroutineResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofHeapResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofHeapResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofHeapResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofHeapResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofHeapResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofMutexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofMutexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofMutexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofMutexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofMutexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PprofCPUResponse409Headers the declared response headers of an HTTP 409 response for PprofCPU
+type PprofCPUResponse409Headers struct {
+	RetryAfter *int
+}
+
+type PprofCPUResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProfileBusy
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PprofCPUResponse409Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON409() *ProfileBusy {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofCPUResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofCPUResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofCPUResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofCPUResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofSymbolResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofSymbolResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofSymbolResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofSymbolResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofSymbolResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofSymbolResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofSymbolResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofSymbolResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PprofThreadCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofThreadCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofThreadCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofThreadCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofThreadCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PprofTraceResponse409Headers the declared response headers of an HTTP 409 response for PprofTrace
+type PprofTraceResponse409Headers struct {
+	RetryAfter *int
+}
+
+type PprofTraceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProfileBusy
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *BodyNotAccepted
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PprofTraceResponse409Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON409() *ProfileBusy {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
+	return r.ApplicationproblemJSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r PprofTraceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PprofTraceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PprofTraceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PprofTraceResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3883,6 +5535,175 @@ func (c *ClientWithResponses) ListLoadedModelsWithResponse(ctx context.Context, 
 	return ParseListLoadedModelsResponse(rsp)
 }
 
+// PprofIndexWithResponse Profiling index
+//
+// The Go runtime's profiles (net/http/pprof), for admin keys: a page linking every
+// profile below, for `go tool pprof` or a browser. For example
+// `go tool pprof -http=: 'http://localhost:8080/debug/pprof/profile?seconds=10'`
+// with the key in `X-API-Key` (pprof takes it from a `-http_header` flag
+// in recent Go versions, or fetch the profile with curl first).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof (the `PprofIndex` operationId).
+func (c *ClientWithResponses) PprofIndexWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofIndexResponse, error) {
+	rsp, err := c.PprofIndex(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofIndexResponse(rsp)
+}
+
+// PprofAllocsWithResponse Allocations profile
+//
+// Every sampled allocation since the start.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/allocs (the `PprofAllocs` operationId).
+func (c *ClientWithResponses) PprofAllocsWithResponse(ctx context.Context, params *PprofAllocsParams, reqEditors ...RequestEditorFn) (*PprofAllocsResponse, error) {
+	rsp, err := c.PprofAllocs(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofAllocsResponse(rsp)
+}
+
+// PprofBlockWithResponse Blocking profile
+//
+// Where goroutines blocked on synchronisation (empty unless the block profile rate is set).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/block (the `PprofBlock` operationId).
+func (c *ClientWithResponses) PprofBlockWithResponse(ctx context.Context, params *PprofBlockParams, reqEditors ...RequestEditorFn) (*PprofBlockResponse, error) {
+	rsp, err := c.PprofBlock(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofBlockResponse(rsp)
+}
+
+// PprofCmdlineWithResponse Command line
+//
+// The server's command line, arguments separated by NUL bytes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/cmdline (the `PprofCmdline` operationId).
+func (c *ClientWithResponses) PprofCmdlineWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofCmdlineResponse, error) {
+	rsp, err := c.PprofCmdline(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofCmdlineResponse(rsp)
+}
+
+// PprofGoroutineWithResponse Goroutine stacks
+//
+// The stacks of every goroutine (`debug=2` in the format of a crash).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/goroutine (the `PprofGoroutine` operationId).
+func (c *ClientWithResponses) PprofGoroutineWithResponse(ctx context.Context, params *PprofGoroutineParams, reqEditors ...RequestEditorFn) (*PprofGoroutineResponse, error) {
+	rsp, err := c.PprofGoroutine(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofGoroutineResponse(rsp)
+}
+
+// PprofHeapWithResponse Heap profile
+//
+// Live objects, sampled (`gc=1` collects garbage first).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/heap (the `PprofHeap` operationId).
+func (c *ClientWithResponses) PprofHeapWithResponse(ctx context.Context, params *PprofHeapParams, reqEditors ...RequestEditorFn) (*PprofHeapResponse, error) {
+	rsp, err := c.PprofHeap(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofHeapResponse(rsp)
+}
+
+// PprofMutexWithResponse Mutex contention profile
+//
+// Holders of contended mutexes (empty unless the mutex profile fraction is set).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/mutex (the `PprofMutex` operationId).
+func (c *ClientWithResponses) PprofMutexWithResponse(ctx context.Context, params *PprofMutexParams, reqEditors ...RequestEditorFn) (*PprofMutexResponse, error) {
+	rsp, err := c.PprofMutex(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofMutexResponse(rsp)
+}
+
+// PprofCPUWithResponse CPU profile
+//
+// Samples the CPU for `seconds` (default 30) and answers the profile. One CPU profile at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/profile (the `PprofCPU` operationId).
+func (c *ClientWithResponses) PprofCPUWithResponse(ctx context.Context, params *PprofCPUParams, reqEditors ...RequestEditorFn) (*PprofCPUResponse, error) {
+	rsp, err := c.PprofCPU(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofCPUResponse(rsp)
+}
+
+// PprofSymbolWithResponse Symbol lookup
+//
+// Tells `go tool pprof` that symbols can be looked up (`num_symbols`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/symbol (the `PprofSymbol` operationId).
+func (c *ClientWithResponses) PprofSymbolWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PprofSymbolResponse, error) {
+	rsp, err := c.PprofSymbol(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofSymbolResponse(rsp)
+}
+
+// PprofThreadCreateWithResponse Thread creation profile
+//
+// Stacks that created operating-system threads.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/threadcreate (the `PprofThreadCreate` operationId).
+func (c *ClientWithResponses) PprofThreadCreateWithResponse(ctx context.Context, params *PprofThreadCreateParams, reqEditors ...RequestEditorFn) (*PprofThreadCreateResponse, error) {
+	rsp, err := c.PprofThreadCreate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofThreadCreateResponse(rsp)
+}
+
+// PprofTraceWithResponse Execution trace
+//
+// Records an execution trace for `seconds` (default 30), for `go tool trace`. One trace at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debug/pprof/trace (the `PprofTrace` operationId).
+func (c *ClientWithResponses) PprofTraceWithResponse(ctx context.Context, params *PprofTraceParams, reqEditors ...RequestEditorFn) (*PprofTraceResponse, error) {
+	rsp, err := c.PprofTrace(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePprofTraceResponse(rsp)
+}
+
 // DocsWithResponse Swagger UI for this contract
 //
 // Swagger UI over `/openapi.json`. "Authorize" takes an API key; "Try it out" calls this server.
@@ -4394,6 +6215,542 @@ func ParseListLoadedModelsResponse(rsp *http.Response) (*ListLoadedModelsRespons
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParsePprofIndexResponse parses an HTTP response from a PprofIndexWithResponse call
+func ParsePprofIndexResponse(rsp *http.Response) (*PprofIndexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofIndexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofAllocsResponse parses an HTTP response from a PprofAllocsWithResponse call
+func ParsePprofAllocsResponse(rsp *http.Response) (*PprofAllocsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofAllocsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofBlockResponse parses an HTTP response from a PprofBlockWithResponse call
+func ParsePprofBlockResponse(rsp *http.Response) (*PprofBlockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofBlockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofCmdlineResponse parses an HTTP response from a PprofCmdlineWithResponse call
+func ParsePprofCmdlineResponse(rsp *http.Response) (*PprofCmdlineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofCmdlineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofGoroutineResponse parses an HTTP response from a PprofGoroutineWithResponse call
+func ParsePprofGoroutineResponse(rsp *http.Response) (*PprofGoroutineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofGoroutineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofHeapResponse parses an HTTP response from a PprofHeapWithResponse call
+func ParsePprofHeapResponse(rsp *http.Response) (*PprofHeapResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofHeapResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofMutexResponse parses an HTTP response from a PprofMutexWithResponse call
+func ParsePprofMutexResponse(rsp *http.Response) (*PprofMutexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofMutexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofCPUResponse parses an HTTP response from a PprofCPUWithResponse call
+func ParsePprofCPUResponse(rsp *http.Response) (*PprofCPUResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofCPUResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProfileBusy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers PprofCPUResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePprofSymbolResponse parses an HTTP response from a PprofSymbolWithResponse call
+func ParsePprofSymbolResponse(rsp *http.Response) (*PprofSymbolResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofSymbolResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofThreadCreateResponse parses an HTTP response from a PprofThreadCreateWithResponse call
+func ParsePprofThreadCreateResponse(rsp *http.Response) (*PprofThreadCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofThreadCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePprofTraceResponse parses an HTTP response from a PprofTraceWithResponse call
+func ParsePprofTraceResponse(rsp *http.Response) (*PprofTraceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PprofTraceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProfileBusy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyNotAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers PprofTraceResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	}
 
 	return response, nil

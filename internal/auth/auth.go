@@ -51,6 +51,7 @@ func (p Principal) Has(scope Scope) bool { return slices.Contains(p.Scopes, scop
 
 type entry struct {
 	sum    [sha256.Size]byte
+	id     string // the Principal's ID, made once rather than on every request
 	scopes []Scope
 }
 
@@ -75,7 +76,8 @@ func (k *Keyring) IsDev() bool { return k.dev }
 func (k *Keyring) Len() int { return len(k.entries) }
 
 func (k *Keyring) add(key string, scopes []Scope) {
-	k.entries = append(k.entries, entry{sum: sha256.Sum256([]byte(key)), scopes: scopes})
+	sum := sha256.Sum256([]byte(key))
+	k.entries = append(k.entries, entry{sum: sum, id: fmt.Sprintf("%x", sum[:6]), scopes: scopes})
 }
 
 // Parse reads entries of the form KEY:SCOPE+SCOPE separated by commas or newlines;
@@ -161,7 +163,7 @@ func (k *Keyring) Authenticate(key string) (Principal, error) {
 	if match < 0 {
 		return Principal{}, fmt.Errorf("%w: unknown API key", ErrUnauthenticated)
 	}
-	return Principal{ID: fmt.Sprintf("%x", sum[:6]), Scopes: k.entries[match].scopes}, nil
+	return Principal{ID: k.entries[match].id, Scopes: k.entries[match].scopes}, nil
 }
 
 // Authorize authenticates key and checks it holds scope; an empty scope accepts any

@@ -36,6 +36,7 @@ const testKeys = keyPredict + ":predict," + keyRead + ":read_models," + keyAdmin
 
 type harness struct {
 	c      *apitest.Client
+	url    string
 	reg    *registry.Registry
 	runner *inproc.Runner
 	prom   *prometheus.Registry
@@ -97,7 +98,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &harness{c: apitest.New(t, ts.URL), reg: reg, runner: runner, prom: prom}
+	return &harness{c: apitest.New(t, ts.URL), url: ts.URL, reg: reg, runner: runner, prom: prom}
 }
 
 type predictor struct{ reg *registry.Registry }

@@ -75,7 +75,10 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			return
 		}
 		ct := r.Header.Get("Content-Type")
-		mt, _, err := mime.ParseMediaType(ct)
+		mt, err := ct, error(nil)
+		if ct != "application/json" { // the common spelling needs no parsing
+			mt, _, err = mime.ParseMediaType(ct)
+		}
 		if err != nil || mt != "application/json" {
 			if ct == "" {
 				ct = "none"

@@ -41,6 +41,7 @@ const (
 	codeQueueUnavailable     = "queue_unavailable"
 	codeShuttingDown         = "shutting_down"
 	codeCancelled            = "request_cancelled"
+	codeProfileInProgress    = "profile_in_progress"
 )
 
 var titles = map[string]string{
@@ -66,6 +67,7 @@ var titles = map[string]string{
 	codeQueueUnavailable:     "Queue unavailable",
 	codeShuttingDown:         "Shutting down",
 	codeCancelled:            "Request cancelled",
+	codeProfileInProgress:    "Profile in progress",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.

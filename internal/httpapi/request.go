@@ -17,6 +17,13 @@ import (
 
 type ctxKey struct{}
 
+// Header names in their canonical form: net/http canonicalises any other spelling
+// anew on every Get and Set, which allocates on every request.
+const (
+	headerRequestID = "X-Request-Id"
+	headerAPIKey    = "X-Api-Key"
+)
+
 // reqInfo is what the layers of one request learn about it. Later layers fill it in
 // (the validator sets the scope and principal), earlier ones read it when the request
 // is done, so it travels as a pointer.
@@ -25,6 +32,8 @@ type reqInfo struct {
 	path      string
 	scope     auth.Scope
 	principal auth.Principal
+	// body is a predict operation's body, decoded once by the validator.
+	body *predictInput
 }
 
 func infoFrom(ctx context.Context) *reqInfo {
@@ -88,13 +97,13 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get("X-Request-ID")
+		id := r.Header.Get(headerRequestID)
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
 		info := &reqInfo{id: id, path: r.URL.Path}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, info))
-		w.Header().Set("X-Request-ID", id)
+		w.Header()[headerRequestID] = []string{id}
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -112,6 +121,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			level := slog.LevelInfo
 			if sw.status >= 500 {
 				level = slog.LevelError
+			}
+			if !s.log.Enabled(r.Context(), level) {
+				return
 			}
 			attrs := []slog.Attr{
 				slog.String("request_id", id), slog.String("method", r.Method), slog.String("operation", op),

@@ -43,12 +43,20 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 
+	if err := s.mountPprof(r, contract); err != nil {
+		return nil, err
+	}
+
 	if s.opts.QueueUI != nil {
 		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)
 		r.Handle(queueUIPath, ui)
 		r.Handle(queueUIPath+"/*", ui)
 	}
 
+	validate, err := s.validator(spec)
+	if err != nil {
+		return nil, err
+	}
 	strict := api.NewStrictHandlerWithOptions(s, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "body: "+firstLine(err.Error()))
@@ -56,9 +64,9 @@ func (s *Server) Handler() (http.Handler, error) {
 		ResponseErrorHandlerFunc: s.writeError,
 	})
 	// Middlewares run after chi matched the route, innermost first.
-	api.HandlerWithOptions(strict, api.ChiServerOptions{
+	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter:  r,
-		Middlewares: []api.MiddlewareFunc{s.rateLimit, s.validator(spec), s.limitBody},
+		Middlewares: []api.MiddlewareFunc{s.rateLimit, validate, s.limitBody},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},

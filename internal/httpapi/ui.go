@@ -15,7 +15,7 @@ const queueUIPath = "/admin/queues"
 // authentication's password, and a 401 asks the browser for it.
 func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("X-API-Key")
+		key := r.Header.Get(headerAPIKey)
 		if key == "" {
 			_, key, _ = r.BasicAuth()
 		}

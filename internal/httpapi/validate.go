@@ -48,9 +48,16 @@ func simplifyAnyValue(spec *openapi3.T) {
 // unescaped (gorillamux matches the escaped path and hands them over as sent, so a
 // 100-character name of escaped characters failed maxLength), and a JSON body must
 // be one value with nothing after it (encoding/json's decoders stop after the first).
-func (s *Server) validator(spec *openapi3.T) func(http.Handler) http.Handler {
+//
+// The predict operations take a path of their own (decodeOnce) that decodes the body
+// once; the route chi matched names the operation, so gorillamux is not asked.
+func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, error) {
 	simplifyAnyValue(spec)
 	spec.Servers = nil // match any host: the server does not know the name it is reached by
+	onePass, err := onePassRoutes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("reading the predict operations from the contract: %w", err)
+	}
 	router, routerErr := gorillamux.NewRouter(spec)
 	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
 	// The strict handlers decode the body again from its bytes: the validated value
@@ -58,6 +65,12 @@ func (s *Server) validator(spec *openapi3.T) func(http.Handler) http.Handler {
 	// validator leaves the body's bytes as they came (KeepValidatedValue unset).
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				if op := onePass[routePattern(r)]; op != nil {
+					s.decodeOnce(op, next, w, r)
+					return
+				}
+			}
 			if routerErr != nil {
 				s.validationError(r.Context(), routerErr, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusInternalServerError})
 				return
@@ -94,7 +107,7 @@ func (s *Server) validator(spec *openapi3.T) func(http.Handler) http.Handler {
 			}
 			next.ServeHTTP(w, r)
 		})
-	}
+	}, nil
 }
 
 // oneJSONValue refuses a body with data after its JSON value. The validator has read
@@ -113,8 +126,7 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
 	}
 	if n := hugeNumber(b); n != "" {
-		return &openapi3filter.RequestError{RequestBody: body, Reason: fmt.Sprintf(
-			"the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+		return tooHuge(body, n)
 	}
 	return nil
 }
@@ -162,7 +174,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			scope = auth.Scope(v)
 		}
 	}
-	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get("X-API-Key"), scope)
+	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get(headerAPIKey), scope)
 	if info := infoFrom(ctx); info != nil {
 		info.scope, info.principal = scope, p
 	}

@@ -112,7 +112,7 @@ func (m *Metrics) ObserveQueue(queued, running func() int) {
 
 // HTTP records one request.
 func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
-	c := strconv.Itoa(code)
+	c := statusLabel(code)
 	m.httpRequests.WithLabelValues(operation, c).Inc()
 	m.httpDuration.WithLabelValues(operation, c).Observe(d.Seconds())
 }
@@ -162,4 +162,20 @@ func (m *Metrics) Finished(rec job.Record) {
 	if !rec.StartedAt.IsZero() && !rec.FinishedAt.IsZero() {
 		m.jobDuration.Observe(rec.FinishedAt.Sub(rec.StartedAt).Seconds())
 	}
+}
+
+// statusLabels are the label values of the statuses, made once: strconv.Itoa
+// allocates for every number above 99.
+var statusLabels = func() (out [600]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func statusLabel(code int) string {
+	if code >= 0 && code < len(statusLabels) {
+		return statusLabels[code]
+	}
+	return strconv.Itoa(code)
 }

@@ -360,6 +360,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/debug/pprof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profiling index
+         * @description The Go runtime's profiles (net/http/pprof), for admin keys: a page linking every
+         *     profile below, for `go tool pprof` or a browser. For example
+         *     `go tool pprof -http=: 'http://localhost:8080/debug/pprof/profile?seconds=10'`
+         *     with the key in `X-API-Key` (pprof takes it from a `-http_header` flag
+         *     in recent Go versions, or fetch the profile with curl first).
+         */
+        get: operations["pprofIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CPU profile
+         * @description Samples the CPU for `seconds` (default 30) and answers the profile. One CPU profile at a time.
+         */
+        get: operations["pprofCPU"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Execution trace
+         * @description Records an execution trace for `seconds` (default 30), for `go tool trace`. One trace at a time.
+         */
+        get: operations["pprofTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/heap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heap profile
+         * @description Live objects, sampled (`gc=1` collects garbage first).
+         */
+        get: operations["pprofHeap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/allocs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Allocations profile
+         * @description Every sampled allocation since the start.
+         */
+        get: operations["pprofAllocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/goroutine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Goroutine stacks
+         * @description The stacks of every goroutine (`debug=2` in the format of a crash).
+         */
+        get: operations["pprofGoroutine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Blocking profile
+         * @description Where goroutines blocked on synchronisation (empty unless the block profile rate is set).
+         */
+        get: operations["pprofBlock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/mutex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Mutex contention profile
+         * @description Holders of contended mutexes (empty unless the mutex profile fraction is set).
+         */
+        get: operations["pprofMutex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/threadcreate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Thread creation profile
+         * @description Stacks that created operating-system threads.
+         */
+        get: operations["pprofThreadCreate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/cmdline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Command line
+         * @description The server's command line, arguments separated by NUL bytes.
+         */
+        get: operations["pprofCmdline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/debug/pprof/symbol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Symbol lookup
+         * @description Tells `go tool pprof` that symbols can be looked up (`num_symbols`).
+         */
+        get: operations["pprofSymbol"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -992,7 +1216,7 @@ export interface components {
              *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
              *     rate_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
-             *     request_cancelled.
+             *     request_cancelled, profile_in_progress.
              * @example invalid_input
              */
             code: string;
@@ -1009,6 +1233,39 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The profile: gzipped protocol buffers for `go tool pprof` (or `go tool trace`),
+         *     or text when `debug` is 1 or 2.
+         */
+        PprofProfile: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/octet-stream": string;
+                "text/plain": string;
+            };
+        };
+        /** @description Another CPU profile or trace is being recorded; retry when it ends. Code `profile_in_progress`. */
+        ProfileBusy: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/profile_in_progress",
+                 *       "title": "Profile in progress",
+                 *       "status": 409,
+                 *       "detail": "a CPU profile is being recorded; retry in 30 s",
+                 *       "code": "profile_in_progress",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The request is malformed or names an unknown model or version, or the model's
          *     preprocessing rejected the input. Codes: `invalid_request`, `model_not_found`,
@@ -1247,6 +1504,12 @@ export interface components {
         ModelName: string;
         /** @description One of the model's versions. */
         ModelVersion: string;
+        /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+        PprofDebug: number;
+        /** @description 1 runs a garbage collection before the heap profile is taken. */
+        PprofGC: number;
+        /** @description How long to record, in seconds (default 30). */
+        PprofSeconds: number;
     };
     requestBodies: never;
     headers: {
@@ -1753,6 +2016,231 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+        };
+    };
+    pprofIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page listing the profiles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofCPU: {
+        parameters: {
+            query?: {
+                /** @description How long to record, in seconds (default 30). */
+                seconds?: components["parameters"]["PprofSeconds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["ProfileBusy"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofTrace: {
+        parameters: {
+            query?: {
+                /** @description How long to record, in seconds (default 30). */
+                seconds?: components["parameters"]["PprofSeconds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["ProfileBusy"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofHeap: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+                /** @description 1 runs a garbage collection before the heap profile is taken. */
+                gc?: components["parameters"]["PprofGC"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofAllocs: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofGoroutine: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofBlock: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofMutex: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofThreadCreate: {
+        parameters: {
+            query?: {
+                /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
+                debug?: components["parameters"]["PprofDebug"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PprofProfile"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofCmdline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    pprofSymbol: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of symbols available. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BodyNotAccepted"];
         };
     };
     openapiYAML: {

@@ -1,0 +1,334 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	middleware "github.com/oapi-codegen/nethttp-middleware"
+)
+
+// onePassOperations are the operations whose bodies are decoded once: the generic
+// validator decodes a body into `any` and the strict handler decodes it again, which
+// was most of a prediction's CPU.
+var onePassOperations = []string{"predict", "predictBatch", "submitJob", "submitBatchJob"}
+
+// predictInput is a predict body as the one-pass path hands it to the handlers. data
+// and items hold the request's own bytes, so numbers stay exact.
+type predictInput struct {
+	model, version string
+	data           json.RawMessage
+	items          []json.RawMessage
+}
+
+// securityScheme is one scheme of a security requirement, resolved at start.
+type securityScheme struct {
+	name   string
+	scheme *openapi3.SecurityScheme
+	scopes []string
+}
+
+// bodyRoute is what the one-pass path knows of an operation, read from the contract
+// at start.
+type bodyRoute struct {
+	route    *routers.Route
+	body     *openapi3.RequestBody
+	schema   *openapi3.Schema
+	security openapi3.SecurityRequirements
+	schemes  [][]securityScheme
+	// anyValue is the validator's simplified AnyValue: it accepts every JSON value, so
+	// a member it describes needs no decoding to be validated.
+	anyValue *openapi3.Schema
+}
+
+// onePassRoutes reads the one-pass operations from the validator's copy of the
+// contract (AnyValue already simplified), by path (all are POSTs). The embedded copy
+// spells operation ids capitalised, so they are matched regardless of case.
+func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
+	ref := spec.Components.Schemas[anyValueSchema]
+	if ref == nil || ref.Value == nil {
+		return nil, fmt.Errorf("the contract has no %s schema", anyValueSchema)
+	}
+	// The placeholders the one-pass path validates in place of raw members are nulls.
+	if err := ref.Value.VisitJSON(nil); err != nil {
+		return nil, fmt.Errorf("the simplified %s schema refuses null: %w", anyValueSchema, err)
+	}
+	out := map[string]*bodyRoute{}
+	for path, item := range spec.Paths.Map() {
+		op := item.Post
+		if op == nil || !slices.ContainsFunc(onePassOperations, func(id string) bool { return strings.EqualFold(id, op.OperationID) }) {
+			continue
+		}
+		if op.RequestBody == nil || op.RequestBody.Value == nil {
+			return nil, fmt.Errorf("%s has no request body", op.OperationID)
+		}
+		mt := op.RequestBody.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+			return nil, fmt.Errorf("%s has no application/json schema", op.OperationID)
+		}
+		br := &bodyRoute{
+			route:    &routers.Route{Spec: spec, Path: path, PathItem: item, Method: http.MethodPost, Operation: op},
+			body:     op.RequestBody.Value,
+			schema:   mt.Schema.Value,
+			anyValue: ref.Value,
+		}
+		br.security = spec.Security
+		if op.Security != nil {
+			br.security = *op.Security
+		}
+		for _, req := range br.security {
+			var schemes []securityScheme
+			for name, scopes := range req {
+				sch := spec.Components.SecuritySchemes[name]
+				if sch == nil || sch.Value == nil {
+					return nil, fmt.Errorf("%s: security scheme %q is not declared", op.OperationID, name)
+				}
+				schemes = append(schemes, securityScheme{name: name, scheme: sch.Value, scopes: scopes})
+			}
+			slices.SortFunc(schemes, func(a, b securityScheme) int { return cmpString(a.name, b.name) })
+			br.schemes = append(br.schemes, schemes)
+		}
+		out[path] = br
+	}
+	if len(out) != len(onePassOperations) {
+		return nil, fmt.Errorf("the contract has %d of the POST operations %v", len(out), onePassOperations)
+	}
+	return out, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// bodyBufs recycles the buffers bodies are read into: nothing keeps a body's bytes
+// after it is decoded (the raw members are copies).
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// decodeOnce is the validator for the one-pass operations. It keeps today's order
+// of answers: the body is read first (413 when it passes the limit, which the
+// security check found the same way), then the key (401, 403), then the body is
+// decoded once and validated against the contract's schema (400); the rate limit
+// (429) and the handler come after.
+func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: op.route}
+	fail := func(err error, status int) {
+		s.validationError(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+	}
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 { // a huge body's buffer is left to the collector
+			bodyBufs.Put(buf)
+		}
+	}()
+	if r.Body != nil && r.Body != http.NoBody {
+		if r.ContentLength > 0 {
+			buf.Grow(int(r.ContentLength))
+		}
+		if _, err := buf.ReadFrom(r.Body); err != nil {
+			fail(&openapi3filter.RequestError{RequestBody: op.body, Reason: "reading failed", Err: err}, http.StatusBadRequest)
+			return
+		}
+	}
+	if err := s.checkSecurity(ctx, r, op); err != nil {
+		fail(err, http.StatusUnauthorized)
+		return
+	}
+	in, err := s.decodeBody(ctx, r, op, buf.Bytes())
+	if err != nil {
+		fail(err, http.StatusBadRequest)
+		return
+	}
+	if info := infoFrom(ctx); info != nil {
+		info.body = in
+	}
+	next.ServeHTTP(w, r)
+}
+
+// checkSecurity is openapi3filter.ValidateSecurityRequirements over the schemes read
+// at start, with the same AuthenticationFunc and the same error it returns.
+func (s *Server) checkSecurity(ctx context.Context, r *http.Request, op *bodyRoute) error {
+	if len(op.schemes) == 0 {
+		return nil
+	}
+	var errs []error
+	in := &openapi3filter.RequestValidationInput{Request: r, Route: op.route}
+	for _, schemes := range op.schemes {
+		err := s.meetRequirement(ctx, in, schemes)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return &openapi3filter.SecurityRequirementsError{SecurityRequirements: op.security, Errors: errs}
+}
+
+func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.RequestValidationInput, schemes []securityScheme) error {
+	for _, sc := range schemes {
+		if err := s.authenticate(ctx, &openapi3filter.AuthenticationInput{
+			RequestValidationInput: in, SecuritySchemeName: sc.name, SecurityScheme: sc.scheme, Scopes: sc.scopes,
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeBody decodes b once and validates it against the operation's schema. Members
+// that the schema lets be any JSON value (data, the elements of items) stay raw bytes
+// and are validated as the null placeholder, which the same schema accepts; the rest
+// (model, version, unknown members) are decoded with UseNumber as kin-openapi would,
+// so its schema errors, and so the 400 details, are the ones the generic validator
+// gives. Anything off the common path (malformed JSON, data after the value, a body
+// that is not an object) goes through the generic validator's own code, so every
+// refusal reads as it did.
+func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+	var members map[string]json.RawMessage
+	if op.body.Content.Get(r.Header.Get("Content-Type")) == nil || json.Unmarshal(b, &members) != nil || members == nil {
+		return s.decodeSlowly(ctx, r, op, b)
+	}
+	values := make(map[string]any, len(members))
+	in := &predictInput{}
+	for name, raw := range members {
+		var ps *openapi3.Schema
+		if ref := op.schema.Properties[name]; ref != nil {
+			ps = ref.Value
+		}
+		switch {
+		case ps != nil && ps == op.anyValue:
+			values[name] = nil
+			if name == "data" {
+				in.data = raw
+			}
+			continue
+		case ps != nil && ps.Items != nil && ps.Items.Value == op.anyValue:
+			if elems, ok := splitArray(raw); ok {
+				values[name] = make([]any, len(elems))
+				if name == "items" {
+					in.items = elems
+				}
+				continue
+			}
+		}
+		v, err := decodeValue(raw)
+		if err != nil {
+			return s.decodeSlowly(ctx, r, op, b)
+		}
+		values[name] = v
+	}
+	if err := op.schema.VisitJSON(values, openapi3.VisitAsRequest()); err != nil {
+		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "doesn't match schema", Err: err}
+	}
+	in.model, _ = values["model"].(string)
+	in.version, _ = values["version"].(string)
+	if n := hugeNumber(b); n != "" {
+		return nil, tooHuge(op.body, n)
+	}
+	return in, nil
+}
+
+// decodeSlowly is the generic validator's path, for the bodies it refuses: the same
+// code gives the same details. A body it accepts is decoded as the strict handler did.
+func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+	r.Body, r.GetBody = io.NopCloser(bytes.NewReader(b)), nil
+	err := openapi3filter.ValidateRequestBody(ctx, &openapi3filter.RequestValidationInput{
+		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate},
+	}, op.body)
+	if err == nil {
+		err = oneJSONValue(r, op.body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Model   string            `json:"model"`
+		Version string            `json:"version"`
+		Data    json.RawMessage   `json:"data"`
+		Items   []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(b, &body); err != nil {
+		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
+	}
+	return &predictInput{model: body.Model, version: body.Version, data: body.Data, items: body.Items}, nil
+}
+
+// decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a
+// shortcut for the plain ASCII strings that model and version hold (no escapes, and
+// no bytes that decoding would replace as invalid UTF-8).
+func decodeValue(raw json.RawMessage) (any, error) {
+	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// splitArray splits valid JSON text holding an array into its elements, without
+// copying them; ok is false when raw is not an array.
+func splitArray(raw json.RawMessage) (elems []json.RawMessage, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return nil, false
+	}
+	depth, start, inString := 0, 1, false
+	for i := 1; i < len(raw)-1; i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			elems = append(elems, bytes.TrimSpace(raw[start:i]))
+			start = i + 1
+		}
+	}
+	if last := bytes.TrimSpace(raw[start : len(raw)-1]); len(last) > 0 || len(elems) > 0 {
+		elems = append(elems, last)
+	}
+	if elems == nil {
+		elems = []json.RawMessage{}
+	}
+	return elems, true
+}
+
+func tooHuge(body *openapi3.RequestBody, n string) error {
+	return &openapi3filter.RequestError{RequestBody: body, Reason: fmt.Sprintf(
+		"the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+}

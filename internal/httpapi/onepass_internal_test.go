@@ -1,0 +1,129 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/inferd/inferd/gen/api"
+)
+
+// onePassBodies are predict bodies of every kind the validator meets: accepted ones,
+// and every way of refusing one that today's tests and the contract fuzzer know.
+var onePassBodies = []string{
+	`{"model":"echo","data":1}`,
+	`{"model":"echo","version":"v1","data":{"text":"hello","n":12345678901234567890}}`,
+	`{"model":"echo","items":[1,"two",null]}`,
+	`{"model":"echo","items":[ ]}`,
+	`{"model":"echo","items":[[1,[2]],{"a":"]"},"\"[",-0.5e-3]}`,
+	`{"model":"echo","data":null,"items":null}`,
+	` {"model" : "echo" , "data" : [ 1 , 2 ] } `,
+	`{"model":"e\"cho","data":1}`,
+	`{"model":"\u0065cho","data":1}`,
+	`{"model":"echo","model":"other","data":1}`,
+	`{"model":"","data":1}`,
+	`{"model":"` + strings.Repeat("m", 129) + `","data":1}`,
+	`{"model":"echo","version":"","data":1}`,
+	`{"model":"echo","data":`,
+	`[1,2]`,
+	`null`,
+	`"text"`,
+	`12`,
+	``,
+	`   `,
+	`{"model":"echo"}`,
+	`{"data":1}`,
+	`{"items":[1]}`,
+	`{"model":7,"data":1}`,
+	`{"model":"echo","version":2,"data":1}`,
+	`{"model":"echo","data":1,"verison":"v1"}`,
+	`{"model":"echo","data":1,"extra":{"deep":[1e400]}}`,
+	`{"model":"echo","items":[]}`,
+	`{"model":"echo","items":{}}`,
+	`{"model":"echo","items":"x"}`,
+	`{"model":"echo","data":1}{"model":"nope"}`,
+	`{"model":"echo","items":[1]} x`,
+	`{"model":"echo","data":1}]`,
+	`{"model":7,"data":1} x`,
+	`{"model":"echo","data":[1e400]}`,
+	`{"model":"echo","items":[[1,-123456789012345678901234567890e300]]}`,
+	`{"model":"echo","data":tru}`,
+	`{"model":"echo","data":01}`,
+	`{"model":"echo","data":"\x01"}`,
+	`{"model":"echo","data":"` + "\xff" + `"}`,
+	`{"model":"` + "\xff\xfe" + `","data":1}`,
+	`{"model":"` + strings.Repeat("\u00e9", 128) + `","data":1}`,
+	`{"model":"` + strings.Repeat("é", 129) + `","data":1}`,
+	`{"model":"echo",,"data":1}`,
+}
+
+// TestOnePassMatchesValidator checks the one-pass decoder against the generic
+// validator's path (decodeSlowly is that code) on every body of every predict
+// operation: the same refusals word for word, and the same values handed on.
+func TestOnePassMatchesValidator(t *testing.T) {
+	routes := testOnePassRoutes(t)
+	for path, op := range routes {
+		for _, body := range onePassBodies {
+			t.Run(path+" "+body, func(t *testing.T) { compareOnePass(t, op, body) })
+		}
+	}
+}
+
+// FuzzOnePassMatchesValidator is TestOnePassMatchesValidator on generated bodies
+// (go test -fuzz FuzzOnePassMatchesValidator ./internal/httpapi).
+func FuzzOnePassMatchesValidator(f *testing.F) {
+	for _, b := range onePassBodies {
+		f.Add(b)
+	}
+	routes := testOnePassRoutes(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, op := range routes {
+			compareOnePass(t, op, body)
+		}
+	})
+}
+
+func testOnePassRoutes(t testing.TB) map[string]*bodyRoute {
+	t.Helper()
+	spec, err := api.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	simplifyAnyValue(spec)
+	routes, err := onePassRoutes(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return routes
+}
+
+func compareOnePass(t *testing.T, op *bodyRoute, body string) {
+	t.Helper()
+	s := &Server{}
+	req := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, op.route.Path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		return r
+	}
+	ctx := context.Background()
+	got, gotErr := s.decodeBody(ctx, req(), op, []byte(body))
+	want, wantErr := s.decodeSlowly(ctx, req(), op, []byte(body))
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("one pass: %v; validator: %v", gotErr, wantErr)
+	}
+	if gotErr != nil {
+		if g, w := describeRequestError(gotErr), describeRequestError(wantErr); g != w {
+			t.Fatalf("one pass says %q, the validator %q", g, w)
+		}
+		return
+	}
+	if got.model != want.model || got.version != want.version || !bytes.Equal(got.data, want.data) ||
+		!slices.EqualFunc(got.items, want.items, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) || (got.items == nil) != (want.items == nil) {
+		t.Fatalf("one pass decoded %+v, the strict handler %+v", got, want)
+	}
+}

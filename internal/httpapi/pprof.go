@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/inferd/inferd/internal/auth"
+)
+
+// pprofPath is where net/http/pprof's handlers are mounted; openapi.yaml declares each
+// path under it.
+const pprofPath = "/debug/pprof"
+
+// mountPprof serves the profiles the contract declares under /debug/pprof, for admin
+// keys, with net/http/pprof's handlers.
+func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
+	var cpu, trace sync.Mutex
+	handlers := map[string]http.Handler{
+		pprofPath:              http.HandlerFunc(pprofIndex),
+		pprofPath + "/profile": oneAtATime(&cpu, "a CPU profile", http.HandlerFunc(pprof.Profile)),
+		pprofPath + "/trace":   oneAtATime(&trace, "an execution trace", http.HandlerFunc(pprof.Trace)),
+		pprofPath + "/cmdline": http.HandlerFunc(pprof.Cmdline),
+		pprofPath + "/symbol":  http.HandlerFunc(pprof.Symbol),
+	}
+	for path := range contract.Paths.Map() {
+		name, ok := strings.CutPrefix(path, pprofPath+"/")
+		if !ok && path != pprofPath {
+			continue
+		}
+		h := handlers[path]
+		if h == nil {
+			h = pprof.Handler(name)
+		}
+		r.Method(http.MethodGet, path, refusingBody(s.requireScope(auth.ScopeAdmin, checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
+		delete(handlers, path)
+	}
+	if len(handlers) > 0 {
+		return fmt.Errorf("openapi.yaml does not declare %d of the profiling paths", len(handlers))
+	}
+	return nil
+}
+
+func refusingBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !refuseBody(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// oneAtATime answers 409 to a second CPU profile (or trace) while one is recorded:
+// net/http/pprof would answer 500, which is no server fault.
+func oneAtATime(mu *sync.Mutex, what string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !mu.TryLock() {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+			writeProblem(w, r, http.StatusConflict, codeProfileInProgress, what+" is being recorded; retry when it ends")
+			return
+		}
+		defer mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// queryLimits reads the integer query parameters of op and their ranges from the
+// contract.
+func queryLimits(op *openapi3.Operation) map[string][2]int {
+	out := map[string][2]int{}
+	for _, p := range op.Parameters {
+		if p.Value == nil || p.Value.In != openapi3.ParameterInQuery || p.Value.Schema == nil || p.Value.Schema.Value == nil {
+			continue
+		}
+		sch := p.Value.Schema.Value
+		lim := [2]int{math.MinInt, math.MaxInt}
+		if sch.Min != nil {
+			lim[0] = int(*sch.Min)
+		}
+		if sch.Max != nil {
+			lim[1] = int(*sch.Max)
+		}
+		out[p.Value.Name] = lim
+	}
+	return out
+}
+
+// checkedQuery answers 400 to a query parameter outside the range the contract gives
+// it: net/http/pprof would read a bad value as the default, or answer a plain-text
+// error.
+func checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
+	if len(limits) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		for name, lim := range limits {
+			if !q.Has(name) {
+				continue
+			}
+			if n, err := strconv.Atoi(q.Get(name)); err != nil || n < lim[0] || n > lim[1] {
+				writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest,
+					fmt.Sprintf("query parameter %q: want an integer from %d to %d", name, lim[0], lim[1]))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// pprofIndex is net/http/pprof's index page, served at /debug/pprof (the contract's
+// paths end without a slash): its links are relative to /debug/pprof/, so the page
+// says so in a base element.
+func pprofIndex(w http.ResponseWriter, r *http.Request) {
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = pprofPath + "/"
+	rec := &bufferedResponse{header: w.Header()}
+	pprof.Index(rec, r2)
+	page := bytes.Replace(rec.body.Bytes(), []byte("<head>"), []byte(`<head><base href="pprof/">`), 1)
+	w.WriteHeader(max(rec.status, http.StatusOK))
+	_, _ = w.Write(page)
+}
+
+// bufferedResponse keeps a handler's answer so that it can be changed before it is
+// sent.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) WriteHeader(code int)        { b.status = code }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }

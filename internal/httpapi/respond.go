@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"sync"
+)
+
+// jsonEncoder is a buffer with its encoder, reused across responses.
+type jsonEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var jsonEncoders = sync.Pool{New: func() any {
+	e := &jsonEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	// The answers are JSON for API clients, never HTML: escaping <, > and & in them
+	// only costs time and changes what a client sent.
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// contentTypeJSON is shared by every response: net/http only reads header values.
+var contentTypeJSON = []string{"application/json"}
+
+// writeJSON answers 200 with v, and X-Model-Version when version is set. It encodes
+// before writing the status, so a value that cannot be encoded can still be answered
+// as a problem.
+func writeJSON(w http.ResponseWriter, v any, version *string) error {
+	e := jsonEncoders.Get().(*jsonEncoder)
+	defer func() {
+		if e.buf.Cap() <= 1<<20 {
+			jsonEncoders.Put(e)
+		}
+	}()
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return err
+	}
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	if version != nil {
+		h["X-Model-Version"] = []string{*version}
+	}
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(e.buf.Bytes())
+	return err
+}
