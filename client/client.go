@@ -105,6 +105,9 @@ func read(resp *http.Response, err error, out any) error {
 // errEmptyID refuses a call that would name no job: its path would be another route.
 var errEmptyID = errors.New("inferd: empty job id")
 
+// contentJSON is the media type of every request body.
+const contentJSON = "application/json"
+
 // encode marshals a request value, keeping a json.RawMessage's values as they are:
 // without HTML escaping, "<&>" travels as those characters, not as \u003c escapes
 // three times their size.

@@ -14,7 +14,7 @@ func (c *Client) Submit(ctx context.Context, r PredictRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.gen.SubmitJob(ctx, body)
+	resp, err := c.gen.SubmitJobWithBody(ctx, contentJSON, body)
 	return submitted(resp, err)
 }
 
@@ -26,7 +26,7 @@ func (c *Client) SubmitBatch(ctx context.Context, r BatchRequest) (string, error
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.gen.SubmitBatchJob(ctx, body)
+	resp, err := c.gen.SubmitBatchJobWithBody(ctx, contentJSON, body)
 	return submitted(resp, err)
 }
 

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"io"
 
 	gen "github.com/inferd/inferd/gen/client"
 )
@@ -21,21 +23,31 @@ type BatchRequest struct {
 	Items   []any  // at least one; each encoded like PredictRequest.Data
 }
 
-func (r PredictRequest) body() (gen.PredictRequest, error) {
+// body encodes the whole request once, without HTML escaping; the generated
+// client's typed methods would marshal it again with encoding/json's defaults.
+func (r PredictRequest) body() (io.Reader, error) {
 	data, err := encode("data", r.Data)
-	return gen.PredictRequest{Model: r.Model, Version: r.Version, Data: data}, err
+	if err != nil {
+		return nil, err
+	}
+	return request(gen.PredictRequest{Model: r.Model, Version: r.Version, Data: data})
 }
 
-func (r BatchRequest) body() (gen.BatchPredictRequest, error) {
+func (r BatchRequest) body() (io.Reader, error) {
 	items := make([]gen.AnyValue, len(r.Items))
 	for i, it := range r.Items {
 		b, err := encode("items", it)
 		if err != nil {
-			return gen.BatchPredictRequest{}, err
+			return nil, err
 		}
 		items[i] = b
 	}
-	return gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items}, nil
+	return request(gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items})
+}
+
+func request(v any) (io.Reader, error) {
+	b, err := encode("the request", v)
+	return bytes.NewReader(b), err
 }
 
 // Predict runs one synchronous prediction (POST /predict, operation predict).
@@ -44,7 +56,7 @@ func (c *Client) Predict(ctx context.Context, r PredictRequest) (*Prediction, er
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.gen.Predict(ctx, body)
+	resp, err := c.gen.PredictWithBody(ctx, contentJSON, body)
 	var out Prediction
 	if err := read(resp, err, &out); err != nil {
 		return nil, err
@@ -59,7 +71,7 @@ func (c *Client) PredictBatch(ctx context.Context, r BatchRequest) (*BatchPredic
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.gen.PredictBatch(ctx, body)
+	resp, err := c.gen.PredictBatchWithBody(ctx, contentJSON, body)
 	var out BatchPrediction
 	if err := read(resp, err, &out); err != nil {
 		return nil, err
