@@ -92,10 +92,7 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 		return req.out, req.err
 	case <-ctx.Done():
 		b.mu.Lock()
-		if req.next < len(req.items) {
-			b.items -= len(req.items) - req.next
-		}
-		req.left = true
+		b.abandonLocked(req)
 		b.mu.Unlock()
 		return nil, ctx.Err()
 	}
@@ -249,13 +246,23 @@ func (b *Batcher) call(segs []segment) {
 		off += s.hi - s.lo
 		r.pending--
 		if r.pending == 0 && (r.next == len(r.items) || r.err != nil) {
-			if r.next < len(r.items) && !r.left { // a failed part: the rest need not run
-				b.items -= len(r.items) - r.next
-				r.left = true
+			if r.err != nil { // a failed part: the rest need not run
+				b.abandonLocked(r)
 			}
 			close(r.done)
 		}
 	}
+}
+
+// abandonLocked takes a request's undispatched items out of the count, once: its
+// caller left, or a part of it failed. Both can happen to one request (a caller whose
+// context ends as its failed call completes), and the count must not drop twice.
+func (b *Batcher) abandonLocked(r *request) {
+	if r.left {
+		return
+	}
+	b.items -= len(r.items) - r.next
+	r.left = true
 }
 
 // run calls fn, turning a panic into an error for the requests of this call.
