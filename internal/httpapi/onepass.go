@@ -94,7 +94,7 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 				}
 				schemes = append(schemes, securityScheme{name: name, scheme: sch.Value, scopes: scopes})
 			}
-			slices.SortFunc(schemes, func(a, b securityScheme) int { return cmpString(a.name, b.name) })
+			slices.SortFunc(schemes, func(a, b securityScheme) int { return strings.Compare(a.name, b.name) })
 			br.schemes = append(br.schemes, schemes)
 		}
 		out[path] = br
@@ -103,16 +103,6 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 		return nil, fmt.Errorf("the contract has %d of the POST operations %v", len(out), onePassOperations)
 	}
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // bodyBufs recycles the buffers bodies are read into: nothing keeps a body's bytes

@@ -40,21 +40,13 @@ func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
 		if h == nil {
 			h = pprof.Handler(name)
 		}
-		r.Method(http.MethodGet, path, refusingBody(s.requireScope(auth.ScopeAdmin, checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
+		r.Method(http.MethodGet, path, noBody(s.requireScope(auth.ScopeAdmin, checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
 		delete(handlers, path)
 	}
 	if len(handlers) > 0 {
 		return fmt.Errorf("openapi.yaml does not declare %d of the profiling paths", len(handlers))
 	}
 	return nil
-}
-
-func refusingBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !refuseBody(w, r) {
-			next.ServeHTTP(w, r)
-		}
-	})
 }
 
 // oneAtATime answers 409 to a second CPU profile (or trace) while one is recorded:

@@ -58,7 +58,10 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 	if err != nil {
 		return nil, fmt.Errorf("reading the predict operations from the contract: %w", err)
 	}
-	router, routerErr := gorillamux.NewRouter(spec)
+	router, err := gorillamux.NewRouter(spec)
+	if err != nil {
+		return nil, fmt.Errorf("routing the contract's operations: %w", err)
+	}
 	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
 	// The strict handlers decode the body again from its bytes: the validated value
 	// holds numbers as float64, which would round 12345678901234567890. So the
@@ -70,10 +73,6 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 					s.decodeOnce(op, next, w, r)
 					return
 				}
-			}
-			if routerErr != nil {
-				s.validationError(r.Context(), routerErr, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusInternalServerError})
-				return
 			}
 			route, params, err := router.FindRoute(r)
 			if err != nil {
