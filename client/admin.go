@@ -41,9 +41,5 @@ func (c *Client) Memory(ctx context.Context) (*MemoryReport, error) {
 // queueUI; scope admin). Outside queue mode it is an *Error with status 404.
 func (c *Client) QueueUI(ctx context.Context) ([]byte, error) {
 	resp, err := c.gen.QueueUI(ctx)
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readBytes(resp, err)
 }

@@ -102,6 +102,16 @@ func read(resp *http.Response, err error, out any) error {
 	return nil
 }
 
+// readBytes reads a 2xx answer whole, for the operations that answer a document or
+// a profile rather than JSON.
+func readBytes(resp *http.Response, err error) ([]byte, error) {
+	var out []byte
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // errEmptyID refuses a call that would name no job: its path would be another route.
 var errEmptyID = errors.New("inferd: empty job id")
 

@@ -6,22 +6,14 @@ import "context"
 // /openapi.yaml, operation openapiYAML; no key needed).
 func (c *Client) OpenAPIYAML(ctx context.Context) ([]byte, error) {
 	resp, err := c.gen.OpenapiYAML(ctx)
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readBytes(resp, err)
 }
 
 // OpenAPIJSON returns the same contract as JSON, every number as the YAML writes it
 // (GET /openapi.json, operation openapiJSON; no key needed).
 func (c *Client) OpenAPIJSON(ctx context.Context) ([]byte, error) {
 	resp, err := c.gen.OpenapiJSON(ctx)
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readBytes(resp, err)
 }
 
 // Docs returns the HTML page of Swagger UI over the contract (GET /docs, operation
@@ -29,9 +21,5 @@ func (c *Client) OpenAPIJSON(ctx context.Context) ([]byte, error) {
 // operation of the contract has a method.
 func (c *Client) Docs(ctx context.Context) ([]byte, error) {
 	resp, err := c.gen.Docs(ctx)
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readBytes(resp, err)
 }

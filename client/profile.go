@@ -75,11 +75,3 @@ func (c *Client) Symbols(ctx context.Context) ([]byte, error) {
 	resp, err := c.gen.PprofSymbol(ctx)
 	return readBytes(resp, err)
 }
-
-func readBytes(resp *http.Response, err error) ([]byte, error) {
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}

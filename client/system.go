@@ -41,9 +41,6 @@ func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
 // key needed).
 func (c *Client) Metrics(ctx context.Context) (string, error) {
 	resp, err := c.gen.Metrics(ctx)
-	var out []byte
-	if err := read(resp, err, &out); err != nil {
-		return "", err
-	}
-	return string(out), nil
+	out, err := readBytes(resp, err)
+	return string(out), err
 }

@@ -61,12 +61,8 @@ func (e *env) readValue(src source) (json.RawMessage, error) {
 // compactJSON checks that data is exactly one JSON value and returns it without
 // insignificant space; numbers keep their digits.
 func compactJSON(name string, data []byte) (json.RawMessage, error) {
-	var v json.RawMessage
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, usagef("%s is not a JSON value: %v", name, err)
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, v); err != nil {
+	var b bytes.Buffer // Compact scans the whole input: one value, nothing after it
+	if err := json.Compact(&b, data); err != nil {
 		return nil, usagef("%s is not a JSON value: %v", name, err)
 	}
 	return b.Bytes(), nil

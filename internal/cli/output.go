@@ -31,11 +31,7 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b.Bytes()); err != nil {
-		return nil, err
-	}
-	return c.Bytes(), nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil // Encode writes compact JSON
 }
 
 // member is one member of a JSON object, in document order.
