@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,7 +156,7 @@ func TestContractFuzz(t *testing.T) {
 		fmt.Printf("contractfuzz: %-6s %-38s %4d requests (%d valid, %d invalid, %d odd)  %s\n", op.Method, op.Path, tl.n,
 			tl.kinds[contractfuzz.Valid], tl.kinds[contractfuzz.Invalid], tl.kinds[contractfuzz.Odd], strings.Join(hist, " "))
 	}
-	for _, kind := range sortedKeys(faultKinds) {
+	for _, kind := range slices.Sorted(maps.Keys(faultKinds)) {
 		fmt.Printf("contractfuzz: %4dx %s\n", faultKinds[kind], kind)
 	}
 	fmt.Printf(summaryFormat, total, serverErrors, violations)
@@ -302,15 +304,6 @@ func discover(t *testing.T, c *apitest.Client) contractfuzz.Target {
 		tgt.Unserved["queueUI"] = true
 	}
 	return tgt
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func envInt(t *testing.T, name string, def int) int {

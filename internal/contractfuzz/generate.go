@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,7 +107,7 @@ func (g *Generator) param(p *openapi3.Parameter, earlier map[string]string) stri
 			}
 			return uuid.NewString()
 		case "name":
-			names := sortedKeys(g.tgt.Models)
+			names := slices.Sorted(maps.Keys(g.tgt.Models))
 			return names[g.v.pick(len(names))]
 		case "version":
 			if vs := g.tgt.Models[earlier["name"]]; len(vs) > 0 {
@@ -126,7 +128,7 @@ func (g *Generator) key(scope string) string {
 		return k
 	}
 	if scope == "" {
-		scopes := sortedKeys(g.tgt.Keys)
+		scopes := slices.Sorted(maps.Keys(g.tgt.Keys))
 		return g.tgt.Keys[scopes[g.v.pick(len(scopes))]]
 	}
 	return g.tgt.AdminKey
@@ -139,7 +141,7 @@ func (g *Generator) steer(obj map[string]any) {
 	if _, ok := obj["model"]; !ok || g.v.chance(0.15) {
 		return
 	}
-	names := sortedKeys(g.tgt.Models)
+	names := slices.Sorted(maps.Keys(g.tgt.Models))
 	name := names[g.v.pick(len(names))]
 	obj["model"] = name
 	if vs := g.tgt.Models[name]; g.v.chance(0.5) && len(vs) > 0 {
@@ -215,7 +217,7 @@ func (g *Generator) bodyObject(req *Request) map[string]any {
 
 // fillPath replaces each {param} of a path template with its value, encoded by enc.
 func fillPath(template string, params map[string]string, enc func(string) string) string {
-	names := sortedKeys(params)
+	names := slices.Sorted(maps.Keys(params))
 	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
 	out := template
 	for _, name := range names {

@@ -3,8 +3,10 @@ package contractfuzz
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -30,7 +32,7 @@ func (g *Generator) mutations(op Operation) []mutation {
 			return op.Secured
 		}},
 		{"key without the scope", Invalid, http.StatusForbidden, func(g *Generator, op Operation, req *Request) bool {
-			for _, scope := range sortedKeys(g.tgt.Keys) {
+			for _, scope := range slices.Sorted(maps.Keys(g.tgt.Keys)) {
 				if scope != op.Scope {
 					req.Header.Set("X-API-Key", g.tgt.Keys[scope])
 					return op.Secured && op.Scope != ""
@@ -145,7 +147,7 @@ func bodyMutations() []mutation {
 		}},
 		{"wrong type", Invalid, http.StatusBadRequest, func(g *Generator, op Operation, req *Request) bool {
 			return g.editBody(req, func(obj map[string]any) bool {
-				props := sortedKeys(op.Body.Value.Properties)
+				props := slices.Sorted(maps.Keys(op.Body.Value.Properties))
 				name := props[g.v.pick(len(props))]
 				schema := op.Body.Value.Properties[name]
 				if schema.Value == nil || schema.Value.Type == nil || len(schema.Value.Type.Slice()) == 0 {
@@ -157,7 +159,7 @@ func bodyMutations() []mutation {
 		}},
 		{"string too long", Invalid, http.StatusBadRequest, func(g *Generator, op Operation, req *Request) bool {
 			return g.editBody(req, func(obj map[string]any) bool {
-				for _, name := range sortedKeys(op.Body.Value.Properties) {
+				for _, name := range slices.Sorted(maps.Keys(op.Body.Value.Properties)) {
 					s := op.Body.Value.Properties[name].Value
 					if s != nil && s.MaxLength != nil && g.v.chance(0.6) {
 						obj[name] = strings.Repeat("m", int(*s.MaxLength)+1+g.v.pick(100))
@@ -169,7 +171,7 @@ func bodyMutations() []mutation {
 		}},
 		{"empty string", Invalid, http.StatusBadRequest, func(g *Generator, op Operation, req *Request) bool {
 			return g.editBody(req, func(obj map[string]any) bool {
-				for _, name := range sortedKeys(op.Body.Value.Properties) {
+				for _, name := range slices.Sorted(maps.Keys(op.Body.Value.Properties)) {
 					s := op.Body.Value.Properties[name].Value
 					if s != nil && s.MinLength > 0 && g.v.chance(0.6) {
 						obj[name] = ""

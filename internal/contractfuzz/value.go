@@ -3,8 +3,9 @@ package contractfuzz
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,8 +104,8 @@ func (v *values) valid(ref *openapi3.SchemaRef, depth int) any {
 
 func (v *values) object(s *openapi3.Schema, depth int) map[string]any {
 	out := map[string]any{}
-	for _, name := range sortedKeys(s.Properties) {
-		if contains(s.Required, name) || v.chance(0.5) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		if slices.Contains(s.Required, name) || v.chance(0.5) {
 			out[name] = v.valid(s.Properties[name], depth+1)
 		}
 	}
@@ -229,22 +230,4 @@ func normalize(x any) any {
 	var out any
 	_ = json.Unmarshal(b, &out)
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
