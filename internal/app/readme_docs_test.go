@@ -2,10 +2,11 @@ package app_test
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // settingsRun is a README line that starts the server with settings, e.g.
@@ -15,19 +16,7 @@ var settingsRun = regexp.MustCompile(`^((?:[A-Z_]+=\S+ )+)make run$`)
 // TestReadmeSwaggerUI runs the "Swagger UI" section's calls. A "VAR=value make run"
 // line restarts the server with those settings for the calls after it.
 func TestReadmeSwaggerUI(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "## Swagger UI\n")
-	if start < 0 {
-		t.Fatal(`README.md has no "## Swagger UI" section`)
-	}
-	section := text[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	section := readmetest.Section(t, "## Swagger UI")
 	base := map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}
 	s := startApp(t, base, true)
 	lines := strings.Split(section, "\n")

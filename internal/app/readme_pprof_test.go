@@ -3,26 +3,19 @@ package app_test
 import (
 	"bytes"
 	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // TestReadmeProfiling runs the curl calls of the README's Profiling section against a
 // server of the example repository: each answer has the status, content type and
 // start of body the line under the call shows ("# STATUS TYPE [START]").
 func TestReadmeProfiling(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Profiling\n")
-	if !ok {
-		t.Fatal("README.md has no Profiling section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmetest.Section(t, "## Profiling")
 	call := regexp.MustCompile(`^curl -s -H 'X-API-Key: ([^']+)'(?: -o \S+)? '?localhost:8080([^' ]+)'?$`)
 	answer := regexp.MustCompile(`^# (\d{3}) (\S+) ?(.*)$`)
 	s := startApp(t, map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}, true)

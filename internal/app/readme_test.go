@@ -3,7 +3,6 @@ package app_test
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,19 +29,7 @@ var readmeSections = []string{"## Example models", "## REST with curl"}
 // that is not 200.
 func readmeExamples(t *testing.T, heading string) []example {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, heading+"\n")
-	if start < 0 {
-		t.Fatalf("README.md has no %q section", heading)
-	}
-	section := text[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	section := readmetest.Section(t, heading)
 	lines := strings.Split(section, "\n")
 	var out []example
 	for i := 0; i < len(lines); i++ {

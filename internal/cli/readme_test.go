@@ -3,11 +3,11 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // readmeHeading is the README section whose inferctl commands TestReadmeInferctl runs.
@@ -27,19 +27,7 @@ type readmeCommand struct {
 // "# " lines right after a command are its output.
 func readmeCommands(t *testing.T) (env []string, cmds []readmeCommand) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, readmeHeading+"\n")
-	if start < 0 {
-		t.Fatalf("README.md has no %q section", readmeHeading)
-	}
-	section := text[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	section := readmetest.Section(t, readmeHeading)
 	lines := strings.Split(section, "\n")
 	for i := 0; i < len(lines); i++ {
 		if kv, ok := strings.CutPrefix(lines[i], "export "); ok {
@@ -60,6 +48,7 @@ func readmeCommands(t *testing.T) (env []string, cmds []readmeCommand) {
 		}
 		for j, o := range out {
 			if code, rest, ok := strings.Cut(o, ": "); ok && strings.HasPrefix(code, "exit ") {
+				var err error
 				if c.code, err = strconv.Atoi(strings.TrimPrefix(code, "exit ")); err != nil {
 					t.Fatalf("README section line %d: %q", c.line, o)
 				}

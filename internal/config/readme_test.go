@@ -2,30 +2,18 @@ package config_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // TestReadmeSettingsTable checks that README.md's Settings table is config.Settings:
 // the same variables in the same order, each with the same default and meaning, so
 // the README and --help (printed from the same table) never disagree.
 func TestReadmeSettingsTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "\n## Settings\n")
-	if start < 0 {
-		t.Fatal(`README.md has no "## Settings" section`)
-	}
-	section := text[start+1:]
-	if end := strings.Index(section[1:], "\n## "); end >= 0 {
-		section = section[:end+1]
-	}
+	section := readmetest.Section(t, "## Settings")
 	var got []string
 	for _, line := range strings.Split(section, "\n") {
 		if strings.HasPrefix(line, "| `") {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/readmetest"
 )
 
 // TestReadmeGoSDK builds the README's Go SDK example as a main package inside this
@@ -17,19 +19,7 @@ import (
 // what the README says it prints.
 func TestReadmeGoSDK(t *testing.T) {
 	tg := start(t)
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(b)
-	at := strings.Index(section, "\n## Go SDK\n")
-	if at < 0 {
-		t.Fatal(`README.md has no "## Go SDK" section`)
-	}
-	section = section[at+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	section := readmetest.Section(t, "## Go SDK")
 	program := fenced(t, section, "go")
 	want := fenced(t, section, "text")
 

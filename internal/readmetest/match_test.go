@@ -1,6 +1,7 @@
 package readmetest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/readmetest"
@@ -39,5 +40,12 @@ func TestLinesCountsLines(t *testing.T) {
 	}
 	if err := readmetest.Lines("a\n...\n", "a\nanything\n"); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestSection(t *testing.T) {
+	s := readmetest.Section(t, "## Settings")
+	if !strings.HasPrefix(s, "## Settings\n") || strings.Contains(s[1:], "\n## ") || !strings.Contains(s, "| `PORT` |") {
+		t.Errorf("section:\n%.300s", s)
 	}
 }
