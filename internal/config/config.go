@@ -89,10 +89,8 @@ func (p *parser) fail(val, why string) {
 func (p *parser) set() string { return strings.TrimSpace(p.getenv(p.cur.Name)) }
 
 func (p *parser) str() string {
-	if v := p.set(); v != "" {
-		return v
-	}
-	return p.cur.Default
+	v, _ := p.value()
+	return v
 }
 
 // value returns the text to parse and whether it came from the environment; the

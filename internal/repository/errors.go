@@ -2,7 +2,6 @@ package repository
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/pipeline/step"
@@ -37,28 +36,19 @@ func (e *ConfigError) Error() string {
 // Is makes errors.Is(err, ErrInvalidConfig) true for every ConfigError.
 func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
 
-// fieldError is a fault at a path within a file, before the file is known.
-type fieldError struct {
-	field string
-	msg   string
-}
-
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
-
+// errorf is a fault at a field of model.yaml, before the file is known: the same
+// error a backend returns, so inFile names the file for both alike.
 func errorf(field, format string, args ...any) error {
-	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
+	return backend.Errorf(field, format, args...)
 }
 
 // inFile attaches the file to an error from decoding or building steps.
 func inFile(file string, err error) error {
-	var fe *fieldError
 	var se *step.ConfigError
 	var be *backend.FieldError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &fe):
-		return &ConfigError{File: file, Field: fe.field, Msg: fe.msg}
 	case errors.As(err, &se):
 		return &ConfigError{File: file, Field: se.Field, Msg: se.Msg}
 	case errors.As(err, &be):
