@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -84,13 +83,9 @@ func (l *loaded) run(ctx context.Context, items []json.RawMessage, observe pipel
 			return l.p.Model.Predict(ctx, batch)
 		})
 	}
-	out, err := l.p.RunWith(ctx, items, observe, l.batcher.Do)
-	if errors.Is(err, batch.ErrClosed) {
-		// Unreachable while in-flight tracking holds (a batcher closes after its last
-		// request); an execution error rather than a hang if that ever changes.
-		return nil, fmt.Errorf("%w: %s %s was closed", pipeline.ErrExecution, l.name, l.version)
-	}
-	return out, err
+	// A closed batcher cannot be met while in-flight tracking holds (it closes after
+	// its last request); if it were, RunWith reports its ErrClosed as an execution error.
+	return l.p.RunWith(ctx, items, observe, l.batcher.Do)
 }
 
 // close waits for the requests in flight, drains the batcher and closes the pipeline.

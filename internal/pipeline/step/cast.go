@@ -55,7 +55,6 @@ func (s *cast) Apply(ctx context.Context, batch []any) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		field := "" // the item itself; each names it by its index
 		out := &tensor.Tensor{DType: s.to, Shape: t.Shape}
 		if s.to.IsFloat() {
 			out.Float = make([]float64, t.Len())
@@ -66,14 +65,14 @@ func (s *cast) Apply(ctx context.Context, batch []any) ([]any, error) {
 			if !t.DType.IsFloat() && !s.to.IsFloat() {
 				x := t.Int[j]
 				if !s.to.InRange(float64(x)) {
-					return nil, pipeline.Invalid(elemPath(field, t.Shape, j), "%d is out of range for %s", x, s.to)
+					return nil, pipeline.Invalid(elemPath("", t.Shape, j), "%d is out of range for %s", x, s.to)
 				}
 				out.Int[j] = x
 				continue
 			}
 			x := t.At(j)
 			if !s.to.InRange(x) {
-				return nil, pipeline.Invalid(elemPath(field, t.Shape, j), "%s is out of range for %s", formatNumber(x), s.to)
+				return nil, pipeline.Invalid(elemPath("", t.Shape, j), "%s is out of range for %s", formatNumber(x), s.to)
 			}
 			switch {
 			case s.to == tensor.Float32:
@@ -81,7 +80,7 @@ func (s *cast) Apply(ctx context.Context, batch []any) ([]any, error) {
 			case s.to.IsFloat():
 				out.Float[j] = x
 			case x != math.Trunc(x):
-				return nil, pipeline.Invalid(elemPath(field, t.Shape, j), "%s is not a whole number, so it cannot be cast to %s", formatNumber(x), s.to)
+				return nil, pipeline.Invalid(elemPath("", t.Shape, j), "%s is not a whole number, so it cannot be cast to %s", formatNumber(x), s.to)
 			default:
 				out.Int[j] = int64(x)
 			}

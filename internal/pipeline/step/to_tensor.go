@@ -123,16 +123,16 @@ func (s *toTensor) Params() any { return s.p }
 
 func (s *toTensor) Apply(ctx context.Context, batch []any) ([]any, error) {
 	return each(ctx, batch, func(i int, v any) (any, error) {
-		field := "" // the item itself; each names it by its index
 		raw, ok := v.(json.RawMessage)
 		if !ok {
 			return nil, s.execErr("expected the request's JSON, got %T", v)
 		}
-		return s.convert(raw, field)
+		return s.convert(raw)
 	})
 }
 
-func (s *toTensor) convert(raw json.RawMessage, field string) (*tensor.Tensor, error) {
+func (s *toTensor) convert(raw json.RawMessage) (*tensor.Tensor, error) {
+	field := "" // the path inside the item; each names the item by its index
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // keep 2^53+1 whole for int64 inputs
 	var v any
