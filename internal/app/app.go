@@ -30,7 +30,7 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Sources are model sources added after the built-in echo model (tests add theirs).
 	Sources []registry.Source
-	// Listener, when set, is served instead of listening on Config.Port.
+	// Listener, when set, is served instead of listening on Config.ListenAddr.
 	Listener net.Listener
 	// Started, when set, receives the server's address once it listens.
 	Started func(addr string)

@@ -72,7 +72,7 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 	return c, errors.Join(p.errs...)
 }
 
-// parser parses the setting cur; a bad value is recorded and its default used, so
+// parser parses the setting cur; a bad value is recorded and parsing goes on, so
 // that one Load reports every bad setting.
 type parser struct {
 	getenv   func(string) string
