@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -82,6 +83,57 @@ func (e ModelMetadataStatus) Valid() bool {
 	case ModelMetadataStatusLoading:
 		return true
 	case ModelMetadataStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPDatatype.
+const (
+	BOOL   OIPDatatype = "BOOL"
+	BYTES  OIPDatatype = "BYTES"
+	FP16   OIPDatatype = "FP16"
+	FP32   OIPDatatype = "FP32"
+	FP64   OIPDatatype = "FP64"
+	INT16  OIPDatatype = "INT16"
+	INT32  OIPDatatype = "INT32"
+	INT64  OIPDatatype = "INT64"
+	INT8   OIPDatatype = "INT8"
+	UINT16 OIPDatatype = "UINT16"
+	UINT32 OIPDatatype = "UINT32"
+	UINT64 OIPDatatype = "UINT64"
+	UINT8  OIPDatatype = "UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPDatatype enum.
+func (e OIPDatatype) Valid() bool {
+	switch e {
+	case BOOL:
+		return true
+	case BYTES:
+		return true
+	case FP16:
+		return true
+	case FP32:
+		return true
+	case FP64:
+		return true
+	case INT16:
+		return true
+	case INT32:
+		return true
+	case INT64:
+		return true
+	case INT8:
+		return true
+	case UINT16:
+		return true
+	case UINT32:
+		return true
+	case UINT64:
+		return true
+	case UINT8:
 		return true
 	default:
 		return false
@@ -403,6 +455,213 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPDatatype A tensor element type of the Open Inference Protocol.
+//
+// Example: FP32
+type OIPDatatype string
+
+// OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPError struct {
+	// Code A stable machine-readable code, as in `Problem`.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Error What went wrong with this request and what to do about it.
+	//
+	// Example: input "input": expected 4 values for shape [1,4], got 3
+	Error string `json:"error"`
+
+	// RequestId The request's id, also in the X-Request-ID header.
+	//
+	// Example: 5f0c6a2e9d1b4c7a
+	RequestId string `json:"request_id"`
+}
+
+// OIPInferRequest An inference request of the Open Inference Protocol.
+//
+// Example: {"id":"req-1","inputs":[{"data":[5.1,3.5,1.4,0.2],"datatype":"FP32","name":"input","shape":[1,4]}]}
+type OIPInferRequest struct {
+	// Id Echoed in the response.
+	//
+	// Example: req-1
+	Id     *string           `json:"id,omitempty"`
+	Inputs []OIPRequestInput `json:"inputs"`
+
+	// Outputs The outputs to return, by name; all of them when omitted.
+	Outputs *[]OIPRequestOutput `json:"outputs,omitempty"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+type OIPInferResponse struct {
+	// Id Example: req-1
+	Id *string `json:"id,omitempty"`
+
+	// ModelName Example: iris
+	ModelName string `json:"model_name"`
+
+	// ModelVersion The version that ran (the one routing chose when the path named none).
+	//
+	// Example: v1
+	ModelVersion *string             `json:"model_version,omitempty"`
+	Outputs      []OIPResponseOutput `json:"outputs"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPLive defines model for OIPLive.
+type OIPLive struct {
+	// Live Example: true
+	Live bool `json:"live"`
+}
+
+// OIPModelMetadata defines model for OIPModelMetadata.
+type OIPModelMetadata struct {
+	// Inputs Empty for a model that takes any tensors (echo).
+	Inputs []OIPTensorMetadata `json:"inputs"`
+
+	// Name Example: iris
+	Name    string              `json:"name"`
+	Outputs []OIPTensorMetadata `json:"outputs"`
+
+	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	//
+	// Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Versions Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// OIPModelReady defines model for OIPModelReady.
+type OIPModelReady struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Ready Example: true
+	Ready bool `json:"ready"`
+
+	// Version The version the answer is about.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+//
+// Example: {"binary_data_output":false}
+type OIPParameters map[string]AnyValue
+
+// OIPReady defines model for OIPReady.
+type OIPReady struct {
+	// Ready Example: true
+	Ready bool `json:"ready"`
+}
+
+// OIPRequestInput defines model for OIPRequestInput.
+type OIPRequestInput struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// OIPRequestOutput defines model for OIPRequestOutput.
+type OIPRequestOutput struct {
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPResponseOutput defines model for OIPResponseOutput.
+type OIPResponseOutput struct {
+	// Data Flat, row-major; absent for an output sent as binary data.
+	Data *[]AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
+// OIPServerMetadata defines model for OIPServerMetadata.
+type OIPServerMetadata struct {
+	// Extensions Example: ["binary_tensor_data"]
+	Extensions []string `json:"extensions"`
+
+	// Name Example: inferd
+	Name string `json:"name"`
+
+	// Version Example: 1.2.0
+	Version string `json:"version"`
+}
+
+// OIPShape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+//
+// Example: [1,4]
+type OIPShape = []int64
+
+// OIPTensorMetadata defines model for OIPTensorMetadata.
+type OIPTensorMetadata struct {
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
 // PipelineMemory Memory measured around one pipeline's load.
 type PipelineMemory struct {
 	// ArtifactBytes Bytes of the model files the pipeline read (0 for built-in models).
@@ -649,6 +908,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// InferenceHeaderContentLength Example: 152
+type InferenceHeaderContentLength = int
+
 // JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobID = string
 
@@ -657,6 +919,12 @@ type ModelName = string
 
 // ModelVersion Example: v1
 type ModelVersion = string
+
+// OIPModelName Example: iris
+type OIPModelName = string
+
+// OIPModelVersion Example: v1
+type OIPModelVersion = string
 
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
@@ -676,6 +944,42 @@ type InternalError = Problem
 // NotFound An RFC 9457 problem.
 type NotFound = Problem
 
+// OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPBadRequest = OIPError
+
+// OIPForbidden An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPForbidden = OIPError
+
+// OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInternalError = OIPError
+
+// OIPNotFound An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPNotFound = OIPError
+
+// OIPPayloadTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPPayloadTooLarge = OIPError
+
+// OIPServiceUnavailable An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPServiceUnavailable = OIPError
+
+// OIPTooManyRequests An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPTooManyRequests = OIPError
+
+// OIPUnauthorized An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnauthorized = OIPError
+
+// OIPUnsupportedMediaType An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnsupportedMediaType = OIPError
+
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
 
@@ -691,6 +995,20 @@ type Unauthorized = Problem
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
 
+// OipInferParams defines parameters for OipInfer.
+type OipInferParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
+// OipInferVersionParams defines parameters for OipInferVersion.
+type OipInferVersionParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -702,6 +1020,12 @@ type SubmitBatchJobJSONRequestBody = BatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
+
+// OipInferJSONRequestBody defines body for OipInfer for application/json ContentType.
+type OipInferJSONRequestBody = OIPInferRequest
+
+// OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
+type OipInferVersionJSONRequestBody = OIPInferRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -750,6 +1074,33 @@ type ServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(w http.ResponseWriter, r *http.Request)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(w http.ResponseWriter, r *http.Request)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(w http.ResponseWriter, r *http.Request)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -843,6 +1194,60 @@ func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
 // Ready Readiness
 // (GET /ready)
 func (_ Unimplemented) Ready(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerMetadata Server metadata
+// (GET /v2)
+func (_ Unimplemented) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerLive Server liveness
+// (GET /v2/health/live)
+func (_ Unimplemented) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerReady Server readiness
+// (GET /v2/health/ready)
+func (_ Unimplemented) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelMetadata Model metadata (the version routing chooses)
+// (GET /v2/models/{model_name})
+func (_ Unimplemented) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInfer Inference on tensors (the version routing chooses)
+// (POST /v2/models/{model_name}/infer)
+func (_ Unimplemented) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelReady Model readiness (the version routing chooses)
+// (GET /v2/models/{model_name}/ready)
+func (_ Unimplemented) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionMetadata Model metadata of one version
+// (GET /v2/models/{model_name}/versions/{model_version})
+func (_ Unimplemented) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInferVersion Inference on tensors with one version
+// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+func (_ Unimplemented) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionReady Readiness of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+func (_ Unimplemented) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1143,6 +1548,279 @@ func (siw *ServerInterfaceWrapper) Ready(w http.ResponseWriter, r *http.Request)
 	handler.ServeHTTP(w, r)
 }
 
+// OipServerMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerMetadata(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerLive operation middleware
+func (siw *ServerInterfaceWrapper) OipServerLive(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerLive(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerReady operation middleware
+func (siw *ServerInterfaceWrapper) OipServerReady(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerReady(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelMetadata(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInfer operation middleware
+func (siw *ServerInterfaceWrapper) OipInfer(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInfer(w, r, modelName, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelReady(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionMetadata(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInferVersion operation middleware
+func (siw *ServerInterfaceWrapper) OipInferVersion(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferVersionParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInferVersion(w, r, modelName, modelVersion, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionReady(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -1301,6 +1979,33 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/admin/models/memory", wrapper.ModelMemory)
 	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2", wrapper.OipServerMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/live", wrapper.OipServerLive)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/ready", wrapper.OipServerReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}", wrapper.OipModelMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}", wrapper.OipModelVersionMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/ready", wrapper.OipModelReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/ready", wrapper.OipModelVersionReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/infer", wrapper.OipInfer)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/infer", wrapper.OipInferVersion)
+	})
 
 	return r
 }
@@ -1316,6 +2021,38 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type NotFoundApplicationProblemPlusJSONResponse Problem
+
+type OIPBadRequestJSONResponse OIPError
+
+type OIPForbiddenJSONResponse OIPError
+
+type OIPInternalErrorJSONResponse OIPError
+
+type OIPNotFoundJSONResponse OIPError
+
+type OIPPayloadTooLargeJSONResponse OIPError
+
+type OIPServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPServiceUnavailableJSONResponse struct {
+	Body OIPError
+
+	Headers OIPServiceUnavailableResponseHeaders
+}
+
+type OIPTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPTooManyRequestsJSONResponse struct {
+	Body OIPError
+
+	Headers OIPTooManyRequestsResponseHeaders
+}
+
+type OIPUnauthorizedJSONResponse OIPError
+
+type OIPUnsupportedMediaTypeJSONResponse OIPError
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -3072,6 +3809,1108 @@ func (response Ready503JSONResponse) VisitReadyResponse(w http.ResponseWriter) e
 	return err
 }
 
+type OipServerMetadataRequestObject struct {
+}
+
+type OipServerMetadataResponseObject interface {
+	VisitOipServerMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipServerMetadata200JSONResponse OIPServerMetadata
+
+func (response OipServerMetadata200JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipServerMetadata401JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipServerMetadata403JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerMetadata413JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerMetadata500JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLiveRequestObject struct {
+}
+
+type OipServerLiveResponseObject interface {
+	VisitOipServerLiveResponse(w http.ResponseWriter) error
+}
+
+type OipServerLive200JSONResponse OIPLive
+
+func (response OipServerLive200JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerLive413JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerLive500JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReadyRequestObject struct {
+}
+
+type OipServerReadyResponseObject interface {
+	VisitOipServerReadyResponse(w http.ResponseWriter) error
+}
+
+type OipServerReady200JSONResponse OIPReady
+
+func (response OipServerReady200JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerReady413JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerReady500JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipServerReady503JSONResponse struct {
+	Body    OIPReady
+	Headers OipServerReady503ResponseHeaders
+}
+
+func (response OipServerReady503JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadataRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelMetadataResponseObject interface {
+	VisitOipModelMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelMetadata200JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelMetadata400JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelMetadata401JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelMetadata403JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelMetadata404JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelMetadata413JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelMetadata500JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelMetadata503JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Params    OipInferParams
+	JSONBody  *OipInferJSONRequestBody
+	Body      io.Reader
+}
+
+type OipInferResponseObject interface {
+	VisitOipInferResponse(w http.ResponseWriter) error
+}
+
+type OipInfer200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInfer200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInfer200ResponseHeaders
+}
+
+func (response OipInfer200JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInfer200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInfer200ApplicationoctetStreamResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInfer400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInfer400JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInfer401JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInfer403JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInfer404JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInfer413JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInfer415JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInfer429JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInfer500JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInfer503JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReadyRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelReadyResponseObject interface {
+	VisitOipModelReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelReady200JSONResponse OIPModelReady
+
+func (response OipModelReady200JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelReady400JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelReady401JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelReady403JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelReady404JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelReady413JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelReady500JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelReady503ResponseHeaders
+}
+
+func (response OipModelReady503JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadataRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionMetadataResponseObject interface {
+	VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelVersionMetadata200JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionMetadata400JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionMetadata401JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionMetadata403JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionMetadata404JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionMetadata413JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionMetadata500JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelVersionMetadata503JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersionRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+	Params       OipInferVersionParams
+	JSONBody     *OipInferVersionJSONRequestBody
+	Body         io.Reader
+}
+
+type OipInferVersionResponseObject interface {
+	VisitOipInferVersionResponse(w http.ResponseWriter) error
+}
+
+type OipInferVersion200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInferVersion200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInferVersion200ResponseHeaders
+}
+
+func (response OipInferVersion200JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInferVersion200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInferVersion200ApplicationoctetStreamResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInferVersion400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInferVersion400JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInferVersion401JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInferVersion403JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInferVersion404JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInferVersion413JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInferVersion415JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInferVersion429JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInferVersion500JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInferVersion503JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReadyRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionReadyResponseObject interface {
+	VisitOipModelVersionReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionReady200JSONResponse OIPModelReady
+
+func (response OipModelVersionReady200JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionReady400JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionReady401JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionReady403JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionReady404JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionReady413JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionReady500JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelVersionReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelVersionReady503ResponseHeaders
+}
+
+func (response OipModelVersionReady503JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ModelMemory Memory used per pipeline
@@ -3119,6 +4958,33 @@ type StrictServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(ctx context.Context, request ReadyRequestObject) (ReadyResponseObject, error)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(ctx context.Context, request OipServerMetadataRequestObject) (OipServerMetadataResponseObject, error)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(ctx context.Context, request OipServerLiveRequestObject) (OipServerLiveResponseObject, error)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(ctx context.Context, request OipServerReadyRequestObject) (OipServerReadyResponseObject, error)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(ctx context.Context, request OipModelMetadataRequestObject) (OipModelMetadataResponseObject, error)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(ctx context.Context, request OipInferRequestObject) (OipInferResponseObject, error)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(ctx context.Context, request OipModelReadyRequestObject) (OipModelReadyResponseObject, error)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(ctx context.Context, request OipModelVersionMetadataRequestObject) (OipModelVersionMetadataResponseObject, error)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(ctx context.Context, request OipInferVersionRequestObject) (OipInferVersionResponseObject, error)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(ctx context.Context, request OipModelVersionReadyRequestObject) (OipModelVersionReadyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -3560,154 +5426,460 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// OipServerMetadata operation middleware
+func (sh *strictHandler) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	var request OipServerMetadataRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerMetadata(ctx, request.(OipServerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerMetadataResponseObject); ok {
+		if err := validResponse.VisitOipServerMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerLive operation middleware
+func (sh *strictHandler) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	var request OipServerLiveRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerLive(ctx, request.(OipServerLiveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerLive")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerLiveResponseObject); ok {
+		if err := validResponse.VisitOipServerLiveResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerReady operation middleware
+func (sh *strictHandler) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	var request OipServerReadyRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerReady(ctx, request.(OipServerReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerReadyResponseObject); ok {
+		if err := validResponse.VisitOipServerReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelMetadata operation middleware
+func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelMetadataRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelMetadata(ctx, request.(OipModelMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInfer operation middleware
+func (sh *strictHandler) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	var request OipInferRequestObject
+
+	request.ModelName = modelName
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInfer(ctx, request.(OipInferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInfer")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferResponseObject); ok {
+		if err := validResponse.VisitOipInferResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelReady operation middleware
+func (sh *strictHandler) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelReadyRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelReady(ctx, request.(OipModelReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionMetadata operation middleware
+func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionMetadataRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionMetadata(ctx, request.(OipModelVersionMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInferVersion operation middleware
+func (sh *strictHandler) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	var request OipInferVersionRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferVersionJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInferVersion(ctx, request.(OipInferVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInferVersion")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferVersionResponseObject); ok {
+		if err := validResponse.VisitOipInferVersionResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionReady operation middleware
+func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionReadyRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionReady(ctx, request.(OipModelVersionReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdi9tCz5kYf8l5M6u94mG9d2ettGGREiIQtrEmAB0LKan7/7HRwAJEhCtpw43b29",
-	"O5OZyHwAB+eFg/PilyjlRckZYUpG4y/RguCMCPh5TpRY7RzPFRH6z4zIVNBSUc6icXRBUs4yiRRHS0wV",
-	"mpE5FwQpsaLsCuErTNkgiiOZLkiB9evkFhdlTqLxKI4KymhRFdF4GEdqVZJoHFGmyBUR0d1dHP1t5z3P",
-	"SL7zVyIkzNad/HJB0I25idQCKySJuCEZUguCBPlnRaRCW/oPzggSvFIapnTBJUHLBWGt5xguSIYYZ2R7",
-	"DcDRzV5UwymVoOwqutNwlljggiiLrp/47PRPYViTX/hsSrMEYSSrWUElQC6IqgQj2QBdrkqSISwRRmWO",
-	"KUNmllhfogylnCmBU4VGg+FgGCPJJwyWzThKc0qYclhgCpZsiUElEmReSVjf8ghhhmhmHtWrlvr9X/gM",
-	"beEJK3A+50KjQg9AWZpXGcm29RjJwfBAPzdlXE3nvGJZMpiwKI6oXl+J1SKKIz1gNI7MQqM40uilgmTR",
-	"WImKhPE6nD2fv8SHezv76UG2czB/TnZe4dFsZy/dzw7I4fw5fjGL4qjAt+8Iu1KLaDzaewncU//dp0sc",
-	"AfP8DPB0iXGMBLmiUhFBMlTo555JwMUgvBz4b7PFkHTBvxbYtYz+gRHE58CvDlrL93INxPb2hkDfjB4N",
-	"8p0eWZacSQJs/xpn50aU9F+aVQmDn7gsc5pivZLdUvBZTor/+kWaVdYQ6DcyPT4sr+GwKI4yojDNNRG4",
-	"WbwV1YmenxE1iY7QDyeXaBduSpRTqaQV7TaNpcUGkUoz5zg6nA/T53iPvMpGs4P0BdZyr7CqZDQ+GGqd",
-	"RBWg572ZlivkgLLYWChVyvHuLmVzIrJBRm7cEuVudyV3Pur/nyDzaBz9YbfRurvmrtw9MyMYHPeViFNY",
-	"VCJPWIUVZcxQxa4ZXzKLLC4cq8T6t8dCE1YKUgqeEim1YhTkF5Iqqz4pKys1QG94RuQYJZTd4JxmUzt5",
-	"EqOks74knrDEzuRfbd6FIUFl3MXRa56tfubqOE1JqTRzfgPPlHiVc5xNFefTHIsr4nMNsMaC4FwtkMLX",
-	"Rts5HM54tnoMU4z2G6Y4M7MixTlys27AFn1gn4oxeEkEoCy8zhhhZrT6EkvYIwx5UdIDKRlooN5wNs9p",
-	"+m3yrDeCOWVULkhLmPV+g3NBcLZC7v4YdqFNdgPN/LJKU0Iykj1Kql81BPwpAMJmNGwt6qnIF8KI3uMR",
-	"VSjFTGufGdG/UpLn2lowxPNhMXR7y8WMZhlh30S4eT2KRzW1oNLjM0ZIZlQtzgptrqS8JI8ihydPb70J",
-	"N6BBA99TEeCarDRfgbJCs0qhHKfXZnmwMPjVWbyjQg2NIcEpU0QwnJ8IwcU3kYHckrTSz04JjOURQ1sa",
-	"6GY0topeVAzNMc0fJRCH/jZ34uZCbq4N6NAF8KmoUdKS5JQRuya0XNCc6EUyvVdtJZ15k223u8EZQKAF",
-	"VQizCasYuS3NvjbHVa7QVkItddybdkv6mau3sFN/q75bZ71oCV9StdDW90ZabkuQlItMInJbUkHQTx9e",
-	"Ty8v3yGsz2J6sU5TbD9K6A7aOvCRdk17hU9B7p+5VuYLcwZJ2icMIKthcHfS2+qbHihgeWyDJNpd+pLz",
-	"d7DZfjc7wz9L6u0WkdsU1ONoePDy8MVzNFspItHW++O/Tc9P/vLx5OJy+vrvlycX2/8xBggsm0oDjOZP",
-	"zFDSW28CdmhCFSlkghZYogI8BgstrfD46+PLNz9OTy9P3l8kiOSk0EDcY6wY8b0g4oam5CPDN5jmeJZ/",
-	"G7H/WZGKTOdVnneprNkU7qIFz4HAe3AulmhLC+hfPp58PJlenP7jZPtIn+3FCuVYEfEoreyR+S8wlQVk",
-	"A/p6gD8VYZdcXHs2iDYvGWJ8OQaF6+RS22SK5jnS9NFKmgunvBWHixPmZNc+0pwjqoZsyXaM2nimEtaP",
-	"tpJmcfapCTOPzHB6TVimH62YIDhd6KHqN1rDd3YKDfeiUuAcyviSaSjdham+kGwPEDjBrOJNPI9YgqTx",
-	"gBlXyHq3WQj99uld/1EgwSXn7zFb2QO1/CZGFliRaU4LqtoWuL6O4DriczQaDp36krsSbc0qIRXaGw63",
-	"rSLT+yfgjUptKTnWNhgZoUedrfc8K/ySc1Rgtqpn34zLW6t6QgvwmUQeYraS8+PLk+m70/enl9PzM627",
-	"/CuvP55fXCbgHCO3C1xJ1djlPoDJ4OlY4yPDlVpwQf/1jafmyh/I4wupxQhbM/j47NTYxcZZ+red47PT",
-	"nT+TFTLwPcrsGDVE/9ieewN6t6B9Knon9XoSuyDwqlDjD+HCKnjPp3JNVo7APkTG6v/IZFWWXCiSvScZ",
-	"xZewrG8iUT3gtNAjTgFTXWIpt/diid6YuXb03GPkT6enicHYU+RW7YKD+VGmx6FPvxowBIAhC9hGlAwu",
-	"6qmNEL1QcIRjiZIuHpKGiCFgNDlreEBij9nqrzivgDiYrT7Mo/GnL261rCpmWjzjL10vaXNlxnlOMINL",
-	"YPo8tMx6xrsaq1gIvIIRcJZRvRicnwl9IlWUPGpAVuXWQjI+YTsBn/1CUhXdfe4i9pit0E8XH37WWqEi",
-	"MdLv18GBAXqDhaAkAxMXdgn9I0aM6O1VkB3CNENrRhW8ulpM2DznGPbbklOmBmjrQ0mY1jX7gyGYhIwD",
-	"R8FgE41xtbAiqaeeRMbymAnM0gWREzYjOV8iWRINl0K8UsbdpZ9yi0VmefYtcFkoCXcH27B5ewKoRUTz",
-	"MclzrhF2u3PFdyyWNAMNzvHyPZESg9Vd392R17Tc4aWhzQ6sTut4jeW7ODqWK5ZeVLOCqnPrOw8Himjm",
-	"3P3gFfKjRakgWG8zURyVLdrbkMsDXPATn51mkfHeu7jAJ/fu5x4nxNFrrNLFmSAZTZXn4A9z4BznkvSY",
-	"B830GKg0g5iQFwx0hDSHrJAWCH20l45DjHmGC9I++g3aRLJy9ElvLEsexZqUn2MTQnCRmLsummrhC2Cd",
-	"lZWSMcIK5QRLE0PTXIQVKrhUqHc6aQHUhePRYl5QdmreGfVk3q3q/tHqkNdbSnLYJ282ip1yjf0B+u8F",
-	"YYgXVCmSxa1okwueiionKF1wLonU6Gkh4PFhpE1Fp8OuBhcOww9xbXD5jin53ONL6ewcLrQtYEXQMusz",
-	"CXwqO0zY4jaIiVW5CnBlTYjoZq/PlV9J3Xq2UMDQ3ESltmoUKeJNF/et25PPc/cNYaOddjFrSOzHMc1a",
-	"Q+R+C8fM9w6JXVI7Pl9C6B+cJuZg2teixHls22P892IF6PLejRHDhZYJfX1Oc6Mq5no1WmEYZ+NyQcC3",
-	"QUwYvicxJi65SwWVuzf7JmY4WOEiH6MmOPdp+Hmg+FQRJrkYyAXWpl0BMR74A33a/+yReVYpqzZBoaFJ",
-	"dDuJbEzo00HzZD+ZwUWPv0HJfDXBbYi9obehRIjaP0I0r0+kd/SGMCJln6rOiP0SEVYVejp+rYduCMGv",
-	"o1BY3ofQDhKCyOyqAc77hc+0aGWEKTqnRMQmuyOQ/YGoOkIlN/YLeIkTCF1a7bSLte2w+8Xs1HftnWfT",
-	"DIo5FwXWdk1V0SxE/p/47BxczoG1MAQgLARnvJJ6ZR1NCAq1tgGsnTKF+faGe893RqOdvb3L0XA81P8G",
-	"o739fzgyTwtrS421towjF9C65+39kX7bGT0b55CEtHXI4JMKiwfAP/yHdzyK/HCkp+tHfV1v8dTbkEVl",
-	"7F1st6Zf+Cy2KsuqcgpnUdCzPWWubdn+/mSJ0TuEtMjTV3Y2NwoCFlgiE4YgGdo6f/sG7e/vvzIcyudz",
-	"SdR2mxfvoXXNfxlWZEfRgoSYsMMR61SxBs5o4iNzHqlYTqREhiLgM6x1/JrzTjNni+GC+KCqjsoeITyD",
-	"o2XFFM01MGyATGqGxpON1kiU2HhNYhzAG6DJMPVmaHqUvR9/m4XxGGvAl5wgJjH4k4lA9knQfH2MbsBU",
-	"h5tjq9kBHsDWhXnwiXa1Og/Ozh8HDBtPFGt8d6VgzaZzUa+qjWc7pAsggrHCFVoRZTzq2TbamVTD4T5B",
-	"JWHgrN/q3nChVvd3reDQ/58wJ3h1OgIiLNM7m5ZKyCxc4MxEFq3QGP+4234tgHqjNvPrpZsJNbI8XVqH",
-	"tOup2hu3/2yP6u84zu6xC+sY80IbbZShghRcrDr7GoSbssqE/afaNB4OhnsxXL9nh/hHk4xnd5v7t4X+",
-	"NF2Af+RLlHNrcbrQ3zXY9QXNc+oiET74o8GhLyK80low7nmu/MWs2Q6o9GLylqh1qGcLI0EAJEEkga3o",
-	"4W1hc+n9DZmlDaJCMukx3DsqVfjY7dAoO3zXuKxccqcRpXYQrW/dWhHpzfXX1igLfEMQ4w0R63nRjKS4",
-	"knBOoaJ9xoF93hwUsTQemI3Oh/6J7G6NNyPA4ifgD+qDeGQDTUssip2qjDsOIgmYq7GGpTWezc2kNg14",
-	"QTyrYKOF+Cqkt5DQoVU2SivEIe9hPeek5CLAHu8JlhUkrBrK6LOa4bgaKQ2X2OMhUlzhPHDqqfms5fe6",
-	"17du3zBAhghn59zASa8fc+N08NQA1gwYxJXG5wlTYhX2cLhzPZ8j3Mv27Wjxx6ji34y6WYuUsHIx0tPO",
-	"lmkSocUKXTO+lLHjKC70Dh3yZ0kIb9yLsntu70V3n8Mers050SP9hlK3FlfvicIZVjjMQy1swfG8jzFE",
-	"u1hqj3MqqESyJCklEs0FL5AkJc5BUEuicI4KI9eQyQKlHMWgdnHYM6/xPgPiM7sQCJPs7zWGxK02jhZY",
-	"3/y0M4oPPt99fowdQgXVIscr9fBUOb+iEIz35tuH+UouVa0GGjaRfK4KrCGEehhN4TuPTRQvp9f+zeg6",
-	"Gu/HUY5nht8iSRSX2LFSynNIQbyh4ooymuLo8x3MXrvF/Mlr91hrhv7i5gSrShA7X4nzaW5807H9c0kz",
-	"+AvI1tw0f5qbnxucHBiYrHfceJoEVuRqFY2jJaFXC2Pkmp8A080oGr8axlpKxqPhnXc0iSD3tytp9Z8A",
-	"s7mwF/Xlq8WRIavDufL5kiHvbmwYliqJUs7m9Kpttn0ta4dP9Rs5Vp/gOO9kKYQHwyeyCW8Y5y34Rze2",
-	"Ci5hkIuSpKFN8mFj2iQfQQR0nU39NWfi721R15rjEYi9ojdPhtiW6gnBIBUpJZoRtSQWzwYSZzK5kqVn",
-	"0vrU4PQETrSNQbxQpFwLoKedNoOvCcDoPaoGFMB+YuA8NXXfEOfmsfMqJ23PSXs57uhXsyeaUyGVlWTD",
-	"zPIImYKGpXH81MwOqXfyqEnuttjw1ADa0rhgHBEsckpE92VzvrT+BAsMOFCMEm1M8EZi3L2eNHyV6eZr",
-	"5rAl5tmnbZoyvQvhvKFtE0RuVLxH8R7A9xpEvTNr7XxqaggaYGtt2Yh3i4/bUtdwkbf8taZXozyC0qAB",
-	"3cB4/6qayjjqHGYCZy04YhXuyIUFr2yFlGO1Z3LNkRsLRec4VVPI6u6P/RqSvX26gzI0yrFmZM2PaGto",
-	"UmYqmqsdasv2ZNt7crh3sPfypafbKVPPD6J+1XQcrQFIo5tIRQus6lJSb5VzzlUpKFMxKvDtlpBympFc",
-	"YbO+GLXXi/4LLQgu/Ufa8Nqc940AJrdpXkl6E7Cr3+LclWpjxtXCHoaRwAxh1fgA9CYHpVL6CgAlUQEx",
-	"EshQ6prvLaPBi4l019QH6AfBlxD3gJl+4IAGLdCVJAingktZq7HYuiww+uEN2tLgzAhi5AorekPa6DoY",
-	"vtoMV45XrWnxq9oCHR55CFlWgZiNFwKiSBKFJP1XD3MPYOsxzPVdXIBmvXFXCfRREmApn9/b9Awp0W/M",
-	"u5KUXeUkkHjVPc3a0zHTinX/4PD5i5evhvbXECrEOtHRThj1fm+KG33jNKjfM516aTCAw3s4ZE2OU48B",
-	"NkleehQn3E/6f1vQ8XumHK3Bu8lCDuVJnL99g14dHL5ANue5bz6Y/O4AvRQkqhY4XVBGdrR9ABf082PU",
-	"KcKPUauyPp6wTl1cjHpVcTHy09ZjVNetxu3OHvGE+YXFED50IxRELXgGz+I850t9u1eVpScKpVbHE+ZX",
-	"RsSoU8epF+VXZ8Y2rjR1AYlW/VC9Zq++J0ZNkZD73brdqu3R8NgM+DrAGGvCaXNtStm0FPxKEGnrexoN",
-	"0MJ9aFd1Ofp9DwBWaKn3v6Xg7MpFWKBJiykf1OeepX5KcZRxhGe8Ul0bBjTCwLmzxqgucj1AJqgnY3TF",
-	"FdqPgu4RqfRi14SncLNrh/aLyOUkhYb2ywm+rO9eAUlRMcK55E1tid3mdk7/ZKsxjtA/K64IZERphS0g",
-	"agKNhXzZaiAL1C/ckwnQh+7Hy8sz53HSMtex0oYhE8PWRASEecGFQrIqCixWDqHXlGUm6TQA/qnhKbSW",
-	"p5StKOlO9fH81M9GvHeS+2ozHmDqjsJ0NR+AAO+UaTk/NmquxRNrVKkXK+qt7qwV5XJ2v7ZlA0zaVrNX",
-	"fAoGmFZT6YNHNXgK0iacYW9gbAfUX+6/fPl8uNlZzM0vV/LB2WFCG/XjM4UpI5lxuOolfrhAs5U7dIiK",
-	"6eW3jeLnL1682Bs93xSue0C61Ii25cp8/g0w7R2Onh++3DvYECZjedk03Fro9kIPa0N7DfTnvdNF+wAS",
-	"OFdruX4Qwg7vNxDEQTYLEb+D+NaaQ4JxTvQmF/Ql1rfc6pYLnlunckruS4Btj2O8c5ylxJZiNCkxWPZc",
-	"0nGd72E6i/keOOdbc564TRxvmyfYnoMRcF7bhff0i7Ad0ZbWTejnU2yS2LN/b0Dt8IkSexq53fuaBJ21",
-	"B//D//1pNXEfYUGO8LzUwUwpXNtT7U53Xrm6lr5QEUATxOs5vbHSI5bUdYZZ0KuFvlKP2nHuoq2b0RDZ",
-	"FLqbV9tHYF7QFOF8iVfSjuTaVyRHyEUNkSxzqqRWsYkNHyYtjzdAYrddmtZBxq7P24tC3uf2Xn9kxg5i",
-	"OBEDvIGzcG9sL+S5rlpxA67vmAJEpIQpfEUkZMY0UfvMhCJKbTKPhsPYJlLXyNSwd6S/E4jtsVhPOVme",
-	"CDFjHXUJ2GYmqgoe5iaCoUjZZzsnjl5yo8IswyKj/wrKbxPpDqPYODrDUahnEjV9KxGWHpwxygiUr+gd",
-	"AJI7ac9xQDCLxp8OBy8P4v3B8Hm8P3jxPB4N9j5rhtQIGw5e7sfDwcFBPBq8eBEPBy+ef34QyVYt2HWF",
-	"MO3FBwO49steuEAmnuFyOryYZEbSHAviEjs6/qqwlX1iGpGYutQtm1IQI/jx/ADOrfY/fXnGeR6jwWDQ",
-	"SYNsUhHWauPm4dvg+cXkHnTB+xMtCINwzBHaGUGpAMrcNTBv2crYQ1uVrHCeG9MNSg3aMJrMEi/6tIH1",
-	"tkk8KrPnBbOAEHFbW8Za8oY286/pYBlHkqSVoGp1obcsQ/zjkv6ZrI6rUH3RMXP9EAboz2SlRaYgxh5O",
-	"js9Op38++ftFgnabP6ZvT9+daJ1O1UKf4QlVCyJs35KM3JCcl8BT13q0JCM3O9dklaAte8COIUI0tREh",
-	"8Ask0Gmt89iEec/FphnbNsKCIJwqekO8Nq113wZrwdQdEBqyYkCBqa+nbM5dCwNsWgG6XCI4PqICUwYH",
-	"A6EN2krk3gnziqpFNRukvLCHTftfX7HbwazF5txfOcECUtBtjie/IQKO6GPkVyJZJ6fGDnAz9LV0FZ0x",
-	"dIa5MqG9X/hMWg8StAkFTwLLDMIoaHjNWBM2YX4qHchSrbu3mthonRtvnqtT6pt46Xad4oubnDI+nzDX",
-	"rbPJWrVO6cZs4VCfXpsG693U0LAG9ugkRokxDBJosuT2v2Tbd2UfwUjQB5m1zKG6FI0ZFq3ndmWNNjkh",
-	"6XRmdt0zAHN//KOWHsKUbbgw+OMfkcFm0zuP3KakVCixjTk12LtwRoBfBVGCphJ+ZzyVyYQB6+/ykjBc",
-	"0sEfE9t6ELNAD48BOoaeJaZ5B7Tuk2grsUwBfUo9cdGzAP2T7SOv1x9mvT6HVEIuC9MmGVVywpLbHafm",
-	"duCtBJFbZTVuqKWBhUXbJlaRyO0B+uDmkRPmNEVgaAytUuvOLHqFTqvrB/Sqvc4lXsOSCYO6MbmE8PrB",
-	"cNTpXRIjDKO5uRskHAz3W60NDXmhqaFsyHpwewuccXh7ayvUug5wtJWsa3ySbJtFGzMz6PxOUp7p9Tvm",
-	"a9xJSYyWC5ouYNpcctfwY8IslzYexbrBi+Y+ANulAhnlmNOU2HYMVsEdlzhdkJ29wbCn2JbL5QDD7QEX",
-	"V7v2Xbn77vTNyc8XJ/BO4xm02q11ThwNRuYZy9LRONofDAf7YPyoBWxFu8CWNod9t6jdY1ckcAQ+CyWK",
-	"g8Iw7hutSiC2usSySXlQHPLeYlTmlfS9JBNmk8rRe/D2j72iBb2vuAxiRhDWPKlPmEcug4LgdGHrU+ou",
-	"W2aLkg+GgrcSzR7priT5fFcrtSLZrklv/XJa3zl/0znB2XtSXCistCg3IXfzlvEYm2mvIB4doxlMaqwf",
-	"6+QyDOPiuaEsDdjlMyqvByiBtxLNdBCxNt3urB/m/OJiwsxMZmuxY9qpAM/g6jPPDNBbsLmNA7KZ0+IX",
-	"ml5q7fdA8gPaSt59OP7T9M2Hn998PD8/+fnN3xN36BwZS6DA4ppkE5bU8ecxgrBx4pKeV62cCSgurWd9",
-	"Jh3AIC21ajzNXHts677tdAXfGw7v6YDkOh9t1vinVTkR6P7zvimZqPEIJfm23VvtALyLo4PhaN10Nfy7",
-	"Hzs9pw6G+w+/9NbvS3sw2uCNbivsuzg6NGi7/712k1mwZ02socEF9Pz3EaKtPHwFqcSgXbQZ3t1qtAkI",
-	"9/SQbSX0RevGu90vVpHd7ZrgHBSbeB9B+BQGvXmk8SpBJcEmD7ve+C4DPeBKryh060KMLL20Wkt9Z+d4",
-	"0s9z0GAxkktc6rMg2GmKFzTV56N4wnIoZWM781zbUXWLOusYRba8wo7j1BRDaQ6mFlXWpoMuRGQ5Ya2m",
-	"ttJVdMWtUa4JKWWdHuxUn9m/rSlqd1W9bxrNZYuz0M/tlt8hYTWe1Pc21v3dhLXlsF3TqqtFJ1qv2Qro",
-	"BhLgfXPg3yjTw4OH36h7Cf+aSuBHrnZsVaaf1Pi1OgBC6VDWEUe7GZlVV04tmN1qrW3SKeqze5tX9mia",
-	"IjsLBfZ1BC0PTYn4TlW6wj9E1YQ1X3jYuAIwJAnvqFRedZ/8nuLQrQtdIxEdC+7/yF5l6JdWQhCm8lXD",
-	"GY/nVMOWZSn4vMWocGUXAnQycGOW8/Q6cD0tMpCY/p06dBe4p+27wOWiUuQ2cN0mmwTuyFUx43nghlpo",
-	"o9QU0YduC5zW15sVL+q+OUExPYYtRqK94VDLj+ScOdep83doySNMDtBbLlBu2+3AfmRKPNoCZvv0fEex",
-	"sjOsayFvoYbTIb0hg1+Dza2LMRp/+uwzvetV5LG4XElFiugzMPIvfCbrbj9rSXbpdKDtPFKrvXVdg5BZ",
-	"klzvRuhR8QeifuKz70nFpuvQPZ/GMCv8N9sGv+GdXr+1wWyBruht7fsDUbZth8Gwx5CaB02l4aNse/MB",
-	"NCgBdq68tQz83tx3OWBnghdELUgloUktIrcllxDYQiYIgbacHT8cDAcH2zHCeY5KQeb0Fk63xtcyTTyX",
-	"xg/cVCtabZDyPCep4kIGz7IW4AfZ3Wui22L0JiTxB/TjybszZCEyhsjU7vBntTel2fa6dtFgwv6ALv9+",
-	"dhIe4gpXV2TCgvf2Jiz8qbpAWahZ8G9JN3pcUNTkCGrJpqj8HsOzqQB0vGNco4q3Sr1j6/owSXRcEmhf",
-	"YxG6ImoQNCC/v+n4oNHoFvBMIhcBkqY182xlSqzgUFp/PqOVn7D9f8LE1OgLfg7OcVXTQyBgX3rRgshj",
-	"u543ZC0fQspv51MJmh8XfKm5MMXQ9Q/8cH/WCps8M/cvBVWcPQMxgBYGE0ZYBgUDJhYxhlOTNxm8Bqco",
-	"m8W6VTdwgXRq42Y0udQTph+0H1tYU7zrAuVxt2DMFLK6wamYsGYHiNtVrN2iinbQ69Q23bW1h3AXBp8w",
-	"LIgVVUhQ8xG4wNKKZkiJ/0DUd3dwtFtLrBFNC65Hwd+dG0/m4TQI1RzNu308vkqy43+jD1NrERfNtHzn",
-	"X1rhwh37XK79+Msat+d5xSRKNCqSVvtsJ3stXzgcdKVXs910loT4a3+TO6tz/a1nURPzyaSoU+B2104d",
-	"sW3Tv5sMe8VTa4+QfuWU9wmPwLeJ7/uMR/dxmO43rAY2kerup7XgvcNNwAt8JkO/vPfq4Ze7X8b5lU9P",
-	"5xUD7ePnozQ846khJ8ZhPeTu3nkSb87u6+X+r/r8jhWRfg1EbHJaIZihuD7luxRJ9yk5c9bTusD4cxFV",
-	"gwlzvh+szF5bWw2ugbHtTXy/dyGwFZuvHTgHwn+aAgl90OEeH0arl25Nguy3bhP8rgw2UwaGERCuM9K+",
-	"m1bYrXtIh3XDO3pNUHL24aIrrInfYdqLTmrutJ1UJZwpEmMYJOaoom3xUNNp+xW/9YIP32H4ftIf+jjJ",
-	"7yrgdxXw66sA08L9O2oAPzaQkZyoQE74G6ho7rRllu22zOjYfVIIcVF3g9bPw5mg4DdezZ/92uIRwnV7",
-	"aG5i93iGWcYZgRjEzFTdmB7SRKAUM7SltUrdc2sOgdyUF0TG+vWMyhRrmdg2ndSN2WF9GDMCD6KkrtA2",
-	"2YDm+1LpArMrIicMX2HK9HrqsjW9isCns8foYPiq++XsgAoz6Pvq4Mev82mE0eDQlIA90acRzKx1j8Km",
-	"C3e/7O0Joz1UNuQ6QoZ1foX4z/d3nww30HH1h/i/wd/yv1GZGvmDT150vjzSC1Ldrz3jsFv2HPLdZW0A",
-	"WRb7ihjpGc/z34Ok/7lBUk3fjfjwm4KlboN/wLgHh5/JYbcfx/ZM8Qe+oAcNJb1csAlLcZ4PnLlvP8hd",
-	"v2v638Jma2x+LO+z+a0lDlb5f67F3/223IOuQxmvPTj97lT8/RARdCrilkux+wHNrztAmC4M64KUe8Mh",
-	"SkwR1sYNIY7Q4XAfJe5r7qZeATZKKies9TV4kzMm6r4VNmksmKFsmkV8m8nd6aq9sXnaNN0IyPXJwygZ",
-	"/Gp73FfgxjXreBrsnLVKhNrUf6oPoN+TNtLAFsoWab/YLvT9BH3tTaGSbYvfT7ODu+YQXXcW0SdXnlZ6",
-	"Dx6g12RB4dPppeC3qxglZx9fvzt9M/14/i6xn2uEIzS8naGUl1SjKrshQlEJJYd4JnleKYI+nr9DlElF",
-	"sA1wmwK0XSh/sIvrQnnhKQwoPfI1CKQJEWZ6w9gKt8Y+7lvGJligrd6OySO9AcDm6b9dd5uvU1O8d+po",
-	"67qvN8aektDLsClA4LjkIl0QqNPlwqYKpAKXRPhQWZr3ZzCFllygOonCe8smEQcWQ6E3ghI4Na3ZMJoJ",
-	"vpREoI+nAJVpImDHgXzbu893/xMAAP//",
+	"7L1pc9s48jj8VVDapyr2/ChZ8pFDfpVknBnPJrHXdvaKUiZEQhZiCtASoGVtHn/3f6FxELwkykdmdjdV",
+	"qYrMC0B3oy/08a0T8dmcM8Kk6Ay/daYExySFn8dsQlLCItL9FS5233ImCZPd94Rdyal6JCYiSulcUs46",
+	"w84bynC6RDGWGJFbSZignA2RnBKUwCuIMjReSiIQn8Dl385PPiI9JJJTLJGQOJVC3RuxMY+Xh/DYWH9Y",
+	"fZGnAk14kvAForI3Yp2gI6IpmWE1HXKLZ/OEdIaDg92gM6OMzrJZZ9gPOnI5J51hhzJJrkjaubsLOmdE",
+	"psvu64kkaXUp5yTiLBZIcrTAVKIxmfCUIJkuKbtC+ApT1msYeu3Af+9+4DFJun8lqYDRyoNfTAm60TcN",
+	"VEh6Q2IARUr+lREh0Zb6gzOCUp5JNadoygVBiylhhecYnpEYMc7IdsOEOze7HTdPIVPKrjp3ap5znOIZ",
+	"kWVq0MRgaGFDUlhQOUWYoRDP5wmNsHp6h0eSyK6QKcGzECmsB0WaGbEq0VA7HbdSn36oXEE4mmqomqYm",
+	"vU7QUWDqDNeS/L2J7Tc+Pv65HtPhVz6+pHGIMBLZeEYF4D0lMksZiXvoYjknMcICYTRPMGVI4yhQlyhD",
+	"EWcyxZFEg16/1w+Q4CMGoGAcRQklzEJG/VIEY0iZCpSSSSaAOhaHCis01o8qYAj1/lc+Rlt4xGY4mfBU",
+	"EZL6AGVRksUk3lbfCPf7++q5S8bl5YRnLA49+M4xAM1AVy+0E3QUymhK4s5Qphmpp8r++PnkJT7Y7e5F",
+	"+3F3f/KcdF/hwbi7G+3F++Rg8hy/GHeCzgzfWhoc7L4EPLi/q1QddGDrfYT5lJHxGqXkigpJUhKjmXru",
+	"mQBY9OqXA/+1WwyJpvy+k21kEyeM2C1hZ2u4hmiYsbndctI3g3tM+eT49BFBDI9cbgBomlLxgFk/Iqz1",
+	"1J8c4nfqy2LOmSDApt/g+EwzRPVXpNmX+ulz3HnKxwmZ/d9XodfqZqDeiD3A2z3dCToxkZgmiuy5BoER",
+	"LSM1PiNy1DlEvxxdoB24KVBChRbkFZQLAw0ipGIHw87BpB89x7vkVTwY70cvsGKzEstMdIb7fcVPqQTw",
+	"fNDDconspAw0plLOxXBnB4RC3IvJjV2i2Cmv5M4H/f+Xkkln2PnTTq4E7ei7YudUf0HDuMq2rdihAnns",
+	"MTXMEzOUsWvGF8wAi6eWYAL12yOkEZunZJ7yiAihBHlKvpJIGnFP2TyTPfSWx0QMUUjZDU5ofGkGDwMU",
+	"ltYXBiMWmpH8q/m78Elg0ndB5w2Plx+5fB1FZC4VcT6AZuZ4mXAcX0rOLxOcXhGfaoA0pgQncookvtby",
+	"xcJQyfxNiGKwlxPFqR4VSc6RHbUFWVQn+1iEweckBZDVrzNAmGk5usACpLJGLworUwp7alJvOZskNHrY",
+	"flaid0IZFVNS2MxKwuMkJTheInt/CHK/jfxVxC+yKCIkJvFGu/pVjsDfaqbQDoeFRT0W+uogorQqRCWK",
+	"MFPcZ0zUr4gkidLPNPL8uWi8vePpmMYxYQ9C3MR9xcOanFLh0RkjJNasFsczpSBGfE42Qoe3n955A7bA",
+	"QT6/x0LANVkqugJmhcaZRAmOrvXyYGHwq7R4iwU3G42CYyZJynBylKY8fRAayC2JMvXsJYFvechQuh26",
+	"GQwNo08zhiaYJhttiANfzB3ZsZAdqwUeyhN8LGzM6ZwklBGzJrSY0oSoRTIlq7bC0rjhtpVuYLOmaEol",
+	"wmzEMkZu51quTXCWSLQVUoMd+6YRSR+5fAeS+qH8rkl7UTscDFEat+NyWymJeBoLRG7nNCXot5M3lxcX",
+	"7xGeSPBbEMsptjfadPtFHrihXlNc4WOg+yNXzHyqrb6waNMBWjWBW8/EVlX1QDWaxzbsxJPj01aaaTNG",
+	"C+pLJ+hoMlfX55lEI/3/qDNEYornBH0eBHtfUMxBAEs0oRJ97g6C/S/at6AfcloYikmU4JSsV01bA/rk",
+	"+FSznRpIv/ZURjOc1gqNnwKs8Ji7mefz3FpMaTTVaqHWJBbqWaVK2P21bdTFWm2xpAQa1LQRVe1ElMVK",
+	"o4SapySmkdSs/BBlgiAMLB/WPOVJLBCV3wcNVtrcX8CcHJ+2lTGrKNvngwUgOjZquG/ORZPlIfpXxiXx",
+	"vX2XNNYewCXPUErmPJXfFZiaRh8kKVAbQWFA30JSbGLhWrDPimbmEDVavN8HspYvlw1Jt89b8WELNGMv",
+	"XXD+Hsye+8CuztLzida3dxC5jWD3D/r7Lw9ePDcHAFsfXv/98uzoL5+Ozi8u3/zj4uh8+xCJeWK43RjL",
+	"aKrWKgiLUUKEAF/y9yNlmDoV2qSEwwmGwsqcQ2DbGBwfEU5TSoQy7dZYdCfHp+ckvaER+cTwDaYJHifk",
+	"AUSsxqDsqkLC5voQ0VQp1AMw1yRN3J1DlBKZLpGY8lQmy+8HXatDKADrqSg4GsYhOVx0CoZ5Ind2ZDnU",
+	"wm3nTrFEp2ShZ57BMY9R1ULvzCdEQp/x9DqBf+pVOhaqW6V5esd/9M64ES84/4DZ0mg64l5YTbEklwmd",
+	"UUl8vqQuI7iM+AQN+n27ZLEj0NY4S4VEu/3+ttlxioECaKhQUs7iWkNigMR3lbHPBPKmT5W2MsWZkLkB",
+	"7S86fFycfGI4k1Oe0n+T+8mKzP9AjhDgTdhYqq9Pj7Xpqs/f/t59fXrc/TNZInfG9J2gHbqhQ3u0SgWC",
+	"cyW9zbSS5Xkor8nSYsFfqWNWn5jI5kqZIPEHElN8AdbJveDoPnQ5U1+6BEOnBFFp2S8WyJ6/qSGHqDwK",
+	"MN+Gk8QAJLgkt3IHjs2+v+hghMqp4jrlaYeI8XTFGWiOjDpwabS0F+MPdNzeX57/13h0N9EFQirJTIRo",
+	"igWaQcjAFLMRg8ffvL54++vl8cXRh/MQkYTM1CRW6AraH7KRqrAe2f/KSEYuJ1mSlLGs7H64azjEoL8L",
+	"R7sCbf128ubyL5+OPh1dnh//82jbypIEyxaczXdzeWj+CwxlJtICv97EHwuxC55ee05dia8JQ4wvdMyK",
+	"p6QUtKaqqjJibXWVIpypgPWjrTBfnHlqxPQjYxxdK6ZIBcpYSnA0VZ9ybxQ+XzKo1LynmYTokJgvmJql",
+	"vXCpLoTbbdQjOM1/JGHcXjtaT8glLcmR8vdWkzwutusda1xwjmaYLd3o7ai8sKpHdKkXFbCt8Oz1xdHl",
+	"++MPxxeXZ6eKd/lX3nw6O78It7+rntZSSVtPFyVlzdHFo2prvh93kCP9U3HsFvguzPax8P3IKuCG+l8b",
+	"FDXogUVktVcEN1b2fNXjwMefmxiCiSEzsVaYrF3UYyshaqEQy4VFjWa5XnV084Ed+5ot/4qTDJCD2fJk",
+	"0hl+/mZXy7LZWG3P4Fs57CS/MuY8IZjBJVB91i3TjXjnoIrTFC/hCziOqVoMTk5TPieppGSjD7IsMRqS",
+	"DrIxA/DxVxLJzt2XiiOeLXU44Y36QoDU+y6+rYfegksnBhUXpIT6ESBGlHhNSZcwRdCKUFOeXU1HbJJw",
+	"DPJ2zimTPbR1MidM8Zq9Xh9UQsaBouBjIwVxOTVbUg096mjNY5xiFk2JGLExSfgCiTlR85KIW6+/esou",
+	"FunlmbfgDFgKuNvbBuHtbUC1RSDuMUm4Atht94p3DZQUAfXO8OIDEQKD1u3udsU1nXf5XOOmC6tTPF5B",
+	"+S7ovBZLFp1n4xmVZyYYqT7WkcY2igqO2f2AxyglWImZTtCZF3BvogbXUMFvfHwcd3Q4lA20+mzf/VKh",
+	"hKDzBstoeqpPI7xzqXoKnOBEkOopjvZSmiMNHbUJHzpEikKWSG0IlGZMWArR6hmekeJZWq+IJLOPPivB",
+	"suCdQKHyS6CdejaY8K4MJrf5aqDO5pkUAcISJQQLHQaqqAhLNONCoop1UphQeR4bb/MZZcf6nUFlz9tV",
+	"rf6aCyl8R0kCcvKmVfA0V9Dvob9NCUN8RqUkcVAI4rPR02mWEBRNORfGg+sDYPO4vLZbp0SuGhYWwuuo",
+	"tnb5lij5xKNLYfUcnipdwGxBQ6zPBNCpKBFhgdogyDBLZA1VOkR0bnarVHlP7LrR6uIw9U00V1qNJLOg",
+	"7eIeKp58mlv1CRNEahbTgGI/MFSvtQ7d78DM/GCBWEa1pfMFxP6D00QbplUuSuzxZPEbf5sudax9/m6A",
+	"GJ6pPaGuT2iiWcVErUYxDH0ot5gS8G0QHUle2TE60HOHplTs3OzpIMzeEs+SIcqjHT/3v/Qkv9Sn3j04",
+	"kh+iGQTNmUP8vS8emseZNGzTnvnfjjomyO7zfv5kNZvBBuU+gMncG+EmeDnHt8ZEHbZ/hfDIKpLe0xvC",
+	"iBBVrFol9luHsGymhuPX6tM5Ivh1py7g2Z+h+UjdjLRUraG8r3ystlZMmKQTStJAJyjUJDBALsaca/0F",
+	"wm5CiAU13GkHK91h55uW1HdFydM2CWDC0xlWek2W0bgO/b/x8RnE8NSshSGYwjTljGdCrazECYGhOh3A",
+	"6CmXMN5uf/d5dzDo7u5eDPrDvvrXG+zu/dOi+XJmdKmh4pZBx0YIrnh7b6DetkpP6zSIOm5dp/BBgszq",
+	"6R/80zOPOn58p8frB1Veb+BUEchppvVdbETTVz4ODMsyrJyCLQp8tsLMqayTTwYZFSOkgJ4qszPJURAB",
+	"hgXScV0kRltn796ivb29V5pC+WQiiNwu0uIKXDv6i7EkXUlnpI4ISxTRxIrV5DQnPtT2SMbg/FtjBHyG",
+	"jsc32Dv5mAWCq4UHlS7M9RDhMZiWGZM0UZNhPaRj3RWcTPibQKEJgAu1A7gFmDRRtwPTRvp+8DANYxNt",
+	"wN85tZDE4E8mKTJPAuerQrQFUR20h1YuAdZA61w/+EhSzaVymfGDGsXG24oO3uVd0CB0zt2qinA2n7QR",
+	"maCscImWRGqPeryNuqOs398jaE4YOOu3yjdsRJL92zE49P+PmN14LoAAERYryaZ2pQ5Rw7GJy9ObRvvH",
+	"rfg1E1SCWo+vlq4HVMDyeKmLEXZDFQW3/2wF6+85jlfohS5od6qUNsrQjMx4uizJNThuijMd5napVON+",
+	"r78bwPUVEuKfeY6TkTarxUJ1mPKEf+ULlHCjcdqjv2vQ62c0SagXqJEnXfYO/C3CM8UFg4rnyl9Mgzig",
+	"wgtyNkh1Rz1bGKUEppQSQUAUrRcL7XfvH0gtzQFVtyc9gntPhaw3uy0YRYnucpeVzZnTW6l4iFbVbs0W",
+	"qYz118JXpviGIMZzJLpx0ZhEOBNgp9C0aOOAnNeGIhbaA9PKPvQtsrsGb0YNiR+BP6g6xUNz0LTA6ayb",
+	"zYOSg0gA5BzUsDDKs74ZOtWAz4inFbRaiM9CKgupM1pFzrTqKOQDrOcMgk6r6/9AsMggA1BjRtlqmuIc",
+	"UHIqMeYhklzipMbqcXRW8Hut9K2bN/Qk6xBnxmzhpFeP2e+U4JRPLP9gLawUPI+YTJf1Hg5r1/MJwpX0",
+	"yRIX34QV/2HYTSNQ6pmL3j3F9IM8szRdomvGFyKwFMVTJaHr/FkCjjdWgmzF7d3O3Zd6D1d7SvRQ33LX",
+	"NcLqA5EYgmJraagALTDPqxBDtAyl4neOUyqQmJOIEoEmKZ8hQeY4gY06JxInaKb3NUSyQDWCWS8P59I2",
+	"r/Y+A+BjsxA4JtnbzRWJW6UcTbG6qbM07r5sooeYrG+eyfVDJfyKwmG8N94ejDfnQjo2kJOJ4BM5w2qG",
+	"UBBDYfjOIxPJ55fX/s3OdWe4F3QSPNb01hFEcoEtKUU8gSD/G5peUUYj3PlyB6M7t5g/uHOPFUaoLm5C",
+	"sMxSYsab4+QycRUr4M8FjeEvQFt+U/+pb37JYbKv52S849rTlGJJrpadYWdB6NVUK7n6J8zpZtAZvuoH",
+	"apcMB/07zzTpQDJleae5P2HO+sJup7q/ChT5rSnp4JlAfMGQdzfQBEulQBFnE3pVVNvuS9r1Vn0rx+oj",
+	"mPN2L9XBIU8ecokYNNFBTe3d3xfwkfM5ieqE5HplWgcfwQlok059H5v4qTVqxzk2AOwVvXk0wBZYT90c",
+	"hCRzgcZELoiBs56JVZlsDYhnwvjUwHoCJ1rrKZ5LMm+coMed2s0vP4CBIkB2ojDtR56cx6ZWfeJMP3aW",
+	"JaToOSkux5p+jjzRhKZCmp2siVkcIp0hvtCOH0fsEHonDvMcKAMNjw2gLQULxhHBaUJJWn5Z25fGn5Cn",
+	"dlgmmqvg+Y6x9yq74V6qm8+Z6zUxTz8t4pQpKYSTHLf5IXLO4j2MVya8UiGq2KzO+ZQnZeeTddwy394F",
+	"Oi7uupyKvOU3ql4586jdDWqiLZT3e5UFgoj8n7HE0kRhlZ0/ml3Z+GIdbmIQdTInDLkaV+g05ZJHPPEJ",
+	"7s3JyftO0Pl0/PHipfl/8Nz8AE1D/Xi+3wk65gn7gL1vb787hcvvTuHqu1O4CIHSRdo1D9St8qhetL42",
+	"ifFrVpWncIohCnXqoBK3xsKEZ56JETOuyEMURjwmoa6sFkFmHZ+g0IRlhdvAwsI8rCxEOCW6Dln8zITJ",
+	"FlUXHe1WxZCQELYzw9GUMtJVuxcuqOdtWS83bpFiylnQ7dURLNFC0cMi5ezKuj+gCJiO7Xe5xJKjmCM8",
+	"5pks2wfVZGuXq7mvQ6gEnPS4FOz9LwG64hLt1U3Vj9D71lxhB84ZA4QTwfNwTROx0z3+2QQ4FudZE++3",
+	"+gzUMhBAWWFqdTwA0n4nJPXihiokWi1Q12ITejFAMfD1f3UHnaIJBQbf54PeINjrHQSD3n7Q7+1+CeCG",
+	"majZUtY4MqRidXttXlXjh2qwcBRNOYkt1K2OUQS1neMKXbWVgD85PjXgPIYJr4sbWqmymZsQAATn0AEa",
+	"L4EtHyKcJAYVMy2fTWBQa1Ukn+kJDFOrLxVqJ6752mn+cJkuDRBXE2EecddEQF4dtbxGWqFAmbHJCia0",
+	"JrXd3iDo9nv7QXfQe7GK0CqWtTasGyitBQX5s64p8tbw/E3rspopZmvraM6xnJaLaJYCwyrz8EizPUFp",
+	"JD49RRVK6tmZNtDXe3oDoC8d6JirDgwFY9WdxZfGhbcaxqm4s0oE02D1Hs3mcmlCC7Q5BGjVEUGY5XU/",
+	"t5Sitb3JBtfmmptSDT7ak+U9yGH98PMES2URN4hOZbzMCNoKOWO35q9L9dskTIcKImEBdkolUDLfAK1I",
+	"6OXPrDA2RAEqj6/3g+ZuV1+j5K+isTMwlCoE1h6Xqf3AGuJvG6A6JQgzsdAJGqBzrWcw9dDRM2tY/GmB",
+	"eTw0yr64Hqdv5xyqUHy3WAMY7GaBQn3zUt28FPTfJAwK10KtbftPafyG5eCsyhMmOOiuHhINFNAWryXY",
+	"rwR6QZ2pjGhZXWugeybfGu7hrMN6NmX0wTVW5r3ljZP/3woh5Pv+/ne+PMokGIaryieDgWwUwb3ddrxC",
+	"T8GD2mocGbHbgjE4JeepwFe3nsbJF5SGRhIr7td3CZYBSvmiO8NfeercsSALmFGdXYqRt4kfJYb60cjY",
+	"IeJJKHfNW+fw3ANp7xzSdJvVHsczyxLV8DwtqIH1bSJc63nChKTxGg9i/vigt9vrtxVMXuRzvqAmkFj4",
+	"N3nhnwkU05n5yiHqDtAWxFJoGCLOkiWkreL8MXDEsSVSUqac17KaKW3GiHT5l6LiVrslH5WLVwMCH4OE",
+	"3TTt9+rwVQqqqIn5gFCPmQ39wCnPTOlb6/J+JhpCf3Aq6QRH8hKqS9T0F/AbAuSHMsa7Zx3qSjyjrb5O",
+	"3ctoIrvU1GMWRUPuYHd/9+XLoA0JNExIkSgRks6wdO5Wb5UTzuU8pUwGaIZvt1IhLmOSSKzXF6DietH/",
+	"oSnBc/+R4nxN7Y1WEya3UZIJY7OVRIFSlMwZBuNQrETHumGGsMxjkZTaDzVw1RWYlEAziNWGTMmym7BJ",
+	"JS6vqTqhX1K+gPhrGOkXDmBAlOk6gVHKhXDHKYEJncLol7doS01nTBAjV1jSm5Kdvt9/1Q5WllbNEefv",
+	"eiZZopF1wDIHGfoAEBIzkCASuF4ZcmugtQlxPUkool5vUGYCVZDUkJRP70V81rKwh+V/CsquElKTAFqO",
+	"qjGygHWGg929/YPnL16+6ptffSj9W8rSKKVzrI7q2tSS+JFxWU3Hs0pUE4U05FpWCKBNEuVGlLAa9d8t",
+	"+eEpUx8b4K6rIdQdrZy9e4te7R+8QKb2Qu9RTt6GqFQvN0CF07ZgxEqFNgNUKbMZIL98RoBcvdig2CQn",
+	"GDG/YjykMdgvzIic8hiexUnCF+p2pTqUGqiuxEMwYn6FlgCVyq6qRfnVVAMT335pA6MLdYzcmr06QwHK",
+	"ixXZ34XbhRpDaj7mMM0lOgQKcUpdu6Tscp7yq5QIc4C6wUmnrRXyREedYPHasLrCQadOLhArTjYpE1It",
+	"tiFMHudSu05edGxu5JMfmtoSwlRqJVCXDIYOZ/7e2uRctTmuRs3u14uLUxv5pvZcSUurdf6Y2iw1m3nK",
+	"U4lENpvhdGkBek1ZrJPfa6Z/rGkKNdJUU0zFp7NjPyt65SCrasSsIeoSw7S1ZwAAXrSLofy2p9XFmPXK",
+	"6k4L0fZW74fjgyqRFtnsFb8EBUyxqWitqQZPQfqWVez1HItHDS/3Xr583m9ni9nxxVKsHR0GNNkHfCwx",
+	"ZSTWgZ9wKH+OxktrdJiDjqJS/PzFixe7g+dt57ViShcK0HkfxPvPafdg8Pzg5e5+yzlpzYsUvUn7u3UP",
+	"K0W7YfZnFeuiaIDU2NVqX6+dYdmz7mYQ1JJZHfJLgC+suW5jnBEl5GpjGt0tu7rFlCcmuDUiqxLxi9/R",
+	"UYKcRcSUhMlT87CohMYGLu9MN+nzA7NsjJ+NCGwTANg+0f8MlIAzpxeuaARimgsuTLiin9fVJsFwb2Vg",
+	"/8EjJRjm+3b3PomCjYb/wX9+el9QBVgtRXjRsrUZm7jYedM1jfTKZqrdV1eMJE8mqATfYqm+OKe2I8OU",
+	"Xk3VFffVUpAp2roZ9JFJ5b15tX0I6gWNEE4WeCnMl2w9/PAQ2ewFXWxeKBYbmjSGsBB5CzMxYpdGLtmh",
+	"HHvrZUOscp43m8zYzhgsYphvmyATL/Wi6Ty3BdWXVAGSRoRJfEUEZOjl2UOxDomeK5V50O8HJnLAAVPN",
+	"vbT7SwkhFRKrMCdDE3XE6KK/a3Qznd0BHuY8klqSeZXsql50pabHOI3pv0njSdIKEGtHZ300/DPhHYgj",
+	"LLx5BigmUEZHSQBIMqcVxwHBDML8Xu4He73+82Cv9+J5MIBIPyEVwPq9l3tBv7e/Hwx6L14E/d6L51/W",
+	"AtmwBbOuOkh7eQo1sPbL7/DUnhXiSm6EbadjrKqSv6peyz7yA5a3TGpTgODH832wW81/6vKY8yRAvV6v",
+	"FJGVp0Q1cuP84duVByjF6f1cPHZqPmNCW5nIcJIs80YWxTmaPkQbHTy1OfOO157YFERGI3rrhPn9msEK",
+	"EmUplctzJbI08l/P6Z/J8nVWV+foNbN1WXvoz2SptsyMaH04fH16fPnno3+ch2gn/+Py3fH7I8XTTeiS",
+	"Lrhu6ifH5IYkfA40da2+FsbkpntNliHaMgZ2ACdEl+ZESIecQAu90mMj5j0X6C572xD+jSNJb8iKjtKu",
+	"EmuOVgwg0HU+KZtwW0oV6x6PLmxXmY9ohikDwyBVCm2WJp6FeUXlNBv3Ij4zxqb5r8rYzceMxmbdXwnB",
+	"KZTCMLnm/IakYKIPkV8RyTg5FXSAmqFhqa0sF0CF6it9tPeVj4XxIEH/V/AksFgDjAKHV4Q1YiPmp/TC",
+	"XnK8eyvP0XA1OvRzrrRHnrex7UoN4Dy3lU9GzLZhzbPnjVM6V1s41Ml0qkGzmxoKZ4OMDgMUasUghCg6",
+	"K//Cbd+VrcOfIJCUFdQhVxKLaRJ1Y9vyaiZJKiy1iLdVfAFyP/2kdg9h0hR+7f30E9LQzHtWkduIzCUK",
+	"TcdVNe0dsBHg14zIlEYCfsc8EuGIAenv8DlheE57P4WmYxdmNbWEe+g11E7WRYShZZZAW6EhCmhA620X",
+	"NQrgP9w+9HpsYVZpD0YF5NQxpZJRKUYsvO1aNteFt0IvjqyutKqZi9JNDCMR2z104vJARsxyippPY+iB",
+	"6ypEqxVarq4eUKv2Kih7hZNHDOpXiQWk+ez3B6UayoHpcOYCLB0Q9vt7hZZiGr2Q9iJytO7f3gJlHNze",
+	"mkpZZQc42gqbCjCH23rRWs2sdX6bvBdHfF6KS4BMvzmhXYkmKmjEDJXmHkVXaFpRH0zbpQtACamGrIcR",
+	"y7N0UMbUB8Kdm93QRkWCj9qUr8TSy9uBdF+dZ0KZkATHiu6+jXQmx6gzRKNOr9cbdQI0Aj9Z6VK+SO/G",
+	"XYi2Qpt4FG4HroAIkKPupi90VIFJKDIoa8rp+OknWM5Or9dzuUdN6Upbf4aAIHSzG4zYRUolZ88EsOOd",
+	"s6PzC7f2be3Rdk+YCC2T9lWMtgw0TwdmAyf5lkcGsDkCs2MCXRZe88t4yfCMRprXkxSKjliPdNhDFyam",
+	"+oqPmOSe4kelIMkEbZ18/Ph3U3IWURYg+NsmZPBMbpti3V5F3DxQYsSgHDOkk2qpmtCImOwGIxlfz3E0",
+	"JV0dglSUiIvFoofhdo+nVzvmXbHz/vjt0cfzI3gndynnYU+5g0GHNt0FHcMLO8POXq/f2wOtWU5Bh9kB",
+	"fmaKsOzMnF/1itT4Tk7rKp0A1LTfT4EdDuUXWOSxMgqy+JoEaJ5kwnevKaBDVRT0AY6Jhl7VHaWQ2BIY",
+	"jCCsmJmkkPOi5TPB0dQUWHJtIrRuI9bGEGwpIuDRjkLyjpKGNiXOi9RQgtI6Ks8Ijj+Q2bnEUsmAPFZD",
+	"v6WPGvSwVxDIoHabGlSrzcY7qjmNDQSoC+8B9TCm4rqHQnjLbTTTrsU48M7Oz0dMj6R1EvNNMxTAGXzE",
+	"+pkeegfGmvZc52Ma+EJzQyU210TNoK3w/cnrny/fnnx8++ns7Ojj23+E1lsx0CrkDKfXJB6x0AUuDBHE",
+	"G4S2aseyEGwDCStu1GfCThh2i+Omx7FtmG/8/nDaCgwZaHi332/Rwqld5fpC6Z+a8vUf8po/Do5QU9b0",
+	"K3Ge47ugs98fNA3n5r/zqdQ0Yb+/t/6ld36n6v1BizfKzfHvgs6BBtvq94otQcEQ0odUOSwyofiBBxBl",
+	"HuArqIUB3EXZb2UdRdkOcE99ssiEvineeLfzzTCyux19qgsBiF447Of6qeeP5O5IKIXT5mGjo3ZsCZWa",
+	"M5iMQrsJxMjCqwthsG8VZG/38wQ4WIDEAs8FohIUfMlnNFKGdTBiCdRiY91JohRw12PFeNSRSa0w37Fs",
+	"iqEoAR2dSmMMQBl9shixQptrYUuSBYWvXBMyF66+hWV9XvqGU8eUgNacy1QXQx95oYlW3WbVLvgPJkji",
+	"yTZrwdPf0GuigCfq1mw2aIsd4PV6/o57ur+//g3XM/b3ZAK/ctk1ZQX9aNj78gCIwYC6REFnJybj7Mqy",
+	"BS2tGnWTUlU6I9u8un26TbrVUECuI+jZo2ucdrO5rVyHqBwxZfOLzUrY1e2E91RIrzydeMrtUC5s2LAj",
+	"Shrc/4is0viLsjQlTCbLnDI2p1RNlvN5yicFQoUrO3CyK2pujBMeXddcj2Yx7JjqHXfmW3NP6Xc1l2eZ",
+	"JLc1102UUs0dsZyNeVJzQ06VUqqrwNbdTnHkrucrnrrC77Xb9DWIGIF2+321fwTnzPrcraNM7TzCRA+9",
+	"4ylKTL14kEe6RlFxg5lC80+4rcwIDbvJzhrcCvSG9H4PMje+6c7w8xef6G2xfY/ExVJIMut8AUL+ysfC",
+	"latvRNmF5YGmdLZje01l75Fekmj2P1Ww+AuRv/HxU2IxL5vfgMivfGxW+J11gz+wpFdvtRitpq1nkfv+",
+	"QqSpO60h7BGkokFdKm8j3f43Pj7+WdewtD7gRgL+oO/b4MHTlM+InJJMQJc1RG7nXMCJKNKnV2jL6vH9",
+	"Xr+3vx1AnY15Sib0Fqxb7Wu5DD2Xxi9cl9sz3CDiSUIiyVNRa8uaCa8ld68LXIHQ87OsP6Ffj96fmtI9",
+	"xk19aST8qfOm5GKvrBf1RuxP6OIfp0f1n7jC2RUZsdp7u7Cy8klZ7d4yGPoj8UaPCmYOHbVcMq+KukLx",
+	"zEvYWdrRPnXjVsx9ldr1oaMvuSDgPzQAXRLZq1Ugn151XKs02gU8E8geHQrdW9AUo9FGqV38ViGwZft/",
+	"QsVU4KsUSfOpKi+CW6NfesdMHY/sKt6QRjqEWPFSr19Fj1O+UFQYYWhbA3447Z1/pu8757vNPB0xwmLI",
+	"NNGHWEOwmrzB4DWwokz485arQO6KmWFTIXDE1IOmW3BD9UkbYRGUMw11JUb7cZqOWC4BgmIZxnI2TvG0",
+	"9Nh0jbOue3UXPj5iOCVmq0Jkow/AKRZma9Yx8V+IfHIHR7GYTMPWNNP1MPjDufFoHk6bjD0B70YhqORe",
+	"Ozv4jj5MxUXsMbihO//SEs+s2WeTNIbfGtyeZxkTKNTVTPzTLrv3Cr5wMHSFV3Q0b40EB/dVIXfqkkSM",
+	"Z1Eh89F2USkz8q4Yc2T6fj7ZHvay7hpNSD/lzutBXQqdWNeHuvw4DPcHZgNtdvWpTha74Pw9Tq+Ifu+g",
+	"zfRq+jyrl3dfrX+53Nr9d7aezjIG3McPZMppxmNDdhvX8yF7987b8dp2b973f1X2O5ZE+MkzgQ6GhsMM",
+	"yZWVb2NrtXVnewwpXqD9uYjK3ohZ3w+WWtY6rcF24DPN9VZ7F2pEsW7Xax0I/20MpK4j8QofRqEZnENB",
+	"/EfXCX4wg3bMQBMCwi6U8cm4wo5rgljPG97Ta4LC05Pz8mYN/RaJ3umkok7TCkyATRFqxSDUporSxeu6",
+	"JoYQXLxi40Mj4afb/XXdtX+wgB8s4PdnAboH6RNyAP9sICYJkTXJBG8hFb7UV1AU+wqi17YnPuKpa2eo",
+	"ngebYMZvvGTREQNyPUTY9Tfk+uwejzGLOSNwBjHW6Vq6CSJJUYQZ2qLSaxoxgYPciM+ICNTrMRURVnti",
+	"W8dxarXD+DDGBB5EoUvt12GkjNyoj08xuyJixPAVpkytx+U7qlVEmKn1jknebHGI9vuvUOhXRqhlYRp8",
+	"9z78+H16+w56Bzp38JF6++pRXZOdvI1kNV/yEU97qMjRdYg06fwO5z9P7z7pt+BxbzmbJFTn1tzX3/Kf",
+	"yEz1/oOezaXW2ZVDqtXcM6h3y55BooRwCpAhsXuckZ7yJPlxSPrfe0iq8NuKDh90WGoF/BrlHhx+OvnB",
+	"dl/JVfGCCzAPj/ITm/1YsBGLcJL0rLovQlAQ3Lu6gRsIW63zY7FK5zeaOGjl/70avz+FVq5DETQaTj+c",
+	"ij+MiFqnIi64FLU18VADwlUfr5WGu/0+CnX2XutKIofooL+HQvNXqPMVQFBSMWJC0iSxj+qYsdQVPDFB",
+	"Y7URyrrKyMNU7lJbyNbqaV6tpWZfH60HSe93k3H3gI2t8vI40DktpAgVsV9kdGdEpssuhPiuY3L+o3d3",
+	"q8JG8rk1RIvc7K4OpINEpWcCYiaCvHBG3i5aZ9Dl9aURlciwnZrwxxM6L9XefkKhVC303SCW3CpLJ9It",
+	"RMDJ8em9pMDJ8enmggCKpldkQasNAi2Lmk+ONZzc+j1q4XTeNgTkZteE0+7YPjWNTHV1LG2AEnDW2hzq",
+	"FXT0XlebfUoagiFWUo4yzTcLpn10TDbsf4PXpBpZC3gtoW29MNygnJbGoBaeWib6ktBngg2ofYDMa41b",
+	"PcZTS7VHxXZb2fZwGPzOssvQblojwgrEayPP8vZaq4PDbRCIFmlUChd5pf+yHY7ykK36QLARyyPB4Gy4",
+	"OzAnSQ3FaVxRGu8BaHC73UNgtYzYzIvgWdWxsEZFPKHzYvzV0+6cVrFeFtSbR3qdHJ/ewyB7NGncxoFz",
+	"cny6sQ/naTjB2hfXmleAzbyZx5YfV+i15+OCiO3NlYNNHUCWvHQg2Zfmfa6r7myealsaIFjlVSp21M5Z",
+	"QSmqbIhCXXkhRLNMSBdkbPfAiJnCDHl8KLK9PnRWvKmpAUdSE2qy+QyL0dmKOQcZsTILObTxblSgSYIh",
+	"b9d1GrJOlhQxIiSJe+gtZybK3lWJFjo6Br7vShOpSaXEiybUvjHouRFNuQsk16EyOvuWQoKwjlwVNoi1",
+	"h/5m42fqu5PBHR5rM7lQVIVHksiukCnBs3CIMIJCFbboyQSFjkF2f4WL3beayXV1iaxwxEyvDwj6hlIM",
+	"upAa4CLMCaNX6Y2mVpDiBUqolAnpEhZTzMz30BY0VbYeR1gtRvtddbP4gu80dDUWtgNXjcjzgWka6qET",
+	"G/srronO19eT9WY4RDLNSIi2lNDJW6sGpuyMR7h5Pby6xm7mO9u66NcYR9e5t3OBlw3CBoDe2XRrO1Rp",
+	"TBlEmVJmaic+hYO03DRY8b4mAit+1dWH01CrTyD5fm7WSuPZR15JYzvfHmrekbaLzdIWJaS2Ms4Q6Ejt",
+	"VsVk9JQ32bfI37Y55xgxGxhfcSGbG8YT72moa4Zap7Wue729m/l/SrFp5aaGtT3AU31yfHpfZ/WT6lS5",
+	"2q6km+2H+2DNquC+blCL1hvyrsuyS4Gy3ZhBbNR0iglcFTXsn5yB/JpjOd0GIxmX8/WN6Q+yC6ZlS+wY",
+	"dwDV+WRCKScwKSpHTCfj2Fogq6yd7+Ek8AZandPipQz8YAd/YI/HRgi1deF5ikpk+Zg+kJIllp8J/ceY",
+	"YtaJYq+uzQD8H/DFmFPoHy6ZHy6Zh7pkTEpfNZnvu2z8oPXzxXy+DXnF4/hz7jPZHy6gHy6gHy6g+7iA",
+	"/uo40g9P0A9P0A9P0A9P0A9PUBtPEDDoTVW6Ns6fRuXqf8crZGTSD+fQD+fQf5VzqNAbcVWFlz+uUVgM",
+	"+Cl2Jfr8Rel9OqZOz6cx4g5MJNcGkQoU8yhTKngPvSFTCsbUPOW3ywCFp5/evD9+e/np7H2IZvhaV4cY",
+	"MXg7RhGfUyIQjm9IKqmA/ih4LHiSSYI+nb23TS40v9FND3ZAQTXALs/y3AtSB6vOj1qnVhT08kZFeU5W",
+	"NRtLF6jgk0qajfA+AHk21bedu8eVQ/PecSRQzZPXsYKB54RUyzBl58AO4Wk0JdBUSEkyKE8VpXiuzKd8",
+	"BBNnXB1Bd4XhKXKFu7y3TOHamsVQaOQmUxxJYy2PU74QJEWfjmFWuuOZ+Q7UeK2HSVMbkJtdvxOIqTSW",
+	"twHZziuAWO2ztvPHENmeGNdAYj3TLIrynQUZCyoJFKDdiTiDnLodnEZTKkkks5TsqG915wlmZOdmtzt3",
+	"zVrylam9fffl7v8FAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

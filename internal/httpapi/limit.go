@@ -79,7 +79,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		if ct != "application/json" { // the common spelling needs no parsing
 			mt, _, err = mime.ParseMediaType(ct)
 		}
-		if err != nil || mt != "application/json" {
+		if (err != nil || mt != "application/json") && !(s.isOIPInfer(r) && oipBodyType(r)) {
 			if ct == "" {
 				ct = "none"
 			}

@@ -219,6 +219,10 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, deta
 }
 
 func sendProblem(w http.ResponseWriter, p api.Problem) {
+	if p.Instance != nil && isOIPPath(*p.Instance) {
+		sendOIPError(w, p)
+		return
+	}
 	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
