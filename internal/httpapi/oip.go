@@ -30,9 +30,27 @@ var oipExtensions = []string{"binary_tensor_data"}
 // headerInferenceLength is the binary data extension's header, canonical.
 const headerInferenceLength = "Inference-Header-Content-Length"
 
-// isOIPPath reports whether path is one of the protocol's.
-func isOIPPath(path string) bool {
-	return path == oipPrefix || strings.HasPrefix(path, oipPrefix+"/")
+// oipRoute reports whether r was routed to an operation of the protocol, whose errors
+// take its shape; anything else (an unknown path under /v2, a method the path does not
+// take) is outside the protocol and answered as a problem.
+func oipRoute(r *http.Request) bool {
+	p := routePattern(r)
+	if p != oipPrefix && !strings.HasPrefix(p, oipPrefix+"/") {
+		return false
+	}
+	if strings.HasSuffix(p, "/infer") {
+		return r.Method == http.MethodPost
+	}
+	return r.Method == http.MethodGet || r.Method == http.MethodHead
+}
+
+// sendError writes p in the shape r's operation answers errors in.
+func sendError(w http.ResponseWriter, r *http.Request, p api.Problem) {
+	if oipRoute(r) {
+		sendOIPError(w, p)
+		return
+	}
+	sendProblem(w, p)
 }
 
 // sendOIPError writes a problem in the protocol's error shape, keeping inferd's code

@@ -210,19 +210,15 @@ const retryAfterSeconds = 1
 // writeError answers a request whose handler failed: every error a handler returns
 // becomes its problem here, and only here.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	sendProblem(w, s.problemFor(r.Context(), err))
+	sendError(w, r, s.problemFor(r.Context(), err))
 }
 
 // writeProblem writes a problem found outside the handlers (middleware, routing).
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
-	sendProblem(w, newProblem(r.Context(), status, code, detail))
+	sendError(w, r, newProblem(r.Context(), status, code, detail))
 }
 
 func sendProblem(w http.ResponseWriter, p api.Problem) {
-	if p.Instance != nil && isOIPPath(*p.Instance) {
-		sendOIPError(w, p)
-		return
-	}
 	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
