@@ -265,6 +265,10 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		}
 		header, bin = body[:n], body[n:]
 	}
+	if n := hugeNumber(header); n != "" {
+		return inferResult{}, &problemError{status: http.StatusBadRequest, code: codeInvalidRequest,
+			detail: fmt.Sprintf("the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
 		return inferResult{}, oipInvalid(err)
@@ -314,14 +318,9 @@ func oipName(d tensor.DType) string {
 	return string(d)
 }
 
-// oipBodyTypes are the media types an infer body may come in. A Triton client sends
-// binary requests without a Content-Type, so none is taken too: the
-// Inference-Header-Content-Length header tells the two forms apart.
+// oipBodyType reports whether an infer body comes in one of its media types: JSON, or
+// the binary data extension's application/octet-stream.
 func oipBodyType(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && (mt == "application/json" || mt == "application/octet-stream")
 }

@@ -340,12 +340,18 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 		if !isNumber(tok) {
 			return fmt.Errorf("%s is not a number; %s elements are numbers", tok, name)
 		}
-		v, err := strconv.ParseFloat(string(tok), 64)
-		if err != nil || !t.DType.InRange(v) {
+		// In range is what the datatype can hold once rounded to it: 3.4028235e38 is
+		// float32's largest value as printed, a hair above it before rounding.
+		bits := 64
+		if t.DType == tensor.Float32 {
+			bits = 32
+		}
+		v, err := strconv.ParseFloat(string(tok), bits)
+		if err != nil || t.DType == tensor.Float16 && floatToHalf(v)&0x7fff == 0x7c00 {
 			return fmt.Errorf("%s is out of the range of %s", tok, name)
 		}
-		if t.DType != tensor.Float64 {
-			v = float64(float32(v)) // float32 keeps what the model will compute in
+		if t.DType == tensor.Float16 {
+			v = halfToFloat(floatToHalf(v)) // what the model will compute in
 		}
 		t.Float = append(t.Float, v)
 	default:
