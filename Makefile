@@ -9,7 +9,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -41,6 +41,11 @@ sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/
 ## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
+
+## lint-docker: dockerfilelint (pinned in tools/package.json) on deploy/Dockerfile, a canary
+## it must fail, and a non-root USER and a HEALTHCHECK in the image's last stage
+lint-docker: npm-tools
+	bash tools/lint-docker.sh deploy/Dockerfile
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
 ## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
