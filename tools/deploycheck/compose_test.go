@@ -173,7 +173,9 @@ func TestCompose(t *testing.T) {
 					continue
 				}
 				if _, err := os.Stat(src); err != nil {
-					if slices.ContainsFunc(pending, func(p string) bool { return p == filepath.ToSlash(rel) || strings.HasPrefix(p, filepath.ToSlash(rel)+"/") }) {
+					if slices.ContainsFunc(pending, func(p string) bool {
+						return p == filepath.ToSlash(rel) || strings.HasPrefix(p, filepath.ToSlash(rel)+"/")
+					}) {
 						t.Logf("%s mounts %s, which another change adds", name, rel)
 						continue
 					}
