@@ -9,7 +9,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -20,6 +20,10 @@ generate: generate-ts
 ## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript)
 generate-ts: sdk-ts-deps
 	cd sdk/typescript && node scripts/generate.mjs
+
+## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
+docs:
+	$(GO) generate ./internal/config
 
 ## check-generated: fail when gen/ or the TypeScript types are stale against openapi.yaml
 check-generated: generate
