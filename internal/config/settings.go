@@ -64,7 +64,7 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
 	{Name: "MAX_BATCH_ITEMS", Default: "1024", Meaning: "most items in a batch",
 		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
-	{Name: "RATE_LIMIT_RPS", Default: "100", Meaning: "tokens per second of each key's bucket on predict-scope endpoints; `0` disables",
+	{Name: "RATE_LIMIT_RPS", Default: "100", Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
 		parse: func(p *parser, c *Config) { c.RateLimitRPS = p.float() }},
 	{Name: "RATE_LIMIT_BURST", Default: "200", Meaning: "bucket size",
 		parse: func(p *parser, c *Config) { c.RateLimitBurst = p.int(0, 1<<30) }},
