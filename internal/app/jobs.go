@@ -55,7 +55,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 
 // inProcessJobs runs jobs on a goroutine pool in this process.
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) *jobs {
-	store := memstore.New(cfg.JobTTL, nil)
+	store := memstore.New(cfg.JobTTL, nil).WithMaxAge(cfg.JobMaxAge)
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
@@ -79,7 +79,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst, ratelimit.Options{})

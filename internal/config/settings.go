@@ -70,6 +70,8 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.RateLimitBurst = p.int(0, 1<<30) }},
 	{Name: "JOB_TTL", Default: "24h", Meaning: "how long a finished job's record is kept",
 		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
+	{Name: "JOB_MAX_AGE", Default: "168h", Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
+		parse: func(p *parser, c *Config) { c.JobMaxAge = p.duration() }},
 	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
 		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
 	{Name: "JOB_QUEUE_SIZE", Default: "1024", Meaning: "in-process jobs that may wait; one more is `queue_full`",
