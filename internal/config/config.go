@@ -31,6 +31,7 @@ type Config struct {
 	RateLimitRPS      float64       // RATE_LIMIT_RPS; 0 disables rate limiting
 	RateLimitBurst    int           // RATE_LIMIT_BURST
 	JobTTL            time.Duration // JOB_TTL
+	JobMaxAge         time.Duration // JOB_MAX_AGE
 	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
 	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
 	LoadConcurrency   int           // LOAD_CONCURRENCY

@@ -107,6 +107,8 @@ type limiter struct {
 	burst int
 	mu    sync.Mutex
 	keys  map[string]*rate.Limiter
+	// shared, when set, decides first; the buckets above decide only while it cannot.
+	shared *shared
 }
 
 func newLimiter(rps float64, burst int) *limiter {
@@ -118,6 +120,11 @@ func newLimiter(rps float64, burst int) *limiter {
 
 // allow takes a token from key's bucket, or says how long until one is there.
 func (l *limiter) allow(key string) (bool, time.Duration) {
+	if l.shared != nil {
+		if ok, wait, decided := l.shared.allow(key); decided {
+			return ok, wait
+		}
+	}
 	l.mu.Lock()
 	b := l.keys[key]
 	if b == nil {

@@ -36,6 +36,9 @@ type Options struct {
 	// operations; RateLimitRPS 0 disables it.
 	RateLimitRPS   float64
 	RateLimitBurst int
+	// SharedRateLimit, when set, keeps that limit in a store shared with other servers;
+	// while it cannot be reached, each server's own buckets apply it.
+	SharedRateLimit SharedLimiter
 	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
 	// empty: no CORS headers at all.
 	CORSAllowedOrigins []string
@@ -76,9 +79,13 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.MaxBatchItems <= 0 {
 		opts.MaxBatchItems = 1024
 	}
+	lim := newLimiter(opts.RateLimitRPS, opts.RateLimitBurst)
+	if lim != nil && opts.SharedRateLimit != nil {
+		lim.shared = newShared(opts.SharedRateLimit, opts.Metrics.RateLimitFallback, opts.Logger)
+	}
 	return &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
-		log: opts.Logger, limiter: newLimiter(opts.RateLimitRPS, opts.RateLimitBurst),
+		log: opts.Logger, limiter: lim,
 	}, nil
 }
 

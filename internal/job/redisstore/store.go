@@ -27,7 +27,13 @@ type Options struct {
 	Prefix string
 	// TTL is how long a record lives after it becomes final. 0 means 24h.
 	TTL time.Duration
+	// MaxAge is how long a record that never becomes final lives, from its creation.
+	// 0 means DefaultMaxAge.
+	MaxAge time.Duration
 }
+
+// DefaultMaxAge is the MaxAge of Options that leave it 0.
+const DefaultMaxAge = 7 * 24 * time.Hour
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
 // processes. It does not own the client: the caller closes it.
@@ -35,6 +41,7 @@ type Store struct {
 	rc     redis.UniversalClient
 	prefix string
 	ttl    time.Duration
+	maxAge time.Duration
 }
 
 var _ job.Store = (*Store)(nil)
@@ -47,7 +54,10 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.TTL <= 0 {
 		opts.TTL = 24 * time.Hour
 	}
-	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL}
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = DefaultMaxAge
+	}
+	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL, maxAge: opts.MaxAge}
 }
 
 // Create writes a new record; it fails if the id exists.
@@ -56,7 +66,10 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
-	args := redis.SetArgs{Mode: "NX"}
+	// An unfinished record expires too, MaxAge after its creation: a job whose queueing
+	// failed half-way, or whose task was lost with a Redis that had no replica, would
+	// otherwise keep its record (and input) forever.
+	args := redis.SetArgs{Mode: "NX", TTL: s.maxAge}
 	if rec.Status.Final() {
 		args.TTL = s.ttl
 	}
@@ -113,13 +126,11 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*job.Record) erro
 		if err != nil {
 			return fmt.Errorf("encoding job %s: %w", id, err)
 		}
-		var args redis.SetArgs
-		switch {
-		case wasFinal:
-			// The expiry counts from when the job finished, not from later writes.
-			args.KeepTTL = true
-		case rec.Status.Final():
-			args.TTL = s.ttl
+		// The expiry counts from when the job finished, or from its creation while it
+		// has not: later writes keep it.
+		args := redis.SetArgs{KeepTTL: true}
+		if !wasFinal && rec.Status.Final() {
+			args = redis.SetArgs{TTL: s.ttl}
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.SetArgs(ctx, key, nb, args)

@@ -128,12 +128,15 @@ func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
 	}
 }
 
-func TestFinalRecordsExpire(t *testing.T) {
+func TestRecordsExpire(t *testing.T) {
 	srv := redistest.Start(t)
 	rc := srv.Client()
 	ctx := context.Background()
-	const ttl = time.Hour
-	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl})
+	const (
+		ttl    = time.Hour
+		maxAge = 3 * time.Hour
+	)
+	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl, MaxAge: maxAge})
 
 	if err := s.Create(ctx, newRecord("j")); err != nil {
 		t.Fatal(err)
@@ -152,9 +155,15 @@ func TestFinalRecordsExpire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if d := ttlOf(); d <= maxAge-time.Minute || d > maxAge {
+		t.Fatalf("a new record has TTL %s, want about the max age %s", d, maxAge)
+	}
+	if err := rc.PExpire(ctx, "test:j", 2*time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
 	move(job.StatusRunning)
-	if d := ttlOf(); d != -1 {
-		t.Fatalf("a running record has TTL %s, want none", d)
+	if d := ttlOf(); d <= 2*time.Hour-time.Minute || d > 2*time.Hour {
+		t.Fatalf("a running record has TTL %s, want the expiry it got at creation kept", d)
 	}
 	move(job.StatusSucceeded)
 	if d := ttlOf(); d <= ttl-time.Minute || d > ttl {
@@ -178,9 +187,20 @@ func TestFinalRecordsExpire(t *testing.T) {
 	if _, err := short.Update(ctx, "k", func(r *job.Record) error { r.Status = job.StatusCancelled; return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// A record that never finishes goes MaxAge after its creation.
+	young := redisstore.New(rc, redisstore.Options{TTL: time.Hour, MaxAge: 200 * time.Millisecond})
+	if err := young.Create(ctx, newRecord("m")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := young.Update(ctx, "m", func(r *job.Record) error { r.Status = job.StatusRunning; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(400 * time.Millisecond)
 	if _, err := short.Get(ctx, "k"); !errors.Is(err, job.ErrNotFound) {
 		t.Fatalf("Get after the TTL = %v, want ErrNotFound", err)
+	}
+	if _, err := young.Get(ctx, "m"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get of an unfinished record after the max age = %v, want ErrNotFound", err)
 	}
 }
 
