@@ -127,12 +127,14 @@ func TestUpdateFrom(t *testing.T) {
 		to         job.Status
 		wantTrips  int64
 		wantErr    string // kept from another writer's change
-		wantExpiry bool
+		// wantTTL is the expiry the record must have after the write: the store's TTL
+		// once the job finished, its MaxAge from creation until then.
+		wantTTL time.Duration
 	}{
-		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1},
+		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1, wantTTL: redisstore.DefaultMaxAge},
 		{name: "prev is stale: fn sees the current record", meddle: func(r *job.Record) error { r.Error = "noted"; return nil },
-			to: job.StatusRunning, wantTrips: 3, wantErr: "noted"},
-		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantExpiry: true},
+			to: job.StatusRunning, wantTrips: 3, wantErr: "noted", wantTTL: redisstore.DefaultMaxAge},
+		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantTTL: time.Hour},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,8 +168,8 @@ func TestUpdateFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if expires := d > 0; expires != tt.wantExpiry {
-				t.Errorf("TTL = %s, want an expiry: %v", d, tt.wantExpiry)
+			if d > tt.wantTTL || d < tt.wantTTL-time.Minute {
+				t.Errorf("TTL = %s, want about %s", d, tt.wantTTL)
 			}
 		})
 	}
