@@ -21,8 +21,9 @@ type Options struct {
 	// split across calls.
 	MaxSize int
 	// MaxQueueDelay is how long the batcher may hold a request that arrived while a
-	// call was running, waiting for more to fill the next call, counted from its
-	// arrival. 0 dispatches whatever is queued at once.
+	// call was running, waiting for more to fill the next call (up to MaxSize items, or
+	// as many as the last call to end had), counted from its arrival. 0 dispatches
+	// whatever is queued at once.
 	MaxQueueDelay time.Duration
 	// MaxCalls is how many calls may run at once (Triton's instance count); 0 means 1.
 	// A second call lets a batch gather and run while another is running, so a
@@ -44,9 +45,12 @@ type Batcher struct {
 	queue   []*request
 	items   int // items queued and not yet dispatched
 	running int // calls in flight
-	closed  bool
-	wake    chan struct{} // capacity 1: something was queued, or Close was called
-	done    chan struct{} // closed when the loop has stopped
+	// lastDone is the items of the call that ended last: as many callers as may be
+	// back soon with their next request, which is what gathering waits for.
+	lastDone int
+	closed   bool
+	wake     chan struct{} // capacity 1: something was queued, or Close was called
+	done     chan struct{} // closed when the loop has stopped
 }
 
 // request is one caller's items on their way through calls.
@@ -167,8 +171,9 @@ func (b *Batcher) loop() {
 	}
 }
 
-// gatherLocked waits, with b.mu held on entry and exit, until the next call is full, the
-// oldest queued request has waited MaxQueueDelay, or the batcher is closing. It does not
+// gatherLocked waits, with b.mu held on entry and exit, until the next call is full or
+// holds as many items as the last call to end, the oldest queued request has waited
+// MaxQueueDelay, or the batcher is closing. It does not
 // wait at all when the model is idle and the oldest request found it idle: a lone
 // request does not wait for company.
 func (b *Batcher) gatherLocked() {
@@ -186,7 +191,15 @@ func (b *Batcher) gatherLocked() {
 		return
 	}
 	deadline := oldest.arrived.Add(b.opts.MaxQueueDelay)
-	for !b.closed && b.items > 0 && (b.opts.MaxSize <= 0 || b.items < b.opts.MaxSize) {
+	// Enough is a full call, or as many items as the last call to end had: its callers
+	// are the ones that may be coming back, and waiting for more than that, when
+	// clients wait for their answer before asking again, waits for requests that
+	// cannot arrive until the calls still running end.
+	enough := b.opts.MaxSize
+	if b.lastDone > 0 && (enough <= 0 || b.lastDone < enough) {
+		enough = b.lastDone
+	}
+	for !b.closed && b.items > 0 && (enough <= 0 || b.items < enough) {
 		wait := time.Until(deadline)
 		if wait <= 0 {
 			return
@@ -256,6 +269,7 @@ func (b *Batcher) call(segs []segment) {
 	// Under the lock that hands out the results, so a caller that sends its next
 	// request as soon as it has them finds the model idle.
 	b.running--
+	b.lastDone = len(items)
 	off := 0
 	for _, s := range segs {
 		r := s.req

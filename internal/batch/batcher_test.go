@@ -270,6 +270,35 @@ func TestMaxCalls(t *testing.T) {
 	}
 }
 
+// TestGatherStopsAtLastCallSize: a call formed while the model was busy stops
+// waiting for company once it holds as many items as the last call to end (the
+// callers that may come back), long before MaxQueueDelay (10 s: the test would time
+// out) and short of MaxSize.
+func TestGatherStopsAtLastCallSize(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first := do(ctx, b, items(0, 3))
+	<-rec.entered
+	second := do(ctx, b, items(1, 1))
+	waitQueued(t, b, 1)
+	close(rec.gate) // the first call ends with 3 items; the second request waits for 2 more
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	third := do(ctx, b, items(2, 2))
+	for i, ch := range []chan result{second, third} {
+		if r := <-ch; r.err != nil || !slices.Equal(r.out, items(i+1, []int{1, 2}[i])) {
+			t.Fatalf("caller %d: %v, %v", i+1, r.out, r.err)
+		}
+	}
+	if got, want := rec.sizes(), []int{3, 3}; !slices.Equal(got, want) {
+		t.Errorf("call sizes %v, want %v", got, want)
+	}
+}
+
 // TestQueueDelayGathers: a call that is not full, formed while the model was busy,
 // waits for company up to MaxQueueDelay from its oldest request's arrival and takes
 // what arrives in that time.
@@ -277,7 +306,7 @@ func TestQueueDelayGathers(t *testing.T) {
 	rec := newRecorder(true)
 	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
 	defer b.Close()
-	first := do(context.Background(), b, items(0, 1))
+	first := do(context.Background(), b, items(0, 2))
 	<-rec.entered
 	second := do(context.Background(), b, items(1, 1))
 	waitQueued(t, b, 1)
@@ -289,10 +318,11 @@ func TestQueueDelayGathers(t *testing.T) {
 			t.Fatal(r.err)
 		}
 	}
-	// The third arrived either while the second gathered (one call of 2) or, on a
-	// machine slow enough to spend 500 ms here, after it left (two calls of 1).
+	// The third arrived either while the second gathered (one call of 2, as many as
+	// the first call had) or, on a machine slow enough to spend 500 ms here, after it
+	// left (two calls of 1).
 	got := rec.sizes()
-	if !slices.Equal(got, []int{1, 2}) && !slices.Equal(got, []int{1, 1, 1}) {
+	if !slices.Equal(got, []int{2, 2}) && !slices.Equal(got, []int{2, 1, 1}) {
 		t.Errorf("call sizes %v", got)
 	}
 	t.Logf("call sizes %v", got)
