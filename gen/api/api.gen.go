@@ -1410,6 +1410,25 @@ func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemor
 	return err
 }
 
+type ModelMemory429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory429ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ModelMemory500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1529,6 +1548,25 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	return err
 }
 
+type ReloadModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel429ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReloadModel500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1610,6 +1648,25 @@ func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListL
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoadedModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels429ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1769,6 +1826,25 @@ func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	return err
 }
 
+type GetJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob429ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1923,6 +1999,25 @@ func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels429ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2038,6 +2133,25 @@ func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel429ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2790,6 +2904,25 @@ func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob429ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3565,149 +3698,154 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdi9tCz5kYf8l5M6u94mG9d2ettGGREiIQtrEmAB0LKan7/7HRwAJEhCtpw43b29",
-	"O5OZyHwAB+eFg/PilyjlRckZYUpG4y/RguCMCPh5TpRY7RzPFRH6z4zIVNBSUc6icXRBUs4yiRRHS0wV",
-	"mpE5FwQpsaLsCuErTNkgiiOZLkiB9evkFhdlTqLxKI4KymhRFdF4GEdqVZJoHFGmyBUR0d1dHP1t5z3P",
-	"SL7zVyIkzNad/HJB0I25idQCKySJuCEZUguCBPlnRaRCW/oPzggSvFIapnTBJUHLBWGt5xguSIYYZ2R7",
-	"DcDRzV5UwymVoOwqutNwlljggiiLrp/47PRPYViTX/hsSrMEYSSrWUElQC6IqgQj2QBdrkqSISwRRmWO",
-	"KUNmllhfogylnCmBU4VGg+FgGCPJJwyWzThKc0qYclhgCpZsiUElEmReSVjf8ghhhmhmHtWrlvr9X/gM",
-	"beEJK3A+50KjQg9AWZpXGcm29RjJwfBAPzdlXE3nvGJZMpiwKI6oXl+J1SKKIz1gNI7MQqM40uilgmTR",
-	"WImKhPE6nD2fv8SHezv76UG2czB/TnZe4dFsZy/dzw7I4fw5fjGL4qjAt+8Iu1KLaDzaewncU//dp0sc",
-	"AfP8DPB0iXGMBLmiUhFBMlTo555JwMUgvBz4b7PFkHTBvxbYtYz+gRHE58CvDlrL93INxPb2hkDfjB4N",
-	"8p0eWZacSQJs/xpn50aU9F+aVQmDn7gsc5pivZLdUvBZTor/+kWaVdYQ6DcyPT4sr+GwKI4yojDNNRG4",
-	"WbwV1YmenxE1iY7QDyeXaBduSpRTqaQV7TaNpcUGkUoz5zg6nA/T53iPvMpGs4P0BdZyr7CqZDQ+GGqd",
-	"RBWg572ZlivkgLLYWChVyvHuLmVzIrJBRm7cEuVudyV3Pur/nyDzaBz9YbfRurvmrtw9MyMYHPeViFNY",
-	"VCJPWIUVZcxQxa4ZXzKLLC4cq8T6t8dCE1YKUgqeEim1YhTkF5Iqqz4pKys1QG94RuQYJZTd4JxmUzt5",
-	"EqOks74knrDEzuRfbd6FIUFl3MXRa56tfubqOE1JqTRzfgPPlHiVc5xNFefTHIsr4nMNsMaC4FwtkMLX",
-	"Rts5HM54tnoMU4z2G6Y4M7MixTlys27AFn1gn4oxeEkEoCy8zhhhZrT6EkvYIwx5UdIDKRlooN5wNs9p",
-	"+m3yrDeCOWVULkhLmPV+g3NBcLZC7v4YdqFNdgPN/LJKU0Iykj1Kql81BPwpAMJmNGwt6qnIF8KI3uMR",
-	"VSjFTGufGdG/UpLn2lowxPNhMXR7y8WMZhlh30S4eT2KRzW1oNLjM0ZIZlQtzgptrqS8JI8ihydPb70J",
-	"N6BBA99TEeCarDRfgbJCs0qhHKfXZnmwMPjVWbyjQg2NIcEpU0QwnJ8IwcU3kYHckrTSz04JjOURQ1sa",
-	"6GY0topeVAzNMc0fJRCH/jZ34uZCbq4N6NAF8KmoUdKS5JQRuya0XNCc6EUyvVdtJZ15k223u8EZQKAF",
-	"VQizCasYuS3NvjbHVa7QVkItddybdkv6mau3sFN/q75bZ71oCV9StdDW90ZabkuQlItMInJbUkHQTx9e",
-	"Ty8v3yGsz2J6sU5TbD9K6A7aOvCRdk17hU9B7p+5VuYLcwZJ2icMIKthcHfS2+qbHihgeWyDJNpd+pLz",
-	"d7DZfjc7wz9L6u0WkdsU1ONoePDy8MVzNFspItHW++O/Tc9P/vLx5OJy+vrvlycX2/8xBggsm0oDjOZP",
-	"zFDSW28CdmhCFSlkghZYogI8BgstrfD46+PLNz9OTy9P3l8kiOSk0EDcY6wY8b0g4oam5CPDN5jmeJZ/",
-	"G7H/WZGKTOdVnneprNkU7qIFz4HAe3AulmhLC+hfPp58PJlenP7jZPtIn+3FCuVYEfEoreyR+S8wlQVk",
-	"A/p6gD8VYZdcXHs2iDYvGWJ8OQaF6+RS22SK5jnS9NFKmgunvBWHixPmZNc+0pwjqoZsyXaM2nimEtaP",
-	"tpJmcfapCTOPzHB6TVimH62YIDhd6KHqN1rDd3YKDfeiUuAcyviSaSjdham+kGwPEDjBrOJNPI9YgqTx",
-	"gBlXyHq3WQj99uld/1EgwSXn7zFb2QO1/CZGFliRaU4LqtoWuL6O4DriczQaDp36krsSbc0qIRXaGw63",
-	"rSLT+yfgjUptKTnWNhgZoUedrfc8K/ySc1Rgtqpn34zLW6t6QgvwmUQeYraS8+PLk+m70/enl9PzM627",
-	"/CuvP55fXCbgHCO3C1xJ1djlPoDJ4OlY4yPDlVpwQf/1jafmyh/I4wupxQhbM/j47NTYxcZZ+red47PT",
-	"nT+TFTLwPcrsGDVE/9ieewN6t6B9Knon9XoSuyDwqlDjD+HCKnjPp3JNVo7APkTG6v/IZFWWXCiSvScZ",
-	"xZewrG8iUT3gtNAjTgFTXWIpt/diid6YuXb03GPkT6enicHYU+RW7YKD+VGmx6FPvxowBIAhC9hGlAwu",
-	"6qmNEL1QcIRjiZIuHpKGiCFgNDlreEBij9nqrzivgDiYrT7Mo/GnL261rCpmWjzjL10vaXNlxnlOMINL",
-	"YPo8tMx6xrsaq1gIvIIRcJZRvRicnwl9IlWUPGpAVuXWQjI+YTsBn/1CUhXdfe4i9pit0E8XH37WWqEi",
-	"MdLv18GBAXqDhaAkAxMXdgn9I0aM6O1VkB3CNENrRhW8ulpM2DznGPbbklOmBmjrQ0mY1jX7gyGYhIwD",
-	"R8FgE41xtbAiqaeeRMbymAnM0gWREzYjOV8iWRINl0K8UsbdpZ9yi0VmefYtcFkoCXcH27B5ewKoRUTz",
-	"MclzrhF2u3PFdyyWNAMNzvHyPZESg9Vd392R17Tc4aWhzQ6sTut4jeW7ODqWK5ZeVLOCqnPrOw8Himjm",
-	"3P3gFfKjRakgWG8zURyVLdrbkMsDXPATn51mkfHeu7jAJ/fu5x4nxNFrrNLFmSAZTZXn4A9z4BznkvSY",
-	"B830GKg0g5iQFwx0hDSHrJAWCH20l45DjHmGC9I++g3aRLJy9ElvLEsexZqUn2MTQnCRmLsummrhC2Cd",
-	"lZWSMcIK5QRLE0PTXIQVKrhUqHc6aQHUhePRYl5QdmreGfVk3q3q/tHqkNdbSnLYJ282ip1yjf0B+u8F",
-	"YYgXVCmSxa1okwueiionKF1wLonU6Gkh4PFhpE1Fp8OuBhcOww9xbXD5jin53ONL6ewcLrQtYEXQMusz",
-	"CXwqO0zY4jaIiVW5CnBlTYjoZq/PlV9J3Xq2UMDQ3ESltmoUKeJNF/et25PPc/cNYaOddjFrSOzHMc1a",
-	"Q+R+C8fM9w6JXVI7Pl9C6B+cJuZg2teixHls22P892IF6PLejRHDhZYJfX1Oc6Mq5no1WmEYZ+NyQcC3",
-	"QUwYvicxJi65SwWVuzf7JmY4WOEiH6MmOPdp+Hmg+FQRJrkYyAXWpl0BMR74A33a/+yReVYpqzZBoaFJ",
-	"dDuJbEzo00HzZD+ZwUWPv0HJfDXBbYi9obehRIjaP0I0r0+kd/SGMCJln6rOiP0SEVYVejp+rYduCMGv",
-	"o1BY3ofQDhKCyOyqAc77hc+0aGWEKTqnRMQmuyOQ/YGoOkIlN/YLeIkTCF1a7bSLte2w+8Xs1HftnWfT",
-	"DIo5FwXWdk1V0SxE/p/47BxczoG1MAQgLARnvJJ6ZR1NCAq1tgGsnTKF+faGe893RqOdvb3L0XA81P8G",
-	"o739fzgyTwtrS421towjF9C65+39kX7bGT0b55CEtHXI4JMKiwfAP/yHdzyK/HCkp+tHfV1v8dTbkEVl",
-	"7F1st6Zf+Cy2KsuqcgpnUdCzPWWubdn+/mSJ0TuEtMjTV3Y2NwoCFlgiE4YgGdo6f/sG7e/vvzIcyudz",
-	"SdR2mxfvoXXNfxlWZEfRgoSYsMMR61SxBs5o4iNzHqlYTqREhiLgM6x1/JrzTjNni+GC+KCqjsoeITyD",
-	"o2XFFM01MGyATGqGxpON1kiU2HhNYhzAG6DJMPVmaHqUvR9/m4XxGGvAl5wgJjH4k4lA9knQfH2MbsBU",
-	"h5tjq9kBHsDWhXnwiXa1Og/Ozh8HDBtPFGt8d6VgzaZzUa+qjWc7pAsggrHCFVoRZTzq2TbamVTD4T5B",
-	"JWHgrN/q3nChVvd3reDQ/58wJ3h1OgIiLNM7m5ZKyCxc4MxEFq3QGP+4234tgHqjNvPrpZsJNbI8XVqH",
-	"tOup2hu3/2yP6u84zu6xC+sY80IbbZShghRcrDr7GoSbssqE/afaNB4OhnsxXL9nh/hHk4xnd5v7t4X+",
-	"NF2Af+RLlHNrcbrQ3zXY9QXNc+oiET74o8GhLyK80low7nmu/MWs2Q6o9GLylqh1qGcLI0EAJEEkga3o",
-	"4W1hc+n9DZmlDaJCMukx3DsqVfjY7dAoO3zXuKxccqcRpXYQrW/dWhHpzfXX1igLfEMQ4w0R63nRjKS4",
-	"knBOoaJ9xoF93hwUsTQemI3Oh/6J7G6NNyPA4ifgD+qDeGQDTUssip2qjDsOIgmYq7GGpTWezc2kNg14",
-	"QTyrYKOF+Cqkt5DQoVU2SivEIe9hPeek5CLAHu8JlhUkrBrK6LOa4bgaKQ2X2OMhUlzhPHDqqfms5fe6",
-	"17du3zBAhghn59zASa8fc+N08NQA1gwYxJXG5wlTYhX2cLhzPZ8j3Mv27Wjxx6ji34y6WYuUsHIx0tPO",
-	"lmkSocUKXTO+lLHjKC70Dh3yZ0kIb9yLsntu70V3n8Mers050SP9hlK3FlfvicIZVjjMQy1swfG8jzFE",
-	"u1hqj3MqqESyJCklEs0FL5AkJc5BUEuicI4KI9eQyQKlHMWgdnHYM6/xPgPiM7sQCJPs7zWGxK02jhZY",
-	"3/y0M4oPPt99fowdQgXVIscr9fBUOb+iEIz35tuH+UouVa0GGjaRfK4KrCGEehhN4TuPTRQvp9f+zeg6",
-	"Gu/HUY5nht8iSRSX2LFSynNIQbyh4ooymuLo8x3MXrvF/Mlr91hrhv7i5gSrShA7X4nzaW5807H9c0kz",
-	"+AvI1tw0f5qbnxucHBiYrHfceJoEVuRqFY2jJaFXC2Pkmp8A080oGr8axlpKxqPhnXc0iSD3tytp9Z8A",
-	"s7mwF/Xlq8WRIavDufL5kiHvbmwYliqJUs7m9Kpttn0ta4dP9Rs5Vp/gOO9kKYQHwyeyCW8Y5y34Rze2",
-	"Ci5hkIuSpKFN8mFj2iQfQQR0nU39NWfi721R15rjEYi9ojdPhtiW6gnBIBUpJZoRtSQWzwYSZzK5kqVn",
-	"0vrU4PQETrSNQbxQpFwLoKedNoOvCcDoPaoGFMB+YuA8NXXfEOfmsfMqJ23PSXs57uhXsyeaUyGVlWTD",
-	"zPIImYKGpXH81MwOqXfyqEnuttjw1ADa0rhgHBEsckpE92VzvrT+BAsMOFCMEm1M8EZi3L2eNHyV6eZr",
-	"5rAl5tmnbZoyvQvhvKFtE0RuVLxH8R7A9xpEvTNr7XxqaggaYGtt2Yh3i4/bUtdwkbf8taZXozyC0qAB",
-	"3cB4/6qayjjqHGYCZy04YhXuyIUFr2yFlGO1Z3LNkRsLRec4VVPI6u6P/RqSvX26gzI0yrFmZM2PaGto",
-	"UmYqmqsdasv2ZNt7crh3sPfypafbKVPPD6J+1XQcrQFIo5tIRQus6lJSb5VzzlUpKFMxKvDtlpBympFc",
-	"YbO+GLXXi/4LLQgu/Ufa8Nqc940AJrdpXkl6E7Cr3+LclWpjxtXCHoaRwAxh1fgA9CYHpVL6CgAlUQEx",
-	"EshQ6prvLaPBi4l019QH6AfBlxD3gJl+4IAGLdCVJAingktZq7HYuiww+uEN2tLgzAhi5AorekPa6DoY",
-	"vtoMV45XrWnxq9oCHR55CFlWgZiNFwKiSBKFJP1XD3MPYOsxzPVdXIBmvXFXCfRREmApn9/b9Awp0W/M",
-	"u5KUXeUkkHjVPc3a0zHTinX/4PD5i5evhvbXECrEOtHRThj1fm+KG33jNKjfM516aTCAw3s4ZE2OU48B",
-	"NkleehQn3E/6f1vQ8XumHK3Bu8lCDuVJnL99g14dHL5ANue5bz6Y/O4AvRQkqhY4XVBGdrR9ABf082PU",
-	"KcKPUauyPp6wTl1cjHpVcTHy09ZjVNetxu3OHvGE+YXFED50IxRELXgGz+I850t9u1eVpScKpVbHE+ZX",
-	"RsSoU8epF+VXZ8Y2rjR1AYlW/VC9Zq++J0ZNkZD73brdqu3R8NgM+DrAGGvCaXNtStm0FPxKEGnrexoN",
-	"0MJ9aFd1Ofp9DwBWaKn3v6Xg7MpFWKBJiykf1OeepX5KcZRxhGe8Ul0bBjTCwLmzxqgucj1AJqgnY3TF",
-	"FdqPgu4RqfRi14SncLNrh/aLyOUkhYb2ywm+rO9eAUlRMcK55E1tid3mdk7/ZKsxjtA/K64IZERphS0g",
-	"agKNhXzZaiAL1C/ckwnQh+7Hy8sz53HSMtex0oYhE8PWRASEecGFQrIqCixWDqHXlGUm6TQA/qnhKbSW",
-	"p5StKOlO9fH81M9GvHeS+2ozHmDqjsJ0NR+AAO+UaTk/NmquxRNrVKkXK+qt7qwV5XJ2v7ZlA0zaVrNX",
-	"fAoGmFZT6YNHNXgK0iacYW9gbAfUX+6/fPl8uNlZzM0vV/LB2WFCG/XjM4UpI5lxuOolfrhAs5U7dIiK",
-	"6eW3jeLnL1682Bs93xSue0C61Ii25cp8/g0w7R2Onh++3DvYECZjedk03Fro9kIPa0N7DfTnvdNF+wAS",
-	"OFdruX4Qwg7vNxDEQTYLEb+D+NaaQ4JxTvQmF/Ql1rfc6pYLnlunckruS4Btj2O8c5ylxJZiNCkxWPZc",
-	"0nGd72E6i/keOOdbc564TRxvmyfYnoMRcF7bhff0i7Ad0ZbWTejnU2yS2LN/b0Dt8IkSexq53fuaBJ21",
-	"B//D//1pNXEfYUGO8LzUwUwpXNtT7U53Xrm6lr5QEUATxOs5vbHSI5bUdYZZ0KuFvlKP2nHuoq2b0RDZ",
-	"FLqbV9tHYF7QFOF8iVfSjuTaVyRHyEUNkSxzqqRWsYkNHyYtjzdAYrddmtZBxq7P24tC3uf2Xn9kxg5i",
-	"OBEDvIGzcG9sL+S5rlpxA67vmAJEpIQpfEUkZMY0UfvMhCJKbTKPhsPYJlLXyNSwd6S/E4jtsVhPOVme",
-	"CDFjHXUJ2GYmqgoe5iaCoUjZZzsnjl5yo8IswyKj/wrKbxPpDqPYODrDUahnEjV9KxGWHpwxygiUr+gd",
-	"AJI7ac9xQDCLxp8OBy8P4v3B8Hm8P3jxPB4N9j5rhtQIGw5e7sfDwcFBPBq8eBEPBy+ef34QyVYt2HWF",
-	"MO3FBwO49steuEAmnuFyOryYZEbSHAviEjs6/qqwlX1iGpGYutQtm1IQI/jx/ADOrfY/fXnGeR6jwWDQ",
-	"SYNsUhHWauPm4dvg+cXkHnTB+xMtCINwzBHaGUGpAMrcNTBv2crYQ1uVrHCeG9MNSg3aMJrMEi/6tIH1",
-	"tkk8KrPnBbOAEHFbW8Za8oY286/pYBlHkqSVoGp1obcsQ/zjkv6ZrI6rUH3RMXP9EAboz2SlRaYgxh5O",
-	"js9Op38++ftFgnabP6ZvT9+daJ1O1UKf4QlVCyJs35KM3JCcl8BT13q0JCM3O9dklaAte8COIUI0tREh",
-	"8Ask0Gmt89iEec/FphnbNsKCIJwqekO8Nq113wZrwdQdEBqyYkCBqa+nbM5dCwNsWgG6XCI4PqICUwYH",
-	"A6EN2krk3gnziqpFNRukvLCHTftfX7HbwazF5txfOcECUtBtjie/IQKO6GPkVyJZJ6fGDnAz9LV0FZ0x",
-	"dIa5MqG9X/hMWg8StAkFTwLLDMIoaHjNWBM2YX4qHchSrbu3mthonRtvnqtT6pt46Xad4oubnDI+nzDX",
-	"rbPJWrVO6cZs4VCfXpsG693U0LAG9ugkRokxDBJosuT2v2Tbd2UfwUjQB5m1zKG6FI0ZFq3ndmWNNjkh",
-	"6XRmdt0zAHN//KOWHsKUbbgw+OMfkcFm0zuP3KakVCixjTk12LtwRoBfBVGCphJ+ZzyVyYQB6+/ykjBc",
-	"0sEfE9t6ELNAD48BOoaeJaZ5B7Tuk2grsUwBfUo9cdGzAP2T7SOv1x9mvT6HVEIuC9MmGVVywpLbHafm",
-	"duCtBJFbZTVuqKWBhUXbJlaRyO0B+uDmkRPmNEVgaAytUuvOLHqFTqvrB/Sqvc4lXsOSCYO6MbmE8PrB",
-	"cNTpXRIjDKO5uRskHAz3W60NDXmhqaFsyHpwewuccXh7ayvUug5wtJWsa3ySbJtFGzMz6PxOUp7p9Tvm",
-	"a9xJSYyWC5ouYNpcctfwY8IslzYexbrBi+Y+ANulAhnlmNOU2HYMVsEdlzhdkJ29wbCn2JbL5QDD7QEX",
-	"V7v2Xbn77vTNyc8XJ/BO4xm02q11ThwNRuYZy9LRONofDAf7YPyoBWxFu8CWNod9t6jdY1ckcAQ+CyWK",
-	"g8Iw7hutSiC2usSySXlQHPLeYlTmlfS9JBNmk8rRe/D2j72iBb2vuAxiRhDWPKlPmEcug4LgdGHrU+ou",
-	"W2aLkg+GgrcSzR7priT5fFcrtSLZrklv/XJa3zl/0znB2XtSXCistCg3IXfzlvEYm2mvIB4doxlMaqwf",
-	"6+QyDOPiuaEsDdjlMyqvByiBtxLNdBCxNt3urB/m/OJiwsxMZmuxY9qpAM/g6jPPDNBbsLmNA7KZ0+IX",
-	"ml5q7fdA8gPaSt59OP7T9M2Hn998PD8/+fnN3xN36BwZS6DA4ppkE5bU8ecxgrBx4pKeV62cCSgurWd9",
-	"Jh3AIC21ajzNXHts677tdAXfGw7v6YDkOh9t1vinVTkR6P7zvimZqPEIJfm23VvtALyLo4PhaN10Nfy7",
-	"Hzs9pw6G+w+/9NbvS3sw2uCNbivsuzg6NGi7/712k1mwZ02socEF9Pz3EaKtPHwFqcSgXbQZ3t1qtAkI",
-	"9/SQbSX0RevGu90vVpHd7ZrgHBSbeB9B+BQGvXmk8SpBJcEmD7ve+C4DPeBKryh060KMLL20Wkt9Z+d4",
-	"0s9z0GAxkktc6rMg2GmKFzTV56N4wnIoZWM781zbUXWLOusYRba8wo7j1BRDaQ6mFlXWpoMuRGQ5Ya2m",
-	"ttJVdMWtUa4JKWWdHuxUn9m/rSlqd1W9bxrNZYuz0M/tlt8hYTWe1Pc21v3dhLXlsF3TqqtFJ1qv2Qro",
-	"BhLgfXPg3yjTw4OH36h7Cf+aSuBHrnZsVaaf1Pi1OgBC6VDWEUe7GZlVV04tmN1qrW3SKeqze5tX9mia",
-	"IjsLBfZ1BC0PTYn4TlW6wj9E1YQ1X3jYuAIwJAnvqFRedZ/8nuLQrQtdIxEdC+7/yF5l6JdWQhCm8lXD",
-	"GY/nVMOWZSn4vMWocGUXAnQycGOW8/Q6cD0tMpCY/p06dBe4p+27wOWiUuQ2cN0mmwTuyFUx43nghlpo",
-	"o9QU0YduC5zW15sVL+q+OUExPYYtRqK94VDLj+ScOdep83doySNMDtBbLlBu2+3AfmRKPNoCZvv0fEex",
-	"sjOsayFvoYbTIb0hg1+Dza2LMRp/+uwzvetV5LG4XElFiugzMPIvfCbrbj9rSXbpdKDtPFKrvXVdg5BZ",
-	"klzvRuhR8QeifuKz70nFpuvQPZ/GMCv8N9sGv+GdXr+1wWyBruht7fsDUbZth8Gwx5CaB02l4aNse/MB",
-	"NCgBdq68tQz83tx3OWBnghdELUgloUktIrcllxDYQiYIgbacHT8cDAcH2zHCeY5KQeb0Fk63xtcyTTyX",
-	"xg/cVCtabZDyPCep4kIGz7IW4AfZ3Wui22L0JiTxB/TjybszZCEyhsjU7vBntTel2fa6dtFgwv6ALv9+",
-	"dhIe4gpXV2TCgvf2Jiz8qbpAWahZ8G9JN3pcUNTkCGrJpqj8HsOzqQB0vGNco4q3Sr1j6/owSXRcEmhf",
-	"YxG6ImoQNCC/v+n4oNHoFvBMIhcBkqY182xlSqzgUFp/PqOVn7D9f8LE1OgLfg7OcVXTQyBgX3rRgshj",
-	"u543ZC0fQspv51MJmh8XfKm5MMXQ9Q/8cH/WCps8M/cvBVWcPQMxgBYGE0ZYBgUDJhYxhlOTNxm8Bqco",
-	"m8W6VTdwgXRq42Y0udQTph+0H1tYU7zrAuVxt2DMFLK6wamYsGYHiNtVrN2iinbQ69Q23bW1h3AXBp8w",
-	"LIgVVUhQ8xG4wNKKZkiJ/0DUd3dwtFtLrBFNC65Hwd+dG0/m4TQI1RzNu308vkqy43+jD1NrERfNtHzn",
-	"X1rhwh37XK79+Msat+d5xSRKNCqSVvtsJ3stXzgcdKVXs910loT4a3+TO6tz/a1nURPzyaSoU+B2104d",
-	"sW3Tv5sMe8VTa4+QfuWU9wmPwLeJ7/uMR/dxmO43rAY2kerup7XgvcNNwAt8JkO/vPfq4Ze7X8b5lU9P",
-	"5xUD7ePnozQ846khJ8ZhPeTu3nkSb87u6+X+r/r8jhWRfg1EbHJaIZihuD7luxRJ9yk5c9bTusD4cxFV",
-	"gwlzvh+szF5bWw2ugbHtTXy/dyGwFZuvHTgHwn+aAgl90OEeH0arl25Nguy3bhP8rgw2UwaGERCuM9K+",
-	"m1bYrXtIh3XDO3pNUHL24aIrrInfYdqLTmrutJ1UJZwpEmMYJOaoom3xUNNp+xW/9YIP32H4ftIf+jjJ",
-	"7yrgdxXw66sA08L9O2oAPzaQkZyoQE74G6ho7rRllu22zOjYfVIIcVF3g9bPw5mg4DdezZ/92uIRwnV7",
-	"aG5i93iGWcYZgRjEzFTdmB7SRKAUM7SltUrdc2sOgdyUF0TG+vWMyhRrmdg2ndSN2WF9GDMCD6KkrtA2",
-	"2YDm+1LpArMrIicMX2HK9HrqsjW9isCns8foYPiq++XsgAoz6Pvq4Mev82mE0eDQlIA90acRzKx1j8Km",
-	"C3e/7O0Joz1UNuQ6QoZ1foX4z/d3nww30HH1h/i/wd/yv1GZGvmDT150vjzSC1Ldrz3jsFv2HPLdZW0A",
-	"WRb7ihjpGc/z34Ok/7lBUk3fjfjwm4KlboN/wLgHh5/JYbcfx/ZM8Qe+oAcNJb1csAlLcZ4PnLlvP8hd",
-	"v2v638Jma2x+LO+z+a0lDlb5f67F3/223IOuQxmvPTj97lT8/RARdCrilkux+wHNrztAmC4M64KUe8Mh",
-	"SkwR1sYNIY7Q4XAfJe5r7qZeATZKKies9TV4kzMm6r4VNmksmKFsmkV8m8nd6aq9sXnaNN0IyPXJwygZ",
-	"/Gp73FfgxjXreBrsnLVKhNrUf6oPoN+TNtLAFsoWab/YLvT9BH3tTaGSbYvfT7ODu+YQXXcW0SdXnlZ6",
-	"Dx6g12RB4dPppeC3qxglZx9fvzt9M/14/i6xn2uEIzS8naGUl1SjKrshQlEJJYd4JnleKYI+nr9DlElF",
-	"sA1wmwK0XSh/sIvrQnnhKQwoPfI1CKQJEWZ6w9gKt8Y+7lvGJligrd6OySO9AcDm6b9dd5uvU1O8d+po",
-	"67qvN8aektDLsClA4LjkIl0QqNPlwqYKpAKXRPhQWZr3ZzCFllygOonCe8smEQcWQ6E3ghI4Na3ZMJoJ",
-	"vpREoI+nAJVpImDHgXzbu893/xMAAP//",
+	"7H3rcts40uiroLinKvZ8tCzZci7yLyfrzHgmTry+7LezUUqESMjCmAK0AGhZm+N3P4UGQIIkJMuJMzO7",
+	"J1WpisUL0Gh0N/rOz1HKZ3POCFMyGnyOpgRnRMCf50SJ5c7RRBGhf2ZEpoLOFeUsGkQXJOUsk0hxtMBU",
+	"oTGZcEGQEkvKrhG+xpR1ojiS6ZTMsH6d3OHZPCfRoBdHM8rorJhFg24cqeWcRIOIMkWuiYju7+PoHzun",
+	"PCP5zt+JkDBbc/LLKUG35iZSU6yQJOKWZEhNCRLkXwWRCm3pH5wRJHihNEzplEuCFlPCas8xPCMZYpyR",
+	"7RUAR7d7UQmnVIKy6+hewznHAs+Isuj6mY9P/hqGNfmNj0c0SxBGshjPqATIBVGFYCTroMvlnGQIS4TR",
+	"PMeUITNLrC9RhlLOlMCpQr1Ot9ONkeRDBstmHKU5JUw5LDAFS7abQSUSZFJIWN/iEGGGaGYe1auW+v3f",
+	"+Bht4SGb4XzChUaFHoCyNC8ykm3rMZJ+t6+fGzGuRhNesCzpDFkUR1Svb47VNIojPWA0iMxCozjS6KWC",
+	"ZNFAiYKE8dodP5+8xAd7O/tpP9vpT56TnVe4N97ZS/ezPjmYPMcvxlEczfDdO8Ku1TQa9PZeAvWUv9v7",
+	"EkdAPO8BnuZmHCFBrqlURJAMzfRzzyTgohNeDvy32WJIOuVfCuxKQv/ACOIToFcHraV7uQJie3tDoG97",
+	"jwb5Xo8s55xJAmT/GmfnhpX0L02qhMGfeD7PaYr1Snbngo9zMvuf36RZZQmBfiPT48PyKgqL4igjCtNc",
+	"bwI3i7esOtTzM6KG0SH68fgS7cJNiXIqlbSsXd9jabFBpNLEOYgOJt30Od4jr7LeuJ++wJrvFVaFjAb9",
+	"rpZJVAF6Ts20XCEHlMXGVKm5HOzuUjYhIutk5NYtUe42V3Lvo/7/CDKJBtFfdiupu2vuyt0zM4LBcVuI",
+	"OIFFJfKYVVhWxgwV7IbxBbPI4sKRSqz/9khoyOaCzAVPiZRaMAryG0mVFZ+UzQvVQW94RuQAJZTd4pxm",
+	"Izt5EqOksb4kHrLEzuRfrd6FIUFk3MfRa54t33N1lKZkrjRxfgXNzPEy5zgbKc5HORbXxKcaII0pwbma",
+	"IoVvjLRzOBzzbPkYoujtV0RxZmZFinPkZt2ALNrAPhVh8DkRgLLwOmOEmZHqCyzhjDDbi5IWSElHA/WG",
+	"s0lO06/jZ30QTCijckpqzKzPG5wLgrMlcvcHcAptchpo4pdFmhKSkexRXP2q2sCfAyBstoe1RT3V9oUw",
+	"os94RBVKMdPSZ0z0XynJc60tmM3zYTH79paLMc0ywr5q4yblKN6uqSmVHp0xQjIjanE20+pKyufkUdvh",
+	"8dNbb8IN9qCC76k24IYsNV2BsELjQqEcpzdmebAw+KuxeLcLJTRmC06YIoLh/FgILr5qG8gdSQv97IjA",
+	"WN5maE0D3fYGVtCLgqEJpvmjGOLAP+aO3VzIzbXBPjQBfKrdmNM5ySkjdk1oMaU50Ytk+qzaShrzJtvu",
+	"dAMbQKApVQizISsYuZubc22Ci1yhrYTa3XFv2iPpPVdv4aT+Wnm3SnvRHL6gaqq1742k3JYgKReZRORu",
+	"TgVBP394Pbq8fIewtsX0Yp2k2H4U0/XrMvCRek19hU+x3e+5FuZTY4MkdQsDttUQuLP0ttqqBwpoHtvA",
+	"ifaUvuT8HRy230zP8G1JfdwicpeCeOx1+y8PXjxH46UiEm2dHv1jdH78t6vji8vR618vjy+2/2sUEFg2",
+	"lQYYTZ+YoaS13gT00IQqMpMJmmKJZuAxmGpuhcdfH12++Wl0cnl8epEgkpOZBmKNsmLY94KIW5qSK4Zv",
+	"Mc3xOP+6zf5XQQoymhR53txlTaZwF015Dhu8B3axRFuaQf92dXx1PLo4+efx9qG27cUS5VgR8Sip7G3z",
+	"32AqC8gG++sB/lQbu+DixtNBtHrJEOOLAQhcx5daJ1M0z5HeHy2kuXDCW3G4OGSOd+0jlR1RVNuWbMeo",
+	"jmcqYf1oK6kWZ58aMvPIGKc3hGX60YIJgtOpHqp8ozZ846TQcE8LBc6hjC+YhtJdGOkLyXYHgRPMCt7E",
+	"84glSBoPmHGFrHabhdBvn971H4UtuOT8FLOlNajlVxGywIqMcjqjqq6B6+sIriM+Qb1u14kvuSvR1rgQ",
+	"UqG9bnfbCjJ9fgLeqNSakiNtg5EeepRtvedp4Zecoxlmy3L2zai8tqqnoPMjiwvnKavJc+tHU9LIOG1A",
+	"aUXd0P8NWT6TyEcnA9M6o6naMZpjqTVKtJWcH10ej96dnJ5cjs7PtDj0r7y+Or+4TA6R3rwhS/xlOr6w",
+	"81l0IcrQXPBrQaQeXMvPNx/ev7k6Pz9+fzk6Oz4f/XL8azVgyllaCEFYuvTH1TvrNsLyLC7UlDBlCU2i",
+	"ieAzmN+4Gp/JIcNZZqc9urr8afT26OTd1fnxBcx6evL+6vLYTowSPdpITQVXKif6xMZMLsA1ozUiXqgh",
+	"yzm/Aaexcsvc7jR5DS+ldd1yQ4BPynZXTIPJBf33V3okCn8gj+ekFlHYmhhHZyfG5jCO6H/sHJ2d7PxC",
+	"lsjA9yiVrlcx1FV97g14qQbtU50ZSbmexC4IPFbU+Jq4sIen56+6IUt3yPsQGYvqisliPudCkeyUZBRf",
+	"wrK+aovKAUczPeIIMNXcLOX0GizRGzPXjp57gPzp9DQxKNKK3KldcN4/Sq078PevBAwBYMgCttFOBhf1",
+	"1AqeXigEGbBESRMPSbWJIWD0dpbwAMceseXfcV7A5mC2/DCJBh8/u9WyYjbW7Bl/bnqgqytjznOCGVwC",
+	"tfKhZZYz3pdYxULgJYyAs4zqxeD8TGi5rSh51ICsyK32afztdgI+/o2kKrr/1Dp42BL9fPHhvZYKBYmR",
+	"fr8MvHTQGywEJRmYD3AC6z9ixIhWXQTZIUwTtCZUwYvr6ZBNco5Bl5lzylQHbX2YE6ZlzX6nC+o240BR",
+	"MNhQY1xNLUvqqYeROdXGArN0SuSQjUnOF0jOiYZLIV4o40rUT7nFIrM8+xa4g5SEu51tkNAeA2oW0XRM",
+	"8pxrhN3tXPMdiyVNQJ1zvDglUmKwaMq7O/KGznf43OzNDqxOy3iN5fs4OpJLll4U4xlV5zYuEQ7C0cyF",
+	"UsDj5kfiUkGwIlkniqN5be9tOOsBKviZj0+yyERGXMzlo3v3U4sS4ug1Vun0zGgKXvAkTIETnEvS1lrG",
+	"egxk1Q0TToSBDpGmkCXSDIFEwaSjEKP64hmpm9Wd+iZZPvqoD5YFj2K9lZ9iE55xUa77JppK5gtgnc0L",
+	"JWN9uOcESxOf1FSEFZpxqVDL8qsB1ITj0Ww+o+zEvNNr8bxb1frRynDiW0pyOCdvN4pLc439DvpfrbXw",
+	"GVWKZHEtkucC06LICUqnnEsiNXpqCHh8iG5T1mmQq8GFw/BDVBtcviNKPvHoUjo9hwutC1gWtMT6TAKd",
+	"ygYR1qgN4o1FrgJUWW5EdLvXpsov3N1ytlAw1txEc63VKDKLN13c1x5PPs2tG8JGku1iVmyxHyM2aw1t",
+	"91swB04dEptb7eh8AWkV4JAyBkRbihLnDa+P8b/TJaDLezdGDM80T+jrE5obUTHRq9ECwzhyF1MCfiNi",
+	"UhxaHGNivrtUULl7u2/isZ0lnuUDVAU+P3Y/dRQfKcIkFx05xVq1m0H8DH6gj/ufvG0eF8qKTRBoaBjd",
+	"DSMbb/vYr55sJ4q4yPxXCJkv3nCbvlDtt9mJ0G7/BJHS9ia9o7eEESnbu+qU2M8RYcVMT8dv9NDVRvCb",
+	"KJTy4ENoBwlBZE7VAOX9xseatTJtpE4oEbHJnAlk1iCqDtGcG/0FPPAJhIWtdNrFWnfY/WxO6vv6ybNp",
+	"dsqEixnWek1R0Cy0/T/z8Tm48wNrYQhAmArOeCH1yhqSEARqqQNYPWUE8+11957v9Ho7e3uXve6gq/91",
+	"env7/3TbPJpZXWqgpWUcuWDhmrf3e/ptp/RsnJ8TktYhhU8qLB4A/+CfnnkU+aFeT9b32rLe4ql1IIvC",
+	"6LvYHk2/8XFsRZYV5RRsUZCzLWGuddn2+WQ3o2WE1LanLexs3hkEg8CPpGmCZGjr/O0btL+//8pQKJ9M",
+	"JFHbdVpcs9cl/WVYkR1FZyREhA2KWCWKNXBGEh8ae6RgOZESmR0Bf2wp41fYO9WcNYIL4oOqMuJ9iPAY",
+	"TMuCKZprYFgHmbQXjScbCZMosbGwxDjXN0CTIerN0PQofT/+Og3jMdqAzzlBTGLw1ROB7JMg+doY3YCo",
+	"DjbHVnUCPICtC/PgE51qZY6hnT8OKDYeK5b4bnLBikPnolxVHc92SBecBWWFK7QkykQrsm20Myy63X2C",
+	"5oRBIGSrecOFsd3vUsCh/ztkjvHKVA9EWKZPNs2VkLU5xZmJ2lqmMU5Qd/xaAPVBbebXSzcTamR5srRM",
+	"Fyinqh/c/rOtXX/HcbZGLyzj91OttFGGZmTGxbJxrkEoLyuMc3ykVeNup7sXw/U1J8Q/q0RHe9qsPxba",
+	"0zQB/okvUM6txunCqjeg189onlMX5fHB73UOfBbhhZaCcctz5S9mxXFApZfvYDe1DKNtYSQIgCSIJHAU",
+	"PXwsbM69fyK1tEJUiCc9gntHpQqb3Q6NskF3lcvKJc4aVqoHKNvarWWR1lx/r40yxbcEMV5tYjkvGpMU",
+	"FxLsFCrqNg6c88ZQxNJ4YDayD32L7H6FNyNA4sfgD2qDeGiDeAssZjvFPG44iCRgrsQallZ5NjeTUjXg",
+	"M+JpBRstxBchrYWEjFZZCa0QhZzCes7JnIsAeZwSLAtIBjY7o201Q3ElUioqseYhUlzhPGD1lHRW83ut",
+	"9a3bNwyQoY2zc27gpNePuXEaeKoAqwYM4krj85gpsQx7OJxdzycItzKpG1L8MaL4TyNuViIlLFwM99Qz",
+	"kaokc7FEN4wvZOwoigt9Qof8WRLCG2tRtub2XnT/Kezh2pwSva3fkOtW4uqUKJxhhcM0VMMWmOdtjCHa",
+	"xFJ9nBNBJZJzklJiY9CSzHEOjDonCudoZvgasoSgTGbWKV0c1uY13mdAfGYXAmGS/b1KkbjTytEU65sf",
+	"d3px/9P9p8foIVRQzXK8UA9PlfNrCokO3nz7MN+cS1WKgYpMJJ+oGdYQQq2R3uF7j0wUn49u/JvRTTTY",
+	"j6Mcjw29RZIoLrEjpZTnkN55S8U1ZTTF0ad7mL10i/mTl+6x2gztxU0IVoUgdr45zke58U3H9ueCZvAL",
+	"tq26aX6am58qnPQNTNY7bjxNAityvYwG0YLQ66lRcs2fANNtLxq86saaSwa97r1nmkSQV93ktPInwGwu",
+	"7EVt/qpRZEjrcK58vmDIuxsbgqVKopSzCb2uq21fStphq34jx+oTmPOOl0J4MHQiq/CGcd6Cf3RjreAS",
+	"BrmYkzR0SD6sTJvELoiArtKpv8Qm/tYadSk5HoHYa3r7ZIitiZ4QDFKRuURjohbE4tlA4lQmVw4GyUna",
+	"0gbrCZxoG4N4och8JYCedNoMvioAo8+oElAA+4mB88TUuiHOzWPnRU7qnpP6cpzpV5InmlAhleVkQ8zy",
+	"EJlikYVx/JTEDmmN8rBKnLfY8MQA2tK4YBwRLHJKRPNlY19af4IFBhwoRohWKnjFMe5eixu+SHXzJXNY",
+	"E/P00/qeMn0K4bza2yqIXIl4b8dbAK9ViFo2a+l8quozKmBLaVmxd42O61xXUZG3/JWqVyU8gtygAd1A",
+	"ef+ietU4ahgzAVsLTKyZM7mw4IWtPnOk9kyuMLmxUHSCUzWCjPn22K8hkd7fdxCGRjiWhKzpEW11TcpM",
+	"QXO1Q21JpKx7Tw72+nsvX3qynTL1vB+1K9LjaAVAGt1EKjrDqizT9VY54VzNBWUqRjN8tyWkHGUkV9is",
+	"L0b19aL/QVOC5/4jdXhtPcFGAJO7NC8kvQ3o1W9x7srgMeNqao1hJDBzGZjgA9CHHJSh6SsAlEQziJFA",
+	"hlJTfa8pDV5MpLmmNkA/Cr6AuAfM9CMHNGiGLiRBOBVcylKMxdZlgdGPb9CWBmdMECPXWNFbUkdXv/tq",
+	"M1w5WrWqxR+qCzRo5CFkWQFiDl4IiCJJFJL03y3MPYCtxxDXN3EBmvXGTSHQRkmApHx6r+9nSIh+Zd6V",
+	"pOw6J4HEq6Y1a61jpgXrfv/g+YuXr7r2ry5U3zWio40w6npviht94zSo75lOrTQYwOEaClmR49QigE2S",
+	"lx5FCeu3/ncLOn7LlKMVeDdZyKE8ifO3b9Cr/sELZHOe2+qDye8O7JeCRNUZTqeUkR2tH8AF/fwANRoc",
+	"xKjWtSAeskbNYYxaFYcx8tPWY1TWBMf1rinxkPlF2xA+dCPMiJryDJ7Fec4X+nar4k1PFEqtjofMrxeJ",
+	"UaNGVi/Kr3yNbVxp5AIStdqscs1e7VSMqgIs93ftdq1uSsNjM+DLAGOsN06rayPKRq5upVNPEY5quA+d",
+	"qi5Hv+0BwAot9Pm3EJxduwgLLctlwAZc6KcURxlHeMwL1dRhQCJ0nDtrgMoC4j4yQT0Zo2uu0H4UdI9I",
+	"pRe7IjyFq1M7dF5ELicpNLRfTvB5dWcQSIqKEc4lr2pL7DG3c/JXW41xiP5VcEUgI0oLbAFRE6i/8Xmr",
+	"gixQv7AmE6AN3U+Xl2fO46R5rqGldUMqhq2JCDDzlAuFZDGbYbF0CL2hLDNJpwHwTwxNoZU0pWxFSXOq",
+	"q/MTPxtx7STrajMeIOqGwHQ1H4AAz8q0lB8bMVejiRWi1IsVtVZ3VotyOb1f67IBIq2L2Ws+AgVMi6n0",
+	"QVMNnoK0CafYGxjrAfWX+y9fPu9uZou5+eVSPjg7TGijfnysMGUkq+rZPlyg8dIZHaJgevl1pfj5ixcv",
+	"9nrPN4VrDUiXGtG2FJxPvgKmvYPe84OXe/0NYTKal03DLZluL/SwVrRXQH/esi7qBkjArtZ8/SCEDdqv",
+	"IIiDZBba/Abia2sOMcY50Ydc0JdY3nKrW0x5bp3KKVmXAFsfx3jnOEuJLcWoUmKwbLmk4zLfw1Sb+h44",
+	"51tznrhNHG+bJ9iegxJwXuqFa3px2G5zC+sm9PMpNkns2V8bUDt4osSeim/3viRBZ6Xhf/Cfn1YTtxEW",
+	"pAjPSx3MlMKlPlXvIui1AtDcFyoCqIJ4Lac3VnrEOXVdd6b0eqqvlKM2nLto67bXRTaF7vbV9iGoFzRF",
+	"OF/gpbQjudYgySFyUUMk5zkUcy9RYsOHSc3jDZDYY5emZZCx6fP2opDr3N6rTWbsIAaLGOAN2MKtsb2Q",
+	"56pqxQ2ovqEKEJESpvA1kZAZU0XtMxOKmGuVudftxjaRukSmhr3B/Y1AbIvEWsLJ0kSIGMuoS0A3M1FV",
+	"8DBXEQxF5m2yc+zoJTcqzDIsMvrvIP9Wke4wio2jMxyFeiZR1RMUYenBGaOMQPmKPgEguZO2HAcEs2jw",
+	"8aDzsh/vd7rP4/3Oi+dxr7P3SROkRli383I/7nb6/bjXefEi7nZePP/0IJKtWLDrCmHaiw8GcO2XvXCB",
+	"TDzD5XR4McmMpDkWxCV2NPxVYS372DR5MXWpWzalIEbwx/M+2K32P315zHkeo06n00iDrFIRVkrj6uG7",
+	"oP1icg+a4P2VzgiDcMwh2ulBqQDK3DVQb9nS6ENbhSxwnhvVDUoN6jCazBIv+rSB9rZJPCqz9oJZQGhz",
+	"a0fGyu0NHeZf0h00jiRJC0HV8kIfWWbzj+b0F7I8KkL1RUfM9UPooF/IUrPMjBh9ODk6Oxn9cvzrRYJ2",
+	"qx+jtyfvjrVMN+0jEKFqSoTtCZORW5LzOdDUjR4tycjtzg1ZJmjLGtgxRIhGNiIEfoEEutg1Hhsy77nY",
+	"NLrbRlgQhFNFb4nXArfs22A1mLIDQrWtGFBg6uspm3DXwgCbNosulwjMRzTDlIFhILRCW4jcszCvqZoW",
+	"407KZ9bYtP+1BbsdzGpszv2VEywgBd3mePJbIsBEHyC/Esk6OTV2gJrLxiaaGWLounNtQnu/8bG0HiRo",
+	"wQqeBJYZhFGQ8JqwhmzI/FQ64KVSdm9VsdEyN948V6bUV/HS7TLFF1c5ZXwyZK4TapW1ap3SldrCoT69",
+	"VA1Wu6mhGRCc0UmMEqMYJNDAyp1/ybbvyj40LVKmXBJWU4fKUjRmSLSc25U12uSEpNH12nXPAMz98MNR",
+	"rStL54cfkMFm1ZeQ3KVkrlBim55qsHfBRoC/ZkQJmkr4O+OpTIYMSH+XzwnDc9r5IbFtHTEL9PDooCPo",
+	"WWKad0BzG4m2EksU0APWYxc9C+x/sn3o9VHErNVDkkrIZWFaJaNKDllyt+PEnOmhkyByp6zEDbU0sLBo",
+	"3cQKErndQR/KxjtD5iRFYGgMbWjLzix6hU6q6wf0qr3OJV7DkiGDujHbyqbf7TV6l8QIw2hu7goJ/e5+",
+	"rW2k2d4PruQsnRKtDP7wA3KtKfU2aaK1OBTEPON7DWxjG9evCLPlkEHfCGvIuv4dJjaOy15HjiuuiQJc",
+	"Jr1uF7qdUFYQu3es6j00ZOBhlmirv/fKv6vHH6B+b9+4FClU1YFkCbSB05iEHCzFoVGj174W/LO2hy0j",
+	"Mer3DvwRGVfQMcPO3O+aKD+4dakytGnxCQ04ZcUm/bs7QOTB3Z2t+GsGFNBWsqqRTLJtiMio7cFgQpLy",
+	"TNOTY+bKPZfEaDGl6RSmzSV3DVSGzHJ95aEtG+ZobgawXWqVOWxymhLb3sIeGEdznE7Jzl6n2zooFotF",
+	"B8PtDhfXu/Zdufvu5M3x+4tjeKfytNrTomZ39zo984wVEdEg2u90O/ugTKopHO27wOa2JmB3Vrobr0nA",
+	"pXAWSrwHAWzcYZq0IFa9wLJKIVEcaCJG87yQvtdpyGySPjqF6MnAKwLRbOIyshlBWPO4ttgPXUYKwenU",
+	"1vuUHeHMkS8fDK1vJZo80l1J8smuPiRmyXa59dbPqc8P5787Jzg7JbMLhZUWjVUKg3nLeODNtNcQ34/R",
+	"GCY1zGWdhoZgXHw8lPUC8iCj8qaDEngr0UQHGQCmM6MVB+cXF0NmZjJHtR3TTgV4BtepeaaD3oINYxy6",
+	"1ZwWv9CgVZ8mDySToK3k3Yejv1Zdyt78mjgjvmc0qxkWNyQbsqSM5w8QhOETl0S+rOWgQLFuOesz6QAG",
+	"binlyknmWrlbd3ijg/1et7umo5TrJLVZI6VaJUqgm9JpVYJS4hFaHNjWhKVD9T6O+t3equlK+HevGj28",
+	"+t39h1966/dQ7vc2eKPZtl2/t/fq4feaDQ3v4+jAoHv9e/VGymBXmJhPhUM4wXxEam0bX0NKN0glbQ41",
+	"j3ytisM9PWRdeH3WMvV+97MVgPe7JkgKRT/ehz4+hkGvHqm8e1DRscnD7vsPrhIgENIoKHRNQ4wsvPRm",
+	"SzVO3/SkBs9B8sVILvBcwgGqWZLPaKrt1HjIcigpZDuTXOuzVV9B46BGtszFjuPEG0NpDiovVVa3hm5Q",
+	"ZDFktcbN0lXWxbVRbgiZyzJN24lMo0dZk8Cexvq8NRLPFsmh9/W29iEmNx7tU5tz8M2YvOY4X9EyrbZP",
+	"tFyzZewNOMD7rsbvKAu6/YffKPtl/ycKj5+42rFVtX5S6pfKDkiFgLKcONrNyLi4duLEnI4rdaFGUaY9",
+	"S72yVdMw3GlEoEcgaFlpSvx3irkr3ERUac3cff1k4wrOEAe9o1J51ZnyW7JRs653BSc1NMbvZ+Pas9Hs",
+	"u2n1qvJlRVGPp3BDzvO54JMagcOVXQjMysCNcc7Tm8D1dJYBp7XvlCHbwD2thwYuzwpF7gLXbZJR4I5c",
+	"zsY8D9xQU608m+YJodsCp+X1asXTsl9SkL2P4EiTaK/b1XwnOWfOZe78XJpjCZMd9JYLlNs2S3D+mdKe",
+	"OmPa/kzfkB3tDKs+y2ChBiuW3pLO17DHl5K5dS1Hg4+ffKJ3Pao8EpdLqcgs+gSE/Bsfy7LL08otu3Sy",
+	"03acKcXlqm5RyCxJrnYftXbxR6J+5uNvuYtVt6k1n5sxK/yddZH/Qs1Cv7UBlIEvFNSl9o9E2TYvZmc8",
+	"Qta0aypTH2WDmI8RQsm4c/2uJPxTc9/lDJ4JPiNqSgoJTY0RuZtzCYFQZIJWaMvZG91Ot9PfjhHOczQX",
+	"ZELvwHo3vqRR4rlsfuSmutVKkZTnOUkVFzJoq1uAH2QTr+lyjUGqENZf0E/H786QhcgoPiOrUZyV3qLq",
+	"uGzqYZ0h+wu6/PXsODzENS6uyZAF7+0NWfizkYEyYrPgP5NM9ahgVm5HULpWTQjWKLpVxaijHeNKV7zW",
+	"GiC2rh2TdMklAZ+vReiSqE5QYf32quqDSqpbwDOJXMRQmlbe46UpyQPjufyUTS2fZfu7SrtGpdVoD37S",
+	"0VFj1asioM96UanII9eWt2cl/UJqeeNzJ5qOp3yhqTfF0F0S/JO/aEFPnpn7l4Iqzp4B+0CrjCEjLIPC",
+	"FBPzGoB1500Gr4G1Z7Olt8pGQZC2b9yvJmd/yPSD9sMQK4rEXUJG3CxMNAXTbnAqhqw6OeJ6tXSzeKce",
+	"XD2xzZ1tjSvchcGHDAtiWRwSIX0ETrG0LB0S/j8S9c0dOPUWJitY2oLr7eB3580f7vk1G6E5gTf7zHyR",
+	"RIh/R9+ulj4u2m7p1b+0xDNnnrpakMHnFe7g84JJlGhUJLX27o5na7EFMMil11Og6nwK+QHtQ/WsrEWx",
+	"HldNBE/GfY0CzPt6apNt6//NeN8r7ltp6vqVfd4nZgLfJV/3mZnm4zDdn1h8bCINmp/Vg/cONgEv8BmX",
+	"/1Br7bxgIH38fKmKZjwx5Ng4LIfc3XuP442PYTXf/x3nNMOKSL9GJzY51xDkURzhKoXXfUbS2JZaFhh/",
+	"NaKqM2TOR4WVOaNLbcM12La9s9d7QQJHuPkah3N0/LcJkNAHR9b4Wmq9nsstyP7susR3YbCZMDCEgHCZ",
+	"MfnNpMJu2eM8LBve0RuCkrMPF01mTfwO6F7UVlOn7fQrwRZJjGKQGBNH6/Chpuj2C56rGR++E/LtuD/0",
+	"8ZzvIuC7CPjjRYD5xMA3lAB+DCMjOVGBmoU3UHHfaBsu623D0ZH75BXiouxWrp8Hm2DGb73sUvul1UOE",
+	"y/bl3OQ04DFmGWcEYiVjUxVmepwTgVLM0JaWKmVPuAkEqlM+IzLWr2dUpljzxLbp9G/UDuv7GBN4ECVl",
+	"BwGTXWm+f5ZOMbsmcsjwNaZMr6csq9SrCHw2f4D63VfNr+YHRJhB3xcHaf6YT3f0OgemRPGJPt1hZi17",
+	"aFZd4ttlmU8YlaKy2q5DZEjnD4hTfXu3S3cDGfeGs0lOTQnP/0+hMMN/8EmWxpdxWkGx9dIzDrtzz6Ee",
+	"Q5YKkCWxL4jlnvE8/x7M/R7MbVKwpouN6PergrpOMXjAKABHoaklsB/U91T4B74MCY1SvRy5IUtxnnec",
+	"mWA/4l++a/o6wyFtbAUs19kKVoMHbf6/11JofjPxQZejjFcaXN+dkd+Nj6AzEtdckc0Pw36Z4WG6i6wK",
+	"iu51uygxxYUbNzo5RAfdfZTYX4mpG4EDlsohk4rmuXvU5MSJsh+LTYoLZnybJihfp6o3usVvrNZWzWQC",
+	"fH38MEp+94SPkuq+ADeuCc3TYOesVqpV3/2n+rD/mvSWCrZQVkv9xXoB+0f4XoMpGLOfe2inEcJdY3yX",
+	"HXO0xcvTQp/BHfSaTCnLTL3D3TJGydnV63cnb0ZX5+8S+xlSML3h7QylfE41qrJbIhSVUEqLx5LnhSLo",
+	"6vwdokwqgm1A3RQC7kI5iV1cE8oLT2BACZgvQSCdiTDT88hWGlZ6dVujNkEGrS03VB7pDQA6T/vt8isK",
+	"ZQqN904ZpV31VdLYExJ6GTZVCRyeXKRTAvXnXNjUhFTgORE+VHbP2zOYAmIuUJm04b1lk6QDi6HQ80MJ",
+	"nJqWgxiNBV9IItDVCUBlmmPYcSCf+P7T/f8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

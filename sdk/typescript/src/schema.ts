@@ -1425,7 +1425,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key's rate limit (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`) is exhausted. Code `rate_limited`. */
+        /**
+         * @description A limit refused the request before its body was read: the key's rate limit on
+         *     predict-scope operations (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`; code
+         *     `rate_limited`), the key's requests in progress (`MAX_CONCURRENT_PER_KEY`; code
+         *     `concurrency_limited`), or too many failed authentications from the client's
+         *     address (`AUTH_FAILURES_PER_MINUTE`; code `auth_throttled`, answered without
+         *     looking at the key). `Retry-After` says when to retry.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1681,6 +1688,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1763,6 +1771,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1788,6 +1797,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1819,6 +1829,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1929,6 +1940,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1960,6 +1972,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1984,6 +1997,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2016,6 +2030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofIndex: {
@@ -2039,6 +2054,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCPU: {
@@ -2059,6 +2075,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofTrace: {
@@ -2079,6 +2096,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofHeap: {
@@ -2100,6 +2118,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofAllocs: {
@@ -2119,6 +2138,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofGoroutine: {
@@ -2138,6 +2158,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofBlock: {
@@ -2157,6 +2178,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofMutex: {
@@ -2176,6 +2198,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofThreadCreate: {
@@ -2195,6 +2218,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCmdline: {
@@ -2218,6 +2242,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofSymbol: {
@@ -2241,6 +2266,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     openapiYAML: {
