@@ -2147,6 +2147,25 @@ func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemor
 	return err
 }
 
+type ModelMemory429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory429ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ModelMemory500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2266,6 +2285,25 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	return err
 }
 
+type ReloadModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel429ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReloadModel500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2347,6 +2385,25 @@ func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListL
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoadedModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels429ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2506,6 +2563,25 @@ func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	return err
 }
 
+type GetJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob429ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2660,6 +2736,25 @@ func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels429ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2775,6 +2870,25 @@ func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel429ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3527,6 +3641,25 @@ func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob429ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5690,196 +5823,201 @@ func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Req
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1pc9s48jj8VVDapyr2/ChZ8pFDfpVknBnPJrHXdvaKUiZEQhZiCtASoGVtHn/3f6FxELwkykdmdjdV",
-	"qYrMC0B3oy/08a0T8dmcM8Kk6Ay/daYExySFn8dsQlLCItL9FS5233ImCZPd94Rdyal6JCYiSulcUs46",
-	"w84bynC6RDGWGJFbSZignA2RnBKUwCuIMjReSiIQn8Dl385PPiI9JJJTLJGQOJVC3RuxMY+Xh/DYWH9Y",
-	"fZGnAk14kvAForI3Yp2gI6IpmWE1HXKLZ/OEdIaDg92gM6OMzrJZZ9gPOnI5J51hhzJJrkjaubsLOmdE",
-	"psvu64kkaXUp5yTiLBZIcrTAVKIxmfCUIJkuKbtC+ApT1msYeu3Af+9+4DFJun8lqYDRyoNfTAm60TcN",
-	"VEh6Q2IARUr+lREh0Zb6gzOCUp5JNadoygVBiylhhecYnpEYMc7IdsOEOze7HTdPIVPKrjp3ap5znOIZ",
-	"kWVq0MRgaGFDUlhQOUWYoRDP5wmNsHp6h0eSyK6QKcGzECmsB0WaGbEq0VA7HbdSn36oXEE4mmqomqYm",
-	"vU7QUWDqDNeS/L2J7Tc+Pv65HtPhVz6+pHGIMBLZeEYF4D0lMksZiXvoYjknMcICYTRPMGVI4yhQlyhD",
-	"EWcyxZFEg16/1w+Q4CMGoGAcRQklzEJG/VIEY0iZCpSSSSaAOhaHCis01o8qYAj1/lc+Rlt4xGY4mfBU",
-	"EZL6AGVRksUk3lbfCPf7++q5S8bl5YRnLA49+M4xAM1AVy+0E3QUymhK4s5Qphmpp8r++PnkJT7Y7e5F",
-	"+3F3f/KcdF/hwbi7G+3F++Rg8hy/GHeCzgzfWhoc7L4EPLi/q1QddGDrfYT5lJHxGqXkigpJUhKjmXru",
-	"mQBY9OqXA/+1WwyJpvy+k21kEyeM2C1hZ2u4hmiYsbndctI3g3tM+eT49BFBDI9cbgBomlLxgFk/Iqz1",
-	"1J8c4nfqy2LOmSDApt/g+EwzRPVXpNmX+ulz3HnKxwmZ/d9XodfqZqDeiD3A2z3dCToxkZgmiuy5BoER",
-	"LSM1PiNy1DlEvxxdoB24KVBChRbkFZQLAw0ipGIHw87BpB89x7vkVTwY70cvsGKzEstMdIb7fcVPqQTw",
-	"fNDDconspAw0plLOxXBnB4RC3IvJjV2i2Cmv5M4H/f+Xkkln2PnTTq4E7ei7YudUf0HDuMq2rdihAnns",
-	"MTXMEzOUsWvGF8wAi6eWYAL12yOkEZunZJ7yiAihBHlKvpJIGnFP2TyTPfSWx0QMUUjZDU5ofGkGDwMU",
-	"ltYXBiMWmpH8q/m78Elg0ndB5w2Plx+5fB1FZC4VcT6AZuZ4mXAcX0rOLxOcXhGfaoA0pgQncookvtby",
-	"xcJQyfxNiGKwlxPFqR4VSc6RHbUFWVQn+1iEweckBZDVrzNAmGk5usACpLJGLworUwp7alJvOZskNHrY",
-	"flaid0IZFVNS2MxKwuMkJTheInt/CHK/jfxVxC+yKCIkJvFGu/pVjsDfaqbQDoeFRT0W+uogorQqRCWK",
-	"MFPcZ0zUr4gkidLPNPL8uWi8vePpmMYxYQ9C3MR9xcOanFLh0RkjJNasFsczpSBGfE42Qoe3n955A7bA",
-	"QT6/x0LANVkqugJmhcaZRAmOrvXyYGHwq7R4iwU3G42CYyZJynBylKY8fRAayC2JMvXsJYFvechQuh26",
-	"GQwNo08zhiaYJhttiANfzB3ZsZAdqwUeyhN8LGzM6ZwklBGzJrSY0oSoRTIlq7bC0rjhtpVuYLOmaEol",
-	"wmzEMkZu51quTXCWSLQVUoMd+6YRSR+5fAeS+qH8rkl7UTscDFEat+NyWymJeBoLRG7nNCXot5M3lxcX",
-	"7xGeSPBbEMsptjfadPtFHrihXlNc4WOg+yNXzHyqrb6waNMBWjWBW8/EVlX1QDWaxzbsxJPj01aaaTNG",
-	"C+pLJ+hoMlfX55lEI/3/qDNEYornBH0eBHtfUMxBAEs0oRJ97g6C/S/at6AfcloYikmU4JSsV01bA/rk",
-	"+FSznRpIv/ZURjOc1gqNnwKs8Ji7mefz3FpMaTTVaqHWJBbqWaVK2P21bdTFWm2xpAQa1LQRVe1ElMVK",
-	"o4SapySmkdSs/BBlgiAMLB/WPOVJLBCV3wcNVtrcX8CcHJ+2lTGrKNvngwUgOjZquG/ORZPlIfpXxiXx",
-	"vX2XNNYewCXPUErmPJXfFZiaRh8kKVAbQWFA30JSbGLhWrDPimbmEDVavN8HspYvlw1Jt89b8WELNGMv",
-	"XXD+Hsye+8CuztLzida3dxC5jWD3D/r7Lw9ePDcHAFsfXv/98uzoL5+Ozi8u3/zj4uh8+xCJeWK43RjL",
-	"aKrWKgiLUUKEAF/y9yNlmDoV2qSEwwmGwsqcQ2DbGBwfEU5TSoQy7dZYdCfHp+ckvaER+cTwDaYJHifk",
-	"AUSsxqDsqkLC5voQ0VQp1AMw1yRN3J1DlBKZLpGY8lQmy+8HXatDKADrqSg4GsYhOVx0CoZ5Ind2ZDnU",
-	"wm3nTrFEp2ShZ57BMY9R1ULvzCdEQp/x9DqBf+pVOhaqW6V5esd/9M64ES84/4DZ0mg64l5YTbEklwmd",
-	"UUl8vqQuI7iM+AQN+n27ZLEj0NY4S4VEu/3+ttlxioECaKhQUs7iWkNigMR3lbHPBPKmT5W2MsWZkLkB",
-	"7S86fFycfGI4k1Oe0n+T+8mKzP9AjhDgTdhYqq9Pj7Xpqs/f/t59fXrc/TNZInfG9J2gHbqhQ3u0SgWC",
-	"cyW9zbSS5Xkor8nSYsFfqWNWn5jI5kqZIPEHElN8AdbJveDoPnQ5U1+6BEOnBFFp2S8WyJ6/qSGHqDwK",
-	"MN+Gk8QAJLgkt3IHjs2+v+hghMqp4jrlaYeI8XTFGWiOjDpwabS0F+MPdNzeX57/13h0N9EFQirJTIRo",
-	"igWaQcjAFLMRg8ffvL54++vl8cXRh/MQkYTM1CRW6AraH7KRqrAe2f/KSEYuJ1mSlLGs7H64azjEoL8L",
-	"R7sCbf128ubyL5+OPh1dnh//82jbypIEyxaczXdzeWj+CwxlJtICv97EHwuxC55ee05dia8JQ4wvdMyK",
-	"p6QUtKaqqjJibXWVIpypgPWjrTBfnHlqxPQjYxxdK6ZIBcpYSnA0VZ9ybxQ+XzKo1LynmYTokJgvmJql",
-	"vXCpLoTbbdQjOM1/JGHcXjtaT8glLcmR8vdWkzwutusda1xwjmaYLd3o7ai8sKpHdKkXFbCt8Oz1xdHl",
-	"++MPxxeXZ6eKd/lX3nw6O78It7+rntZSSVtPFyVlzdHFo2prvh93kCP9U3HsFvguzPax8P3IKuCG+l8b",
-	"FDXogUVktVcEN1b2fNXjwMefmxiCiSEzsVaYrF3UYyshaqEQy4VFjWa5XnV084Ed+5ot/4qTDJCD2fJk",
-	"0hl+/mZXy7LZWG3P4Fs57CS/MuY8IZjBJVB91i3TjXjnoIrTFC/hCziOqVoMTk5TPieppGSjD7IsMRqS",
-	"DrIxA/DxVxLJzt2XiiOeLXU44Y36QoDU+y6+rYfegksnBhUXpIT6ESBGlHhNSZcwRdCKUFOeXU1HbJJw",
-	"DPJ2zimTPbR1MidM8Zq9Xh9UQsaBouBjIwVxOTVbUg096mjNY5xiFk2JGLExSfgCiTlR85KIW6+/esou",
-	"FunlmbfgDFgKuNvbBuHtbUC1RSDuMUm4Atht94p3DZQUAfXO8OIDEQKD1u3udsU1nXf5XOOmC6tTPF5B",
-	"+S7ovBZLFp1n4xmVZyYYqT7WkcY2igqO2f2AxyglWImZTtCZF3BvogbXUMFvfHwcd3Q4lA20+mzf/VKh",
-	"hKDzBstoeqpPI7xzqXoKnOBEkOopjvZSmiMNHbUJHzpEikKWSG0IlGZMWArR6hmekeJZWq+IJLOPPivB",
-	"suCdQKHyS6CdejaY8K4MJrf5aqDO5pkUAcISJQQLHQaqqAhLNONCoop1UphQeR4bb/MZZcf6nUFlz9tV",
-	"rf6aCyl8R0kCcvKmVfA0V9Dvob9NCUN8RqUkcVAI4rPR02mWEBRNORfGg+sDYPO4vLZbp0SuGhYWwuuo",
-	"tnb5lij5xKNLYfUcnipdwGxBQ6zPBNCpKBFhgdogyDBLZA1VOkR0bnarVHlP7LrR6uIw9U00V1qNJLOg",
-	"7eIeKp58mlv1CRNEahbTgGI/MFSvtQ7d78DM/GCBWEa1pfMFxP6D00QbplUuSuzxZPEbf5sudax9/m6A",
-	"GJ6pPaGuT2iiWcVErUYxDH0ot5gS8G0QHUle2TE60HOHplTs3OzpIMzeEs+SIcqjHT/3v/Qkv9Sn3j04",
-	"kh+iGQTNmUP8vS8emseZNGzTnvnfjjomyO7zfv5kNZvBBuU+gMncG+EmeDnHt8ZEHbZ/hfDIKpLe0xvC",
-	"iBBVrFol9luHsGymhuPX6tM5Ivh1py7g2Z+h+UjdjLRUraG8r3ystlZMmKQTStJAJyjUJDBALsaca/0F",
-	"wm5CiAU13GkHK91h55uW1HdFydM2CWDC0xlWek2W0bgO/b/x8RnE8NSshSGYwjTljGdCrazECYGhOh3A",
-	"6CmXMN5uf/d5dzDo7u5eDPrDvvrXG+zu/dOi+XJmdKmh4pZBx0YIrnh7b6DetkpP6zSIOm5dp/BBgszq",
-	"6R/80zOPOn58p8frB1Veb+BUEchppvVdbETTVz4ODMsyrJyCLQp8tsLMqayTTwYZFSOkgJ4qszPJURAB",
-	"hgXScV0kRltn796ivb29V5pC+WQiiNwu0uIKXDv6i7EkXUlnpI4ISxTRxIrV5DQnPtT2SMbg/FtjBHyG",
-	"jsc32Dv5mAWCq4UHlS7M9RDhMZiWGZM0UZNhPaRj3RWcTPibQKEJgAu1A7gFmDRRtwPTRvp+8DANYxNt",
-	"wN85tZDE4E8mKTJPAuerQrQFUR20h1YuAdZA61w/+EhSzaVymfGDGsXG24oO3uVd0CB0zt2qinA2n7QR",
-	"maCscImWRGqPeryNuqOs398jaE4YOOu3yjdsRJL92zE49P+PmN14LoAAERYryaZ2pQ5Rw7GJy9ObRvvH",
-	"rfg1E1SCWo+vlq4HVMDyeKmLEXZDFQW3/2wF6+85jlfohS5od6qUNsrQjMx4uizJNThuijMd5napVON+",
-	"r78bwPUVEuKfeY6TkTarxUJ1mPKEf+ULlHCjcdqjv2vQ62c0SagXqJEnXfYO/C3CM8UFg4rnyl9Mgzig",
-	"wgtyNkh1Rz1bGKUEppQSQUAUrRcL7XfvH0gtzQFVtyc9gntPhaw3uy0YRYnucpeVzZnTW6l4iFbVbs0W",
-	"qYz118JXpviGIMZzJLpx0ZhEOBNgp9C0aOOAnNeGIhbaA9PKPvQtsrsGb0YNiR+BP6g6xUNz0LTA6ayb",
-	"zYOSg0gA5BzUsDDKs74ZOtWAz4inFbRaiM9CKgupM1pFzrTqKOQDrOcMgk6r6/9AsMggA1BjRtlqmuIc",
-	"UHIqMeYhklzipMbqcXRW8Hut9K2bN/Qk6xBnxmzhpFeP2e+U4JRPLP9gLawUPI+YTJf1Hg5r1/MJwpX0",
-	"yRIX34QV/2HYTSNQ6pmL3j3F9IM8szRdomvGFyKwFMVTJaHr/FkCjjdWgmzF7d3O3Zd6D1d7SvRQ33LX",
-	"NcLqA5EYgmJraagALTDPqxBDtAyl4neOUyqQmJOIEoEmKZ8hQeY4gY06JxInaKb3NUSyQDWCWS8P59I2",
-	"r/Y+A+BjsxA4JtnbzRWJW6UcTbG6qbM07r5sooeYrG+eyfVDJfyKwmG8N94ejDfnQjo2kJOJ4BM5w2qG",
-	"UBBDYfjOIxPJ55fX/s3OdWe4F3QSPNb01hFEcoEtKUU8gSD/G5peUUYj3PlyB6M7t5g/uHOPFUaoLm5C",
-	"sMxSYsab4+QycRUr4M8FjeEvQFt+U/+pb37JYbKv52S849rTlGJJrpadYWdB6NVUK7n6J8zpZtAZvuoH",
-	"apcMB/07zzTpQDJleae5P2HO+sJup7q/ChT5rSnp4JlAfMGQdzfQBEulQBFnE3pVVNvuS9r1Vn0rx+oj",
-	"mPN2L9XBIU8ecokYNNFBTe3d3xfwkfM5ieqE5HplWgcfwQlok059H5v4qTVqxzk2AOwVvXk0wBZYT90c",
-	"hCRzgcZELoiBs56JVZlsDYhnwvjUwHoCJ1rrKZ5LMm+coMed2s0vP4CBIkB2ojDtR56cx6ZWfeJMP3aW",
-	"JaToOSkux5p+jjzRhKZCmp2siVkcIp0hvtCOH0fsEHonDvMcKAMNjw2gLQULxhHBaUJJWn5Z25fGn5Cn",
-	"dlgmmqvg+Y6x9yq74V6qm8+Z6zUxTz8t4pQpKYSTHLf5IXLO4j2MVya8UiGq2KzO+ZQnZeeTddwy394F",
-	"Oi7uupyKvOU3ql4586jdDWqiLZT3e5UFgoj8n7HE0kRhlZ0/ml3Z+GIdbmIQdTInDLkaV+g05ZJHPPEJ",
-	"7s3JyftO0Pl0/PHipfl/8Nz8AE1D/Xi+3wk65gn7gL1vb787hcvvTuHqu1O4CIHSRdo1D9St8qhetL42",
-	"ifFrVpWncIohCnXqoBK3xsKEZ56JETOuyEMURjwmoa6sFkFmHZ+g0IRlhdvAwsI8rCxEOCW6Dln8zITJ",
-	"FlUXHe1WxZCQELYzw9GUMtJVuxcuqOdtWS83bpFiylnQ7dURLNFC0cMi5ezKuj+gCJiO7Xe5xJKjmCM8",
-	"5pks2wfVZGuXq7mvQ6gEnPS4FOz9LwG64hLt1U3Vj9D71lxhB84ZA4QTwfNwTROx0z3+2QQ4FudZE++3",
-	"+gzUMhBAWWFqdTwA0n4nJPXihiokWi1Q12ITejFAMfD1f3UHnaIJBQbf54PeINjrHQSD3n7Q7+1+CeCG",
-	"majZUtY4MqRidXttXlXjh2qwcBRNOYkt1K2OUQS1neMKXbWVgD85PjXgPIYJr4sbWqmymZsQAATn0AEa",
-	"L4EtHyKcJAYVMy2fTWBQa1Ukn+kJDFOrLxVqJ6752mn+cJkuDRBXE2EecddEQF4dtbxGWqFAmbHJCia0",
-	"JrXd3iDo9nv7QXfQe7GK0CqWtTasGyitBQX5s64p8tbw/E3rspopZmvraM6xnJaLaJYCwyrz8EizPUFp",
-	"JD49RRVK6tmZNtDXe3oDoC8d6JirDgwFY9WdxZfGhbcaxqm4s0oE02D1Hs3mcmlCC7Q5BGjVEUGY5XU/",
-	"t5Sitb3JBtfmmptSDT7ak+U9yGH98PMES2URN4hOZbzMCNoKOWO35q9L9dskTIcKImEBdkolUDLfAK1I",
-	"6OXPrDA2RAEqj6/3g+ZuV1+j5K+isTMwlCoE1h6Xqf3AGuJvG6A6JQgzsdAJGqBzrWcw9dDRM2tY/GmB",
-	"eTw0yr64Hqdv5xyqUHy3WAMY7GaBQn3zUt28FPTfJAwK10KtbftPafyG5eCsyhMmOOiuHhINFNAWryXY",
-	"rwR6QZ2pjGhZXWugeybfGu7hrMN6NmX0wTVW5r3ljZP/3woh5Pv+/ne+PMokGIaryieDgWwUwb3ddrxC",
-	"T8GD2mocGbHbgjE4JeepwFe3nsbJF5SGRhIr7td3CZYBSvmiO8NfeercsSALmFGdXYqRt4kfJYb60cjY",
-	"IeJJKHfNW+fw3ANp7xzSdJvVHsczyxLV8DwtqIH1bSJc63nChKTxGg9i/vigt9vrtxVMXuRzvqAmkFj4",
-	"N3nhnwkU05n5yiHqDtAWxFJoGCLOkiWkreL8MXDEsSVSUqac17KaKW3GiHT5l6LiVrslH5WLVwMCH4OE",
-	"3TTt9+rwVQqqqIn5gFCPmQ39wCnPTOlb6/J+JhpCf3Aq6QRH8hKqS9T0F/AbAuSHMsa7Zx3qSjyjrb5O",
-	"3ctoIrvU1GMWRUPuYHd/9+XLoA0JNExIkSgRks6wdO5Wb5UTzuU8pUwGaIZvt1IhLmOSSKzXF6DietH/",
-	"oSnBc/+R4nxN7Y1WEya3UZIJY7OVRIFSlMwZBuNQrETHumGGsMxjkZTaDzVw1RWYlEAziNWGTMmym7BJ",
-	"JS6vqTqhX1K+gPhrGOkXDmBAlOk6gVHKhXDHKYEJncLol7doS01nTBAjV1jSm5Kdvt9/1Q5WllbNEefv",
-	"eiZZopF1wDIHGfoAEBIzkCASuF4ZcmugtQlxPUkool5vUGYCVZDUkJRP70V81rKwh+V/CsquElKTAFqO",
-	"qjGygHWGg929/YPnL16+6ptffSj9W8rSKKVzrI7q2tSS+JFxWU3Hs0pUE4U05FpWCKBNEuVGlLAa9d8t",
-	"+eEpUx8b4K6rIdQdrZy9e4te7R+8QKb2Qu9RTt6GqFQvN0CF07ZgxEqFNgNUKbMZIL98RoBcvdig2CQn",
-	"GDG/YjykMdgvzIic8hiexUnCF+p2pTqUGqiuxEMwYn6FlgCVyq6qRfnVVAMT335pA6MLdYzcmr06QwHK",
-	"ixXZ34XbhRpDaj7mMM0lOgQKcUpdu6Tscp7yq5QIc4C6wUmnrRXyREedYPHasLrCQadOLhArTjYpE1It",
-	"tiFMHudSu05edGxu5JMfmtoSwlRqJVCXDIYOZ/7e2uRctTmuRs3u14uLUxv5pvZcSUurdf6Y2iw1m3nK",
-	"U4lENpvhdGkBek1ZrJPfa6Z/rGkKNdJUU0zFp7NjPyt65SCrasSsIeoSw7S1ZwAAXrSLofy2p9XFmPXK",
-	"6k4L0fZW74fjgyqRFtnsFb8EBUyxqWitqQZPQfqWVez1HItHDS/3Xr583m9ni9nxxVKsHR0GNNkHfCwx",
-	"ZSTWgZ9wKH+OxktrdJiDjqJS/PzFixe7g+dt57ViShcK0HkfxPvPafdg8Pzg5e5+yzlpzYsUvUn7u3UP",
-	"K0W7YfZnFeuiaIDU2NVqX6+dYdmz7mYQ1JJZHfJLgC+suW5jnBEl5GpjGt0tu7rFlCcmuDUiqxLxi9/R",
-	"UYKcRcSUhMlT87CohMYGLu9MN+nzA7NsjJ+NCGwTANg+0f8MlIAzpxeuaARimgsuTLiin9fVJsFwb2Vg",
-	"/8EjJRjm+3b3PomCjYb/wX9+el9QBVgtRXjRsrUZm7jYedM1jfTKZqrdV1eMJE8mqATfYqm+OKe2I8OU",
-	"Xk3VFffVUpAp2roZ9JFJ5b15tX0I6gWNEE4WeCnMl2w9/PAQ2ewFXWxeKBYbmjSGsBB5CzMxYpdGLtmh",
-	"HHvrZUOscp43m8zYzhgsYphvmyATL/Wi6Ty3BdWXVAGSRoRJfEUEZOjl2UOxDomeK5V50O8HJnLAAVPN",
-	"vbT7SwkhFRKrMCdDE3XE6KK/a3Qznd0BHuY8klqSeZXsql50pabHOI3pv0njSdIKEGtHZ300/DPhHYgj",
-	"LLx5BigmUEZHSQBIMqcVxwHBDML8Xu4He73+82Cv9+J5MIBIPyEVwPq9l3tBv7e/Hwx6L14E/d6L51/W",
-	"AtmwBbOuOkh7eQo1sPbL7/DUnhXiSm6EbadjrKqSv6peyz7yA5a3TGpTgODH832wW81/6vKY8yRAvV6v",
-	"FJGVp0Q1cuP84duVByjF6f1cPHZqPmNCW5nIcJIs80YWxTmaPkQbHTy1OfOO157YFERGI3rrhPn9msEK",
-	"EmUplctzJbI08l/P6Z/J8nVWV+foNbN1WXvoz2SptsyMaH04fH16fPnno3+ch2gn/+Py3fH7I8XTTeiS",
-	"Lrhu6ifH5IYkfA40da2+FsbkpntNliHaMgZ2ACdEl+ZESIecQAu90mMj5j0X6C572xD+jSNJb8iKjtKu",
-	"EmuOVgwg0HU+KZtwW0oV6x6PLmxXmY9ohikDwyBVCm2WJp6FeUXlNBv3Ij4zxqb5r8rYzceMxmbdXwnB",
-	"KZTCMLnm/IakYKIPkV8RyTg5FXSAmqFhqa0sF0CF6it9tPeVj4XxIEH/V/AksFgDjAKHV4Q1YiPmp/TC",
-	"XnK8eyvP0XA1OvRzrrRHnrex7UoN4Dy3lU9GzLZhzbPnjVM6V1s41Ml0qkGzmxoKZ4OMDgMUasUghCg6",
-	"K//Cbd+VrcOfIJCUFdQhVxKLaRJ1Y9vyaiZJKiy1iLdVfAFyP/2kdg9h0hR+7f30E9LQzHtWkduIzCUK",
-	"TcdVNe0dsBHg14zIlEYCfsc8EuGIAenv8DlheE57P4WmYxdmNbWEe+g11E7WRYShZZZAW6EhCmhA620X",
-	"NQrgP9w+9HpsYVZpD0YF5NQxpZJRKUYsvO1aNteFt0IvjqyutKqZi9JNDCMR2z104vJARsxyippPY+iB",
-	"6ypEqxVarq4eUKv2Kih7hZNHDOpXiQWk+ez3B6UayoHpcOYCLB0Q9vt7hZZiGr2Q9iJytO7f3gJlHNze",
-	"mkpZZQc42gqbCjCH23rRWs2sdX6bvBdHfF6KS4BMvzmhXYkmKmjEDJXmHkVXaFpRH0zbpQtACamGrIcR",
-	"y7N0UMbUB8Kdm93QRkWCj9qUr8TSy9uBdF+dZ0KZkATHiu6+jXQmx6gzRKNOr9cbdQI0Aj9Z6VK+SO/G",
-	"XYi2Qpt4FG4HroAIkKPupi90VIFJKDIoa8rp+OknWM5Or9dzuUdN6Upbf4aAIHSzG4zYRUolZ88EsOOd",
-	"s6PzC7f2be3Rdk+YCC2T9lWMtgw0TwdmAyf5lkcGsDkCs2MCXRZe88t4yfCMRprXkxSKjliPdNhDFyam",
-	"+oqPmOSe4kelIMkEbZ18/Ph3U3IWURYg+NsmZPBMbpti3V5F3DxQYsSgHDOkk2qpmtCImOwGIxlfz3E0",
-	"JV0dglSUiIvFoofhdo+nVzvmXbHz/vjt0cfzI3gndynnYU+5g0GHNt0FHcMLO8POXq/f2wOtWU5Bh9kB",
-	"fmaKsOzMnF/1itT4Tk7rKp0A1LTfT4EdDuUXWOSxMgqy+JoEaJ5kwnevKaBDVRT0AY6Jhl7VHaWQ2BIY",
-	"jCCsmJmkkPOi5TPB0dQUWHJtIrRuI9bGEGwpIuDRjkLyjpKGNiXOi9RQgtI6Ks8Ijj+Q2bnEUsmAPFZD",
-	"v6WPGvSwVxDIoHabGlSrzcY7qjmNDQSoC+8B9TCm4rqHQnjLbTTTrsU48M7Oz0dMj6R1EvNNMxTAGXzE",
-	"+pkeegfGmvZc52Ma+EJzQyU210TNoK3w/cnrny/fnnx8++ns7Ojj23+E1lsx0CrkDKfXJB6x0AUuDBHE",
-	"G4S2aseyEGwDCStu1GfCThh2i+Omx7FtmG/8/nDaCgwZaHi332/Rwqld5fpC6Z+a8vUf8po/Do5QU9b0",
-	"K3Ge47ugs98fNA3n5r/zqdQ0Yb+/t/6ld36n6v1BizfKzfHvgs6BBtvq94otQcEQ0odUOSwyofiBBxBl",
-	"HuArqIUB3EXZb2UdRdkOcE99ssiEvineeLfzzTCyux19qgsBiF447Of6qeeP5O5IKIXT5mGjo3ZsCZWa",
-	"M5iMQrsJxMjCqwthsG8VZG/38wQ4WIDEAs8FohIUfMlnNFKGdTBiCdRiY91JohRw12PFeNSRSa0w37Fs",
-	"iqEoAR2dSmMMQBl9shixQptrYUuSBYWvXBMyF66+hWV9XvqGU8eUgNacy1QXQx95oYlW3WbVLvgPJkji",
-	"yTZrwdPf0GuigCfq1mw2aIsd4PV6/o57ur+//g3XM/b3ZAK/ctk1ZQX9aNj78gCIwYC6REFnJybj7Mqy",
-	"BS2tGnWTUlU6I9u8un26TbrVUECuI+jZo2ucdrO5rVyHqBwxZfOLzUrY1e2E91RIrzydeMrtUC5s2LAj",
-	"Shrc/4is0viLsjQlTCbLnDI2p1RNlvN5yicFQoUrO3CyK2pujBMeXddcj2Yx7JjqHXfmW3NP6Xc1l2eZ",
-	"JLc1102UUs0dsZyNeVJzQ06VUqqrwNbdTnHkrucrnrrC77Xb9DWIGIF2+321fwTnzPrcraNM7TzCRA+9",
-	"4ylKTL14kEe6RlFxg5lC80+4rcwIDbvJzhrcCvSG9H4PMje+6c7w8xef6G2xfY/ExVJIMut8AUL+ysfC",
-	"latvRNmF5YGmdLZje01l75Fekmj2P1Ww+AuRv/HxU2IxL5vfgMivfGxW+J11gz+wpFdvtRitpq1nkfv+",
-	"QqSpO60h7BGkokFdKm8j3f43Pj7+WdewtD7gRgL+oO/b4MHTlM+InJJMQJc1RG7nXMCJKNKnV2jL6vH9",
-	"Xr+3vx1AnY15Sib0Fqxb7Wu5DD2Xxi9cl9sz3CDiSUIiyVNRa8uaCa8ld68LXIHQ87OsP6Ffj96fmtI9",
-	"xk19aST8qfOm5GKvrBf1RuxP6OIfp0f1n7jC2RUZsdp7u7Cy8klZ7d4yGPoj8UaPCmYOHbVcMq+KukLx",
-	"zEvYWdrRPnXjVsx9ldr1oaMvuSDgPzQAXRLZq1Ugn151XKs02gU8E8geHQrdW9AUo9FGqV38ViGwZft/",
-	"QsVU4KsUSfOpKi+CW6NfesdMHY/sKt6QRjqEWPFSr19Fj1O+UFQYYWhbA3447Z1/pu8757vNPB0xwmLI",
-	"NNGHWEOwmrzB4DWwokz485arQO6KmWFTIXDE1IOmW3BD9UkbYRGUMw11JUb7cZqOWC4BgmIZxnI2TvG0",
-	"9Nh0jbOue3UXPj5iOCVmq0Jkow/AKRZma9Yx8V+IfHIHR7GYTMPWNNP1MPjDufFoHk6bjD0B70YhqORe",
-	"Ozv4jj5MxUXsMbihO//SEs+s2WeTNIbfGtyeZxkTKNTVTPzTLrv3Cr5wMHSFV3Q0b40EB/dVIXfqkkSM",
-	"Z1Eh89F2USkz8q4Yc2T6fj7ZHvay7hpNSD/lzutBXQqdWNeHuvw4DPcHZgNtdvWpTha74Pw9Tq+Ifu+g",
-	"zfRq+jyrl3dfrX+53Nr9d7aezjIG3McPZMppxmNDdhvX8yF7987b8dp2b973f1X2O5ZE+MkzgQ6GhsMM",
-	"yZWVb2NrtXVnewwpXqD9uYjK3ohZ3w+WWtY6rcF24DPN9VZ7F2pEsW7Xax0I/20MpK4j8QofRqEZnENB",
-	"/EfXCX4wg3bMQBMCwi6U8cm4wo5rgljPG97Ta4LC05Pz8mYN/RaJ3umkok7TCkyATRFqxSDUporSxeu6",
-	"JoYQXLxi40Mj4afb/XXdtX+wgB8s4PdnAboH6RNyAP9sICYJkTXJBG8hFb7UV1AU+wqi17YnPuKpa2eo",
-	"ngebYMZvvGTREQNyPUTY9Tfk+uwejzGLOSNwBjHW6Vq6CSJJUYQZ2qLSaxoxgYPciM+ICNTrMRURVnti",
-	"W8dxarXD+DDGBB5EoUvt12GkjNyoj08xuyJixPAVpkytx+U7qlVEmKn1jknebHGI9vuvUOhXRqhlYRp8",
-	"9z78+H16+w56Bzp38JF6++pRXZOdvI1kNV/yEU97qMjRdYg06fwO5z9P7z7pt+BxbzmbJFTn1tzX3/Kf",
-	"yEz1/oOezaXW2ZVDqtXcM6h3y55BooRwCpAhsXuckZ7yJPlxSPrfe0iq8NuKDh90WGoF/BrlHhx+OvnB",
-	"dl/JVfGCCzAPj/ITm/1YsBGLcJL0rLovQlAQ3Lu6gRsIW63zY7FK5zeaOGjl/70avz+FVq5DETQaTj+c",
-	"ij+MiFqnIi64FLU18VADwlUfr5WGu/0+CnX2XutKIofooL+HQvNXqPMVQFBSMWJC0iSxj+qYsdQVPDFB",
-	"Y7URyrrKyMNU7lJbyNbqaV6tpWZfH60HSe93k3H3gI2t8vI40DktpAgVsV9kdGdEpssuhPiuY3L+o3d3",
-	"q8JG8rk1RIvc7K4OpINEpWcCYiaCvHBG3i5aZ9Dl9aURlciwnZrwxxM6L9XefkKhVC303SCW3CpLJ9It",
-	"RMDJ8em9pMDJ8enmggCKpldkQasNAi2Lmk+ONZzc+j1q4XTeNgTkZteE0+7YPjWNTHV1LG2AEnDW2hzq",
-	"FXT0XlebfUoagiFWUo4yzTcLpn10TDbsf4PXpBpZC3gtoW29MNygnJbGoBaeWib6ktBngg2ofYDMa41b",
-	"PcZTS7VHxXZb2fZwGPzOssvQblojwgrEayPP8vZaq4PDbRCIFmlUChd5pf+yHY7ykK36QLARyyPB4Gy4",
-	"OzAnSQ3FaVxRGu8BaHC73UNgtYzYzIvgWdWxsEZFPKHzYvzV0+6cVrFeFtSbR3qdHJ/ewyB7NGncxoFz",
-	"cny6sQ/naTjB2hfXmleAzbyZx5YfV+i15+OCiO3NlYNNHUCWvHQg2Zfmfa6r7myealsaIFjlVSp21M5Z",
-	"QSmqbIhCXXkhRLNMSBdkbPfAiJnCDHl8KLK9PnRWvKmpAUdSE2qy+QyL0dmKOQcZsTILObTxblSgSYIh",
-	"b9d1GrJOlhQxIiSJe+gtZybK3lWJFjo6Br7vShOpSaXEiybUvjHouRFNuQsk16EyOvuWQoKwjlwVNoi1",
-	"h/5m42fqu5PBHR5rM7lQVIVHksiukCnBs3CIMIJCFbboyQSFjkF2f4WL3beayXV1iaxwxEyvDwj6hlIM",
-	"upAa4CLMCaNX6Y2mVpDiBUqolAnpEhZTzMz30BY0VbYeR1gtRvtddbP4gu80dDUWtgNXjcjzgWka6qET",
-	"G/srronO19eT9WY4RDLNSIi2lNDJW6sGpuyMR7h5Pby6xm7mO9u66NcYR9e5t3OBlw3CBoDe2XRrO1Rp",
-	"TBlEmVJmaic+hYO03DRY8b4mAit+1dWH01CrTyD5fm7WSuPZR15JYzvfHmrekbaLzdIWJaS2Ms4Q6Ejt",
-	"VsVk9JQ32bfI37Y55xgxGxhfcSGbG8YT72moa4Zap7Wue729m/l/SrFp5aaGtT3AU31yfHpfZ/WT6lS5",
-	"2q6km+2H+2DNquC+blCL1hvyrsuyS4Gy3ZhBbNR0iglcFTXsn5yB/JpjOd0GIxmX8/WN6Q+yC6ZlS+wY",
-	"dwDV+WRCKScwKSpHTCfj2Fogq6yd7+Ek8AZandPipQz8YAd/YI/HRgi1deF5ikpk+Zg+kJIllp8J/ceY",
-	"YtaJYq+uzQD8H/DFmFPoHy6ZHy6Zh7pkTEpfNZnvu2z8oPXzxXy+DXnF4/hz7jPZHy6gHy6gHy6g+7iA",
-	"/uo40g9P0A9P0A9P0A9P0A9PUBtPEDDoTVW6Ns6fRuXqf8crZGTSD+fQD+fQf5VzqNAbcVWFlz+uUVgM",
-	"+Cl2Jfr8Rel9OqZOz6cx4g5MJNcGkQoU8yhTKngPvSFTCsbUPOW3ywCFp5/evD9+e/np7H2IZvhaV4cY",
-	"MXg7RhGfUyIQjm9IKqmA/ih4LHiSSYI+nb23TS40v9FND3ZAQTXALs/y3AtSB6vOj1qnVhT08kZFeU5W",
-	"NRtLF6jgk0qajfA+AHk21bedu8eVQ/PecSRQzZPXsYKB54RUyzBl58AO4Wk0JdBUSEkyKE8VpXiuzKd8",
-	"BBNnXB1Bd4XhKXKFu7y3TOHamsVQaOQmUxxJYy2PU74QJEWfjmFWuuOZ+Q7UeK2HSVMbkJtdvxOIqTSW",
-	"twHZziuAWO2ztvPHENmeGNdAYj3TLIrynQUZCyoJFKDdiTiDnLodnEZTKkkks5TsqG915wlmZOdmtzt3",
-	"zVrylam9fffl7v8FAAD//w==",
+	"7L35chu5tTj8Kijer8rS3CZFavFC/SU78owmtqUryblJhi422A2KGDUBpoEWxetP7/4rHCyN3sjW5kwS",
+	"VbnKVG8ADs6Os3zvRHy+4IwwKTrD750ZwTFJ4ecJm5KUsIh0f4GL3Q+cScJk9xNhV3KmHomJiFK6kJSz",
+	"zrDznjKcrlCMJUbkVhImKGdDJGcEJfAKogxNVpIIxKdw+deL0y9ID4nkDEskJE6lUPdGbMLj1SE8NtEf",
+	"Vl/kqUBTniR8iajsjVgn6IhoRuZYTYfc4vkiIZ3h4GA36Mwpo/Ns3hn2g45cLUhn2KFMkiuSdu7ugs45",
+	"kemqezSVJK0u5YJEnMUCSY6WmEo0IVOeEiTTFWVXCF9hynoNQ28c+K/dzzwmSfcvJBUwWnnwyxlBN/qm",
+	"gQpJb0gMoEjJPzIiJNpSf3BGUMozqeYUzbggaDkjrPAcw3MSI8YZ2W6YcOdmt+PmKWRK2VXnTs1zgVM8",
+	"J7KMDRoZDC7cExWWVM4QZijEi0VCI6ye3uGRJLIrZErwPERq14MizoxYFWmonY5bqY8/VK5BHI01VE1T",
+	"o14n6CgwdYYbUf7ByPYrn5z8qX6nw9/5ZEzjEGEkssmcCtj3lMgsZSTuocvVgsQIC4TRIsGUIb1HgbpE",
+	"GYo4kymOJBr0+r1+gAQfMQAF4yhKKGEWMuqXQhiDylSglEwzAdixPFS7QmP9qAKGUO//zidoC4/YHCdT",
+	"nipEUh+gLEqymMTb6hvhfn9fPTdmXI6nPGNx6MF3gQFoBrp6oZ2go7aMpiTuDGWakXqs7E9eT9/ig93u",
+	"XrQfd/enr0n3HR5MurvRXrxPDqav8ZtJJ+jM8a3FwcHuW9gH93cVq4MOkN4XmE95M45QSq6okCQlMZqr",
+	"514JgEWvfjnwX7vFkGjGHzrZRjZxyoglCTtbwzVEw4zN7ZaTvhk8YMqnJ2dPCGJ4ZHwPQNOUikfM+glh",
+	"raf+7BC/U18WC84EATb9HsfnmiGqvyLNvtRPn+MuUj5JyPy/fxd6rW4G6o3YA7yl6U7QiYnENFFozzUI",
+	"jGgZqfEZkaPOIfr5+BLtwE2BEiq0IK9suTDQIEIqdjDsHEz70Wu8S97Fg8l+9AYrNiuxzERnuN9X/JRK",
+	"AM9nPSyXyE7KQGMm5UIMd3ZAKMS9mNzYJYqd8krufND/fymZdoad/9rJlaAdfVfsnOkvaBhX2bYVO1Qg",
+	"jz2mhnlihjJ2zfiSGWDx1CJMoH57iDRii5QsUh4RIZQgT8nvJJJG3FO2yGQPfeAxEUMUUnaDExqPzeBh",
+	"gMLS+sJgxEIzkn81fxc+CUz6Lui85/HqC5dHUUQWUiHnI3BmgVcJx/FYcj5OcHpFfKwB1JgRnMgZkvha",
+	"yxcLQyXz74MUg70cKc70qEhyjuyoLdCiOtmnQgy+ICmArH6dAcJMy9ElFiCV9faisDKlsKcm9YGzaUKj",
+	"x9GzEr1TyqiYkQIxKwmPk5TgeIXs/SHI/TbyVyG/yKKIkJjE96Lqd/kG/lozhXZ7WFjUU21fHUSUVoWo",
+	"RBFmivtMiPoVkSRR+pnePH8uet8+8nRC45iwR23c1H3F2zU5o8LDM0ZIrFktjudKQYz4gtxrOzx6+ugN",
+	"2GIP8vk91QZck5XCK2BWaJJJlODoWi8PFga/Sou3u+Bmo7fghEmSMpwcpylPH7UN5JZEmXp2TOBb3mYo",
+	"3Q7dDIaG0acZQ1NMk3sRxIEv5o7tWMiO1WIfyhN8qt1Y0AVJKCNmTWg5owlRi2RKVm2FpXHDbSvdwGZN",
+	"0YxKhNmIZYzcLrRcm+IskWgrpGZ37JtGJH3h8iNI6sfyuybtRVE4GKI0bsfltlIS8TQWiNwuaErQr6fv",
+	"x5eXnxCeSvBbEMsptu9FdPtFHnhPvaa4wqfY7i9cMfOZtvrCok0H26oR3HomtqqqB6rRPLaBEk9Pzlpp",
+	"ps07WlBfOkFHo7m6vsgkGun/R50hEjO8IOi3QbD3DcUcBLBEUyrRb91BsP9N+xb0Q04LQzGJEpySzapp",
+	"a0CfnpxptlMD6SNPZTTDaa3Q+CnACo+5m3k+z63ljEYzrRZqTWKpnlWqhKWvbaMu1mqLJSXQbE0bUdVO",
+	"RNldaZRQi5TENJKalR+iTBCEgeXDmmc8iQWi8sdsg5U2DxcwpydnbWXMOsz2+WABiI6NGu6bc9FkdYj+",
+	"kXFJfG/fmMbaA7jiGUrJgqfyhwJT4+ijJAVqIygM6FtIivtYuBbs86KZOUSNFu+Pgazly2VD0tF5Kz5s",
+	"gWbspUvOP4HZ8xDY1Vl6PtL69g4itxFQ/6C///bgzWtzALD1+eiv4/Pj//l6fHE5fv+3y+OL7UMkFonh",
+	"dhMso5laqyAsRgkRAnzJPw6VYepUaJMSDicYCitzDoFtY3B8RDhNKRHKtNtg0Z2enF2Q9IZG5CvDN5gm",
+	"eJKQRyCxGoOyqwoKm+tDRFOlUA/AXJM0cXcOUUpkukJixlOZrH4cdK0OoQCsp6LgaBiH5HDRKRjmidzZ",
+	"keVQC7edO8UinZKFnnkGxzxGVQu9M58QCX3G0+sE/qlX6ViobpXm6R3/0TvjRrzk/DNmK6PpiAftaool",
+	"GSd0TiXx+ZK6jOAy4lM06PftksWOQFuTLBUS7fb724biFAMF0FChpJzdaw2JARI/VMa+EsibPlXaygxn",
+	"QuYGtL/o8Gn35CvDmZzxlP4feZisyPwP5BsCvAkbS/Xo7ESbrvr87a/do7OT7p/JCrkzph8E7dANHdqj",
+	"VSoQnCtpMtNKluehvCYruwv+Sh2z+spEtlDKBIk/k5jiS7BOHgRH96HxXH1pDIZOCaLSsl8skD1/U0MO",
+	"UXkUYL4NJ4kBSHBJbuUOHJv9eNHBCJUzxXXK0w4R4+maM9B8M+rApbelvRh/pOP24fL838ajex9dIKSS",
+	"zEWIZligOYQMzDAbMXj8/dHlh1/GJ5fHny9CRBIyV5NYoytof8i9VIXNm/2PjGRkPM2SpLzLyu6Hu4ZD",
+	"DPq7cLQr0Navp+/H//P1+Ovx+OLk78fbVpYkWLbgbL6by9vm/4GhzERa7K838afa2CVPrz2nrsTXhCHG",
+	"lzpmxVNSClpTVVUZsba6ShHOVMD60VaYL848NWL6kQmOrhVTpAJlLCU4mqlPuTcKny8ZVGres0xCdEjM",
+	"l0zN0l4Yqwvhdhv1CE7zn0gYt9eONiNySUtyqPyj1SSPi+16xxqXnKM5Zis3ejssL6zqKfD8yMDCBnsU",
+	"+LkJBZFC8zilOqcExxr/K2obZ3BWGdNIdrWnxHlJBNoKz48uj8efTj6fXI7PzxQ79K+8/3p+cRkeIrV5",
+	"I1bU9gxdmPEMuJQitUj5Vapsvy3gnx9Ov3z4en5+/OVyfHZ8Pv7z8d/yD0acRVmaEhat/O+qnbUbYWhW",
+	"KTiESYNoAk1TPofxdbTMKzFiOI7NsEdfL38Zfzw6+fT1/PgCRv188uXr5bEZGIXqa2M5S7mUCVGmN2Zi",
+	"CWfdSypnPJMjlnB+DVFj0i5zu1emNbwSJnaLawR8UrJrqQBvprmSIuxo7kk1Yd9HPsgJ6mtx7Ba0VJjt",
+	"U8mMJ1av76lbt9miBh27uFntlex7K9K+Wnfg75+bGIKJITOxVjtZu6inVvDUQiFODosarX2zWu7mAxR7",
+	"xFZ/wUkGm4PZ6nTaGf723a6WZfOJIs/gezmkJ78y4TwhmMElUCs3LdONeOegitMUr+ALOI6pWgxOzlLF",
+	"tyUl9/ogyxKjfeoAJjMAn/xOItm5+1YRPGylQzVv1BcCpN53sYM99AHcZTGYDyCB1Y8AMaJUl5R0CVMI",
+	"rRA15dnVbMSmCcegyyw4ZbKHtk4XhCles9frg7rNOGAUfGykIC5nhiTV0KOOlmqTFLNoRsSITUjCl0gs",
+	"iJqXRNyeqKin7GKRXp55C87XpYC7vW3g0B4BKhKBmNIk4Qpgt90r3jVQUgjUO8fLz0QIDBaNu9sV13TR",
+	"5Qu9N11YneLxCsp3QedIrFh0kU3mVJ6bQK/6OFIa2wg1CGHwg0mjlGBJ4l4n6CwKe28iMjdgwa98chJ3",
+	"dKiZDWL7zb77rYIJQec9ltHsTGsK3plfPQZOcSJIVWvRHmCjbuiIWPjQIVIYskKKIFCaMWExRKu+eE6K",
+	"55S94iYZOvpNCZYl7wRqK78F2mFqAzXvymByxFcDdbbIpAiUcE8IFjrEVmERlmjOhUQVy68wofI87k3m",
+	"c8pO9DuDCs3bVa3/mgvX/EhJAnLyplVgOlfQ76H/VVoLn1MpSRwUAiRtZHqaJQRFM86F8Y77ALh/zGNb",
+	"0imhq4aFhfAmrK1dvkVKPvXwUlg9h6dKFzAkaJD1lQA8FSUkLGAbBHBmiazBSrcRnZvdKlY+cHfdaHUx",
+	"rvomWiitRpJ50HZxjxVPPs6t+4QJ0DWLadhiP+hWr7Vuuz+COfDZArG81RbPl5BXAQ4pbUBUuSixR7/F",
+	"b/zvbKXzGPJ3A8TwXNGEuj6liWYVU7UaxTD0gedyRsBvRHSUfoVidBDtDk2p2LnZ0wGuvRWeJ0OUR5L+",
+	"1v/Wk3ysIwp6EO4wRHMISDQBEnvfvG2eZNKwTRtPcTvqmADG3/bzJ6uZIjbg+RFM5sEbbgLD8/3WO1G3",
+	"279A6Gl1kz7RG8KIENVdtUrs9w5h2VwNx6/Vp/ON4NedumByf4bmI3Uz0lK1BvN+5xNFWrEyUqeUpIFO",
+	"/qhJDoE8lwXX+guENIUQZ2u40w5WusPOdy2p74qSp22CxZSnc6z0miyjcd32/8on5xAfVbMWhmAKs5Qz",
+	"ngm1shInBIbqdACjp4xhvN3+7uvuYNDd3b0c9Id99a832N37u93m8dzoUkPFLYOOjb5c8/beQL1tlZ7W",
+	"KSZ13LpO4YPko/XTP/i7Zx51/NhZj9cPqrzewKkikNNM67vYiKbf+SQwLMuwcgq2KPDZCjOnsk4+mc2o",
+	"GCGF7akyO5N4BtF14EdSOEFitHX+8QPa29t7pzGUT6eCyO0iLq7Za4d/MZakK+mc1CFhCSOaWLGanObE",
+	"h9oeyRjEFugdAX+s4/EN9k4+ZgHhauFBpQshPkR4AqZlxiRN1GRYD+k8AgUnE1ooUGiCC0PtXG8BJo3U",
+	"7cB0L30/eJyGcR9twKecWkhi8NWTFJkngfNVIdoCqQ7aQyuXABugdaEffCKp5tLkzPhBjWLjkaKDd5kK",
+	"GoTOhVtVEc7mkzbaFZQVLtGKSH1aEW+j7ijr9/cIWhAGByFb5Rs22sv+7Rgc+v9HzBKeC85AhMVKsimq",
+	"1OF/ODYxj5potBPUil8zQSWo9fhq6XpABSyPl7r4azdUUXD7z1Z2/RPH8Rq90AVEz5TSRhmakzlPVyW5",
+	"Bkd5caad42OlGvd7/d0Arq+REH/P88eMtFkvFqrDlCf8C1+ihBuN0x6rXoNeP6dJQr0gmDyhtXfgkwjP",
+	"FBcMKp4rfzEN4oAKL4DcbKo7RtvCKCUwpZQIAqJos1hoT71/ILU0B1QdTXoI94kKWW92WzCKEt7lLiub",
+	"j6hJqXhAWdVuDYlUxvpL4SszfEMQ4/kmunHRhEQ4E2Cn0LRo44Cc14YiFtoD08o+9C2yuwZvRg2KH4M/",
+	"qDrFQ3OIt8TpvJstgpKDSADkHNSwMMqzvhk61YDPiacVtFqIz0IqC6kzWkXOtOow5DOs5xwCeqvr/0yw",
+	"yCC7Uu+MstU0xjmg5FhizEMkucRJjdXj8Kzg91rrWzdv6EnWbZwZs4WTXj1mv1OCUz6x/IO1sFLwPGYy",
+	"XdV7OKxdz6cIV1JTS1z8Pqz4D8NuGoFSz1w09RRTO/Ks3XSFrhlfisBiFE+VhK7zZwk43lgLsjW3dzt3",
+	"3+o9XO0x0dv6llTXCKvPRGIIOK7FoQK0wDyvQgzRMpSK3zlJqUBiQSJKzBm0IAucAKEuiMQJmmu6high",
+	"qPQw7+Whctrm1d5nAHxsFgLHJHu7uSJxq5SjGVY3dQbM3bf76CEmo55ncvNQCb+iEOjgjbcH4y24kI4N",
+	"5Ggi+FTOsZohFBtRO3znoYnki/G1f7Nz3RnuBZ0ETzS+dQSRXGCLShFPIIHihqZXlNEId77dwejOLeYP",
+	"7txjhRGqi5sSLLOUmPEWOBknrhoI/LmkMfwF25bf1H/qm99ymOzrORnvuPY0pViSq1Vn2FkSejXTSq7+",
+	"CXO6GXSG7/qBopLhoH/nmSYdSFQtU5r7E+asL+x2qvRVwMjvTQkdrwTiS4a8u4FGWCoFijib0qui2vZQ",
+	"1K636ls5Vp/AnLe0VAeHPDHLJbnQRAeMtXd/X8JHLhYkqhOSm5VpHdgFJ6BNOvVDbOLn1qgd57gHYK/o",
+	"zZMBtsB66uYgJFkINCFySQyc9UysymTra0BwkrK0wXoCJ1rrKV5IsmicoMed2s0vP4CBAkt2ojDtJ56c",
+	"x6bWfeJcP3aeJaToOSkux5p+Dj3RlKZCGkrWyCwOkc6+X2rHj0N2CGsUh3l+mYGGxwbQloIF44jgNKEk",
+	"Lb+s7UvjT8jTZiwTzVXwnGLsvQo1PEh18zlzvSbm6afFPWVKCuEk39v8EDln8d6OVya8ViGq2KzO+ZQn",
+	"vOeTddwyJ+8CHhepLscib/mNqlfOPGqpQU20hfL+oJJLkO3wJyyxNFFYZeePZlc2dluHm5iNOl0Qhlz9",
+	"MHSWcskjnvgI9/709FMn6Hw9+XL51vw/eG1+gKahfrze7wQd84R9wN63tz+eweWPZ3D14xlchCD0Iu6a",
+	"B+pWeVwvWo9M0YENq/ICP4co1GmZStwaCxOeeSVGzLgiD1EY8ZiEumpdBFmLfIpCE5YVbgMLC/OwshDh",
+	"lOgab/ErE4JcVF10tFt1h4SEsJ05jmaUka6iXrignrcl09y4RYwpZ5i3V0ewREuFD8uUsyvr/qAuljXP",
+	"05YcxRzhCc9k2T6oJrK7PNh9HUIl4KTHpbfvfwvQFZdor26qfoTe9+bqRXDOGCCcCJ6Ha5qIne7Jn0yA",
+	"Y3GeNfF+689ALQOBLStMrY4HQEr1lKRe3FAFRavF/1oQoRcDFANf/0d30CmaUGDw/XbQGwR7vYNg0NsP",
+	"+r3dbwHcMBM1JGWNI4MqVrfX5lU1fqhmF46jGSexhbrVMYqgtnNco6u2EvCnJ2cGnCcw4U1xQ2tVNnPT",
+	"RCpnKQvQZAVs+RDhJDFbMdfy2QQGtVZF8pmewjC1+lKhLuWGr53lD5fx0gBxPRLmEXdNCOTVqMvrzxWK",
+	"vxmbrGBCa1Tb7Q2Cbr+3H3QHvTfrEK1iWWvDugHTWmCQP+uaAnoNz9+0LlmaYraxRukCy1m5QGkpMKwy",
+	"Dw812yOU3sTnx6hCuUI70wb8+kRvAPSlAx1z1YGhYKy6s/jSuPBWwzgVd1YJYRqs3uP5Qq5MaIE2h2Bb",
+	"dUQQZnlN1S2laG3fh8C1ueamVLMf7dHyAeiwefhFgqWyiBtEpzJe5gRthZyxW/PXWP02CSehgkhYgJ3J",
+	"BbFAKyJ6+TNrjA1RgMrT6/2gudvV1yj563DsHAylCoK138vUfmAD8rcNUJ0Rk4wDMTBK59rMYOqho2fW",
+	"sPizAvN4bJR9cT1O3845VKGwcbG+MtjNAoX65ljdHAv6fyQMCtdCrW37T+n9DcvBWZUnTHDQXT0kGjCg",
+	"7b6WYL8W6AV1pjKiZXWtge6ZfBu4h7MO69mU0Qc3WJkPljdO/n8vhJDv+/TvfHmUSTAM15WmBgPZKIJ7",
+	"u+14hZ6CB7X1e2TEbgvG4JSc5wJf3XoaJ19QGhpRrEivHxMsA5TyZXeOf+epc8eCLGBGdXYpRh4RP0kM",
+	"9ZOhsduIZ8HcDW9dwHOPxL0LSIFuVnsczyxLVMPztKAG1ncf4VrPE6YkjTd4EPPHB73dXr+tYPIin/MF",
+	"NYHEwr/JC/9KoJjOzVcOUXeAtiCWQsMQcZasoOQ7zh8DRxxbISVlynkt65nS/RiRLq1TVNxqSfJJuXg1",
+	"IPApUNhN036vbr9KQRU1MR8Q6jG3oR845ZkpK2xd3q9EQ+gPTiWd4kiOoXJHTe8Gv9lCfihjvHvWoa7E",
+	"M9rq69S9jCayS02ta1E05A5293ffvg3aoEDDhBSKEiHpHEvnbvVWOeVcLlLKZIDm+HYrFWIck0Rivb4A",
+	"FdeL/hvNCF74jxTna+qatJowuY2STBibrSQKlKJkzjAYh0IwOtYNM5sJDrFISu2H+sLqCkxKoDnEakOm",
+	"ZNlN2KQSl9dUndDPKV9C/DWM9DMHMCDKdA3GKOVCuOOUwIROYfTzB7SlpjMhiJErLOlNyU7f779rByuL",
+	"q+aI8596JlnCkU3AMgcZ+gAQEjOQIBK4XhlyG6B1H+R6llBEvd6gzASqIKlBKR/fi/tZy8Iel/8pKLtK",
+	"SE0CaDmqxsgC1hkOdvf2D16/efuub371oaxyKUujlM6xPqrrvpbES8ZlNR3PKlFNGNKQa1lBgDZJlPfC",
+	"hPVb/8OSH54z9bEB7roaQt3RyvnHD+jd/sEbZGov9J7k5G2ISrWIA1Q4bQtGrFTENECVEqYB8stnBMjV",
+	"4g2KDYiCEfOr8UMag/3CnMgZj+FZnCR8qW5XKm+pgepKPAQj5tetCVCppK1alF+pNjDx7WMbGF2oEeXW",
+	"7NVwClBeCMr+Ltwu1G9S8zGHaS7RIVAbp9S1MWVjWz+nVyxVsPmk09YKeaajTrB4bVhd4aBTJxeINSeb",
+	"lAmpFtsQJo9zqV0nLzo2N/LZD01teWYqtRKoyzFDHSCftu5zrtocV6Nm98vl5ZmNfFM0V9LSap0/pjZL",
+	"DTHPeCqRyOZznK4sQK8pi3Xye830TzROoUacaoqp+Hp+4mdFrx1kXY2YDUhdYpi29gwAwIt2MZjf9rS6",
+	"GLNeWd1ZIdre6v1wfFBF0iKbveJjUMAUm4o2mmrwFKRvWcVez7F41PB27+3b1/12tpgdX6zExtFhQJN9",
+	"wCcSU0bivK7W6QWarKzRYQ46ikrx6zdv3uwOXred15opXSpA5z0mHz6n3YPB64O3u/st56Q1L1L0Ju3v",
+	"1j2sFO2G2Z9XrIuiAVJjVyu63jjDsmfdzSCoRbO6zS8BvrDmOsI4J0rI1cY0ult2dcsZT0xwa0TWJeIX",
+	"v6OjBDmLiCkJk6fmYVEJjQ1c3pmueucHZtkYPxsR2CYAsH2i/zkoAedOL1zTZMU0blyacEU/r6tNguHe",
+	"2sD+gydKMMzpdvchiYKNhv/Bv356X1AFWC1GeNGytRmbuNjV1DXk9EqSKuqrK0aSJxNUgm+xVF9cUNvt",
+	"YkavZuqK+2opyBRt3Qz6yKTy3rzbPgT1gkYIJ0u8EuZLttdAeIhs9oIu5C8Uiw1NGkNYiLyFmRixSyOX",
+	"7FCOvfWyIdY5z5tNZmxnDBYxzLdNkImXetF0ntsC60uqAEkjwiS+IgIy9PLsoViHRC+Uyjzo9wMTOeCA",
+	"qeZeov5SQkgFxSrMyeBEHTK66O8a3Uxnd4CHOY+klmRRRbuqF12p6TFOY/p/pPEkaQ2ItaOzPhr+lfAO",
+	"xBEW3jwDFBMoo6MkACSZ04rjgGAGYX5v94O9Xv91sNd78zoYQKSfkApg/d7bvaDf298PBr03b4J+783r",
+	"bxuBbNiCWVcdpL08hRpY++V3eGrPCnElN8K2KjJWVclfVa9lH/sBy1smtSlA8OP1Ptit5j91ecJ5EqBe",
+	"r1eKyMpTohq5cf7w7doDlOL0/lQ8dmo+Y0JbmchwkqzyJiHFOZoeT/c6eGpz5h1vPLEpiIzG7a0T5g9r",
+	"tCtIlKVUri6UyNKbf7Sgfyaro6yuztERs3VZe+jPZKVIZk60PhwenZ2M/3z8t4sQ7eR/jD+efDpWPN2E",
+	"Luli9qY2dUxuSMIXgFPX6mthTG6612QVoi1jYAdwQjQ2J0I65ATaE5YeGzHvuUB3MNyG8G8cSXpD1nTr",
+	"dpVY823FAAJd55OyKbelVLHun+nCdpX5iOaYMjAMUqXQZmniWZhXVM6ySS/ic2Nsmv+qjN18zGhs1v2V",
+	"EJxCKQyTa85vSAom+hD5FZGMk1NBB7DZFVhWxBBA9e8rfbT3O58I40GC3rrgSWCxBhgFDq8Qa8RGzE/p",
+	"BVpyvHsrz9FwNTr0c660R563se1KDeA8t5VPR8y2uM2z541TOldbONTJdKpBs5saipKDjA4DFGrFIIQo",
+	"Oiv/wm3fla3DnyCQlBXUIVcSi2kUdWPb8momSSostd+3VXwBcj/9dFSoDt376SekoZn3AyO3EVlIFJpu",
+	"tmraO2AjwK85kSmNBPyOeSTCEQPU3+ELwvCC9n4KTTc0zGpqCffQEdRO1kWEoci2QFuhQQpo7uuRixoF",
+	"9j/cPvT6l2FWab1GBeTUMaWSUSlGLLztWjana3mHXhxZXWlVMxelmxhGIrZ76NTlgYyY5RQ1n8bQX9hV",
+	"iFYrtFxdPaBW7VVQ9gonjxjUrzIltff7g1IN5cB0j3MBlg4I+/29Qrs2vb2ntvRVNCNKGfzpJ2S7wKlt",
+	"UkhrYJgS/YzvNTAFtm3ddMxWIwb1a40ha+sI67Nx7GquW6q4IhJgGQ76fai6TFlGzN6xvAb6iIGHWaCt",
+	"/d13/l31/SHaH+xpl6LupAOcpaYdhemeBZ5YzEbM60ucR/IyzkiA9gcH/hcZl1C514y839en/ODWpaZJ",
+	"n4EnpBGJnEz2b28BkAe3t6byWPlAAW2FTQWtw22NRFptrz1MMHlEjpi9lKEAmd6IQrtmTZTViBmqzz20",
+	"rnC3omaYtku/AGxoyCLxQChQxtQHwp2b3dBGmYLP35QDxdLLg4L0aZ23Q5mQBMeKjr+PdGbMqDNEo06v",
+	"1xt1AjQCv2PpUr5I78ZdiLZCm8gVbgeuIAuQt65lbzDRJGhZEmjIkfnpJ1jOTq/Xc7lcTelfW3+GACt0",
+	"sxuM2GVKJWevBIi3nfPji0u39m19QuCeMBFvJo2uGL0aaEwG5g2REVbmBMBsAsOBAmSIQ+FAvGJ4TiMt",
+	"O0kKRVyshz/soUsTo37FR0xyT5GmUpBkirZOv3z5qynhiygLEPxtE1x4JrdN8XOvwnAeeDJiUN4a0nO1",
+	"lpLQiJhsEaNpHC1wNCNdHdJV1DCWy2UPw+0eT692zLti59PJh+MvF8fwTu6iz8PIcoeNDhW7CzpGtnSG",
+	"nb1ev7cHVoicgU64A/LBFLXZmTs/9RWp8UWd1VWOAahpP6oCOwQ5LLHIY48UZPE1CdAiyYTvrlRAhyoz",
+	"6DMcuw29KkaKv9qSIowgrISDpJBDpPUdgqOZKVjlWppoXVFsjMnYUkjAox21yTtKu7Aphl7ki1I8rOP3",
+	"nOD4M5lfSCyVTM1jX/Rb+uhGD3sFgSGK2tSgmisbb7PmNDawoi5cCgRJTMV1D4XwliM001rIyJHzi4sR",
+	"0yNpHc980wwFcAafu36mhz6C8atPAvIxDXyhEadSQzZEIaGt8NPp0Z/yNhsf/hZa789Aq+RznF6TeMRC",
+	"FwgyRBC/EdoqKKtC8BIkALlRXwk7YaAWx01P4s7Qll0B/ITTa2DIgMO7/X6LdmPtOgEUSinVtAP4nNdQ",
+	"cnCEGr2mt47zxN8Fnf3+oGk4N/+dr6UmFPv9vc0vffS7qu8PWrzxnserL1wegaJlRtp9t/m9ckeeu6Bz",
+	"oMG9/r1i21swSPVhYQ5DUH18QCozDV9BTRLgSsqOLuuKyoaDe+qTReb1XfHUu53vhgHe7ejTdQgE9cKS",
+	"f6ufev5I7haGkkRtHja2QseWsqk5C8sotP1AjCy9+hwGa6yh4nENngDnC5BY4oUAzUuRJJ/TCCfJKhix",
+	"BGrise40UYZQ3hhHn2wgk+JivmPZG0NRArYSlcYog3YGZDlihVbuwpaGCwpfuSZkIVydEcsyvTQap8Yp",
+	"wa45nqnyhr7wQqO4OiLXRyGfTbDKsxF54cSloedHYZ+oW7Mh7BYU4PUz/4G8oL+/+Q3XF/lfkXn8wmXX",
+	"lIX0o5kfyjsghgbqSgWdnZhMsivLTrR0bNSFSlUFjSz16i6CZus0ItAjEPRc0jVqu9nCVh5EVCqTThid",
+	"oHUJwjoK+kSF9MoLiucko3JhygZKKmmML7JxrWzU+657lclklWPU/TFco/NikfJpAcHhyg6c6IuaG5OE",
+	"R9c116N5DJRWvePO+mvuKT205vI8k+S25rqJTqu5I1bzCU9qbsiZUp519d+62ymO3PV8xTNX8L+WvI9A",
+	"pAm02+8ruhOcM3vWYh2kimIJEz30kacoMX0CQP7p2lRFwjQNBp6RHM0IDVRoZw3uD3pDeo8hj4eiuTmT",
+	"6Ax/++YjvW2y4KG4WAlJ5p1vgMi/84lwbQoat+zS8k5TMt2xy6Z2B0gvSTT7HSu7+DORv/LJc+5i3i6h",
+	"YSN/5xOzwh+si/wbahbqrRazrGmxW+TaPxNp6pTrnfEQWeGuLq14LxvkVz45+ZOueWrPDBoR/7O+b4NN",
+	"z1I+J3JGMgFd+RC5XXABJ+hIn3aiLWtv9Hv93v52AHVZFimZ0luw3rUvaRx6LpufuS7PaLhIxJOERJKn",
+	"otZWNxPeSCZe18ACgeRnn/+Ffjn+dGZKPZljjbHRKM6ctygXl2U9rDdi/4Uu/3Z2XP+JK5xdkRGrvbcL",
+	"KyufrNbSpNmhPxJP9bBg7rajlrvmVXTXKLp5yUOLO/oMxrhNc1+sdu3oaF0uCPhHDUBXRPZqFdbnV1U3",
+	"Kql2Aa8EskfNQveiNMWLtPFsF79VCITaflFp16i0CuyVYnw+NubFlmv0We84s+Oha8Xb04i/kJNQ6tet",
+	"8HjGlwp7IwztkcA/qU8tXun77lDCZjiPGGExZDTpw9IhWHfeYPAaWHsmzH7LVbp3RfOwqUQ5YupB09m4",
+	"ocqpjeQJyhmtuuKn/ThNRyyXHEGx3Gc566t4Kn9iuhPaIw11Fz4+YjglhsQhgtYH4AwLQ9J1zP9nIp/d",
+	"gVMsWtRA0ma63g6+OG/+6Z5fWyxgCt6bQtDTgzhC8AN9u4r72DANg6/+pRWeW/PUJhENvze4g88zJlCo",
+	"q+34p4eWZgtnC2CQC68obt66CwJLqkL1zCUxGY+rQoIno75S5u5dMSbO9KV9Ntr3skIbTV0/JdTrkV4K",
+	"7dnUJ738OAz3B2YfbbjBmU5mvOT8E06viH7voM30avqQ/4taa+cZA+7jB9rlOOOxIUvG9XzI3r3zKF77",
+	"GJrp/i84oTGWRPjJXYEO1odDHskRzmO/tTVpe2ApXqD91YjK3ohZHxWWWkY7bcN2iDTNH9d7QWpEuG4n",
+	"bR0d/24MpK5j9hpfS6FZoduC+I+uS7wwg3bMQCMCwi7U9tm4wo5r0lnPGz7Ra4LCs9OLMrGGfgtP79RW",
+	"YadpVSfAFgm1YhBqE0fp8HVdPUMIfl9D+NDo+vmov677+wsLeGEB/3wWoHvkPiMH8M8wYpIQWZPs8gFK",
+	"NZT6Xopi30t0hGw7Tp66dpvqebAJ5vzGC0seMUDXQ4Rd/02uYxrwBLOYMwJnJROdTqibdJIURZihLSq9",
+	"piZTOKiO+JyIQL0eUxFhRRPbOi5Wqx3G9zEh8CAKXekJHZbLyI36+AyzKyJGDF9hytR6XD6uWkWEmVrv",
+	"hOTNQIdov/8OhX7ljloWpsH34EOaf07v6UHvQOe2PlHvaT2qawKVtzmt5vM+4akUFfl2HSKNOv+Ec6rn",
+	"d7v0W/C4D5xNE6pzv/6TjsI0/UFP8VJr98qh2HruGdS7c88hkUc4Bcig2APOcs94krwc5r4c5pYxWOFF",
+	"K/x91KGuVQw2GAXgKNRJKLarUK7CF1yHediYn7Dvx8iNWISTpGfNBBGCYuHe1Y0JQUhrWwGLdbaC0eBB",
+	"m//3tRT8KbRyOYqg0eB6cUa+GB+1zkhccEVqK+Sxhoerql8rRXf7fRTqrNTWFXIO0UF/D4Xmr1DnjYCA",
+	"pWLEhKRJYh/VMXGpK+RjguJqI7519ZzHqeqldqet1dq8ClENXR9vBskPD/hwWPcA2NjqRU8DnbNCqlZx",
+	"94uM7pzIdNWF0OdNTM5/9O5uXXhLPreGqJab3fWBgpAw9kpAbEeQF4TJ26DrTMa8bjqiEhm2UxPeeUoX",
+	"pZryzyiUqgXsG8SSW2XpBLyFCDg9OXuQFDg9Obu/IIBmABVZ0IpAoBVX84mzhpNbv4ctnC7ahpzc7Jpw",
+	"4R3bf6mRqa6PFQ5QAk5eWxtgDR590lWUnxOHYIi1mKNM+vsFCz/5TjbQv9nXpBo5DPta2rbNwvAeZeL0",
+	"DmrhqWWiLwl9JtiwtY+Qea33Vo/x3FLtSXe7rWx7PAz+ybLL4G5aI8IKyGsj3fK2ceuD323wiBZpVAoX",
+	"6aX/sp278hCx+sCzEcsjz+BMuTswJ1ANRZdcsSXvAWjcvN1DYLWM2NyL/FnXibNGRTyli2K81/NSTqvY",
+	"Mgvq+0eWnZ6cPcAgezJp3Mbxc3pydm/fz/Nwgo0vbjSvYDfzJjVbfhyj13aSCyK2768c3NcBZNFLB6B9",
+	"a6ZzXU3q/qnLpQGCdV6lYqf4nBWUotGGKNQVMEI0z4R0wdCWBkbMFMjI41GR7WGjqxOY2iZwlDWlJsvR",
+	"sBidxZlzkBErs5BDGydHBZomGPKgXQct62RJESNCkriHPnBmsgFc9XOho2rg+67klppUSrwoRO0bg14y",
+	"0Yy7gHcdYqOzmSkkXOtIWWGDZnvof23cTX3XPa/yz4gVitvwSBLZFTIleB4OEYaqOq74zBSFjkF2f4GL",
+	"3Q+ayXV16bdQlxfSAcJMl8TQBQJhL8IcMXqVnn9qBSleooRKmZAuYTHFzHwPbUGJIOtxhNVitN+FWkaF",
+	"F3ynoat1sR24KlueD0zjUA+d2lhjAbWTeGom681wiGSakRBtKaGTtwwOTPkfD3HzOo91DQvNd7Z1MbsJ",
+	"jq5zb+cSrxqEDQC9c1/Sdluld8pslCnRpyjxORyk5WbYivc1IVjxq67uoYZafaLLj3OzVhoqP/FKGttU",
+	"91AzRdruTCtbbJPaCkVDwCNFrYrJ6Cnfh26RT7Y55xgxG4hfcSGbG8YT72moG4bapLVuer29m/k/SrFp",
+	"5aaGtT3CU316cvZQZ/Wz6lS52q6km+3z/GjNquC+blCLNhvyrnu4S9WyXcZBbNR0QApcdUDsn5yB/Fpg",
+	"OdsGIxmX6xgY0x9kF0zLljoy7gCq894EgtJ4UDxvxHTyj62tss7a+RFOAm+g9Tk0XqrBCzv4A3s87rWh",
+	"tt8BT1EJLZ/SB1KyxPIzoX8ZU8w6UezVjRmH/wG+GHMK/eKSeXHJPNYlY1IBq0mAP4Twg9bPF/MA78kr",
+	"nsaf85DJvriAXlxALy6gh7iA/uI40osn6MUT9OIJevEEvXiC2niCgEHfV6Vr4/xpVK7+c7xCRia9OIde",
+	"nEP/Vs6hQs/PdZVh/rhGYTHgp9ht67dvSu/TMXV6Po0Rd2AiufaeVKCYR5lSwXvoPZlRMKYWKb9dBSg8",
+	"+/r+08mH8dfzTyGaQ78W3R1DvR2jiC8oEQjHNySVVEDfHzwRPMkkQV/PP9lmI5rf6OYTO6CgGmCXZ3nh",
+	"BamDVedHrVMrCnp5A648l6uaxaULW/BpJc1GeB+APJvq287d48q2ee84FKjm1+tYwcBzQqplmPJ4YIfw",
+	"NJoRaJalJBmUw4pSvFDmUz6CiTOujqC7HfEUuUJh3lumMG/NYig0KJQpjqSxlicpXwqSoq8nMCvdyc98",
+	"B2rY1sOkqR3Lza7fkcVUNsvbsWznlUOs9lnbgWWIbG+Sa0CxnmmCRvnOkkwElQQK7O5EnEEu3g5OoxmV",
+	"JJJZSnbUt7qLBDOyc7PbXbimOfnKFG3ffbv7fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4474,6 +4474,11 @@ type ClientWithResponsesInterface interface {
 	OipModelVersionReadyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionReadyResponse, error)
 }
 
+// ModelMemoryResponse429Headers the declared response headers of an HTTP 429 response for ModelMemory
+type ModelMemoryResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ModelMemoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4485,8 +4490,12 @@ type ModelMemoryResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ModelMemoryResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4507,6 +4516,11 @@ func (r ModelMemoryResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ModelMemoryResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ModelMemoryResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -4543,6 +4557,11 @@ func (r ModelMemoryResponse) ContentType() string {
 	return ""
 }
 
+// ReloadModelResponse429Headers the declared response headers of an HTTP 429 response for ReloadModel
+type ReloadModelResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ReloadModelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4558,8 +4577,12 @@ type ReloadModelResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReloadModelResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4590,6 +4613,11 @@ func (r ReloadModelResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ReloadModelResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReloadModelResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -4626,6 +4654,11 @@ func (r ReloadModelResponse) ContentType() string {
 	return ""
 }
 
+// QueueUIResponse429Headers the declared response headers of an HTTP 429 response for QueueUI
+type QueueUIResponse429Headers struct {
+	RetryAfter *int
+}
+
 type QueueUIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4635,6 +4668,10 @@ type QueueUIResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QueueUIResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -4650,6 +4687,11 @@ func (r QueueUIResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r QueueUIResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r QueueUIResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4681,6 +4723,11 @@ func (r QueueUIResponse) ContentType() string {
 	return ""
 }
 
+// ListLoadedModelsResponse429Headers the declared response headers of an HTTP 429 response for ListLoadedModels
+type ListLoadedModelsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ListLoadedModelsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4692,8 +4739,12 @@ type ListLoadedModelsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListLoadedModelsResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4714,6 +4765,11 @@ func (r ListLoadedModelsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ListLoadedModelsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListLoadedModelsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -4750,6 +4806,11 @@ func (r ListLoadedModelsResponse) ContentType() string {
 	return ""
 }
 
+// PprofIndexResponse429Headers the declared response headers of an HTTP 429 response for PprofIndex
+type PprofIndexResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofIndexResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4759,6 +4820,10 @@ type PprofIndexResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofIndexResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -4774,6 +4839,11 @@ func (r PprofIndexResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofIndexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofIndexResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4805,6 +4875,11 @@ func (r PprofIndexResponse) ContentType() string {
 	return ""
 }
 
+// PprofAllocsResponse429Headers the declared response headers of an HTTP 429 response for PprofAllocs
+type PprofAllocsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofAllocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4816,6 +4891,10 @@ type PprofAllocsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofAllocsResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -4836,6 +4915,11 @@ func (r PprofAllocsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofAllocsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4867,6 +4951,11 @@ func (r PprofAllocsResponse) ContentType() string {
 	return ""
 }
 
+// PprofBlockResponse429Headers the declared response headers of an HTTP 429 response for PprofBlock
+type PprofBlockResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofBlockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4878,6 +4967,10 @@ type PprofBlockResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofBlockResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -4898,6 +4991,11 @@ func (r PprofBlockResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofBlockResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4929,6 +5027,11 @@ func (r PprofBlockResponse) ContentType() string {
 	return ""
 }
 
+// PprofCmdlineResponse429Headers the declared response headers of an HTTP 429 response for PprofCmdline
+type PprofCmdlineResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofCmdlineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4938,6 +5041,10 @@ type PprofCmdlineResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofCmdlineResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -4953,6 +5060,11 @@ func (r PprofCmdlineResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofCmdlineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofCmdlineResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4984,6 +5096,11 @@ func (r PprofCmdlineResponse) ContentType() string {
 	return ""
 }
 
+// PprofGoroutineResponse429Headers the declared response headers of an HTTP 429 response for PprofGoroutine
+type PprofGoroutineResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofGoroutineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4995,6 +5112,10 @@ type PprofGoroutineResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofGoroutineResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5015,6 +5136,11 @@ func (r PprofGoroutineResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofGoroutineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5046,6 +5172,11 @@ func (r PprofGoroutineResponse) ContentType() string {
 	return ""
 }
 
+// PprofHeapResponse429Headers the declared response headers of an HTTP 429 response for PprofHeap
+type PprofHeapResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofHeapResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5057,6 +5188,10 @@ type PprofHeapResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofHeapResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5077,6 +5212,11 @@ func (r PprofHeapResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofHeapResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5108,6 +5248,11 @@ func (r PprofHeapResponse) ContentType() string {
 	return ""
 }
 
+// PprofMutexResponse429Headers the declared response headers of an HTTP 429 response for PprofMutex
+type PprofMutexResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofMutexResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5119,6 +5264,10 @@ type PprofMutexResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofMutexResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5139,6 +5288,11 @@ func (r PprofMutexResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofMutexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5175,6 +5329,11 @@ type PprofCPUResponse409Headers struct {
 	RetryAfter *int
 }
 
+// PprofCPUResponse429Headers the declared response headers of an HTTP 429 response for PprofCPU
+type PprofCPUResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofCPUResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5188,8 +5347,12 @@ type PprofCPUResponse struct {
 	ApplicationproblemJSON409 *ProfileBusy
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PprofCPUResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofCPUResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5215,6 +5378,11 @@ func (r PprofCPUResponse) GetApplicationproblemJSON409() *ProfileBusy {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofCPUResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5246,6 +5414,11 @@ func (r PprofCPUResponse) ContentType() string {
 	return ""
 }
 
+// PprofSymbolResponse429Headers the declared response headers of an HTTP 429 response for PprofSymbol
+type PprofSymbolResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofSymbolResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5255,6 +5428,10 @@ type PprofSymbolResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofSymbolResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -5270,6 +5447,11 @@ func (r PprofSymbolResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofSymbolResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofSymbolResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5301,6 +5483,11 @@ func (r PprofSymbolResponse) ContentType() string {
 	return ""
 }
 
+// PprofThreadCreateResponse429Headers the declared response headers of an HTTP 429 response for PprofThreadCreate
+type PprofThreadCreateResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofThreadCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5312,6 +5499,10 @@ type PprofThreadCreateResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofThreadCreateResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5332,6 +5523,11 @@ func (r PprofThreadCreateResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofThreadCreateResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5368,6 +5564,11 @@ type PprofTraceResponse409Headers struct {
 	RetryAfter *int
 }
 
+// PprofTraceResponse429Headers the declared response headers of an HTTP 429 response for PprofTrace
+type PprofTraceResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofTraceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5381,8 +5582,12 @@ type PprofTraceResponse struct {
 	ApplicationproblemJSON409 *ProfileBusy
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PprofTraceResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofTraceResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -5408,6 +5613,11 @@ func (r PprofTraceResponse) GetApplicationproblemJSON409() *ProfileBusy {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofTraceResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5535,6 +5745,11 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// GetJobResponse429Headers the declared response headers of an HTTP 429 response for GetJob
+type GetJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetJobResponse503Headers the declared response headers of an HTTP 503 response for GetJob
 type GetJobResponse503Headers struct {
 	RetryAfter *int
@@ -5553,10 +5768,14 @@ type GetJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResponse503Headers
 }
@@ -5584,6 +5803,11 @@ func (r GetJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r GetJobResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetJobResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5673,6 +5897,11 @@ func (r MetricsResponse) ContentType() string {
 	return ""
 }
 
+// ListModelsResponse429Headers the declared response headers of an HTTP 429 response for ListModels
+type ListModelsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ListModelsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5684,8 +5913,12 @@ type ListModelsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListModelsResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5706,6 +5939,11 @@ func (r ListModelsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ListModelsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListModelsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5742,6 +5980,11 @@ func (r ListModelsResponse) ContentType() string {
 	return ""
 }
 
+// GetModelResponse429Headers the declared response headers of an HTTP 429 response for GetModel
+type GetModelResponse429Headers struct {
+	RetryAfter *int
+}
+
 type GetModelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5757,8 +6000,12 @@ type GetModelResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetModelResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5789,6 +6036,11 @@ func (r GetModelResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r GetModelResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetModelResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6379,6 +6631,11 @@ func (r CancelJobResponse) ContentType() string {
 	return ""
 }
 
+// PollJobResponse429Headers the declared response headers of an HTTP 429 response for PollJob
+type PollJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PollJobResponse503Headers the declared response headers of an HTTP 503 response for PollJob
 type PollJobResponse503Headers struct {
 	RetryAfter *int
@@ -6397,10 +6654,14 @@ type PollJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PollJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PollJobResponse503Headers
 }
@@ -6428,6 +6689,11 @@ func (r PollJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PollJobResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PollJobResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8282,6 +8548,13 @@ func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8289,6 +8562,19 @@ func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) 
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ModelMemoryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8350,6 +8636,13 @@ func ParseReloadModelResponse(rsp *http.Response) (*ReloadModelResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8357,6 +8650,19 @@ func ParseReloadModelResponse(rsp *http.Response) (*ReloadModelResponse, error) 
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReloadModelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8397,6 +8703,26 @@ func ParseQueueUIResponse(rsp *http.Response) (*QueueUIResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers QueueUIResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8444,6 +8770,13 @@ func ParseListLoadedModelsResponse(rsp *http.Response) (*ListLoadedModelsRespons
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8451,6 +8784,19 @@ func ParseListLoadedModelsResponse(rsp *http.Response) (*ListLoadedModelsRespons
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListLoadedModelsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8491,6 +8837,26 @@ func ParsePprofIndexResponse(rsp *http.Response) (*PprofIndexResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofIndexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8538,6 +8904,26 @@ func ParsePprofAllocsResponse(rsp *http.Response) (*PprofAllocsResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofAllocsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8585,6 +8971,26 @@ func ParsePprofBlockResponse(rsp *http.Response) (*PprofBlockResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofBlockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8625,6 +9031,26 @@ func ParsePprofCmdlineResponse(rsp *http.Response) (*PprofCmdlineResponse, error
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofCmdlineResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8672,6 +9098,26 @@ func ParsePprofGoroutineResponse(rsp *http.Response) (*PprofGoroutineResponse, e
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofGoroutineResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8719,6 +9165,26 @@ func ParsePprofHeapResponse(rsp *http.Response) (*PprofHeapResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofHeapResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8766,6 +9232,26 @@ func ParsePprofMutexResponse(rsp *http.Response) (*PprofMutexResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofMutexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8820,6 +9306,13 @@ func ParsePprofCPUResponse(rsp *http.Response) (*PprofCPUResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -8833,6 +9326,16 @@ func ParsePprofCPUResponse(rsp *http.Response) (*PprofCPUResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PprofCPUResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8873,6 +9376,26 @@ func ParsePprofSymbolResponse(rsp *http.Response) (*PprofSymbolResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofSymbolResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8920,6 +9443,26 @@ func ParsePprofThreadCreateResponse(rsp *http.Response) (*PprofThreadCreateRespo
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofThreadCreateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8974,6 +9517,13 @@ func ParsePprofTraceResponse(rsp *http.Response) (*PprofTraceResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -8987,6 +9537,16 @@ func ParsePprofTraceResponse(rsp *http.Response) (*PprofTraceResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PprofTraceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -9107,6 +9667,13 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9124,6 +9691,16 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -9214,6 +9791,13 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9221,6 +9805,19 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListModelsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -9282,6 +9879,13 @@ func ParseGetModelResponse(rsp *http.Response) (*GetModelResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9289,6 +9893,19 @@ func ParseGetModelResponse(rsp *http.Response) (*GetModelResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetModelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -9846,6 +10463,13 @@ func ParsePollJobResponse(rsp *http.Response) (*PollJobResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9863,6 +10487,16 @@ func ParsePollJobResponse(rsp *http.Response) (*PollJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PollJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PollJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

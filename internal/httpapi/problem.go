@@ -32,6 +32,8 @@ const (
 	codePayloadTooLarge      = "payload_too_large"
 	codeUnsupportedMediaType = "unsupported_media_type"
 	codeRateLimited          = "rate_limited"
+	codeConcurrencyLimited   = "concurrency_limited"
+	codeAuthThrottled        = "auth_throttled"
 	codeExecutionError       = "execution_error"
 	codeInternalError        = "internal_error"
 	codeReloadFailed         = "reload_failed"
@@ -58,6 +60,8 @@ var titles = map[string]string{
 	codePayloadTooLarge:      "Payload too large",
 	codeUnsupportedMediaType: "Unsupported media type",
 	codeRateLimited:          "Too many requests",
+	codeConcurrencyLimited:   "Too many concurrent requests",
+	codeAuthThrottled:        "Too many failed authentications",
 	codeExecutionError:       "Execution error",
 	codeInternalError:        "Internal error",
 	codeReloadFailed:         "Reload failed",

@@ -1851,7 +1851,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key's rate limit (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`) is exhausted. Code `rate_limited`. */
+        /**
+         * @description A limit refused the request before its body was read: the key's rate limit on
+         *     predict-scope operations (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`; code
+         *     `rate_limited`), the key's requests in progress (`MAX_CONCURRENT_PER_KEY`; code
+         *     `concurrency_limited`), or too many failed authentications from the client's
+         *     address (`AUTH_FAILURES_PER_MINUTE`; code `auth_throttled`, answered without
+         *     looking at the key). `Retry-After` says when to retry.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -2267,6 +2274,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2349,6 +2357,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2374,6 +2383,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2405,6 +2415,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2515,6 +2526,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2546,6 +2558,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2570,6 +2583,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2602,6 +2616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofIndex: {
@@ -2625,6 +2640,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCPU: {
@@ -2645,6 +2661,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofTrace: {
@@ -2665,6 +2682,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofHeap: {
@@ -2686,6 +2704,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofAllocs: {
@@ -2705,6 +2724,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofGoroutine: {
@@ -2724,6 +2744,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofBlock: {
@@ -2743,6 +2764,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofMutex: {
@@ -2762,6 +2784,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofThreadCreate: {
@@ -2781,6 +2804,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCmdline: {
@@ -2804,6 +2828,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofSymbol: {
@@ -2827,6 +2852,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     openapiYAML: {
