@@ -90,8 +90,9 @@ func (e ModelMetadataStatus) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	ReadinessStatusLoading ReadinessStatus = "loading"
-	ReadinessStatusReady   ReadinessStatus = "ready"
+	ReadinessStatusLoading  ReadinessStatus = "loading"
+	ReadinessStatusReady    ReadinessStatus = "ready"
+	ReadinessStatusStopping ReadinessStatus = "stopping"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
@@ -100,6 +101,8 @@ func (e ReadinessStatus) Valid() bool {
 	case ReadinessStatusLoading:
 		return true
 	case ReadinessStatusReady:
+		return true
+	case ReadinessStatusStopping:
 		return true
 	default:
 		return false
@@ -490,14 +493,18 @@ type Prediction struct {
 	Version VersionField `json:"version"`
 }
 
-// Problem An RFC 9457 problem.
+// Problem An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Problem struct {
 	// Code A stable machine-readable code: invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
 	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
-	// request_cancelled, profile_in_progress.
+	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
+	// not_implemented.
 	//
 	//
 	// Example: invalid_input
@@ -562,13 +569,16 @@ type ProcessMemory struct {
 
 // Readiness Readiness of the whole service.
 type Readiness struct {
-	// Status ready once every pipeline has finished loading, loading before.
+	// Status ready once every pipeline has finished loading, loading before, stopping from
+	// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+	//
 	//
 	// Example: ready
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus ready once every pipeline has finished loading, loading before.
+// ReadinessStatus ready once every pipeline has finished loading, loading before, stopping from
+// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
 //
 // Example: ready
 type ReadinessStatus string
@@ -658,37 +668,76 @@ type ModelName = string
 // ModelVersion Example: v1
 type ModelVersion = string
 
-// BadRequest An RFC 9457 problem.
+// BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type BadRequest = Problem
 
-// BodyNotAccepted An RFC 9457 problem.
+// BodyNotAccepted An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type BodyNotAccepted = Problem
 
-// Conflict An RFC 9457 problem.
+// Conflict An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Conflict = Problem
 
-// Forbidden An RFC 9457 problem.
+// Forbidden An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
 
-// InternalError An RFC 9457 problem.
+// InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type InternalError = Problem
 
-// NotFound An RFC 9457 problem.
+// NotFound An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type NotFound = Problem
 
-// PayloadTooLarge An RFC 9457 problem.
+// PayloadTooLarge An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type PayloadTooLarge = Problem
 
-// ServiceUnavailable An RFC 9457 problem.
+// RequestTimeout An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type RequestTimeout = Problem
+
+// ServiceUnavailable An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type ServiceUnavailable = Problem
 
-// TooManyRequests An RFC 9457 problem.
+// TooManyRequests An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type TooManyRequests = Problem
 
-// Unauthorized An RFC 9457 problem.
+// Unauthorized An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Unauthorized = Problem
 
-// UnsupportedMediaType An RFC 9457 problem.
+// UnsupportedMediaType An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type UnsupportedMediaType = Problem
 
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
@@ -1318,6 +1367,8 @@ type InternalErrorApplicationProblemPlusJSONResponse Problem
 type NotFoundApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type RequestTimeoutApplicationProblemPlusJSONResponse Problem
 
 type ServiceUnavailableResponseHeaders struct {
 	RetryAfter *int
@@ -2138,6 +2189,22 @@ func (response Predict403ApplicationProblemPlusJSONResponse) VisitPredictRespons
 	return err
 }
 
+type Predict408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response Predict408ApplicationProblemPlusJSONResponse) VisitPredictResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Predict413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -2294,6 +2361,22 @@ func (response SubmitJob403ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	return err
 }
 
+type SubmitJob408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob408ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -2446,6 +2529,22 @@ func (response SubmitBatchJob403ApplicationProblemPlusJSONResponse) VisitSubmitB
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitBatchJob408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob408ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2905,6 +3004,22 @@ func (response PredictBatch403ApplicationProblemPlusJSONResponse) VisitPredictBa
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PredictBatch408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response PredictBatch408ApplicationProblemPlusJSONResponse) VisitPredictBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3565,149 +3680,155 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdi9tCz5kYf8l5M6u94mG9d2ettGGREiIQtrEmAB0LKan7/7HRwAJEhCtpw43b29",
-	"O5OZyHwAB+eFg/PilyjlRckZYUpG4y/RguCMCPh5TpRY7RzPFRH6z4zIVNBSUc6icXRBUs4yiRRHS0wV",
-	"mpE5FwQpsaLsCuErTNkgiiOZLkiB9evkFhdlTqLxKI4KymhRFdF4GEdqVZJoHFGmyBUR0d1dHP1t5z3P",
-	"SL7zVyIkzNad/HJB0I25idQCKySJuCEZUguCBPlnRaRCW/oPzggSvFIapnTBJUHLBWGt5xguSIYYZ2R7",
-	"DcDRzV5UwymVoOwqutNwlljggiiLrp/47PRPYViTX/hsSrMEYSSrWUElQC6IqgQj2QBdrkqSISwRRmWO",
-	"KUNmllhfogylnCmBU4VGg+FgGCPJJwyWzThKc0qYclhgCpZsiUElEmReSVjf8ghhhmhmHtWrlvr9X/gM",
-	"beEJK3A+50KjQg9AWZpXGcm29RjJwfBAPzdlXE3nvGJZMpiwKI6oXl+J1SKKIz1gNI7MQqM40uilgmTR",
-	"WImKhPE6nD2fv8SHezv76UG2czB/TnZe4dFsZy/dzw7I4fw5fjGL4qjAt+8Iu1KLaDzaewncU//dp0sc",
-	"AfP8DPB0iXGMBLmiUhFBMlTo555JwMUgvBz4b7PFkHTBvxbYtYz+gRHE58CvDlrL93INxPb2hkDfjB4N",
-	"8p0eWZacSQJs/xpn50aU9F+aVQmDn7gsc5pivZLdUvBZTor/+kWaVdYQ6DcyPT4sr+GwKI4yojDNNRG4",
-	"WbwV1YmenxE1iY7QDyeXaBduSpRTqaQV7TaNpcUGkUoz5zg6nA/T53iPvMpGs4P0BdZyr7CqZDQ+GGqd",
-	"RBWg572ZlivkgLLYWChVyvHuLmVzIrJBRm7cEuVudyV3Pur/nyDzaBz9YbfRurvmrtw9MyMYHPeViFNY",
-	"VCJPWIUVZcxQxa4ZXzKLLC4cq8T6t8dCE1YKUgqeEim1YhTkF5Iqqz4pKys1QG94RuQYJZTd4JxmUzt5",
-	"EqOks74knrDEzuRfbd6FIUFl3MXRa56tfubqOE1JqTRzfgPPlHiVc5xNFefTHIsr4nMNsMaC4FwtkMLX",
-	"Rts5HM54tnoMU4z2G6Y4M7MixTlys27AFn1gn4oxeEkEoCy8zhhhZrT6EkvYIwx5UdIDKRlooN5wNs9p",
-	"+m3yrDeCOWVULkhLmPV+g3NBcLZC7v4YdqFNdgPN/LJKU0Iykj1Kql81BPwpAMJmNGwt6qnIF8KI3uMR",
-	"VSjFTGufGdG/UpLn2lowxPNhMXR7y8WMZhlh30S4eT2KRzW1oNLjM0ZIZlQtzgptrqS8JI8ihydPb70J",
-	"N6BBA99TEeCarDRfgbJCs0qhHKfXZnmwMPjVWbyjQg2NIcEpU0QwnJ8IwcU3kYHckrTSz04JjOURQ1sa",
-	"6GY0topeVAzNMc0fJRCH/jZ34uZCbq4N6NAF8KmoUdKS5JQRuya0XNCc6EUyvVdtJZ15k223u8EZQKAF",
-	"VQizCasYuS3NvjbHVa7QVkItddybdkv6mau3sFN/q75bZ71oCV9StdDW90ZabkuQlItMInJbUkHQTx9e",
-	"Ty8v3yGsz2J6sU5TbD9K6A7aOvCRdk17hU9B7p+5VuYLcwZJ2icMIKthcHfS2+qbHihgeWyDJNpd+pLz",
-	"d7DZfjc7wz9L6u0WkdsU1ONoePDy8MVzNFspItHW++O/Tc9P/vLx5OJy+vrvlycX2/8xBggsm0oDjOZP",
-	"zFDSW28CdmhCFSlkghZYogI8BgstrfD46+PLNz9OTy9P3l8kiOSk0EDcY6wY8b0g4oam5CPDN5jmeJZ/",
-	"G7H/WZGKTOdVnneprNkU7qIFz4HAe3AulmhLC+hfPp58PJlenP7jZPtIn+3FCuVYEfEoreyR+S8wlQVk",
-	"A/p6gD8VYZdcXHs2iDYvGWJ8OQaF6+RS22SK5jnS9NFKmgunvBWHixPmZNc+0pwjqoZsyXaM2nimEtaP",
-	"tpJmcfapCTOPzHB6TVimH62YIDhd6KHqN1rDd3YKDfeiUuAcyviSaSjdham+kGwPEDjBrOJNPI9YgqTx",
-	"gBlXyHq3WQj99uld/1EgwSXn7zFb2QO1/CZGFliRaU4LqtoWuL6O4DriczQaDp36krsSbc0qIRXaGw63",
-	"rSLT+yfgjUptKTnWNhgZoUedrfc8K/ySc1Rgtqpn34zLW6t6QgvwmUQeYraS8+PLk+m70/enl9PzM627",
-	"/CuvP55fXCbgHCO3C1xJ1djlPoDJ4OlY4yPDlVpwQf/1jafmyh/I4wupxQhbM/j47NTYxcZZ+red47PT",
-	"nT+TFTLwPcrsGDVE/9ieewN6t6B9Knon9XoSuyDwqlDjD+HCKnjPp3JNVo7APkTG6v/IZFWWXCiSvScZ",
-	"xZewrG8iUT3gtNAjTgFTXWIpt/diid6YuXb03GPkT6enicHYU+RW7YKD+VGmx6FPvxowBIAhC9hGlAwu",
-	"6qmNEL1QcIRjiZIuHpKGiCFgNDlreEBij9nqrzivgDiYrT7Mo/GnL261rCpmWjzjL10vaXNlxnlOMINL",
-	"YPo8tMx6xrsaq1gIvIIRcJZRvRicnwl9IlWUPGpAVuXWQjI+YTsBn/1CUhXdfe4i9pit0E8XH37WWqEi",
-	"MdLv18GBAXqDhaAkAxMXdgn9I0aM6O1VkB3CNENrRhW8ulpM2DznGPbbklOmBmjrQ0mY1jX7gyGYhIwD",
-	"R8FgE41xtbAiqaeeRMbymAnM0gWREzYjOV8iWRINl0K8UsbdpZ9yi0VmefYtcFkoCXcH27B5ewKoRUTz",
-	"MclzrhF2u3PFdyyWNAMNzvHyPZESg9Vd392R17Tc4aWhzQ6sTut4jeW7ODqWK5ZeVLOCqnPrOw8Himjm",
-	"3P3gFfKjRakgWG8zURyVLdrbkMsDXPATn51mkfHeu7jAJ/fu5x4nxNFrrNLFmSAZTZXn4A9z4BznkvSY",
-	"B830GKg0g5iQFwx0hDSHrJAWCH20l45DjHmGC9I++g3aRLJy9ElvLEsexZqUn2MTQnCRmLsummrhC2Cd",
-	"lZWSMcIK5QRLE0PTXIQVKrhUqHc6aQHUhePRYl5QdmreGfVk3q3q/tHqkNdbSnLYJ282ip1yjf0B+u8F",
-	"YYgXVCmSxa1okwueiionKF1wLonU6Gkh4PFhpE1Fp8OuBhcOww9xbXD5jin53ONL6ewcLrQtYEXQMusz",
-	"CXwqO0zY4jaIiVW5CnBlTYjoZq/PlV9J3Xq2UMDQ3ESltmoUKeJNF/et25PPc/cNYaOddjFrSOzHMc1a",
-	"Q+R+C8fM9w6JXVI7Pl9C6B+cJuZg2teixHls22P892IF6PLejRHDhZYJfX1Oc6Mq5no1WmEYZ+NyQcC3",
-	"QUwYvicxJi65SwWVuzf7JmY4WOEiH6MmOPdp+Hmg+FQRJrkYyAXWpl0BMR74A33a/+yReVYpqzZBoaFJ",
-	"dDuJbEzo00HzZD+ZwUWPv0HJfDXBbYi9obehRIjaP0I0r0+kd/SGMCJln6rOiP0SEVYVejp+rYduCMGv",
-	"o1BY3ofQDhKCyOyqAc77hc+0aGWEKTqnRMQmuyOQ/YGoOkIlN/YLeIkTCF1a7bSLte2w+8Xs1HftnWfT",
-	"DIo5FwXWdk1V0SxE/p/47BxczoG1MAQgLARnvJJ6ZR1NCAq1tgGsnTKF+faGe893RqOdvb3L0XA81P8G",
-	"o739fzgyTwtrS421towjF9C65+39kX7bGT0b55CEtHXI4JMKiwfAP/yHdzyK/HCkp+tHfV1v8dTbkEVl",
-	"7F1st6Zf+Cy2KsuqcgpnUdCzPWWubdn+/mSJ0TuEtMjTV3Y2NwoCFlgiE4YgGdo6f/sG7e/vvzIcyudz",
-	"SdR2mxfvoXXNfxlWZEfRgoSYsMMR61SxBs5o4iNzHqlYTqREhiLgM6x1/JrzTjNni+GC+KCqjsoeITyD",
-	"o2XFFM01MGyATGqGxpON1kiU2HhNYhzAG6DJMPVmaHqUvR9/m4XxGGvAl5wgJjH4k4lA9knQfH2MbsBU",
-	"h5tjq9kBHsDWhXnwiXa1Og/Ozh8HDBtPFGt8d6VgzaZzUa+qjWc7pAsggrHCFVoRZTzq2TbamVTD4T5B",
-	"JWHgrN/q3nChVvd3reDQ/58wJ3h1OgIiLNM7m5ZKyCxc4MxEFq3QGP+4234tgHqjNvPrpZsJNbI8XVqH",
-	"tOup2hu3/2yP6u84zu6xC+sY80IbbZShghRcrDr7GoSbssqE/afaNB4OhnsxXL9nh/hHk4xnd5v7t4X+",
-	"NF2Af+RLlHNrcbrQ3zXY9QXNc+oiET74o8GhLyK80low7nmu/MWs2Q6o9GLylqh1qGcLI0EAJEEkga3o",
-	"4W1hc+n9DZmlDaJCMukx3DsqVfjY7dAoO3zXuKxccqcRpXYQrW/dWhHpzfXX1igLfEMQ4w0R63nRjKS4",
-	"knBOoaJ9xoF93hwUsTQemI3Oh/6J7G6NNyPA4ifgD+qDeGQDTUssip2qjDsOIgmYq7GGpTWezc2kNg14",
-	"QTyrYKOF+Cqkt5DQoVU2SivEIe9hPeek5CLAHu8JlhUkrBrK6LOa4bgaKQ2X2OMhUlzhPHDqqfms5fe6",
-	"17du3zBAhghn59zASa8fc+N08NQA1gwYxJXG5wlTYhX2cLhzPZ8j3Mv27Wjxx6ji34y6WYuUsHIx0tPO",
-	"lmkSocUKXTO+lLHjKC70Dh3yZ0kIb9yLsntu70V3n8Mers050SP9hlK3FlfvicIZVjjMQy1swfG8jzFE",
-	"u1hqj3MqqESyJCklEs0FL5AkJc5BUEuicI4KI9eQyQKlHMWgdnHYM6/xPgPiM7sQCJPs7zWGxK02jhZY",
-	"3/y0M4oPPt99fowdQgXVIscr9fBUOb+iEIz35tuH+UouVa0GGjaRfK4KrCGEehhN4TuPTRQvp9f+zeg6",
-	"Gu/HUY5nht8iSRSX2LFSynNIQbyh4ooymuLo8x3MXrvF/Mlr91hrhv7i5gSrShA7X4nzaW5807H9c0kz",
-	"+AvI1tw0f5qbnxucHBiYrHfceJoEVuRqFY2jJaFXC2Pkmp8A080oGr8axlpKxqPhnXc0iSD3tytp9Z8A",
-	"s7mwF/Xlq8WRIavDufL5kiHvbmwYliqJUs7m9Kpttn0ta4dP9Rs5Vp/gOO9kKYQHwyeyCW8Y5y34Rze2",
-	"Ci5hkIuSpKFN8mFj2iQfQQR0nU39NWfi721R15rjEYi9ojdPhtiW6gnBIBUpJZoRtSQWzwYSZzK5kqVn",
-	"0vrU4PQETrSNQbxQpFwLoKedNoOvCcDoPaoGFMB+YuA8NXXfEOfmsfMqJ23PSXs57uhXsyeaUyGVlWTD",
-	"zPIImYKGpXH81MwOqXfyqEnuttjw1ADa0rhgHBEsckpE92VzvrT+BAsMOFCMEm1M8EZi3L2eNHyV6eZr",
-	"5rAl5tmnbZoyvQvhvKFtE0RuVLxH8R7A9xpEvTNr7XxqaggaYGtt2Yh3i4/bUtdwkbf8taZXozyC0qAB",
-	"3cB4/6qayjjqHGYCZy04YhXuyIUFr2yFlGO1Z3LNkRsLRec4VVPI6u6P/RqSvX26gzI0yrFmZM2PaGto",
-	"UmYqmqsdasv2ZNt7crh3sPfypafbKVPPD6J+1XQcrQFIo5tIRQus6lJSb5VzzlUpKFMxKvDtlpBympFc",
-	"YbO+GLXXi/4LLQgu/Ufa8Nqc940AJrdpXkl6E7Cr3+LclWpjxtXCHoaRwAxh1fgA9CYHpVL6CgAlUQEx",
-	"EshQ6prvLaPBi4l019QH6AfBlxD3gJl+4IAGLdCVJAingktZq7HYuiww+uEN2tLgzAhi5AorekPa6DoY",
-	"vtoMV45XrWnxq9oCHR55CFlWgZiNFwKiSBKFJP1XD3MPYOsxzPVdXIBmvXFXCfRREmApn9/b9Awp0W/M",
-	"u5KUXeUkkHjVPc3a0zHTinX/4PD5i5evhvbXECrEOtHRThj1fm+KG33jNKjfM516aTCAw3s4ZE2OU48B",
-	"NkleehQn3E/6f1vQ8XumHK3Bu8lCDuVJnL99g14dHL5ANue5bz6Y/O4AvRQkqhY4XVBGdrR9ABf082PU",
-	"KcKPUauyPp6wTl1cjHpVcTHy09ZjVNetxu3OHvGE+YXFED50IxRELXgGz+I850t9u1eVpScKpVbHE+ZX",
-	"RsSoU8epF+VXZ8Y2rjR1AYlW/VC9Zq++J0ZNkZD73brdqu3R8NgM+DrAGGvCaXNtStm0FPxKEGnrexoN",
-	"0MJ9aFd1Ofp9DwBWaKn3v6Xg7MpFWKBJiykf1OeepX5KcZRxhGe8Ul0bBjTCwLmzxqgucj1AJqgnY3TF",
-	"FdqPgu4RqfRi14SncLNrh/aLyOUkhYb2ywm+rO9eAUlRMcK55E1tid3mdk7/ZKsxjtA/K64IZERphS0g",
-	"agKNhXzZaiAL1C/ckwnQh+7Hy8sz53HSMtex0oYhE8PWRASEecGFQrIqCixWDqHXlGUm6TQA/qnhKbSW",
-	"p5StKOlO9fH81M9GvHeS+2ozHmDqjsJ0NR+AAO+UaTk/NmquxRNrVKkXK+qt7qwV5XJ2v7ZlA0zaVrNX",
-	"fAoGmFZT6YNHNXgK0iacYW9gbAfUX+6/fPl8uNlZzM0vV/LB2WFCG/XjM4UpI5lxuOolfrhAs5U7dIiK",
-	"6eW3jeLnL1682Bs93xSue0C61Ii25cp8/g0w7R2Onh++3DvYECZjedk03Fro9kIPa0N7DfTnvdNF+wAS",
-	"OFdruX4Qwg7vNxDEQTYLEb+D+NaaQ4JxTvQmF/Ql1rfc6pYLnlunckruS4Btj2O8c5ylxJZiNCkxWPZc",
-	"0nGd72E6i/keOOdbc564TRxvmyfYnoMRcF7bhff0i7Ad0ZbWTejnU2yS2LN/b0Dt8IkSexq53fuaBJ21",
-	"B//D//1pNXEfYUGO8LzUwUwpXNtT7U53Xrm6lr5QEUATxOs5vbHSI5bUdYZZ0KuFvlKP2nHuoq2b0RDZ",
-	"FLqbV9tHYF7QFOF8iVfSjuTaVyRHyEUNkSxzqqRWsYkNHyYtjzdAYrddmtZBxq7P24tC3uf2Xn9kxg5i",
-	"OBEDvIGzcG9sL+S5rlpxA67vmAJEpIQpfEUkZMY0UfvMhCJKbTKPhsPYJlLXyNSwd6S/E4jtsVhPOVme",
-	"CDFjHXUJ2GYmqgoe5iaCoUjZZzsnjl5yo8IswyKj/wrKbxPpDqPYODrDUahnEjV9KxGWHpwxygiUr+gd",
-	"AJI7ac9xQDCLxp8OBy8P4v3B8Hm8P3jxPB4N9j5rhtQIGw5e7sfDwcFBPBq8eBEPBy+ef34QyVYt2HWF",
-	"MO3FBwO49steuEAmnuFyOryYZEbSHAviEjs6/qqwlX1iGpGYutQtm1IQI/jx/ADOrfY/fXnGeR6jwWDQ",
-	"SYNsUhHWauPm4dvg+cXkHnTB+xMtCINwzBHaGUGpAMrcNTBv2crYQ1uVrHCeG9MNSg3aMJrMEi/6tIH1",
-	"tkk8KrPnBbOAEHFbW8Za8oY286/pYBlHkqSVoGp1obcsQ/zjkv6ZrI6rUH3RMXP9EAboz2SlRaYgxh5O",
-	"js9Op38++ftFgnabP6ZvT9+daJ1O1UKf4QlVCyJs35KM3JCcl8BT13q0JCM3O9dklaAte8COIUI0tREh",
-	"8Ask0Gmt89iEec/FphnbNsKCIJwqekO8Nq113wZrwdQdEBqyYkCBqa+nbM5dCwNsWgG6XCI4PqICUwYH",
-	"A6EN2krk3gnziqpFNRukvLCHTftfX7HbwazF5txfOcECUtBtjie/IQKO6GPkVyJZJ6fGDnAz9LV0FZ0x",
-	"dIa5MqG9X/hMWg8StAkFTwLLDMIoaHjNWBM2YX4qHchSrbu3mthonRtvnqtT6pt46Xad4oubnDI+nzDX",
-	"rbPJWrVO6cZs4VCfXpsG693U0LAG9ugkRokxDBJosuT2v2Tbd2UfwUjQB5m1zKG6FI0ZFq3ndmWNNjkh",
-	"6XRmdt0zAHN//KOWHsKUbbgw+OMfkcFm0zuP3KakVCixjTk12LtwRoBfBVGCphJ+ZzyVyYQB6+/ykjBc",
-	"0sEfE9t6ELNAD48BOoaeJaZ5B7Tuk2grsUwBfUo9cdGzAP2T7SOv1x9mvT6HVEIuC9MmGVVywpLbHafm",
-	"duCtBJFbZTVuqKWBhUXbJlaRyO0B+uDmkRPmNEVgaAytUuvOLHqFTqvrB/Sqvc4lXsOSCYO6MbmE8PrB",
-	"cNTpXRIjDKO5uRskHAz3W60NDXmhqaFsyHpwewuccXh7ayvUug5wtJWsa3ySbJtFGzMz6PxOUp7p9Tvm",
-	"a9xJSYyWC5ouYNpcctfwY8IslzYexbrBi+Y+ANulAhnlmNOU2HYMVsEdlzhdkJ29wbCn2JbL5QDD7QEX",
-	"V7v2Xbn77vTNyc8XJ/BO4xm02q11ThwNRuYZy9LRONofDAf7YPyoBWxFu8CWNod9t6jdY1ckcAQ+CyWK",
-	"g8Iw7hutSiC2usSySXlQHPLeYlTmlfS9JBNmk8rRe/D2j72iBb2vuAxiRhDWPKlPmEcug4LgdGHrU+ou",
-	"W2aLkg+GgrcSzR7priT5fFcrtSLZrklv/XJa3zl/0znB2XtSXCistCg3IXfzlvEYm2mvIB4doxlMaqwf",
-	"6+QyDOPiuaEsDdjlMyqvByiBtxLNdBCxNt3urB/m/OJiwsxMZmuxY9qpAM/g6jPPDNBbsLmNA7KZ0+IX",
-	"ml5q7fdA8gPaSt59OP7T9M2Hn998PD8/+fnN3xN36BwZS6DA4ppkE5bU8ecxgrBx4pKeV62cCSgurWd9",
-	"Jh3AIC21ajzNXHts677tdAXfGw7v6YDkOh9t1vinVTkR6P7zvimZqPEIJfm23VvtALyLo4PhaN10Nfy7",
-	"Hzs9pw6G+w+/9NbvS3sw2uCNbivsuzg6NGi7/712k1mwZ02socEF9Pz3EaKtPHwFqcSgXbQZ3t1qtAkI",
-	"9/SQbSX0RevGu90vVpHd7ZrgHBSbeB9B+BQGvXmk8SpBJcEmD7ve+C4DPeBKryh060KMLL20Wkt9Z+d4",
-	"0s9z0GAxkktc6rMg2GmKFzTV56N4wnIoZWM781zbUXWLOusYRba8wo7j1BRDaQ6mFlXWpoMuRGQ5Ya2m",
-	"ttJVdMWtUa4JKWWdHuxUn9m/rSlqd1W9bxrNZYuz0M/tlt8hYTWe1Pc21v3dhLXlsF3TqqtFJ1qv2Qro",
-	"BhLgfXPg3yjTw4OH36h7Cf+aSuBHrnZsVaaf1Pi1OgBC6VDWEUe7GZlVV04tmN1qrW3SKeqze5tX9mia",
-	"IjsLBfZ1BC0PTYn4TlW6wj9E1YQ1X3jYuAIwJAnvqFRedZ/8nuLQrQtdIxEdC+7/yF5l6JdWQhCm8lXD",
-	"GY/nVMOWZSn4vMWocGUXAnQycGOW8/Q6cD0tMpCY/p06dBe4p+27wOWiUuQ2cN0mmwTuyFUx43nghlpo",
-	"o9QU0YduC5zW15sVL+q+OUExPYYtRqK94VDLj+ScOdep83doySNMDtBbLlBu2+3AfmRKPNoCZvv0fEex",
-	"sjOsayFvoYbTIb0hg1+Dza2LMRp/+uwzvetV5LG4XElFiugzMPIvfCbrbj9rSXbpdKDtPFKrvXVdg5BZ",
-	"klzvRuhR8QeifuKz70nFpuvQPZ/GMCv8N9sGv+GdXr+1wWyBruht7fsDUbZth8Gwx5CaB02l4aNse/MB",
-	"NCgBdq68tQz83tx3OWBnghdELUgloUktIrcllxDYQiYIgbacHT8cDAcH2zHCeY5KQeb0Fk63xtcyTTyX",
-	"xg/cVCtabZDyPCep4kIGz7IW4AfZ3Wui22L0JiTxB/TjybszZCEyhsjU7vBntTel2fa6dtFgwv6ALv9+",
-	"dhIe4gpXV2TCgvf2Jiz8qbpAWahZ8G9JN3pcUNTkCGrJpqj8HsOzqQB0vGNco4q3Sr1j6/owSXRcEmhf",
-	"YxG6ImoQNCC/v+n4oNHoFvBMIhcBkqY182xlSqzgUFp/PqOVn7D9f8LE1OgLfg7OcVXTQyBgX3rRgshj",
-	"u543ZC0fQspv51MJmh8XfKm5MMXQ9Q/8cH/WCps8M/cvBVWcPQMxgBYGE0ZYBgUDJhYxhlOTNxm8Bqco",
-	"m8W6VTdwgXRq42Y0udQTph+0H1tYU7zrAuVxt2DMFLK6wamYsGYHiNtVrN2iinbQ69Q23bW1h3AXBp8w",
-	"LIgVVUhQ8xG4wNKKZkiJ/0DUd3dwtFtLrBFNC65Hwd+dG0/m4TQI1RzNu308vkqy43+jD1NrERfNtHzn",
-	"X1rhwh37XK79+Msat+d5xSRKNCqSVvtsJ3stXzgcdKVXs910loT4a3+TO6tz/a1nURPzyaSoU+B2104d",
-	"sW3Tv5sMe8VTa4+QfuWU9wmPwLeJ7/uMR/dxmO43rAY2kerup7XgvcNNwAt8JkO/vPfq4Ze7X8b5lU9P",
-	"5xUD7ePnozQ846khJ8ZhPeTu3nkSb87u6+X+r/r8jhWRfg1EbHJaIZihuD7luxRJ9yk5c9bTusD4cxFV",
-	"gwlzvh+szF5bWw2ugbHtTXy/dyGwFZuvHTgHwn+aAgl90OEeH0arl25Nguy3bhP8rgw2UwaGERCuM9K+",
-	"m1bYrXtIh3XDO3pNUHL24aIrrInfYdqLTmrutJ1UJZwpEmMYJOaoom3xUNNp+xW/9YIP32H4ftIf+jjJ",
-	"7yrgdxXw66sA08L9O2oAPzaQkZyoQE74G6ho7rRllu22zOjYfVIIcVF3g9bPw5mg4DdezZ/92uIRwnV7",
-	"aG5i93iGWcYZgRjEzFTdmB7SRKAUM7SltUrdc2sOgdyUF0TG+vWMyhRrmdg2ndSN2WF9GDMCD6KkrtA2",
-	"2YDm+1LpArMrIicMX2HK9HrqsjW9isCns8foYPiq++XsgAoz6Pvq4Mev82mE0eDQlIA90acRzKx1j8Km",
-	"C3e/7O0Joz1UNuQ6QoZ1foX4z/d3nww30HH1h/i/wd/yv1GZGvmDT150vjzSC1Ldrz3jsFv2HPLdZW0A",
-	"WRb7ihjpGc/z34Ok/7lBUk3fjfjwm4KlboN/wLgHh5/JYbcfx/ZM8Qe+oAcNJb1csAlLcZ4PnLlvP8hd",
-	"v2v638Jma2x+LO+z+a0lDlb5f67F3/223IOuQxmvPTj97lT8/RARdCrilkux+wHNrztAmC4M64KUe8Mh",
-	"SkwR1sYNIY7Q4XAfJe5r7qZeATZKKies9TV4kzMm6r4VNmksmKFsmkV8m8nd6aq9sXnaNN0IyPXJwygZ",
-	"/Gp73FfgxjXreBrsnLVKhNrUf6oPoN+TNtLAFsoWab/YLvT9BH3tTaGSbYvfT7ODu+YQXXcW0SdXnlZ6",
-	"Dx6g12RB4dPppeC3qxglZx9fvzt9M/14/i6xn2uEIzS8naGUl1SjKrshQlEJJYd4JnleKYI+nr9DlElF",
-	"sA1wmwK0XSh/sIvrQnnhKQwoPfI1CKQJEWZ6w9gKt8Y+7lvGJligrd6OySO9AcDm6b9dd5uvU1O8d+po",
-	"67qvN8aektDLsClA4LjkIl0QqNPlwqYKpAKXRPhQWZr3ZzCFllygOonCe8smEQcWQ6E3ghI4Na3ZMJoJ",
-	"vpREoI+nAJVpImDHgXzbu893/xMAAP//",
+	"7H15c9s4svhX6eL+qsaeR8uSjxzyX07GyXgmTry2s1eUEiESshBTAJcALWvz83d/hQZAgodsOXZ2ZvdN",
+	"Vapi8QAa3Y1G3/waxGKeCU65ksHwazCjJKE5/nlGVb7cOpwqmuufCZVxzjLFBA+GwTmNBU8kKAELwhRM",
+	"6FTkFFS+ZPwSyCVhvBeEgYxndE706/SGzLOUBsNBGMwZZ/NiHgz7YaCWGQ2GAeOKXtI8uL0Ng79tnYiE",
+	"plt/obnE2ZqTX8woXJuboGZEgaT5NU1AzSjk9J8FlQo29A/BKeSiUBqmeCYkhcWM8tpznMxpAlxwurkC",
+	"4OB6JyjhlCpn/DK41XBmJCdzqiy6fhGT45+6YY2+iMmYJREQkMVkziRCnlNV5JwmPbhYZjQBIoFAlhLG",
+	"wcwS6kuMQyy4ykmsYNDr9/ohSDHiuGwuIE4Z5cphgStcsiUGk5DTaSFxfYsDIBxYYh7Vq5b6/S9iAhtk",
+	"xOcknYpco0IPwHicFglNNvUY0V5/Tz835kKNp6LgSdQb8SAMmF5fRtQsCAM9YDAMzEKDMNDoZTlNgqHK",
+	"C9qN1/7k2fQF2d/Z2o33kq296TO69ZIMJls78W6yR/enz8jzSRAGc3LzjvJLNQuGg50XyD3l7zZdwgCZ",
+	"5z3C0yTGIeT0kklFc5rAXD/3g0Rc9LqXg/+ttxgaz8S3AruS0T9wCmKK/OqgtXwvV0Bsb68J9PXgwSDf",
+	"6pFlJrikyPavSHJmtpL+pVmVcvyTZFnKYqJXsp3lYpLS+f98kWaVJQT6jUSPj8urOCwIg4QqwlJNBGEW",
+	"b7fqSM/PqRoFB/D26AK28aaElEkl7dau01habFCpNHMOg/1pP35GdujLZDDZi58Tve8VUYUMhnt9LZOY",
+	"QvScmGmFAgeUxcZMqUwOt7cZn9I86SX02i1RbjdXcuuj/v/ldBoMgz9tV1J329yV26dmBIPjthBxAotJ",
+	"8DZrbrcy4VDwKy4W3CJL5I5VQv23x0IjnuU0y0VMpdSCMadfaKys+GQ8K1QPXouEyiFEjF+TlCVjO3kU",
+	"QtRYXxSOeGRn8q9W7+KQKDJuw+CVSJbvhTqMY5opzZyP4JmMLFNBkrESYpyS/JL6XIOsMaMkVTNQ5MpI",
+	"O4fDiUiWD2GKwW7FFKdmVlBCgJt1DbZoA/tUjCEymiPKutcZAuFGqi+IxDPCkBeiFkhRTwP1WvBpyuLH",
+	"7Wd9EEwZZ3JGa5tZnzckzSlJluDuD/EUWuc00MwvizimNKHJg3b1y4qAv3SAsB4Na4t6KvJ1YUSf8cAU",
+	"xIRr6TOh+q+YpqnWFgzxfFgM3d6IfMKShPJHEW5ajuJRTc2Y9PiMU5oYUUuSuVZXYpHRB5HD209vvAnX",
+	"oEEF31MR4IouNV+hsIJJoSAl8ZVZHi4M/2os3lGhhMaQ4JgrmnOSHuW5yB9FBnpD40I/O6Y4lkcMrWnA",
+	"9WBoBX1ecJgSlj5oQ+z7x9yRmwvcXGvQoQngU1EjYxlNGad2TbCYsZTqRXJ9Vm1EjXmjTXe6oQ2Qw4wp",
+	"IHzEC05vMnOuTUmRKtiImKWOe9MeSe+FeoMn9WPl3SrtRe/wBVMzrX2vJeU2chqLPJFAbzKWU/jlw6vx",
+	"xcU7INoW04t1kmLzQZtury4DH6jX1Ff4FOR+L7QwnxkbJKpbGEhWw+DO0ttoqx7QoXls4k60p/SFEO/w",
+	"sP1ueoZvS+rjFuhNjOJx0N97sf/8GUyWikrYODn82/js6M8fj84vxq/+fnF0vvlfo4Dgspk0wGj+JByi",
+	"1noj1EMjpuhcRjAjEuboMZjp3YqPvzq8eP3z+Pji6OQ8AprSuQbiDmXFbF9rfVywORXF45QWRw5lx/LI",
+	"rNc4hBaxE5bgPiJ5zq619gz63aFWsxJ9gBNtkMcUlz4l2ih50I59UVHdLhMq2NageXNBT0rxxtq1hGPc",
+	"E8U/SNBajYMYNrQOOme8UBSmVmgvZiKlI27h3HTEbsDtSH1O82sW04+cXBOWkkn6uH39z4IWdDwt0rS5",
+	"obVEwrswEynu5R10gUjY0LL4zx+PPh6Nz4//cbR5ADlV+RJS8jDa7vsq0J9xKgvIGmT1AH8qii5EfuWp",
+	"m9qS4MDFwvC8E8Fa/VYsTUFvRX0eI1vjOa0EXhxxJ6btI5XJWFRkizZDqOOZSVw/bETV4uxTI24emZD4",
+	"CreVhILnlMQzPVT5Rm34hlKg4Z4VCv2AiVhwDaW7MNYXos0eoL/TnrGR5/yMQBpnp/F6rfaQdqHfPr3t",
+	"P4okuBDihPCl3dbycXKLKDpO2ZypurGlrwNeBzGFQb/vhJfclrAxKXKpYKff37RnllaVEG9MaqXYsbbB",
+	"yAAe5EbZ8QyuCyFgTviynH1N4eWv6gmVfS2XKsRsRGeHF0fjd8cnxxfjs1N9TPlXXn08O7+I0A9Kb2ak",
+	"kKoywXwAo97TscZHTgo1Ezn71yMdJIU/kMcXeDoRa/Ecnh4bE8jI7r9tHZ4eb/1Kl2Dge9B5NaiI/rE+",
+	"9xr0rkH7VPSOyvVEdkHoQGPG9SVyK+A999kVXToC+xAZA+8jl0WWiVzR5IQmjFzgsh5FonLA8VyPOEZM",
+	"NYml3KFLJLw2c23puYfgT6enCfFMVvRGbWMs4UFa5r5PvxIwQMDAArYWJTsX9dT6pl4oxjyIhKiJB6Nu",
+	"MuPxMuYXgcjh7ojHAk+nEd+4/BfLQpBkuRlqazOe+SdHIqiZKKGaYhVndK3Q6CnlMlEQHPLlX0haIM0J",
+	"X36YBsNPXx0SeTGf6F0ffm362asrEyFSSjheQuX5PuyVM96WxCJ5TpY4AkkSpnFE0tNcZDRXjD5oQF6k",
+	"VvEyUQU7gZh8obEKbj836XXIl/DL+Yf3WtgUNAT9fhle6sFrrTzSBI0kPHz0HyFwqnGf0y2q6YSu6VwU",
+	"l7MRn6aC4DGeCcZVDzY+ZJRrEbbb66NRwQUyKg420hjXWinudD31KDAKzSQnPJ5ROeITmooFyIxquBSI",
+	"QhmHqX7KLRbM8uxb6PRSEu/2NlEn8Pa13nl6e9A0FRphN1uXYstiSfNl74wsTqiUBO228u6WvGLZlsgM",
+	"bbZwdfro0Fi+DYNDueTxeTGZM3Vmoy/doUaWuIAR+hX9eGOcU6JPryAMshrtbdDuHi74RUyOk8DEf1xk",
+	"6ZN793OLE8LgFVHx7DSnCYuVFyLq5sApSSVtMQ9M9BiQmUFM0BQHOgDNIUvQGwLygkvHIWbvkjmtOw96",
+	"dSLZffRJn1cLEYSalJ9DE4RysbzbJprKzdeBdZ4VSoba3EspkSYKq7mIKJgLqaBl39YAasLx4G0+Z/zY",
+	"vDNo7Xm3qrtHK4OmbxhN8fi9Xiv6LjT2e/DXGeUg5kwpmoS1eKULv+dFSiGeCSGp1OipIeDhgch1t06D",
+	"XQ0uHIbv49rO5TumFFOPL6VTn0SuVQy7BS2z/iCRT2WDCWvchlHVIlUdXFkSIrjeaXPlN1K3nK0r5Gxu",
+	"QqaVJUXn4bqLe+zx5PPcXUPYeLldzAoS+5Fws9Yucr9B6/XEIbFJasfnC0weQbebsXfbUpQ6n399jL/O",
+	"logu790QOJnrPaGvT1lqRMVUr0YLDOOuXswoeseoSeRo7RgT2d5mOZPb17sm6txbknk6hCq8+6n/uafE",
+	"WFEuRd6TM6I1xjlGCfEHfNr97JF5UigrNlGgwSi4GQU2qvhpr3qynQ7j8g8eIWS+meA2SaOit6FEF7V/",
+	"xnhwm0jv2DXlVMo2VZ1u/DWgvJjr6cSVHroihLgKuhI7fAjtIF0QmVO1g/O+iIneWgnlik0ZzUOTH9SR",
+	"PwRMHUAmjP6Cim6EwW8rnbaJ1h22v5qT+rZ+8qybgzMV+ZxovaYoWNJF/l/E5AyDFh1r4YAgzHLBRSH1",
+	"yhqSEAVqqQNYPWWM8+30d55tDQZbOzsXg/6wr//1Bju7/3BkHs+tLjXU0jIMXEj0jrd3B/ptp/SsnYXU",
+	"Ja27FD6pSH4P+Pv/8KyuwA9oe7J+0Jb1Fk+tAzkvjL5L7NH0RUxCK7KsKGdo4qKcbQlzrcu2zydLjJYR",
+	"UiNPW9jZ7DoMeREJJpBFE9g4e/Madnd3XxoOFdOppGqzzot30Lrkv4QouqXYnHYxYYMjVoliDZyRxAfG",
+	"Hil4SqUEQxF0RZYyfoW9U81ZY7hOfDBVxvUPgEzQHi24YqkGhvfAJPdoPNl4n4TIRvwi41deA02GqddD",
+	"04P0/fBxGsZDtAF/53RikqCbmuZgn0TJ18boGky1vz62qhPgHmydmwef6FQrMynt/GGHYuNtxRLfzV2w",
+	"4tA5L1dVx7Md0oWgUVkRCpZUGUd9sglbo6Lf36WQUY4xgI3mDResd79LAQf/f8TdxisTWoDyRJ9seldi",
+	"buqMmLiS2zTG7e6OXwugPqjN/HrpZkKNLE+WlkkR5VT1g9t/tkX1d4Ikd+iFZZbCTCttjMOczkW+bJxr",
+	"GLBMCpM4Mtaqcb/X3wnx+h0nxD+qdE572tx9LLSnaQL8s1hAKqzG6YLHV6jXz1maMhfg8MEf9Pb9LSIK",
+	"LQXDlufKX8yK44BJL6vDErWMIG0QyCmClFNJ8Si6/1hYf/f+jtTSClFde9JjuHdMqm6z26FRNviuclm5",
+	"9GCzleqxubZ2a7dIa66/1EaZkWsKXFRELOeFCY1JIdFOYXndxsFz3hiKRBoPzFr2oW+R3a7wZnSw+BH6",
+	"g9ogHtj41YLk860iCxsOIomYK7FGpFWezc2oVA3EnHpawVoL8UVIayFdRqushFYXh5zges5oJvIO9jih",
+	"RBaY8mwoo201w3ElUiouseYhKKFI2mH1lHxW83vd6bK3bxgguwhn51zD968fc+M08FQBVg3YiSuNzyOu",
+	"8mW3h8PZ9WIKpJUv3pDiDxHFvxtxsxIp3cLF7J56vlWVSp8v4YqLhQwdR4lcn9Bd/iyJ4Y07UXbH7Z3g",
+	"9nO3h2t9TvRIv+auW4mrE6pIQhTp5qEattA8b2MMWBNL9XGOcyZBZjRmVMI0F3OQNCMpbtSMKpLC3Oxr",
+	"zIXCYqB5r3RxWJvXeJ8R8YldCIZJdncqReJGK0czom9+2hqEe59vPz9ED2E501tOFOr+qVJxyTDG7823",
+	"i/NlQqpSDFRsIsVUzYmGECuqNIVvPTZRIhtf+TeDq2C4GwYpmRh+CyRVQhLHSrFIMYn1muWXjLOYBJ9v",
+	"cfbSLeZPXrrHajO0FzelRBU5tfNlJB2nxjcd2p8LluAvJFt10/w0Nz9XONkzMFnvuPE05UTRy2UwDBaU",
+	"Xc6Mkmv+RJiuB8HwZT/Uu2Q46N96pkmA2ePNnVb+RJjNhZ2gvb9qHNmldThXvlhw8O6GhmGZkhALPmWX",
+	"dbXtW1m726pfy7H6BOa820tdeDB8IqvwhnHeon90ba3gAgc5z2jcdUjer0ybyDRGQFfp1N9iE39vjbqU",
+	"HA9A7CW7fjLE1kRPFwxS0UzChKoFtXg2kDiVyRW9YVajtrTRekIn2togniuarQTQk07rwVcFYPQZVQKK",
+	"YD8xcJ6YumuIM/PYWZHSuuekvhxn+pXsCVOWS2V3smFmeQCmJGZhHD8ls2NehjyoygMsNjwxABsaF1wA",
+	"JXnKaN582diX1p9ggUEHihGilQpe7Rh3r7Ubvkl18yVztybm6ad1mnJ9CpG0om0VRK5EvEfxFsB3KkQt",
+	"m7V0PlVVKBWwpbSstneNj+u7ruIib/krVa9KeHTuBg3oGsr7N1XlhkHDmOmwtdDEmjuTi+SisDV2jtV+",
+	"kCtMbpIrNiWxGmNdQHvsV1gu4NMdhaERjiUjY2L1Rt+kzBQsVVvMFn7Kuvdkf2dv58ULT7Yzrp7tBe26",
+	"+zBYAZBGN5WKzYkqi5G9VU6FUFnOuAphTm42cinHCU0VMesLob5e+B+YUZL5j9ThtVUTawFMb+K0kOy6",
+	"Q69+Q1JX7E+4UDNrDENOOBBV+QD0IYfFdvoKAiVhjjESzFBqqu81pcGLiTTX1AbobS4WGPfAmd4KRIPe",
+	"0IWkQOJcSFmKsdC6LAi8fQ0bGpwJBU4viWLXtI6uvf7L9XDleNWqFr+pLtDgkfuQZQWIOXgxIAqSKpDs",
+	"Xy3M3YOthzDXd3EBmvWGTSHQRkkHS/n8XqdnlxB9ZN6VZPwypR2JV01r1lrHXAvW3b39Z89fvOzbv/pY",
+	"Y9iIjjbCqHd7U9zoa6dB/ZHp1EqDQRzewSErcpxaDLBO8tKDOOFu0v/bgo7fM+VoBd5NcnNXnsTZm9fw",
+	"cm//OdhU6h4ccrmg1jT6+eLi1OUlo23kGr2QsigNy2KwHcSIVyXLJKduRAlKiBD0Rb6EjKjZEPb6/Xan",
+	"BxOYMaOi83jE9dNAZUwyipnzNp2+LFPPSC7pZgh7uwOIzF2vXA82bMEDCL2AZ3sj/it7tYl2y35/ABEX",
+	"asw0f80pVzRBCC5ywuWU5mXCNpjDHGsM41nBr2iyaQKEdf4x6fUdfK0woXdO4hnjdEvrUXhBPz+EBhJC",
+	"qPWwCEe8UYEaQqv+NAS/aiCEskI8rPfQCUfcL+HHMKsbYU7VTCT4LElTsdC3W/WPeqKuJPRwxP3ClBAa",
+	"FdN6UX4ddGjjb2MXuKmVb5Vr9sqrQqhqtNzftdu10qqwLO8bl4HYULOjVmvHjI+zXFzmVMoQGmV/ITSZ",
+	"KBzxBpf06vnXQY1gXSqLq6tou1eIggXWCuSCX7rwFfZQMrtAM+pCP6UEJALIRBSqqSCiuO05X+EQyhr0",
+	"PTARUxnCpVCwG3T6nqTSGFoR+yOVStR1GAcu4atraL8E5Ovq5jKYcRYCSaWo6oGsDrF1/JOlxwH8sxCK",
+	"YrqZPg1zDElh369ScNUg66g5uSPNog2dEXzGnYdVGHUVuN+lv9k6lg4JMBO5AlnM5yRfOoReMZ6YjN4O",
+	"8I8NT8FKnlK2Cqg51cezYz/V885J7qqnuYepG6eRq9NBBHgmvOX80MjGGk+sOKe8QFxrdae1EKIzqvTO",
+	"7WDSumy+FGPUbrVsi++1g/EpzElxVpOBsZ6t8GL3xYtn/fUMXTe/XMp7Z8cJbUhVTBRhnCbGm62X+OEc",
+	"Jktn0eUF18uvWxzPnj9/vjN4ti5cd4B0oRFtuwmI6SNg2tkfPNt/sbO3JkxGrbU5zuWm2+l6WFsxK6A/",
+	"a5ludeuuw2mh9/W9EDZ4v4Ig7GSzLuI3EF9bc9fGOKP6ZOx01Ja33Oqwvt147GN6V3ZxfRzj+hQ8prbO",
+	"pco3IrLl7w/LZBqjD4YglcgyfUFzxYifH7+9ODo70VrfhlfbZkq5jU8UPUnR+c8fL3768Nf345/ODo/f",
+	"R2jfcBxNbtbTsJxDtHKfujnXcpyunyB9hsrJWanX39ExxvZEXLglefkw6yRm7d4ZEN1/osSsSjTsfEuC",
+	"1UrHzf5/flpU2EZYJ0d4UYbOTLfKcKn3uvS6GOgN3lXEUQVhW0ELovSIGXO9oWbscqavlKM2nPOwcT3o",
+	"g02BvH65eYAaDIuBpAuylHYk18AmOgAX9QWZpUxJLcUjG/6NahELhMSe7Cwug8TNmIUXRb4rbLHa5UEc",
+	"xOjRQHg7fBmtsb2Q9apq0zW4vqFt0DymXJFLKjGzqcq6SEwoKdNa+aDfD20ifIlMDXtj9zcC6S0Wawkn",
+	"yxNdzFhGzTrUPxMVxwhBFYFSNGuznduOXnKqIjwhecL+1bl/q0yFbhQbR3V3FPEHCVXnWiDSgzOEhGL5",
+	"kT5kMDmXtRw/lPBg+Gm/92Iv3O31n4W7vefPwkFv57NmSI2wfu/Fbtjv7e2Fg97z52G/9/zZ53uRbMWC",
+	"XVcXpr34bgeu/bIlkYOJR7mcHC+mnNA4JTl1iTkNf2O3In9kjE1TV7xhU0JCwD+e7aE9bf/TlydCpCH0",
+	"er1GGmuVSrJSGlcP33SaSCZ3pAneT2xOOYbTDmBrgKUekLhrqEHzpVG5NgpZkDQ12iGWitRhNJlBXvRw",
+	"DQVxnXhiYk0Ss4Au4taOjJXk7TrMv6WHbRhIGhc5U8tzfWQZ4h9m7Fe6PCy66sMOuWuT0YNf6VJvmTk1",
+	"Knd0eHo8/vXo7+cRbFc/xm+O3x1pmc7UTBQKKFMzmtt2Ngm9pqnIkKeu9GhRQq+3rugygg1rw4cY4Rvb",
+	"iB66HiLstdh4bMS950LTjnET/X0kVuyaeo2ay3YeVoMpG2NUZCWIAtN2gfGpcJ0tiGkG6nLB0EKFOWEc",
+	"bY9c68xFnnpG7CVTs2LSi8Xc2rP2v7Zgt4NZjc255VJKciwhsDm66DH8+eLidAh+JZl1UmvsIDdjZ1tX",
+	"kRtiw6BLE5r9IibSerawUTA6K3hiEMZQwmvGGvER91MhcS+Vsnujim2XtQ3mubIkoop3b5Yp2qTKCRTT",
+	"EXf9equsYxtUqNQWgf0FStVgdZgB+xjhGR2FEBnFIMI2a+78izb9UMQBjoSd0HlNHSpLCblh0XJuV5Zq",
+	"k0uiRm9211QFMffjj3r3UK5sH47ejz+CwWbliqY3Mc0URLY1rwZ7G20E/GtOVc5iiX8nIpbRiCPrb4uM",
+	"cpKx3o+RbT5KeEdrlx4cYisb09MFm3dK2IgsU2CnYm+76FmQ/tHmgdftk/BWp1Mm0d/OtUrGlBzx6GbL",
+	"ibktfCsCeqOsxO1qSWFh0bqJFSRyswcf3DxyxJ2k6BiaYLPksmGPXqGT6voBvWqvoY3Xx2bEse5PLjA9",
+	"Yq8/aLS0CYHgaG7uCgl7/d1ac1NDXmxrKiuy7t3cGPf9zY2tMGwGMGAjWtUPJ9o0izZqZqdTPopFotfv",
+	"mK/yWEWuVYueNpXC9YEZcculldOy7PujuQ/BdqlcRjimLKa2nYYVcIcZiWd0a6fXbwm2xWLRI3i7J/LL",
+	"bfuu3H53/Pro/fkRvlM5H610q9mJg97APGNZOhgGu71+bxeVHzXDo2gb2dLWIGzPSw/cJe0wgU+7Ev1R",
+	"YBgPkRYlGBtfEFmlrCiBeYshZGkhfUfMiNuiADjBKMTQKzrR54rLAOcUiOZJbWEeuAwYSuKZrS8q3Qzm",
+	"iJL3hvI3Is0e8bak6XRbC7V5tFmS3rr+tLxzLq0zSpITOj9XROmtXKVMmLeMU9pMe4n5BCFMcFKj/Vg/",
+	"mmEYF4/vyrLBUz5h8qoHEb4VaabDjAPT79K6es7Oz0fczGSOFjumnQrxjN5E80wP3qDObXyc1ZwWv9j2",
+	"Vku/e5JXYCN69+Hwp/HrD+9ffzw7O3r/+u+RMzoHRhOYk/yKJiMelfkDQ8Cwf+SS1pe1nBcsDi5n/UE6",
+	"gHG3lKLxOHEN8q2HuPFdgJ1+/47GWK4h1nr9oGqVLx1NoU6qkpcSj9hSwXYBLH2Mt2Gw1x+smq6Ef/tj",
+	"oxXZXn/3/pfe+J2p9wZrvNFshn8bBvsGbXe/V28zjfqsCWdUuMCvfvgI0VoeucRUcJQuWg1vHjVaBcR7",
+	"esi6EPqqZePt9lcryG63TdAQi4W8z6B86ga9eqTyKmElyDoPu69juAqCDm99wbCJG3C68NKiLfWdnuPt",
+	"fpGiBAtBLkimbUHU05SYs1jbR+GIp1iKyLemqdajys6F1vcKtjzGjuPEFIc4RVWLKavTYRcpuhjxWltr",
+	"6SrywtooV5RmskzvdqLPnN9WFbWnqj43jeSyxXXwvt70v2uzGk/qic1V+G6bteawXdHBrUYnVq7ZbtA1",
+	"doD31ZF/457u793/RtlN/LcUAj8LtWWrav2k1G+VARjix7KcMNhO6KS4dGLBnFYrdZNGUaY927yyVdMW",
+	"3WkoeK4DdsI0Jf5bReYKN4GpEa++8bJ2BWfXTnjHpPKqM+X33A7Nut4VO6Khwf0fOasM/eIizylX6bLi",
+	"jIdzqmHLLMvFtMaoeGUbY4Cy48YkFfFVx/V4nuCOad8po4Md97R+13F5Xih603HdJsF03JHL+USkHTfU",
+	"TCulpglC1+2cxOX1asWzsu9R5zZ1SWY7/b7eP1II7lynzt+hdx7lsgdvRA6pbZeE55Ep0alvMNtn6Ttu",
+	"KzvDqo9IWKjROmTXtPdbsLl1MQbDT599pne9pjwWl0up6Dz4jIz8RUxk2a1pJckunAy0nWNKsbeq6xOY",
+	"JcnVboQWFd9S9YuYfE8qVl2j7vg4jlnhv1k3+B2f9PqtNWbraJZfl75vqbJtVwyGPYbUPGgqRR+k25tP",
+	"IGIJt3PlrWTgE3PfpZmd5mJO1YwWEnsXA73JhMTAFpggBGw4Pb7f6/f2NkMgaQpZTqfsBq1b42sZR55L",
+	"460w1aZWGsQiTWmsRC47bVkL8L3s7vVWrjF6FZL4E/x89O4ULERGERnbE/609KZUx15TL+qN+J/g4u+n",
+	"R91DXJLiko54572dEe/+WGVHWa9Z8O9JNnpcMC/J0Sklq6YAdyieVQWn4x3jGlWiVqofWteHydMTkmL7",
+	"IYvQJVW9TgXy+6uO9yqNbgE/SHARIGk6dk+WpkQOjdLyAzq1/ITN/xMqpkZf5wchHVdVPSA69EsvWhB4",
+	"bNfyhqzkQ8wqbnxBQ/PjTCw0F8YEuzaiH+5XLbDpD+b+Rc6U4D/gNsAWFCNOeYIFHyYWMUSryZsMX0Mr",
+	"yibKbpQNeDDN27gZTY73iOsH7Tc4VhRfu0B52Cz4M4XIbnCWj3h1AoT1KuRmUUw96HVsmybb2lG8i4OP",
+	"OMmp3aqYA+cjcEak3ZpdQvwtVd/dwVFvDbJia1pwPQr+4dx4Mg+nQajmaNHsw/JNOzv8N/owtRRx0UzL",
+	"d/6lJZk7s8+l8w+/rnB7nhVcQqRREdXan7u9V/OFo6ErvZr7qjMoxl/bh9xpWU5gPYuamE+2ixoFirf1",
+	"1BHb9v677WGv+G2lCelXvnlfdun4OvldX3dpPo7T/Z7FwIv732h8cm1dYdD8Jh++t7/Oqjo+uqJf3nl5",
+	"/8vN7yz9xkbXWcFRaPlpLBWredLL7f5u8eXu3nqCwpj8q8XFX7TZTxSVfnVGaFJhMQaiBJAqs9J9g9KY",
+	"iFqEGDcwMNUbcecysh+4q7r9ub7VtiX13U6JjhPcfOTC+R3+2+RO13c87nB91FoolyRIfveqxB8y5HvK",
+	"EMM/QMr8t+8mTLbLjuPdIuUdu6IQnX44b+7xyO9H7sVCNVPbvrsSLZjIqCGRMYy05t/Votx+NXS1vMCv",
+	"dnw/odH1KZs/JMcfkuM/VnKY7wR8R8HhBzASmlLVkbj+GsvBG72/Zb33Nxy671aByMuW4/p5NFzm4tqr",
+	"fbRfCj0AUvYgFybBgEwITwSnGCiZmNIg06ic5hATDhtaGJWN3aYYbY7FnMpQv54wGRO9lTZNu36j5FhH",
+	"y4TigxCV5e0mZdF8xCyeEX5J5YiTS8K4Xk9ZvqdX0fGF/yHs9V82P/DfIfkM+r45QvPbfH9j0Ns3dWpP",
+	"9P0NM2vZCLNq9d6uzXvCkBSTFbkOwLDObxCk+v4+nv4aMu614NOUxeoxTqH/RGFq9h9+V6XxeZtWJO1u",
+	"6Rl2+47PMClflnqTZbFvCOSeijT9I5L73xvJ1fRdiw8fFdF1B/w9NgF6JU2ivf2Gv6fB3/OZRuxa6iWs",
+	"jXhM0rTnrAQZoYJQvmuaLONha0wFIu8yFawCj8r8f6+h0PyA4b3+TRmutLf+8Hz+YXs8peeT1PyezY+7",
+	"fpvdYTpMrArA7vT7EJkCs7X7aRzAfn8XIvsrMrUYeL4yOeKma4a9afLh8rLth02I68y+No0wHqepNzq+",
+	"r63VVj1LOsTB0f0o6f1mR+M34Mb1JHka7JzWyp/q1H+qb/7fkRJTwdaVCVN/sV7E/Am/uWCKsOwnG9op",
+	"hKYTDNreZdcUbfCKuNBHdw9e0Rnjiak9uFmGEJ1+fPXu+PX449m7yH5KFC1vfDuBWGRMoyq5prliEssp",
+	"yUSKtFAUPp69A8alosQG701x3TaWdtjFNaE89wQGllX5EgRToCg3rXVs9V6lVrcVahPR0MpyQ1OS3gCo",
+	"KrXfLr+EUKbdeO+UkeRVXxYNPSGhl2HTm9BNKvJ4RrEGWeQ2DSLOSUZzHypL8/YMpohU5FAmiHhv2QTp",
+	"jsUw7PugchKbznYEJrlYSJrDx2OEyjRIsONgLvHt59v/DQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
