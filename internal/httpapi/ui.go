@@ -15,11 +15,14 @@ const queueUIPath = "/admin/queues"
 // authentication's password, and a 401 asks the browser for it.
 func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get(headerAPIKey)
-		if key == "" {
+		var p auth.Principal
+		key, err := apiKey(r)
+		if err == nil && key == "" {
 			_, key, _ = r.BasicAuth()
 		}
-		p, err := s.keys.Authorize(key, scope)
+		if err == nil {
+			p, err = s.keys.Authorize(key, scope)
+		}
 		if info := infoFrom(r.Context()); info != nil {
 			info.scope, info.principal = scope, p
 		}
@@ -28,7 +31,7 @@ func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler 
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
 		case err != nil:
 			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
-			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication")
+			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
 		default:
 			next.ServeHTTP(w, r)
 		}

@@ -52,7 +52,7 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 
 // Create writes a new record; it fails if the id exists.
 func (s *Store) Create(ctx context.Context, rec job.Record) error {
-	b, err := json.Marshal(rec)
+	b, err := job.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
@@ -109,7 +109,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*job.Record) erro
 		if fnErr = fn(&rec); fnErr != nil {
 			return fnErr
 		}
-		nb, err := json.Marshal(rec)
+		nb, err := job.EncodeJSON(rec)
 		if err != nil {
 			return fmt.Errorf("encoding job %s: %w", id, err)
 		}
