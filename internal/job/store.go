@@ -1,6 +1,13 @@
 package job
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// DefaultTTL is how long a store keeps a finished job's record when it is given no TTL
+// (and JOB_TTL's default).
+const DefaultTTL = 24 * time.Hour
 
 // Store keeps job records. Implementations are safe for concurrent use by many
 // processes (the Redis store) or goroutines (the in-memory store).

@@ -23,11 +23,11 @@ type Store struct {
 	lastSweep time.Time
 }
 
-// New returns a store whose finished records live for ttl (0 means 24h). now defaults
-// to time.Now.
+// New returns a store whose finished records live for ttl (0 means job.DefaultTTL). now
+// defaults to time.Now.
 func New(ttl time.Duration, now func() time.Time) *Store {
 	if ttl <= 0 {
-		ttl = 24 * time.Hour
+		ttl = job.DefaultTTL
 	}
 	if now == nil {
 		now = time.Now

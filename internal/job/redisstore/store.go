@@ -25,7 +25,7 @@ const maxAttempts = 100
 type Options struct {
 	// Prefix is prepended to a job id to make its key. "" means DefaultPrefix.
 	Prefix string
-	// TTL is how long a record lives after it becomes final. 0 means 24h.
+	// TTL is how long a record lives after it becomes final. 0 means job.DefaultTTL.
 	TTL time.Duration
 }
 
@@ -45,7 +45,7 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 		opts.Prefix = DefaultPrefix
 	}
 	if opts.TTL <= 0 {
-		opts.TTL = 24 * time.Hour
+		opts.TTL = job.DefaultTTL
 	}
 	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL}
 }
