@@ -96,7 +96,7 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.AuthFailuresPerMinute = p.int(0, 1<<30) }},
 	{Name: "JOB_TTL", Default: durationText(job.DefaultTTL), Meaning: "how long a finished job's record is kept",
 		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
-	{Name: "JOB_MAX_AGE", Default: "168h", Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
+	{Name: "JOB_MAX_AGE", Default: durationText(job.DefaultMaxAge), Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
 		parse: func(p *parser, c *Config) { c.JobMaxAge = p.duration() }},
 	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
 		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
