@@ -26,4 +26,7 @@ const (
 	CodeShuttingDown         = "shutting_down"          // 503: the server is stopping
 	CodeRequestCancelled     = "request_cancelled"      // 503: the request ended before its pipeline finished
 	CodeProfileInProgress    = "profile_in_progress"    // 409: another CPU profile or trace is being recorded
+	CodeRequestTimeout       = "request_timeout"        // 408: the body did not arrive within the server's read timeout
+	CodeHeaderTooLarge       = "header_too_large"       // 431: the request's headers are too large
+	CodeNotImplemented       = "not_implemented"        // 501: a Transfer-Encoding the server does not support
 )

@@ -98,6 +98,9 @@ var codes = map[string]string{
 	"CodeShuttingDown":         client.CodeShuttingDown,
 	"CodeRequestCancelled":     client.CodeRequestCancelled,
 	"CodeProfileInProgress":    client.CodeProfileInProgress,
+	"CodeRequestTimeout":       client.CodeRequestTimeout,
+	"CodeHeaderTooLarge":       client.CodeHeaderTooLarge,
+	"CodeNotImplemented":       client.CodeNotImplemented,
 }
 
 // TestEveryCodeHasAConstant compares the Code* constants with the codes the contract

@@ -142,8 +142,9 @@ func (e OIPDatatype) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	ReadinessStatusLoading ReadinessStatus = "loading"
-	ReadinessStatusReady   ReadinessStatus = "ready"
+	ReadinessStatusLoading  ReadinessStatus = "loading"
+	ReadinessStatusReady    ReadinessStatus = "ready"
+	ReadinessStatusStopping ReadinessStatus = "stopping"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
@@ -152,6 +153,8 @@ func (e ReadinessStatus) Valid() bool {
 	case ReadinessStatusLoading:
 		return true
 	case ReadinessStatusReady:
+		return true
+	case ReadinessStatusStopping:
 		return true
 	default:
 		return false
@@ -749,14 +752,18 @@ type Prediction struct {
 	Version VersionField `json:"version"`
 }
 
-// Problem An RFC 9457 problem.
+// Problem An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Problem struct {
 	// Code A stable machine-readable code: invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
 	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
-	// request_cancelled, profile_in_progress.
+	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
+	// not_implemented.
 	//
 	//
 	// Example: invalid_input
@@ -821,13 +828,16 @@ type ProcessMemory struct {
 
 // Readiness Readiness of the whole service.
 type Readiness struct {
-	// Status ready once every pipeline has finished loading, loading before.
+	// Status ready once every pipeline has finished loading, loading before, stopping from
+	// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+	//
 	//
 	// Example: ready
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus ready once every pipeline has finished loading, loading before.
+// ReadinessStatus ready once every pipeline has finished loading, loading before, stopping from
+// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
 //
 // Example: ready
 type ReadinessStatus string
@@ -926,22 +936,40 @@ type OIPModelName = string
 // OIPModelVersion Example: v1
 type OIPModelVersion = string
 
-// BadRequest An RFC 9457 problem.
+// BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type BadRequest = Problem
 
-// BodyNotAccepted An RFC 9457 problem.
+// BodyNotAccepted An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type BodyNotAccepted = Problem
 
-// Conflict An RFC 9457 problem.
+// Conflict An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Conflict = Problem
 
-// Forbidden An RFC 9457 problem.
+// Forbidden An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
 
-// InternalError An RFC 9457 problem.
+// InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type InternalError = Problem
 
-// NotFound An RFC 9457 problem.
+// NotFound An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type NotFound = Problem
 
 // OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
@@ -980,19 +1008,40 @@ type OIPUnauthorized = OIPError
 // message; `code` (the codes of `Problem`) and `request_id` are inferd's.
 type OIPUnsupportedMediaType = OIPError
 
-// PayloadTooLarge An RFC 9457 problem.
+// PayloadTooLarge An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type PayloadTooLarge = Problem
 
-// ServiceUnavailable An RFC 9457 problem.
+// RequestTimeout An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type RequestTimeout = Problem
+
+// ServiceUnavailable An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type ServiceUnavailable = Problem
 
-// TooManyRequests An RFC 9457 problem.
+// TooManyRequests An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type TooManyRequests = Problem
 
-// Unauthorized An RFC 9457 problem.
+// Unauthorized An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Unauthorized = Problem
 
-// UnsupportedMediaType An RFC 9457 problem.
+// UnsupportedMediaType An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type UnsupportedMediaType = Problem
 
 // OipInferParams defines parameters for OipInfer.
@@ -2056,6 +2105,8 @@ type OIPUnsupportedMediaTypeJSONResponse OIPError
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
+type RequestTimeoutApplicationProblemPlusJSONResponse Problem
+
 type ServiceUnavailableResponseHeaders struct {
 	RetryAfter *int
 }
@@ -2989,6 +3040,22 @@ func (response Predict403ApplicationProblemPlusJSONResponse) VisitPredictRespons
 	return err
 }
 
+type Predict408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response Predict408ApplicationProblemPlusJSONResponse) VisitPredictResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Predict413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -3145,6 +3212,22 @@ func (response SubmitJob403ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	return err
 }
 
+type SubmitJob408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob408ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -3297,6 +3380,22 @@ func (response SubmitBatchJob403ApplicationProblemPlusJSONResponse) VisitSubmitB
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitBatchJob408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob408ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3775,6 +3874,22 @@ func (response PredictBatch403ApplicationProblemPlusJSONResponse) VisitPredictBa
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PredictBatch408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response PredictBatch408ApplicationProblemPlusJSONResponse) VisitPredictBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5823,201 +5938,207 @@ func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Req
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L35chu5tTj8Kijer8rS3CZFavFC/SU78owmtqUryblJhi422A2KGDUBpoEWxetP7/4rHCyN3sjW5kwS",
-	"VbnKVG8ADs6Os3zvRHy+4IwwKTrD750ZwTFJ4ecJm5KUsIh0f4GL3Q+cScJk9xNhV3KmHomJiFK6kJSz",
-	"zrDznjKcrlCMJUbkVhImKGdDJGcEJfAKogxNVpIIxKdw+deL0y9ID4nkDEskJE6lUPdGbMLj1SE8NtEf",
-	"Vl/kqUBTniR8iajsjVgn6IhoRuZYTYfc4vkiIZ3h4GA36Mwpo/Ns3hn2g45cLUhn2KFMkiuSdu7ugs45",
-	"kemqezSVJK0u5YJEnMUCSY6WmEo0IVOeEiTTFWVXCF9hynoNQ28c+K/dzzwmSfcvJBUwWnnwyxlBN/qm",
-	"gQpJb0gMoEjJPzIiJNpSf3BGUMozqeYUzbggaDkjrPAcw3MSI8YZ2W6YcOdmt+PmKWRK2VXnTs1zgVM8",
-	"J7KMDRoZDC7cExWWVM4QZijEi0VCI6ye3uGRJLIrZErwPERq14MizoxYFWmonY5bqY8/VK5BHI01VE1T",
-	"o14n6CgwdYYbUf7ByPYrn5z8qX6nw9/5ZEzjEGEkssmcCtj3lMgsZSTuocvVgsQIC4TRIsGUIb1HgbpE",
-	"GYo4kymOJBr0+r1+gAQfMQAF4yhKKGEWMuqXQhiDylSglEwzAdixPFS7QmP9qAKGUO//zidoC4/YHCdT",
-	"nipEUh+gLEqymMTb6hvhfn9fPTdmXI6nPGNx6MF3gQFoBrp6oZ2go7aMpiTuDGWakXqs7E9eT9/ig93u",
-	"XrQfd/enr0n3HR5MurvRXrxPDqav8ZtJJ+jM8a3FwcHuW9gH93cVq4MOkN4XmE95M45QSq6okCQlMZqr",
-	"514JgEWvfjnwX7vFkGjGHzrZRjZxyoglCTtbwzVEw4zN7ZaTvhk8YMqnJ2dPCGJ4ZHwPQNOUikfM+glh",
-	"raf+7BC/U18WC84EATb9HsfnmiGqvyLNvtRPn+MuUj5JyPy/fxd6rW4G6o3YA7yl6U7QiYnENFFozzUI",
-	"jGgZqfEZkaPOIfr5+BLtwE2BEiq0IK9suTDQIEIqdjDsHEz70Wu8S97Fg8l+9AYrNiuxzERnuN9X/JRK",
-	"AM9nPSyXyE7KQGMm5UIMd3ZAKMS9mNzYJYqd8krufND/fymZdoad/9rJlaAdfVfsnOkvaBhX2bYVO1Qg",
-	"jz2mhnlihjJ2zfiSGWDx1CJMoH57iDRii5QsUh4RIZQgT8nvJJJG3FO2yGQPfeAxEUMUUnaDExqPzeBh",
-	"gMLS+sJgxEIzkn81fxc+CUz6Lui85/HqC5dHUUQWUiHnI3BmgVcJx/FYcj5OcHpFfKwB1JgRnMgZkvha",
-	"yxcLQyXz74MUg70cKc70qEhyjuyoLdCiOtmnQgy+ICmArH6dAcJMy9ElFiCV9faisDKlsKcm9YGzaUKj",
-	"x9GzEr1TyqiYkQIxKwmPk5TgeIXs/SHI/TbyVyG/yKKIkJjE96Lqd/kG/lozhXZ7WFjUU21fHUSUVoWo",
-	"RBFmivtMiPoVkSRR+pnePH8uet8+8nRC45iwR23c1H3F2zU5o8LDM0ZIrFktjudKQYz4gtxrOzx6+ugN",
-	"2GIP8vk91QZck5XCK2BWaJJJlODoWi8PFga/Sou3u+Bmo7fghEmSMpwcpylPH7UN5JZEmXp2TOBb3mYo",
-	"3Q7dDIaG0acZQ1NMk3sRxIEv5o7tWMiO1WIfyhN8qt1Y0AVJKCNmTWg5owlRi2RKVm2FpXHDbSvdwGZN",
-	"0YxKhNmIZYzcLrRcm+IskWgrpGZ37JtGJH3h8iNI6sfyuybtRVE4GKI0bsfltlIS8TQWiNwuaErQr6fv",
-	"x5eXnxCeSvBbEMsptu9FdPtFHnhPvaa4wqfY7i9cMfOZtvrCok0H26oR3HomtqqqB6rRPLaBEk9Pzlpp",
-	"ps07WlBfOkFHo7m6vsgkGun/R50hEjO8IOi3QbD3DcUcBLBEUyrRb91BsP9N+xb0Q04LQzGJEpySzapp",
-	"a0CfnpxptlMD6SNPZTTDaa3Q+CnACo+5m3k+z63ljEYzrRZqTWKpnlWqhKWvbaMu1mqLJSXQbE0bUdVO",
-	"RNldaZRQi5TENJKalR+iTBCEgeXDmmc8iQWi8sdsg5U2DxcwpydnbWXMOsz2+WABiI6NGu6bc9FkdYj+",
-	"kXFJfG/fmMbaA7jiGUrJgqfyhwJT4+ijJAVqIygM6FtIivtYuBbs86KZOUSNFu+Pgazly2VD0tF5Kz5s",
-	"gWbspUvOP4HZ8xDY1Vl6PtL69g4itxFQ/6C///bgzWtzALD1+eiv4/Pj//l6fHE5fv+3y+OL7UMkFonh",
-	"dhMso5laqyAsRgkRAnzJPw6VYepUaJMSDicYCitzDoFtY3B8RDhNKRHKtNtg0Z2enF2Q9IZG5CvDN5gm",
-	"eJKQRyCxGoOyqwoKm+tDRFOlUA/AXJM0cXcOUUpkukJixlOZrH4cdK0OoQCsp6LgaBiH5HDRKRjmidzZ",
-	"keVQC7edO8UinZKFnnkGxzxGVQu9M58QCX3G0+sE/qlX6ViobpXm6R3/0TvjRrzk/DNmK6PpiAftaool",
-	"GSd0TiXx+ZK6jOAy4lM06PftksWOQFuTLBUS7fb724biFAMF0FChpJzdaw2JARI/VMa+EsibPlXaygxn",
-	"QuYGtL/o8Gn35CvDmZzxlP4feZisyPwP5BsCvAkbS/Xo7ESbrvr87a/do7OT7p/JCrkzph8E7dANHdqj",
-	"VSoQnCtpMtNKluehvCYruwv+Sh2z+spEtlDKBIk/k5jiS7BOHgRH96HxXH1pDIZOCaLSsl8skD1/U0MO",
-	"UXkUYL4NJ4kBSHBJbuUOHJv9eNHBCJUzxXXK0w4R4+maM9B8M+rApbelvRh/pOP24fL838ajex9dIKSS",
-	"zEWIZligOYQMzDAbMXj8/dHlh1/GJ5fHny9CRBIyV5NYoytof8i9VIXNm/2PjGRkPM2SpLzLyu6Hu4ZD",
-	"DPq7cLQr0Navp+/H//P1+Ovx+OLk78fbVpYkWLbgbL6by9vm/4GhzERa7K838afa2CVPrz2nrsTXhCHG",
-	"lzpmxVNSClpTVVUZsba6ShHOVMD60VaYL848NWL6kQmOrhVTpAJlLCU4mqlPuTcKny8ZVGres0xCdEjM",
-	"l0zN0l4Yqwvhdhv1CE7zn0gYt9eONiNySUtyqPyj1SSPi+16xxqXnKM5Zis3ejssL6zqKfD8yMDCBnsU",
-	"+LkJBZFC8zilOqcExxr/K2obZ3BWGdNIdrWnxHlJBNoKz48uj8efTj6fXI7PzxQ79K+8/3p+cRkeIrV5",
-	"I1bU9gxdmPEMuJQitUj5Vapsvy3gnx9Ov3z4en5+/OVyfHZ8Pv7z8d/yD0acRVmaEhat/O+qnbUbYWhW",
-	"KTiESYNoAk1TPofxdbTMKzFiOI7NsEdfL38Zfzw6+fT1/PgCRv188uXr5bEZGIXqa2M5S7mUCVGmN2Zi",
-	"CWfdSypnPJMjlnB+DVFj0i5zu1emNbwSJnaLawR8UrJrqQBvprmSIuxo7kk1Yd9HPsgJ6mtx7Ba0VJjt",
-	"U8mMJ1av76lbt9miBh27uFntlex7K9K+Wnfg75+bGIKJITOxVjtZu6inVvDUQiFODosarX2zWu7mAxR7",
-	"xFZ/wUkGm4PZ6nTaGf723a6WZfOJIs/gezmkJ78y4TwhmMElUCs3LdONeOegitMUr+ALOI6pWgxOzlLF",
-	"tyUl9/ogyxKjfeoAJjMAn/xOItm5+1YRPGylQzVv1BcCpN53sYM99AHcZTGYDyCB1Y8AMaJUl5R0CVMI",
-	"rRA15dnVbMSmCcegyyw4ZbKHtk4XhCles9frg7rNOGAUfGykIC5nhiTV0KOOlmqTFLNoRsSITUjCl0gs",
-	"iJqXRNyeqKin7GKRXp55C87XpYC7vW3g0B4BKhKBmNIk4Qpgt90r3jVQUgjUO8fLz0QIDBaNu9sV13TR",
-	"5Qu9N11YneLxCsp3QedIrFh0kU3mVJ6bQK/6OFIa2wg1CGHwg0mjlGBJ4l4n6CwKe28iMjdgwa98chJ3",
-	"dKiZDWL7zb77rYIJQec9ltHsTGsK3plfPQZOcSJIVWvRHmCjbuiIWPjQIVIYskKKIFCaMWExRKu+eE6K",
-	"55S94iYZOvpNCZYl7wRqK78F2mFqAzXvymByxFcDdbbIpAiUcE8IFjrEVmERlmjOhUQVy68wofI87k3m",
-	"c8pO9DuDCs3bVa3/mgvX/EhJAnLyplVgOlfQ76H/VVoLn1MpSRwUAiRtZHqaJQRFM86F8Y77ALh/zGNb",
-	"0imhq4aFhfAmrK1dvkVKPvXwUlg9h6dKFzAkaJD1lQA8FSUkLGAbBHBmiazBSrcRnZvdKlY+cHfdaHUx",
-	"rvomWiitRpJ50HZxjxVPPs6t+4QJ0DWLadhiP+hWr7Vuuz+COfDZArG81RbPl5BXAQ4pbUBUuSixR7/F",
-	"b/zvbKXzGPJ3A8TwXNGEuj6liWYVU7UaxTD0gedyRsBvRHSUfoVidBDtDk2p2LnZ0wGuvRWeJ0OUR5L+",
-	"1v/Wk3ysIwp6EO4wRHMISDQBEnvfvG2eZNKwTRtPcTvqmADG3/bzJ6uZIjbg+RFM5sEbbgLD8/3WO1G3",
-	"279A6Gl1kz7RG8KIENVdtUrs9w5h2VwNx6/Vp/ON4NedumByf4bmI3Uz0lK1BvN+5xNFWrEyUqeUpIFO",
-	"/qhJDoE8lwXX+guENIUQZ2u40w5WusPOdy2p74qSp22CxZSnc6z0miyjcd32/8on5xAfVbMWhmAKs5Qz",
-	"ngm1shInBIbqdACjp4xhvN3+7uvuYNDd3b0c9Id99a832N37u93m8dzoUkPFLYOOjb5c8/beQL1tlZ7W",
-	"KSZ13LpO4YPko/XTP/i7Zx51/NhZj9cPqrzewKkikNNM67vYiKbf+SQwLMuwcgq2KPDZCjOnsk4+mc2o",
-	"GCGF7akyO5N4BtF14EdSOEFitHX+8QPa29t7pzGUT6eCyO0iLq7Za4d/MZakK+mc1CFhCSOaWLGanObE",
-	"h9oeyRjEFugdAX+s4/EN9k4+ZgHhauFBpQshPkR4AqZlxiRN1GRYD+k8AgUnE1ooUGiCC0PtXG8BJo3U",
-	"7cB0L30/eJyGcR9twKecWkhi8NWTFJkngfNVIdoCqQ7aQyuXABugdaEffCKp5tLkzPhBjWLjkaKDd5kK",
-	"GoTOhVtVEc7mkzbaFZQVLtGKSH1aEW+j7ijr9/cIWhAGByFb5Rs22sv+7Rgc+v9HzBKeC85AhMVKsimq",
-	"1OF/ODYxj5potBPUil8zQSWo9fhq6XpABSyPl7r4azdUUXD7z1Z2/RPH8Rq90AVEz5TSRhmakzlPVyW5",
-	"Bkd5caad42OlGvd7/d0Arq+REH/P88eMtFkvFqrDlCf8C1+ihBuN0x6rXoNeP6dJQr0gmDyhtXfgkwjP",
-	"FBcMKp4rfzEN4oAKL4DcbKo7RtvCKCUwpZQIAqJos1hoT71/ILU0B1QdTXoI94kKWW92WzCKEt7lLiub",
-	"j6hJqXhAWdVuDYlUxvpL4SszfEMQ4/kmunHRhEQ4E2Cn0LRo44Cc14YiFtoD08o+9C2yuwZvRg2KH4M/",
-	"qDrFQ3OIt8TpvJstgpKDSADkHNSwMMqzvhk61YDPiacVtFqIz0IqC6kzWkXOtOow5DOs5xwCeqvr/0yw",
-	"yCC7Uu+MstU0xjmg5FhizEMkucRJjdXj8Kzg91rrWzdv6EnWbZwZs4WTXj1mv1OCUz6x/IO1sFLwPGYy",
-	"XdV7OKxdz6cIV1JTS1z8Pqz4D8NuGoFSz1w09RRTO/Ks3XSFrhlfisBiFE+VhK7zZwk43lgLsjW3dzt3",
-	"3+o9XO0x0dv6llTXCKvPRGIIOK7FoQK0wDyvQgzRMpSK3zlJqUBiQSJKzBm0IAucAKEuiMQJmmu6high",
-	"qPQw7+Whctrm1d5nAHxsFgLHJHu7uSJxq5SjGVY3dQbM3bf76CEmo55ncvNQCb+iEOjgjbcH4y24kI4N",
-	"5Ggi+FTOsZohFBtRO3znoYnki/G1f7Nz3RnuBZ0ETzS+dQSRXGCLShFPIIHihqZXlNEId77dwejOLeYP",
-	"7txjhRGqi5sSLLOUmPEWOBknrhoI/LmkMfwF25bf1H/qm99ymOzrORnvuPY0pViSq1Vn2FkSejXTSq7+",
-	"CXO6GXSG7/qBopLhoH/nmSYdSFQtU5r7E+asL+x2qvRVwMjvTQkdrwTiS4a8u4FGWCoFijib0qui2vZQ",
-	"1K636ls5Vp/AnLe0VAeHPDHLJbnQRAeMtXd/X8JHLhYkqhOSm5VpHdgFJ6BNOvVDbOLn1qgd57gHYK/o",
-	"zZMBtsB66uYgJFkINCFySQyc9UysymTra0BwkrK0wXoCJ1rrKV5IsmicoMed2s0vP4CBAkt2ojDtJ56c",
-	"x6bWfeJcP3aeJaToOSkux5p+Dj3RlKZCGkrWyCwOkc6+X2rHj0N2CGsUh3l+mYGGxwbQloIF44jgNKEk",
-	"Lb+s7UvjT8jTZiwTzVXwnGLsvQo1PEh18zlzvSbm6afFPWVKCuEk39v8EDln8d6OVya8ViGq2KzO+ZQn",
-	"vOeTddwyJ+8CHhepLscib/mNqlfOPGqpQU20hfL+oJJLkO3wJyyxNFFYZeePZlc2dluHm5iNOl0Qhlz9",
-	"MHSWcskjnvgI9/709FMn6Hw9+XL51vw/eG1+gKahfrze7wQd84R9wN63tz+eweWPZ3D14xlchCD0Iu6a",
-	"B+pWeVwvWo9M0YENq/ICP4co1GmZStwaCxOeeSVGzLgiD1EY8ZiEumpdBFmLfIpCE5YVbgMLC/OwshDh",
-	"lOgab/ErE4JcVF10tFt1h4SEsJ05jmaUka6iXrignrcl09y4RYwpZ5i3V0ewREuFD8uUsyvr/qAuljXP",
-	"05YcxRzhCc9k2T6oJrK7PNh9HUIl4KTHpbfvfwvQFZdor26qfoTe9+bqRXDOGCCcCJ6Ha5qIne7Jn0yA",
-	"Y3GeNfF+689ALQOBLStMrY4HQEr1lKRe3FAFRavF/1oQoRcDFANf/0d30CmaUGDw/XbQGwR7vYNg0NsP",
-	"+r3dbwHcMBM1JGWNI4MqVrfX5lU1fqhmF46jGSexhbrVMYqgtnNco6u2EvCnJ2cGnCcw4U1xQ2tVNnPT",
-	"RCpnKQvQZAVs+RDhJDFbMdfy2QQGtVZF8pmewjC1+lKhLuWGr53lD5fx0gBxPRLmEXdNCOTVqMvrzxWK",
-	"vxmbrGBCa1Tb7Q2Cbr+3H3QHvTfrEK1iWWvDugHTWmCQP+uaAnoNz9+0LlmaYraxRukCy1m5QGkpMKwy",
-	"Dw812yOU3sTnx6hCuUI70wb8+kRvAPSlAx1z1YGhYKy6s/jSuPBWwzgVd1YJYRqs3uP5Qq5MaIE2h2Bb",
-	"dUQQZnlN1S2laG3fh8C1ueamVLMf7dHyAeiwefhFgqWyiBtEpzJe5gRthZyxW/PXWP02CSehgkhYgJ3J",
-	"BbFAKyJ6+TNrjA1RgMrT6/2gudvV1yj563DsHAylCoK138vUfmAD8rcNUJ0Rk4wDMTBK59rMYOqho2fW",
-	"sPizAvN4bJR9cT1O3845VKGwcbG+MtjNAoX65ljdHAv6fyQMCtdCrW37T+n9DcvBWZUnTHDQXT0kGjCg",
-	"7b6WYL8W6AV1pjKiZXWtge6ZfBu4h7MO69mU0Qc3WJkPljdO/n8vhJDv+/TvfHmUSTAM15WmBgPZKIJ7",
-	"u+14hZ6CB7X1e2TEbgvG4JSc5wJf3XoaJ19QGhpRrEivHxMsA5TyZXeOf+epc8eCLGBGdXYpRh4RP0kM",
-	"9ZOhsduIZ8HcDW9dwHOPxL0LSIFuVnsczyxLVMPztKAG1ncf4VrPE6YkjTd4EPPHB73dXr+tYPIin/MF",
-	"NYHEwr/JC/9KoJjOzVcOUXeAtiCWQsMQcZasoOQ7zh8DRxxbISVlynkt65nS/RiRLq1TVNxqSfJJuXg1",
-	"IPApUNhN036vbr9KQRU1MR8Q6jG3oR845ZkpK2xd3q9EQ+gPTiWd4kiOoXJHTe8Gv9lCfihjvHvWoa7E",
-	"M9rq69S9jCayS02ta1E05A5293ffvg3aoEDDhBSKEiHpHEvnbvVWOeVcLlLKZIDm+HYrFWIck0Rivb4A",
-	"FdeL/hvNCF74jxTna+qatJowuY2STBibrSQKlKJkzjAYh0IwOtYNM5sJDrFISu2H+sLqCkxKoDnEakOm",
-	"ZNlN2KQSl9dUndDPKV9C/DWM9DMHMCDKdA3GKOVCuOOUwIROYfTzB7SlpjMhiJErLOlNyU7f779rByuL",
-	"q+aI8596JlnCkU3AMgcZ+gAQEjOQIBK4XhlyG6B1H+R6llBEvd6gzASqIKlBKR/fi/tZy8Iel/8pKLtK",
-	"SE0CaDmqxsgC1hkOdvf2D16/efuub371oaxyKUujlM6xPqrrvpbES8ZlNR3PKlFNGNKQa1lBgDZJlPfC",
-	"hPVb/8OSH54z9bEB7roaQt3RyvnHD+jd/sEbZGov9J7k5G2ISrWIA1Q4bQtGrFTENECVEqYB8stnBMjV",
-	"4g2KDYiCEfOr8UMag/3CnMgZj+FZnCR8qW5XKm+pgepKPAQj5tetCVCppK1alF+pNjDx7WMbGF2oEeXW",
-	"7NVwClBeCMr+Ltwu1G9S8zGHaS7RIVAbp9S1MWVjWz+nVyxVsPmk09YKeaajTrB4bVhd4aBTJxeINSeb",
-	"lAmpFtsQJo9zqV0nLzo2N/LZD01teWYqtRKoyzFDHSCftu5zrtocV6Nm98vl5ZmNfFM0V9LSap0/pjZL",
-	"DTHPeCqRyOZznK4sQK8pi3Xye830TzROoUacaoqp+Hp+4mdFrx1kXY2YDUhdYpi29gwAwIt2MZjf9rS6",
-	"GLNeWd1ZIdre6v1wfFBF0iKbveJjUMAUm4o2mmrwFKRvWcVez7F41PB27+3b1/12tpgdX6zExtFhQJN9",
-	"wCcSU0bivK7W6QWarKzRYQ46ikrx6zdv3uwOXred15opXSpA5z0mHz6n3YPB64O3u/st56Q1L1L0Ju3v",
-	"1j2sFO2G2Z9XrIuiAVJjVyu63jjDsmfdzSCoRbO6zS8BvrDmOsI4J0rI1cY0ult2dcsZT0xwa0TWJeIX",
-	"v6OjBDmLiCkJk6fmYVEJjQ1c3pmueucHZtkYPxsR2CYAsH2i/zkoAedOL1zTZMU0blyacEU/r6tNguHe",
-	"2sD+gydKMMzpdvchiYKNhv/Bv356X1AFWC1GeNGytRmbuNjV1DXk9EqSKuqrK0aSJxNUgm+xVF9cUNvt",
-	"YkavZuqK+2opyBRt3Qz6yKTy3rzbPgT1gkYIJ0u8EuZLttdAeIhs9oIu5C8Uiw1NGkNYiLyFmRixSyOX",
-	"7FCOvfWyIdY5z5tNZmxnDBYxzLdNkImXetF0ntsC60uqAEkjwiS+IgIy9PLsoViHRC+Uyjzo9wMTOeCA",
-	"qeZeov5SQkgFxSrMyeBEHTK66O8a3Uxnd4CHOY+klmRRRbuqF12p6TFOY/p/pPEkaQ2ItaOzPhr+lfAO",
-	"xBEW3jwDFBMoo6MkACSZ04rjgGAGYX5v94O9Xv91sNd78zoYQKSfkApg/d7bvaDf298PBr03b4J+783r",
-	"bxuBbNiCWVcdpL08hRpY++V3eGrPCnElN8K2KjJWVclfVa9lH/sBy1smtSlA8OP1Ptit5j91ecJ5EqBe",
-	"r1eKyMpTohq5cf7w7doDlOL0/lQ8dmo+Y0JbmchwkqzyJiHFOZoeT/c6eGpz5h1vPLEpiIzG7a0T5g9r",
-	"tCtIlKVUri6UyNKbf7Sgfyaro6yuztERs3VZe+jPZKVIZk60PhwenZ2M/3z8t4sQ7eR/jD+efDpWPN2E",
-	"Luli9qY2dUxuSMIXgFPX6mthTG6612QVoi1jYAdwQjQ2J0I65ATaE5YeGzHvuUB3MNyG8G8cSXpD1nTr",
-	"dpVY823FAAJd55OyKbelVLHun+nCdpX5iOaYMjAMUqXQZmniWZhXVM6ySS/ic2Nsmv+qjN18zGhs1v2V",
-	"EJxCKQyTa85vSAom+hD5FZGMk1NBB7DZFVhWxBBA9e8rfbT3O58I40GC3rrgSWCxBhgFDq8Qa8RGzE/p",
-	"BVpyvHsrz9FwNTr0c660R563se1KDeA8t5VPR8y2uM2z541TOldbONTJdKpBs5saipKDjA4DFGrFIIQo",
-	"Oiv/wm3fla3DnyCQlBXUIVcSi2kUdWPb8momSSostd+3VXwBcj/9dFSoDt376SekoZn3AyO3EVlIFJpu",
-	"tmraO2AjwK85kSmNBPyOeSTCEQPU3+ELwvCC9n4KTTc0zGpqCffQEdRO1kWEoci2QFuhQQpo7uuRixoF",
-	"9j/cPvT6l2FWab1GBeTUMaWSUSlGLLztWjana3mHXhxZXWlVMxelmxhGIrZ76NTlgYyY5RQ1n8bQX9hV",
-	"iFYrtFxdPaBW7VVQ9gonjxjUrzIltff7g1IN5cB0j3MBlg4I+/29Qrs2vb2ntvRVNCNKGfzpJ2S7wKlt",
-	"UkhrYJgS/YzvNTAFtm3ddMxWIwb1a40ha+sI67Nx7GquW6q4IhJgGQ76fai6TFlGzN6xvAb6iIGHWaCt",
-	"/d13/l31/SHaH+xpl6LupAOcpaYdhemeBZ5YzEbM60ucR/IyzkiA9gcH/hcZl1C514y839en/ODWpaZJ",
-	"n4EnpBGJnEz2b28BkAe3t6byWPlAAW2FTQWtw22NRFptrz1MMHlEjpi9lKEAmd6IQrtmTZTViBmqzz20",
-	"rnC3omaYtku/AGxoyCLxQChQxtQHwp2b3dBGmYLP35QDxdLLg4L0aZ23Q5mQBMeKjr+PdGbMqDNEo06v",
-	"1xt1AjQCv2PpUr5I78ZdiLZCm8gVbgeuIAuQt65lbzDRJGhZEmjIkfnpJ1jOTq/Xc7lcTelfW3+GACt0",
-	"sxuM2GVKJWevBIi3nfPji0u39m19QuCeMBFvJo2uGL0aaEwG5g2REVbmBMBsAsOBAmSIQ+FAvGJ4TiMt",
-	"O0kKRVyshz/soUsTo37FR0xyT5GmUpBkirZOv3z5qynhiygLEPxtE1x4JrdN8XOvwnAeeDJiUN4a0nO1",
-	"lpLQiJhsEaNpHC1wNCNdHdJV1DCWy2UPw+0eT692zLti59PJh+MvF8fwTu6iz8PIcoeNDhW7CzpGtnSG",
-	"nb1ev7cHVoicgU64A/LBFLXZmTs/9RWp8UWd1VWOAahpP6oCOwQ5LLHIY48UZPE1CdAiyYTvrlRAhyoz",
-	"6DMcuw29KkaKv9qSIowgrISDpJBDpPUdgqOZKVjlWppoXVFsjMnYUkjAox21yTtKu7Aphl7ki1I8rOP3",
-	"nOD4M5lfSCyVTM1jX/Rb+uhGD3sFgSGK2tSgmisbb7PmNDawoi5cCgRJTMV1D4XwliM001rIyJHzi4sR",
-	"0yNpHc980wwFcAafu36mhz6C8atPAvIxDXyhEadSQzZEIaGt8NPp0Z/yNhsf/hZa789Aq+RznF6TeMRC",
-	"FwgyRBC/EdoqKKtC8BIkALlRXwk7YaAWx01P4s7Qll0B/ITTa2DIgMO7/X6LdmPtOgEUSinVtAP4nNdQ",
-	"cnCEGr2mt47zxN8Fnf3+oGk4N/+dr6UmFPv9vc0vffS7qu8PWrzxnserL1wegaJlRtp9t/m9ckeeu6Bz",
-	"oMG9/r1i21swSPVhYQ5DUH18QCozDV9BTRLgSsqOLuuKyoaDe+qTReb1XfHUu53vhgHe7ejTdQgE9cKS",
-	"f6ufev5I7haGkkRtHja2QseWsqk5C8sotP1AjCy9+hwGa6yh4nENngDnC5BY4oUAzUuRJJ/TCCfJKhix",
-	"BGrise40UYZQ3hhHn2wgk+JivmPZG0NRArYSlcYog3YGZDlihVbuwpaGCwpfuSZkIVydEcsyvTQap8Yp",
-	"wa45nqnyhr7wQqO4OiLXRyGfTbDKsxF54cSloedHYZ+oW7Mh7BYU4PUz/4G8oL+/+Q3XF/lfkXn8wmXX",
-	"lIX0o5kfyjsghgbqSgWdnZhMsivLTrR0bNSFSlUFjSz16i6CZus0ItAjEPRc0jVqu9nCVh5EVCqTThid",
-	"oHUJwjoK+kSF9MoLiucko3JhygZKKmmML7JxrWzU+657lclklWPU/TFco/NikfJpAcHhyg6c6IuaG5OE",
-	"R9c116N5DJRWvePO+mvuKT205vI8k+S25rqJTqu5I1bzCU9qbsiZUp519d+62ymO3PV8xTNX8L+WvI9A",
-	"pAm02+8ruhOcM3vWYh2kimIJEz30kacoMX0CQP7p2lRFwjQNBp6RHM0IDVRoZw3uD3pDeo8hj4eiuTmT",
-	"6Ax/++YjvW2y4KG4WAlJ5p1vgMi/84lwbQoat+zS8k5TMt2xy6Z2B0gvSTT7HSu7+DORv/LJc+5i3i6h",
-	"YSN/5xOzwh+si/wbahbqrRazrGmxW+TaPxNp6pTrnfEQWeGuLq14LxvkVz45+ZOueWrPDBoR/7O+b4NN",
-	"z1I+J3JGMgFd+RC5XXABJ+hIn3aiLWtv9Hv93v52AHVZFimZ0luw3rUvaRx6LpufuS7PaLhIxJOERJKn",
-	"otZWNxPeSCZe18ACgeRnn/+Ffjn+dGZKPZljjbHRKM6ctygXl2U9rDdi/4Uu/3Z2XP+JK5xdkRGrvbcL",
-	"KyufrNbSpNmhPxJP9bBg7rajlrvmVXTXKLp5yUOLO/oMxrhNc1+sdu3oaF0uCPhHDUBXRPZqFdbnV1U3",
-	"Kql2Aa8EskfNQveiNMWLtPFsF79VCITaflFp16i0CuyVYnw+NubFlmv0We84s+Oha8Xb04i/kJNQ6tet",
-	"8HjGlwp7IwztkcA/qU8tXun77lDCZjiPGGExZDTpw9IhWHfeYPAaWHsmzH7LVbp3RfOwqUQ5YupB09m4",
-	"ocqpjeQJyhmtuuKn/ThNRyyXHEGx3Gc566t4Kn9iuhPaIw11Fz4+YjglhsQhgtYH4AwLQ9J1zP9nIp/d",
-	"gVMsWtRA0ma63g6+OG/+6Z5fWyxgCt6bQtDTgzhC8AN9u4r72DANg6/+pRWeW/PUJhENvze4g88zJlCo",
-	"q+34p4eWZgtnC2CQC68obt66CwJLqkL1zCUxGY+rQoIno75S5u5dMSbO9KV9Ntr3skIbTV0/JdTrkV4K",
-	"7dnUJ738OAz3B2YfbbjBmU5mvOT8E06viH7voM30avqQ/4taa+cZA+7jB9rlOOOxIUvG9XzI3r3zKF77",
-	"GJrp/i84oTGWRPjJXYEO1odDHskRzmO/tTVpe2ApXqD91YjK3ohZHxWWWkY7bcN2iDTNH9d7QWpEuG4n",
-	"bR0d/24MpK5j9hpfS6FZoduC+I+uS7wwg3bMQCMCwi7U9tm4wo5r0lnPGz7Ra4LCs9OLMrGGfgtP79RW",
-	"YadpVSfAFgm1YhBqE0fp8HVdPUMIfl9D+NDo+vmov677+wsLeGEB/3wWoHvkPiMH8M8wYpIQWZPs8gFK",
-	"NZT6Xopi30t0hGw7Tp66dpvqebAJ5vzGC0seMUDXQ4Rd/02uYxrwBLOYMwJnJROdTqibdJIURZihLSq9",
-	"piZTOKiO+JyIQL0eUxFhRRPbOi5Wqx3G9zEh8CAKXekJHZbLyI36+AyzKyJGDF9hytR6XD6uWkWEmVrv",
-	"hOTNQIdov/8OhX7ljloWpsH34EOaf07v6UHvQOe2PlHvaT2qawKVtzmt5vM+4akUFfl2HSKNOv+Ec6rn",
-	"d7v0W/C4D5xNE6pzv/6TjsI0/UFP8VJr98qh2HruGdS7c88hkUc4Bcig2APOcs94krwc5r4c5pYxWOFF",
-	"K/x91KGuVQw2GAXgKNRJKLarUK7CF1yHediYn7Dvx8iNWISTpGfNBBGCYuHe1Y0JQUhrWwGLdbaC0eBB",
-	"m//3tRT8KbRyOYqg0eB6cUa+GB+1zkhccEVqK+Sxhoerql8rRXf7fRTqrNTWFXIO0UF/D4Xmr1DnjYCA",
-	"pWLEhKRJYh/VMXGpK+RjguJqI7519ZzHqeqldqet1dq8ClENXR9vBskPD/hwWPcA2NjqRU8DnbNCqlZx",
-	"94uM7pzIdNWF0OdNTM5/9O5uXXhLPreGqJab3fWBgpAw9kpAbEeQF4TJ26DrTMa8bjqiEhm2UxPeeUoX",
-	"pZryzyiUqgXsG8SSW2XpBLyFCDg9OXuQFDg9Obu/IIBmABVZ0IpAoBVX84mzhpNbv4ctnC7ahpzc7Jpw",
-	"4R3bf6mRqa6PFQ5QAk5eWxtgDR590lWUnxOHYIi1mKNM+vsFCz/5TjbQv9nXpBo5DPta2rbNwvAeZeL0",
-	"DmrhqWWiLwl9JtiwtY+Qea33Vo/x3FLtSXe7rWx7PAz+ybLL4G5aI8IKyGsj3fK2ceuD323wiBZpVAoX",
-	"6aX/sp278hCx+sCzEcsjz+BMuTswJ1ANRZdcsSXvAWjcvN1DYLWM2NyL/FnXibNGRTyli2K81/NSTqvY",
-	"Mgvq+0eWnZ6cPcAgezJp3Mbxc3pydm/fz/Nwgo0vbjSvYDfzJjVbfhyj13aSCyK2768c3NcBZNFLB6B9",
-	"a6ZzXU3q/qnLpQGCdV6lYqf4nBWUotGGKNQVMEI0z4R0wdCWBkbMFMjI41GR7WGjqxOY2iZwlDWlJsvR",
-	"sBidxZlzkBErs5BDGydHBZomGPKgXQct62RJESNCkriHPnBmsgFc9XOho2rg+67klppUSrwoRO0bg14y",
-	"0Yy7gHcdYqOzmSkkXOtIWWGDZnvof23cTX3XPa/yz4gVitvwSBLZFTIleB4OEYaqOq74zBSFjkF2f4GL",
-	"3Q+ayXV16bdQlxfSAcJMl8TQBQJhL8IcMXqVnn9qBSleooRKmZAuYTHFzHwPbUGJIOtxhNVitN+FWkaF",
-	"F3ynoat1sR24KlueD0zjUA+d2lhjAbWTeGom681wiGSakRBtKaGTtwwOTPkfD3HzOo91DQvNd7Z1MbsJ",
-	"jq5zb+cSrxqEDQC9c1/Sdluld8pslCnRpyjxORyk5WbYivc1IVjxq67uoYZafaLLj3OzVhoqP/FKGttU",
-	"91AzRdruTCtbbJPaCkVDwCNFrYrJ6Cnfh26RT7Y55xgxG4hfcSGbG8YT72moG4bapLVuer29m/k/SrFp",
-	"5aaGtT3CU316cvZQZ/Wz6lS52q6km+3z/GjNquC+blCLNhvyrnu4S9WyXcZBbNR0QApcdUDsn5yB/Fpg",
-	"OdsGIxmX6xgY0x9kF0zLljoy7gCq894EgtJ4UDxvxHTyj62tss7a+RFOAm+g9Tk0XqrBCzv4A3s87rWh",
-	"tt8BT1EJLZ/SB1KyxPIzoX8ZU8w6UezVjRmH/wG+GHMK/eKSeXHJPNYlY1IBq0mAP4Twg9bPF/MA78kr",
-	"nsaf85DJvriAXlxALy6gh7iA/uI40osn6MUT9OIJevEEvXiC2niCgEHfV6Vr4/xpVK7+c7xCRia9OIde",
-	"nEP/Vs6hQs/PdZVh/rhGYTHgp9ht67dvSu/TMXV6Po0Rd2AiufaeVKCYR5lSwXvoPZlRMKYWKb9dBSg8",
-	"+/r+08mH8dfzTyGaQ78W3R1DvR2jiC8oEQjHNySVVEDfHzwRPMkkQV/PP9lmI5rf6OYTO6CgGmCXZ3nh",
-	"BamDVedHrVMrCnp5A648l6uaxaULW/BpJc1GeB+APJvq287d48q2ee84FKjm1+tYwcBzQqplmPJ4YIfw",
-	"NJoRaJalJBmUw4pSvFDmUz6CiTOujqC7HfEUuUJh3lumMG/NYig0KJQpjqSxlicpXwqSoq8nMCvdyc98",
-	"B2rY1sOkqR3Lza7fkcVUNsvbsWznlUOs9lnbgWWIbG+Sa0CxnmmCRvnOkkwElQQK7O5EnEEu3g5OoxmV",
-	"JJJZSnbUt7qLBDOyc7PbXbimOfnKFG3ffbv7fwEAAP//",
+	"7L15c9s40jj8VVB63qrI81Cy5COH/JeTcWY8k8R+bGf2iFIiREIWYgrQEpBlbV5/91+hcRC8JPrKzu66",
+	"KlWReQHobvSFPr63Ij6bc0aYFK3B99aU4Jik8POYTUhKWEQ6v8LFzjvOJGGy84GwSzlVj8RERCmdS8pZ",
+	"a9B6SxlOVyjGEiNyIwkTlLMBklOCEngFUYbGK0kE4hO4/Nv5ySekh0RyiiUSEqdSqHtDNubx6gAeG+sP",
+	"qy/yVKAJTxK+RFR2h6wVtEQ0JTOspkNu8GyekNagv78TtGaU0dli1hr0gpZczUlr0KJMkkuStm5vg9YZ",
+	"kemqcziRJC0v5ZxEnMUCSY6WmEo0JhOeEiTTFWWXCF9iyro1Q28c+K+djzwmSecPkgoYrTj4xZSga33T",
+	"QIWk1yQGUKTkHwsiJGqrPzgjKOULqeYUTbkgaDklLPccwzMSI8YZ2aqZcOt6p+XmKWRK2WXrVs1zjlM8",
+	"I7JIDZoYDC3ckRSWVE4RZijE83lCI6ye3uaRJLIjZErwLEQK60GeZoasTDTUTset1KcfKtcQjqYaqqap",
+	"Sa8VtBSYWoONJH9vYvuNj49/rsZ0+I2PRzQOEUZiMZ5RAXhPiVykjMRddLGakxhhgTCaJ5gypHEUqEuU",
+	"oYgzmeJIon631+0FSPAhA1AwjqKEEmYho34pgjGkTAVKyWQhgDqWBworNNaPKmAI9f43PkZtPGQznEx4",
+	"qghJfYCyKFnEJN5S3wj3envquRHjcjThCxaHHnznGIBmoKsX2gpaCmU0JXFrINMFqabK3vjl5DXe3+ns",
+	"RntxZ2/yknTe4P64sxPtxntkf/ISvxq3gtYM31ga7O+8Bjy4v8tUHbRg632C+RSRcYhSckmFJCmJ0Uw9",
+	"90IALLrVy4H/mi2GRFN+38nWsokTRuyWsLM1XEPUzNjcbjjp6/49pnxyfPqIIIZHRncANE2peMCsHxHW",
+	"eupPDvFb9WUx50wQYNNvcXymGaL6K9LsS/30Oe485eOEzP73m9BrdTNQb8Qe4O2ebgWtmEhME0X2XIPA",
+	"iJahGp8ROWwdoF+OLtA23BQooUIL8hLKhYEGEVKxg0Frf9KLXuId8ibuj/eiV1ixWYnlQrQGez3FT6kE",
+	"8HzUw3KJ7KQMNKZSzsVgexuEQtyNybVdotguruTWB/3/l5JJa9D6n+1MCdrWd8X2qf6ChnGZbVuxQwXy",
+	"2GNqmCdmaMGuGF8yAyyeWoIJ1G+PkIZsnpJ5yiMihBLkKflGImnEPWXzheyidzwmYoBCyq5xQuORGTwM",
+	"UFhYXxgMWWhG8q9m78IngUnfBq23PF594vIwishcKuJ8AM3M8SrhOB5JzkcJTi+JTzVAGlOCEzlFEl9p",
+	"+WJhqGT+XYiiv5sRxakeFUnOkR21AVmUJ/tYhMHnJAWQVa8zQJhpObrEAqSyRi8KS1MKu2pS7zibJDR6",
+	"2H5WondCGRVTktvMSsLjJCU4XiF7fwByv4n8VcQvFlFESEziO+3qNxkCf6uYQjMc5hb1WOirgojSqhCV",
+	"KMJMcZ8xUb8ikiRKP9PI8+ei8faep2Max4Q9CHET9xUPa3JKhUdnjJBYs1ocz5SCGPE5uRM6vP303huw",
+	"AQ6y+T0WAq7IStEVMCs0XkiU4OhKLw8WBr8Ki7dYcLPRKDhmkqQMJ0dpytMHoYHckGihnh0R+JaHDKXb",
+	"oev+wDD6dMHQBNPkThti3xdzR3YsZMdqgIfiBB8LG3M6JwllxKwJLac0IWqRTMmqdlgYN9yy0g1s1hRN",
+	"qUSYDdmCkZu5lmsTvEgkaofUYMe+aUTSJy7fg6R+KL+r017UDgdDlMbNuFw7JRFPY4HIzZymBP128nZ0",
+	"cfEB4YkEvwWxnGLrTptuL88D76jX5Ff4GOj+xBUzn2qrL8zbdIBWTeDWM9Euqx6oQvPYgp14cnzaSDOt",
+	"x2hOfWkFLU3m6vp8IdFQ/z9sDZCY4jlBX/rB7lcUcxDAEk2oRF86/WDvq/Yt6IecFoZiEiU4JZtV08aA",
+	"Pjk+1WynAtKHnspohtNaofFTgBUeczfzbJ7t5ZRGU60Wak1iqZ5VqoTdX1tGXazUFgtKoEFNE1HVTERZ",
+	"rNRKqHlKYhpJzcoP0EIQhIHlw5qnPIkFovLHoMFKm/sLmJPj06YyZh1l+3wwB0THRg33zbhosjpA/1hw",
+	"SXxv34jG2gO44guUkjlP5Q8FpqbRB0kK1ERQGNA3kBR3sXAt2Gd5M3OAai3eHwNZy5eLhqTb5434sAWa",
+	"sZcuOP8AZs99YFdl6flE69s7iNxEsPv7vb3X+69emgOA9sfDv47Ojv7v89H5xejt3y6OzrcOkJgnhtuN",
+	"sYymaq2CsBglRAjwJf84UoapU6FNSjicYCgszTkEto3B8RHhNKVEKNNug0V3cnx6TtJrGpHPDF9jmuBx",
+	"Qh5AxGoMyi5LJGyuDxBNlULdB3NN0sTdOUApkekKiSlPZbL6cdC1OoQCsJ6KgqNhHJLDRadgmCcyZ8ci",
+	"g1q45dwpluiULPTMMzjmMapa6J35hEjoM55uK/BPvQrHQlWrNE9v+4/eGjfiBecfMVsZTUfcC6splmSU",
+	"0BmVxOdL6jKCy4hPUL/Xs0sW2wK1x4tUSLTT622ZHacYKICGCiXlLK41JPpI/FAZ+0Igb/pUaStTvBAy",
+	"M6D9RYePi5PPDC/klKf0n+R+smLhfyBDCPAmbCzVw9Njbbrq87e/dg5Pjzu/kxVyZ0w/CNqhGzq0R6tU",
+	"IDhX0ttMK1meh/KKrCwW/JU6ZvWZicVcKRMk/khiii/AOrkXHN2HRjP1pREYOgWISst+sUD2/E0NOUDF",
+	"UYD51pwkBiDBJbmR23Bs9uNFByNUThXXKU47RIyna85AM2RUgUujpbkYf6Dj9v7y/D/Go3sXXSCkksxE",
+	"iKZYoBmEDEwxGzJ4/O3hxbtfR8cXRx/PQ0QSMlOTWKMraH+IESUXdEb44mFeYIsOab7loVmtcYBKyI5p",
+	"DPtI6TbXBJgbnZGBVsuUwi4RZxEJtPgWsgGj810grzOsn9ljfDe3BjgvLuhRMV5Y+5LKqWHu2mJRMo0o",
+	"OtWDozZnBM0oW0hiJC9ByylPyJCZeW45YZeft0X1nbTCzej+x4IsyGiySJLihv7GxwjuGmHQ7+3AKb5A",
+	"7d9O3o7+7/PR56PR+fHfj7as2pDgu+F23/cp/x8MZSbSAK3exB8Lo0ueXnn+e4mvCEOMLzXNe/poTkEu",
+	"a6VD1lQtzcOZClg/aofZ4sxTQ6YfGePoCraVQAuWEhxN1afcG7nPF2xnNe/pQkIgUMyXTM3SXhipC+FW",
+	"E00YAjceSe9qrgg34Ft5hdiR8o/WiD3WteOdYF1wjmaYrdzoDZmXv6rHoPNDAwsb15Pj5ibqRwrN3JSV",
+	"pLiXpv+Shs4ZHEvHNJId7RRzDjGB2uHZ4cXR6MPxx+OL0dmpknz+lbefz84vwgOkkDdkecXe7AszngGX",
+	"EivzlF+mysxvg6h8d/Lp3eezs6NPF6PTo7PR70d/yz4YcRYt0pSwaOV/V2HWIsLsWaXLEiYNoQk0SfkM",
+	"xteBUS/EkOE4NsMefr74dfT+8PjD57Ojcxj14/GnzxdHZmAUqq+N5DTlUiYkDgOEmVhCWIMSDXwhhyzh",
+	"/AoCBKVd5la3uNfwSpgwPa4J8FG3XUNbZ/OeK9g8bs89qtHj6wL9bEN9zo/dYC/lZvtYMuORLak7mlFN",
+	"UFRjTuWR1dyeurPN5Gvw+z7+3MQQTAyZiTXCZOWiHluXVwuFkEgsKgw04CZUh2eYoFUUWtgdsYiD5B+y",
+	"9uU/6TxQe3orQPpoxpPK7vQpJgpjm8w6pQO6ZQIjOGSrP3CyAJxjtjqZtAZfvlsgssVsrHZ98L0YFJZd",
+	"GXOeEMzgEhgmm6DnRrx1yMJpilfwBRzHVMEIJ6epEgeSkjt9kC0So9TqEDgzAB9/I5Fs3X4tyTO20sG+",
+	"1+oLAVLvu+jTLnoHDtcYDFAQ7OpHgBhRsE9Jhyg8gRhM+eJyOmSThGNQkeacMtlF7ZM5YYqF7XZ7YLAx",
+	"DoQKHxsqiCuNH3a6GnrY0sJynGIWTYkYsjFJ+BKJOVHzkojbMzn1lF0s0sszb0GEhhRwt7sFjN/b12rn",
+	"QVRyknAFsJvOJe8YKCm67J7h5UciBAab2N3tiCs67/C5xk0HVqdEh4LybdA6FCsWnS/GMyrPTKhgdSQy",
+	"jW2MIwTB+OHIUUqwJHG3FbTmOdybmN4NVPAbHx/HLR2saMMgv9h3v5YoIWi9xTKanmoFxDs1rqbACU4E",
+	"KStD+gzBaDE6pho+dIAUhayQ2hAoXTBhKUTvXTwj+ZPubh5JZh99UfJqyVuBQuXXQLvcbajvbRFMbvNV",
+	"QJ3NF1IESmdICBY6SFtREZZoxoVEJd9BbkLFedx5m88oO9bv9Et73q5q/ddcwO97ShIQv9eNUhu4gn4X",
+	"/UUpQ3xGpSRxkAuxtbkN6SIhKJpyLsz5ig+Au0fNNt06BXLVsLAQ3kS1lcu3RMknHl0Kqz7xVKkYZgsa",
+	"Yn0hgE5FgQhz1AYhwItEVlClQ0TreqdMlffErhutKkpa30RzpSxJMguaLu6h4smnuXWfMCHeZjE1KPbD",
+	"tvVaq9D9HqyMjxaIRVRbOl9CZg64NLVdUuaixAYP5L/xl+lKZ8Jk7waI4ZnaE+r6hCaaVUzUahTD0Efm",
+	"yykBzyPReR6lHaPDsLdpSsX29a4Oke6u8CwZoCwW+Uvva1fykY5J6ULAzADNIKTVhNjsfvXQPF5IwzZt",
+	"RM7NsGVCYL/sZU+Wc41syPwDmMy9EW5SCzJ8a0xUYftXCF4uI+kDvSaMCFHGqtWNv7cIW8zUcPxKfTpD",
+	"BL9qVaUj+DM0H6makZaqFZT3jY/V1oqV7TuhJA10+lBFehFkSs251l9A0Q0hUttwp22sdIft71pS3+Yl",
+	"T9MUnQlPZ1jpNYsFjavQ/xsfn0GEXcVaGIIpTFPO+EKolRU4ITBUpwMYPWUE4+30dl52+v3Ozs5Fvzfo",
+	"qX/d/s7u3y2aRzOjSw0UtwxaNn53zdu7ffW2VXoaJylVcesqhQ/S19ZPf//vntXV8qOvPV7fL/N6A6eS",
+	"QE4XWt/FRjR94+PAsCzDyimYuMBnS8ycyir5ZJBRMkJy6CkzO5O6CPGZ4J5SNEFi1D57/w7t7u6+0RTK",
+	"JxNB5FaeFtfg2tFfjCXpSDojVURYoIg6VqwmpznxgbZHFgyiUzRGwM3reHyNvZONmSO4SnhQ6YLQDxAe",
+	"gz26YJImajKsi3QmioKTCU4VKDThqaH22TcAkybqZmC6k74fPEzDuIs24O+cSkhiOAIgKTJPAucrQ7QB",
+	"Ue03h1YmATZA61w/+EhSzSVamvGDCsXG24oO3sVdUCN0zt2q8nA2n7Tx0qCscIlWROpDkHgLdYaLXm+X",
+	"oDlhcL7SLt6w8YL2b8fg0P8/ZHbjufAeRFisJJvalTqAFMcmalZvGu1bteLXTFAJaj2+WroeUAHL46Uu",
+	"gt8NlRfc/rMlrH/gOF6jF7qQ+qlS2ihDMzLj6aog1+AwOF5on/tIqca9bm8ngOtrJMTfswxEI23Wi4Xy",
+	"MMUJ/8qXKOFG47QH81eg189oklAvjCpLie7u+1uELxQXDEqeK38xNeKACi8FwSDVnc61MUoJTCklgoAo",
+	"2iwWmu/eP5FamgGqak96BPeBClltdlswigLdZS4rm9Gqt1L+3LOs3ZotUhrrj9xXpviaIMYzJLpx0ZhE",
+	"eCHATqFp3sYBOa8NRSy0B6aRfehbZLc13owKEj8Cf1B5igfmbHCJ01lnMQ8KDiIBkHNQw8Ioz/pm6FQD",
+	"PiOeVtBoIT4LKS2kymgVGdOqopCPsJ4zCAkvr/8jwWIB+bkaM8pW0xTngJJRiTEPkeQSJxVWj6OznN9r",
+	"rcvevKEnWYU4M2YD3796zH6nAKdsYtkHK2Gl4HnEZLqq9nBYu55PEC4lNxe4+F1Y8Z+G3dQCpZq56N2T",
+	"Tw7K8r7TFbpifCkCS1E8VRK6yp8l4HhjLcjW3N5p3X6t9nA1p0QP9Q13XS2sPhKJIWS9koZy0ALzvAwx",
+	"RItQyn/nOKUCiTmJKDFH24LMcQIbdU4kTtBM72uIM4NaIbNuFmypbV7tfQbAx2YhcEyyu5MpEjdKOZpi",
+	"dVPnUN1+vYseYmoy8IXcPFTCLynET3jj7cJ4cy6kYwMZmQg+kTOsZgjlahSGbz0ykXw+uvJvtq5ag92g",
+	"leCxpreWIJILbEkp4gmk4FzT9JIyGuHW11sY3bnF/MGdeyw3QnlxE4LlIiVmvDlORomrJwN/LmkMfwHa",
+	"spv6T33zawaTPT0n4x3XnqYUS3K5ag1aS0Ivp1rJ1T9hTtf91uBNL1C7ZNDv3XqmSQtSnYs7zf0Jc9YX",
+	"dlrl/ZWjyO91KUEvBOJLhry7gSZYKgWKOJvQy7zadl/SrrbqGzlWH8Gct3upCg5Zap9Lk6KJjkNr7v6+",
+	"gI+cz0lUJSQ3K9P6ZBpOQOt06vvYxE+tUTvOcQfAXtLrRwNsjvVUzUFIMhdoTOSSGDjrmViVyVZogZgn",
+	"ZWmD9QROtMZTPJdkXjtBjzs1m192AAMluuxEYdqPPDmPTa37xJl+7GyRkLznJL8ca/o58kQTmgppdrIm",
+	"ZnGAdP2GpXb8OGKHuAxxkGUoGmh4bAC1FSwYRwSnCSVp8WVtXxp/QpZ4ZZlopoJnO8beK+2Ge6luPmeu",
+	"1sQ8/TSPU6akEE4y3GaHyBmL9zBemvBahahkszrnU1YyIZus45bZ9s7RcX7XZVTkLb9W9cqYR+VuUBNt",
+	"oLzfq2gX5Mv8jCWWJrir6PzR7MpG/+twE4OokzlhyFWgQ6cplzziiU9wb09OPrSC1ufjTxevzf/9l+YH",
+	"aBrqx8u9VtAyT9gH7H17+/0pXH5/Clffn8JFSGPI0655oGqVR9Wi9dCUrdiwKi+edIBCndirxK2xMOGZ",
+	"F2LIjCvyAIURj0mo6x5GkPfKJyg00V7hFrCwMItWCxFOia4SGL8wkc151UUH0ZUxJCSE7cxwNKWMdNTu",
+	"hQvqeVt0z42bp5hijYLm6giWaAmxZilnl9b9QV2IbJbpLzmKOcJjvpBF+6BcCsFlUu/pECoBJz2uQMLe",
+	"1wBdcol2q6bqB/59r69/BeeMAcKJ4FkUqInY6Rz/bOIm8/OsCCNcfwZqGQigLDe1Kh4ASfkTknpxQyUS",
+	"LZePbLAJvRigWGfTdPqtvAkFBt+X/W4/2O3uB/3uXtDr7nwN4IaZqNlS1jgypGJ1e21eleOHKrBwFE05",
+	"iS3UrY6RB7Wd4xpdtZGAPzk+NeA8hglvihtaq7KZmyYAepGyAI1XwJYPEE4Sg4qZls8mMKixKpLN9ASG",
+	"qdSXcpVNN3ztNHu4SJcGiOuJMIu4qyMgr8phVsEwVz7Q2GQ5E1qT2k63H3R63b2g0+++WkdoJctaG9Y1",
+	"lNaAgvxZV5RgrHn+unHR2xSzjVVu51hOiyVuC4FhpXl4pNmcoDQSn56icgUv7Uxr6OsDvQbQFw50zFUH",
+	"hpyx6s7iC+PCWzXjlNxZBYKpsXqPZnO5MqEF2hwCtOqIIMyyqrxtpWht3WWDa3PNTakCH83J8h7ksHn4",
+	"eYKlsohrRKcyXmYEtUPO2I35a6R+mzyWUEEkzMHOpJhYoOUJvfiZNcaGyEHl8fV+0Nzt6iuU/HU0dgaG",
+	"UonAmuMytR/YQPxNA1SnxOT4QAyM0rk2M5hq6OiZ1Sz+NMc8Hhpln1+P07czDpUrjZ2v0A12s0ChvjlS",
+	"N0eC/pOEQe5aqLVt/ymN37AYnFV6wgQH3VZDooYCmuK1APu1QM+pM6URLatrDHTP5NvAPZx1WM2mjD64",
+	"wcq8t7xx8v97LoR8z9//zpdHmQTDcF1xczCQjSK4u9OMV+gpeFBbjyMjdhswBqfkPBX4qtZTO/mc0lBL",
+	"Yvn9+j7BMkApX3Zm+BtPnTsWZAEzqrPLXPI28aPEUD8aGTtEPAnlbnjrHJ57IO2dQw5XvdrjeGZRohqe",
+	"pwU1sL67CNdqnjAhabzBg5g93u/udHtNBZMX+ZwtqA4kFv51XvgXAsV0Zr5ygDp91IZYCg1DxFmygqYB",
+	"OHsMHHFshZSUKea1rGdKd2NEujhTXnGr3JKPysXLAYGPQcJumvZ7VfgqBFVUxHxAqMfMhn7glC9MYWrr",
+	"8n4hakJ/cCrpBEdyBLVfKrp/+O06skMZ492zDnUontHu6dS9BU1kh5pq6SJvyO3v7O28fh00IYGaCSkS",
+	"JULSGZbO3eqtcsK5nKeUyQDN8E07FWIUk0Rivb4A5deL/hdNCZ77j+TnayrjNJowuYmShTA2W0EUKEXJ",
+	"nGEwDqWEdKwbZjbBHGKRlNoPFarVFZiUQDOI1YZMyaKbsE4lLq6pPKFfUr6E+GsY6RcOYECU6SqeUcqF",
+	"cMcpgQmdwuiXd6itpjMmiJFLLOl1wU7f671pBitLq+aI8196JlmgkU3AMgcZ+gAQEjOQIBK4XhFyG6B1",
+	"F+J6klBEvd6gyATKIKkgKZ/e8/isZGEPy/8UlF0mpCIBtBhVY2QBaw36O7t7+y9fvX7TM796UJi7kKVR",
+	"SOdYH9V1V0viOeOynI5nlag6CqnJtSwRQJMkyjtRwnrU/7Dkh6dMfayBuy6yUHW0cvb+HXqzt/8KmZIO",
+	"XXQIPhTN4X69uDi19REgRsNWpsHuJAZKH4GPcMiyMsw4JfaLAknOA6QushX4gAdor9crF7zWAeL6qxDE",
+	"OmTgMSYiwnMCFTxMWQ/X22GOU0G2ArS320ehvuuVZENtU3gFcbWAl3tD9jt9qw8f93t9FDIuR1TR14ww",
+	"SWKYwUWKmZiQ1BWOQFqYQx25aLpgVyTeeqwTygEqACFAuVPJYMgK5YIDVCoWHCC/ekmAXNXrIN/qKxgy",
+	"v+8FpHvYL8yInPIYnsVJwpfqdqnGnRqoqhhGMGR+2aAAFYpHq0X5NaEDkwcwsgHkuRJdbs1eCa0AZXW4",
+	"7O/c7Vz5rMCVcBu5hJBAkaNSa0eUjWz5ogAVSrsFqEhEwZAVqKSbrwOx+RjZ1nd5onNkcCfYmMXcKbLO",
+	"3BBrjo0pE1JBqCYHAWcqUZUwbtnE0yc/kbbV06nUGraulg61mxzjuuOhdX3Q0oVjfDqsEKrB5FXgSs+a",
+	"qadTwQGmPJVILGYznK4sQK8oi3VlgYrpH2uaQrU0VRew8vns2E85XzvIuro+G4i6II1svSAAgBdKZCi/",
+	"aShAPiGgtLrTXCqDNargbKZMpHnefMlHoN0q3hZttIPhKciNs1aTnmP+HOf17uvXL3vNDF07vliJjaPD",
+	"gCa1g48lpozEWS20k3M0XlmLzpwi5S2Ol69evdrpv2w6rzVTulCAzlrA3n9OO/v9l/uvd/YazkmrtSTv",
+	"qtvbqXpYWTE1sz8rmW55667CaaH29cYZFo8t3AyCSjKrQn4B8Lk1V22MM6IkY2XAqLtlVwc1THXkcETW",
+	"VTnIf0eHYHIWEVNvJ8t7xKIUdxy4pD6tDwZISD6fqwuKKobs/PiXi6Ozj0rra3s1tnS5Th2bCZ6k8PzX",
+	"zxc/n/zl0+jns8PjTyHYNwy+Jrby6aA2MDML47RjNgrgbF6o4QyUkzOn169ps2Raty7tkry8vCYJortr",
+	"EzP2HylBNGMNO/dJ9Kx13Oz/+6dnBmWAVVKEF+1cmXGL832NXUter1Kt2uBVxWSyZJBS8DSW6otzavvd",
+	"TOnlVF1xXy0ECaP2db+HTCr29ZutA9BgaIRwssQrYb5ku42EB8hmn+hWHkJx8dCkoYS5yGmYiZHsNHLJ",
+	"KsXYaS+bZd3hR73LA9sZg0cD5tskSMhLnak7j29A9QVtg6QRYRJfEgEZlln2V6xD2udKK+/3eoGJ/HDA",
+	"VHMv7P5CQk+JxErMydBEFTG66P0K9U9n58AJQRYJL8m8THblUxBlCcQ4jek/Se1J4BoQa0d1dTbDC+EF",
+	"NCAsvHkGKCZQBkkJGSgSQEuOH4IZhGm+3gt2u72XwW731cugD5GaQiqA9bqvd4Ned28v6HdfvQp63Vcv",
+	"v24EsmELZl1VkPbyTCpg7ZdP4qk968Wl3BbbrMwYbgV/Y7Uif+QHnLdNalqA4MfLPbCnzX/q8pjzJEDd",
+	"brcQUZeltNVy4+zhm7UHYPnp/Zw/Nqw/I0TthVjgJFllbYLyczRd3u50cNgkZiHeeOKWExm16K0S5vdr",
+	"tS1ItEipXJ0rkaWRfzinv5PV4aKqTtUhs+V6u+h3slJbZka0yh0enh6Pfj/623mItrM/Ru+PPxwpnm5C",
+	"z3Q7C1OyPCbXJOFzoKkr9bUwJtedK7IKUdvY8AGc8I3MiZ4OGYIGpYXHhsx7LtA9TLfA34cjSa/Jmn79",
+	"rkBvhlYMINDlXymbcFthF+sOui7sWlmoaIYpA9sjVTrzIk08I/aSyuli3I34zNiz5r8yYzcfMxqbdcsl",
+	"BKdQysTUCgCP4a8XF6cD5Fe0Mk5qBR2gZld3W22GAIrCX+qj2W98LIxnC7prg7OCxRpgFDi8IqwhGzI/",
+	"JRv2kuPd7SzHxtVY0c+50ixZ3s2WKxWBs9xkPhky2+Q6q35gDhUytYVDnVOnGtQfM0CtepDRYYBCrRiE",
+	"EAVp5V+45R9F6PA1CARmOXXIlTRjmkTd2LY8nklyC//aAbWw84e9b5IUFOR++ukwVzS8+9NPSEMzc0WT",
+	"m4jMJQpNP2s17W2wEeDXjMiURgJ+xzwS4ZAB6W/zOWF4Trs/haYfImYVJaa76BBKauva0lB7XaB2aIgC",
+	"2nt720WNAvgPtw68DoaYlZovUgH+dqZUMirFkIU3HcvmdIn30IsDrCqNa+aidBPDSMRWF524PJ4hs5yi",
+	"4tMYOoy7wuFqhZarqwfUqr3C2l497SGD+mOm0vper18orR2Y/pEuQNYBYa+3m2vYqNF7YkuXRVOilMGf",
+	"fkK2DySGnibCwjAl+hnfMWHd//bQgq2GDOoPG1vZlpfWsQ3YleK3u+KSSIBl2O/1oBg3ZQticMey0vhD",
+	"Bp5vgdp7O2/8u7pNy15/V3stdS8t4CwVDWlM/zxw9uYPU7xIbMYZCdBef9//IuMSKi+bkfd6OkoDPMfU",
+	"tOk08IQ0MJFtk72bG30ccnNjKscVD4RQO6yrcx5uaSLSanvlIYfJA3Ob2Uv5siW41bCJ4DZKbsjMrs+c",
+	"wK6eu9rNMG2XPgPUUJMF5IFQoAVTHwi3r3dCGyUMZxGmnCuWXh4bpL/rvCvKhCQ4Vvv4+1BnNg1bAzRs",
+	"dbvdYStAQ3BtFi5li/Ru3IaoHdpEvHArcAV1YHvrFgeGEk2Cnd0CNTlOP/0Ey9nudrsuF68ufa/9OwTI",
+	"oeudYMguUio5eyFAvG2fHZ1fuLVv6UMI94SJWDRpkPno40BTMjBviGyxMicAZhMYDhQgszkUDcQrhmc0",
+	"0rKTpFCExx4ihF10YXIMLvmQSe4p0lQKkkxQ++TTp7+aEsyIsgDB3zZBiS/klqmJ71WIzgKHhgzKk0N6",
+	"tdZSEhoRk+1jNI3DOY6mpKND8vIaxnK57GK43eXp5bZ5V2x/OH539On8CN7JTgGyMMDMYaND/W6DlpEt",
+	"rUFrt9vr7oIVIqegE26DfDBFibZnzhV+SSp8UadVlX8AatpVq8AOQSpLLLLYMQVZfEUCNE8WwveIKqBD",
+	"lSD0EY4DB14VKsVfbUkYRhBWwkFSyAHT+g7B0dQUHHP+Pq0rio0xNW1FBDzaVkjeVtqFTRH1IpeU4mF9",
+	"y2cExx/J7FxiqWRqFruk39KnQ3rYSwjsUbtNDaq5snFoa05jA2Oqwt1AkMRUXHVRCG+5jWaaixk5cnZ+",
+	"PmR6JK3jmW+aoQDO4NbXz3TRezB+9WFDNqaBL7TiVWrIhigy1A4/nBz+nHVfefe30Hp/+loln+H0isRD",
+	"FrpAngGC+JvQVrFZ5YLPIIHLjfpC2AnDbnHc9DhuDWzZHKBPiD4Ahgw0vNPrNWg42KxBRK4UVkWXiI9Z",
+	"DSwHR6ixbFouOWf/bdDa6/XrhnPz3/5c6E2y19vd/FLWklu90W/wxlserz5xeQiKlhlp583m94qNmm6D",
+	"1r4G9/r38o2vwSDV55EZDEH18QGpzDR8CTVlgCspO7qoKyobDu6pT+aZ13fFU2+3vxsGeLutT/0hkNcL",
+	"K/9SPfXskcwtDCWlmjxsbIWWLUVUcdy2oNANBjGy9OqrGKqxhorHNXgCnC9AYonnAjQvtSX5jEY4SVbB",
+	"kCVQ05B1JokyhLJ+SfrwBJkUJfMdy94YihKwlag0Rhm0oyDLIctmhWkibGm/IPeVK0LmwtWJsSzTS4Ny",
+	"apwS7JrjmSp96BPPdQ+s2uT6KOSjCTZ6sk2eO3GpaQWTwxN1azYbu8EOeKtG0LGJP5AX9PY2v+E6o/87",
+	"Mo9fueyYsp5+NPp9eQfE9kBdsKC1HZPx4tKyEy0da3WhQlVII0u9upmg2TqNCPQIBK24dI3hzmJuK0ci",
+	"KpVJJ4xO0LiEZNUO+kCF9MpDiqfcRsXCojU7qaAxPsvGtbJR4123sJPJKqOou1O4Juf5POWTHIHDlW0I",
+	"GhAVN8YJj64qrkezGHZa+Y4LJ6i4p/TQisuzhSQ3FddN1FzFHbGajXlScUNOlfKsqzdX3U5x5K5nK566",
+	"hg2V29tGpe70emrfCc6ZPWuxDlK1YwkTXfSepygxfR5A/unaYvmNaRpEPOF2NCPU7EI7a3B/0GvSfcj2",
+	"uC+ZmzOJ1uDLV5/obZMMj8TFSkgya30FQv7Gx8K1mahF2YXlnabkvWOXde0qkF6SqPc7lrD4C5G/8fFT",
+	"YjFrd1GDyG98bFb4g3WR/0DNQr3VYJYVnZfzXPsXIk2deY0Zj5AV7erSmHeyQX7j4+Ofdc1ae2ZQS/gf",
+	"9X0bz3qa8hmRU7IQ0KwRkZs5F3CCjvRpJ2pbe6PX7XX3tgKoqzNPyYTegPWufUmj0HPZ/MJ1eU3DRSKe",
+	"JCSSPBWVtrqZ8MZt4jWTzG2Q7Ozzf9CvRx9OTakuc6wxMhrFqfMWZeKyqId1h+x/0MXfTo+qP3GJF5dk",
+	"yCrv7cDKiierlXvSYOjPxFM9Kpg5dFRy16wK8hpFNytZaWlHn8EYt2nmi9WuHR0QzAUB/6gB6IrIbqXC",
+	"+vSq6kYl1S7ghUD2qFnoFqWm+JQ2nu3i27lAqK1nlXaNSqvAXiqm6FNjViy7Qp/1jjNbHrmWvD219Atp",
+	"D4U27oqOp3ypqDfC0N4K/JP61OKFvu8OJWyG+pARFkNGmj4sHYB15w0Gr4G1ZyL5265TgSt6iE0l0SFT",
+	"D5qG1zVVam0kT1DMSNYVW+3HaTpkmeQI8uVai1l7+VP5Y9Nd0h5pqLvw8SHDKTFbHIJ0fQBOsTBbuor5",
+	"/0Lkkztw8kWnara0ma6HwWfnzb/c82uLPUzAe5MLeroXRwh+oG9XcR8bpmHo1b+0wjNrnto8pcH3Gnfw",
+	"2YIJFOpqSf7pod2zubMFMMiFV9Q4a70GgSVloXrq8qSMx1URwaPtvkLm9W0+Js70FX6yve9l9daaun5K",
+	"r9c6vxDas6l9fvFxGO7PzD5eb37DTOtC5x82ZiKnOjfzgvMPOL0k+r39Jquq6Gr/b2rknS0YMC0/Pi8j",
+	"NY972d1fzb7s3VuPUWjXRD27+AMnNMaSCD/tLNAx/nA2JDnCWci4NkJt6zPFQrSbG1HZHTLr2sJSi3an",
+	"pNjGoKbn53rnSYXk113ErX/kP43vVDVKX+OiyfWodCiI//QqyDMPeUoeoukHYRfY+2TMZNu1dK1mKR/o",
+	"FUHh6cl5cY+HfsNX74xYEbVpbCjA8gm1GhJqg0pZDFU9YEMItV/DL6At+tMxDb/r+jPneOYc//acQzdi",
+	"fkLG4R+0xCQhsiIj5x3UuSg0VxX55qroENmerzx1PV3V82C4zPi1Fzs9ZEDlBwi7Jq9cB17gMWYxZwQO",
+	"dMY651F3giUpijBDbSq9zjkTOE2P+IyIQL0eUxFhtZW2dPCuVnKMg2ZM4EEUurodOnaYkWv18Slml0QM",
+	"Gb7ElKn1uLxktQpTE2ZMso6zA7TXe4NCv+xJJefT4Lv3SdK/psF5v7uvE3AfqcG5HtV1Gst66ZaTjh/x",
+	"6IyKDF0HSJPOv+Aw7el9Q70GPO4dZ5OERvK/7bxO7z9oXO/z0W+wIfMnd+u5Z1Dtcz6DbCPh9CZDYvc4",
+	"cD7lSfJ84vx84lykYEUXjej3QSfPVjHYYEuAN1NnytjWVZnmn/NvZrFtflUBP5BvyCKcJF1rXYgQFAv3",
+	"ru5+CUJamxhYrDMxjOIPRsB/roHhT6GRX1QEtXbas8f02WZ5TI8pzvlLtfHyUHvFdXyoFL47vR4KdcZt",
+	"4wJDB2i/t4tC81eoc2JALlMxZLqMkLmp4/1SVwfJBPxVRrPrykAP0/ALrXgba8NZEacKdnC0GSQ/PJjF",
+	"Ud09YGOLND0OdE5zaWh57Of54xmR6aoDYd2beKP/6O3tutCdbG41ETvXO+uDICEZ7oWAuJUgK3aTtejX",
+	"WZpZTX9EJTJspyJ09YTOC/0OnlCWlZsr1Egzt8rC6X4DyXFyfHov4XFyfHr3UBxoVFGSBY02CLSJqz9N",
+	"13By6/eohdN503Ca6x0TCr1te4PVMtX1cdABSsClbOserKGjD7rC91PSEAyxlnIQFehugdCPjsma/W/w",
+	"mpSjogGvBbRtFoZ3qLKnMaiFp5aJviT0mWANah8g8xrjVo/x1FLtUbHdVLY9HAb/YtllaDetEGE54rVR",
+	"fFlLw/WB/TYwRos0KoWLYtN/2a5yWfhbdVDdkGVRdXDw3emb866aglKukJT3ADQV3+oiMHaGbOZFNa3r",
+	"EluhIp7QeT6W7Wl3TqO4OQvqu0fNnRyf3sOOezRp3MRfdHJ8emeX0dNwgo0vbjSvAJtZA6W2H6PptUTl",
+	"goituysHd/UbWfLSwXVf6/e5rpR197TswgDBOmeUzFX8zlhBIdJugEJd3SNEs4WQLtDb7oEhM8U/slhb",
+	"ZPsr6coLpm4LnIBNqMngNCxGZ6hmHGTIiizkwMYAUoEmCYYcb9fdzfpmUsSIkCTuonecmUwHV3Fe6NAf",
+	"+L4rJ6YmlRIvwlK71KDPUTTlLphfxwHpTG0KyeQ6CljYgOAu+osNDqruCOlVNRqyXOEeHkkiO0KmBM/C",
+	"AcJQMcgV1pmg0DHIzq9wsfNOM7mOLmsX6tJJwlTohXIfuvgh4CLMCKNb6kepVpDiJUqolAnpEBZTzMz3",
+	"UBvKH1lHJawWo70O1GnKveD7Gl0dj63AVRDzXGeahrroxMZRC6gLxVMzWW+GAyTTBQlRWwmdrJ11YEob",
+	"eYSb1bCsaqZpvrOlC/WNcXSVOUmXeFUjbADorbtubYcqjSmDKFN+UO3Ep/CrFhu1K95XR2D5r7qajhpq",
+	"1Uk8P847W2r2/cgrqW2h3kX1O9J2DlvZQqLUVl8aAB2p3aqYjJ7yXfYt8rdtxjmGzCYZlDzP5oZx4Hsa",
+	"6oahNmmtm15v7p3+r1JsGrmpYW0P8FSfHJ/e11n9pDpVprYr6WZ7kD9Ys8q5r2vUos2GvOts79LQbAd8",
+	"EBsV3bkCV/kQ+wduIL/mWE63wEjGxRoNxvQH2QXTsmWcjDuA6pw+gaDsHxQGHDKd2GTrxqyzdn6Ek8Ab",
+	"aH1+kJdG8cwO/sQejzsh1LaL4CkqkOVj+kAKllh2JvRvY4pZJ4q9ujGb8r/AF2MOr59dMs8umYe6ZEya",
+	"YznB8Yds/KDx8/kcxzvyisfx59xnss8uoGcX0LML6D4uoD8cR3r2BD17gp49Qc+eoGdPUBNPEDDou6p0",
+	"TZw/tcrVf49XyMikZ+fQs3PoP8o5lGuZuq7qzZ/XKMwH/OQ7iX35qvQ+HVOn51MbcQcmkmtdSgWKebRQ",
+	"KngXvSVTCsbUPOU3qwCFp5/ffjh+N/p89iFEM+hFozt/qLdjFPE5JQLh+JqkkgroaYTHgicLSdDnsw+2",
+	"kYrmN7qxxjYoqAbYxVmee0HqYNX5UevUioJu1lwsSwErJ3/p6ht8UsrOEd4HID2n/LZz97iSdN47jgTK",
+	"2fw6VjDwnJBqGab0H9ghPI2mBBqBKUkGpb6iFM+V+ZSNYOKMyyPoTk48Ra4ImveWKTpcsRgKzRdliiNp",
+	"rOVxypeCpOjzMcxKdyk034H6vNUwqWs1c73jd5sxVduyVjNbWXkTq31WdpcZINt35QpIrGsavFG+vSRj",
+	"QSWB4sHbEWeQwreN02hKJYnkIiXb6ludeYIZ2b7e6cxdQ6BsZWpv3369/X8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

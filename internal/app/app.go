@@ -63,7 +63,7 @@ func Run(ctx context.Context, opts Options) error {
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui,
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
-		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
+		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
 	})
 	if err != nil {
 		return abort(err)
@@ -83,7 +83,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	// Listen first, so /health answers while the pipelines load.
-	serveErr, err := p.serve(opts, hs, cfg.ListenAddr, "listening", "queue", queueMode(cfg))
+	// Answers net/http writes by itself are problems too (httpapi.ProblemListener).
+	serveErr, err := p.serve(opts, hs, cfg.ListenAddr, httpapi.ProblemListener, "listening", "queue", queueMode(cfg))
 	if err != nil {
 		return abort(err)
 	}
@@ -113,6 +114,9 @@ wait:
 		}
 	}
 
+	if err := drain(ctx, srv, cfg, serveErr, log); err != nil {
+		runErr = fmt.Errorf("serving: %w", err)
+	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
@@ -136,6 +140,26 @@ wait:
 	}
 	log.Info("stopped")
 	return errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// drain keeps serving for SHUTDOWN_DRAIN after a signal, with /ready answering 503 and
+// every answer closing its connection, so that load balancers stop sending before the
+// listener closes (Kubernetes updates endpoints a few seconds after SIGTERM). A stop
+// for another reason (a failed strict load, a dead listener) does not wait.
+func drain(ctx context.Context, srv *httpapi.Server, cfg config.Config, serveErr <-chan error, log *slog.Logger) error {
+	if ctx.Err() == nil || cfg.ShutdownDrain <= 0 {
+		return nil
+	}
+	srv.Drain()
+	log.Info("draining: /ready answers 503 until the listener closes", "drain", cfg.ShutdownDrain)
+	t := time.NewTimer(cfg.ShutdownDrain)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case err := <-serveErr:
+		return err
+	}
 }
 
 // load loads every pipeline. With LOAD_STRICT a version that failed is fatal: the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/hibiken/asynq"
 	asynqmetrics "github.com/hibiken/asynq/x/metrics"
@@ -84,15 +85,25 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst, ratelimit.Options{})
 	}
+	// The queue is listed again within seconds of Redis coming back empty, so its
+	// metrics and the dashboard see it before the next submission would.
+	regCtx, stopRegistering := context.WithCancel(context.Background())
+	registered := make(chan struct{})
+	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
 	return &jobs{
 		svc:   &job.Service{Store: store, Runner: runner},
 		ui:    ui,
 		limit: limit,
 		shutdown: func(context.Context) error {
+			stopRegistering()
+			<-registered
 			return errors.Join(ui.Close(), rc.Close())
 		},
 	}, nil
 }
+
+// queueRegisterInterval is how often the server lists its queue in Redis again.
+const queueRegisterInterval = 5 * time.Second
 
 func redisClient(cfg config.Config, log *slog.Logger) (*redis.Client, queue.Conn, error) {
 	conn, err := queue.ParseURL(cfg.QueueURL)

@@ -42,10 +42,11 @@ func start(ctx context.Context, opts Options) (*process, error) {
 	return p, nil
 }
 
-// serve listens on addr, or takes opts.Listener, and serves hs in the background; the
-// returned channel receives Serve's error. Once it listens it logs msg with the
-// address, which tells the port ":0" got, and tells opts.Started.
-func (p *process) serve(opts Options, hs *http.Server, addr, msg string, attrs ...any) (<-chan error, error) {
+// serve listens on addr, or takes opts.Listener, and serves hs in the background
+// through wrap (when not nil); the returned channel receives Serve's error. Once it
+// listens it logs msg with the address, which tells the port ":0" got, and tells
+// opts.Started.
+func (p *process) serve(opts Options, hs *http.Server, addr string, wrap func(net.Listener) net.Listener, msg string, attrs ...any) (<-chan error, error) {
 	ln := opts.Listener
 	if ln == nil {
 		var err error
@@ -53,8 +54,12 @@ func (p *process) serve(opts Options, hs *http.Server, addr, msg string, attrs .
 			return nil, fmt.Errorf("listening: %w", err)
 		}
 	}
+	served := ln
+	if wrap != nil {
+		served = wrap(ln)
+	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
+	go func() { serveErr <- hs.Serve(served) }()
 	p.log.Info(msg, append([]any{"addr", ln.Addr().String()}, attrs...)...)
 	if opts.Started != nil {
 		opts.Started(ln.Addr().String())

@@ -41,7 +41,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 		Predictor: predictor{reg},
 		Observer:  m,
 	}
-	var redisUp, taking atomic.Bool
+	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{
 		Concurrency:     cfg.WorkerConcurrency,
 		ShutdownTimeout: cfg.ShutdownTimeout,
@@ -54,14 +54,14 @@ func RunWorker(ctx context.Context, opts Options) error {
 	})
 
 	hs := &http.Server{
-		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }),
+		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }, stopping.Load),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	serveErr, err := p.serve(opts, hs, cfg.WorkerListenAddr, "worker listening")
+	serveErr, err := p.serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 	}
 	log.Info("worker shutting down", "timeout", cfg.ShutdownTimeout)
 	taking.Store(false)
+	stopping.Store(true)
 	w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -103,7 +104,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 
 // workerMux serves the worker's probes and metrics. They are not part of the API
 // contract: the worker has no API.
-func workerMux(gatherer prometheus.Gatherer, ready func() bool) http.Handler {
+func workerMux(gatherer prometheus.Gatherer, ready, stopping func() bool) http.Handler {
 	mux := http.NewServeMux()
 	status := func(w http.ResponseWriter, code int, s string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -117,6 +118,10 @@ func workerMux(gatherer prometheus.Gatherer, ready func() bool) http.Handler {
 			return
 		}
 		w.Header().Set("Retry-After", "1")
+		if stopping() {
+			status(w, http.StatusServiceUnavailable, "stopping")
+			return
+		}
 		status(w, http.StatusServiceUnavailable, "loading")
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))

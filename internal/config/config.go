@@ -42,6 +42,7 @@ type Config struct {
 	LoadStrict            bool          // LOAD_STRICT: a version that fails to load stops the process
 	DynamicBatching       bool          // DYNAMIC_BATCHING: false turns it off for every version
 	ShutdownTimeout       time.Duration // SHUTDOWN_TIMEOUT
+	ShutdownDrain         time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once
 	WorkerPort            int           // WORKER_PORT
 	WorkerListenAddr      string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
 	WorkerConcurrency     int           // WORKER_CONCURRENCY; 0: number of CPUs
@@ -139,6 +140,16 @@ func (p *parser) duration() time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		p.fail(v, "want a positive duration such as 30s or 24h")
+	}
+	return d
+}
+
+// durationOrZero is duration that also takes 0 (and 0s).
+func (p *parser) durationOrZero() time.Duration {
+	v, _ := p.value()
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		p.fail(v, "want a duration such as 5s, or 0s")
 	}
 	return d
 }

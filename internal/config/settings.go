@@ -110,6 +110,8 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.DynamicBatching = p.bool() }},
 	{Name: "SHUTDOWN_TIMEOUT", Default: "30s", Meaning: "how long SIGTERM waits for in-flight requests and jobs",
 		parse: func(p *parser, c *Config) { c.ShutdownTimeout = p.duration() }},
+	{Name: "SHUTDOWN_DRAIN", Default: "5s", Meaning: "after SIGTERM, how long the server keeps serving with `/ready` answering 503 `stopping` (and every answer saying `Connection: close`), so load balancers take it out before it stops accepting; `0s` stops at once",
+		parse: func(p *parser, c *Config) { c.ShutdownDrain = p.durationOrZero() }},
 	{Name: "CORS_ALLOWED_ORIGINS", Meaning: "comma-separated origins (`https://app.example.com,http://localhost:3000`) or `*` that browsers may call the API from; unset: no CORS headers at all",
 		parse: func(p *parser, c *Config) { c.CORSAllowedOrigins = p.origins() }},
 	{Name: "PUBLIC_URL", Meaning: "unset: the served contract's server is the relative `/`; an absolute `http(s)://host[:port][/prefix]`: the address the served contract and `/docs` advertise, for a server behind a proxy",

@@ -58,13 +58,17 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.scope)
+		key, err := apiKey(r)
+		var p auth.Principal
+		if err == nil {
+			p, err = s.checkKey(r, key, g.scope)
+		}
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
 			return
 		case errors.Is(err, auth.ErrUnauthenticated):
-			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send a valid API key in the X-API-Key header")
+			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send a valid API key in the X-API-Key header"))
 			return
 		case err != nil:
 			s.writeLimit(w, r, err)

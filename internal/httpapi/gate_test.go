@@ -112,7 +112,8 @@ func securedOperations(t *testing.T) [][2]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fill := strings.NewReplacer("{job_id}", "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", "{name}", "echo", "{version}", "v1")
+	fill := strings.NewReplacer("{job_id}", "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", "{name}", "echo", "{version}", "v1",
+		"{model_name}", "echo", "{model_version}", "v1")
 	var out [][2]string
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -152,8 +153,8 @@ func TestKeyBeforeBody(t *testing.T) {
 					if resp.Status != http.StatusUnauthorized {
 						t.Fatalf("key %q, %d bytes: status %d, want 401 before the body (no 100 Continue): %s", key, size, resp.Status, resp.Body)
 					}
-					if p := resp.Problem(t); p.Code != "unauthorized" {
-						t.Errorf("code %q, want unauthorized", p.Code)
+					if code := errorCode(t, path, resp); code != "unauthorized" {
+						t.Errorf("code %q, want unauthorized", code)
 					}
 				}
 			}
@@ -294,4 +295,19 @@ func TestAuthThrottle(t *testing.T) {
 			t.Errorf("status %d", resp.Status)
 		}
 	})
+}
+
+// errorCode is the code of an error answer: a problem's, or on the Open Inference
+// Protocol's routes (/v2) the code beside the protocol's "error" message.
+func errorCode(t *testing.T, path string, resp *apitest.Response) string {
+	t.Helper()
+	if !strings.HasPrefix(path, "/v2") {
+		return resp.Problem(t).Code
+	}
+	var e struct{ Error, Code string }
+	resp.JSON(t, &e)
+	if e.Error == "" {
+		t.Errorf("no error message in %s", resp.Body)
+	}
+	return e.Code
 }

@@ -63,7 +63,7 @@ func routePattern(r *http.Request) string {
 // is cut off as soon as it passes the limit; the validator reports the cut as 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuseBody(w, r) || s.refuseBodyless(w, r) {
+		if refuseBody(w, r) || s.refuseBodyless(w, r) || refuseEncoding(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost || !hasBody(r) {

@@ -136,7 +136,7 @@ func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWri
 			buf.Grow(int(r.ContentLength))
 		}
 		if _, err := buf.ReadFrom(r.Body); err != nil {
-			fail(&openapi3filter.RequestError{RequestBody: op.body, Reason: "reading failed", Err: err}, http.StatusBadRequest)
+			fail(bodyReadError(op.body, err), http.StatusBadRequest)
 			return
 		}
 	}
@@ -193,6 +193,9 @@ func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.Request
 // that is not an object) goes through the generic validator's own code, so every
 // refusal reads as it did.
 func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+	if err := notUTF8(op.body, b); err != nil {
+		return nil, err
+	}
 	if op.fast != nil && r.Header.Get("Content-Type") == "application/json" {
 		if in, ok := op.fast.decode(b); ok {
 			return in, nil
@@ -245,6 +248,9 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 // decodeSlowly is the generic validator's path, for the bodies it refuses: the same
 // code gives the same details. A body it accepts is decoded as the strict handler did.
 func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+	if err := notUTF8(op.body, b); err != nil {
+		return nil, err
+	}
 	r.Body, r.GetBody = io.NopCloser(bytes.NewReader(b)), nil
 	err := openapi3filter.ValidateRequestBody(ctx, &openapi3filter.RequestValidationInput{
 		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate},

@@ -44,6 +44,9 @@ const (
 	codeShuttingDown         = "shutting_down"
 	codeCancelled            = "request_cancelled"
 	codeProfileInProgress    = "profile_in_progress"
+	codeHeaderTooLarge       = "header_too_large"
+	codeNotImplemented       = "not_implemented"
+	codeRequestTimeout       = "request_timeout"
 )
 
 var titles = map[string]string{
@@ -72,6 +75,9 @@ var titles = map[string]string{
 	codeShuttingDown:         "Shutting down",
 	codeCancelled:            "Request cancelled",
 	codeProfileInProgress:    "Profile in progress",
+	codeHeaderTooLarge:       "Request header fields too large",
+	codeNotImplemented:       "Not implemented",
+	codeRequestTimeout:       "Request timeout",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.
@@ -202,6 +208,11 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
 		detail = internalDetail
 	}
+	if code == codeModelUnavailable || code == codeReloadFailed {
+		// The reason is a load error, which may quote the server's paths.
+		s.log.DebugContext(ctx, "request refused: a version failed to load", "request_id", requestID(ctx), "error", err)
+		detail = s.loadErrorText(err)
+	}
 	if code == codeExecutionError {
 		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)
 	}
@@ -228,5 +239,7 @@ func sendProblem(w http.ResponseWriter, p api.Problem) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(p)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // a detail may quote what the client sent; keep it as sent
+	_ = enc.Encode(p)
 }

@@ -29,7 +29,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	s.gates = gateRoutes(contract)
 
 	r := chi.NewRouter()
-	r.Use(s.observe, s.cors, headAsGet)
+	r.Use(s.observe, s.closeWhileDraining, s.cors, headAsGet)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
@@ -49,7 +49,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 
 	if s.opts.QueueUI != nil {
-		ui := s.requireScope(auth.ScopeAdmin, s.opts.QueueUI)
+		ui := sameOriginWrites(s.requireScope(auth.ScopeAdmin, s.problemErrors(s.opts.QueueUI)))
 		r.Handle(queueUIPath, ui)
 		r.Handle(queueUIPath+"/*", ui)
 	}
@@ -67,7 +67,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Middlewares run after chi matched the route, innermost first.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter:  r,
-		Middlewares: []api.MiddlewareFunc{validate, s.limitBody, s.gate},
+		Middlewares: []api.MiddlewareFunc{s.plainJSON, validate, s.limitBody, s.gate},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,6 +58,9 @@ type Options struct {
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler
+	// ModelsDir is the model repository (MODELS_DIR): load errors shown to clients
+	// name paths relative to it.
+	ModelsDir string
 	// PublicURL, when set, is the absolute URL the served contract and Swagger UI
 	// advertise as the server (PUBLIC_URL); unset, the contract's relative "/" stands.
 	PublicURL string
@@ -76,6 +80,8 @@ type Server struct {
 	gates      map[gateKey]opGate
 	operations map[string]string // "METHOD /route/{param}" -> operationId
 	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
+	draining   atomic.Bool       // set by Drain
+	repoDirs   []string          // the model repository, as load errors may spell it
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -100,7 +106,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	return &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
-		log: opts.Logger, limiter: lim,
+		log: opts.Logger, limiter: lim, repoDirs: repositoryDirs(opts.ModelsDir),
 		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 	}, nil
 }
@@ -150,7 +156,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
-	input, err := json.Marshal(b.Items)
+	input, err := job.EncodeJSON(b.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +183,7 @@ func (s *Server) submit(ctx context.Context, model, version string, batch bool, 
 
 // PollJob returns a job record.
 func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api.PollJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, string(req.JobId))
+	rec, err := s.jobs.Get(ctx, jobID(req.JobId))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +192,7 @@ func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api
 
 // CancelJob cancels a job that has not finished.
 func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) (api.CancelJobResponseObject, error) {
-	rec, err := s.jobs.Cancel(ctx, string(req.JobId))
+	rec, err := s.jobs.Cancel(ctx, jobID(req.JobId))
 	if err != nil && rec.ID == "" {
 		return nil, err
 	}
@@ -200,7 +206,7 @@ func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) 
 
 // GetJob returns the same record as PollJob.
 func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, string(req.JobId))
+	rec, err := s.jobs.Get(ctx, jobID(req.JobId))
 	if err != nil {
 		return nil, err
 	}
@@ -222,12 +228,16 @@ func (s *Server) Health(context.Context, api.HealthRequestObject) (api.HealthRes
 	return api.Health200JSONResponse{Status: api.Ok}, nil
 }
 
-// Ready answers 200 once every pipeline has finished loading.
+// Ready answers 200 once every pipeline has finished loading, and 503 stopping from
+// Drain on.
 func (s *Server) Ready(context.Context, api.ReadyRequestObject) (api.ReadyResponseObject, error) {
+	retry := retryAfterSeconds
+	if s.draining.Load() {
+		return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusStopping}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
+	}
 	if s.reg.Ready() {
 		return api.Ready200JSONResponse{Status: api.ReadinessStatusReady}, nil
 	}
-	retry := retryAfterSeconds
 	return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusLoading}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
 }
 
@@ -236,7 +246,7 @@ func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestOb
 	out := api.LoadedModelList{Models: []api.LoadedModel{}, Failed: []api.FailedModel{}}
 	for _, e := range s.reg.List() {
 		if e.Status == registry.StatusFailed {
-			out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: errText(e.Err)})
+			out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err)})
 		}
 		if e.Status != registry.StatusReady {
 			continue
@@ -272,7 +282,7 @@ func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (a
 		Versions: make([]string, 0, len(m.Versions)),
 	}
 	if entry.Err != nil && entry.Status == registry.StatusFailed {
-		msg := errText(entry.Err)
+		msg := s.loadErrorText(entry.Err)
 		out.Error = &msg
 	}
 	if !entry.LoadedAt.IsZero() {
@@ -330,6 +340,17 @@ func (s *Server) checkItems(n int) error {
 	}
 	return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge,
 		detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
+}
+
+// jobID normalises a job id from a path: ids are stored as uuid.NewString writes
+// them (lower case, hyphens), and the same UUID written in upper case or in its
+// urn:uuid: form names the same job. Anything else is looked up as sent (and not
+// found).
+func jobID(id string) string {
+	if u, err := uuid.Parse(id); err == nil {
+		return u.String()
+	}
+	return id
 }
 
 // parseUUID reads a job id; ids are made by uuid.NewString, so a failure means a

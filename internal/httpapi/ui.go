@@ -15,17 +15,20 @@ const queueUIPath = "/admin/queues"
 // authentication's password, and a 401 asks the browser for it.
 func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get(headerAPIKey)
-		if key == "" {
+		var p auth.Principal
+		key, err := apiKey(r)
+		if err == nil && key == "" {
 			_, key, _ = r.BasicAuth()
 		}
-		p, err := s.checkKey(r, key, scope)
+		if err == nil {
+			p, err = s.checkKey(r, key, scope)
+		}
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
 		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
-			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication")
+			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
 		case err != nil:
 			s.writeLimit(w, r, err)
 		default:

@@ -129,6 +129,9 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 	}
 	b := buf.Bytes()
 	r.Body = io.NopCloser(bytes.NewReader(b))
+	if err := notUTF8(body, b); err != nil {
+		return err
+	}
 	if len(b) > 0 && !json.Valid(b) {
 		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
 	}
@@ -184,7 +187,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			scope = auth.Scope(v)
 		}
 	}
-	p, err := s.keys.Authorize(in.RequestValidationInput.Request.Header.Get(headerAPIKey), scope)
+	p, err := s.authorize(in.RequestValidationInput.Request, scope)
 	if info := infoFrom(ctx); info != nil {
 		info.scope, info.principal = scope, p
 	}
@@ -216,7 +219,13 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 				return
 			}
 		}
-		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send a valid API key in the X-API-Key header")
+		detail := "send a valid API key in the X-API-Key header"
+		for _, e := range secErr.Errors {
+			detail = unauthorizedDetail(e, detail)
+		}
+		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, detail)
+	case errors.Is(err, errBodyTimeout):
+		writeProblem(w, r, http.StatusRequestTimeout, codeRequestTimeout, describeRequestError(err))
 	case opts.MatchedRoute == nil:
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such endpoint; GET /openapi.yaml lists them")
 	case opts.StatusCode >= 500:

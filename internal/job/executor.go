@@ -120,7 +120,7 @@ func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error)
 		}
 		return out[0], nil
 	}
-	return json.Marshal(out)
+	return EncodeJSON(out)
 }
 
 func (e *Executor) now() time.Time {

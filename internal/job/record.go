@@ -42,7 +42,10 @@ func (r *Record) move(to Status, now time.Time) bool {
 	case to == StatusRunning:
 		r.StartedAt = now
 	case to.Final():
-		r.FinishedAt = now
+		// A finished job never runs again (a redelivery finds it final), so its input
+		// is dead weight for the rest of JOB_TTL: one 1 MB async request kept 12 MB
+		// of Redis.
+		r.FinishedAt, r.Input = now, nil
 	}
 	return true
 }

@@ -109,7 +109,7 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 	defer v.reload.Unlock()
 	if first {
 		r.mu.Lock()
-		if v.cur != nil { // a reload during warm-up loaded it; building again would leak its pipeline
+		if v.cur != nil || v.gone { // a reload during warm-up loaded or dropped it; building again would leak its pipeline
 			r.loading--
 			r.mu.Unlock()
 			return nil, nil
@@ -122,6 +122,10 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 		r.loading--
 	}
 	var old *loaded
+	if err == nil && v.gone {
+		old, err = inst, fmt.Errorf("%w: %s %s was dropped while it loaded", ErrVersionNotFound, v.name, v.version)
+		inst = nil
+	}
 	if err != nil {
 		if v.cur == nil { // nothing serves it: keep the reason visible
 			v.status, v.err = StatusFailed, err

@@ -102,6 +102,9 @@ type version struct {
 	err           error
 	cur           *loaded
 	reload        sync.Mutex // one load of a version at a time
+	// gone: the source no longer has the version and the registry dropped it; a load
+	// that was under way puts nothing in place.
+	gone bool
 }
 
 // New returns an empty registry; Discover and Load fill it.

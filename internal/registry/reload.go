@@ -22,11 +22,15 @@ type Reloaded struct {
 // loaded for the first time this way.
 func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, error) {
 	spec, src, err := r.specFor(ctx, name)
+	if errors.Is(err, ErrModelNotFound) {
+		r.forget(name, Rule{}, r.versionsOf(name)...)
+	}
 	if err != nil {
 		return Reloaded{}, err
 	}
 	idx := slices.IndexFunc(spec.Versions, func(vs VersionSpec) bool { return vs.Version == ver })
 	if idx < 0 {
+		r.forget(name, spec.Rule, ver)
 		return Reloaded{}, fmt.Errorf("%w: model %q has no version %q", ErrVersionNotFound, name, ver)
 	}
 	vs := spec.Versions[idx]
@@ -53,7 +57,7 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 	}
 	r.obs.Reloaded(false)
 	r.log.Error("reload failed; the old pipeline keeps serving", "model", name, "version", ver, "error", err)
-	return Reloaded{}, fmt.Errorf("%w: %s %s: %v", ErrReloadFailed, name, ver, err)
+	return Reloaded{}, fmt.Errorf("%w: %s %s: %w", ErrReloadFailed, name, ver, err)
 }
 
 // specFor asks the model's source, or for a model not seen yet every source, for the

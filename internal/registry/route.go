@@ -29,7 +29,7 @@ func (v *version) servable() error {
 	case v.status == StatusLoading:
 		return fmt.Errorf("%w: %s %s is still loading; retry shortly", ErrLoading, v.name, v.version)
 	default:
-		return fmt.Errorf("%w: %s %s failed to load: %v", ErrUnavailable, v.name, v.version, v.err)
+		return fmt.Errorf("%w: %s %s failed to load: %w", ErrUnavailable, v.name, v.version, v.err)
 	}
 }
 

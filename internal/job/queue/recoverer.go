@@ -36,6 +36,11 @@ func (w *Worker) recoverLoop() {
 // their worker died or lost Redis for 30 s. Every worker does this; the derived TaskID
 // makes a second worker's re-enqueue of the same orphan a no-op.
 func (w *Worker) recoverOrphans(ctx context.Context) error {
+	// A queue Redis lost (a restart without persistence) is listed again, or its
+	// orphans would wait for asynq's own, slower recovery.
+	if err := w.runner.Register(ctx); err != nil {
+		return err
+	}
 	insp := w.runner.Inspector()
 	for page := 1; ; page++ {
 		tasks, err := insp.ListActiveTasks(w.opts.Tasks.Queue, asynq.PageSize(recoverPageSize), asynq.Page(page))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -15,6 +16,7 @@ import (
 // It is safe for concurrent use. It does not own the Redis client: the caller closes it.
 type Runner struct {
 	opts   TaskOptions
+	rc     redis.UniversalClient
 	client *asynq.Client
 	insp   *asynq.Inspector
 }
@@ -25,6 +27,7 @@ var _ job.Runner = (*Runner)(nil)
 func NewRunner(rc redis.UniversalClient, opts TaskOptions) *Runner {
 	return &Runner{
 		opts:   opts.withDefaults(),
+		rc:     rc,
 		client: asynq.NewClientFromRedisClient(rc),
 		insp:   asynq.NewInspectorFromRedisClient(rc),
 	}
@@ -74,6 +77,36 @@ func (r *Runner) Abandon(_ context.Context, id string) error {
 		return fmt.Errorf("%w: abandoning job %s: %w", job.ErrQueueUnavailable, id, errors.Join(errs...))
 	}
 	return nil
+}
+
+// allQueuesKey is the Redis set in which asynq lists the queues it knows (its
+// base.AllQueues, internal to asynq).
+const allQueuesKey = "asynq:queues"
+
+// Register lists the queue in Redis as asynq does on its first enqueue. asynq's client
+// does that once per process, so after Redis restarts empty a queue that gets tasks
+// again stays unlisted: the inspector reports it not found (inferd_jobs_queued reads 0,
+// the dashboard shows no queue, and the recoverer finds no orphans). Callers repeat
+// Register every few seconds; it is one idempotent SADD.
+func (r *Runner) Register(ctx context.Context) error {
+	if err := r.rc.SAdd(ctx, allQueuesKey, r.opts.Queue).Err(); err != nil {
+		return fmt.Errorf("%w: listing queue %s: %w", job.ErrQueueUnavailable, r.opts.Queue, err)
+	}
+	return nil
+}
+
+// KeepRegistered calls Register now and every interval until ctx ends.
+func (r *Runner) KeepRegistered(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		_ = r.Register(ctx) // Redis away: the next tick tries again
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Inspector returns the asynq inspector of the queue, for metrics and asynqmon.

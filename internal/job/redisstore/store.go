@@ -62,7 +62,7 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 
 // Create writes a new record; it fails if the id exists.
 func (s *Store) Create(ctx context.Context, rec job.Record) error {
-	b, err := json.Marshal(rec)
+	b, err := job.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
@@ -143,7 +143,7 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		if err := fn(&rec); err != nil {
 			return job.Record{}, err
 		}
-		nb, err := json.Marshal(rec)
+		nb, err := job.EncodeJSON(rec)
 		if err != nil {
 			return job.Record{}, fmt.Errorf("encoding job %s: %w", id, err)
 		}

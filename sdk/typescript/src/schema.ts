@@ -1088,11 +1088,12 @@ export interface components {
         /** @description Readiness of the whole service. */
         Readiness: {
             /**
-             * @description ready once every pipeline has finished loading, loading before.
+             * @description ready once every pipeline has finished loading, loading before, stopping from
+             *     SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
              * @example ready
              * @enum {string}
              */
-            status: "ready" | "loading";
+            status: "ready" | "loading" | "stopping";
         };
         /**
          * @description A pipeline held in memory.
@@ -1418,7 +1419,12 @@ export interface components {
             pipelines: components["schemas"]["PipelineMemory"][];
             process: components["schemas"]["ProcessMemory"];
         };
-        /** @description An RFC 9457 problem. */
+        /**
+         * @description An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+         *     operation are problems too, on any path: 400 `invalid_request` (a request line,
+         *     path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+         *     KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+         */
         Problem: {
             /**
              * @description A URI naming the kind of problem.
@@ -1446,7 +1452,8 @@ export interface components {
              *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
              *     rate_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
-             *     request_cancelled, profile_in_progress.
+             *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
+             *     not_implemented.
              * @example invalid_input
              */
             code: string;
@@ -1832,7 +1839,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is not sent as `application/json`. Code `unsupported_media_type`. */
+        /**
+         * @description The body did not arrive within the server's read timeout (one minute for the whole
+         *     request). Code `request_timeout`.
+         */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/request_timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "body: the request body did not arrive in time: send it at once, or faster",
+                 *       "code": "request_timeout",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is not sent as `application/json`, or is sent with a `Content-Encoding`
+         *     (gzip, say), which the server does not decode. Code `unsupported_media_type`.
+         */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -2141,6 +2173,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2174,6 +2207,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2206,6 +2240,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2238,6 +2273,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
