@@ -7,6 +7,10 @@ PORT      ?= 8080
 # --version reports these; without git (a source archive) the binary says dev.
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+# tools/deploycheck imports this module (tools/go.mod replaces it with ../), so a
+# dependency added to go.mod must reach tools/go.mod too: with -mod=mod the tools
+# commands record it there (commit the change) rather than fail on a missing go.sum entry.
+TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
 .PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
@@ -56,13 +60,13 @@ lint-docker: npm-tools
 check-compose:
 	@command -v docker-compose >/dev/null || { echo "check-compose: docker-compose is missing (Debian package docker-compose)"; exit 1; }
 	docker-compose -f deploy/compose.yaml config --quiet
-	cd tools && $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
+	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
 	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml, TestCompose passed"
 
 ## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types, and checked
 ## against the settings inferd reads and the image (tools/deploycheck)
 check-kubernetes:
-	cd tools && $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests)$$' ./deploycheck
+	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests)$$' ./deploycheck
 	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests"
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
@@ -95,7 +99,7 @@ run: build onnxruntime
 ## live in the tools module)
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
-	cd tools && $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/...
+	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
@@ -121,7 +125,7 @@ bench-http: build onnxruntime
 lint:
 	$(GO) vet ./...
 	$(TOOLS) staticcheck ./...
-	cd tools && $(GO) vet ./benchhttp/... ./deploycheck/... && $(GO) tool staticcheck ./benchhttp/... ./deploycheck/...
+	cd tools && $(TOOLSENV) $(GO) vet ./benchhttp/... ./deploycheck/... && $(TOOLSENV) $(GO) tool staticcheck ./benchhttp/... ./deploycheck/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 
 ## onnxruntime: install the ONNX Runtime shared library into .onnxruntime/ when missing

@@ -16,7 +16,6 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -40,28 +39,17 @@ type Options struct {
 // connections, lets in-flight requests and queued in-process jobs finish within
 // SHUTDOWN_TIMEOUT, and closes every pipeline. It returns nil after a clean shutdown.
 func Run(ctx context.Context, opts Options) error {
-	cfg := opts.Config
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	promReg := opts.Registry
-	if promReg == nil {
-		promReg = prometheus.NewRegistry()
-	}
-	if cfg.Keys == nil {
+	if opts.Config.Keys == nil {
 		return errors.New("no API keys configured")
 	}
-	if cfg.Keys.IsDev() {
-		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
-	}
-	m := metrics.New(promReg)
-
-	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	p, err := start(ctx, opts)
 	if err != nil {
 		return err
 	}
-	reg := ms.reg
+	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
+	if cfg.Keys.IsDev() {
+		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
+	}
 
 	jobs, err := newJobs(cfg, reg, m, promReg, log)
 	if err != nil {
@@ -95,17 +83,10 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	// Listen first, so /health answers while the pipelines load.
-	ln := opts.Listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.ListenAddr); err != nil {
-			return abort(fmt.Errorf("listening: %w", err))
-		}
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(httpapi.ProblemListener(ln)) }()
-	log.Info("listening", "addr", ln.Addr().String(), "queue", queueMode(cfg))
-	if opts.Started != nil {
-		opts.Started(ln.Addr().String())
+	// Answers net/http writes by itself are problems too (httpapi.ProblemListener).
+	serveErr, err := p.serve(opts, hs, cfg.ListenAddr, httpapi.ProblemListener, "listening", "queue", queueMode(cfg))
+	if err != nil {
+		return abort(err)
 	}
 
 	loadCtx, stopLoading := context.WithCancel(ctx)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
-	"github.com/inferd/inferd/internal/metrics"
 )
 
 // RunWorker runs an inferd-worker until ctx ends. It loads the same pipelines as the
@@ -24,24 +22,14 @@ import (
 // /metrics on WORKER_PORT. On shutdown it stops taking jobs, lets running ones finish
 // within SHUTDOWN_TIMEOUT and puts the rest back in the queue for another worker.
 func RunWorker(ctx context.Context, opts Options) error {
-	cfg := opts.Config
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	if cfg.QueueURL == "" {
+	if opts.Config.QueueURL == "" {
 		return errors.New("inferd-worker needs QUEUE_URL (redis://host:port/db): without it the server runs jobs itself")
 	}
-	promReg := opts.Registry
-	if promReg == nil {
-		promReg = prometheus.NewRegistry()
-	}
-	m := metrics.New(promReg)
-	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
+	p, err := start(ctx, opts)
 	if err != nil {
 		return err
 	}
-	reg := ms.reg
+	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
 	rc, _, err := redisClient(cfg, log)
 	if err != nil {
 		return err
@@ -65,12 +53,6 @@ func RunWorker(ctx context.Context, opts Options) error {
 		Logger: log,
 	})
 
-	ln := opts.Listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.WorkerListenAddr); err != nil {
-			return fmt.Errorf("listening: %w", err)
-		}
-	}
 	hs := &http.Server{
 		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }, stopping.Load),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -79,11 +61,9 @@ func RunWorker(ctx context.Context, opts Options) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-	log.Info("worker listening", "addr", ln.Addr().String())
-	if opts.Started != nil {
-		opts.Started(ln.Addr().String())
+	serveErr, err := p.serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
+	if err != nil {
+		return err
 	}
 
 	// Jobs are taken only once every pipeline has loaded: a job taken earlier would

@@ -1,10 +1,20 @@
 package config
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+)
 
 // Setting is one environment variable. Settings is the only list of them: Load parses
-// through it, --help prints it and README.md's Settings table must match it (a test
-// compares them), so a setting cannot exist in one place and be missing in another.
+// through it, --help prints it and the settings tables of README.md and
+// docs/operations.md are generated from it, so a setting cannot exist in one place and
+// be missing in another. A default that a package also applies to its own zero
+// options is that package's exported constant, written here, so it is stated once.
 type Setting struct {
 	// Name is the environment variable.
 	Name string
@@ -34,6 +44,18 @@ func (s Setting) DefaultText() string {
 // Settings returns every setting, in the order README.md and --help list them.
 func Settings() []Setting { return append([]Setting(nil), settings...) }
 
+// durationText writes a default duration as people do: 24h, not 24h0m0s.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // Plain drops Markdown's code marks, for a terminal.
 func Plain(markdown string) string { return strings.ReplaceAll(markdown, "`", "") }
 
@@ -60,9 +82,9 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.LogFormat = p.logFormat(c.Production()) }},
 	{Name: "ONNXRUNTIME_LIB", Shown: "`.onnxruntime/lib/libonnxruntime.so` in the working directory or a parent", Meaning: "the ONNX Runtime shared library (`make onnxruntime` installs it there)",
 		parse: func(p *parser, c *Config) { c.ONNXRuntimeLib = p.str() }},
-	{Name: "MAX_REQUEST_BYTES", Default: "1048576", Meaning: "largest request body",
+	{Name: "MAX_REQUEST_BYTES", Default: strconv.Itoa(httpapi.DefaultMaxRequestBytes), Meaning: "largest request body",
 		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
-	{Name: "MAX_BATCH_ITEMS", Default: "1024", Meaning: "most items in a batch",
+	{Name: "MAX_BATCH_ITEMS", Default: strconv.Itoa(httpapi.DefaultMaxBatchItems), Meaning: "most items in a batch",
 		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
 	{Name: "RATE_LIMIT_RPS", Default: "100", Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
 		parse: func(p *parser, c *Config) { c.RateLimitRPS = p.float() }},
@@ -72,13 +94,13 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.MaxConcurrentPerKey = p.int(0, 1<<30) }},
 	{Name: "AUTH_FAILURES_PER_MINUTE", Default: "30", Meaning: "failed authentications (missing or unknown key) a client IP may make a minute; past them its requests that need a key get `429 auth_throttled`, unread, until its bucket refills; `0` disables",
 		parse: func(p *parser, c *Config) { c.AuthFailuresPerMinute = p.int(0, 1<<30) }},
-	{Name: "JOB_TTL", Default: "24h", Meaning: "how long a finished job's record is kept",
+	{Name: "JOB_TTL", Default: durationText(job.DefaultTTL), Meaning: "how long a finished job's record is kept",
 		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
-	{Name: "JOB_MAX_AGE", Default: "168h", Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
+	{Name: "JOB_MAX_AGE", Default: durationText(job.DefaultMaxAge), Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
 		parse: func(p *parser, c *Config) { c.JobMaxAge = p.duration() }},
 	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
 		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
-	{Name: "JOB_QUEUE_SIZE", Default: "1024", Meaning: "in-process jobs that may wait; one more is `queue_full`",
+	{Name: "JOB_QUEUE_SIZE", Default: strconv.Itoa(inproc.DefaultQueueSize), Meaning: "in-process jobs that may wait; one more is `queue_full`",
 		parse: func(p *parser, c *Config) { c.JobQueueSize = p.int(1, 1<<24) }},
 	{Name: "LOAD_STRICT", Default: "false", Meaning: "`true`: a version that fails to load stops the server (and worker) at start",
 		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},

@@ -20,6 +20,13 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 )
 
+// The limits of Options left at zero (MAX_REQUEST_BYTES's and MAX_BATCH_ITEMS's
+// defaults).
+const (
+	DefaultMaxRequestBytes = 1 << 20
+	DefaultMaxBatchItems   = 1024
+)
+
 // Options configure a Server. Limits left at zero take the defaults of DESIGN.md.
 type Options struct {
 	Registry *registry.Registry
@@ -29,9 +36,9 @@ type Options struct {
 	// Gatherer serves /metrics; usually the registry Metrics was registered on.
 	Gatherer prometheus.Gatherer
 	Logger   *slog.Logger
-	// MaxRequestBytes caps every request body; 0 means 1 MiB.
+	// MaxRequestBytes caps every request body; 0 means DefaultMaxRequestBytes.
 	MaxRequestBytes int64
-	// MaxBatchItems caps items of a batch; 0 means 1024.
+	// MaxBatchItems caps items of a batch; 0 means DefaultMaxBatchItems.
 	MaxBatchItems int
 	// RateLimitRPS and RateLimitBurst set each key's token bucket on the predict-scope
 	// operations; RateLimitRPS 0 disables it.
@@ -88,10 +95,10 @@ func NewServer(opts Options) (*Server, error) {
 		opts.Logger = slog.Default()
 	}
 	if opts.MaxRequestBytes <= 0 {
-		opts.MaxRequestBytes = 1 << 20
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if opts.MaxBatchItems <= 0 {
-		opts.MaxBatchItems = 1024
+		opts.MaxBatchItems = DefaultMaxBatchItems
 	}
 	lim := newLimiter(opts.RateLimitRPS, opts.RateLimitBurst)
 	if lim != nil && opts.SharedRateLimit != nil {

@@ -1,6 +1,17 @@
 package job
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// DefaultTTL is how long a store keeps a finished job's record when it is given no TTL
+// (and JOB_TTL's default).
+const DefaultTTL = 24 * time.Hour
+
+// DefaultMaxAge is how long a store keeps the record of a job that never finishes,
+// from its creation, when it is given no maximum age (and JOB_MAX_AGE's default).
+const DefaultMaxAge = 7 * 24 * time.Hour
 
 // Store keeps job records. Implementations are safe for concurrent use by many
 // processes (the Redis store) or goroutines (the in-memory store).

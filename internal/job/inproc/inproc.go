@@ -11,12 +11,16 @@ import (
 	"github.com/inferd/inferd/internal/job"
 )
 
+// DefaultQueueSize is the QueueSize of Options that leave it 0 (and JOB_QUEUE_SIZE's
+// default).
+const DefaultQueueSize = 1024
+
 // Options configure a Runner. The zero value of each field is a documented default.
 type Options struct {
 	// Workers is how many jobs run at once. 0 means runtime.NumCPU().
 	Workers int
 	// QueueSize is how many jobs may wait; one more is refused with job.ErrQueueFull.
-	// 0 means 1024.
+	// 0 means DefaultQueueSize.
 	QueueSize int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -46,7 +50,7 @@ func New(exec *job.Executor, opts Options) *Runner {
 		opts.Workers = runtime.NumCPU()
 	}
 	if opts.QueueSize <= 0 {
-		opts.QueueSize = 1024
+		opts.QueueSize = DefaultQueueSize
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -13,9 +13,6 @@ import (
 // spread thinly however many jobs arrive.
 const sweepEvery = time.Minute
 
-// DefaultMaxAge is how long an unfinished record lives unless WithMaxAge says otherwise.
-const DefaultMaxAge = 7 * 24 * time.Hour
-
 // Store keeps records in a map. Finished records expire TTL after they finish, and
 // records that never finish MaxAge after their creation.
 type Store struct {
@@ -28,20 +25,20 @@ type Store struct {
 	lastSweep time.Time
 }
 
-// New returns a store whose finished records live for ttl (0 means 24h). now defaults
-// to time.Now.
+// New returns a store whose finished records live for ttl (0 means job.DefaultTTL). now
+// defaults to time.Now.
 func New(ttl time.Duration, now func() time.Time) *Store {
 	if ttl <= 0 {
-		ttl = 24 * time.Hour
+		ttl = job.DefaultTTL
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{ttl: ttl, maxAge: DefaultMaxAge, now: now, recs: map[string]*job.Record{}}
+	return &Store{ttl: ttl, maxAge: job.DefaultMaxAge, now: now, recs: map[string]*job.Record{}}
 }
 
 // WithMaxAge sets how long a record that never finishes lives, from its creation (0
-// leaves DefaultMaxAge), and returns s. Call it before using s.
+// leaves job.DefaultMaxAge), and returns s. Call it before using s.
 func (s *Store) WithMaxAge(d time.Duration) *Store {
 	if d > 0 {
 		s.maxAge = d

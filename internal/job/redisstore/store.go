@@ -28,15 +28,12 @@ const maxAttempts = 100
 type Options struct {
 	// Prefix is prepended to a job id to make its key. "" means DefaultPrefix.
 	Prefix string
-	// TTL is how long a record lives after it becomes final. 0 means 24h.
+	// TTL is how long a record lives after it becomes final. 0 means job.DefaultTTL.
 	TTL time.Duration
 	// MaxAge is how long a record that never becomes final lives, from its creation.
-	// 0 means DefaultMaxAge.
+	// 0 means job.DefaultMaxAge.
 	MaxAge time.Duration
 }
-
-// DefaultMaxAge is the MaxAge of Options that leave it 0.
-const DefaultMaxAge = 7 * 24 * time.Hour
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
 // processes. It does not own the client: the caller closes it.
@@ -55,10 +52,10 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 		opts.Prefix = DefaultPrefix
 	}
 	if opts.TTL <= 0 {
-		opts.TTL = 24 * time.Hour
+		opts.TTL = job.DefaultTTL
 	}
 	if opts.MaxAge <= 0 {
-		opts.MaxAge = DefaultMaxAge
+		opts.MaxAge = job.DefaultMaxAge
 	}
 	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL, maxAge: opts.MaxAge}
 }

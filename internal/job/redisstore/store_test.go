@@ -131,9 +131,9 @@ func TestUpdateFrom(t *testing.T) {
 		// once the job finished, its MaxAge from creation until then.
 		wantTTL time.Duration
 	}{
-		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1, wantTTL: redisstore.DefaultMaxAge},
+		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1, wantTTL: job.DefaultMaxAge},
 		{name: "prev is stale: fn sees the current record", meddle: func(r *job.Record) error { r.Error = "noted"; return nil },
-			to: job.StatusRunning, wantTrips: 3, wantErr: "noted", wantTTL: redisstore.DefaultMaxAge},
+			to: job.StatusRunning, wantTrips: 3, wantErr: "noted", wantTTL: job.DefaultMaxAge},
 		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantTTL: time.Hour},
 	}
 	for i, tt := range tests {
