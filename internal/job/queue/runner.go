@@ -15,6 +15,7 @@ import (
 // It is safe for concurrent use. It does not own the Redis client: the caller closes it.
 type Runner struct {
 	opts   TaskOptions
+	rc     redis.UniversalClient
 	client *asynq.Client
 	insp   *asynq.Inspector
 }
@@ -25,6 +26,7 @@ var _ job.Runner = (*Runner)(nil)
 func NewRunner(rc redis.UniversalClient, opts TaskOptions) *Runner {
 	return &Runner{
 		opts:   opts.withDefaults(),
+		rc:     rc,
 		client: asynq.NewClientFromRedisClient(rc),
 		insp:   asynq.NewInspectorFromRedisClient(rc),
 	}
@@ -45,6 +47,9 @@ func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int) (bool,
 	_, err := r.client.EnqueueContext(ctx, task, opts...)
 	switch {
 	case err == nil:
+		// The job is queued whatever becomes of the announcement: an idle worker
+		// finds it at its next poll if this one is lost.
+		_ = r.rc.Publish(ctx, wakeChannel(r.opts.Queue), jobID).Err()
 		return true, nil
 	case errors.Is(err, asynq.ErrTaskIDConflict):
 		return false, nil
