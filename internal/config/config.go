@@ -39,7 +39,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT
 	WorkerPort        int           // WORKER_PORT
 	WorkerListenAddr  string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
-	WorkerConcurrency int           // WORKER_CONCURRENCY; 0: number of CPUs
+	WorkerConcurrency int           // WORKER_CONCURRENCY; 0: 4 × number of CPUs
 	// CORSAllowedOrigins is CORS_ALLOWED_ORIGINS: lower-case origins, or just "*";
 	// empty: no CORS.
 	CORSAllowedOrigins []string

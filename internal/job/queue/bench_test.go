@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -135,7 +134,7 @@ func BenchmarkClosedLoop(b *testing.B) {
 	e.rc.AddHook(api)
 	e.workerHook = wrk
 	for range 2 {
-		e.startWorker(b, &echo{}, WorkerOptions{Concurrency: runtime.NumCPU()})
+		e.startWorker(b, &echo{}, WorkerOptions{Concurrency: WorkerOptions{}.withDefaults().Concurrency})
 	}
 	ctx := context.Background()
 	const clients = 16
