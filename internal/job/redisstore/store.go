@@ -30,7 +30,13 @@ type Options struct {
 	Prefix string
 	// TTL is how long a record lives after it becomes final. 0 means 24h.
 	TTL time.Duration
+	// MaxAge is how long a record that never becomes final lives, from its creation.
+	// 0 means DefaultMaxAge.
+	MaxAge time.Duration
 }
+
+// DefaultMaxAge is the MaxAge of Options that leave it 0.
+const DefaultMaxAge = 7 * 24 * time.Hour
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
 // processes. It does not own the client: the caller closes it.
@@ -38,6 +44,7 @@ type Store struct {
 	rc     redis.UniversalClient
 	prefix string
 	ttl    time.Duration
+	maxAge time.Duration
 }
 
 var _ job.Store = (*Store)(nil)
@@ -50,7 +57,10 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.TTL <= 0 {
 		opts.TTL = 24 * time.Hour
 	}
-	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL}
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = DefaultMaxAge
+	}
+	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL, maxAge: opts.MaxAge}
 }
 
 // Create writes a new record; it fails if the id exists.
@@ -59,7 +69,10 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
-	args := redis.SetArgs{Mode: "NX"}
+	// An unfinished record expires too, MaxAge after its creation: a job whose queueing
+	// failed half-way, or whose task was lost with a Redis that had no replica, would
+	// otherwise keep its record (and input) forever.
+	args := redis.SetArgs{Mode: "NX", TTL: s.maxAge}
 	if rec.Status.Final() {
 		args.TTL = s.ttl
 	}
@@ -137,11 +150,10 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		if err != nil {
 			return job.Record{}, fmt.Errorf("encoding job %s: %w", id, err)
 		}
-		ttl := "" // not final: no expiry
-		switch {
-		case wasFinal:
-			ttl = "keep" // the expiry counts from when the job finished, not from later writes
-		case rec.Status.Final():
+		// The expiry counts from when the job finished, or from its creation (MaxAge)
+		// while it has not: later writes keep it.
+		ttl := "keep"
+		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
 		}
 		sum := sha1.Sum(cur)

@@ -123,16 +123,18 @@ func TestUpdateFrom(t *testing.T) {
 	tests := []struct {
 		name string
 		// meddle, when set, changes the stored record after the caller took prev.
-		meddle     func(*job.Record) error
-		to         job.Status
-		wantTrips  int64
-		wantErr    string // kept from another writer's change
-		wantExpiry bool
+		meddle    func(*job.Record) error
+		to        job.Status
+		wantTrips int64
+		wantErr   string // kept from another writer's change
+		// wantTTL is the expiry the record must have after the write: the store's TTL
+		// once the job finished, its MaxAge from creation until then.
+		wantTTL time.Duration
 	}{
-		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1},
+		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1, wantTTL: redisstore.DefaultMaxAge},
 		{name: "prev is stale: fn sees the current record", meddle: func(r *job.Record) error { r.Error = "noted"; return nil },
-			to: job.StatusRunning, wantTrips: 3, wantErr: "noted"},
-		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantExpiry: true},
+			to: job.StatusRunning, wantTrips: 3, wantErr: "noted", wantTTL: redisstore.DefaultMaxAge},
+		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantTTL: time.Hour},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,8 +168,8 @@ func TestUpdateFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if expires := d > 0; expires != tt.wantExpiry {
-				t.Errorf("TTL = %s, want an expiry: %v", d, tt.wantExpiry)
+			if d > tt.wantTTL || d < tt.wantTTL-time.Minute {
+				t.Errorf("TTL = %s, want about %s", d, tt.wantTTL)
 			}
 		})
 	}
@@ -237,12 +239,15 @@ func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
 	}
 }
 
-func TestFinalRecordsExpire(t *testing.T) {
+func TestRecordsExpire(t *testing.T) {
 	srv := redistest.Start(t)
 	rc := srv.Client()
 	ctx := context.Background()
-	const ttl = time.Hour
-	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl})
+	const (
+		ttl    = time.Hour
+		maxAge = 3 * time.Hour
+	)
+	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl, MaxAge: maxAge})
 
 	if err := s.Create(ctx, newRecord("j")); err != nil {
 		t.Fatal(err)
@@ -261,9 +266,15 @@ func TestFinalRecordsExpire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if d := ttlOf(); d <= maxAge-time.Minute || d > maxAge {
+		t.Fatalf("a new record has TTL %s, want about the max age %s", d, maxAge)
+	}
+	if err := rc.PExpire(ctx, "test:j", 2*time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
 	move(job.StatusRunning)
-	if d := ttlOf(); d != -1 {
-		t.Fatalf("a running record has TTL %s, want none", d)
+	if d := ttlOf(); d <= 2*time.Hour-time.Minute || d > 2*time.Hour {
+		t.Fatalf("a running record has TTL %s, want the expiry it got at creation kept", d)
 	}
 	move(job.StatusSucceeded)
 	if d := ttlOf(); d <= ttl-time.Minute || d > ttl {
@@ -287,9 +298,20 @@ func TestFinalRecordsExpire(t *testing.T) {
 	if _, err := short.Update(ctx, "k", func(r *job.Record) error { r.Status = job.StatusCancelled; return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// A record that never finishes goes MaxAge after its creation.
+	young := redisstore.New(rc, redisstore.Options{TTL: time.Hour, MaxAge: 200 * time.Millisecond})
+	if err := young.Create(ctx, newRecord("m")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := young.Update(ctx, "m", func(r *job.Record) error { r.Status = job.StatusRunning; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(400 * time.Millisecond)
 	if _, err := short.Get(ctx, "k"); !errors.Is(err, job.ErrNotFound) {
 		t.Fatalf("Get after the TTL = %v, want ErrNotFound", err)
+	}
+	if _, err := young.Get(ctx, "m"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get of an unfinished record after the max age = %v, want ErrNotFound", err)
 	}
 }
 
