@@ -45,7 +45,7 @@ type Config struct {
 	ShutdownDrain         time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once
 	WorkerPort            int           // WORKER_PORT
 	WorkerListenAddr      string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
-	WorkerConcurrency     int           // WORKER_CONCURRENCY; 0: number of CPUs
+	WorkerConcurrency     int           // WORKER_CONCURRENCY; 0: 4 × number of CPUs
 	// CORSAllowedOrigins is CORS_ALLOWED_ORIGINS: lower-case origins, or just "*";
 	// empty: no CORS.
 	CORSAllowedOrigins []string

@@ -120,6 +120,6 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.WorkerPort = p.int(1, 65535) }},
 	{Name: "WORKER_LISTEN_ADDR", Meaning: "`host:port` of `inferd-worker`'s probes, overriding `WORKER_PORT`, as `LISTEN_ADDR` does for the server",
 		parse: func(p *parser, c *Config) { c.WorkerListenAddr = p.addr(c.WorkerPort) }},
-	{Name: "WORKER_CONCURRENCY", Default: "0", Shown: "number of CPUs", Meaning: "jobs an `inferd-worker` runs at once",
+	{Name: "WORKER_CONCURRENCY", Default: "0", Shown: "4 × number of CPUs", Meaning: "jobs an `inferd-worker` runs at once (a job spends most of its time waiting for Redis, and concurrent jobs of a model with dynamic batching share its backend calls)",
 		parse: func(p *parser, c *Config) { c.WorkerConcurrency = p.int(0, 1<<16) }},
 }
