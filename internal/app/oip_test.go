@@ -393,6 +393,7 @@ func TestOIPErrors(t *testing.T) {
 		{"inputs not an array", infer, `{"inputs":{"name":"input"}}`, "inputs must be an array"},
 		{"input not an object", infer, `{"inputs":[7]}`, "inputs[0] must be an object"},
 		{"no name", infer, `{"inputs":[{"shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "inputs[0].name"},
+		{"id null", infer, `{"id":null,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"id not a string", infer, `{"id":5,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"unknown datatype", infer, in("[1,4]", "FLOAT", "[1,2,3,4]"), `datatype "FLOAT" is not one of`},
 		{"wrong datatype", infer, in("[1,4]", "FP64", "[1,2,3,4]"), `input "input" is FP64; the model takes FP32`},

@@ -60,8 +60,8 @@ func Decode(header, binary []byte) (*Request, error) {
 	}
 	req := &Request{}
 	if raw, ok := top["id"]; ok {
-		var id string
-		if err := json.Unmarshal(raw, &id); err != nil {
+		id, ok := str(raw)
+		if !ok {
 			return nil, fail("id must be a string, got %s", kind(raw))
 		}
 		req.ID = &id
@@ -120,7 +120,7 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 		return Output{}, fail("%s must be an object with a name, got %s", where, kind(raw))
 	}
 	var out Output
-	if err := json.Unmarshal(m["name"], &out.Name); err != nil || out.Name == "" {
+	if out.Name, _ = str(m["name"]); out.Name == "" {
 		return Output{}, fail("%s.name must be a non-empty string", where)
 	}
 	if raw, ok := m["parameters"]; ok {
@@ -141,13 +141,13 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, er
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
-	var name string
-	if err := json.Unmarshal(m["name"], &name); err != nil || name == "" {
+	name, _ := str(m["name"])
+	if name == "" {
 		return registry.Named{}, fail("%s.name must be a non-empty string", where)
 	}
 	where = fmt.Sprintf("input %q", name)
-	var dt string
-	if err := json.Unmarshal(m["datatype"], &dt); err != nil {
+	dt, ok := str(m["datatype"])
+	if !ok {
 		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
 	}
 	d, ok := DType(dt)
@@ -376,6 +376,15 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 }
 
 func isNumber(tok []byte) bool { return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9' }
+
+// str reads a JSON string; null or any other type is not one.
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
 
 // kind names the JSON type of raw, for messages.
 func kind(raw json.RawMessage) string {
