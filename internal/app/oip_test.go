@@ -492,6 +492,7 @@ func TestOIPErrors(t *testing.T) {
 		{"model ready without read_models", "GET", "/v2/models/iris/ready", "k-predict", "", 403, "forbidden"},
 		{"server metadata without a key", "GET", "/v2", "", "", 401, "unauthorized"},
 		{"body too large", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}],"id":"` + strings.Repeat("x", 70000) + `"}`, 413, "payload_too_large"},
+		{"more rows than MAX_BATCH_ITEMS", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1025,4],"datatype":"FP32","data":[` + strings.TrimSuffix(strings.Repeat("1,", 4100), ",") + `]}]}`, 413, "payload_too_large"},
 		{"model name too long", "GET", "/v2/models/" + strings.Repeat("m", 129), "k-all", "", 400, "invalid_request"},
 	}
 	for _, tt := range statusTests {
