@@ -393,6 +393,8 @@ func TestOIPErrors(t *testing.T) {
 		{"inputs not an array", infer, `{"inputs":{"name":"input"}}`, "inputs must be an array"},
 		{"input not an object", infer, `{"inputs":[7]}`, "inputs[0] must be an object"},
 		{"no name", infer, `{"inputs":[{"shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "inputs[0].name"},
+		{"number beyond a double", infer, `{"data":[1e400],"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "the number 1e400 is beyond the range of a double"},
+		{"number beyond a double in data", infer, in("[1,4]", "FP64", "[1,2,3,1e400]"), "1e400 is out of the range of FP64"},
 		{"id null", infer, `{"id":null,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"id not a string", infer, `{"id":5,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"unknown datatype", infer, in("[1,4]", "FLOAT", "[1,2,3,4]"), `datatype "FLOAT" is not one of`},

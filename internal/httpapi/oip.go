@@ -265,10 +265,6 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		}
 		header, bin = body[:n], body[n:]
 	}
-	if n := hugeNumber(header); n != "" {
-		return inferResult{}, &problemError{status: http.StatusBadRequest, code: codeInvalidRequest,
-			detail: fmt.Sprintf("the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
-	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
 		return inferResult{}, oipInvalid(err)

@@ -51,12 +51,20 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(header, &top); err != nil || top == nil {
-		if !json.Valid(header) {
-			return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
-		}
+	if !json.Valid(header) {
+		return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
+	}
+	top, ok := members(header)
+	if !ok {
 		return nil, fail("the inference request must be a JSON object")
+	}
+	for name, raw := range top {
+		if name == "inputs" {
+			continue // checked input by input, the data by datatype
+		}
+		if err := checkHuge(name, raw); err != nil {
+			return nil, err
+		}
 	}
 	req := &Request{}
 	if raw, ok := top["id"]; ok {
@@ -75,12 +83,12 @@ func Decode(header, binary []byte) (*Request, error) {
 			return nil, err
 		}
 	}
-	raw, ok := top["inputs"]
-	if !ok {
+	raw, found := top["inputs"]
+	if !found {
 		return nil, fail("inputs is missing: send at least one input tensor")
 	}
-	var inputs []json.RawMessage
-	if err := json.Unmarshal(raw, &inputs); err != nil || inputs == nil {
+	inputs, ok := elements(raw)
+	if !ok {
 		return nil, fail("inputs must be an array of tensors, got %s", kind(raw))
 	}
 	if len(inputs) == 0 {
@@ -137,13 +145,21 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 
 func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
 	where := fmt.Sprintf("inputs[%d]", i)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+	m, ok := members(raw)
+	if !ok {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
 	name, _ := str(m["name"])
 	if name == "" {
 		return registry.Named{}, fail("%s.name must be a non-empty string", where)
+	}
+	for member, raw := range m {
+		if member == "data" {
+			continue
+		}
+		if err := checkHuge(fmt.Sprintf("input %q: %s", name, member), raw); err != nil {
+			return registry.Named{}, err
+		}
 	}
 	where = fmt.Sprintf("input %q", name)
 	dt, ok := str(m["datatype"])
@@ -304,15 +320,18 @@ func leafEnd(raw []byte, i int) (int, error) {
 		return 0, errors.New("data holds an unterminated string")
 	}
 	j := i
-	for j < len(raw) && bytes.IndexByte([]byte(",] \t\r\n"), raw[j]) < 0 {
-		j++
+	for ; j < len(raw); j++ {
+		switch raw[j] {
+		case ',', ']', ' ', '\t', '\r', '\n':
+			return j, nil
+		}
 	}
 	return j, nil
 }
 
 // appendValue appends one JSON scalar to t, checking it against t's datatype.
 func appendValue(t *tensor.Tensor, tok []byte) error {
-	name := Datatype(t.DType)
+	name := datatypeName{t.DType}
 	switch {
 	case t.DType == tensor.Bytes:
 		if tok[0] != '"' {
@@ -374,6 +393,12 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 	}
 	return nil
 }
+
+// datatypeName prints as the protocol's name of d, looked up only when a message is
+// written: appendValue runs once per element.
+type datatypeName struct{ d tensor.DType }
+
+func (n datatypeName) String() string { return Datatype(n.d) }
 
 func isNumber(tok []byte) bool { return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9' }
 
