@@ -113,7 +113,9 @@ func TestOIPEndpoints(t *testing.T) {
 		{"/v2", "k-read", 200, []string{`"name":"inferd"`, `"extensions":["binary_tensor_data"]`}},
 		{"/v2/health/live", "", 200, []string{`{"live":true}`}},
 		{"/v2/health/ready", "", 200, []string{`{"ready":true}`}},
-		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`, `"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
+		// Routed 90/10 to v1 and v2, whose outputs differ; their input is the same.
+		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`}},
+		{"/v2/models/iris/versions/v1", "k-read", 200, []string{`"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
 		{"/v2/models/iris/versions/v2", "k-read", 200, []string{`"name":"iris"`, `"shape":[-1,4]`}},
 		{"/v2/models/digits/versions/v1", "k-read", 200, []string{`"inputs":[{"datatype":"FP32","name":"input","shape":[-1,64]}]`}},
 		{"/v2/models/echo/versions/v1", "k-read", 200, []string{`"platform":"echo"`, `"inputs":[]`}},
@@ -191,7 +193,7 @@ func TestOIPInferIris(t *testing.T) {
 	})
 	t.Run("routed", func(t *testing.T) {
 		resp := oipPost(s, "/v2/models/iris/infer", "k-all",
-			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}],"outputs":[{"name":"logits"}]}`)
+			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}]}`)
 		var r oipResponse
 		resp.JSON(t, &r)
 		if resp.Status != 200 || r.ModelVersion != "v1" && r.ModelVersion != "v2" {
