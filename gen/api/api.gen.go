@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -82,6 +83,57 @@ func (e ModelMetadataStatus) Valid() bool {
 	case ModelMetadataStatusLoading:
 		return true
 	case ModelMetadataStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPDatatype.
+const (
+	BOOL   OIPDatatype = "BOOL"
+	BYTES  OIPDatatype = "BYTES"
+	FP16   OIPDatatype = "FP16"
+	FP32   OIPDatatype = "FP32"
+	FP64   OIPDatatype = "FP64"
+	INT16  OIPDatatype = "INT16"
+	INT32  OIPDatatype = "INT32"
+	INT64  OIPDatatype = "INT64"
+	INT8   OIPDatatype = "INT8"
+	UINT16 OIPDatatype = "UINT16"
+	UINT32 OIPDatatype = "UINT32"
+	UINT64 OIPDatatype = "UINT64"
+	UINT8  OIPDatatype = "UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPDatatype enum.
+func (e OIPDatatype) Valid() bool {
+	switch e {
+	case BOOL:
+		return true
+	case BYTES:
+		return true
+	case FP16:
+		return true
+	case FP32:
+		return true
+	case FP64:
+		return true
+	case INT16:
+		return true
+	case INT32:
+		return true
+	case INT64:
+		return true
+	case INT8:
+		return true
+	case UINT16:
+		return true
+	case UINT32:
+		return true
+	case UINT64:
+		return true
+	case UINT8:
 		return true
 	default:
 		return false
@@ -403,6 +455,213 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPDatatype A tensor element type of the Open Inference Protocol.
+//
+// Example: FP32
+type OIPDatatype string
+
+// OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPError struct {
+	// Code A stable machine-readable code, as in `Problem`.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Error What went wrong with this request and what to do about it.
+	//
+	// Example: input "input": expected 4 values for shape [1,4], got 3
+	Error string `json:"error"`
+
+	// RequestId The request's id, also in the X-Request-ID header.
+	//
+	// Example: 5f0c6a2e9d1b4c7a
+	RequestId string `json:"request_id"`
+}
+
+// OIPInferRequest An inference request of the Open Inference Protocol.
+//
+// Example: {"id":"req-1","inputs":[{"data":[5.1,3.5,1.4,0.2],"datatype":"FP32","name":"input","shape":[1,4]}]}
+type OIPInferRequest struct {
+	// Id Echoed in the response.
+	//
+	// Example: req-1
+	Id     *string           `json:"id,omitempty"`
+	Inputs []OIPRequestInput `json:"inputs"`
+
+	// Outputs The outputs to return, by name; all of them when omitted.
+	Outputs *[]OIPRequestOutput `json:"outputs,omitempty"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+type OIPInferResponse struct {
+	// Id Example: req-1
+	Id *string `json:"id,omitempty"`
+
+	// ModelName Example: iris
+	ModelName string `json:"model_name"`
+
+	// ModelVersion The version that ran (the one routing chose when the path named none).
+	//
+	// Example: v1
+	ModelVersion *string             `json:"model_version,omitempty"`
+	Outputs      []OIPResponseOutput `json:"outputs"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPLive defines model for OIPLive.
+type OIPLive struct {
+	// Live Example: true
+	Live bool `json:"live"`
+}
+
+// OIPModelMetadata defines model for OIPModelMetadata.
+type OIPModelMetadata struct {
+	// Inputs Empty for a model that takes any tensors (echo).
+	Inputs []OIPTensorMetadata `json:"inputs"`
+
+	// Name Example: iris
+	Name    string              `json:"name"`
+	Outputs []OIPTensorMetadata `json:"outputs"`
+
+	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	//
+	// Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Versions Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// OIPModelReady defines model for OIPModelReady.
+type OIPModelReady struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Ready Example: true
+	Ready bool `json:"ready"`
+
+	// Version The version the answer is about.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+//
+// Example: {"binary_data_output":false}
+type OIPParameters map[string]AnyValue
+
+// OIPReady defines model for OIPReady.
+type OIPReady struct {
+	// Ready Example: true
+	Ready bool `json:"ready"`
+}
+
+// OIPRequestInput defines model for OIPRequestInput.
+type OIPRequestInput struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// OIPRequestOutput defines model for OIPRequestOutput.
+type OIPRequestOutput struct {
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPResponseOutput defines model for OIPResponseOutput.
+type OIPResponseOutput struct {
+	// Data Flat, row-major; absent for an output sent as binary data.
+	Data *[]AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
+// OIPServerMetadata defines model for OIPServerMetadata.
+type OIPServerMetadata struct {
+	// Extensions Example: ["binary_tensor_data"]
+	Extensions []string `json:"extensions"`
+
+	// Name Example: inferd
+	Name string `json:"name"`
+
+	// Version Example: 1.2.0
+	Version string `json:"version"`
+}
+
+// OIPShape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+//
+// Example: [1,4]
+type OIPShape = []int64
+
+// OIPTensorMetadata defines model for OIPTensorMetadata.
+type OIPTensorMetadata struct {
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
 // PipelineMemory Memory measured around one pipeline's load.
 type PipelineMemory struct {
 	// ArtifactBytes Bytes of the model files the pipeline read (0 for built-in models).
@@ -649,6 +908,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// InferenceHeaderContentLength Example: 152
+type InferenceHeaderContentLength = int
+
 // JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobID = string
 
@@ -657,6 +919,12 @@ type ModelName = string
 
 // ModelVersion Example: v1
 type ModelVersion = string
+
+// OIPModelName Example: iris
+type OIPModelName = string
+
+// OIPModelVersion Example: v1
+type OIPModelVersion = string
 
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
@@ -676,6 +944,42 @@ type InternalError = Problem
 // NotFound An RFC 9457 problem.
 type NotFound = Problem
 
+// OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPBadRequest = OIPError
+
+// OIPForbidden An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPForbidden = OIPError
+
+// OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInternalError = OIPError
+
+// OIPNotFound An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPNotFound = OIPError
+
+// OIPPayloadTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPPayloadTooLarge = OIPError
+
+// OIPServiceUnavailable An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPServiceUnavailable = OIPError
+
+// OIPTooManyRequests An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPTooManyRequests = OIPError
+
+// OIPUnauthorized An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnauthorized = OIPError
+
+// OIPUnsupportedMediaType An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnsupportedMediaType = OIPError
+
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
 
@@ -691,6 +995,20 @@ type Unauthorized = Problem
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
 
+// OipInferParams defines parameters for OipInfer.
+type OipInferParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
+// OipInferVersionParams defines parameters for OipInferVersion.
+type OipInferVersionParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -702,6 +1020,12 @@ type SubmitBatchJobJSONRequestBody = BatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
+
+// OipInferJSONRequestBody defines body for OipInfer for application/json ContentType.
+type OipInferJSONRequestBody = OIPInferRequest
+
+// OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
+type OipInferVersionJSONRequestBody = OIPInferRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -750,6 +1074,33 @@ type ServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(w http.ResponseWriter, r *http.Request)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(w http.ResponseWriter, r *http.Request)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(w http.ResponseWriter, r *http.Request)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -843,6 +1194,60 @@ func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
 // Ready Readiness
 // (GET /ready)
 func (_ Unimplemented) Ready(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerMetadata Server metadata
+// (GET /v2)
+func (_ Unimplemented) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerLive Server liveness
+// (GET /v2/health/live)
+func (_ Unimplemented) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerReady Server readiness
+// (GET /v2/health/ready)
+func (_ Unimplemented) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelMetadata Model metadata (the version routing chooses)
+// (GET /v2/models/{model_name})
+func (_ Unimplemented) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInfer Inference on tensors (the version routing chooses)
+// (POST /v2/models/{model_name}/infer)
+func (_ Unimplemented) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelReady Model readiness (the version routing chooses)
+// (GET /v2/models/{model_name}/ready)
+func (_ Unimplemented) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionMetadata Model metadata of one version
+// (GET /v2/models/{model_name}/versions/{model_version})
+func (_ Unimplemented) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInferVersion Inference on tensors with one version
+// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+func (_ Unimplemented) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionReady Readiness of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+func (_ Unimplemented) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1143,6 +1548,279 @@ func (siw *ServerInterfaceWrapper) Ready(w http.ResponseWriter, r *http.Request)
 	handler.ServeHTTP(w, r)
 }
 
+// OipServerMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerMetadata(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerLive operation middleware
+func (siw *ServerInterfaceWrapper) OipServerLive(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerLive(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerReady operation middleware
+func (siw *ServerInterfaceWrapper) OipServerReady(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerReady(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelMetadata(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInfer operation middleware
+func (siw *ServerInterfaceWrapper) OipInfer(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInfer(w, r, modelName, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelReady(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionMetadata(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInferVersion operation middleware
+func (siw *ServerInterfaceWrapper) OipInferVersion(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferVersionParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInferVersion(w, r, modelName, modelVersion, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionReady(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -1301,6 +1979,33 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/admin/models/memory", wrapper.ModelMemory)
 	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2", wrapper.OipServerMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/live", wrapper.OipServerLive)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/ready", wrapper.OipServerReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}", wrapper.OipModelMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}", wrapper.OipModelVersionMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/ready", wrapper.OipModelReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/ready", wrapper.OipModelVersionReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/infer", wrapper.OipInfer)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/infer", wrapper.OipInferVersion)
+	})
 
 	return r
 }
@@ -1316,6 +2021,38 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type NotFoundApplicationProblemPlusJSONResponse Problem
+
+type OIPBadRequestJSONResponse OIPError
+
+type OIPForbiddenJSONResponse OIPError
+
+type OIPInternalErrorJSONResponse OIPError
+
+type OIPNotFoundJSONResponse OIPError
+
+type OIPPayloadTooLargeJSONResponse OIPError
+
+type OIPServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPServiceUnavailableJSONResponse struct {
+	Body OIPError
+
+	Headers OIPServiceUnavailableResponseHeaders
+}
+
+type OIPTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPTooManyRequestsJSONResponse struct {
+	Body OIPError
+
+	Headers OIPTooManyRequestsResponseHeaders
+}
+
+type OIPUnauthorizedJSONResponse OIPError
+
+type OIPUnsupportedMediaTypeJSONResponse OIPError
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -1406,6 +2143,25 @@ func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ModelMemory429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory429ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1529,6 +2285,25 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	return err
 }
 
+type ReloadModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel429ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReloadModel500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1610,6 +2385,25 @@ func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListL
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoadedModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels429ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1769,6 +2563,25 @@ func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	return err
 }
 
+type GetJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob429ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1923,6 +2736,25 @@ func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels429ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2038,6 +2870,25 @@ func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel429ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2794,6 +3645,25 @@ func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	return err
 }
 
+type PollJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob429ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PollJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -3072,6 +3942,1108 @@ func (response Ready503JSONResponse) VisitReadyResponse(w http.ResponseWriter) e
 	return err
 }
 
+type OipServerMetadataRequestObject struct {
+}
+
+type OipServerMetadataResponseObject interface {
+	VisitOipServerMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipServerMetadata200JSONResponse OIPServerMetadata
+
+func (response OipServerMetadata200JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipServerMetadata401JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipServerMetadata403JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerMetadata413JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerMetadata500JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLiveRequestObject struct {
+}
+
+type OipServerLiveResponseObject interface {
+	VisitOipServerLiveResponse(w http.ResponseWriter) error
+}
+
+type OipServerLive200JSONResponse OIPLive
+
+func (response OipServerLive200JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerLive413JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerLive500JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReadyRequestObject struct {
+}
+
+type OipServerReadyResponseObject interface {
+	VisitOipServerReadyResponse(w http.ResponseWriter) error
+}
+
+type OipServerReady200JSONResponse OIPReady
+
+func (response OipServerReady200JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerReady413JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerReady500JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipServerReady503JSONResponse struct {
+	Body    OIPReady
+	Headers OipServerReady503ResponseHeaders
+}
+
+func (response OipServerReady503JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadataRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelMetadataResponseObject interface {
+	VisitOipModelMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelMetadata200JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelMetadata400JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelMetadata401JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelMetadata403JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelMetadata404JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelMetadata413JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelMetadata500JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelMetadata503JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Params    OipInferParams
+	JSONBody  *OipInferJSONRequestBody
+	Body      io.Reader
+}
+
+type OipInferResponseObject interface {
+	VisitOipInferResponse(w http.ResponseWriter) error
+}
+
+type OipInfer200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInfer200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInfer200ResponseHeaders
+}
+
+func (response OipInfer200JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInfer200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInfer200ApplicationoctetStreamResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInfer400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInfer400JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInfer401JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInfer403JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInfer404JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInfer413JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInfer415JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInfer429JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInfer500JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInfer503JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReadyRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelReadyResponseObject interface {
+	VisitOipModelReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelReady200JSONResponse OIPModelReady
+
+func (response OipModelReady200JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelReady400JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelReady401JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelReady403JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelReady404JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelReady413JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelReady500JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelReady503ResponseHeaders
+}
+
+func (response OipModelReady503JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadataRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionMetadataResponseObject interface {
+	VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelVersionMetadata200JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionMetadata400JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionMetadata401JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionMetadata403JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionMetadata404JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionMetadata413JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionMetadata500JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelVersionMetadata503JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersionRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+	Params       OipInferVersionParams
+	JSONBody     *OipInferVersionJSONRequestBody
+	Body         io.Reader
+}
+
+type OipInferVersionResponseObject interface {
+	VisitOipInferVersionResponse(w http.ResponseWriter) error
+}
+
+type OipInferVersion200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInferVersion200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInferVersion200ResponseHeaders
+}
+
+func (response OipInferVersion200JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInferVersion200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInferVersion200ApplicationoctetStreamResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInferVersion400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInferVersion400JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInferVersion401JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInferVersion403JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInferVersion404JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInferVersion413JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInferVersion415JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInferVersion429JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInferVersion500JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInferVersion503JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReadyRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionReadyResponseObject interface {
+	VisitOipModelVersionReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionReady200JSONResponse OIPModelReady
+
+func (response OipModelVersionReady200JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionReady400JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionReady401JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionReady403JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionReady404JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionReady413JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionReady500JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelVersionReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelVersionReady503ResponseHeaders
+}
+
+func (response OipModelVersionReady503JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ModelMemory Memory used per pipeline
@@ -3119,6 +5091,33 @@ type StrictServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(ctx context.Context, request ReadyRequestObject) (ReadyResponseObject, error)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(ctx context.Context, request OipServerMetadataRequestObject) (OipServerMetadataResponseObject, error)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(ctx context.Context, request OipServerLiveRequestObject) (OipServerLiveResponseObject, error)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(ctx context.Context, request OipServerReadyRequestObject) (OipServerReadyResponseObject, error)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(ctx context.Context, request OipModelMetadataRequestObject) (OipModelMetadataResponseObject, error)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(ctx context.Context, request OipInferRequestObject) (OipInferResponseObject, error)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(ctx context.Context, request OipModelReadyRequestObject) (OipModelReadyResponseObject, error)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(ctx context.Context, request OipModelVersionMetadataRequestObject) (OipModelVersionMetadataResponseObject, error)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(ctx context.Context, request OipInferVersionRequestObject) (OipInferVersionResponseObject, error)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(ctx context.Context, request OipModelVersionReadyRequestObject) (OipModelVersionReadyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -3560,154 +5559,465 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// OipServerMetadata operation middleware
+func (sh *strictHandler) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	var request OipServerMetadataRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerMetadata(ctx, request.(OipServerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerMetadataResponseObject); ok {
+		if err := validResponse.VisitOipServerMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerLive operation middleware
+func (sh *strictHandler) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	var request OipServerLiveRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerLive(ctx, request.(OipServerLiveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerLive")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerLiveResponseObject); ok {
+		if err := validResponse.VisitOipServerLiveResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerReady operation middleware
+func (sh *strictHandler) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	var request OipServerReadyRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerReady(ctx, request.(OipServerReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerReadyResponseObject); ok {
+		if err := validResponse.VisitOipServerReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelMetadata operation middleware
+func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelMetadataRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelMetadata(ctx, request.(OipModelMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInfer operation middleware
+func (sh *strictHandler) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	var request OipInferRequestObject
+
+	request.ModelName = modelName
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInfer(ctx, request.(OipInferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInfer")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferResponseObject); ok {
+		if err := validResponse.VisitOipInferResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelReady operation middleware
+func (sh *strictHandler) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelReadyRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelReady(ctx, request.(OipModelReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionMetadata operation middleware
+func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionMetadataRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionMetadata(ctx, request.(OipModelVersionMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInferVersion operation middleware
+func (sh *strictHandler) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	var request OipInferVersionRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferVersionJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInferVersion(ctx, request.(OipInferVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInferVersion")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferVersionResponseObject); ok {
+		if err := validResponse.VisitOipInferVersionResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionReady operation middleware
+func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionReadyRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionReady(ctx, request.(OipModelVersionReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u4tfhXwbC/mdi9tCz5kYf8l5M6u94mG9d2ettGGREiIQtrEmAB0LKan7/7HRwAJEhCtpw43b29",
-	"O5OZyHwAB+eFg/PilyjlRckZYUpG4y/RguCMCPh5TpRY7RzPFRH6z4zIVNBSUc6icXRBUs4yiRRHS0wV",
-	"mpE5FwQpsaLsCuErTNkgiiOZLkiB9evkFhdlTqLxKI4KymhRFdF4GEdqVZJoHFGmyBUR0d1dHP1t5z3P",
-	"SL7zVyIkzNad/HJB0I25idQCKySJuCEZUguCBPlnRaRCW/oPzggSvFIapnTBJUHLBWGt5xguSIYYZ2R7",
-	"DcDRzV5UwymVoOwqutNwlljggiiLrp/47PRPYViTX/hsSrMEYSSrWUElQC6IqgQj2QBdrkqSISwRRmWO",
-	"KUNmllhfogylnCmBU4VGg+FgGCPJJwyWzThKc0qYclhgCpZsiUElEmReSVjf8ghhhmhmHtWrlvr9X/gM",
-	"beEJK3A+50KjQg9AWZpXGcm29RjJwfBAPzdlXE3nvGJZMpiwKI6oXl+J1SKKIz1gNI7MQqM40uilgmTR",
-	"WImKhPE6nD2fv8SHezv76UG2czB/TnZe4dFsZy/dzw7I4fw5fjGL4qjAt+8Iu1KLaDzaewncU//dp0sc",
-	"AfP8DPB0iXGMBLmiUhFBMlTo555JwMUgvBz4b7PFkHTBvxbYtYz+gRHE58CvDlrL93INxPb2hkDfjB4N",
-	"8p0eWZacSQJs/xpn50aU9F+aVQmDn7gsc5pivZLdUvBZTor/+kWaVdYQ6DcyPT4sr+GwKI4yojDNNRG4",
-	"WbwV1YmenxE1iY7QDyeXaBduSpRTqaQV7TaNpcUGkUoz5zg6nA/T53iPvMpGs4P0BdZyr7CqZDQ+GGqd",
-	"RBWg572ZlivkgLLYWChVyvHuLmVzIrJBRm7cEuVudyV3Pur/nyDzaBz9YbfRurvmrtw9MyMYHPeViFNY",
-	"VCJPWIUVZcxQxa4ZXzKLLC4cq8T6t8dCE1YKUgqeEim1YhTkF5Iqqz4pKys1QG94RuQYJZTd4JxmUzt5",
-	"EqOks74knrDEzuRfbd6FIUFl3MXRa56tfubqOE1JqTRzfgPPlHiVc5xNFefTHIsr4nMNsMaC4FwtkMLX",
-	"Rts5HM54tnoMU4z2G6Y4M7MixTlys27AFn1gn4oxeEkEoCy8zhhhZrT6EkvYIwx5UdIDKRlooN5wNs9p",
-	"+m3yrDeCOWVULkhLmPV+g3NBcLZC7v4YdqFNdgPN/LJKU0Iykj1Kql81BPwpAMJmNGwt6qnIF8KI3uMR",
-	"VSjFTGufGdG/UpLn2lowxPNhMXR7y8WMZhlh30S4eT2KRzW1oNLjM0ZIZlQtzgptrqS8JI8ihydPb70J",
-	"N6BBA99TEeCarDRfgbJCs0qhHKfXZnmwMPjVWbyjQg2NIcEpU0QwnJ8IwcU3kYHckrTSz04JjOURQ1sa",
-	"6GY0topeVAzNMc0fJRCH/jZ34uZCbq4N6NAF8KmoUdKS5JQRuya0XNCc6EUyvVdtJZ15k223u8EZQKAF",
-	"VQizCasYuS3NvjbHVa7QVkItddybdkv6mau3sFN/q75bZ71oCV9StdDW90ZabkuQlItMInJbUkHQTx9e",
-	"Ty8v3yGsz2J6sU5TbD9K6A7aOvCRdk17hU9B7p+5VuYLcwZJ2icMIKthcHfS2+qbHihgeWyDJNpd+pLz",
-	"d7DZfjc7wz9L6u0WkdsU1ONoePDy8MVzNFspItHW++O/Tc9P/vLx5OJy+vrvlycX2/8xBggsm0oDjOZP",
-	"zFDSW28CdmhCFSlkghZYogI8BgstrfD46+PLNz9OTy9P3l8kiOSk0EDcY6wY8b0g4oam5CPDN5jmeJZ/",
-	"G7H/WZGKTOdVnneprNkU7qIFz4HAe3AulmhLC+hfPp58PJlenP7jZPtIn+3FCuVYEfEoreyR+S8wlQVk",
-	"A/p6gD8VYZdcXHs2iDYvGWJ8OQaF6+RS22SK5jnS9NFKmgunvBWHixPmZNc+0pwjqoZsyXaM2nimEtaP",
-	"tpJmcfapCTOPzHB6TVimH62YIDhd6KHqN1rDd3YKDfeiUuAcyviSaSjdham+kGwPEDjBrOJNPI9YgqTx",
-	"gBlXyHq3WQj99uld/1EgwSXn7zFb2QO1/CZGFliRaU4LqtoWuL6O4DriczQaDp36krsSbc0qIRXaGw63",
-	"rSLT+yfgjUptKTnWNhgZoUedrfc8K/ySc1Rgtqpn34zLW6t6QgvwmUQeYraS8+PLk+m70/enl9PzM627",
-	"/CuvP55fXCbgHCO3C1xJ1djlPoDJ4OlY4yPDlVpwQf/1jafmyh/I4wupxQhbM/j47NTYxcZZ+red47PT",
-	"nT+TFTLwPcrsGDVE/9ieewN6t6B9Knon9XoSuyDwqlDjD+HCKnjPp3JNVo7APkTG6v/IZFWWXCiSvScZ",
-	"xZewrG8iUT3gtNAjTgFTXWIpt/diid6YuXb03GPkT6enicHYU+RW7YKD+VGmx6FPvxowBIAhC9hGlAwu",
-	"6qmNEL1QcIRjiZIuHpKGiCFgNDlreEBij9nqrzivgDiYrT7Mo/GnL261rCpmWjzjL10vaXNlxnlOMINL",
-	"YPo8tMx6xrsaq1gIvIIRcJZRvRicnwl9IlWUPGpAVuXWQjI+YTsBn/1CUhXdfe4i9pit0E8XH37WWqEi",
-	"MdLv18GBAXqDhaAkAxMXdgn9I0aM6O1VkB3CNENrRhW8ulpM2DznGPbbklOmBmjrQ0mY1jX7gyGYhIwD",
-	"R8FgE41xtbAiqaeeRMbymAnM0gWREzYjOV8iWRINl0K8UsbdpZ9yi0VmefYtcFkoCXcH27B5ewKoRUTz",
-	"MclzrhF2u3PFdyyWNAMNzvHyPZESg9Vd392R17Tc4aWhzQ6sTut4jeW7ODqWK5ZeVLOCqnPrOw8Himjm",
-	"3P3gFfKjRakgWG8zURyVLdrbkMsDXPATn51mkfHeu7jAJ/fu5x4nxNFrrNLFmSAZTZXn4A9z4BznkvSY",
-	"B830GKg0g5iQFwx0hDSHrJAWCH20l45DjHmGC9I++g3aRLJy9ElvLEsexZqUn2MTQnCRmLsummrhC2Cd",
-	"lZWSMcIK5QRLE0PTXIQVKrhUqHc6aQHUhePRYl5QdmreGfVk3q3q/tHqkNdbSnLYJ282ip1yjf0B+u8F",
-	"YYgXVCmSxa1okwueiionKF1wLonU6Gkh4PFhpE1Fp8OuBhcOww9xbXD5jin53ONL6ewcLrQtYEXQMusz",
-	"CXwqO0zY4jaIiVW5CnBlTYjoZq/PlV9J3Xq2UMDQ3ESltmoUKeJNF/et25PPc/cNYaOddjFrSOzHMc1a",
-	"Q+R+C8fM9w6JXVI7Pl9C6B+cJuZg2teixHls22P892IF6PLejRHDhZYJfX1Oc6Mq5no1WmEYZ+NyQcC3",
-	"QUwYvicxJi65SwWVuzf7JmY4WOEiH6MmOPdp+Hmg+FQRJrkYyAXWpl0BMR74A33a/+yReVYpqzZBoaFJ",
-	"dDuJbEzo00HzZD+ZwUWPv0HJfDXBbYi9obehRIjaP0I0r0+kd/SGMCJln6rOiP0SEVYVejp+rYduCMGv",
-	"o1BY3ofQDhKCyOyqAc77hc+0aGWEKTqnRMQmuyOQ/YGoOkIlN/YLeIkTCF1a7bSLte2w+8Xs1HftnWfT",
-	"DIo5FwXWdk1V0SxE/p/47BxczoG1MAQgLARnvJJ6ZR1NCAq1tgGsnTKF+faGe893RqOdvb3L0XA81P8G",
-	"o739fzgyTwtrS421towjF9C65+39kX7bGT0b55CEtHXI4JMKiwfAP/yHdzyK/HCkp+tHfV1v8dTbkEVl",
-	"7F1st6Zf+Cy2KsuqcgpnUdCzPWWubdn+/mSJ0TuEtMjTV3Y2NwoCFlgiE4YgGdo6f/sG7e/vvzIcyudz",
-	"SdR2mxfvoXXNfxlWZEfRgoSYsMMR61SxBs5o4iNzHqlYTqREhiLgM6x1/JrzTjNni+GC+KCqjsoeITyD",
-	"o2XFFM01MGyATGqGxpON1kiU2HhNYhzAG6DJMPVmaHqUvR9/m4XxGGvAl5wgJjH4k4lA9knQfH2MbsBU",
-	"h5tjq9kBHsDWhXnwiXa1Og/Ozh8HDBtPFGt8d6VgzaZzUa+qjWc7pAsggrHCFVoRZTzq2TbamVTD4T5B",
-	"JWHgrN/q3nChVvd3reDQ/58wJ3h1OgIiLNM7m5ZKyCxc4MxEFq3QGP+4234tgHqjNvPrpZsJNbI8XVqH",
-	"tOup2hu3/2yP6u84zu6xC+sY80IbbZShghRcrDr7GoSbssqE/afaNB4OhnsxXL9nh/hHk4xnd5v7t4X+",
-	"NF2Af+RLlHNrcbrQ3zXY9QXNc+oiET74o8GhLyK80low7nmu/MWs2Q6o9GLylqh1qGcLI0EAJEEkga3o",
-	"4W1hc+n9DZmlDaJCMukx3DsqVfjY7dAoO3zXuKxccqcRpXYQrW/dWhHpzfXX1igLfEMQ4w0R63nRjKS4",
-	"knBOoaJ9xoF93hwUsTQemI3Oh/6J7G6NNyPA4ifgD+qDeGQDTUssip2qjDsOIgmYq7GGpTWezc2kNg14",
-	"QTyrYKOF+Cqkt5DQoVU2SivEIe9hPeek5CLAHu8JlhUkrBrK6LOa4bgaKQ2X2OMhUlzhPHDqqfms5fe6",
-	"17du3zBAhghn59zASa8fc+N08NQA1gwYxJXG5wlTYhX2cLhzPZ8j3Mv27Wjxx6ji34y6WYuUsHIx0tPO",
-	"lmkSocUKXTO+lLHjKC70Dh3yZ0kIb9yLsntu70V3n8Mers050SP9hlK3FlfvicIZVjjMQy1swfG8jzFE",
-	"u1hqj3MqqESyJCklEs0FL5AkJc5BUEuicI4KI9eQyQKlHMWgdnHYM6/xPgPiM7sQCJPs7zWGxK02jhZY",
-	"3/y0M4oPPt99fowdQgXVIscr9fBUOb+iEIz35tuH+UouVa0GGjaRfK4KrCGEehhN4TuPTRQvp9f+zeg6",
-	"Gu/HUY5nht8iSRSX2LFSynNIQbyh4ooymuLo8x3MXrvF/Mlr91hrhv7i5gSrShA7X4nzaW5807H9c0kz",
-	"+AvI1tw0f5qbnxucHBiYrHfceJoEVuRqFY2jJaFXC2Pkmp8A080oGr8axlpKxqPhnXc0iSD3tytp9Z8A",
-	"s7mwF/Xlq8WRIavDufL5kiHvbmwYliqJUs7m9Kpttn0ta4dP9Rs5Vp/gOO9kKYQHwyeyCW8Y5y34Rze2",
-	"Ci5hkIuSpKFN8mFj2iQfQQR0nU39NWfi721R15rjEYi9ojdPhtiW6gnBIBUpJZoRtSQWzwYSZzK5kqVn",
-	"0vrU4PQETrSNQbxQpFwLoKedNoOvCcDoPaoGFMB+YuA8NXXfEOfmsfMqJ23PSXs57uhXsyeaUyGVlWTD",
-	"zPIImYKGpXH81MwOqXfyqEnuttjw1ADa0rhgHBEsckpE92VzvrT+BAsMOFCMEm1M8EZi3L2eNHyV6eZr",
-	"5rAl5tmnbZoyvQvhvKFtE0RuVLxH8R7A9xpEvTNr7XxqaggaYGtt2Yh3i4/bUtdwkbf8taZXozyC0qAB",
-	"3cB4/6qayjjqHGYCZy04YhXuyIUFr2yFlGO1Z3LNkRsLRec4VVPI6u6P/RqSvX26gzI0yrFmZM2PaGto",
-	"UmYqmqsdasv2ZNt7crh3sPfypafbKVPPD6J+1XQcrQFIo5tIRQus6lJSb5VzzlUpKFMxKvDtlpBympFc",
-	"YbO+GLXXi/4LLQgu/Ufa8Nqc940AJrdpXkl6E7Cr3+LclWpjxtXCHoaRwAxh1fgA9CYHpVL6CgAlUQEx",
-	"EshQ6prvLaPBi4l019QH6AfBlxD3gJl+4IAGLdCVJAingktZq7HYuiww+uEN2tLgzAhi5AorekPa6DoY",
-	"vtoMV45XrWnxq9oCHR55CFlWgZiNFwKiSBKFJP1XD3MPYOsxzPVdXIBmvXFXCfRREmApn9/b9Awp0W/M",
-	"u5KUXeUkkHjVPc3a0zHTinX/4PD5i5evhvbXECrEOtHRThj1fm+KG33jNKjfM516aTCAw3s4ZE2OU48B",
-	"NkleehQn3E/6f1vQ8XumHK3Bu8lCDuVJnL99g14dHL5ANue5bz6Y/O4AvRQkqhY4XVBGdrR9ABf082PU",
-	"KcKPUauyPp6wTl1cjHpVcTHy09ZjVNetxu3OHvGE+YXFED50IxRELXgGz+I850t9u1eVpScKpVbHE+ZX",
-	"RsSoU8epF+VXZ8Y2rjR1AYlW/VC9Zq++J0ZNkZD73brdqu3R8NgM+DrAGGvCaXNtStm0FPxKEGnrexoN",
-	"0MJ9aFd1Ofp9DwBWaKn3v6Xg7MpFWKBJiykf1OeepX5KcZRxhGe8Ul0bBjTCwLmzxqgucj1AJqgnY3TF",
-	"FdqPgu4RqfRi14SncLNrh/aLyOUkhYb2ywm+rO9eAUlRMcK55E1tid3mdk7/ZKsxjtA/K64IZERphS0g",
-	"agKNhXzZaiAL1C/ckwnQh+7Hy8sz53HSMtex0oYhE8PWRASEecGFQrIqCixWDqHXlGUm6TQA/qnhKbSW",
-	"p5StKOlO9fH81M9GvHeS+2ozHmDqjsJ0NR+AAO+UaTk/NmquxRNrVKkXK+qt7qwV5XJ2v7ZlA0zaVrNX",
-	"fAoGmFZT6YNHNXgK0iacYW9gbAfUX+6/fPl8uNlZzM0vV/LB2WFCG/XjM4UpI5lxuOolfrhAs5U7dIiK",
-	"6eW3jeLnL1682Bs93xSue0C61Ii25cp8/g0w7R2Onh++3DvYECZjedk03Fro9kIPa0N7DfTnvdNF+wAS",
-	"OFdruX4Qwg7vNxDEQTYLEb+D+NaaQ4JxTvQmF/Ql1rfc6pYLnlunckruS4Btj2O8c5ylxJZiNCkxWPZc",
-	"0nGd72E6i/keOOdbc564TRxvmyfYnoMRcF7bhff0i7Ad0ZbWTejnU2yS2LN/b0Dt8IkSexq53fuaBJ21",
-	"B//D//1pNXEfYUGO8LzUwUwpXNtT7U53Xrm6lr5QEUATxOs5vbHSI5bUdYZZ0KuFvlKP2nHuoq2b0RDZ",
-	"FLqbV9tHYF7QFOF8iVfSjuTaVyRHyEUNkSxzqqRWsYkNHyYtjzdAYrddmtZBxq7P24tC3uf2Xn9kxg5i",
-	"OBEDvIGzcG9sL+S5rlpxA67vmAJEpIQpfEUkZMY0UfvMhCJKbTKPhsPYJlLXyNSwd6S/E4jtsVhPOVme",
-	"CDFjHXUJ2GYmqgoe5iaCoUjZZzsnjl5yo8IswyKj/wrKbxPpDqPYODrDUahnEjV9KxGWHpwxygiUr+gd",
-	"AJI7ac9xQDCLxp8OBy8P4v3B8Hm8P3jxPB4N9j5rhtQIGw5e7sfDwcFBPBq8eBEPBy+ef34QyVYt2HWF",
-	"MO3FBwO49steuEAmnuFyOryYZEbSHAviEjs6/qqwlX1iGpGYutQtm1IQI/jx/ADOrfY/fXnGeR6jwWDQ",
-	"SYNsUhHWauPm4dvg+cXkHnTB+xMtCINwzBHaGUGpAMrcNTBv2crYQ1uVrHCeG9MNSg3aMJrMEi/6tIH1",
-	"tkk8KrPnBbOAEHFbW8Za8oY286/pYBlHkqSVoGp1obcsQ/zjkv6ZrI6rUH3RMXP9EAboz2SlRaYgxh5O",
-	"js9Op38++ftFgnabP6ZvT9+daJ1O1UKf4QlVCyJs35KM3JCcl8BT13q0JCM3O9dklaAte8COIUI0tREh",
-	"8Ask0Gmt89iEec/FphnbNsKCIJwqekO8Nq113wZrwdQdEBqyYkCBqa+nbM5dCwNsWgG6XCI4PqICUwYH",
-	"A6EN2krk3gnziqpFNRukvLCHTftfX7HbwazF5txfOcECUtBtjie/IQKO6GPkVyJZJ6fGDnAz9LV0FZ0x",
-	"dIa5MqG9X/hMWg8StAkFTwLLDMIoaHjNWBM2YX4qHchSrbu3mthonRtvnqtT6pt46Xad4oubnDI+nzDX",
-	"rbPJWrVO6cZs4VCfXpsG693U0LAG9ugkRokxDBJosuT2v2Tbd2UfwUjQB5m1zKG6FI0ZFq3ndmWNNjkh",
-	"6XRmdt0zAHN//KOWHsKUbbgw+OMfkcFm0zuP3KakVCixjTk12LtwRoBfBVGCphJ+ZzyVyYQB6+/ykjBc",
-	"0sEfE9t6ELNAD48BOoaeJaZ5B7Tuk2grsUwBfUo9cdGzAP2T7SOv1x9mvT6HVEIuC9MmGVVywpLbHafm",
-	"duCtBJFbZTVuqKWBhUXbJlaRyO0B+uDmkRPmNEVgaAytUuvOLHqFTqvrB/Sqvc4lXsOSCYO6MbmE8PrB",
-	"cNTpXRIjDKO5uRskHAz3W60NDXmhqaFsyHpwewuccXh7ayvUug5wtJWsa3ySbJtFGzMz6PxOUp7p9Tvm",
-	"a9xJSYyWC5ouYNpcctfwY8IslzYexbrBi+Y+ANulAhnlmNOU2HYMVsEdlzhdkJ29wbCn2JbL5QDD7QEX",
-	"V7v2Xbn77vTNyc8XJ/BO4xm02q11ThwNRuYZy9LRONofDAf7YPyoBWxFu8CWNod9t6jdY1ckcAQ+CyWK",
-	"g8Iw7hutSiC2usSySXlQHPLeYlTmlfS9JBNmk8rRe/D2j72iBb2vuAxiRhDWPKlPmEcug4LgdGHrU+ou",
-	"W2aLkg+GgrcSzR7priT5fFcrtSLZrklv/XJa3zl/0znB2XtSXCistCg3IXfzlvEYm2mvIB4doxlMaqwf",
-	"6+QyDOPiuaEsDdjlMyqvByiBtxLNdBCxNt3urB/m/OJiwsxMZmuxY9qpAM/g6jPPDNBbsLmNA7KZ0+IX",
-	"ml5q7fdA8gPaSt59OP7T9M2Hn998PD8/+fnN3xN36BwZS6DA4ppkE5bU8ecxgrBx4pKeV62cCSgurWd9",
-	"Jh3AIC21ajzNXHts677tdAXfGw7v6YDkOh9t1vinVTkR6P7zvimZqPEIJfm23VvtALyLo4PhaN10Nfy7",
-	"Hzs9pw6G+w+/9NbvS3sw2uCNbivsuzg6NGi7/712k1mwZ02socEF9Pz3EaKtPHwFqcSgXbQZ3t1qtAkI",
-	"9/SQbSX0RevGu90vVpHd7ZrgHBSbeB9B+BQGvXmk8SpBJcEmD7ve+C4DPeBKryh060KMLL20Wkt9Z+d4",
-	"0s9z0GAxkktc6rMg2GmKFzTV56N4wnIoZWM781zbUXWLOusYRba8wo7j1BRDaQ6mFlXWpoMuRGQ5Ya2m",
-	"ttJVdMWtUa4JKWWdHuxUn9m/rSlqd1W9bxrNZYuz0M/tlt8hYTWe1Pc21v3dhLXlsF3TqqtFJ1qv2Qro",
-	"BhLgfXPg3yjTw4OH36h7Cf+aSuBHrnZsVaaf1Pi1OgBC6VDWEUe7GZlVV04tmN1qrW3SKeqze5tX9mia",
-	"IjsLBfZ1BC0PTYn4TlW6wj9E1YQ1X3jYuAIwJAnvqFRedZ/8nuLQrQtdIxEdC+7/yF5l6JdWQhCm8lXD",
-	"GY/nVMOWZSn4vMWocGUXAnQycGOW8/Q6cD0tMpCY/p06dBe4p+27wOWiUuQ2cN0mmwTuyFUx43nghlpo",
-	"o9QU0YduC5zW15sVL+q+OUExPYYtRqK94VDLj+ScOdep83doySNMDtBbLlBu2+3AfmRKPNoCZvv0fEex",
-	"sjOsayFvoYbTIb0hg1+Dza2LMRp/+uwzvetV5LG4XElFiugzMPIvfCbrbj9rSXbpdKDtPFKrvXVdg5BZ",
-	"klzvRuhR8QeifuKz70nFpuvQPZ/GMCv8N9sGv+GdXr+1wWyBruht7fsDUbZth8Gwx5CaB02l4aNse/MB",
-	"NCgBdq68tQz83tx3OWBnghdELUgloUktIrcllxDYQiYIgbacHT8cDAcH2zHCeY5KQeb0Fk63xtcyTTyX",
-	"xg/cVCtabZDyPCep4kIGz7IW4AfZ3Wui22L0JiTxB/TjybszZCEyhsjU7vBntTel2fa6dtFgwv6ALv9+",
-	"dhIe4gpXV2TCgvf2Jiz8qbpAWahZ8G9JN3pcUNTkCGrJpqj8HsOzqQB0vGNco4q3Sr1j6/owSXRcEmhf",
-	"YxG6ImoQNCC/v+n4oNHoFvBMIhcBkqY182xlSqzgUFp/PqOVn7D9f8LE1OgLfg7OcVXTQyBgX3rRgshj",
-	"u543ZC0fQspv51MJmh8XfKm5MMXQ9Q/8cH/WCps8M/cvBVWcPQMxgBYGE0ZYBgUDJhYxhlOTNxm8Bqco",
-	"m8W6VTdwgXRq42Y0udQTph+0H1tYU7zrAuVxt2DMFLK6wamYsGYHiNtVrN2iinbQ69Q23bW1h3AXBp8w",
-	"LIgVVUhQ8xG4wNKKZkiJ/0DUd3dwtFtLrBFNC65Hwd+dG0/m4TQI1RzNu308vkqy43+jD1NrERfNtHzn",
-	"X1rhwh37XK79+Msat+d5xSRKNCqSVvtsJ3stXzgcdKVXs910loT4a3+TO6tz/a1nURPzyaSoU+B2104d",
-	"sW3Tv5sMe8VTa4+QfuWU9wmPwLeJ7/uMR/dxmO43rAY2kerup7XgvcNNwAt8JkO/vPfq4Ze7X8b5lU9P",
-	"5xUD7ePnozQ846khJ8ZhPeTu3nkSb87u6+X+r/r8jhWRfg1EbHJaIZihuD7luxRJ9yk5c9bTusD4cxFV",
-	"gwlzvh+szF5bWw2ugbHtTXy/dyGwFZuvHTgHwn+aAgl90OEeH0arl25Nguy3bhP8rgw2UwaGERCuM9K+",
-	"m1bYrXtIh3XDO3pNUHL24aIrrInfYdqLTmrutJ1UJZwpEmMYJOaoom3xUNNp+xW/9YIP32H4ftIf+jjJ",
-	"7yrgdxXw66sA08L9O2oAPzaQkZyoQE74G6ho7rRllu22zOjYfVIIcVF3g9bPw5mg4DdezZ/92uIRwnV7",
-	"aG5i93iGWcYZgRjEzFTdmB7SRKAUM7SltUrdc2sOgdyUF0TG+vWMyhRrmdg2ndSN2WF9GDMCD6KkrtA2",
-	"2YDm+1LpArMrIicMX2HK9HrqsjW9isCns8foYPiq++XsgAoz6Pvq4Mev82mE0eDQlIA90acRzKx1j8Km",
-	"C3e/7O0Joz1UNuQ6QoZ1foX4z/d3nww30HH1h/i/wd/yv1GZGvmDT150vjzSC1Ldrz3jsFv2HPLdZW0A",
-	"WRb7ihjpGc/z34Ok/7lBUk3fjfjwm4KlboN/wLgHh5/JYbcfx/ZM8Qe+oAcNJb1csAlLcZ4PnLlvP8hd",
-	"v2v638Jma2x+LO+z+a0lDlb5f67F3/223IOuQxmvPTj97lT8/RARdCrilkux+wHNrztAmC4M64KUe8Mh",
-	"SkwR1sYNIY7Q4XAfJe5r7qZeATZKKies9TV4kzMm6r4VNmksmKFsmkV8m8nd6aq9sXnaNN0IyPXJwygZ",
-	"/Gp73FfgxjXreBrsnLVKhNrUf6oPoN+TNtLAFsoWab/YLvT9BH3tTaGSbYvfT7ODu+YQXXcW0SdXnlZ6",
-	"Dx6g12RB4dPppeC3qxglZx9fvzt9M/14/i6xn2uEIzS8naGUl1SjKrshQlEJJYd4JnleKYI+nr9DlElF",
-	"sA1wmwK0XSh/sIvrQnnhKQwoPfI1CKQJEWZ6w9gKt8Y+7lvGJligrd6OySO9AcDm6b9dd5uvU1O8d+po",
-	"67qvN8aektDLsClA4LjkIl0QqNPlwqYKpAKXRPhQWZr3ZzCFllygOonCe8smEQcWQ6E3ghI4Na3ZMJoJ",
-	"vpREoI+nAJVpImDHgXzbu893/xMAAP//",
+	"7L35chu5tTj8Kijer8rS3CZFavFC/SU78owmtqUryblJhi422A2KGDUBpoEWxetP7/4rHCyN3sjW5kwS",
+	"VbnKVG8ADs6Os3zvRHy+4IwwKTrD750ZwTFJ4ecJm5KUsIh0f4GL3Q+cScJk9xNhV3KmHomJiFK6kJSz",
+	"zrDznjKcrlCMJUbkVhImKGdDJGcEJfAKogxNVpIIxKdw+deL0y9ID4nkDEskJE6lUPdGbMLj1SE8NtEf",
+	"Vl/kqUBTniR8iajsjVgn6IhoRuZYTYfc4vkiIZ3h4GA36Mwpo/Ns3hn2g45cLUhn2KFMkiuSdu7ugs45",
+	"kemqezSVJK0u5YJEnMUCSY6WmEo0IVOeEiTTFWVXCF9hynoNQ28c+K/dzzwmSfcvJBUwWnnwyxlBN/qm",
+	"gQpJb0gMoEjJPzIiJNpSf3BGUMozqeYUzbggaDkjrPAcw3MSI8YZ2W6YcOdmt+PmKWRK2VXnTs1zgVM8",
+	"J7KMDRoZDC7cExWWVM4QZijEi0VCI6ye3uGRJLIrZErwPERq14MizoxYFWmonY5bqY8/VK5BHI01VE1T",
+	"o14n6CgwdYYbUf7ByPYrn5z8qX6nw9/5ZEzjEGEkssmcCtj3lMgsZSTuocvVgsQIC4TRIsGUIb1HgbpE",
+	"GYo4kymOJBr0+r1+gAQfMQAF4yhKKGEWMuqXQhiDylSglEwzAdixPFS7QmP9qAKGUO//zidoC4/YHCdT",
+	"nipEUh+gLEqymMTb6hvhfn9fPTdmXI6nPGNx6MF3gQFoBrp6oZ2go7aMpiTuDGWakXqs7E9eT9/ig93u",
+	"XrQfd/enr0n3HR5MurvRXrxPDqav8ZtJJ+jM8a3FwcHuW9gH93cVq4MOkN4XmE95M45QSq6okCQlMZqr",
+	"514JgEWvfjnwX7vFkGjGHzrZRjZxyoglCTtbwzVEw4zN7ZaTvhk8YMqnJ2dPCGJ4ZHwPQNOUikfM+glh",
+	"raf+7BC/U18WC84EATb9HsfnmiGqvyLNvtRPn+MuUj5JyPy/fxd6rW4G6o3YA7yl6U7QiYnENFFozzUI",
+	"jGgZqfEZkaPOIfr5+BLtwE2BEiq0IK9suTDQIEIqdjDsHEz70Wu8S97Fg8l+9AYrNiuxzERnuN9X/JRK",
+	"AM9nPSyXyE7KQGMm5UIMd3ZAKMS9mNzYJYqd8krufND/fymZdoad/9rJlaAdfVfsnOkvaBhX2bYVO1Qg",
+	"jz2mhnlihjJ2zfiSGWDx1CJMoH57iDRii5QsUh4RIZQgT8nvJJJG3FO2yGQPfeAxEUMUUnaDExqPzeBh",
+	"gMLS+sJgxEIzkn81fxc+CUz6Lui85/HqC5dHUUQWUiHnI3BmgVcJx/FYcj5OcHpFfKwB1JgRnMgZkvha",
+	"yxcLQyXz74MUg70cKc70qEhyjuyoLdCiOtmnQgy+ICmArH6dAcJMy9ElFiCV9faisDKlsKcm9YGzaUKj",
+	"x9GzEr1TyqiYkQIxKwmPk5TgeIXs/SHI/TbyVyG/yKKIkJjE96Lqd/kG/lozhXZ7WFjUU21fHUSUVoWo",
+	"RBFmivtMiPoVkSRR+pnePH8uet8+8nRC45iwR23c1H3F2zU5o8LDM0ZIrFktjudKQYz4gtxrOzx6+ugN",
+	"2GIP8vk91QZck5XCK2BWaJJJlODoWi8PFga/Sou3u+Bmo7fghEmSMpwcpylPH7UN5JZEmXp2TOBb3mYo",
+	"3Q7dDIaG0acZQ1NMk3sRxIEv5o7tWMiO1WIfyhN8qt1Y0AVJKCNmTWg5owlRi2RKVm2FpXHDbSvdwGZN",
+	"0YxKhNmIZYzcLrRcm+IskWgrpGZ37JtGJH3h8iNI6sfyuybtRVE4GKI0bsfltlIS8TQWiNwuaErQr6fv",
+	"x5eXnxCeSvBbEMsptu9FdPtFHnhPvaa4wqfY7i9cMfOZtvrCok0H26oR3HomtqqqB6rRPLaBEk9Pzlpp",
+	"ps07WlBfOkFHo7m6vsgkGun/R50hEjO8IOi3QbD3DcUcBLBEUyrRb91BsP9N+xb0Q04LQzGJEpySzapp",
+	"a0CfnpxptlMD6SNPZTTDaa3Q+CnACo+5m3k+z63ljEYzrRZqTWKpnlWqhKWvbaMu1mqLJSXQbE0bUdVO",
+	"RNldaZRQi5TENJKalR+iTBCEgeXDmmc8iQWi8sdsg5U2DxcwpydnbWXMOsz2+WABiI6NGu6bc9FkdYj+",
+	"kXFJfG/fmMbaA7jiGUrJgqfyhwJT4+ijJAVqIygM6FtIivtYuBbs86KZOUSNFu+Pgazly2VD0tF5Kz5s",
+	"gWbspUvOP4HZ8xDY1Vl6PtL69g4itxFQ/6C///bgzWtzALD1+eiv4/Pj//l6fHE5fv+3y+OL7UMkFonh",
+	"dhMso5laqyAsRgkRAnzJPw6VYepUaJMSDicYCitzDoFtY3B8RDhNKRHKtNtg0Z2enF2Q9IZG5CvDN5gm",
+	"eJKQRyCxGoOyqwoKm+tDRFOlUA/AXJM0cXcOUUpkukJixlOZrH4cdK0OoQCsp6LgaBiH5HDRKRjmidzZ",
+	"keVQC7edO8UinZKFnnkGxzxGVQu9M58QCX3G0+sE/qlX6ViobpXm6R3/0TvjRrzk/DNmK6PpiAftaool",
+	"GSd0TiXx+ZK6jOAy4lM06PftksWOQFuTLBUS7fb724biFAMF0FChpJzdaw2JARI/VMa+EsibPlXaygxn",
+	"QuYGtL/o8Gn35CvDmZzxlP4feZisyPwP5BsCvAkbS/Xo7ESbrvr87a/do7OT7p/JCrkzph8E7dANHdqj",
+	"VSoQnCtpMtNKluehvCYruwv+Sh2z+spEtlDKBIk/k5jiS7BOHgRH96HxXH1pDIZOCaLSsl8skD1/U0MO",
+	"UXkUYL4NJ4kBSHBJbuUOHJv9eNHBCJUzxXXK0w4R4+maM9B8M+rApbelvRh/pOP24fL838ajex9dIKSS",
+	"zEWIZligOYQMzDAbMXj8/dHlh1/GJ5fHny9CRBIyV5NYoytof8i9VIXNm/2PjGRkPM2SpLzLyu6Hu4ZD",
+	"DPq7cLQr0Navp+/H//P1+Ovx+OLk78fbVpYkWLbgbL6by9vm/4GhzERa7K838afa2CVPrz2nrsTXhCHG",
+	"lzpmxVNSClpTVVUZsba6ShHOVMD60VaYL848NWL6kQmOrhVTpAJlLCU4mqlPuTcKny8ZVGres0xCdEjM",
+	"l0zN0l4Yqwvhdhv1CE7zn0gYt9eONiNySUtyqPyj1SSPi+16xxqXnKM5Zis3ejssL6zqKfD8yMDCBnsU",
+	"+LkJBZFC8zilOqcExxr/K2obZ3BWGdNIdrWnxHlJBNoKz48uj8efTj6fXI7PzxQ79K+8/3p+cRkeIrV5",
+	"I1bU9gxdmPEMuJQitUj5Vapsvy3gnx9Ov3z4en5+/OVyfHZ8Pv7z8d/yD0acRVmaEhat/O+qnbUbYWhW",
+	"KTiESYNoAk1TPofxdbTMKzFiOI7NsEdfL38Zfzw6+fT1/PgCRv188uXr5bEZGIXqa2M5S7mUCVGmN2Zi",
+	"CWfdSypnPJMjlnB+DVFj0i5zu1emNbwSJnaLawR8UrJrqQBvprmSIuxo7kk1Yd9HPsgJ6mtx7Ba0VJjt",
+	"U8mMJ1av76lbt9miBh27uFntlex7K9K+Wnfg75+bGIKJITOxVjtZu6inVvDUQiFODosarX2zWu7mAxR7",
+	"xFZ/wUkGm4PZ6nTaGf723a6WZfOJIs/gezmkJ78y4TwhmMElUCs3LdONeOegitMUr+ALOI6pWgxOzlLF",
+	"tyUl9/ogyxKjfeoAJjMAn/xOItm5+1YRPGylQzVv1BcCpN53sYM99AHcZTGYDyCB1Y8AMaJUl5R0CVMI",
+	"rRA15dnVbMSmCcegyyw4ZbKHtk4XhCles9frg7rNOGAUfGykIC5nhiTV0KOOlmqTFLNoRsSITUjCl0gs",
+	"iJqXRNyeqKin7GKRXp55C87XpYC7vW3g0B4BKhKBmNIk4Qpgt90r3jVQUgjUO8fLz0QIDBaNu9sV13TR",
+	"5Qu9N11YneLxCsp3QedIrFh0kU3mVJ6bQK/6OFIa2wg1CGHwg0mjlGBJ4l4n6CwKe28iMjdgwa98chJ3",
+	"dKiZDWL7zb77rYIJQec9ltHsTGsK3plfPQZOcSJIVWvRHmCjbuiIWPjQIVIYskKKIFCaMWExRKu+eE6K",
+	"55S94iYZOvpNCZYl7wRqK78F2mFqAzXvymByxFcDdbbIpAiUcE8IFjrEVmERlmjOhUQVy68wofI87k3m",
+	"c8pO9DuDCs3bVa3/mgvX/EhJAnLyplVgOlfQ76H/VVoLn1MpSRwUAiRtZHqaJQRFM86F8Y77ALh/zGNb",
+	"0imhq4aFhfAmrK1dvkVKPvXwUlg9h6dKFzAkaJD1lQA8FSUkLGAbBHBmiazBSrcRnZvdKlY+cHfdaHUx",
+	"rvomWiitRpJ50HZxjxVPPs6t+4QJ0DWLadhiP+hWr7Vuuz+COfDZArG81RbPl5BXAQ4pbUBUuSixR7/F",
+	"b/zvbKXzGPJ3A8TwXNGEuj6liWYVU7UaxTD0gedyRsBvRHSUfoVidBDtDk2p2LnZ0wGuvRWeJ0OUR5L+",
+	"1v/Wk3ysIwp6EO4wRHMISDQBEnvfvG2eZNKwTRtPcTvqmADG3/bzJ6uZIjbg+RFM5sEbbgLD8/3WO1G3",
+	"279A6Gl1kz7RG8KIENVdtUrs9w5h2VwNx6/Vp/ON4NedumByf4bmI3Uz0lK1BvN+5xNFWrEyUqeUpIFO",
+	"/qhJDoE8lwXX+guENIUQZ2u40w5WusPOdy2p74qSp22CxZSnc6z0miyjcd32/8on5xAfVbMWhmAKs5Qz",
+	"ngm1shInBIbqdACjp4xhvN3+7uvuYNDd3b0c9Id99a832N37u93m8dzoUkPFLYOOjb5c8/beQL1tlZ7W",
+	"KSZ13LpO4YPko/XTP/i7Zx51/NhZj9cPqrzewKkikNNM67vYiKbf+SQwLMuwcgq2KPDZCjOnsk4+mc2o",
+	"GCGF7akyO5N4BtF14EdSOEFitHX+8QPa29t7pzGUT6eCyO0iLq7Za4d/MZakK+mc1CFhCSOaWLGanObE",
+	"h9oeyRjEFugdAX+s4/EN9k4+ZgHhauFBpQshPkR4AqZlxiRN1GRYD+k8AgUnE1ooUGiCC0PtXG8BJo3U",
+	"7cB0L30/eJyGcR9twKecWkhi8NWTFJkngfNVIdoCqQ7aQyuXABugdaEffCKp5tLkzPhBjWLjkaKDd5kK",
+	"GoTOhVtVEc7mkzbaFZQVLtGKSH1aEW+j7ijr9/cIWhAGByFb5Rs22sv+7Rgc+v9HzBKeC85AhMVKsimq",
+	"1OF/ODYxj5potBPUil8zQSWo9fhq6XpABSyPl7r4azdUUXD7z1Z2/RPH8Rq90AVEz5TSRhmakzlPVyW5",
+	"Bkd5caad42OlGvd7/d0Arq+REH/P88eMtFkvFqrDlCf8C1+ihBuN0x6rXoNeP6dJQr0gmDyhtXfgkwjP",
+	"FBcMKp4rfzEN4oAKL4DcbKo7RtvCKCUwpZQIAqJos1hoT71/ILU0B1QdTXoI94kKWW92WzCKEt7lLiub",
+	"j6hJqXhAWdVuDYlUxvpL4SszfEMQ4/kmunHRhEQ4E2Cn0LRo44Cc14YiFtoD08o+9C2yuwZvRg2KH4M/",
+	"qDrFQ3OIt8TpvJstgpKDSADkHNSwMMqzvhk61YDPiacVtFqIz0IqC6kzWkXOtOow5DOs5xwCeqvr/0yw",
+	"yCC7Uu+MstU0xjmg5FhizEMkucRJjdXj8Kzg91rrWzdv6EnWbZwZs4WTXj1mv1OCUz6x/IO1sFLwPGYy",
+	"XdV7OKxdz6cIV1JTS1z8Pqz4D8NuGoFSz1w09RRTO/Ks3XSFrhlfisBiFE+VhK7zZwk43lgLsjW3dzt3",
+	"3+o9XO0x0dv6llTXCKvPRGIIOK7FoQK0wDyvQgzRMpSK3zlJqUBiQSJKzBm0IAucAKEuiMQJmmu6high",
+	"qPQw7+Whctrm1d5nAHxsFgLHJHu7uSJxq5SjGVY3dQbM3bf76CEmo55ncvNQCb+iEOjgjbcH4y24kI4N",
+	"5Ggi+FTOsZohFBtRO3znoYnki/G1f7Nz3RnuBZ0ETzS+dQSRXGCLShFPIIHihqZXlNEId77dwejOLeYP",
+	"7txjhRGqi5sSLLOUmPEWOBknrhoI/LmkMfwF25bf1H/qm99ymOzrORnvuPY0pViSq1Vn2FkSejXTSq7+",
+	"CXO6GXSG7/qBopLhoH/nmSYdSFQtU5r7E+asL+x2qvRVwMjvTQkdrwTiS4a8u4FGWCoFijib0qui2vZQ",
+	"1K636ls5Vp/AnLe0VAeHPDHLJbnQRAeMtXd/X8JHLhYkqhOSm5VpHdgFJ6BNOvVDbOLn1qgd57gHYK/o",
+	"zZMBtsB66uYgJFkINCFySQyc9UysymTra0BwkrK0wXoCJ1rrKV5IsmicoMed2s0vP4CBAkt2ojDtJ56c",
+	"x6bWfeJcP3aeJaToOSkux5p+Dj3RlKZCGkrWyCwOkc6+X2rHj0N2CGsUh3l+mYGGxwbQloIF44jgNKEk",
+	"Lb+s7UvjT8jTZiwTzVXwnGLsvQo1PEh18zlzvSbm6afFPWVKCuEk39v8EDln8d6OVya8ViGq2KzO+ZQn",
+	"vOeTddwyJ+8CHhepLscib/mNqlfOPGqpQU20hfL+oJJLkO3wJyyxNFFYZeePZlc2dluHm5iNOl0Qhlz9",
+	"MHSWcskjnvgI9/709FMn6Hw9+XL51vw/eG1+gKahfrze7wQd84R9wN63tz+eweWPZ3D14xlchCD0Iu6a",
+	"B+pWeVwvWo9M0YENq/ICP4co1GmZStwaCxOeeSVGzLgiD1EY8ZiEumpdBFmLfIpCE5YVbgMLC/OwshDh",
+	"lOgab/ErE4JcVF10tFt1h4SEsJ05jmaUka6iXrignrcl09y4RYwpZ5i3V0ewREuFD8uUsyvr/qAuljXP",
+	"05YcxRzhCc9k2T6oJrK7PNh9HUIl4KTHpbfvfwvQFZdor26qfoTe9+bqRXDOGCCcCJ6Ha5qIne7Jn0yA",
+	"Y3GeNfF+689ALQOBLStMrY4HQEr1lKRe3FAFRavF/1oQoRcDFANf/0d30CmaUGDw/XbQGwR7vYNg0NsP",
+	"+r3dbwHcMBM1JGWNI4MqVrfX5lU1fqhmF46jGSexhbrVMYqgtnNco6u2EvCnJ2cGnCcw4U1xQ2tVNnPT",
+	"RCpnKQvQZAVs+RDhJDFbMdfy2QQGtVZF8pmewjC1+lKhLuWGr53lD5fx0gBxPRLmEXdNCOTVqMvrzxWK",
+	"vxmbrGBCa1Tb7Q2Cbr+3H3QHvTfrEK1iWWvDugHTWmCQP+uaAnoNz9+0LlmaYraxRukCy1m5QGkpMKwy",
+	"Dw812yOU3sTnx6hCuUI70wb8+kRvAPSlAx1z1YGhYKy6s/jSuPBWwzgVd1YJYRqs3uP5Qq5MaIE2h2Bb",
+	"dUQQZnlN1S2laG3fh8C1ueamVLMf7dHyAeiwefhFgqWyiBtEpzJe5gRthZyxW/PXWP02CSehgkhYgJ3J",
+	"BbFAKyJ6+TNrjA1RgMrT6/2gudvV1yj563DsHAylCoK138vUfmAD8rcNUJ0Rk4wDMTBK59rMYOqho2fW",
+	"sPizAvN4bJR9cT1O3845VKGwcbG+MtjNAoX65ljdHAv6fyQMCtdCrW37T+n9DcvBWZUnTHDQXT0kGjCg",
+	"7b6WYL8W6AV1pjKiZXWtge6ZfBu4h7MO69mU0Qc3WJkPljdO/n8vhJDv+/TvfHmUSTAM15WmBgPZKIJ7",
+	"u+14hZ6CB7X1e2TEbgvG4JSc5wJf3XoaJ19QGhpRrEivHxMsA5TyZXeOf+epc8eCLGBGdXYpRh4RP0kM",
+	"9ZOhsduIZ8HcDW9dwHOPxL0LSIFuVnsczyxLVMPztKAG1ncf4VrPE6YkjTd4EPPHB73dXr+tYPIin/MF",
+	"NYHEwr/JC/9KoJjOzVcOUXeAtiCWQsMQcZasoOQ7zh8DRxxbISVlynkt65nS/RiRLq1TVNxqSfJJuXg1",
+	"IPApUNhN036vbr9KQRU1MR8Q6jG3oR845ZkpK2xd3q9EQ+gPTiWd4kiOoXJHTe8Gv9lCfihjvHvWoa7E",
+	"M9rq69S9jCayS02ta1E05A5293ffvg3aoEDDhBSKEiHpHEvnbvVWOeVcLlLKZIDm+HYrFWIck0Rivb4A",
+	"FdeL/hvNCF74jxTna+qatJowuY2STBibrSQKlKJkzjAYh0IwOtYNM5sJDrFISu2H+sLqCkxKoDnEakOm",
+	"ZNlN2KQSl9dUndDPKV9C/DWM9DMHMCDKdA3GKOVCuOOUwIROYfTzB7SlpjMhiJErLOlNyU7f779rByuL",
+	"q+aI8596JlnCkU3AMgcZ+gAQEjOQIBK4XhlyG6B1H+R6llBEvd6gzASqIKlBKR/fi/tZy8Iel/8pKLtK",
+	"SE0CaDmqxsgC1hkOdvf2D16/efuub371oaxyKUujlM6xPqrrvpbES8ZlNR3PKlFNGNKQa1lBgDZJlPfC",
+	"hPVb/8OSH54z9bEB7roaQt3RyvnHD+jd/sEbZGov9J7k5G2ISrWIA1Q4bQtGrFTENECVEqYB8stnBMjV",
+	"4g2KDYiCEfOr8UMag/3CnMgZj+FZnCR8qW5XKm+pgepKPAQj5tetCVCppK1alF+pNjDx7WMbGF2oEeXW",
+	"7NVwClBeCMr+Ltwu1G9S8zGHaS7RIVAbp9S1MWVjWz+nVyxVsPmk09YKeaajTrB4bVhd4aBTJxeINSeb",
+	"lAmpFtsQJo9zqV0nLzo2N/LZD01teWYqtRKoyzFDHSCftu5zrtocV6Nm98vl5ZmNfFM0V9LSap0/pjZL",
+	"DTHPeCqRyOZznK4sQK8pi3Xye830TzROoUacaoqp+Hp+4mdFrx1kXY2YDUhdYpi29gwAwIt2MZjf9rS6",
+	"GLNeWd1ZIdre6v1wfFBF0iKbveJjUMAUm4o2mmrwFKRvWcVez7F41PB27+3b1/12tpgdX6zExtFhQJN9",
+	"wCcSU0bivK7W6QWarKzRYQ46ikrx6zdv3uwOXred15opXSpA5z0mHz6n3YPB64O3u/st56Q1L1L0Ju3v",
+	"1j2sFO2G2Z9XrIuiAVJjVyu63jjDsmfdzSCoRbO6zS8BvrDmOsI4J0rI1cY0ult2dcsZT0xwa0TWJeIX",
+	"v6OjBDmLiCkJk6fmYVEJjQ1c3pmueucHZtkYPxsR2CYAsH2i/zkoAedOL1zTZMU0blyacEU/r6tNguHe",
+	"2sD+gydKMMzpdvchiYKNhv/Bv356X1AFWC1GeNGytRmbuNjV1DXk9EqSKuqrK0aSJxNUgm+xVF9cUNvt",
+	"YkavZuqK+2opyBRt3Qz6yKTy3rzbPgT1gkYIJ0u8EuZLttdAeIhs9oIu5C8Uiw1NGkNYiLyFmRixSyOX",
+	"7FCOvfWyIdY5z5tNZmxnDBYxzLdNkImXetF0ntsC60uqAEkjwiS+IgIy9PLsoViHRC+Uyjzo9wMTOeCA",
+	"qeZeov5SQkgFxSrMyeBEHTK66O8a3Uxnd4CHOY+klmRRRbuqF12p6TFOY/p/pPEkaQ2ItaOzPhr+lfAO",
+	"xBEW3jwDFBMoo6MkACSZ04rjgGAGYX5v94O9Xv91sNd78zoYQKSfkApg/d7bvaDf298PBr03b4J+783r",
+	"bxuBbNiCWVcdpL08hRpY++V3eGrPCnElN8K2KjJWVclfVa9lH/sBy1smtSlA8OP1Ptit5j91ecJ5EqBe",
+	"r1eKyMpTohq5cf7w7doDlOL0/lQ8dmo+Y0JbmchwkqzyJiHFOZoeT/c6eGpz5h1vPLEpiIzG7a0T5g9r",
+	"tCtIlKVUri6UyNKbf7Sgfyaro6yuztERs3VZe+jPZKVIZk60PhwenZ2M/3z8t4sQ7eR/jD+efDpWPN2E",
+	"Luli9qY2dUxuSMIXgFPX6mthTG6612QVoi1jYAdwQjQ2J0I65ATaE5YeGzHvuUB3MNyG8G8cSXpD1nTr",
+	"dpVY823FAAJd55OyKbelVLHun+nCdpX5iOaYMjAMUqXQZmniWZhXVM6ySS/ic2Nsmv+qjN18zGhs1v2V",
+	"EJxCKQyTa85vSAom+hD5FZGMk1NBB7DZFVhWxBBA9e8rfbT3O58I40GC3rrgSWCxBhgFDq8Qa8RGzE/p",
+	"BVpyvHsrz9FwNTr0c660R563se1KDeA8t5VPR8y2uM2z541TOldbONTJdKpBs5saipKDjA4DFGrFIIQo",
+	"Oiv/wm3fla3DnyCQlBXUIVcSi2kUdWPb8momSSostd+3VXwBcj/9dFSoDt376SekoZn3AyO3EVlIFJpu",
+	"tmraO2AjwK85kSmNBPyOeSTCEQPU3+ELwvCC9n4KTTc0zGpqCffQEdRO1kWEoci2QFuhQQpo7uuRixoF",
+	"9j/cPvT6l2FWab1GBeTUMaWSUSlGLLztWjana3mHXhxZXWlVMxelmxhGIrZ76NTlgYyY5RQ1n8bQX9hV",
+	"iFYrtFxdPaBW7VVQ9gonjxjUrzIltff7g1IN5cB0j3MBlg4I+/29Qrs2vb2ntvRVNCNKGfzpJ2S7wKlt",
+	"UkhrYJgS/YzvNTAFtm3ddMxWIwb1a40ha+sI67Nx7GquW6q4IhJgGQ76fai6TFlGzN6xvAb6iIGHWaCt",
+	"/d13/l31/SHaH+xpl6LupAOcpaYdhemeBZ5YzEbM60ucR/IyzkiA9gcH/hcZl1C514y839en/ODWpaZJ",
+	"n4EnpBGJnEz2b28BkAe3t6byWPlAAW2FTQWtw22NRFptrz1MMHlEjpi9lKEAmd6IQrtmTZTViBmqzz20",
+	"rnC3omaYtku/AGxoyCLxQChQxtQHwp2b3dBGmYLP35QDxdLLg4L0aZ23Q5mQBMeKjr+PdGbMqDNEo06v",
+	"1xt1AjQCv2PpUr5I78ZdiLZCm8gVbgeuIAuQt65lbzDRJGhZEmjIkfnpJ1jOTq/Xc7lcTelfW3+GACt0",
+	"sxuM2GVKJWevBIi3nfPji0u39m19QuCeMBFvJo2uGL0aaEwG5g2REVbmBMBsAsOBAmSIQ+FAvGJ4TiMt",
+	"O0kKRVyshz/soUsTo37FR0xyT5GmUpBkirZOv3z5qynhiygLEPxtE1x4JrdN8XOvwnAeeDJiUN4a0nO1",
+	"lpLQiJhsEaNpHC1wNCNdHdJV1DCWy2UPw+0eT692zLti59PJh+MvF8fwTu6iz8PIcoeNDhW7CzpGtnSG",
+	"nb1ev7cHVoicgU64A/LBFLXZmTs/9RWp8UWd1VWOAahpP6oCOwQ5LLHIY48UZPE1CdAiyYTvrlRAhyoz",
+	"6DMcuw29KkaKv9qSIowgrISDpJBDpPUdgqOZKVjlWppoXVFsjMnYUkjAox21yTtKu7Aphl7ki1I8rOP3",
+	"nOD4M5lfSCyVTM1jX/Rb+uhGD3sFgSGK2tSgmisbb7PmNDawoi5cCgRJTMV1D4XwliM001rIyJHzi4sR",
+	"0yNpHc980wwFcAafu36mhz6C8atPAvIxDXyhEadSQzZEIaGt8NPp0Z/yNhsf/hZa789Aq+RznF6TeMRC",
+	"FwgyRBC/EdoqKKtC8BIkALlRXwk7YaAWx01P4s7Qll0B/ITTa2DIgMO7/X6LdmPtOgEUSinVtAP4nNdQ",
+	"cnCEGr2mt47zxN8Fnf3+oGk4N/+dr6UmFPv9vc0vffS7qu8PWrzxnserL1wegaJlRtp9t/m9ckeeu6Bz",
+	"oMG9/r1i21swSPVhYQ5DUH18QCozDV9BTRLgSsqOLuuKyoaDe+qTReb1XfHUu53vhgHe7ejTdQgE9cKS",
+	"f6ufev5I7haGkkRtHja2QseWsqk5C8sotP1AjCy9+hwGa6yh4nENngDnC5BY4oUAzUuRJJ/TCCfJKhix",
+	"BGrise40UYZQ3hhHn2wgk+JivmPZG0NRArYSlcYog3YGZDlihVbuwpaGCwpfuSZkIVydEcsyvTQap8Yp",
+	"wa45nqnyhr7wQqO4OiLXRyGfTbDKsxF54cSloedHYZ+oW7Mh7BYU4PUz/4G8oL+/+Q3XF/lfkXn8wmXX",
+	"lIX0o5kfyjsghgbqSgWdnZhMsivLTrR0bNSFSlUFjSz16i6CZus0ItAjEPRc0jVqu9nCVh5EVCqTThid",
+	"oHUJwjoK+kSF9MoLiucko3JhygZKKmmML7JxrWzU+657lclklWPU/TFco/NikfJpAcHhyg6c6IuaG5OE",
+	"R9c116N5DJRWvePO+mvuKT205vI8k+S25rqJTqu5I1bzCU9qbsiZUp519d+62ymO3PV8xTNX8L+WvI9A",
+	"pAm02+8ruhOcM3vWYh2kimIJEz30kacoMX0CQP7p2lRFwjQNBp6RHM0IDVRoZw3uD3pDeo8hj4eiuTmT",
+	"6Ax/++YjvW2y4KG4WAlJ5p1vgMi/84lwbQoat+zS8k5TMt2xy6Z2B0gvSTT7HSu7+DORv/LJc+5i3i6h",
+	"YSN/5xOzwh+si/wbahbqrRazrGmxW+TaPxNp6pTrnfEQWeGuLq14LxvkVz45+ZOueWrPDBoR/7O+b4NN",
+	"z1I+J3JGMgFd+RC5XXABJ+hIn3aiLWtv9Hv93v52AHVZFimZ0luw3rUvaRx6LpufuS7PaLhIxJOERJKn",
+	"otZWNxPeSCZe18ACgeRnn/+Ffjn+dGZKPZljjbHRKM6ctygXl2U9rDdi/4Uu/3Z2XP+JK5xdkRGrvbcL",
+	"KyufrNbSpNmhPxJP9bBg7rajlrvmVXTXKLp5yUOLO/oMxrhNc1+sdu3oaF0uCPhHDUBXRPZqFdbnV1U3",
+	"Kql2Aa8EskfNQveiNMWLtPFsF79VCITaflFp16i0CuyVYnw+NubFlmv0We84s+Oha8Xb04i/kJNQ6tet",
+	"8HjGlwp7IwztkcA/qU8tXun77lDCZjiPGGExZDTpw9IhWHfeYPAaWHsmzH7LVbp3RfOwqUQ5YupB09m4",
+	"ocqpjeQJyhmtuuKn/ThNRyyXHEGx3Gc566t4Kn9iuhPaIw11Fz4+YjglhsQhgtYH4AwLQ9J1zP9nIp/d",
+	"gVMsWtRA0ma63g6+OG/+6Z5fWyxgCt6bQtDTgzhC8AN9u4r72DANg6/+pRWeW/PUJhENvze4g88zJlCo",
+	"q+34p4eWZgtnC2CQC68obt66CwJLqkL1zCUxGY+rQoIno75S5u5dMSbO9KV9Ntr3skIbTV0/JdTrkV4K",
+	"7dnUJ738OAz3B2YfbbjBmU5mvOT8E06viH7voM30avqQ/4taa+cZA+7jB9rlOOOxIUvG9XzI3r3zKF77",
+	"GJrp/i84oTGWRPjJXYEO1odDHskRzmO/tTVpe2ApXqD91YjK3ohZHxWWWkY7bcN2iDTNH9d7QWpEuG4n",
+	"bR0d/24MpK5j9hpfS6FZoduC+I+uS7wwg3bMQCMCwi7U9tm4wo5r0lnPGz7Ra4LCs9OLMrGGfgtP79RW",
+	"YadpVSfAFgm1YhBqE0fp8HVdPUMIfl9D+NDo+vmov677+wsLeGEB/3wWoHvkPiMH8M8wYpIQWZPs8gFK",
+	"NZT6Xopi30t0hGw7Tp66dpvqebAJ5vzGC0seMUDXQ4Rd/02uYxrwBLOYMwJnJROdTqibdJIURZihLSq9",
+	"piZTOKiO+JyIQL0eUxFhRRPbOi5Wqx3G9zEh8CAKXekJHZbLyI36+AyzKyJGDF9hytR6XD6uWkWEmVrv",
+	"hOTNQIdov/8OhX7ljloWpsH34EOaf07v6UHvQOe2PlHvaT2qawKVtzmt5vM+4akUFfl2HSKNOv+Ec6rn",
+	"d7v0W/C4D5xNE6pzv/6TjsI0/UFP8VJr98qh2HruGdS7c88hkUc4Bcig2APOcs94krwc5r4c5pYxWOFF",
+	"K/x91KGuVQw2GAXgKNRJKLarUK7CF1yHediYn7Dvx8iNWISTpGfNBBGCYuHe1Y0JQUhrWwGLdbaC0eBB",
+	"m//3tRT8KbRyOYqg0eB6cUa+GB+1zkhccEVqK+Sxhoerql8rRXf7fRTqrNTWFXIO0UF/D4Xmr1DnjYCA",
+	"pWLEhKRJYh/VMXGpK+RjguJqI7519ZzHqeqldqet1dq8ClENXR9vBskPD/hwWPcA2NjqRU8DnbNCqlZx",
+	"94uM7pzIdNWF0OdNTM5/9O5uXXhLPreGqJab3fWBgpAw9kpAbEeQF4TJ26DrTMa8bjqiEhm2UxPeeUoX",
+	"pZryzyiUqgXsG8SSW2XpBLyFCDg9OXuQFDg9Obu/IIBmABVZ0IpAoBVX84mzhpNbv4ctnC7ahpzc7Jpw",
+	"4R3bf6mRqa6PFQ5QAk5eWxtgDR590lWUnxOHYIi1mKNM+vsFCz/5TjbQv9nXpBo5DPta2rbNwvAeZeL0",
+	"DmrhqWWiLwl9JtiwtY+Qea33Vo/x3FLtSXe7rWx7PAz+ybLL4G5aI8IKyGsj3fK2ceuD323wiBZpVAoX",
+	"6aX/sp278hCx+sCzEcsjz+BMuTswJ1ANRZdcsSXvAWjcvN1DYLWM2NyL/FnXibNGRTyli2K81/NSTqvY",
+	"Mgvq+0eWnZ6cPcAgezJp3Mbxc3pydm/fz/Nwgo0vbjSvYDfzJjVbfhyj13aSCyK2768c3NcBZNFLB6B9",
+	"a6ZzXU3q/qnLpQGCdV6lYqf4nBWUotGGKNQVMEI0z4R0wdCWBkbMFMjI41GR7WGjqxOY2iZwlDWlJsvR",
+	"sBidxZlzkBErs5BDGydHBZomGPKgXQct62RJESNCkriHPnBmsgFc9XOho2rg+67klppUSrwoRO0bg14y",
+	"0Yy7gHcdYqOzmSkkXOtIWWGDZnvof23cTX3XPa/yz4gVitvwSBLZFTIleB4OEYaqOq74zBSFjkF2f4GL",
+	"3Q+ayXV16bdQlxfSAcJMl8TQBQJhL8IcMXqVnn9qBSleooRKmZAuYTHFzHwPbUGJIOtxhNVitN+FWkaF",
+	"F3ynoat1sR24KlueD0zjUA+d2lhjAbWTeGom681wiGSakRBtKaGTtwwOTPkfD3HzOo91DQvNd7Z1MbsJ",
+	"jq5zb+cSrxqEDQC9c1/Sdluld8pslCnRpyjxORyk5WbYivc1IVjxq67uoYZafaLLj3OzVhoqP/FKGttU",
+	"91AzRdruTCtbbJPaCkVDwCNFrYrJ6Cnfh26RT7Y55xgxG4hfcSGbG8YT72moG4bapLVuer29m/k/SrFp",
+	"5aaGtT3CU316cvZQZ/Wz6lS52q6km+3z/GjNquC+blCLNhvyrnu4S9WyXcZBbNR0QApcdUDsn5yB/Fpg",
+	"OdsGIxmX6xgY0x9kF0zLljoy7gCq894EgtJ4UDxvxHTyj62tss7a+RFOAm+g9Tk0XqrBCzv4A3s87rWh",
+	"tt8BT1EJLZ/SB1KyxPIzoX8ZU8w6UezVjRmH/wG+GHMK/eKSeXHJPNYlY1IBq0mAP4Twg9bPF/MA78kr",
+	"nsaf85DJvriAXlxALy6gh7iA/uI40osn6MUT9OIJevEEvXiC2niCgEHfV6Vr4/xpVK7+c7xCRia9OIde",
+	"nEP/Vs6hQs/PdZVh/rhGYTHgp9ht67dvSu/TMXV6Po0Rd2AiufaeVKCYR5lSwXvoPZlRMKYWKb9dBSg8",
+	"+/r+08mH8dfzTyGaQ78W3R1DvR2jiC8oEQjHNySVVEDfHzwRPMkkQV/PP9lmI5rf6OYTO6CgGmCXZ3nh",
+	"BamDVedHrVMrCnp5A648l6uaxaULW/BpJc1GeB+APJvq287d48q2ee84FKjm1+tYwcBzQqplmPJ4YIfw",
+	"NJoRaJalJBmUw4pSvFDmUz6CiTOujqC7HfEUuUJh3lumMG/NYig0KJQpjqSxlicpXwqSoq8nMCvdyc98",
+	"B2rY1sOkqR3Lza7fkcVUNsvbsWznlUOs9lnbgWWIbG+Sa0CxnmmCRvnOkkwElQQK7O5EnEEu3g5OoxmV",
+	"JJJZSnbUt7qLBDOyc7PbXbimOfnKFG3ffbv7fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

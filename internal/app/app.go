@@ -74,6 +74,7 @@ func Run(ctx context.Context, opts Options) error {
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui,
+		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 	})
 	if err != nil {

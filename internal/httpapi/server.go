@@ -39,6 +39,11 @@ type Options struct {
 	// SharedRateLimit, when set, keeps that limit in a store shared with other servers;
 	// while it cannot be reached, each server's own buckets apply it.
 	SharedRateLimit SharedLimiter
+	// MaxConcurrentPerKey caps the requests one key has in progress at once; 0: no cap.
+	MaxConcurrentPerKey int
+	// AuthFailuresPerMinute is how many failed authentications a client address may
+	// make a minute before its requests are refused unread; 0: no throttle.
+	AuthFailuresPerMinute int
 	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
 	// empty: no CORS headers at all.
 	CORSAllowedOrigins []string
@@ -59,6 +64,9 @@ type Server struct {
 	metrics    *metrics.Metrics
 	log        *slog.Logger
 	limiter    *limiter
+	inflight   *inflight
+	authFails  *authThrottle
+	gates      map[gateKey]opGate
 	operations map[string]string // "METHOD /route/{param}" -> operationId
 	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
 }
@@ -86,6 +94,7 @@ func NewServer(opts Options) (*Server, error) {
 	return &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
 		log: opts.Logger, limiter: lim,
+		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 	}, nil
 }
 

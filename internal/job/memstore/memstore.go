@@ -98,6 +98,11 @@ func (s *Store) Update(_ context.Context, id string, fn func(*job.Record) error)
 	return next, nil
 }
 
+// UpdateFrom is Update: the record is in memory, there is no read to save.
+func (s *Store) UpdateFrom(ctx context.Context, prev job.Record, fn func(*job.Record) error) (job.Record, error) {
+	return s.Update(ctx, prev.ID, fn)
+}
+
 // Len returns the number of records held, expired ones included until swept.
 func (s *Store) Len() int {
 	s.mu.Lock()
