@@ -79,7 +79,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	}
 	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
-	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
+	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
@@ -90,8 +90,12 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	regCtx, stopRegistering := context.WithCancel(context.Background())
 	registered := make(chan struct{})
 	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
+	svc := &job.Service{Store: store, Runner: runner}
+	if cfg.QueueMinReplicas > 0 {
+		svc.Replicas = redisstore.NewReplicas(rc, cfg.QueueMinReplicas, cfg.QueueReplicaTimeout)
+	}
 	return &jobs{
-		svc:   &job.Service{Store: store, Runner: runner},
+		svc:   svc,
 		ui:    ui,
 		limit: limit,
 		shutdown: func(context.Context) error {
@@ -113,7 +117,7 @@ func redisClient(cfg config.Config, log *slog.Logger) (*redis.Client, queue.Conn
 	// go-redis logs through a process-wide logger; without this its reconnect noise
 	// bypasses the structured log.
 	redis.SetLogger(redisLogger{log.With("component", "redis")})
-	return redis.NewClient(conn.Redis), conn, nil
+	return conn.NewClient(), conn, nil
 }
 
 type redisLogger struct{ log *slog.Logger }

@@ -68,8 +68,12 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.ListenAddr = p.addr(c.Port) }},
 	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository",
 		parse: func(p *parser, c *Config) { c.ModelsDir = p.str() }},
-	{Name: "QUEUE_URL", Meaning: "unset: jobs run in-process; `redis://[:password@]host:port/db` (or `rediss://`): jobs go to Redis for `inferd-worker`",
+	{Name: "QUEUE_URL", Meaning: "unset: jobs run in-process; `redis://[:password@]host:port/db` (or `rediss://`): jobs go to Redis for `inferd-worker`; `redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name`: the same through Redis Sentinel (the hosts are the sentinels; `sentinel_password=` when they have their own)",
 		parse: func(p *parser, c *Config) { c.QueueURL = p.queueURL() }},
+	{Name: "QUEUE_MIN_REPLICAS", Default: "0", Meaning: "replicas that must hold a job's record and task (Redis `WAIT`) before its submission is accepted; `0`: the primary's word suffices (no extra round trip)",
+		parse: func(p *parser, c *Config) { c.QueueMinReplicas = p.int(0, 64) }},
+	{Name: "QUEUE_REPLICA_TIMEOUT", Default: "1s", Meaning: "how long a submission waits for `QUEUE_MIN_REPLICAS`; then it answers 503 `queue_unavailable` and the job is failed, never run",
+		parse: func(p *parser, c *Config) { c.QueueReplicaTimeout = p.duration() }},
 	{Name: "API_KEYS", Meaning: "`KEY:SCOPE+SCOPE,...`; unset (and no file): the development keys",
 		parse: func(*parser, *Config) {}}, // read with API_KEYS_FILE: they exclude each other
 	{Name: "API_KEYS_FILE", Meaning: "a file of the same entries",
