@@ -14,6 +14,7 @@ import (
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/metrics"
@@ -56,6 +57,7 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
 	}
 	m := metrics.New(promReg)
+	metrics.BuildInfo(promReg, build.Version, build.Commit(), onnx.Version)
 
 	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
 	if err != nil {
@@ -75,6 +77,7 @@ func Run(ctx context.Context, opts Options) error {
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
 		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
+		ReadyAllowFailed: cfg.ReadyAllowFailed, ModelsDir: cfg.ModelsDir,
 	})
 	if err != nil {
 		return abort(err)

@@ -54,6 +54,7 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
+	m.ObserveWorkers(func() int { return 1 })
 	return &jobs{svc: &job.Service{Store: store, Runner: runner}, shutdown: runner.Shutdown}
 }
 
@@ -73,6 +74,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	}
 	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
+	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL})
 	return &jobs{
@@ -109,5 +111,23 @@ func queueCount(insp *asynq.Inspector, name string, f func(*asynq.QueueInfo) int
 			return 0
 		}
 		return f(q)
+	}
+}
+
+// queueWorkers counts at scrape time the worker processes (asynq servers with a live
+// heartbeat) that take jobs from queue; 0 while Redis is away.
+func queueWorkers(insp *asynq.Inspector, queue string) func() int {
+	return func() int {
+		servers, err := insp.Servers()
+		if err != nil {
+			return 0
+		}
+		n := 0
+		for _, s := range servers {
+			if _, ok := s.Queues[queue]; ok && s.Status != "closed" {
+				n++
+			}
+		}
+		return n
 	}
 }

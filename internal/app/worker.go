@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
@@ -37,6 +39,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 		promReg = prometheus.NewRegistry()
 	}
 	m := metrics.New(promReg)
+	metrics.BuildInfo(promReg, build.Version, build.Commit(), onnx.Version)
 	ms, err := newRegistry(ctx, cfg, m, log, opts.Sources)
 	if err != nil {
 		return err
@@ -72,7 +75,9 @@ func RunWorker(ctx context.Context, opts Options) error {
 		}
 	}
 	hs := &http.Server{
-		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }),
+		Handler: workerMux(promReg, func() bool {
+			return reg.Ready() && (cfg.ReadyAllowFailed || len(reg.Failed()) == 0) && taking.Load() && redisUp.Load()
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -227,8 +227,12 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 `ready` once every pipeline has finished loading; 503 `loading` while any is
-         *     still loading. For readiness probes.
+         * @description 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
+         *     that failed to load holds readiness back too (strict readiness, as Triton's): the
+         *     answer stays 503 `loading`, and `failed` names each such version and why, until a
+         *     reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
+         *     readiness back: 200 `ready` once the others have loaded, still listing it in
+         *     `failed`. For readiness probes.
          */
         get: operations["ready"];
         put?: never;
@@ -858,11 +862,13 @@ export interface components {
         /** @description Readiness of the whole service. */
         Readiness: {
             /**
-             * @description ready once every pipeline has finished loading, loading before.
+             * @description ready once every pipeline has loaded; loading before, and while a version that failed to load has none (unless READY_ALLOW_FAILED=true).
              * @example ready
              * @enum {string}
              */
             status: "ready" | "loading";
+            /** @description The versions that failed to load, with the reason (paths relative to the model repository); empty when none did. With strict readiness, a non-empty list on a 503 means loading has finished and only a reload (or a fixed rollout) makes the server ready. */
+            failed: components["schemas"]["FailedModel"][];
         };
         /**
          * @description A pipeline held in memory.
@@ -1853,7 +1859,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every pipeline has finished loading. */
+            /** @description Every pipeline has loaded (or, with `READY_ALLOW_FAILED=true`, every one that could). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,7 +1867,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "ready"
+                     *       "status": "ready",
+                     *       "failed": []
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];
@@ -1869,18 +1876,13 @@ export interface operations {
             };
             413: components["responses"]["BodyNotAccepted"];
             500: components["responses"]["InternalError"];
-            /** @description Pipelines are still loading. */
+            /** @description Pipelines are still loading, or a version failed to load. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "loading"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
