@@ -68,7 +68,12 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	}
 	runner := queue.NewRunner(rc, queue.TaskOptions{})
 	insp := runner.Inspector()
-	if err := prom.Register(asynqmetrics.NewQueueMetricsCollector(insp)); err != nil {
+	// Two of asynq's gauges are named like counters; promtool rejects that.
+	queueMetrics := metrics.Renamed(asynqmetrics.NewQueueMetricsCollector(insp), map[string]string{
+		"asynq_tasks_enqueued_total": "asynq_tasks_enqueued",
+		"asynq_queue_paused_total":   "asynq_queue_paused",
+	})
+	if err := prom.Register(queueMetrics); err != nil {
 		_ = rc.Close()
 		return nil, fmt.Errorf("registering queue metrics: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -75,6 +76,11 @@ func (m *Metrics) Version(model, version string) registry.VersionObserver {
 	}
 	for i, s := range states {
 		out.state[i] = v.state.WithLabelValues(model, version, string(s))
+	}
+	// Histograms too, so that dashboards show every known version from the start.
+	m.batchSize.WithLabelValues(model, version)
+	for _, stage := range []pipeline.Stage{pipeline.StagePreprocess, pipeline.StageModel, pipeline.StagePostprocess} {
+		m.stageDuration.WithLabelValues(model, version, string(stage))
 	}
 	for _, mode := range []registry.Mode{registry.ModeSync, registry.ModeAsync} {
 		m.predictItems.WithLabelValues(model, version, string(mode))
