@@ -43,6 +43,7 @@ type Config struct {
 	JobQueueSize          int           // JOB_QUEUE_SIZE (in-process mode)
 	LoadConcurrency       int           // LOAD_CONCURRENCY
 	LoadStrict            bool          // LOAD_STRICT: a version that fails to load stops the process
+	ReadyAllowFailed      bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
 	DynamicBatching       bool          // DYNAMIC_BATCHING: false turns it off for every version
 	ShutdownTimeout       time.Duration // SHUTDOWN_TIMEOUT
 	ShutdownDrain         time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once

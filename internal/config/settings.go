@@ -108,6 +108,8 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.JobQueueSize = p.int(1, 1<<24) }},
 	{Name: "LOAD_STRICT", Default: "false", Meaning: "`true`: a version that fails to load stops the server (and worker) at start",
 		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},
+	{Name: "READY_ALLOW_FAILED", Default: "false", Meaning: "`true`: `/ready` answers 200 once loading has finished even when versions failed to load (each still answers 503 `model_unavailable`); `false`: 503 naming them",
+		parse: func(p *parser, c *Config) { c.ReadyAllowFailed = p.bool() }},
 	{Name: "LOAD_CONCURRENCY", Default: "1", Meaning: "pipelines loading at once; above 1, memory figures may overlap (`exclusive: false`)",
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
 	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,15 +24,6 @@ import (
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/registry"
 )
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkOIPInfer sends a 1 MB FP32 tensor through echo's /v2 infer, as JSON both
 // ways and as binary tensor data both ways, through the whole handler without a
