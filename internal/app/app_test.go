@@ -58,13 +58,14 @@ func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 		return s
 	}
 	deadline := time.Now().Add(30 * time.Second)
+	var last *apitest.Response
 	for time.Now().Before(deadline) {
-		if s.c.Get("/ready", "").Status == http.StatusOK {
+		if last = s.c.Get("/ready", ""); last.Status == http.StatusOK {
 			return s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("not ready after 30 s")
+	t.Fatalf("not ready after 30 s: %s", last.Body)
 	return nil
 }
 

@@ -45,7 +45,9 @@ func oipRepo(t *testing.T) string {
 
 func startOIP(t *testing.T, extra map[string]string) *started {
 	t.Helper()
-	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys}
+	// The repository holds a broken version on purpose: strict readiness would keep
+	// /ready at 503 for it.
+	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}
 	for k, v := range extra {
 		env[k] = v
 	}

@@ -234,11 +234,11 @@ func (s *Server) Health(context.Context, api.HealthRequestObject) (api.HealthRes
 // Ready answers 200 once every pipeline has loaded (see readiness), and 503 stopping
 // from Drain on.
 func (s *Server) Ready(context.Context, api.ReadyRequestObject) (api.ReadyResponseObject, error) {
-	retry := retryAfterSeconds
-	if s.draining.Load() {
-		return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusStopping}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
-	}
 	body := s.readiness()
+	if s.draining.Load() {
+		body.Status = api.ReadinessStatusStopping
+	}
+	retry := retryAfterSeconds
 	if body.Status == api.ReadinessStatusReady {
 		return api.Ready200JSONResponse(body), nil
 	}
