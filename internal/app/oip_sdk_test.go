@@ -13,11 +13,10 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 )
 
-// TestOIPGoSDK: the Go SDK's methods for the Open Inference Protocol, over a real socket
+// oipGoSDK: the Go SDK's methods for the Open Inference Protocol, over a real socket
 // with every exchange validated against openapi.yaml: metadata and readiness, infer as
 // JSON and with binary tensor data, and the protocol's errors read as *client.Error.
-func TestOIPGoSDK(t *testing.T) {
-	s := startOIP(t, nil)
+func oipGoSDK(t *testing.T, s *started) {
 	c, err := client.New(s.url, client.WithAPIKey("k-all"), client.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, nil)}))
 	if err != nil {
 		t.Fatal(err)
