@@ -45,7 +45,9 @@ func oipRepo(t *testing.T) string {
 
 func startOIP(t *testing.T, extra map[string]string) *started {
 	t.Helper()
-	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys}
+	// READY_ALLOW_FAILED: the broken version must not hold readiness back where /ready
+	// waits for failed versions.
+	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}
 	for k, v := range extra {
 		env[k] = v
 	}
