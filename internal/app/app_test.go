@@ -24,6 +24,7 @@ import (
 // started is a server run by app.Run in this process.
 type started struct {
 	c    *apitest.Client
+	url  string
 	done chan error
 }
 
@@ -53,7 +54,8 @@ func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 			t.Error("the server did not stop")
 		}
 	})
-	s.c = apitest.New(t, "http://"+ln.Addr().String())
+	s.url = "http://" + ln.Addr().String()
+	s.c = apitest.New(t, s.url)
 	if !wantReady {
 		return s
 	}

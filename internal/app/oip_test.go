@@ -45,8 +45,8 @@ func oipRepo(t *testing.T) string {
 
 func startOIP(t *testing.T, extra map[string]string) *started {
 	t.Helper()
-	// The repository holds a broken version on purpose: strict readiness would keep
-	// /ready at 503 for it.
+	// READY_ALLOW_FAILED: the broken version must not hold readiness back where /ready
+	// waits for failed versions.
 	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}
 	for k, v := range extra {
 		env[k] = v
@@ -101,11 +101,22 @@ func softmax(x []float64) []float64 {
 	return out
 }
 
-// TestOIPEndpoints: every endpoint of the protocol answers as its description says:
+// TestOIP runs the protocol's checks below on one server of the example repository
+// (plus a version that fails to load), MAX_REQUEST_BYTES at 64 KiB.
+func TestOIP(t *testing.T) {
+	s := startOIP(t, map[string]string{"MAX_REQUEST_BYTES": "65536"})
+	for _, tt := range []struct {
+		name string
+		run  func(*testing.T, *started)
+	}{{"endpoints", oipEndpoints}, {"iris", oipInferIris}, {"binary", oipBinary}, {"errors", oipErrors}, {"Go SDK", oipGoSDK}} {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, s) })
+	}
+}
+
+// oipEndpoints: every endpoint of the protocol answers as its description says:
 // server metadata with its extensions, liveness and readiness without a key, model
 // metadata with -1 for the batch dimension, model readiness with and without a version.
-func TestOIPEndpoints(t *testing.T) {
-	s := startOIP(t, nil)
+func oipEndpoints(t *testing.T, s *started) {
 	tests := []struct {
 		path   string
 		key    string
@@ -141,12 +152,11 @@ func TestOIPEndpoints(t *testing.T) {
 	}
 }
 
-// TestOIPInferIris: the logits of iris v1 through /v2 are the model's own: their
+// oipInferIris: the logits of iris v1 through /v2 are the model's own: their
 // softmax is what /predict answers (rounded there to 4 decimals) for the same flower;
 // a [2,4] batch gets [2,3]; the request id comes back; without a version the routing
 // rule picks one and model_version names it.
-func TestOIPInferIris(t *testing.T) {
-	s := startOIP(t, nil)
+func oipInferIris(t *testing.T, s *started) {
 	pred := s.c.Post("/predict", "k-all", `{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)
 	var p struct {
 		Result []struct {
@@ -332,11 +342,10 @@ func splitBinary(t *testing.T, resp *apitest.Response) (oipResponse, []byte) {
 	return r, resp.Body[n:]
 }
 
-// TestOIPBinary: the binary data extension both ways. FP32 and BYTES tensors sent as
+// oipBinary: the binary data extension both ways. FP32 and BYTES tensors sent as
 // raw bytes come back from echo byte for byte when asked for as binary (per output, or
 // all with binary_data_output), and as JSON otherwise; iris takes a binary input too.
-func TestOIPBinary(t *testing.T) {
-	s := startOIP(t, nil)
+func oipBinary(t *testing.T, s *started) {
 	f := fp32(1.5, -2.25, 3.4028235e38, 1e-45)
 	bs := byteElems("hello", "", "wörld\x00\xff")
 	header := fmt.Sprintf(`{"inputs":[{"name":"f","shape":[2,2],"datatype":"FP32","parameters":{"binary_data_size":%d}},`+
@@ -372,13 +381,12 @@ func TestOIPBinary(t *testing.T) {
 	})
 }
 
-// TestOIPErrors: the protocol's error shape, {"error": ...} (with inferd's code and
+// oipErrors: the protocol's error shape, {"error": ...} (with inferd's code and
 // request id), for every refusal: malformed requests (400, saying which input and what
 // was expected), unknown models and versions (404), a version that failed to load
 // (503), keys (401, 403), the body limit (413), the media type (415) and the rate
 // limit (429). Never a 500.
-func TestOIPErrors(t *testing.T) {
-	s := startOIP(t, map[string]string{"MAX_REQUEST_BYTES": "65536"})
+func oipErrors(t *testing.T, s *started) {
 	const infer = "/v2/models/iris/versions/v1/infer"
 	in := func(shape, datatype, data string) string {
 		return fmt.Sprintf(`{"inputs":[{"name":"input","shape":%s,"datatype":"%s","data":%s}]}`, shape, datatype, data)

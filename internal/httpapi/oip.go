@@ -74,9 +74,14 @@ func (s *Server) OipServerLive(context.Context, api.OipServerLiveRequestObject) 
 	return api.OipServerLive200JSONResponse{Live: true}, nil
 }
 
-// OipServerReady answers 200 once every pipeline has finished loading, as Ready does.
-func (s *Server) OipServerReady(context.Context, api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
-	if s.reg.Ready() {
+// OipServerReady answers as Ready does, 200 when it would and 503 otherwise, so the
+// two probes never disagree.
+func (s *Server) OipServerReady(ctx context.Context, _ api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
+	resp, err := s.Ready(ctx, api.ReadyRequestObject{})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := resp.(api.Ready200JSONResponse); ok {
 		return api.OipServerReady200JSONResponse{Ready: true}, nil
 	}
 	retry := retryAfterSeconds
