@@ -113,7 +113,9 @@ func TestOIPEndpoints(t *testing.T) {
 		{"/v2", "k-read", 200, []string{`"name":"inferd"`, `"extensions":["binary_tensor_data"]`}},
 		{"/v2/health/live", "", 200, []string{`{"live":true}`}},
 		{"/v2/health/ready", "", 200, []string{`{"ready":true}`}},
-		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`, `"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
+		// Routed 90/10 to v1 and v2, whose outputs differ; their input is the same.
+		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`}},
+		{"/v2/models/iris/versions/v1", "k-read", 200, []string{`"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
 		{"/v2/models/iris/versions/v2", "k-read", 200, []string{`"name":"iris"`, `"shape":[-1,4]`}},
 		{"/v2/models/digits/versions/v1", "k-read", 200, []string{`"inputs":[{"datatype":"FP32","name":"input","shape":[-1,64]}]`}},
 		{"/v2/models/echo/versions/v1", "k-read", 200, []string{`"platform":"echo"`, `"inputs":[]`}},
@@ -191,7 +193,7 @@ func TestOIPInferIris(t *testing.T) {
 	})
 	t.Run("routed", func(t *testing.T) {
 		resp := oipPost(s, "/v2/models/iris/infer", "k-all",
-			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}],"outputs":[{"name":"logits"}]}`)
+			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}]}`)
 		var r oipResponse
 		resp.JSON(t, &r)
 		if resp.Status != 200 || r.ModelVersion != "v1" && r.ModelVersion != "v2" {
@@ -393,6 +395,9 @@ func TestOIPErrors(t *testing.T) {
 		{"inputs not an array", infer, `{"inputs":{"name":"input"}}`, "inputs must be an array"},
 		{"input not an object", infer, `{"inputs":[7]}`, "inputs[0] must be an object"},
 		{"no name", infer, `{"inputs":[{"shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "inputs[0].name"},
+		{"number beyond a double", infer, `{"data":[1e400],"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "the number 1e400 is beyond the range of a double"},
+		{"number beyond a double in data", infer, in("[1,4]", "FP64", "[1,2,3,1e400]"), "1e400 is out of the range of FP64"},
+		{"id null", infer, `{"id":null,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"id not a string", infer, `{"id":5,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"unknown datatype", infer, in("[1,4]", "FLOAT", "[1,2,3,4]"), `datatype "FLOAT" is not one of`},
 		{"wrong datatype", infer, in("[1,4]", "FP64", "[1,2,3,4]"), `input "input" is FP64; the model takes FP32`},
@@ -491,6 +496,7 @@ func TestOIPErrors(t *testing.T) {
 		{"model ready without read_models", "GET", "/v2/models/iris/ready", "k-predict", "", 403, "forbidden"},
 		{"server metadata without a key", "GET", "/v2", "", "", 401, "unauthorized"},
 		{"body too large", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}],"id":"` + strings.Repeat("x", 70000) + `"}`, 413, "payload_too_large"},
+		{"more rows than MAX_BATCH_ITEMS", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1025,4],"datatype":"FP32","data":[` + strings.TrimSuffix(strings.Repeat("1,", 4100), ",") + `]}]}`, 413, "payload_too_large"},
 		{"model name too long", "GET", "/v2/models/" + strings.Repeat("m", 129), "k-all", "", 400, "invalid_request"},
 	}
 	for _, tt := range statusTests {

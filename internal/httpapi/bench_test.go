@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,4 +110,33 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPollJob is a poll of a finished job, the request async clients send most:
+// routing, auth, the contract's validation of the path and the record's encoding.
+func BenchmarkPollJob(b *testing.B) {
+	h := benchHandler(b)
+	req := httptest.NewRequest(http.MethodPost, "/predict/async", strings.NewReader(`{"model":"echo","data":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", keyPredict)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var sub struct {
+		JobID string `json:"job_id"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &sub); err != nil || rec.Code != http.StatusOK {
+		b.Fatalf("submit: %d %s", rec.Code, rec.Body)
+	}
+	b.ReportAllocs()
+	cpu := startCPU(b)
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/predict/async/"+sub.JobID, nil)
+		req.Header.Set("X-API-Key", keyPredict)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+	cpu.report()
 }

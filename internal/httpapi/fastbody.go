@@ -91,6 +91,9 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 	if !utf8.Valid(b) || !json.Valid(b) {
 		return nil, false
 	}
+	// b is a pooled buffer, reused once the request is answered, and the raw members
+	// live on (a job keeps its input): they are slices of one copy.
+	b = bytes.Clone(b)
 	var shape bodyShape
 	in = &predictInput{}
 	var raws [64][]byte // per name index, the member's value

@@ -61,3 +61,30 @@ func TestFastBody(t *testing.T) {
 		}
 	}
 }
+
+// TestFastBodyOwnsItsBytes: the body is read into a buffer that the next request
+// reuses, and a job keeps its input long after: the decoded members must not share
+// the buffer's bytes.
+func TestFastBodyOwnsItsBytes(t *testing.T) {
+	routes := testOnePassRoutes(t)
+	for _, tt := range []struct{ path, body string }{
+		{"/predict/async", `{"model":"echo","data":{"a":[1,2]}}`},
+		{"/predict/async/batch", `{"model":"echo","items":[{"a":1},[2]]}`},
+	} {
+		b := []byte(tt.body)
+		in, ok := routes[tt.path].fast.decode(b)
+		if !ok {
+			t.Fatalf("%s: the fast path refused %s", tt.path, tt.body)
+		}
+		for i := range b {
+			b[i] = 'x'
+		}
+		got := string(in.data)
+		for _, it := range in.items {
+			got += string(it)
+		}
+		if strings.Contains(got, "x") {
+			t.Errorf("%s: the decoded members changed with the buffer: %s", tt.path, got)
+		}
+	}
+}

@@ -265,10 +265,6 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		}
 		header, bin = body[:n], body[n:]
 	}
-	if n := hugeNumber(header); n != "" {
-		return inferResult{}, &problemError{status: http.StatusBadRequest, code: codeInvalidRequest,
-			detail: fmt.Sprintf("the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
-	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
 		return inferResult{}, oipInvalid(err)
@@ -279,7 +275,7 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		outs[i] = o.Name
 		binary[o.Name] = o.Binary
 	}
-	inf, err := s.reg.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs})
+	inf, err := s.reg.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: s.opts.MaxBatchItems})
 	if err != nil {
 		return inferResult{}, oipInvalid(namedInPath(err))
 	}
@@ -293,6 +289,9 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 
 // oipInvalid words a request's fault in the protocol's terms (its datatype names).
 func oipInvalid(err error) error {
+	if errors.Is(err, registry.ErrTooManyRows) {
+		return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge, detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
+	}
 	var oe *oip.Error
 	if errors.As(err, &oe) {
 		return &problemError{status: http.StatusBadRequest, code: codeInvalidInput, detail: oe.Msg}

@@ -66,6 +66,7 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 	if err != nil {
 		return nil, fmt.Errorf("routing the contract's operations: %w", err)
 	}
+	routes := contractRoutes(spec)
 	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
 	// The strict handlers decode the body again from its bytes: the validated value
 	// holds numbers as float64, which would round 12345678901234567890. So the
@@ -82,7 +83,10 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 					return
 				}
 			}
-			route, params, err := router.FindRoute(r)
+			route, params, err := matchedRoute(routes, r)
+			if route == nil {
+				route, params, err = router.FindRoute(r)
+			}
 			if err != nil {
 				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusNotFound})
 				return

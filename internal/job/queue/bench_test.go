@@ -68,7 +68,7 @@ type finishCounter struct {
 	done chan struct{}
 }
 
-func (c *finishCounter) Started() {}
+func (c *finishCounter) Started(job.Record) {}
 func (c *finishCounter) Finished(job.Record) {
 	if c.left.Add(-1) == 0 {
 		close(c.done)
@@ -118,4 +118,65 @@ func BenchmarkEndToEnd(b *testing.B) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "jobs/s")
+}
+
+// BenchmarkClosedLoop is the queue path as a client sees it, without HTTP: 16 clients
+// each submit a job and poll its record (backing off from 0.5 ms to 5 ms, as the HTTP
+// harness does) until it has succeeded, then submit the next; two workers run them.
+// jobs/s is the throughput, p50-ms the latency of one job, submit to seen finished;
+// pick-ms, run-ms and seen-ms split its mean (created to started, started to finished,
+// finished to seen), and the trips/job count Redis round trips, polls included.
+//
+//	go test -run '^$' -bench ClosedLoop -benchtime 3000x ./internal/job/queue
+func BenchmarkClosedLoop(b *testing.B) {
+	e := newEnv(b)
+	api, wrk := &roundTrips{}, &roundTrips{}
+	e.rc.AddHook(api)
+	e.workerHook = wrk
+	for range 2 {
+		e.startWorker(b, &echo{}, WorkerOptions{Concurrency: WorkerOptions{}.withDefaults().Concurrency})
+	}
+	ctx := context.Background()
+	const clients = 16
+	var next atomic.Int64
+	var pick, run, seen atomic.Int64
+	lat := make([][]time.Duration, clients)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				rec, err := e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`{"x":1}`))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for wait := 500 * time.Microsecond; rec.Status != job.StatusSucceeded; wait = min(2*wait, 5*time.Millisecond) {
+					time.Sleep(wait)
+					if rec, err = e.svc.Get(ctx, rec.ID); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+				pick.Add(int64(rec.StartedAt.Sub(rec.CreatedAt)))
+				run.Add(int64(rec.FinishedAt.Sub(rec.StartedAt)))
+				seen.Add(int64(time.Since(rec.FinishedAt)))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "jobs/s")
+	b.ReportMetric(float64(all[len(all)/2])/float64(time.Millisecond), "p50-ms")
+	b.ReportMetric(float64(api.n.Load())/float64(b.N), "api-trips/job")
+	b.ReportMetric(float64(pick.Load())/float64(b.N)/1e6, "pick-ms")
+	b.ReportMetric(float64(run.Load())/float64(b.N)/1e6, "run-ms")
+	b.ReportMetric(float64(seen.Load())/float64(b.N)/1e6, "seen-ms")
+	b.ReportMetric(float64(wrk.n.Load())/float64(b.N), "worker-trips/job")
 }

@@ -48,6 +48,9 @@ func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int) (bool,
 	_, err := r.client.EnqueueContext(ctx, task, opts...)
 	switch {
 	case err == nil:
+		// The job is queued whatever becomes of the announcement: an idle worker
+		// finds it at its next poll if this one is lost.
+		_ = r.rc.Publish(ctx, wakeChannel(r.opts.Queue), jobID).Err()
 		return true, nil
 	case errors.Is(err, asynq.ErrTaskIDConflict):
 		return false, nil

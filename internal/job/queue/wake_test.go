@@ -1,0 +1,75 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+// TestWakeUp checks that an idle worker waits for announcements rather than polling,
+// and starts an announced job at once: with a poll interval of a minute, it must make
+// almost no round trips while idle, pick jobs up in well under the interval, and shut
+// down without waiting for it. If asynq's dequeue stops being recognised, the worker
+// polls every millisecond and the first check fails; if announcements stop arriving,
+// the jobs wait a minute and the second does.
+func TestWakeUp(t *testing.T) {
+	e := newEnv(t)
+	rt := &roundTrips{}
+	e.workerHook = rt
+	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			w.Shutdown()
+		}
+	})
+
+	time.Sleep(500 * time.Millisecond) // the start's own round trips happen
+	before := rt.n.Load()
+	time.Sleep(time.Second)
+	if n := rt.n.Load() - before; n > 10 {
+		t.Fatalf("an idle worker made %d round trips in a second; it polls instead of waiting", n)
+	}
+
+	for i := range 3 {
+		rec := e.submit(t, false, `1`)
+		e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
+		if i < 2 {
+			time.Sleep(100 * time.Millisecond) // idle again
+		}
+	}
+
+	done := make(chan struct{})
+	go func() { w.Shutdown(); close(done) }()
+	select {
+	case <-done:
+		stopped = true
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown waited for the poll interval")
+	}
+}
+
+// TestWakeUpMissedAnnouncement checks the fallback: a job queued without an
+// announcement (as a retry comes back, or when the announcement is lost) still starts
+// within the poll interval.
+func TestWakeUpMissedAnnouncement(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(t, &echo{}, WorkerOptions{PollInterval: 200 * time.Millisecond})
+	time.Sleep(300 * time.Millisecond) // idle, waiting
+	rec := job.Record{ID: "silent", Status: job.StatusCreated, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: time.Now()}
+	if err := e.store.Create(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	// Enqueued straight through asynq: no announcement.
+	task, opts := e.tasks.newTask(rec.ID, 0)
+	if _, err := e.runner.client.Enqueue(task, opts...); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
+}
