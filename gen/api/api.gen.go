@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -82,6 +83,57 @@ func (e ModelMetadataStatus) Valid() bool {
 	case ModelMetadataStatusLoading:
 		return true
 	case ModelMetadataStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPDatatype.
+const (
+	BOOL   OIPDatatype = "BOOL"
+	BYTES  OIPDatatype = "BYTES"
+	FP16   OIPDatatype = "FP16"
+	FP32   OIPDatatype = "FP32"
+	FP64   OIPDatatype = "FP64"
+	INT16  OIPDatatype = "INT16"
+	INT32  OIPDatatype = "INT32"
+	INT64  OIPDatatype = "INT64"
+	INT8   OIPDatatype = "INT8"
+	UINT16 OIPDatatype = "UINT16"
+	UINT32 OIPDatatype = "UINT32"
+	UINT64 OIPDatatype = "UINT64"
+	UINT8  OIPDatatype = "UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPDatatype enum.
+func (e OIPDatatype) Valid() bool {
+	switch e {
+	case BOOL:
+		return true
+	case BYTES:
+		return true
+	case FP16:
+		return true
+	case FP32:
+		return true
+	case FP64:
+		return true
+	case INT16:
+		return true
+	case INT32:
+		return true
+	case INT64:
+		return true
+	case INT8:
+		return true
+	case UINT16:
+		return true
+	case UINT32:
+		return true
+	case UINT64:
+		return true
+	case UINT8:
 		return true
 	default:
 		return false
@@ -406,6 +458,213 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPDatatype A tensor element type of the Open Inference Protocol.
+//
+// Example: FP32
+type OIPDatatype string
+
+// OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPError struct {
+	// Code A stable machine-readable code, as in `Problem`.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Error What went wrong with this request and what to do about it.
+	//
+	// Example: input "input": expected 4 values for shape [1,4], got 3
+	Error string `json:"error"`
+
+	// RequestId The request's id, also in the X-Request-ID header.
+	//
+	// Example: 5f0c6a2e9d1b4c7a
+	RequestId string `json:"request_id"`
+}
+
+// OIPInferRequest An inference request of the Open Inference Protocol.
+//
+// Example: {"id":"req-1","inputs":[{"data":[5.1,3.5,1.4,0.2],"datatype":"FP32","name":"input","shape":[1,4]}]}
+type OIPInferRequest struct {
+	// Id Echoed in the response.
+	//
+	// Example: req-1
+	Id     *string           `json:"id,omitempty"`
+	Inputs []OIPRequestInput `json:"inputs"`
+
+	// Outputs The outputs to return, by name; all of them when omitted.
+	Outputs *[]OIPRequestOutput `json:"outputs,omitempty"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+type OIPInferResponse struct {
+	// Id Example: req-1
+	Id *string `json:"id,omitempty"`
+
+	// ModelName Example: iris
+	ModelName string `json:"model_name"`
+
+	// ModelVersion The version that ran (the one routing chose when the path named none).
+	//
+	// Example: v1
+	ModelVersion *string             `json:"model_version,omitempty"`
+	Outputs      []OIPResponseOutput `json:"outputs"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPLive defines model for OIPLive.
+type OIPLive struct {
+	// Live Example: true
+	Live bool `json:"live"`
+}
+
+// OIPModelMetadata defines model for OIPModelMetadata.
+type OIPModelMetadata struct {
+	// Inputs Empty for a model that takes any tensors (echo).
+	Inputs []OIPTensorMetadata `json:"inputs"`
+
+	// Name Example: iris
+	Name    string              `json:"name"`
+	Outputs []OIPTensorMetadata `json:"outputs"`
+
+	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	//
+	// Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Versions Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// OIPModelReady defines model for OIPModelReady.
+type OIPModelReady struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Ready Example: true
+	Ready bool `json:"ready"`
+
+	// Version The version the answer is about.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+//
+// Example: {"binary_data_output":false}
+type OIPParameters map[string]AnyValue
+
+// OIPReady defines model for OIPReady.
+type OIPReady struct {
+	// Ready Example: true
+	Ready bool `json:"ready"`
+}
+
+// OIPRequestInput defines model for OIPRequestInput.
+type OIPRequestInput struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// OIPRequestOutput defines model for OIPRequestOutput.
+type OIPRequestOutput struct {
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPResponseOutput defines model for OIPResponseOutput.
+type OIPResponseOutput struct {
+	// Data Flat, row-major; absent for an output sent as binary data.
+	Data *[]AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
+// OIPServerMetadata defines model for OIPServerMetadata.
+type OIPServerMetadata struct {
+	// Extensions Example: ["binary_tensor_data"]
+	Extensions []string `json:"extensions"`
+
+	// Name Example: inferd
+	Name string `json:"name"`
+
+	// Version Example: 1.2.0
+	Version string `json:"version"`
+}
+
+// OIPShape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+//
+// Example: [1,4]
+type OIPShape = []int64
+
+// OIPTensorMetadata defines model for OIPTensorMetadata.
+type OIPTensorMetadata struct {
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
 // PipelineMemory Memory measured around one pipeline's load.
 type PipelineMemory struct {
 	// ArtifactBytes Bytes of the model files the pipeline read (0 for built-in models).
@@ -659,6 +918,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// InferenceHeaderContentLength Example: 152
+type InferenceHeaderContentLength = int
+
 // JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobID = string
 
@@ -667,6 +929,12 @@ type ModelName = string
 
 // ModelVersion Example: v1
 type ModelVersion = string
+
+// OIPModelName Example: iris
+type OIPModelName = string
+
+// OIPModelVersion Example: v1
+type OIPModelVersion = string
 
 // BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -704,6 +972,42 @@ type InternalError = Problem
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type NotFound = Problem
 
+// OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPBadRequest = OIPError
+
+// OIPForbidden An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPForbidden = OIPError
+
+// OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInternalError = OIPError
+
+// OIPNotFound An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPNotFound = OIPError
+
+// OIPPayloadTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPPayloadTooLarge = OIPError
+
+// OIPServiceUnavailable An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPServiceUnavailable = OIPError
+
+// OIPTooManyRequests An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPTooManyRequests = OIPError
+
+// OIPUnauthorized An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnauthorized = OIPError
+
+// OIPUnsupportedMediaType An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnsupportedMediaType = OIPError
+
 // PayloadTooLarge An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
@@ -740,6 +1044,20 @@ type Unauthorized = Problem
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type UnsupportedMediaType = Problem
 
+// OipInferParams defines parameters for OipInfer.
+type OipInferParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
+// OipInferVersionParams defines parameters for OipInferVersion.
+type OipInferVersionParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -751,6 +1069,12 @@ type SubmitBatchJobJSONRequestBody = BatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
+
+// OipInferJSONRequestBody defines body for OipInfer for application/json ContentType.
+type OipInferJSONRequestBody = OIPInferRequest
+
+// OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
+type OipInferVersionJSONRequestBody = OIPInferRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -799,6 +1123,33 @@ type ServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(w http.ResponseWriter, r *http.Request)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(w http.ResponseWriter, r *http.Request)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(w http.ResponseWriter, r *http.Request)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -892,6 +1243,60 @@ func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
 // Ready Readiness
 // (GET /ready)
 func (_ Unimplemented) Ready(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerMetadata Server metadata
+// (GET /v2)
+func (_ Unimplemented) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerLive Server liveness
+// (GET /v2/health/live)
+func (_ Unimplemented) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerReady Server readiness
+// (GET /v2/health/ready)
+func (_ Unimplemented) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelMetadata Model metadata (the version routing chooses)
+// (GET /v2/models/{model_name})
+func (_ Unimplemented) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInfer Inference on tensors (the version routing chooses)
+// (POST /v2/models/{model_name}/infer)
+func (_ Unimplemented) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelReady Model readiness (the version routing chooses)
+// (GET /v2/models/{model_name}/ready)
+func (_ Unimplemented) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionMetadata Model metadata of one version
+// (GET /v2/models/{model_name}/versions/{model_version})
+func (_ Unimplemented) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInferVersion Inference on tensors with one version
+// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+func (_ Unimplemented) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionReady Readiness of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+func (_ Unimplemented) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1192,6 +1597,279 @@ func (siw *ServerInterfaceWrapper) Ready(w http.ResponseWriter, r *http.Request)
 	handler.ServeHTTP(w, r)
 }
 
+// OipServerMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerMetadata(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerLive operation middleware
+func (siw *ServerInterfaceWrapper) OipServerLive(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerLive(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerReady operation middleware
+func (siw *ServerInterfaceWrapper) OipServerReady(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerReady(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelMetadata(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInfer operation middleware
+func (siw *ServerInterfaceWrapper) OipInfer(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInfer(w, r, modelName, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelReady(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionMetadata(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInferVersion operation middleware
+func (siw *ServerInterfaceWrapper) OipInferVersion(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferVersionParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInferVersion(w, r, modelName, modelVersion, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionReady(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -1350,6 +2028,33 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/admin/models/memory", wrapper.ModelMemory)
 	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2", wrapper.OipServerMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/live", wrapper.OipServerLive)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/ready", wrapper.OipServerReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}", wrapper.OipModelMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}", wrapper.OipModelVersionMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/ready", wrapper.OipModelReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/ready", wrapper.OipModelVersionReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/infer", wrapper.OipInfer)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/infer", wrapper.OipInferVersion)
+	})
 
 	return r
 }
@@ -1365,6 +2070,38 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type NotFoundApplicationProblemPlusJSONResponse Problem
+
+type OIPBadRequestJSONResponse OIPError
+
+type OIPForbiddenJSONResponse OIPError
+
+type OIPInternalErrorJSONResponse OIPError
+
+type OIPNotFoundJSONResponse OIPError
+
+type OIPPayloadTooLargeJSONResponse OIPError
+
+type OIPServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPServiceUnavailableJSONResponse struct {
+	Body OIPError
+
+	Headers OIPServiceUnavailableResponseHeaders
+}
+
+type OIPTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPTooManyRequestsJSONResponse struct {
+	Body OIPError
+
+	Headers OIPTooManyRequestsResponseHeaders
+}
+
+type OIPUnauthorizedJSONResponse OIPError
+
+type OIPUnsupportedMediaTypeJSONResponse OIPError
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -1457,6 +2194,25 @@ func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ModelMemory429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory429ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1580,6 +2336,25 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	return err
 }
 
+type ReloadModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel429ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReloadModel500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1661,6 +2436,25 @@ func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListL
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoadedModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels429ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1820,6 +2614,25 @@ func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	return err
 }
 
+type GetJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob429ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1974,6 +2787,25 @@ func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels429ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2089,6 +2921,25 @@ func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel429ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2893,6 +3744,25 @@ func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	return err
 }
 
+type PollJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob429ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PollJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -3187,6 +4057,1108 @@ func (response Ready503JSONResponse) VisitReadyResponse(w http.ResponseWriter) e
 	return err
 }
 
+type OipServerMetadataRequestObject struct {
+}
+
+type OipServerMetadataResponseObject interface {
+	VisitOipServerMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipServerMetadata200JSONResponse OIPServerMetadata
+
+func (response OipServerMetadata200JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipServerMetadata401JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipServerMetadata403JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerMetadata413JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerMetadata500JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLiveRequestObject struct {
+}
+
+type OipServerLiveResponseObject interface {
+	VisitOipServerLiveResponse(w http.ResponseWriter) error
+}
+
+type OipServerLive200JSONResponse OIPLive
+
+func (response OipServerLive200JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerLive413JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerLive500JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReadyRequestObject struct {
+}
+
+type OipServerReadyResponseObject interface {
+	VisitOipServerReadyResponse(w http.ResponseWriter) error
+}
+
+type OipServerReady200JSONResponse OIPReady
+
+func (response OipServerReady200JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerReady413JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerReady500JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipServerReady503JSONResponse struct {
+	Body    OIPReady
+	Headers OipServerReady503ResponseHeaders
+}
+
+func (response OipServerReady503JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadataRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelMetadataResponseObject interface {
+	VisitOipModelMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelMetadata200JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelMetadata400JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelMetadata401JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelMetadata403JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelMetadata404JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelMetadata413JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelMetadata500JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelMetadata503JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Params    OipInferParams
+	JSONBody  *OipInferJSONRequestBody
+	Body      io.Reader
+}
+
+type OipInferResponseObject interface {
+	VisitOipInferResponse(w http.ResponseWriter) error
+}
+
+type OipInfer200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInfer200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInfer200ResponseHeaders
+}
+
+func (response OipInfer200JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInfer200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInfer200ApplicationoctetStreamResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInfer400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInfer400JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInfer401JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInfer403JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInfer404JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInfer413JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInfer415JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInfer429JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInfer500JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInfer503JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReadyRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelReadyResponseObject interface {
+	VisitOipModelReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelReady200JSONResponse OIPModelReady
+
+func (response OipModelReady200JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelReady400JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelReady401JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelReady403JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelReady404JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelReady413JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelReady500JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelReady503ResponseHeaders
+}
+
+func (response OipModelReady503JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadataRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionMetadataResponseObject interface {
+	VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelVersionMetadata200JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionMetadata400JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionMetadata401JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionMetadata403JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionMetadata404JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionMetadata413JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionMetadata500JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelVersionMetadata503JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersionRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+	Params       OipInferVersionParams
+	JSONBody     *OipInferVersionJSONRequestBody
+	Body         io.Reader
+}
+
+type OipInferVersionResponseObject interface {
+	VisitOipInferVersionResponse(w http.ResponseWriter) error
+}
+
+type OipInferVersion200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInferVersion200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInferVersion200ResponseHeaders
+}
+
+func (response OipInferVersion200JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInferVersion200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInferVersion200ApplicationoctetStreamResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInferVersion400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInferVersion400JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInferVersion401JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInferVersion403JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInferVersion404JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInferVersion413JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInferVersion415JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInferVersion429JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInferVersion500JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInferVersion503JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReadyRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionReadyResponseObject interface {
+	VisitOipModelVersionReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionReady200JSONResponse OIPModelReady
+
+func (response OipModelVersionReady200JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionReady400JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionReady401JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionReady403JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionReady404JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionReady413JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionReady500JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelVersionReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelVersionReady503ResponseHeaders
+}
+
+func (response OipModelVersionReady503JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ModelMemory Memory used per pipeline
@@ -3234,6 +5206,33 @@ type StrictServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(ctx context.Context, request ReadyRequestObject) (ReadyResponseObject, error)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(ctx context.Context, request OipServerMetadataRequestObject) (OipServerMetadataResponseObject, error)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(ctx context.Context, request OipServerLiveRequestObject) (OipServerLiveResponseObject, error)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(ctx context.Context, request OipServerReadyRequestObject) (OipServerReadyResponseObject, error)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(ctx context.Context, request OipModelMetadataRequestObject) (OipModelMetadataResponseObject, error)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(ctx context.Context, request OipInferRequestObject) (OipInferResponseObject, error)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(ctx context.Context, request OipModelReadyRequestObject) (OipModelReadyResponseObject, error)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(ctx context.Context, request OipModelVersionMetadataRequestObject) (OipModelVersionMetadataResponseObject, error)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(ctx context.Context, request OipInferVersionRequestObject) (OipInferVersionResponseObject, error)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(ctx context.Context, request OipModelVersionReadyRequestObject) (OipModelVersionReadyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -3675,160 +5674,471 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// OipServerMetadata operation middleware
+func (sh *strictHandler) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	var request OipServerMetadataRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerMetadata(ctx, request.(OipServerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerMetadataResponseObject); ok {
+		if err := validResponse.VisitOipServerMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerLive operation middleware
+func (sh *strictHandler) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	var request OipServerLiveRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerLive(ctx, request.(OipServerLiveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerLive")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerLiveResponseObject); ok {
+		if err := validResponse.VisitOipServerLiveResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerReady operation middleware
+func (sh *strictHandler) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	var request OipServerReadyRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerReady(ctx, request.(OipServerReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerReadyResponseObject); ok {
+		if err := validResponse.VisitOipServerReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelMetadata operation middleware
+func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelMetadataRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelMetadata(ctx, request.(OipModelMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInfer operation middleware
+func (sh *strictHandler) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	var request OipInferRequestObject
+
+	request.ModelName = modelName
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInfer(ctx, request.(OipInferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInfer")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferResponseObject); ok {
+		if err := validResponse.VisitOipInferResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelReady operation middleware
+func (sh *strictHandler) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelReadyRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelReady(ctx, request.(OipModelReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionMetadata operation middleware
+func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionMetadataRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionMetadata(ctx, request.(OipModelVersionMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInferVersion operation middleware
+func (sh *strictHandler) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	var request OipInferVersionRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferVersionJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInferVersion(ctx, request.(OipInferVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInferVersion")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferVersionResponseObject); ok {
+		if err := validResponse.VisitOipInferVersionResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionReady operation middleware
+func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionReadyRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionReady(ctx, request.(OipModelVersionReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H15c9s4svhX6eL+qsaeR8uSjxzyX07GyXgmTry2s1eUEiESshBTAJcALWvz83d/hQZAgodsOXZ2ZvdN",
-	"Vapi8QAa3Y1G3/waxGKeCU65ksHwazCjJKE5/nlGVb7cOpwqmuufCZVxzjLFBA+GwTmNBU8kKAELwhRM",
-	"6FTkFFS+ZPwSyCVhvBeEgYxndE706/SGzLOUBsNBGMwZZ/NiHgz7YaCWGQ2GAeOKXtI8uL0Ng79tnYiE",
-	"plt/obnE2ZqTX8woXJuboGZEgaT5NU1AzSjk9J8FlQo29A/BKeSiUBqmeCYkhcWM8tpznMxpAlxwurkC",
-	"4OB6JyjhlCpn/DK41XBmJCdzqiy6fhGT45+6YY2+iMmYJREQkMVkziRCnlNV5JwmPbhYZjQBIoFAlhLG",
-	"wcwS6kuMQyy4ykmsYNDr9/ohSDHiuGwuIE4Z5cphgStcsiUGk5DTaSFxfYsDIBxYYh7Vq5b6/S9iAhtk",
-	"xOcknYpco0IPwHicFglNNvUY0V5/Tz835kKNp6LgSdQb8SAMmF5fRtQsCAM9YDAMzEKDMNDoZTlNgqHK",
-	"C9qN1/7k2fQF2d/Z2o33kq296TO69ZIMJls78W6yR/enz8jzSRAGc3LzjvJLNQuGg50XyD3l7zZdwgCZ",
-	"5z3C0yTGIeT0kklFc5rAXD/3g0Rc9LqXg/+ttxgaz8S3AruS0T9wCmKK/OqgtXwvV0Bsb68J9PXgwSDf",
-	"6pFlJrikyPavSHJmtpL+pVmVcvyTZFnKYqJXsp3lYpLS+f98kWaVJQT6jUSPj8urOCwIg4QqwlJNBGEW",
-	"b7fqSM/PqRoFB/D26AK28aaElEkl7dau01habFCpNHMOg/1pP35GdujLZDDZi58Tve8VUYUMhnt9LZOY",
-	"QvScmGmFAgeUxcZMqUwOt7cZn9I86SX02i1RbjdXcuuj/v/ldBoMgz9tV1J329yV26dmBIPjthBxAotJ",
-	"8DZrbrcy4VDwKy4W3CJL5I5VQv23x0IjnuU0y0VMpdSCMadfaKys+GQ8K1QPXouEyiFEjF+TlCVjO3kU",
-	"QtRYXxSOeGRn8q9W7+KQKDJuw+CVSJbvhTqMY5opzZyP4JmMLFNBkrESYpyS/JL6XIOsMaMkVTNQ5MpI",
-	"O4fDiUiWD2GKwW7FFKdmVlBCgJt1DbZoA/tUjCEymiPKutcZAuFGqi+IxDPCkBeiFkhRTwP1WvBpyuLH",
-	"7Wd9EEwZZ3JGa5tZnzckzSlJluDuD/EUWuc00MwvizimNKHJg3b1y4qAv3SAsB4Na4t6KvJ1YUSf8cAU",
-	"xIRr6TOh+q+YpqnWFgzxfFgM3d6IfMKShPJHEW5ajuJRTc2Y9PiMU5oYUUuSuVZXYpHRB5HD209vvAnX",
-	"oEEF31MR4IouNV+hsIJJoSAl8ZVZHi4M/2os3lGhhMaQ4JgrmnOSHuW5yB9FBnpD40I/O6Y4lkcMrWnA",
-	"9WBoBX1ecJgSlj5oQ+z7x9yRmwvcXGvQoQngU1EjYxlNGad2TbCYsZTqRXJ9Vm1EjXmjTXe6oQ2Qw4wp",
-	"IHzEC05vMnOuTUmRKtiImKWOe9MeSe+FeoMn9WPl3SrtRe/wBVMzrX2vJeU2chqLPJFAbzKWU/jlw6vx",
-	"xcU7INoW04t1kmLzQZtury4DH6jX1Ff4FOR+L7QwnxkbJKpbGEhWw+DO0ttoqx7QoXls4k60p/SFEO/w",
-	"sP1ueoZvS+rjFuhNjOJx0N97sf/8GUyWikrYODn82/js6M8fj84vxq/+fnF0vvlfo4Dgspk0wGj+JByi",
-	"1noj1EMjpuhcRjAjEuboMZjp3YqPvzq8eP3z+Pji6OQ8AprSuQbiDmXFbF9rfVywORXF45QWRw5lx/LI",
-	"rNc4hBaxE5bgPiJ5zq619gz63aFWsxJ9gBNtkMcUlz4l2ih50I59UVHdLhMq2NageXNBT0rxxtq1hGPc",
-	"E8U/SNBajYMYNrQOOme8UBSmVmgvZiKlI27h3HTEbsDtSH1O82sW04+cXBOWkkn6uH39z4IWdDwt0rS5",
-	"obVEwrswEynu5R10gUjY0LL4zx+PPh6Nz4//cbR5ADlV+RJS8jDa7vsq0J9xKgvIGmT1AH8qii5EfuWp",
-	"m9qS4MDFwvC8E8Fa/VYsTUFvRX0eI1vjOa0EXhxxJ6btI5XJWFRkizZDqOOZSVw/bETV4uxTI24emZD4",
-	"CreVhILnlMQzPVT5Rm34hlKg4Z4VCv2AiVhwDaW7MNYXos0eoL/TnrGR5/yMQBpnp/F6rfaQdqHfPr3t",
-	"P4okuBDihPCl3dbycXKLKDpO2ZypurGlrwNeBzGFQb/vhJfclrAxKXKpYKff37RnllaVEG9MaqXYsbbB",
-	"yAAe5EbZ8QyuCyFgTviynH1N4eWv6gmVfS2XKsRsRGeHF0fjd8cnxxfjs1N9TPlXXn08O7+I0A9Kb2ak",
-	"kKoywXwAo97TscZHTgo1Ezn71yMdJIU/kMcXeDoRa/Ecnh4bE8jI7r9tHZ4eb/1Kl2Dge9B5NaiI/rE+",
-	"9xr0rkH7VPSOyvVEdkHoQGPG9SVyK+A999kVXToC+xAZA+8jl0WWiVzR5IQmjFzgsh5FonLA8VyPOEZM",
-	"NYml3KFLJLw2c23puYfgT6enCfFMVvRGbWMs4UFa5r5PvxIwQMDAArYWJTsX9dT6pl4oxjyIhKiJB6Nu",
-	"MuPxMuYXgcjh7ojHAk+nEd+4/BfLQpBkuRlqazOe+SdHIqiZKKGaYhVndK3Q6CnlMlEQHPLlX0haIM0J",
-	"X36YBsNPXx0SeTGf6F0ffm362asrEyFSSjheQuX5PuyVM96WxCJ5TpY4AkkSpnFE0tNcZDRXjD5oQF6k",
-	"VvEyUQU7gZh8obEKbj836XXIl/DL+Yf3WtgUNAT9fhle6sFrrTzSBI0kPHz0HyFwqnGf0y2q6YSu6VwU",
-	"l7MRn6aC4DGeCcZVDzY+ZJRrEbbb66NRwQUyKg420hjXWinudD31KDAKzSQnPJ5ROeITmooFyIxquBSI",
-	"QhmHqX7KLRbM8uxb6PRSEu/2NlEn8Pa13nl6e9A0FRphN1uXYstiSfNl74wsTqiUBO228u6WvGLZlsgM",
-	"bbZwdfro0Fi+DYNDueTxeTGZM3Vmoy/doUaWuIAR+hX9eGOcU6JPryAMshrtbdDuHi74RUyOk8DEf1xk",
-	"6ZN793OLE8LgFVHx7DSnCYuVFyLq5sApSSVtMQ9M9BiQmUFM0BQHOgDNIUvQGwLygkvHIWbvkjmtOw96",
-	"dSLZffRJn1cLEYSalJ9DE4RysbzbJprKzdeBdZ4VSoba3EspkSYKq7mIKJgLqaBl39YAasLx4G0+Z/zY",
-	"vDNo7Xm3qrtHK4OmbxhN8fi9Xiv6LjT2e/DXGeUg5kwpmoS1eKULv+dFSiGeCSGp1OipIeDhgch1t06D",
-	"XQ0uHIbv49rO5TumFFOPL6VTn0SuVQy7BS2z/iCRT2WDCWvchlHVIlUdXFkSIrjeaXPlN1K3nK0r5Gxu",
-	"QqaVJUXn4bqLe+zx5PPcXUPYeLldzAoS+5Fws9Yucr9B6/XEIbFJasfnC0weQbebsXfbUpQ6n399jL/O",
-	"logu790QOJnrPaGvT1lqRMVUr0YLDOOuXswoeseoSeRo7RgT2d5mOZPb17sm6txbknk6hCq8+6n/uafE",
-	"WFEuRd6TM6I1xjlGCfEHfNr97JF5UigrNlGgwSi4GQU2qvhpr3qynQ7j8g8eIWS+meA2SaOit6FEF7V/",
-	"xnhwm0jv2DXlVMo2VZ1u/DWgvJjr6cSVHroihLgKuhI7fAjtIF0QmVO1g/O+iIneWgnlik0ZzUOTH9SR",
-	"PwRMHUAmjP6Cim6EwW8rnbaJ1h22v5qT+rZ+8qybgzMV+ZxovaYoWNJF/l/E5AyDFh1r4YAgzHLBRSH1",
-	"yhqSEAVqqQNYPWWM8+30d55tDQZbOzsXg/6wr//1Bju7/3BkHs+tLjXU0jIMXEj0jrd3B/ptp/SsnYXU",
-	"Ja27FD6pSH4P+Pv/8KyuwA9oe7J+0Jb1Fk+tAzkvjL5L7NH0RUxCK7KsKGdo4qKcbQlzrcu2zydLjJYR",
-	"UiNPW9jZ7DoMeREJJpBFE9g4e/Madnd3XxoOFdOppGqzzot30Lrkv4QouqXYnHYxYYMjVoliDZyRxAfG",
-	"Hil4SqUEQxF0RZYyfoW9U81ZY7hOfDBVxvUPgEzQHi24YqkGhvfAJPdoPNl4n4TIRvwi41deA02GqddD",
-	"04P0/fBxGsZDtAF/53RikqCbmuZgn0TJ18boGky1vz62qhPgHmydmwef6FQrMynt/GGHYuNtxRLfzV2w",
-	"4tA5L1dVx7Md0oWgUVkRCpZUGUd9sglbo6Lf36WQUY4xgI3mDResd79LAQf/f8TdxisTWoDyRJ9seldi",
-	"buqMmLiS2zTG7e6OXwugPqjN/HrpZkKNLE+WlkkR5VT1g9t/tkX1d4Ikd+iFZZbCTCttjMOczkW+bJxr",
-	"GLBMCpM4Mtaqcb/X3wnx+h0nxD+qdE572tx9LLSnaQL8s1hAKqzG6YLHV6jXz1maMhfg8MEf9Pb9LSIK",
-	"LQXDlufKX8yK44BJL6vDErWMIG0QyCmClFNJ8Si6/1hYf/f+jtTSClFde9JjuHdMqm6z26FRNviuclm5",
-	"9GCzleqxubZ2a7dIa66/1EaZkWsKXFRELOeFCY1JIdFOYXndxsFz3hiKRBoPzFr2oW+R3a7wZnSw+BH6",
-	"g9ogHtj41YLk860iCxsOIomYK7FGpFWezc2oVA3EnHpawVoL8UVIayFdRqushFYXh5zges5oJvIO9jih",
-	"RBaY8mwoo201w3ElUiouseYhKKFI2mH1lHxW83vd6bK3bxgguwhn51zD968fc+M08FQBVg3YiSuNzyOu",
-	"8mW3h8PZ9WIKpJUv3pDiDxHFvxtxsxIp3cLF7J56vlWVSp8v4YqLhQwdR4lcn9Bd/iyJ4Y07UXbH7Z3g",
-	"9nO3h2t9TvRIv+auW4mrE6pIQhTp5qEattA8b2MMWBNL9XGOcyZBZjRmVMI0F3OQNCMpbtSMKpLC3Oxr",
-	"zIXCYqB5r3RxWJvXeJ8R8YldCIZJdncqReJGK0czom9+2hqEe59vPz9ED2E501tOFOr+qVJxyTDG7823",
-	"i/NlQqpSDFRsIsVUzYmGECuqNIVvPTZRIhtf+TeDq2C4GwYpmRh+CyRVQhLHSrFIMYn1muWXjLOYBJ9v",
-	"cfbSLeZPXrrHajO0FzelRBU5tfNlJB2nxjcd2p8LluAvJFt10/w0Nz9XONkzMFnvuPE05UTRy2UwDBaU",
-	"Xc6Mkmv+RJiuB8HwZT/Uu2Q46N96pkmA2ePNnVb+RJjNhZ2gvb9qHNmldThXvlhw8O6GhmGZkhALPmWX",
-	"dbXtW1m726pfy7H6BOa820tdeDB8IqvwhnHeon90ba3gAgc5z2jcdUjer0ybyDRGQFfp1N9iE39vjbqU",
-	"HA9A7CW7fjLE1kRPFwxS0UzChKoFtXg2kDiVyRW9YVajtrTRekIn2togniuarQTQk07rwVcFYPQZVQKK",
-	"YD8xcJ6YumuIM/PYWZHSuuekvhxn+pXsCVOWS2V3smFmeQCmJGZhHD8ls2NehjyoygMsNjwxABsaF1wA",
-	"JXnKaN582diX1p9ggUEHihGilQpe7Rh3r7Ubvkl18yVztybm6ad1mnJ9CpG0om0VRK5EvEfxFsB3KkQt",
-	"m7V0PlVVKBWwpbSstneNj+u7ruIib/krVa9KeHTuBg3oGsr7N1XlhkHDmOmwtdDEmjuTi+SisDV2jtV+",
-	"kCtMbpIrNiWxGmNdQHvsV1gu4NMdhaERjiUjY2L1Rt+kzBQsVVvMFn7Kuvdkf2dv58ULT7Yzrp7tBe26",
-	"+zBYAZBGN5WKzYkqi5G9VU6FUFnOuAphTm42cinHCU0VMesLob5e+B+YUZL5j9ThtVUTawFMb+K0kOy6",
-	"Q69+Q1JX7E+4UDNrDENOOBBV+QD0IYfFdvoKAiVhjjESzFBqqu81pcGLiTTX1AbobS4WGPfAmd4KRIPe",
-	"0IWkQOJcSFmKsdC6LAi8fQ0bGpwJBU4viWLXtI6uvf7L9XDleNWqFr+pLtDgkfuQZQWIOXgxIAqSKpDs",
-	"Xy3M3YOthzDXd3EBmvWGTSHQRkkHS/n8XqdnlxB9ZN6VZPwypR2JV01r1lrHXAvW3b39Z89fvOzbv/pY",
-	"Y9iIjjbCqHd7U9zoa6dB/ZHp1EqDQRzewSErcpxaDLBO8tKDOOFu0v/bgo7fM+VoBd5NcnNXnsTZm9fw",
-	"cm//OdhU6h4ccrmg1jT6+eLi1OUlo23kGr2QsigNy2KwHcSIVyXLJKduRAlKiBD0Rb6EjKjZEPb6/Xan",
-	"BxOYMaOi83jE9dNAZUwyipnzNp2+LFPPSC7pZgh7uwOIzF2vXA82bMEDCL2AZ3sj/it7tYl2y35/ABEX",
-	"asw0f80pVzRBCC5ywuWU5mXCNpjDHGsM41nBr2iyaQKEdf4x6fUdfK0woXdO4hnjdEvrUXhBPz+EBhJC",
-	"qPWwCEe8UYEaQqv+NAS/aiCEskI8rPfQCUfcL+HHMKsbYU7VTCT4LElTsdC3W/WPeqKuJPRwxP3ClBAa",
-	"FdN6UX4ddGjjb2MXuKmVb5Vr9sqrQqhqtNzftdu10qqwLO8bl4HYULOjVmvHjI+zXFzmVMoQGmV/ITSZ",
-	"KBzxBpf06vnXQY1gXSqLq6tou1eIggXWCuSCX7rwFfZQMrtAM+pCP6UEJALIRBSqqSCiuO05X+EQyhr0",
-	"PTARUxnCpVCwG3T6nqTSGFoR+yOVStR1GAcu4atraL8E5Ovq5jKYcRYCSaWo6oGsDrF1/JOlxwH8sxCK",
-	"YrqZPg1zDElh369ScNUg66g5uSPNog2dEXzGnYdVGHUVuN+lv9k6lg4JMBO5AlnM5yRfOoReMZ6YjN4O",
-	"8I8NT8FKnlK2Cqg51cezYz/V885J7qqnuYepG6eRq9NBBHgmvOX80MjGGk+sOKe8QFxrdae1EKIzqvTO",
-	"7WDSumy+FGPUbrVsi++1g/EpzElxVpOBsZ6t8GL3xYtn/fUMXTe/XMp7Z8cJbUhVTBRhnCbGm62X+OEc",
-	"Jktn0eUF18uvWxzPnj9/vjN4ti5cd4B0oRFtuwmI6SNg2tkfPNt/sbO3JkxGrbU5zuWm2+l6WFsxK6A/",
-	"a5ludeuuw2mh9/W9EDZ4v4Ig7GSzLuI3EF9bc9fGOKP6ZOx01Ja33Oqwvt147GN6V3ZxfRzj+hQ8prbO",
-	"pco3IrLl7w/LZBqjD4YglcgyfUFzxYifH7+9ODo70VrfhlfbZkq5jU8UPUnR+c8fL3768Nf345/ODo/f",
-	"R2jfcBxNbtbTsJxDtHKfujnXcpyunyB9hsrJWanX39ExxvZEXLglefkw6yRm7d4ZEN1/osSsSjTsfEuC",
-	"1UrHzf5/flpU2EZYJ0d4UYbOTLfKcKn3uvS6GOgN3lXEUQVhW0ELovSIGXO9oWbscqavlKM2nPOwcT3o",
-	"g02BvH65eYAaDIuBpAuylHYk18AmOgAX9QWZpUxJLcUjG/6NahELhMSe7Cwug8TNmIUXRb4rbLHa5UEc",
-	"xOjRQHg7fBmtsb2Q9apq0zW4vqFt0DymXJFLKjGzqcq6SEwoKdNa+aDfD20ifIlMDXtj9zcC6S0Wawkn",
-	"yxNdzFhGzTrUPxMVxwhBFYFSNGuznduOXnKqIjwhecL+1bl/q0yFbhQbR3V3FPEHCVXnWiDSgzOEhGL5",
-	"kT5kMDmXtRw/lPBg+Gm/92Iv3O31n4W7vefPwkFv57NmSI2wfu/Fbtjv7e2Fg97z52G/9/zZ53uRbMWC",
-	"XVcXpr34bgeu/bIlkYOJR7mcHC+mnNA4JTl1iTkNf2O3In9kjE1TV7xhU0JCwD+e7aE9bf/TlydCpCH0",
-	"er1GGmuVSrJSGlcP33SaSCZ3pAneT2xOOYbTDmBrgKUekLhrqEHzpVG5NgpZkDQ12iGWitRhNJlBXvRw",
-	"DQVxnXhiYk0Ss4Au4taOjJXk7TrMv6WHbRhIGhc5U8tzfWQZ4h9m7Fe6PCy66sMOuWuT0YNf6VJvmTk1",
-	"Knd0eHo8/vXo7+cRbFc/xm+O3x1pmc7UTBQKKFMzmtt2Ngm9pqnIkKeu9GhRQq+3rugygg1rw4cY4Rvb",
-	"iB66HiLstdh4bMS950LTjnET/X0kVuyaeo2ay3YeVoMpG2NUZCWIAtN2gfGpcJ0tiGkG6nLB0EKFOWEc",
-	"bY9c68xFnnpG7CVTs2LSi8Xc2rP2v7Zgt4NZjc255VJKciwhsDm66DH8+eLidAh+JZl1UmvsIDdjZ1tX",
-	"kRtiw6BLE5r9IibSerawUTA6K3hiEMZQwmvGGvER91MhcS+Vsnujim2XtQ3mubIkoop3b5Yp2qTKCRTT",
-	"EXf9equsYxtUqNQWgf0FStVgdZgB+xjhGR2FEBnFIMI2a+78izb9UMQBjoSd0HlNHSpLCblh0XJuV5Zq",
-	"k0uiRm9211QFMffjj3r3UK5sH47ejz+CwWbliqY3Mc0URLY1rwZ7G20E/GtOVc5iiX8nIpbRiCPrb4uM",
-	"cpKx3o+RbT5KeEdrlx4cYisb09MFm3dK2IgsU2CnYm+76FmQ/tHmgdftk/BWp1Mm0d/OtUrGlBzx6GbL",
-	"ibktfCsCeqOsxO1qSWFh0bqJFSRyswcf3DxyxJ2k6BiaYLPksmGPXqGT6voBvWqvoY3Xx2bEse5PLjA9",
-	"Yq8/aLS0CYHgaG7uCgl7/d1ac1NDXmxrKiuy7t3cGPf9zY2tMGwGMGAjWtUPJ9o0izZqZqdTPopFotfv",
-	"mK/yWEWuVYueNpXC9YEZcculldOy7PujuQ/BdqlcRjimLKa2nYYVcIcZiWd0a6fXbwm2xWLRI3i7J/LL",
-	"bfuu3H53/Pro/fkRvlM5H610q9mJg97APGNZOhgGu71+bxeVHzXDo2gb2dLWIGzPSw/cJe0wgU+7Ev1R",
-	"YBgPkRYlGBtfEFmlrCiBeYshZGkhfUfMiNuiADjBKMTQKzrR54rLAOcUiOZJbWEeuAwYSuKZrS8q3Qzm",
-	"iJL3hvI3Is0e8bak6XRbC7V5tFmS3rr+tLxzLq0zSpITOj9XROmtXKVMmLeMU9pMe4n5BCFMcFKj/Vg/",
-	"mmEYF4/vyrLBUz5h8qoHEb4VaabDjAPT79K6es7Oz0fczGSOFjumnQrxjN5E80wP3qDObXyc1ZwWv9j2",
-	"Vku/e5JXYCN69+Hwp/HrD+9ffzw7O3r/+u+RMzoHRhOYk/yKJiMelfkDQ8Cwf+SS1pe1nBcsDi5n/UE6",
-	"gHG3lKLxOHEN8q2HuPFdgJ1+/47GWK4h1nr9oGqVLx1NoU6qkpcSj9hSwXYBLH2Mt2Gw1x+smq6Ef/tj",
-	"oxXZXn/3/pfe+J2p9wZrvNFshn8bBvsGbXe/V28zjfqsCWdUuMCvfvgI0VoeucRUcJQuWg1vHjVaBcR7",
-	"esi6EPqqZePt9lcryG63TdAQi4W8z6B86ga9eqTyKmElyDoPu69juAqCDm99wbCJG3C68NKiLfWdnuPt",
-	"fpGiBAtBLkimbUHU05SYs1jbR+GIp1iKyLemqdajys6F1vcKtjzGjuPEFIc4RVWLKavTYRcpuhjxWltr",
-	"6SrywtooV5RmskzvdqLPnN9WFbWnqj43jeSyxXXwvt70v2uzGk/qic1V+G6bteawXdHBrUYnVq7ZbtA1",
-	"doD31ZF/457u793/RtlN/LcUAj8LtWWrav2k1G+VARjix7KcMNhO6KS4dGLBnFYrdZNGUaY927yyVdMW",
-	"3WkoeK4DdsI0Jf5bReYKN4GpEa++8bJ2BWfXTnjHpPKqM+X33A7Nut4VO6Khwf0fOasM/eIizylX6bLi",
-	"jIdzqmHLLMvFtMaoeGUbY4Cy48YkFfFVx/V4nuCOad8po4Md97R+13F5Xih603HdJsF03JHL+USkHTfU",
-	"TCulpglC1+2cxOX1asWzsu9R5zZ1SWY7/b7eP1II7lynzt+hdx7lsgdvRA6pbZeE55Ep0alvMNtn6Ttu",
-	"KzvDqo9IWKjROmTXtPdbsLl1MQbDT599pne9pjwWl0up6Dz4jIz8RUxk2a1pJckunAy0nWNKsbeq6xOY",
-	"JcnVboQWFd9S9YuYfE8qVl2j7vg4jlnhv1k3+B2f9PqtNWbraJZfl75vqbJtVwyGPYbUPGgqRR+k25tP",
-	"IGIJt3PlrWTgE3PfpZmd5mJO1YwWEnsXA73JhMTAFpggBGw4Pb7f6/f2NkMgaQpZTqfsBq1b42sZR55L",
-	"460w1aZWGsQiTWmsRC47bVkL8L3s7vVWrjF6FZL4E/x89O4ULERGERnbE/609KZUx15TL+qN+J/g4u+n",
-	"R91DXJLiko54572dEe/+WGVHWa9Z8O9JNnpcMC/J0Sklq6YAdyieVQWn4x3jGlWiVqofWteHydMTkmL7",
-	"IYvQJVW9TgXy+6uO9yqNbgE/SHARIGk6dk+WpkQOjdLyAzq1/ITN/xMqpkZf5wchHVdVPSA69EsvWhB4",
-	"bNfyhqzkQ8wqbnxBQ/PjTCw0F8YEuzaiH+5XLbDpD+b+Rc6U4D/gNsAWFCNOeYIFHyYWMUSryZsMX0Mr",
-	"yibKbpQNeDDN27gZTY73iOsH7Tc4VhRfu0B52Cz4M4XIbnCWj3h1AoT1KuRmUUw96HVsmybb2lG8i4OP",
-	"OMmp3aqYA+cjcEak3ZpdQvwtVd/dwVFvDbJia1pwPQr+4dx4Mg+nQajmaNHsw/JNOzv8N/owtRRx0UzL",
-	"d/6lJZk7s8+l8w+/rnB7nhVcQqRREdXan7u9V/OFo6ErvZr7qjMoxl/bh9xpWU5gPYuamE+2ixoFirf1",
-	"1BHb9v677WGv+G2lCelXvnlfdun4OvldX3dpPo7T/Z7FwIv732h8cm1dYdD8Jh++t7/Oqjo+uqJf3nl5",
-	"/8vN7yz9xkbXWcFRaPlpLBWredLL7f5u8eXu3nqCwpj8q8XFX7TZTxSVfnVGaFJhMQaiBJAqs9J9g9KY",
-	"iFqEGDcwMNUbcecysh+4q7r9ub7VtiX13U6JjhPcfOTC+R3+2+RO13c87nB91FoolyRIfveqxB8y5HvK",
-	"EMM/QMr8t+8mTLbLjuPdIuUdu6IQnX44b+7xyO9H7sVCNVPbvrsSLZjIqCGRMYy05t/Votx+NXS1vMCv",
-	"dnw/odH1KZs/JMcfkuM/VnKY7wR8R8HhBzASmlLVkbj+GsvBG72/Zb33Nxy671aByMuW4/p5NFzm4tqr",
-	"fbRfCj0AUvYgFybBgEwITwSnGCiZmNIg06ic5hATDhtaGJWN3aYYbY7FnMpQv54wGRO9lTZNu36j5FhH",
-	"y4TigxCV5e0mZdF8xCyeEX5J5YiTS8K4Xk9ZvqdX0fGF/yHs9V82P/DfIfkM+r45QvPbfH9j0Ns3dWpP",
-	"9P0NM2vZCLNq9d6uzXvCkBSTFbkOwLDObxCk+v4+nv4aMu614NOUxeoxTqH/RGFq9h9+V6XxeZtWJO1u",
-	"6Rl2+47PMClflnqTZbFvCOSeijT9I5L73xvJ1fRdiw8fFdF1B/w9NgF6JU2ivf2Gv6fB3/OZRuxa6iWs",
-	"jXhM0rTnrAQZoYJQvmuaLONha0wFIu8yFawCj8r8f6+h0PyA4b3+TRmutLf+8Hz+YXs8peeT1PyezY+7",
-	"fpvdYTpMrArA7vT7EJkCs7X7aRzAfn8XIvsrMrUYeL4yOeKma4a9afLh8rLth02I68y+No0wHqepNzq+",
-	"r63VVj1LOsTB0f0o6f1mR+M34Mb1JHka7JzWyp/q1H+qb/7fkRJTwdaVCVN/sV7E/Am/uWCKsOwnG9op",
-	"hKYTDNreZdcUbfCKuNBHdw9e0Rnjiak9uFmGEJ1+fPXu+PX449m7yH5KFC1vfDuBWGRMoyq5prliEssp",
-	"yUSKtFAUPp69A8alosQG701x3TaWdtjFNaE89wQGllX5EgRToCg3rXVs9V6lVrcVahPR0MpyQ1OS3gCo",
-	"KrXfLr+EUKbdeO+UkeRVXxYNPSGhl2HTm9BNKvJ4RrEGWeQ2DSLOSUZzHypL8/YMpohU5FAmiHhv2QTp",
-	"jsUw7PugchKbznYEJrlYSJrDx2OEyjRIsONgLvHt59v/DQAA//8=",
+	"7L15c9s40jj8VVB63qrI81Cy5COH/JeTcWY8k8R+bGf2iFIiREIWYgrQEpBlbV5/91+hcRC8JPrKzu66",
+	"KlWReQHobvSFPr63Ij6bc0aYFK3B99aU4Jik8POYTUhKWEQ6v8LFzjvOJGGy84GwSzlVj8RERCmdS8pZ",
+	"a9B6SxlOVyjGEiNyIwkTlLMBklOCEngFUYbGK0kE4hO4/Nv5ySekh0RyiiUSEqdSqHtDNubx6gAeG+sP",
+	"qy/yVKAJTxK+RFR2h6wVtEQ0JTOspkNu8GyekNagv78TtGaU0dli1hr0gpZczUlr0KJMkkuStm5vg9YZ",
+	"kemqcziRJC0v5ZxEnMUCSY6WmEo0JhOeEiTTFWWXCF9iyro1Q28c+K+djzwmSecPkgoYrTj4xZSga33T",
+	"QIWk1yQGUKTkHwsiJGqrPzgjKOULqeYUTbkgaDklLPccwzMSI8YZ2aqZcOt6p+XmKWRK2WXrVs1zjlM8",
+	"I7JIDZoYDC3ckRSWVE4RZijE83lCI6ye3uaRJLIjZErwLEQK60GeZoasTDTUTset1KcfKtcQjqYaqqap",
+	"Sa8VtBSYWoONJH9vYvuNj49/rsZ0+I2PRzQOEUZiMZ5RAXhPiVykjMRddLGakxhhgTCaJ5gypHEUqEuU",
+	"oYgzmeJIon631+0FSPAhA1AwjqKEEmYho34pgjGkTAVKyWQhgDqWBworNNaPKmAI9f43PkZtPGQznEx4",
+	"qghJfYCyKFnEJN5S3wj3envquRHjcjThCxaHHnznGIBmoKsX2gpaCmU0JXFrINMFqabK3vjl5DXe3+ns",
+	"RntxZ2/yknTe4P64sxPtxntkf/ISvxq3gtYM31ga7O+8Bjy4v8tUHbRg632C+RSRcYhSckmFJCmJ0Uw9",
+	"90IALLrVy4H/mi2GRFN+38nWsokTRuyWsLM1XEPUzNjcbjjp6/49pnxyfPqIIIZHRncANE2peMCsHxHW",
+	"eupPDvFb9WUx50wQYNNvcXymGaL6K9LsS/30Oe485eOEzP73m9BrdTNQb8Qe4O2ebgWtmEhME0X2XIPA",
+	"iJahGp8ROWwdoF+OLtA23BQooUIL8hLKhYEGEVKxg0Frf9KLXuId8ibuj/eiV1ixWYnlQrQGez3FT6kE",
+	"8HzUw3KJ7KQMNKZSzsVgexuEQtyNybVdotguruTWB/3/l5JJa9D6n+1MCdrWd8X2qf6ChnGZbVuxQwXy",
+	"2GNqmCdmaMGuGF8yAyyeWoIJ1G+PkIZsnpJ5yiMihBLkKflGImnEPWXzheyidzwmYoBCyq5xQuORGTwM",
+	"UFhYXxgMWWhG8q9m78IngUnfBq23PF594vIwishcKuJ8AM3M8SrhOB5JzkcJTi+JTzVAGlOCEzlFEl9p",
+	"+WJhqGT+XYiiv5sRxakeFUnOkR21AVmUJ/tYhMHnJAWQVa8zQJhpObrEAqSyRi8KS1MKu2pS7zibJDR6",
+	"2H5WondCGRVTktvMSsLjJCU4XiF7fwByv4n8VcQvFlFESEziO+3qNxkCf6uYQjMc5hb1WOirgojSqhCV",
+	"KMJMcZ8xUb8ikiRKP9PI8+ei8faep2Max4Q9CHET9xUPa3JKhUdnjJBYs1ocz5SCGPE5uRM6vP303huw",
+	"AQ6y+T0WAq7IStEVMCs0XkiU4OhKLw8WBr8Ki7dYcLPRKDhmkqQMJ0dpytMHoYHckGihnh0R+JaHDKXb",
+	"oev+wDD6dMHQBNPkThti3xdzR3YsZMdqgIfiBB8LG3M6JwllxKwJLac0IWqRTMmqdlgYN9yy0g1s1hRN",
+	"qUSYDdmCkZu5lmsTvEgkaofUYMe+aUTSJy7fg6R+KL+r017UDgdDlMbNuFw7JRFPY4HIzZymBP128nZ0",
+	"cfEB4YkEvwWxnGLrTptuL88D76jX5Ff4GOj+xBUzn2qrL8zbdIBWTeDWM9Euqx6oQvPYgp14cnzaSDOt",
+	"x2hOfWkFLU3m6vp8IdFQ/z9sDZCY4jlBX/rB7lcUcxDAEk2oRF86/WDvq/Yt6IecFoZiEiU4JZtV08aA",
+	"Pjk+1WynAtKHnspohtNaofFTgBUeczfzbJ7t5ZRGU60Wak1iqZ5VqoTdX1tGXazUFgtKoEFNE1HVTERZ",
+	"rNRKqHlKYhpJzcoP0EIQhIHlw5qnPIkFovLHoMFKm/sLmJPj06YyZh1l+3wwB0THRg33zbhosjpA/1hw",
+	"SXxv34jG2gO44guUkjlP5Q8FpqbRB0kK1ERQGNA3kBR3sXAt2Gd5M3OAai3eHwNZy5eLhqTb5434sAWa",
+	"sZcuOP8AZs99YFdl6flE69s7iNxEsPv7vb3X+69emgOA9sfDv47Ojv7v89H5xejt3y6OzrcOkJgnhtuN",
+	"sYymaq2CsBglRAjwJf84UoapU6FNSjicYCgszTkEto3B8RHhNKVEKNNug0V3cnx6TtJrGpHPDF9jmuBx",
+	"Qh5AxGoMyi5LJGyuDxBNlULdB3NN0sTdOUApkekKiSlPZbL6cdC1OoQCsJ6KgqNhHJLDRadgmCcyZ8ci",
+	"g1q45dwpluiULPTMMzjmMapa6J35hEjoM55uK/BPvQrHQlWrNE9v+4/eGjfiBecfMVsZTUfcC6splmSU",
+	"0BmVxOdL6jKCy4hPUL/Xs0sW2wK1x4tUSLTT622ZHacYKICGCiXlLK41JPpI/FAZ+0Igb/pUaStTvBAy",
+	"M6D9RYePi5PPDC/klKf0n+R+smLhfyBDCPAmbCzVw9Njbbrq87e/dg5Pjzu/kxVyZ0w/CNqhGzq0R6tU",
+	"IDhX0ttMK1meh/KKrCwW/JU6ZvWZicVcKRMk/khiii/AOrkXHN2HRjP1pREYOgWISst+sUD2/E0NOUDF",
+	"UYD51pwkBiDBJbmR23Bs9uNFByNUThXXKU47RIyna85AM2RUgUujpbkYf6Dj9v7y/D/Go3sXXSCkksxE",
+	"iKZYoBmEDEwxGzJ4/O3hxbtfR8cXRx/PQ0QSMlOTWKMraH+IESUXdEb44mFeYIsOab7loVmtcYBKyI5p",
+	"DPtI6TbXBJgbnZGBVsuUwi4RZxEJtPgWsgGj810grzOsn9ljfDe3BjgvLuhRMV5Y+5LKqWHu2mJRMo0o",
+	"OtWDozZnBM0oW0hiJC9ByylPyJCZeW45YZeft0X1nbTCzej+x4IsyGiySJLihv7GxwjuGmHQ7+3AKb5A",
+	"7d9O3o7+7/PR56PR+fHfj7as2pDgu+F23/cp/x8MZSbSAK3exB8Lo0ueXnn+e4mvCEOMLzXNe/poTkEu",
+	"a6VD1lQtzcOZClg/aofZ4sxTQ6YfGePoCraVQAuWEhxN1afcG7nPF2xnNe/pQkIgUMyXTM3SXhipC+FW",
+	"E00YAjceSe9qrgg34Ft5hdiR8o/WiD3WteOdYF1wjmaYrdzoDZmXv6rHoPNDAwsb15Pj5ibqRwrN3JSV",
+	"pLiXpv+Shs4ZHEvHNJId7RRzDjGB2uHZ4cXR6MPxx+OL0dmpknz+lbefz84vwgOkkDdkecXe7AszngGX",
+	"EivzlF+mysxvg6h8d/Lp3eezs6NPF6PTo7PR70d/yz4YcRYt0pSwaOV/V2HWIsLsWaXLEiYNoQk0SfkM",
+	"xteBUS/EkOE4NsMefr74dfT+8PjD57Ojcxj14/GnzxdHZmAUqq+N5DTlUiYkDgOEmVhCWIMSDXwhhyzh",
+	"/AoCBKVd5la3uNfwSpgwPa4J8FG3XUNbZ/OeK9g8bs89qtHj6wL9bEN9zo/dYC/lZvtYMuORLak7mlFN",
+	"UFRjTuWR1dyeurPN5Gvw+z7+3MQQTAyZiTXCZOWiHluXVwuFkEgsKgw04CZUh2eYoFUUWtgdsYiD5B+y",
+	"9uU/6TxQe3orQPpoxpPK7vQpJgpjm8w6pQO6ZQIjOGSrP3CyAJxjtjqZtAZfvlsgssVsrHZ98L0YFJZd",
+	"GXOeEMzgEhgmm6DnRrx1yMJpilfwBRzHVMEIJ6epEgeSkjt9kC0So9TqEDgzAB9/I5Fs3X4tyTO20sG+",
+	"1+oLAVLvu+jTLnoHDtcYDFAQ7OpHgBhRsE9Jhyg8gRhM+eJyOmSThGNQkeacMtlF7ZM5YYqF7XZ7YLAx",
+	"DoQKHxsqiCuNH3a6GnrY0sJynGIWTYkYsjFJ+BKJOVHzkojbMzn1lF0s0sszb0GEhhRwt7sFjN/b12rn",
+	"QVRyknAFsJvOJe8YKCm67J7h5UciBAab2N3tiCs67/C5xk0HVqdEh4LybdA6FCsWnS/GMyrPTKhgdSQy",
+	"jW2MIwTB+OHIUUqwJHG3FbTmOdybmN4NVPAbHx/HLR2saMMgv9h3v5YoIWi9xTKanmoFxDs1rqbACU4E",
+	"KStD+gzBaDE6pho+dIAUhayQ2hAoXTBhKUTvXTwj+ZPubh5JZh99UfJqyVuBQuXXQLvcbajvbRFMbvNV",
+	"QJ3NF1IESmdICBY6SFtREZZoxoVEJd9BbkLFedx5m88oO9bv9Et73q5q/ddcwO97ShIQv9eNUhu4gn4X",
+	"/UUpQ3xGpSRxkAuxtbkN6SIhKJpyLsz5ig+Au0fNNt06BXLVsLAQ3kS1lcu3RMknHl0Kqz7xVKkYZgsa",
+	"Yn0hgE5FgQhz1AYhwItEVlClQ0TreqdMlffErhutKkpa30RzpSxJMguaLu6h4smnuXWfMCHeZjE1KPbD",
+	"tvVaq9D9HqyMjxaIRVRbOl9CZg64NLVdUuaixAYP5L/xl+lKZ8Jk7waI4ZnaE+r6hCaaVUzUahTD0Efm",
+	"yykBzyPReR6lHaPDsLdpSsX29a4Oke6u8CwZoCwW+Uvva1fykY5J6ULAzADNIKTVhNjsfvXQPF5IwzZt",
+	"RM7NsGVCYL/sZU+Wc41syPwDmMy9EW5SCzJ8a0xUYftXCF4uI+kDvSaMCFHGqtWNv7cIW8zUcPxKfTpD",
+	"BL9qVaUj+DM0H6makZaqFZT3jY/V1oqV7TuhJA10+lBFehFkSs251l9A0Q0hUttwp22sdIft71pS3+Yl",
+	"T9MUnQlPZ1jpNYsFjavQ/xsfn0GEXcVaGIIpTFPO+EKolRU4ITBUpwMYPWUE4+30dl52+v3Ozs5Fvzfo",
+	"qX/d/s7u3y2aRzOjSw0UtwxaNn53zdu7ffW2VXoaJylVcesqhQ/S19ZPf//vntXV8qOvPV7fL/N6A6eS",
+	"QE4XWt/FRjR94+PAsCzDyimYuMBnS8ycyir5ZJBRMkJy6CkzO5O6CPGZ4J5SNEFi1D57/w7t7u6+0RTK",
+	"JxNB5FaeFtfg2tFfjCXpSDojVURYoIg6VqwmpznxgbZHFgyiUzRGwM3reHyNvZONmSO4SnhQ6YLQDxAe",
+	"gz26YJImajKsi3QmioKTCU4VKDThqaH22TcAkybqZmC6k74fPEzDuIs24O+cSkhiOAIgKTJPAucrQ7QB",
+	"Ue03h1YmATZA61w/+EhSzSVamvGDCsXG24oO3sVdUCN0zt2q8nA2n7Tx0qCscIlWROpDkHgLdYaLXm+X",
+	"oDlhcL7SLt6w8YL2b8fg0P8/ZHbjufAeRFisJJvalTqAFMcmalZvGu1bteLXTFAJaj2+WroeUAHL46Uu",
+	"gt8NlRfc/rMlrH/gOF6jF7qQ+qlS2ihDMzLj6aog1+AwOF5on/tIqca9bm8ngOtrJMTfswxEI23Wi4Xy",
+	"MMUJ/8qXKOFG47QH81eg189oklAvjCpLie7u+1uELxQXDEqeK38xNeKACi8FwSDVnc61MUoJTCklgoAo",
+	"2iwWmu/eP5FamgGqak96BPeBClltdlswigLdZS4rm9Gqt1L+3LOs3ZotUhrrj9xXpviaIMYzJLpx0ZhE",
+	"eCHATqFp3sYBOa8NRSy0B6aRfehbZLc13owKEj8Cf1B5igfmbHCJ01lnMQ8KDiIBkHNQw8Ioz/pm6FQD",
+	"PiOeVtBoIT4LKS2kymgVGdOqopCPsJ4zCAkvr/8jwWIB+bkaM8pW0xTngJJRiTEPkeQSJxVWj6OznN9r",
+	"rcvevKEnWYU4M2YD3796zH6nAKdsYtkHK2Gl4HnEZLqq9nBYu55PEC4lNxe4+F1Y8Z+G3dQCpZq56N2T",
+	"Tw7K8r7TFbpifCkCS1E8VRK6yp8l4HhjLcjW3N5p3X6t9nA1p0QP9Q13XS2sPhKJIWS9koZy0ALzvAwx",
+	"RItQyn/nOKUCiTmJKDFH24LMcQIbdU4kTtBM72uIM4NaIbNuFmypbV7tfQbAx2YhcEyyu5MpEjdKOZpi",
+	"dVPnUN1+vYseYmoy8IXcPFTCLynET3jj7cJ4cy6kYwMZmQg+kTOsZgjlahSGbz0ykXw+uvJvtq5ag92g",
+	"leCxpreWIJILbEkp4gmk4FzT9JIyGuHW11sY3bnF/MGdeyw3QnlxE4LlIiVmvDlORomrJwN/LmkMfwHa",
+	"spv6T33zawaTPT0n4x3XnqYUS3K5ag1aS0Ivp1rJ1T9hTtf91uBNL1C7ZNDv3XqmSQtSnYs7zf0Jc9YX",
+	"dlrl/ZWjyO91KUEvBOJLhry7gSZYKgWKOJvQy7zadl/SrrbqGzlWH8Gct3upCg5Zap9Lk6KJjkNr7v6+",
+	"gI+cz0lUJSQ3K9P6ZBpOQOt06vvYxE+tUTvOcQfAXtLrRwNsjvVUzUFIMhdoTOSSGDjrmViVyVZogZgn",
+	"ZWmD9QROtMZTPJdkXjtBjzs1m192AAMluuxEYdqPPDmPTa37xJl+7GyRkLznJL8ca/o58kQTmgppdrIm",
+	"ZnGAdP2GpXb8OGKHuAxxkGUoGmh4bAC1FSwYRwSnCSVp8WVtXxp/QpZ4ZZlopoJnO8beK+2Ge6luPmeu",
+	"1sQ8/TSPU6akEE4y3GaHyBmL9zBemvBahahkszrnU1YyIZus45bZ9s7RcX7XZVTkLb9W9cqYR+VuUBNt",
+	"oLzfq2gX5Mv8jCWWJrir6PzR7MpG/+twE4OokzlhyFWgQ6cplzziiU9wb09OPrSC1ufjTxevzf/9l+YH",
+	"aBrqx8u9VtAyT9gH7H17+/0pXH5/Clffn8JFSGPI0655oGqVR9Wi9dCUrdiwKi+edIBCndirxK2xMOGZ",
+	"F2LIjCvyAIURj0mo6x5GkPfKJyg00V7hFrCwMItWCxFOia4SGL8wkc151UUH0ZUxJCSE7cxwNKWMdNTu",
+	"hQvqeVt0z42bp5hijYLm6giWaAmxZilnl9b9QV2IbJbpLzmKOcJjvpBF+6BcCsFlUu/pECoBJz2uQMLe",
+	"1wBdcol2q6bqB/59r69/BeeMAcKJ4FkUqInY6Rz/bOIm8/OsCCNcfwZqGQigLDe1Kh4ASfkTknpxQyUS",
+	"LZePbLAJvRigWGfTdPqtvAkFBt+X/W4/2O3uB/3uXtDr7nwN4IaZqNlS1jgypGJ1e21eleOHKrBwFE05",
+	"iS3UrY6RB7Wd4xpdtZGAPzk+NeA8hglvihtaq7KZmyYAepGyAI1XwJYPEE4Sg4qZls8mMKixKpLN9ASG",
+	"qdSXcpVNN3ztNHu4SJcGiOuJMIu4qyMgr8phVsEwVz7Q2GQ5E1qT2k63H3R63b2g0+++WkdoJctaG9Y1",
+	"lNaAgvxZV5RgrHn+unHR2xSzjVVu51hOiyVuC4FhpXl4pNmcoDQSn56icgUv7Uxr6OsDvQbQFw50zFUH",
+	"hpyx6s7iC+PCWzXjlNxZBYKpsXqPZnO5MqEF2hwCtOqIIMyyqrxtpWht3WWDa3PNTakCH83J8h7ksHn4",
+	"eYKlsohrRKcyXmYEtUPO2I35a6R+mzyWUEEkzMHOpJhYoOUJvfiZNcaGyEHl8fV+0Nzt6iuU/HU0dgaG",
+	"UonAmuMytR/YQPxNA1SnxOT4QAyM0rk2M5hq6OiZ1Sz+NMc8Hhpln1+P07czDpUrjZ2v0A12s0ChvjlS",
+	"N0eC/pOEQe5aqLVt/ymN37AYnFV6wgQH3VZDooYCmuK1APu1QM+pM6URLatrDHTP5NvAPZx1WM2mjD64",
+	"wcq8t7xx8v97LoR8z9//zpdHmQTDcF1xczCQjSK4u9OMV+gpeFBbjyMjdhswBqfkPBX4qtZTO/mc0lBL",
+	"Yvn9+j7BMkApX3Zm+BtPnTsWZAEzqrPLXPI28aPEUD8aGTtEPAnlbnjrHJ57IO2dQw5XvdrjeGZRohqe",
+	"pwU1sL67CNdqnjAhabzBg5g93u/udHtNBZMX+ZwtqA4kFv51XvgXAsV0Zr5ygDp91IZYCg1DxFmygqYB",
+	"OHsMHHFshZSUKea1rGdKd2NEujhTXnGr3JKPysXLAYGPQcJumvZ7VfgqBFVUxHxAqMfMhn7glC9MYWrr",
+	"8n4hakJ/cCrpBEdyBLVfKrp/+O06skMZ492zDnUontHu6dS9BU1kh5pq6SJvyO3v7O28fh00IYGaCSkS",
+	"JULSGZbO3eqtcsK5nKeUyQDN8E07FWIUk0Rivb4A5deL/hdNCZ77j+TnayrjNJowuYmShTA2W0EUKEXJ",
+	"nGEwDqWEdKwbZjbBHGKRlNoPFarVFZiUQDOI1YZMyaKbsE4lLq6pPKFfUr6E+GsY6RcOYECU6SqeUcqF",
+	"cMcpgQmdwuiXd6itpjMmiJFLLOl1wU7f671pBitLq+aI8196JlmgkU3AMgcZ+gAQEjOQIBK4XhFyG6B1",
+	"F+J6klBEvd6gyATKIKkgKZ/e8/isZGEPy/8UlF0mpCIBtBhVY2QBaw36O7t7+y9fvX7TM796UJi7kKVR",
+	"SOdYH9V1V0viOeOynI5nlag6CqnJtSwRQJMkyjtRwnrU/7Dkh6dMfayBuy6yUHW0cvb+HXqzt/8KmZIO",
+	"XXQIPhTN4X69uDi19REgRsNWpsHuJAZKH4GPcMiyMsw4JfaLAknOA6QushX4gAdor9crF7zWAeL6qxDE",
+	"OmTgMSYiwnMCFTxMWQ/X22GOU0G2ArS320ehvuuVZENtU3gFcbWAl3tD9jt9qw8f93t9FDIuR1TR14ww",
+	"SWKYwUWKmZiQ1BWOQFqYQx25aLpgVyTeeqwTygEqACFAuVPJYMgK5YIDVCoWHCC/ekmAXNXrIN/qKxgy",
+	"v+8FpHvYL8yInPIYnsVJwpfqdqnGnRqoqhhGMGR+2aAAFYpHq0X5NaEDkwcwsgHkuRJdbs1eCa0AZXW4",
+	"7O/c7Vz5rMCVcBu5hJBAkaNSa0eUjWz5ogAVSrsFqEhEwZAVqKSbrwOx+RjZ1nd5onNkcCfYmMXcKbLO",
+	"3BBrjo0pE1JBqCYHAWcqUZUwbtnE0yc/kbbV06nUGraulg61mxzjuuOhdX3Q0oVjfDqsEKrB5FXgSs+a",
+	"qadTwQGmPJVILGYznK4sQK8oi3VlgYrpH2uaQrU0VRew8vns2E85XzvIuro+G4i6II1svSAAgBdKZCi/",
+	"aShAPiGgtLrTXCqDNargbKZMpHnefMlHoN0q3hZttIPhKciNs1aTnmP+HOf17uvXL3vNDF07vliJjaPD",
+	"gCa1g48lpozEWS20k3M0XlmLzpwi5S2Ol69evdrpv2w6rzVTulCAzlrA3n9OO/v9l/uvd/YazkmrtSTv",
+	"qtvbqXpYWTE1sz8rmW55667CaaH29cYZFo8t3AyCSjKrQn4B8Lk1V22MM6IkY2XAqLtlVwc1THXkcETW",
+	"VTnIf0eHYHIWEVNvJ8t7xKIUdxy4pD6tDwZISD6fqwuKKobs/PiXi6Ozj0rra3s1tnS5Th2bCZ6k8PzX",
+	"zxc/n/zl0+jns8PjTyHYNwy+Jrby6aA2MDML47RjNgrgbF6o4QyUkzOn169ps2Raty7tkry8vCYJortr",
+	"EzP2HylBNGMNO/dJ9Kx13Oz/+6dnBmWAVVKEF+1cmXGL832NXUter1Kt2uBVxWSyZJBS8DSW6otzavvd",
+	"TOnlVF1xXy0ECaP2db+HTCr29ZutA9BgaIRwssQrYb5ku42EB8hmn+hWHkJx8dCkoYS5yGmYiZHsNHLJ",
+	"KsXYaS+bZd3hR73LA9sZg0cD5tskSMhLnak7j29A9QVtg6QRYRJfEgEZlln2V6xD2udKK+/3eoGJ/HDA",
+	"VHMv7P5CQk+JxErMydBEFTG66P0K9U9n58AJQRYJL8m8THblUxBlCcQ4jek/Se1J4BoQa0d1dTbDC+EF",
+	"NCAsvHkGKCZQBkkJGSgSQEuOH4IZhGm+3gt2u72XwW731cugD5GaQiqA9bqvd4Ned28v6HdfvQp63Vcv",
+	"v24EsmELZl1VkPbyTCpg7ZdP4qk968Wl3BbbrMwYbgV/Y7Uif+QHnLdNalqA4MfLPbCnzX/q8pjzJEDd",
+	"brcQUZeltNVy4+zhm7UHYPnp/Zw/Nqw/I0TthVjgJFllbYLyczRd3u50cNgkZiHeeOKWExm16K0S5vdr",
+	"tS1ItEipXJ0rkaWRfzinv5PV4aKqTtUhs+V6u+h3slJbZka0yh0enh6Pfj/623mItrM/Ru+PPxwpnm5C",
+	"z3Q7C1OyPCbXJOFzoKkr9bUwJtedK7IKUdvY8AGc8I3MiZ4OGYIGpYXHhsx7LtA9TLfA34cjSa/Jmn79",
+	"rkBvhlYMINDlXymbcFthF+sOui7sWlmoaIYpA9sjVTrzIk08I/aSyuli3I34zNiz5r8yYzcfMxqbdcsl",
+	"BKdQysTUCgCP4a8XF6cD5Fe0Mk5qBR2gZld3W22GAIrCX+qj2W98LIxnC7prg7OCxRpgFDi8IqwhGzI/",
+	"JRv2kuPd7SzHxtVY0c+50ixZ3s2WKxWBs9xkPhky2+Q6q35gDhUytYVDnVOnGtQfM0CtepDRYYBCrRiE",
+	"EAVp5V+45R9F6PA1CARmOXXIlTRjmkTd2LY8nklyC//aAbWw84e9b5IUFOR++ukwVzS8+9NPSEMzc0WT",
+	"m4jMJQpNP2s17W2wEeDXjMiURgJ+xzwS4ZAB6W/zOWF4Trs/haYfImYVJaa76BBKauva0lB7XaB2aIgC",
+	"2nt720WNAvgPtw68DoaYlZovUgH+dqZUMirFkIU3HcvmdIn30IsDrCqNa+aidBPDSMRWF524PJ4hs5yi",
+	"4tMYOoy7wuFqhZarqwfUqr3C2l497SGD+mOm0vper18orR2Y/pEuQNYBYa+3m2vYqNF7YkuXRVOilMGf",
+	"fkK2DySGnibCwjAl+hnfMWHd//bQgq2GDOoPG1vZlpfWsQ3YleK3u+KSSIBl2O/1oBg3ZQticMey0vhD",
+	"Bp5vgdp7O2/8u7pNy15/V3stdS8t4CwVDWlM/zxw9uYPU7xIbMYZCdBef9//IuMSKi+bkfd6OkoDPMfU",
+	"tOk08IQ0MJFtk72bG30ccnNjKscVD4RQO6yrcx5uaSLSanvlIYfJA3Ob2Uv5siW41bCJ4DZKbsjMrs+c",
+	"wK6eu9rNMG2XPgPUUJMF5IFQoAVTHwi3r3dCGyUMZxGmnCuWXh4bpL/rvCvKhCQ4Vvv4+1BnNg1bAzRs",
+	"dbvdYStAQ3BtFi5li/Ru3IaoHdpEvHArcAV1YHvrFgeGEk2Cnd0CNTlOP/0Ey9nudrsuF68ufa/9OwTI",
+	"oeudYMguUio5eyFAvG2fHZ1fuLVv6UMI94SJWDRpkPno40BTMjBviGyxMicAZhMYDhQgszkUDcQrhmc0",
+	"0rKTpFCExx4ihF10YXIMLvmQSe4p0lQKkkxQ++TTp7+aEsyIsgDB3zZBiS/klqmJ71WIzgKHhgzKk0N6",
+	"tdZSEhoRk+1jNI3DOY6mpKND8vIaxnK57GK43eXp5bZ5V2x/OH539On8CN7JTgGyMMDMYaND/W6DlpEt",
+	"rUFrt9vr7oIVIqegE26DfDBFibZnzhV+SSp8UadVlX8AatpVq8AOQSpLLLLYMQVZfEUCNE8WwveIKqBD",
+	"lSD0EY4DB14VKsVfbUkYRhBWwkFSyAHT+g7B0dQUHHP+Pq0rio0xNW1FBDzaVkjeVtqFTRH1IpeU4mF9",
+	"y2cExx/J7FxiqWRqFruk39KnQ3rYSwjsUbtNDaq5snFoa05jA2Oqwt1AkMRUXHVRCG+5jWaaixk5cnZ+",
+	"PmR6JK3jmW+aoQDO4NbXz3TRezB+9WFDNqaBL7TiVWrIhigy1A4/nBz+nHVfefe30Hp/+loln+H0isRD",
+	"FrpAngGC+JvQVrFZ5YLPIIHLjfpC2AnDbnHc9DhuDWzZHKBPiD4Ahgw0vNPrNWg42KxBRK4UVkWXiI9Z",
+	"DSwHR6ixbFouOWf/bdDa6/XrhnPz3/5c6E2y19vd/FLWklu90W/wxlserz5xeQiKlhlp583m94qNmm6D",
+	"1r4G9/r38o2vwSDV55EZDEH18QGpzDR8CTVlgCspO7qoKyobDu6pT+aZ13fFU2+3vxsGeLutT/0hkNcL",
+	"K/9SPfXskcwtDCWlmjxsbIWWLUVUcdy2oNANBjGy9OqrGKqxhorHNXgCnC9AYonnAjQvtSX5jEY4SVbB",
+	"kCVQ05B1JokyhLJ+SfrwBJkUJfMdy94YihKwlag0Rhm0oyDLIctmhWkibGm/IPeVK0LmwtWJsSzTS4Ny",
+	"apwS7JrjmSp96BPPdQ+s2uT6KOSjCTZ6sk2eO3GpaQWTwxN1azYbu8EOeKtG0LGJP5AX9PY2v+E6o/87",
+	"Mo9fueyYsp5+NPp9eQfE9kBdsKC1HZPx4tKyEy0da3WhQlVII0u9upmg2TqNCPQIBK24dI3hzmJuK0ci",
+	"KpVJJ4xO0LiEZNUO+kCF9MpDiqfcRsXCojU7qaAxPsvGtbJR4123sJPJKqOou1O4Juf5POWTHIHDlW0I",
+	"GhAVN8YJj64qrkezGHZa+Y4LJ6i4p/TQisuzhSQ3FddN1FzFHbGajXlScUNOlfKsqzdX3U5x5K5nK566",
+	"hg2V29tGpe70emrfCc6ZPWuxDlK1YwkTXfSepygxfR5A/unaYvmNaRpEPOF2NCPU7EI7a3B/0GvSfcj2",
+	"uC+ZmzOJ1uDLV5/obZMMj8TFSkgya30FQv7Gx8K1mahF2YXlnabkvWOXde0qkF6SqPc7lrD4C5G/8fFT",
+	"YjFrd1GDyG98bFb4g3WR/0DNQr3VYJYVnZfzXPsXIk2deY0Zj5AV7erSmHeyQX7j4+Ofdc1ae2ZQS/gf",
+	"9X0bz3qa8hmRU7IQ0KwRkZs5F3CCjvRpJ2pbe6PX7XX3tgKoqzNPyYTegPWufUmj0HPZ/MJ1eU3DRSKe",
+	"JCSSPBWVtrqZ8MZt4jWTzG2Q7Ozzf9CvRx9OTakuc6wxMhrFqfMWZeKyqId1h+x/0MXfTo+qP3GJF5dk",
+	"yCrv7cDKiierlXvSYOjPxFM9Kpg5dFRy16wK8hpFNytZaWlHn8EYt2nmi9WuHR0QzAUB/6gB6IrIbqXC",
+	"+vSq6kYl1S7ghUD2qFnoFqWm+JQ2nu3i27lAqK1nlXaNSqvAXiqm6FNjViy7Qp/1jjNbHrmWvD219Atp",
+	"D4U27oqOp3ypqDfC0N4K/JP61OKFvu8OJWyG+pARFkNGmj4sHYB15w0Gr4G1ZyL5265TgSt6iE0l0SFT",
+	"D5qG1zVVam0kT1DMSNYVW+3HaTpkmeQI8uVai1l7+VP5Y9Nd0h5pqLvw8SHDKTFbHIJ0fQBOsTBbuor5",
+	"/0Lkkztw8kWnara0ma6HwWfnzb/c82uLPUzAe5MLeroXRwh+oG9XcR8bpmHo1b+0wjNrnto8pcH3Gnfw",
+	"2YIJFOpqSf7pod2zubMFMMiFV9Q4a70GgSVloXrq8qSMx1URwaPtvkLm9W0+Js70FX6yve9l9daaun5K",
+	"r9c6vxDas6l9fvFxGO7PzD5eb37DTOtC5x82ZiKnOjfzgvMPOL0k+r39Jquq6Gr/b2rknS0YMC0/Pi8j",
+	"NY972d1fzb7s3VuPUWjXRD27+AMnNMaSCD/tLNAx/nA2JDnCWci4NkJt6zPFQrSbG1HZHTLr2sJSi3an",
+	"pNjGoKbn53rnSYXk113ErX/kP43vVDVKX+OiyfWodCiI//QqyDMPeUoeoukHYRfY+2TMZNu1dK1mKR/o",
+	"FUHh6cl5cY+HfsNX74xYEbVpbCjA8gm1GhJqg0pZDFU9YEMItV/DL6At+tMxDb/r+jPneOYc//acQzdi",
+	"fkLG4R+0xCQhsiIj5x3UuSg0VxX55qroENmerzx1PV3V82C4zPi1Fzs9ZEDlBwi7Jq9cB17gMWYxZwQO",
+	"dMY651F3giUpijBDbSq9zjkTOE2P+IyIQL0eUxFhtZW2dPCuVnKMg2ZM4EEUurodOnaYkWv18Slml0QM",
+	"Gb7ElKn1uLxktQpTE2ZMso6zA7TXe4NCv+xJJefT4Lv3SdK/psF5v7uvE3AfqcG5HtV1Gst66ZaTjh/x",
+	"6IyKDF0HSJPOv+Aw7el9Q70GPO4dZ5OERvK/7bxO7z9oXO/z0W+wIfMnd+u5Z1Dtcz6DbCPh9CZDYvc4",
+	"cD7lSfJ84vx84lykYEUXjej3QSfPVjHYYEuAN1NnytjWVZnmn/NvZrFtflUBP5BvyCKcJF1rXYgQFAv3",
+	"ru5+CUJamxhYrDMxjOIPRsB/roHhT6GRX1QEtXbas8f02WZ5TI8pzvlLtfHyUHvFdXyoFL47vR4KdcZt",
+	"4wJDB2i/t4tC81eoc2JALlMxZLqMkLmp4/1SVwfJBPxVRrPrykAP0/ALrXgba8NZEacKdnC0GSQ/PJjF",
+	"Ud09YGOLND0OdE5zaWh57Of54xmR6aoDYd2beKP/6O3tutCdbG41ETvXO+uDICEZ7oWAuJUgK3aTtejX",
+	"WZpZTX9EJTJspyJ09YTOC/0OnlCWlZsr1Egzt8rC6X4DyXFyfHov4XFyfHr3UBxoVFGSBY02CLSJqz9N",
+	"13By6/eohdN503Ca6x0TCr1te4PVMtX1cdABSsClbOserKGjD7rC91PSEAyxlnIQFehugdCPjsma/W/w",
+	"mpSjogGvBbRtFoZ3qLKnMaiFp5aJviT0mWANah8g8xrjVo/x1FLtUbHdVLY9HAb/YtllaDetEGE54rVR",
+	"fFlLw/WB/TYwRos0KoWLYtN/2a5yWfhbdVDdkGVRdXDw3emb866aglKukJT3ADQV3+oiMHaGbOZFNa3r",
+	"EluhIp7QeT6W7Wl3TqO4OQvqu0fNnRyf3sOOezRp3MRfdHJ8emeX0dNwgo0vbjSvAJtZA6W2H6PptUTl",
+	"goituysHd/UbWfLSwXVf6/e5rpR197TswgDBOmeUzFX8zlhBIdJugEJd3SNEs4WQLtDb7oEhM8U/slhb",
+	"ZPsr6coLpm4LnIBNqMngNCxGZ6hmHGTIiizkwMYAUoEmCYYcb9fdzfpmUsSIkCTuonecmUwHV3Fe6NAf",
+	"+L4rJ6YmlRIvwlK71KDPUTTlLphfxwHpTG0KyeQ6CljYgOAu+osNDqruCOlVNRqyXOEeHkkiO0KmBM/C",
+	"AcJQMcgV1pmg0DHIzq9wsfNOM7mOLmsX6tJJwlTohXIfuvgh4CLMCKNb6kepVpDiJUqolAnpEBZTzMz3",
+	"UBvKH1lHJawWo70O1GnKveD7Gl0dj63AVRDzXGeahrroxMZRC6gLxVMzWW+GAyTTBQlRWwmdrJ11YEob",
+	"eYSb1bCsaqZpvrOlC/WNcXSVOUmXeFUjbADorbtubYcqjSmDKFN+UO3Ep/CrFhu1K95XR2D5r7qajhpq",
+	"1Uk8P847W2r2/cgrqW2h3kX1O9J2DlvZQqLUVl8aAB2p3aqYjJ7yXfYt8rdtxjmGzCYZlDzP5oZx4Hsa",
+	"6oahNmmtm15v7p3+r1JsGrmpYW0P8FSfHJ/e11n9pDpVprYr6WZ7kD9Ys8q5r2vUos2GvOts79LQbAd8",
+	"EBsV3bkCV/kQ+wduIL/mWE63wEjGxRoNxvQH2QXTsmWcjDuA6pw+gaDsHxQGHDKd2GTrxqyzdn6Ek8Ab",
+	"aH1+kJdG8cwO/sQejzsh1LaL4CkqkOVj+kAKllh2JvRvY4pZJ4q9ujGb8r/AF2MOr59dMs8umYe6ZEya",
+	"YznB8Yds/KDx8/kcxzvyisfx59xnss8uoGcX0LML6D4uoD8cR3r2BD17gp49Qc+eoGdPUBNPEDDou6p0",
+	"TZw/tcrVf49XyMikZ+fQs3PoP8o5lGuZuq7qzZ/XKMwH/OQ7iX35qvQ+HVOn51MbcQcmkmtdSgWKebRQ",
+	"KngXvSVTCsbUPOU3qwCFp5/ffjh+N/p89iFEM+hFozt/qLdjFPE5JQLh+JqkkgroaYTHgicLSdDnsw+2",
+	"kYrmN7qxxjYoqAbYxVmee0HqYNX5UevUioJu1lwsSwErJ3/p6ht8UsrOEd4HID2n/LZz97iSdN47jgTK",
+	"2fw6VjDwnJBqGab0H9ghPI2mBBqBKUkGpb6iFM+V+ZSNYOKMyyPoTk48Ra4ImveWKTpcsRgKzRdliiNp",
+	"rOVxypeCpOjzMcxKdyk034H6vNUwqWs1c73jd5sxVduyVjNbWXkTq31WdpcZINt35QpIrGsavFG+vSRj",
+	"QSWB4sHbEWeQwreN02hKJYnkIiXb6ludeYIZ2b7e6cxdQ6BsZWpv3369/X8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -26,6 +26,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 	s.operations = operationIDs(contract)
 	s.bodyless = bodylessRoutes(contract)
+	s.gates = gateRoutes(contract)
 
 	r := chi.NewRouter()
 	r.Use(s.observe, s.closeWhileDraining, s.cors, headAsGet)
@@ -66,7 +67,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Middlewares run after chi matched the route, innermost first.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter:  r,
-		Middlewares: []api.MiddlewareFunc{s.plainJSON, s.rateLimit, validate, s.limitBody},
+		Middlewares: []api.MiddlewareFunc{s.plainJSON, validate, s.limitBody, s.gate},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},

@@ -15,24 +15,33 @@ const queueUIPath = "/admin/queues"
 // authentication's password, and a 401 asks the browser for it.
 func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var p auth.Principal
-		key, err := apiKey(r)
-		if err == nil && key == "" {
+		key := r.Header.Get(headerAPIKey)
+		if key == "" {
 			_, key, _ = r.BasicAuth()
 		}
-		if err == nil {
-			p, err = s.keys.Authorize(key, scope)
-		}
-		if info := infoFrom(r.Context()); info != nil {
-			info.scope, info.principal = scope, p
-		}
+		p, err := s.checkKey(r, key, scope)
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
-		case err != nil:
+		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
 			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
+		case err != nil:
+			s.writeLimit(w, r, err)
 		default:
+			n, err := s.admit(r, p, scope)
+			if err != nil {
+				s.writeLimit(w, r, err)
+				return
+			}
+			if n != nil {
+				defer n.Add(-1)
+			}
+			// The dashboard's own writes carry small JSON bodies; none may be larger
+			// than an API request.
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+			}
 			next.ServeHTTP(w, r)
 		}
 	})
