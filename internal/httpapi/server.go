@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -137,7 +138,9 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, b.Model, b.Version, false, b.Data)
+	// The job outlives the request, and its data may alias the request's pooled body
+	// buffer (the one-pass decoder's fast path slices it): keep a copy.
+	rec, err := s.submit(ctx, b.Model, b.Version, false, bytes.Clone(b.Data))
 	if err != nil {
 		return nil, err
 	}
