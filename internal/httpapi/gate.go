@@ -122,7 +122,11 @@ func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.P
 				s.authFails.perMinute, secs)}
 		}
 	}
-	p, err := s.keys.Authorize(key, scope)
+	_, err := apiKey(r) // two X-API-Key headers are refused, never resolved to one
+	var p auth.Principal
+	if err == nil {
+		p, err = s.keys.Authorize(key, scope)
+	}
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		s.authFails.fail(addr)
 	}

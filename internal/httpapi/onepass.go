@@ -193,13 +193,14 @@ func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.Request
 // that is not an object) goes through the generic validator's own code, so every
 // refusal reads as it did.
 func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
-	if err := notUTF8(op.body, b); err != nil {
-		return nil, err
-	}
 	if op.fast != nil && r.Header.Get("Content-Type") == "application/json" {
 		if in, ok := op.fast.decode(b); ok {
 			return in, nil
 		}
+	}
+	// The fast path takes valid UTF-8 only, so this scan costs only the other bodies.
+	if err := notUTF8(op.body, b); err != nil {
+		return nil, err
 	}
 	var members map[string]json.RawMessage
 	if op.body.Content.Get(r.Header.Get("Content-Type")) == nil || json.Unmarshal(b, &members) != nil || members == nil {
