@@ -58,11 +58,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key, err := apiKey(r)
-		var p auth.Principal
-		if err == nil {
-			p, err = s.checkKey(r, key, g.scope)
-		}
+		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.scope)
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
