@@ -9,7 +9,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -20,6 +20,10 @@ generate: generate-ts
 ## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript)
 generate-ts: sdk-ts-deps
 	cd sdk/typescript && node scripts/generate.mjs
+
+## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
+docs:
+	$(GO) generate ./internal/config
 
 ## check-generated: fail when gen/ or the TypeScript types are stale against openapi.yaml
 check-generated: generate
@@ -41,6 +45,25 @@ sdk/typescript/node_modules/.package-lock.json: sdk/typescript/package.json sdk/
 ## lint-contract: Spectral (spectral:oas) and Redocly (recommended) on openapi.yaml; any warning fails
 lint-contract: npm-tools
 	bash tools/lint-contract.sh openapi.yaml
+
+## lint-docker: dockerfilelint (pinned in tools/package.json) on deploy/Dockerfile, a canary
+## it must fail, and a non-root USER and a HEALTHCHECK in the image's last stage
+lint-docker: npm-tools
+	bash tools/lint-docker.sh deploy/Dockerfile
+
+## check-compose: docker-compose config on deploy/compose.yaml, then TestCompose (tools/deploycheck):
+## services, settings, secrets, mounts and Prometheus targets as docker-compose reads them
+check-compose:
+	@command -v docker-compose >/dev/null || { echo "check-compose: docker-compose is missing (Debian package docker-compose)"; exit 1; }
+	docker-compose -f deploy/compose.yaml config --quiet
+	cd tools && $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
+	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml, TestCompose passed"
+
+## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types, and checked
+## against the settings inferd reads and the image (tools/deploycheck)
+check-kubernetes:
+	cd tools && $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests)$$' ./deploycheck
+	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests"
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
 ## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
@@ -68,10 +91,11 @@ build:
 run: build onnxruntime
 	PORT=$(PORT) MODELS_DIR=$${MODELS_DIR:-./models} $(BIN)/inferd
 
-## test: every test, with the race detector (the benchmark harness lives in the tools module)
+## test: every test, with the race detector (the benchmark harness and the checks of deploy/
+## live in the tools module)
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
-	cd tools && $(GO) test -race -count=1 ./benchhttp/... ./monitoring/...
+	cd tools && $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/... ./monitoring/...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
@@ -97,7 +121,7 @@ bench-http: build onnxruntime
 lint:
 	$(GO) vet ./...
 	$(TOOLS) staticcheck ./...
-	cd tools && $(GO) vet ./benchhttp/... ./monitoring/... && $(GO) tool staticcheck ./benchhttp/... ./monitoring/...
+	cd tools && $(GO) vet ./benchhttp/... ./deploycheck/... ./monitoring/... && $(GO) tool staticcheck ./benchhttp/... ./deploycheck/... ./monitoring/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 
 ## check-rules: promtool check rules and promtool test rules (the unit tests beside

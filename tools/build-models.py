@@ -304,12 +304,14 @@ description: >-
   two hidden layers of 2048 units (ReLU). Takes the 64 pixel intensities, 0 to 16,
   row by row. Returns the three likeliest digits ranked by probability, rounded to 4
   decimals. Heavy on purpose: a batch of 64 costs far less than 64 calls, so
-  concurrent requests are coalesced into one call (dynamic_batching).
+  concurrent requests are coalesced into one call (dynamic_batching), two such
+  calls at a time so that a batch can gather while another runs.
 backend: onnx
 artifact: model.onnx
 max_batch_size: 128
 dynamic_batching:
   max_queue_delay: 2ms
+  max_calls: 2
 preprocess:
   - to_tensor:
       dtype: float32

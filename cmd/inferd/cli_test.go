@@ -38,7 +38,7 @@ func TestCommandLine(t *testing.T) {
 			"PORT=" + strconv.Itoa(proctest.FreePort(t)), "WORKER_PORT=" + strconv.Itoa(proctest.FreePort(t)),
 			"MODELS_DIR=" + t.TempDir(), "QUEUE_URL=redis://127.0.0.1:1/0",
 		}
-		usage := "^Usage: " + name + ` \[--help\] \[--version\]\n`
+		usage := "^Usage: " + name + ` \[--help\] \[--version\] \[--healthcheck\]\n`
 		version := "^" + name + ` version \S+, commit \S+, contract ` + contract + "\n$"
 		tests := []struct {
 			args           []string
@@ -79,6 +79,48 @@ func TestCommandLine(t *testing.T) {
 					t.Errorf("--help lacks %q", line)
 				}
 			}
+		})
+	}
+}
+
+// TestHealthcheck runs --healthcheck, the containers' probe, against a server and a
+// worker started with the same settings, and against nothing.
+func TestHealthcheck(t *testing.T) {
+	redis := redistest.Start(t)
+	for _, tt := range []struct{ name, portVar, addrVar string }{
+		{"inferd", "PORT", "LISTEN_ADDR"},
+		{"inferd-worker", "WORKER_PORT", "WORKER_LISTEN_ADDR"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := proctest.Build(t, tt.name)
+			port := proctest.FreePort(t)
+			env := []string{tt.portVar + "=" + strconv.Itoa(port), "MODELS_DIR=" + t.TempDir(), "QUEUE_URL=" + redis.URL()}
+			t.Run("nothing listens", func(t *testing.T) {
+				code, stdout, stderr := proctest.Exec(t, bin, []string{"--healthcheck"}, env...)
+				if code != 1 || stdout != "" || !strings.Contains(stderr, "--healthcheck: ") || !strings.Contains(stderr, "connection refused") {
+					t.Errorf("exit code %d, stdout %q, stderr %q; want 1 and connection refused", code, stdout, stderr)
+				}
+			})
+			t.Run("a port only the process knows", func(t *testing.T) {
+				code, _, stderr := proctest.Exec(t, bin, []string{"--healthcheck"}, append(env, tt.addrVar+"=127.0.0.1:0")...)
+				if code != 2 || !strings.Contains(stderr, "set a fixed port to probe it") {
+					t.Errorf("exit code %d, stderr %q; want 2", code, stderr)
+				}
+			})
+			t.Run("bad settings", func(t *testing.T) {
+				code, _, stderr := proctest.Exec(t, bin, []string{"--healthcheck"}, append(env, "LOG_LEVEL=loud")...)
+				if code != 2 || !strings.Contains(stderr, "invalid settings") {
+					t.Errorf("exit code %d, stderr %q; want 2", code, stderr)
+				}
+			})
+			proctest.Start(t, bin, port, "/health", env...)
+			t.Run("it runs", func(t *testing.T) {
+				code, stdout, stderr := proctest.Exec(t, bin, []string{"--healthcheck"}, env...)
+				want := fmt.Sprintf("%s: GET http://127.0.0.1:%d/health answered 200 OK\n", tt.name, port)
+				if code != 0 || stdout != want || stderr != "" {
+					t.Errorf("exit code %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, want)
+				}
+			})
 		})
 	}
 }

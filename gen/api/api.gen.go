@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -82,6 +83,57 @@ func (e ModelMetadataStatus) Valid() bool {
 	case ModelMetadataStatusLoading:
 		return true
 	case ModelMetadataStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPDatatype.
+const (
+	BOOL   OIPDatatype = "BOOL"
+	BYTES  OIPDatatype = "BYTES"
+	FP16   OIPDatatype = "FP16"
+	FP32   OIPDatatype = "FP32"
+	FP64   OIPDatatype = "FP64"
+	INT16  OIPDatatype = "INT16"
+	INT32  OIPDatatype = "INT32"
+	INT64  OIPDatatype = "INT64"
+	INT8   OIPDatatype = "INT8"
+	UINT16 OIPDatatype = "UINT16"
+	UINT32 OIPDatatype = "UINT32"
+	UINT64 OIPDatatype = "UINT64"
+	UINT8  OIPDatatype = "UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPDatatype enum.
+func (e OIPDatatype) Valid() bool {
+	switch e {
+	case BOOL:
+		return true
+	case BYTES:
+		return true
+	case FP16:
+		return true
+	case FP32:
+		return true
+	case FP64:
+		return true
+	case INT16:
+		return true
+	case INT32:
+		return true
+	case INT64:
+		return true
+	case INT8:
+		return true
+	case UINT16:
+		return true
+	case UINT32:
+		return true
+	case UINT64:
+		return true
+	case UINT8:
 		return true
 	default:
 		return false
@@ -403,6 +455,213 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPDatatype A tensor element type of the Open Inference Protocol.
+//
+// Example: FP32
+type OIPDatatype string
+
+// OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPError struct {
+	// Code A stable machine-readable code, as in `Problem`.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Error What went wrong with this request and what to do about it.
+	//
+	// Example: input "input": expected 4 values for shape [1,4], got 3
+	Error string `json:"error"`
+
+	// RequestId The request's id, also in the X-Request-ID header.
+	//
+	// Example: 5f0c6a2e9d1b4c7a
+	RequestId string `json:"request_id"`
+}
+
+// OIPInferRequest An inference request of the Open Inference Protocol.
+//
+// Example: {"id":"req-1","inputs":[{"data":[5.1,3.5,1.4,0.2],"datatype":"FP32","name":"input","shape":[1,4]}]}
+type OIPInferRequest struct {
+	// Id Echoed in the response.
+	//
+	// Example: req-1
+	Id     *string           `json:"id,omitempty"`
+	Inputs []OIPRequestInput `json:"inputs"`
+
+	// Outputs The outputs to return, by name; all of them when omitted.
+	Outputs *[]OIPRequestOutput `json:"outputs,omitempty"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+type OIPInferResponse struct {
+	// Id Example: req-1
+	Id *string `json:"id,omitempty"`
+
+	// ModelName Example: iris
+	ModelName string `json:"model_name"`
+
+	// ModelVersion The version that ran (the one routing chose when the path named none).
+	//
+	// Example: v1
+	ModelVersion *string             `json:"model_version,omitempty"`
+	Outputs      []OIPResponseOutput `json:"outputs"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPLive defines model for OIPLive.
+type OIPLive struct {
+	// Live Example: true
+	Live bool `json:"live"`
+}
+
+// OIPModelMetadata defines model for OIPModelMetadata.
+type OIPModelMetadata struct {
+	// Inputs Empty for a model that takes any tensors (echo).
+	Inputs []OIPTensorMetadata `json:"inputs"`
+
+	// Name Example: iris
+	Name    string              `json:"name"`
+	Outputs []OIPTensorMetadata `json:"outputs"`
+
+	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	//
+	// Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Versions Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// OIPModelReady defines model for OIPModelReady.
+type OIPModelReady struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Ready Example: true
+	Ready bool `json:"ready"`
+
+	// Version The version the answer is about.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+//
+// Example: {"binary_data_output":false}
+type OIPParameters map[string]AnyValue
+
+// OIPReady defines model for OIPReady.
+type OIPReady struct {
+	// Ready Example: true
+	Ready bool `json:"ready"`
+}
+
+// OIPRequestInput defines model for OIPRequestInput.
+type OIPRequestInput struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// OIPRequestOutput defines model for OIPRequestOutput.
+type OIPRequestOutput struct {
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPResponseOutput defines model for OIPResponseOutput.
+type OIPResponseOutput struct {
+	// Data Flat, row-major; absent for an output sent as binary data.
+	Data *[]AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
+// OIPServerMetadata defines model for OIPServerMetadata.
+type OIPServerMetadata struct {
+	// Extensions Example: ["binary_tensor_data"]
+	Extensions []string `json:"extensions"`
+
+	// Name Example: inferd
+	Name string `json:"name"`
+
+	// Version Example: 1.2.0
+	Version string `json:"version"`
+}
+
+// OIPShape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+//
+// Example: [1,4]
+type OIPShape = []int64
+
+// OIPTensorMetadata defines model for OIPTensorMetadata.
+type OIPTensorMetadata struct {
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
 // PipelineMemory Memory measured around one pipeline's load.
 type PipelineMemory struct {
 	// ArtifactBytes Bytes of the model files the pipeline read (0 for built-in models).
@@ -652,6 +911,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// InferenceHeaderContentLength Example: 152
+type InferenceHeaderContentLength = int
+
 // JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobID = string
 
@@ -660,6 +922,12 @@ type ModelName = string
 
 // ModelVersion Example: v1
 type ModelVersion = string
+
+// OIPModelName Example: iris
+type OIPModelName = string
+
+// OIPModelVersion Example: v1
+type OIPModelVersion = string
 
 // BadRequest An RFC 9457 problem.
 type BadRequest = Problem
@@ -679,6 +947,42 @@ type InternalError = Problem
 // NotFound An RFC 9457 problem.
 type NotFound = Problem
 
+// OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPBadRequest = OIPError
+
+// OIPForbidden An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPForbidden = OIPError
+
+// OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInternalError = OIPError
+
+// OIPNotFound An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPNotFound = OIPError
+
+// OIPPayloadTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPPayloadTooLarge = OIPError
+
+// OIPServiceUnavailable An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPServiceUnavailable = OIPError
+
+// OIPTooManyRequests An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPTooManyRequests = OIPError
+
+// OIPUnauthorized An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnauthorized = OIPError
+
+// OIPUnsupportedMediaType An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnsupportedMediaType = OIPError
+
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
 
@@ -694,6 +998,20 @@ type Unauthorized = Problem
 // UnsupportedMediaType An RFC 9457 problem.
 type UnsupportedMediaType = Problem
 
+// OipInferParams defines parameters for OipInfer.
+type OipInferParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
+// OipInferVersionParams defines parameters for OipInferVersion.
+type OipInferVersionParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -705,6 +1023,12 @@ type SubmitBatchJobJSONRequestBody = BatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
+
+// OipInferJSONRequestBody defines body for OipInfer for application/json ContentType.
+type OipInferJSONRequestBody = OIPInferRequest
+
+// OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
+type OipInferVersionJSONRequestBody = OIPInferRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -753,6 +1077,33 @@ type ServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(w http.ResponseWriter, r *http.Request)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(w http.ResponseWriter, r *http.Request)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(w http.ResponseWriter, r *http.Request)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -846,6 +1197,60 @@ func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
 // Ready Readiness
 // (GET /ready)
 func (_ Unimplemented) Ready(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerMetadata Server metadata
+// (GET /v2)
+func (_ Unimplemented) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerLive Server liveness
+// (GET /v2/health/live)
+func (_ Unimplemented) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipServerReady Server readiness
+// (GET /v2/health/ready)
+func (_ Unimplemented) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelMetadata Model metadata (the version routing chooses)
+// (GET /v2/models/{model_name})
+func (_ Unimplemented) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInfer Inference on tensors (the version routing chooses)
+// (POST /v2/models/{model_name}/infer)
+func (_ Unimplemented) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelReady Model readiness (the version routing chooses)
+// (GET /v2/models/{model_name}/ready)
+func (_ Unimplemented) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionMetadata Model metadata of one version
+// (GET /v2/models/{model_name}/versions/{model_version})
+func (_ Unimplemented) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipInferVersion Inference on tensors with one version
+// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+func (_ Unimplemented) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionReady Readiness of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+func (_ Unimplemented) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1146,6 +1551,279 @@ func (siw *ServerInterfaceWrapper) Ready(w http.ResponseWriter, r *http.Request)
 	handler.ServeHTTP(w, r)
 }
 
+// OipServerMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerMetadata(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerLive operation middleware
+func (siw *ServerInterfaceWrapper) OipServerLive(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerLive(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipServerReady operation middleware
+func (siw *ServerInterfaceWrapper) OipServerReady(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipServerReady(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelMetadata(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInfer operation middleware
+func (siw *ServerInterfaceWrapper) OipInfer(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInfer(w, r, modelName, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelReady(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionMetadata operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionMetadata(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipInferVersion operation middleware
+func (siw *ServerInterfaceWrapper) OipInferVersion(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OipInferVersionParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Inference-Header-Content-Length" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Inference-Header-Content-Length")]; found {
+		var InferenceHeaderContentLength InferenceHeaderContentLength
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Inference-Header-Content-Length", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", valueList[0], &InferenceHeaderContentLength, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Inference-Header-Content-Length", Err: err})
+			return
+		}
+
+		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipInferVersion(w, r, modelName, modelVersion, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionReady operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionReady(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionReady(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 type UnescapedCookieParamError struct {
 	ParamName string
 	Err       error
@@ -1304,6 +1982,33 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/admin/models/memory", wrapper.ModelMemory)
 	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2", wrapper.OipServerMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/live", wrapper.OipServerLive)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/health/ready", wrapper.OipServerReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}", wrapper.OipModelMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}", wrapper.OipModelVersionMetadata)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/ready", wrapper.OipModelReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/ready", wrapper.OipModelVersionReady)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/infer", wrapper.OipInfer)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/infer", wrapper.OipInferVersion)
+	})
 
 	return r
 }
@@ -1319,6 +2024,38 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type NotFoundApplicationProblemPlusJSONResponse Problem
+
+type OIPBadRequestJSONResponse OIPError
+
+type OIPForbiddenJSONResponse OIPError
+
+type OIPInternalErrorJSONResponse OIPError
+
+type OIPNotFoundJSONResponse OIPError
+
+type OIPPayloadTooLargeJSONResponse OIPError
+
+type OIPServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPServiceUnavailableJSONResponse struct {
+	Body OIPError
+
+	Headers OIPServiceUnavailableResponseHeaders
+}
+
+type OIPTooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type OIPTooManyRequestsJSONResponse struct {
+	Body OIPError
+
+	Headers OIPTooManyRequestsResponseHeaders
+}
+
+type OIPUnauthorizedJSONResponse OIPError
+
+type OIPUnsupportedMediaTypeJSONResponse OIPError
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -1409,6 +2146,25 @@ func (response ModelMemory413ApplicationProblemPlusJSONResponse) VisitModelMemor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ModelMemory429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ModelMemory429ApplicationProblemPlusJSONResponse) VisitModelMemoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1532,6 +2288,25 @@ func (response ReloadModel413ApplicationProblemPlusJSONResponse) VisitReloadMode
 	return err
 }
 
+type ReloadModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ReloadModel429ApplicationProblemPlusJSONResponse) VisitReloadModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReloadModel500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1613,6 +2388,25 @@ func (response ListLoadedModels413ApplicationProblemPlusJSONResponse) VisitListL
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoadedModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoadedModels429ApplicationProblemPlusJSONResponse) VisitListLoadedModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1772,6 +2566,25 @@ func (response GetJob413ApplicationProblemPlusJSONResponse) VisitGetJobResponse(
 	return err
 }
 
+type GetJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetJob429ApplicationProblemPlusJSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -1926,6 +2739,25 @@ func (response ListModels413ApplicationProblemPlusJSONResponse) VisitListModelsR
 	return err
 }
 
+type ListModels429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListModels429ApplicationProblemPlusJSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModels500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -2041,6 +2873,25 @@ func (response GetModel413ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetModel429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetModel429ApplicationProblemPlusJSONResponse) VisitGetModelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2797,6 +3648,25 @@ func (response PollJob413ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 	return err
 }
 
+type PollJob429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response PollJob429ApplicationProblemPlusJSONResponse) VisitPollJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PollJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -3075,6 +3945,1108 @@ func (response Ready503JSONResponse) VisitReadyResponse(w http.ResponseWriter) e
 	return err
 }
 
+type OipServerMetadataRequestObject struct {
+}
+
+type OipServerMetadataResponseObject interface {
+	VisitOipServerMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipServerMetadata200JSONResponse OIPServerMetadata
+
+func (response OipServerMetadata200JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipServerMetadata401JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipServerMetadata403JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerMetadata413JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerMetadata500JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLiveRequestObject struct {
+}
+
+type OipServerLiveResponseObject interface {
+	VisitOipServerLiveResponse(w http.ResponseWriter) error
+}
+
+type OipServerLive200JSONResponse OIPLive
+
+func (response OipServerLive200JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerLive413JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerLive500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerLive500JSONResponse) VisitOipServerLiveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReadyRequestObject struct {
+}
+
+type OipServerReadyResponseObject interface {
+	VisitOipServerReadyResponse(w http.ResponseWriter) error
+}
+
+type OipServerReady200JSONResponse OIPReady
+
+func (response OipServerReady200JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipServerReady413JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipServerReady500JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipServerReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipServerReady503JSONResponse struct {
+	Body    OIPReady
+	Headers OipServerReady503ResponseHeaders
+}
+
+func (response OipServerReady503JSONResponse) VisitOipServerReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadataRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelMetadataResponseObject interface {
+	VisitOipModelMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelMetadata200JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelMetadata400JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelMetadata401JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelMetadata403JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelMetadata404JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelMetadata413JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelMetadata500JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelMetadata503JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Params    OipInferParams
+	JSONBody  *OipInferJSONRequestBody
+	Body      io.Reader
+}
+
+type OipInferResponseObject interface {
+	VisitOipInferResponse(w http.ResponseWriter) error
+}
+
+type OipInfer200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInfer200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInfer200ResponseHeaders
+}
+
+func (response OipInfer200JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInfer200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInfer200ApplicationoctetStreamResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInfer400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInfer400JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInfer401JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInfer403JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInfer404JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInfer413JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInfer415JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInfer429JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInfer500JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInfer503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInfer503JSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReadyRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelReadyResponseObject interface {
+	VisitOipModelReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelReady200JSONResponse OIPModelReady
+
+func (response OipModelReady200JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelReady400JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelReady401JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelReady403JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelReady404JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelReady413JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelReady500JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelReady503ResponseHeaders
+}
+
+func (response OipModelReady503JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadataRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionMetadataResponseObject interface {
+	VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionMetadata200JSONResponse OIPModelMetadata
+
+func (response OipModelVersionMetadata200JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionMetadata400JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionMetadata401JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionMetadata403JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionMetadata404JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionMetadata413JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionMetadata500JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionMetadata503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelVersionMetadata503JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersionRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+	Params       OipInferVersionParams
+	JSONBody     *OipInferVersionJSONRequestBody
+	Body         io.Reader
+}
+
+type OipInferVersionResponseObject interface {
+	VisitOipInferVersionResponse(w http.ResponseWriter) error
+}
+
+type OipInferVersion200ResponseHeaders struct {
+	InferenceHeaderContentLength *int
+}
+
+type OipInferVersion200JSONResponse struct {
+	Body    OIPInferResponse
+	Headers OipInferVersion200ResponseHeaders
+}
+
+func (response OipInferVersion200JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion200ApplicationoctetStreamResponse struct {
+	Body          io.Reader
+	Headers       OipInferVersion200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OipInferVersion200ApplicationoctetStreamResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.InferenceHeaderContentLength != nil {
+		w.Header().Set("Inference-Header-Content-Length", fmt.Sprint(*response.Headers.InferenceHeaderContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OipInferVersion400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipInferVersion400JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipInferVersion401JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipInferVersion403JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipInferVersion404JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipInferVersion413JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipInferVersion415JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipInferVersion429JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipInferVersion500JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipInferVersion503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipInferVersion503JSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReadyRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionReadyResponseObject interface {
+	VisitOipModelVersionReadyResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionReady200JSONResponse OIPModelReady
+
+func (response OipModelVersionReady200JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionReady400JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionReady401JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionReady403JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionReady404JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionReady413JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionReady500JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionReady503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type OipModelVersionReady503JSONResponse struct {
+	Body    OIPModelReady
+	Headers OipModelVersionReady503ResponseHeaders
+}
+
+func (response OipModelVersionReady503JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ModelMemory Memory used per pipeline
@@ -3122,6 +5094,33 @@ type StrictServerInterface interface {
 	// Ready Readiness
 	// (GET /ready)
 	Ready(ctx context.Context, request ReadyRequestObject) (ReadyResponseObject, error)
+	// OipServerMetadata Server metadata
+	// (GET /v2)
+	OipServerMetadata(ctx context.Context, request OipServerMetadataRequestObject) (OipServerMetadataResponseObject, error)
+	// OipServerLive Server liveness
+	// (GET /v2/health/live)
+	OipServerLive(ctx context.Context, request OipServerLiveRequestObject) (OipServerLiveResponseObject, error)
+	// OipServerReady Server readiness
+	// (GET /v2/health/ready)
+	OipServerReady(ctx context.Context, request OipServerReadyRequestObject) (OipServerReadyResponseObject, error)
+	// OipModelMetadata Model metadata (the version routing chooses)
+	// (GET /v2/models/{model_name})
+	OipModelMetadata(ctx context.Context, request OipModelMetadataRequestObject) (OipModelMetadataResponseObject, error)
+	// OipInfer Inference on tensors (the version routing chooses)
+	// (POST /v2/models/{model_name}/infer)
+	OipInfer(ctx context.Context, request OipInferRequestObject) (OipInferResponseObject, error)
+	// OipModelReady Model readiness (the version routing chooses)
+	// (GET /v2/models/{model_name}/ready)
+	OipModelReady(ctx context.Context, request OipModelReadyRequestObject) (OipModelReadyResponseObject, error)
+	// OipModelVersionMetadata Model metadata of one version
+	// (GET /v2/models/{model_name}/versions/{model_version})
+	OipModelVersionMetadata(ctx context.Context, request OipModelVersionMetadataRequestObject) (OipModelVersionMetadataResponseObject, error)
+	// OipInferVersion Inference on tensors with one version
+	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
+	OipInferVersion(ctx context.Context, request OipInferVersionRequestObject) (OipInferVersionResponseObject, error)
+	// OipModelVersionReady Readiness of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
+	OipModelVersionReady(ctx context.Context, request OipModelVersionReadyRequestObject) (OipModelVersionReadyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -3563,160 +5562,472 @@ func (sh *strictHandler) Ready(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// OipServerMetadata operation middleware
+func (sh *strictHandler) OipServerMetadata(w http.ResponseWriter, r *http.Request) {
+	var request OipServerMetadataRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerMetadata(ctx, request.(OipServerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerMetadataResponseObject); ok {
+		if err := validResponse.VisitOipServerMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerLive operation middleware
+func (sh *strictHandler) OipServerLive(w http.ResponseWriter, r *http.Request) {
+	var request OipServerLiveRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerLive(ctx, request.(OipServerLiveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerLive")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerLiveResponseObject); ok {
+		if err := validResponse.VisitOipServerLiveResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipServerReady operation middleware
+func (sh *strictHandler) OipServerReady(w http.ResponseWriter, r *http.Request) {
+	var request OipServerReadyRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipServerReady(ctx, request.(OipServerReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipServerReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipServerReadyResponseObject); ok {
+		if err := validResponse.VisitOipServerReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelMetadata operation middleware
+func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelMetadataRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelMetadata(ctx, request.(OipModelMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInfer operation middleware
+func (sh *strictHandler) OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams) {
+	var request OipInferRequestObject
+
+	request.ModelName = modelName
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInfer(ctx, request.(OipInferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInfer")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferResponseObject); ok {
+		if err := validResponse.VisitOipInferResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelReady operation middleware
+func (sh *strictHandler) OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelReadyRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelReady(ctx, request.(OipModelReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionMetadata operation middleware
+func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionMetadataRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionMetadata(ctx, request.(OipModelVersionMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionMetadata")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionMetadataResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipInferVersion operation middleware
+func (sh *strictHandler) OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams) {
+	var request OipInferVersionRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+	request.Params = params
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+
+		var body OipInferVersionJSONRequestBody
+		if err := runtime.BindJSONBody(r, &body); err != nil {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/octet-stream") {
+		request.Body = r.Body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipInferVersion(ctx, request.(OipInferVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipInferVersion")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipInferVersionResponseObject); ok {
+		if err := validResponse.VisitOipInferVersionResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionReady operation middleware
+func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionReadyRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionReady(ctx, request.(OipModelVersionReadyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionReady")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionReadyResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionReadyResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37c9s21ui/guF3ZyL3o2XJjzzkuT84qdO6dRqv7exuN8qIEAlZqElAC4CWtbn+3+/gACBBErLlxNn2",
-	"268znUbmAzg4LxycFz9HKS8WnBGmZDT6HM0JzoiAn+dEidX20UwRof/MiEwFXSjKWTSKLkjKWSaR4miJ",
-	"qUJTMuOCICVWlF0hfIUp60dxJNM5KbB+ndziYpGTaDSMo4IyWpRFNBrEkVotSDSKKFPkiojo7i6O/r79",
-	"jmck3/4rERJma09+OSfoxtxEao4VkkTckAypOUGC/LMkUqGe/oMzggQvlYYpnXNJ0HJOWOM5hguSIcYZ",
-	"2VoDcHSzG1VwSiUou4ruNJwLLHBBlEXXT3x68n0Y1uQ3Pp3QLEEYyXJaUAmQC6JKwUjWR5erBckQlgij",
-	"RY4pQ2aWWF+iDKWcKYFThYb9QX8QI8nHDJbNOEpzSphyWGAKlmyJQSUSZFZKWN/yEGGGaGYe1auW+v3f",
-	"+BT18JgVOJ9xoVGhB6AszcuMZFt6jGR/sK+fmzCuJjNesizpj1kUR1Svb4HVPIojPWA0isxCozjS6KWC",
-	"ZNFIiZKE8TqYPp+9xAe723vpfra9P3tOtl/h4XR7N93L9snB7Dl+MY3iqMC3p4RdqXk0Gu6+BO6p/u7S",
-	"JY6AeX4BeNrEOEKCXFGpiCAZKvRzzyTgoh9eDvyz2WJIOudfCuxaRn/PCOIz4FcHreV7uQZie3tDoG+G",
-	"jwb5To8sF5xJAmz/GmfnRpT0X5pVCYOfeLHIaYr1SnYWgk9zUvz3b9KssoJAv5Hp8WF5NYdFcZQRhWmu",
-	"icDN4q2ojvX8jKhxdIh+OL5EO3BTopxKJa1oN2ksLTaIVJo5R9HBbJA+x7vkVTac7qcvsJZ7hVUpo9H+",
-	"QOskqgA978y0XCEHlMXGXKmFHO3sUDYjIutn5MYtUe60V3Lno/7/CDKLRtF/7dRad8fclTtnZgSD464S",
-	"cQqLSuQJq7CijBkq2TXjS2aRxYVjlVj/9lhozBaCLARPiZRaMQryG0mVVZ+ULUrVR294RuQIJZTd4Jxm",
-	"Ezt5EqOktb4kHrPEzuRfrd+FIUFl3MXRa56tfuHqKE3JQmnm/AqeWeBVznE2UZxPciyuiM81wBpzgnM1",
-	"RwpfG23ncDjl2eoxTDHcq5nizMyKFOfIzboBW3SBfSrG4AsiAGXhdcYIM6PVl1jCHmHIi5IOSElfA/WG",
-	"s1lO06+TZ70RzCijck4awqz3G5wLgrMVcvdHsAttshto5pdlmhKSkexRUv2qJuBPARA2o2FjUU9FvhBG",
-	"9B6PqEIpZlr7TIn+lZI819aCIZ4Pi6HbWy6mNMsI+yrCzapRPKqpOZUenzFCMqNqcVZocyXlC/Iocnjy",
-	"9NabcAMa1PA9FQGuyUrzFSgrNC0VynF6bZYHC4NfrcU7KlTQGBKcMEUEw/mxEFx8FRnILUlL/eyEwFge",
-	"MbSlgW6GI6voRcnQDNP8UQJx4G9zx24u5ObagA5tAJ+KGgu6IDllxK4JLec0J3qRTO9VvaQ1b7Lldjc4",
-	"Awg0pwphNmYlI7cLs6/NcJkr1EuopY57025Jv3D1Fnbqr9V366wXLeFLquba+t5Iy/UESbnIJCK3CyoI",
-	"+un968nl5SnC+iymF+s0xdajhG6/qQMfadc0V/gU5P6Fa2U+N2eQpHnCALIaBncnvV7X9EABy2MLJNHu",
-	"0pecn8Jm+83sDP8sqbdbRG5TUI/Dwf7LgxfP0XSliES9d0d/n5wf/+XD8cXl5PWvl8cXW/8xBggsm0oD",
-	"jOZPzFDSWW8CdmhCFSlkguZYogI8BnMtrfD466PLNz9OTi6P310kiOSk0EDcY6wY8b0g4oam5APDN5jm",
-	"eJp/HbH/WZKSTGZlnreprNkU7qI5z4HAu3AulqinBfQvH44/HE8uTv5xvHWoz/ZihXKsiHiUVvbI/BeY",
-	"ygKyAX09wJ+KsEsurj0bRJuXDDG+HIHCdXKpbTJF8xxp+mglzYVT3orDxTFzsmsfqc8RZU22ZCtGTTxT",
-	"CetHvaRenH1qzMwjU5xeE5bpR0smCE7neqjqjcbwrZ1Cwz0vFTiHMr5kGkp3YaIvJFt9BE4wq3gTzyOW",
-	"IGk8YMYVst5tFkK/fXrHfxRIcMn5O8xW9kAtv4qRBVZkktOCqqYFrq8juI74DA0HA6e+5I5EvWkppEK7",
-	"g8GWVWR6/wS8UaktJcfaBiND9Kiz9a5nhV9yjgrMVtXsm3F5Y1VPaAE+k8hDTC85P7o8npyevDu5nJyf",
-	"ad3lX3n94fziMgHnGLmd41Kq2i73AUz6T8caHxgu1ZwL+q+vPDWX/kAeX0gtRtiawUdnJ8YuNs7Sv28f",
-	"nZ1s/0xWyMD3KLNjWBP9Q3PuDejdgPap6J1U60nsgsCrQo0/hAur4D2fyjVZOQL7EBmr/wOT5WLBhSLZ",
-	"O5JRfAnL+ioSVQNOCj3iBDDVJpZyey+W6I2Za1vPPUL+dHqaGIw9RW7VDjiYH2V6HPj0qwBDABiygG1E",
-	"yeCintoI0QsFRziWKGnjIamJGAJGk7OCByT2iK3+ivMSiIPZ6v0sGn387FbLymKqxTP+3PaS1lemnOcE",
-	"M7gEps9Dy6xmvKuwioXAKxgBZxnVi8H5mdAnUkXJowZkZW4tJOMTthPw6W8kVdHdpzZij9gK/XTx/het",
-	"FUoSI/1+FRzoozdYCEoyMHFhl9A/YsSI3l4F2SZMM7RmVMHLq/mYzXKOYb9dcMpUH/XeLwjTumavPwCT",
-	"kHHgKBhsrDGu5lYk9dTjyFgeU4FZOidyzKYk50skF0TDpRAvlXF36afcYpFZnn0LXBZKwt3+FmzengBq",
-	"EdF8TPKca4Tdbl/xbYslzUD9c7x8R6TEYHVXd7flNV1s84WhzTasTut4jeW7ODqSK5ZelNOCqnPrOw8H",
-	"imjm3P3gFfKjRakgWG8zURwtGrS3IZcHuOAnPj3JIuO9d3GBj+7dTx1OiKPXWKXzM0EymirPwR/mwBnO",
-	"JekwD5rqMdDCDGJCXjDQIdIcskJaIPTRXjoOMeYZLkjz6NdvEsnK0Ue9sSx5FGtSfopNCMFFYu7aaKqE",
-	"L4B1tiiVjBFWKCdYmhia5iKsUMGlQp3TSQOgNhyPFvOCshPzzrAj825V949WhbzeUpLDPnmzUeyUa+z3",
-	"0d/mhCFeUKVIFjeiTS54KsqcoHTOuSRSo6eBgMeHkTYVnRa7Glw4DD/EtcHlO6bkM48vpbNzuNC2gBVB",
-	"y6zPJPCpbDFhg9sgJlbmKsCVFSGim90uV34hdavZQgFDcxMttFWjSBFvuriv3Z58nrtvCBvttItZQ2I/",
-	"jmnWGiL3WzhmvnNIbJPa8fkSQv/gNDEH064WJc5j2xzjb/MVoMt7N0YMF1om9PUZzY2qmOnVaIVhnI3L",
-	"OQHfBjFh+I7EmLjkDhVU7tzsmZhhf4WLfITq4NzHwae+4hNFmOSiL+dYm3YFxHjgD/Rx75NH5mmprNoE",
-	"hYbG0e04sjGhj/v1k91kBhc9/gol88UEtyH2mt6GEiFq/wjRvC6RTukNYUTKLlWdEfs5Iqws9HT8Wg9d",
-	"E4JfR6GwvA+hHSQEkdlVA5z3G59q0coIU3RGiYhNdkcg+wNRdYgW3Ngv4CVOIHRptdMO1rbDzmezU981",
-	"d55NMyhmXBRY2zVlSbMQ+X/i03NwOQfWwhCAMBec8VLqlbU0ISjUygawdsoE5tsd7D7fHg63d3cvh4PR",
-	"QP/XH+7u/cOReVJYW2qktWUcuYDWPW/vDfXbzujZOIckpK1DBp9UWDwA/sE/vONR5IcjPV0/7Op6i6fO",
-	"hixKY+9iuzX9xqexVVlWlVM4i4Ke7Shzbct29ydLjM4hpEGerrKzuVEQsMASmTAEyVDv/O0btLe398pw",
-	"KJ/NJFFbTV68h9YV/2VYkW1FCxJiwhZHrFPFGjijiQ/NeaRkOZESGYqAz7DS8WvOO/WcDYYL4oOqKip7",
-	"iPAUjpYlUzTXwLA+MqkZGk82WiNRYuM1iXEAb4Amw9SboelR9n78dRbGY6wBX3KCmMTgTyYC2SdB83Ux",
-	"ugFTHWyOrXoHeABbF+bBJ9rVqjw4O38cMGw8Uazw3ZaCNZvORbWqJp7tkC6ACMYKV2hFlPGoZ1toe1wO",
-	"BnsELQgDZ32vfcOFWt3flYJD/2/MnOBV6QiIsEzvbFoqIbNwjjMTWbRCY/zjbvu1AOqN2syvl24m1Mjy",
-	"dGkV0q6mam7c/rMdqp9ynN1jF1Yx5rk22ihDBSm4WLX2NQg3ZaUJ+0+0aTzoD3ZjuH7PDvGPOhnP7jb3",
-	"bwvdadoA/8iXKOfW4nShv2uw6wua59RFInzwh/0DX0R4qbVg3PFc+YtZsx1Q6cXkLVGrUE8PI0EAJEEk",
-	"ga3o4W1hc+n9A5mlNaJCMukx3CmVKnzsdmiULb6rXVYuudOIUjOI1rVurYh05vprY5Q5viGI8ZqI1bxo",
-	"SlJcSjinUNE848A+bw6KWBoPzEbnQ/9EdrfGmxFg8WPwB3VBPLSBpiUWxXa5iFsOIgmYq7CGpTWezc2k",
-	"Mg14QTyrYKOF+Cqks5DQoVXWSivEIe9gPedkwUWAPd4RLEtIWDWU0Wc1w3EVUmouscdDpLjCeeDUU/FZ",
-	"w+91r2/dvmGADBHOzrmBk14/5sZp4akGrB4wiCuNz2OmxCrs4XDnej5DuJPt29Lij1HFfxh1sxYpYeVi",
-	"pKeZLVMnQosVumZ8KWPHUVzoHTrkz5IQ3rgXZffc3o3uPoU9XJtzokf6DaVuLa7eEYUzrHCYhxrYguN5",
-	"F2OItrHUHOdEUInkgqSUSDQTvECSLHAOgrogCueoMHINmSxQylH0KxeHPfMa7zMgPrMLgTDJ3m5tSNxq",
-	"42iO9c2P28N4/9Pdp8fYIVRQLXK8VA9PlfMrCsF4b749mG/BparUQM0mks9UgTWEUA+jKXznsYnii8m1",
-	"fzO6jkZ7cZTjqeG3SBLFJXaslPIcUhBvqLiijKY4+nQHs1duMX/yyj3WmKG7uBnBqhTEzrfA+SQ3vunY",
-	"/rmkGfwFZKtvmj/NzU81TvYNTNY7bjxNAitytYpG0ZLQq7kxcs1PgOlmGI1eDWItJaPh4M47mkSQ+9uW",
-	"tOpPgNlc2I268tXgyJDV4Vz5fMmQdzc2DEuVRClnM3rVNNu+lLXDp/qNHKtPcJx3shTCg+ETWYc3jPMW",
-	"/KMbWwWXMMjFgqShTfJhY9okH0EEdJ1N/SVn4m9tUVea4xGIvaI3T4bYhuoJwSAVWUg0JWpJLJ4NJM5k",
-	"ciVLz6T1qcHpCZxoG4N4ochiLYCedtoMvjoAo/eoClAA+4mB89TUfUOcm8fOy5w0PSfN5bijX8WeaEaF",
-	"VFaSDTPLQ2QKGpbG8VMxO6TeycM6udtiw1MDqKdxwTgiWOSUiPbL5nxp/QkWGHCgGCVam+C1xLh7HWn4",
-	"ItPN18xhS8yzT5s0ZXoXwnlN2zqIXKt4j+IdgO81iDpn1sr5VNcQ1MBW2rIW7wYfN6Wu5iJv+WtNr1p5",
-	"BKVBA7qB8f5FNZVx1DrMBM5acMQq3JELC17aCinHas/kmiM3ForOcKomkNXdHfs1JHv7dAdlaJRjxcia",
-	"H1FvYFJmSpqrbWrL9mTTe3Kwu7/78qWn2ylTz/ejbtV0HK0BSKObSEULrKpSUm+VM87VQlCmYlTg256Q",
-	"cpKRXGGzvhg114v+G80JXviPNOG1Oe8bAUxu07yU9CZgV7/FuSvVxoyruT0MI4EZwqr2AehNDkql9BUA",
-	"SqICYiSQodQ23xtGgxcTaa+pC9APgi8h7gEz/cABDVqgS0kQTgWXslJjsXVZYPTDG9TT4EwJYuQKK3pD",
-	"mujaH7zaDFeOV61p8bvaAi0eeQhZVoGYjRcCokgShST9VwdzD2DrMcz1TVyAZr1xWwl0URJgKZ/fm/QM",
-	"KdGvzLuSlF3lJJB41T7N2tMx04p1b//g+YuXrwb21wAqxFrR0VYY9X5viht94zSoPzOdOmkwgMN7OGRN",
-	"jlOHATZJXnoUJ9xP+n9b0PFbphytwbvJQg7lSZy/fYNe7R+8QDbnuWs+mPzuAL0UJKoWOJ1TRra1fQAX",
-	"9PMj1CrCj1Gjsj4es1ZdXIw6VXEx8tPWY1TVrcbNzh7xmPmFxRA+dCMURM15Bs/iPOdLfbtTlaUnCqVW",
-	"x2PmV0bEqFXHqRflV2fGNq40cQGJRv1QtWavvidGdZGQ+9243ajt0fDYDPgqwBhrwmlzbULZZCH4lSDS",
-	"1vfUGqCB+9Cu6nL0ux4ArNBS739LwdmVi7BAkxZTPqjPPUv9lOIo4whPeanaNgxohL5zZ41QVeS6j0xQ",
-	"T8boiiu0FwXdI1Lpxa4JT+F61w7tF5HLSQoN7ZcTfF7fvQKSomKEc8nr2hK7zW2ffG+rMQ7RP0uuCGRE",
-	"aYUtIGoCjYV82aohC9Qv3JMJ0IXux8vLM+dx0jLXstIGIRPD1kQEhHnOhUKyLAosVg6h15RlJuk0AP6J",
-	"4Sm0lqeUrShpT/Xh/MTPRrx3kvtqMx5g6pbCdDUfgADvlGk5PzZqrsETa1SpFyvqrO6sEeVydr+2ZQNM",
-	"2lSzV3wCBphWU+mDRzV4CtImnGFvYGwG1F/uvXz5fLDZWczNL1fywdlhQhv141OFKSOZcbjqJb6/QNOV",
-	"O3SIkunlN43i5y9evNgdPt8UrntAutSItuXKfPYVMO0eDJ8fvNzd3xAmY3nZNNxK6HZDD2tDew30553T",
-	"RfMAEjhXa7l+EMIW79cQxEE2CxG/hfjGmkOCcU70Jhf0JVa33OqWc55bp3JKNk8RuHwg2aCTAIB6envQ",
-	"e1UORzP9YO3j0ApaUsXFausQkWKhrOePcUZQRrM++pseTuuTVIH7AxYRI6wf2TZv5BRKLxBGB4M9VBDM",
-	"ZJVnMseydpSbfjb5ClXJJz1In5zRW5IhwfOcl2rLZkp7Bb/gBnyqTIZ124nxe3KWElvkUicbYWkjsIfV",
-	"ukyntthu/ZBM3uxs1ySLrZFiBPVsmOT8+Oj7XydHp6fv/zZ5e3Ryevz9/9XniYaT1Lk/nbN0E99oOAf6",
-	"3gyHc6DFeWXD39Pbw3avW1qXrp/7skkS1t69wc+DJ0rCqnXs7pckU6110hz8z0+BirsIC3KEF1EIZrXh",
-	"yvZtdiX0WgtoTRkq2KgDrp0ABVZ6xAV1XXzm9Gqur1SjthzxqHczHCCb7njzausQTEGaIpwv8UrakVyr",
-	"keQQuQgvkoucKqm3w8SGepNGdAIgsSYSTauAcDs+4UWM7wtRrHdvYAcxeC8A3oDfojO2F55eV1m6Ade3",
-	"zDYiUsIUviISspjqDIvMhI0WWpkNB4PYJr1XyNSwt6S/FTTvsFhHS1meCDFjFSEL2NEmAg7RgDrapMii",
-	"y3ZOHL1EVIVZhkVG/xWU3zorIYxi45QORwyfSVT3GEVYenDGKCNQaqT3RUjEpR0nD8EsGn086L/cj/f6",
-	"g+fxXv/F83jY3/2kGVIjbNB/uRcP+vv78bD/4kU86L94/ulBJFu1YNcVwrQXyw3g2i9R4gKZ2JPLv/Hi",
-	"xxlJcyyIS8Jp+RbDJ6Jj0zTG1BD3bPpHjODH833wMdh/9OUp53mM+v1+K2W1ThtZq43rh2+DZ02TJ9IG",
-	"73taEAY21yHaHkJZB8rcNTiKsJWxXXulLHGeGzMbykKaMJosIM+S2cDS3iR2mNmznVlAiLiNLWMteUOb",
-	"+Zd0G40jSdJSULW60FuWIf7Rgv5MVkdlqBbsiLneFX30M1lpkSmIObskR2cnk5+Pf71I0E79x+Ttyemx",
-	"1ulUzXmpEKFqToTtMZORG5LzBfDUtR4tycjN9jVZJahnnSExmJUTG70DQy6Brnitx8bMey42jfO2EBYE",
-	"4VQb1F5L3arHhrVgqm4VNVkxoMD0QqBsxl27CWzaNrq8LzjqowJTBoc4oS24UuSeN+CKqnk57ae8sI4B",
-	"+09XsdvBrMXmXJU5wQLKBWw+LteG9o+Xl2cj5FeNWYe0xg5wM/QgddW3MXTxuTJh2N/4VFpvH5wIwOvD",
-	"MoMwChpeM9aYjZmf9giyVOnuXh3HruoYzHNV+UMd296q0rFxnf/HZ2PmOqvWGcY2gFCbLRx6CVSmwfqQ",
-	"AjQXgj06iVFiDIMEGmK5/S/Z8sMOhzAS9KxmDXOoKhtkhkWruV0Jqk0kSVpdtF2nE8Dcd99p6SFM2eYY",
-	"/e++QwabdZ9DcpuShUKJbaKqwd6BwwL8Kog+y0n4nfFUJmMGrL/DF4ThBe1/l9g2kZgF+q300RH0lzGN",
-	"VqDNokS9xDIF9JT1xEXPAvRPtg69voyYdXpSUgl5R0ybZFTJMUtut52a24a3EkRuldW4ofYTFhZtm1hF",
-	"Irf66L2bR46Z0xSBoTG0ta266OgVOq2uH9Cr9rrMeM1lxgxq/OQSUiH2B8NWnxl9UtajublrJOwP9hpt",
-	"KA15oQGlrMm6f3sLnHFwe2urCdvBCtRL1jWpSbbMoo2ZGQxUJCnP9Pod89WuvyTWB9t0DtPmkrvmLGNm",
-	"ubT2/lbNeDT3Adgubcsox5ymxLbOsAruaIHTOdne7Q86im25XPYx3O5zcbVj35U7pydvjn+5OIZ3ai+u",
-	"1W6Nc+KwPzTPWJaORtFef9DfA+NHzWEr2gG2tPUGO0XlyrwigSPwWSipHxSGcbVpVQKn/CWWdXqK4pCj",
-	"GKNFXkrfozVmtgAAvYPIzMgrMNH7isv2ZgRhzZP6hHnosl0ITue2lqhykJgtSj4Ytu8lmj3SHUny2Y5W",
-	"akWyVZHe+lC1vnO+wXOCs3ekuFBYaVGu0yPMW8a7b6a9gtyBGE1hUmP9WIekYRgXew9l1MAun1F53UcJ",
-	"vJVopoPsAtOZ0PrMzi8uxszMZLYWO6adCvAMblnzTB+9BZvbOIvrOS1+wW2jtd8DiSqol5y+P/p+8ub9",
-	"L28+nJ8f//Lm18QdOofGEiiwuCbZmCVVrsAIQYg/cQnqq0Z+CxQCV7M+kw5gkJZKNZ5krpW5dbW3Orjv",
-	"Dgb3dKtyXao2a9LUqHIJdGp6V5e3VHiE9gm2NV/lrL2Lo/3BcN10Ffw7H1r9wfYHew+/9NbvIbw/3OCN",
-	"dtvyuzg6MGi7/71mQ2CwZ01cqMYFfJ/BR4i28vAVpH2DdtFmeHur0SYg3NNDNpXQZ60b73Y+W0V2t2N8",
-	"pFAY5H2w4mMY9PqR2qsEVR+bPOy+Y+CqBQJhj5JCZzXEyNJLgbbUd3aOJ/08Bw0WI7nEC30WBDtN8YKm",
-	"+nwUj1kOZYdse5ZrO6pqJ2jdxciWwthxnJpiKM3B1KLK2nTQMYosx6zRgFjWDnF/lGtCFrJK5Xaqz+zf",
-	"1hS1u6reN43msoV06Jdme/aQsBpP6jubl/DNhLXhsF3TVq1BJ1qt2QroBhLgfR/i3yjTg/2H36j6Pv+e",
-	"SuBHrrZtEMNPQP1SHQBpD1CCE0c7GZmWV04tmN1qrW3SKsC0e5tXomoaWDsLBfZ1BO0pTTn/drlwRZqI",
-	"qjGrv8axcbVmSBJOqVReJab8luLQruFdIxEtC+5/yV5l6JeWQhCm8lXNGY/nVMOWi4XgswajwpUdCKbK",
-	"wI1pztPrwPW0yEBiuneqMGvgnrbvApeLUpHbwHWbGBS4I1fFlOeBG2qujVLT8CB0W+C0ul6veF71OAqK",
-	"6RFsMRLtDgZafiTnzLlOnb9DSx5hso/ecoFy2xoJ9iNTjtMUMNtT6RuKlZ1hXbt/CzWcDukN6f8ebG5d",
-	"jNHo4yef6V1fKY/F5UoqUkSfgJF/41NZdWZaS7JLpwNtl5hK7a3r8ITMkuR6N0KHij8Q9ROffksq1h2i",
-	"7vmMiVnhv9k2+APv9PqtDWYLdLBvat8fiLItVgyGPYbUPGiqQh9l25uP1UG5tnPlrWXgd+a+y9c7E7wg",
-	"ak5KCQ2FEbmF3A9tt5sgBOo5O37QH/T3t2KE8xwtBIH8jDFLjK9lkngujR+4qSy12iDleU5SxYUMnmUt",
-	"wA+yu9fwuMHodUjiv9CPx6dnyEJkDJGJ3eHPKm9Kve217aL+mP0Xuvz17Dg8xBUur8iYBe/tjln4s4KB",
-	"El6z4D+SbvS4oKjIEdSSdQOAewzPulrT8Y5xjdosI+eWj63rwyQ8ckmg1ZBF6IqoftCA/Pam44NGo1vA",
-	"M4lcBEiaNtrTlSmHg0Np9amTRn7C1v8KE1OjL/jpPsdVdb+HgH3pRQsij+063pC1fAjp2a3PWmh+nPOl",
-	"5sIUQ4dG8MP9rBU2eWbuXwqqOHsGYgDtJsaMsAyKO0wsYgSnJm8yeA1OUTbjuFfl2kHqu3EzmkSrMdMP",
-	"2g9jrCm0doHyuF3cZ4qO3eBUjFm9A8TNiuN2AUwz6HViGyTbOlG4C4OPGRbEiiqkvPkIrPPdQkr8B6K+",
-	"uYOj2QZkjWhacD0K/unceDIPp0Go5mje7rnyRZId/xt9mFqLuGim5Tv/0goX7tjn6iJGn9e4Pc9LJlGi",
-	"UZE0Wp072Wv4wuGgK736+roLaJXB2pSls6ouw3oWNTGfTIpaxYh3zdQR2+L+m8mwV+i29gjpV7l5n1sJ",
-	"fEf6vk+utB+H6f7AamATqW5/Bg3eO9gEvMAnTfTLu68efrn9FaPf+fR0XjLQPn4+Ss0znhpyYhzWQ+7u",
-	"nSfx5uy+Xu7/qs/vWBHp16vEJqcVghmK1wnfMXKf/TNnPa0LjD8XUdUfM+f7wcrstZXV4JpN2z7S93sX",
-	"Alux+TKFcyD8pymQ0Mc37vFhNPoeVyTI/ug2wZ/KYDNlYBgB4Soj7ZtphZ2q33dYN5zSa4KSs/cXbWFN",
-	"/G7gXnRSc6fteivhTJEYwyAxRxVti4cahNsvLq4XfPhmxreT/tCHZP5UAX+qgN9fBZh2+99QA/ixgYzk",
-	"RAVywt9A9XmrhbZsttBGR+7zT4iLqnO3fh7OBAW/8eoz7ZcxDxGuWnlzE7vHU8wyzgjEIKam6sb0+yYC",
-	"pZihntYqVX+0GQRyU14QGevXMypTrGViy3S9N2aH9WFMCTyIkqqa3mQDmm+BpXPMrogcM3yFKdPrqYr5",
-	"9CoCnzkfof3Bq/ZXzgMqzKDvi4Mfv89nLIb9A1MC9kSfsTCzVv0k647p3bK3J4z2UFmT6xAZ1vkd4j/f",
-	"3n0y2EDHveFsllNTIvGl/pb/icrUyB98nqT1lZhOkOp+7RmH3bLnkO8uKwPIstgXxEjPeJ7/GST9zw2S",
-	"avpuxIdfFSx1G/wDxj04/EwOu/2QuWeKP/C1Q2j+6eWCjVmK87zvzH378fTqXdOr2BTFg82P5X02v7XE",
-	"wSr/z7X4298BfNB1KOO1B6c/nYp/HiKCTkXccCm2P3b6ZQcI045hXZBydzBAiSnCerDFxMFgDyXue/uN",
-	"T1ZVH0Ycs2CPCajJqpp0QHEeUpyjXqB/h6wCoFsjc/qwWdBS4ZVsAmFijomZLrHV/lCIIst0XhezQy+M",
-	"VWxhxmNmE2T1/2zGNnwnb03vi6SKnlZDZpyYI5Vemylzqdc2Qh20VoUV0nw+xeA0RlLRvC5LhGT0MXML",
-	"Mhl39dg25S6Y3216bnzdgcX1doHEjGYv+Y0N/brVTEBDHq9jLtTjwmYEryVCbHmTu3YfKS/zbKv/u5kX",
-	"myG21TWnFvj6a6JNcdFnLPeF8Ioi1fdEo9/rC5/NLz94p8A9qM6o+MX1hLm7q/vDNNZ9YVi+6rPdXWx4",
-	"uKdhwbNGRZv0YYkReEnDVGlt2udEidU2pKs/tGH7j97d3ZcCVQMeynxqvtgsWv8I39MwRXf2cxzdlFHT",
-	"swhEp+qSQyXKeFpqe7KPXpM5ZZmpNbldxSg5+/D69OTN5MP5aVI3PxozeDtDKV9QjcfshghFJZTP4qnk",
-	"eakI+nB+iiiTimCbrGGKKXeAWezi2lBeeJsflNH5uyGkvBFmelJZZqzPet1Tngl86RNcy3yX3gBgv3ff",
-	"vvT6UJk0K++dKnNg3VdjY09l62XYdDZwwnORzgnUnHNh015SgRdE+FBZmndnMEXDXKAqIch7yybEBxZD",
-	"oc+HEjg1LSExmgq+lESgDycAlWmIYceB3PG7T3f/PwAA//8=",
+	"7H35cxs30ui/guL3qkzlG1KkDh9UvR9kR06U2JY+Sc5u1nRxwBlQRDQEuANQFD8//e+v0DgGc5Gjy8nu",
+	"qioVU3MBaHQ3+u5vrYjP5pwRJkVr8K01JTgmKfw8ZhOSEhaRzs9wsfOOM0mY7Hwg7FJO1SMxEVFK55Jy",
+	"1hq03lKG0xWKscSI3EjCBOVsgOSUoAReQZSh8UoSgfgELv9yfvIJ6SGRnGKJhMSpFOrekI15vDqAx8b6",
+	"w+qLPBVowpOELxGV3SFrBS0RTckMq+mQGzybJ6Q16O/vBK0ZZXS2mLUGvaAlV3PSGrQok+SSpK3b26B1",
+	"RmS66hxOJEnLSzknEWexQJKjJaYSjcmEpwTJdEXZJcKXmLJuzdAbB/575yOPSdL5jaQCRisOfjEl6Frf",
+	"NFAh6TWJARQp+eeCCIna6g/OCEr5Qqo5RVMuCFpOCcs9x/CMxIhxRrZqJty63mm5eQqZUnbZulXznOMU",
+	"z4gsYoNGBoMLd0SFJZVThBkK8Xye0Airp7d5JInsCJkSPAuR2vUgjzNDVkYaaqfjVurjD5VrEEdjDVXT",
+	"1KjXCloKTK3BRpS/N7L9wsfHP1bvdPgHH49oHCKMxGI8owL2PSVykTISd9HFak5ihAXCaJ5gypDeo0Bd",
+	"ogxFnMkURxL1u71uL0CCDxmAgnEUJZQwCxn1SyGMQWUqUEomCwHYsTxQu0Jj/agChlDv/8HHqI2HbIaT",
+	"CU8VIqkPUBYli5jEW+ob4V5vTz03YlyOJnzB4tCD7xwD0Ax09UJbQUttGU1J3BrIdEGqsbI3fjl5jfd3",
+	"OrvRXtzZm7wknTe4P+7sRLvxHtmfvMSvxq2gNcM3Fgf7O69hH9zfZawOWkB6n2A+xc04RCm5pEKSlMRo",
+	"pp57IQAW3erlwD/NFkOiKb/vZGvZxAkjliTsbA3XEDUzNrcbTvq6f48pnxyfPiKI4ZHRHQBNUyoeMOtH",
+	"hLWe+pND/FZ9Wcw5EwTY9Fscn2mGqP6KNPtSP32OO0/5OCGz//5D6LW6Gag3Yg/wlqZbQSsmEtNEoT3X",
+	"IDBHy1CNz4gctg7QT0cXaBtuCpRQoQ/y0pYLAw0ipGIHg9b+pBe9xDvkTdwf70WvsGKzEsuFaA32eoqf",
+	"Ugng+aiH5RLZSRloTKWci8H2NhwKcTcm13aJYru4klsf9P8nJZPWoPVf25kQtK3viu1T/QUN4zLbtscO",
+	"Fchjj6lhnpihBbtifMkMsHhqESZQvz1EGrJ5SuYpj4gQ6iBPyR8kkua4p2y+kF30jsdEDFBI2TVOaDwy",
+	"g4cBCgvrC4MhC81I/tXsXfgkMOnboPWWx6tPXB5GEZlLhZwPwJk5XiUcxyPJ+SjB6SXxsQZQY0pwIqdI",
+	"4it9vlgYqjP/LkjR382Q4lSPiiTnyI7aAC3Kk30sxOBzkgLIqtcZIMz0ObrEAk5lvb0oLE0p7KpJveNs",
+	"ktDoYfSsjt4JZVRMSY6Y1QmPk5TgeIXs/QGc+03OX4X8YhFFhMQkvhNVv8k28JeKKTTbw9yiHmv7qiCi",
+	"pCpEJYowU9xnTNSviCSJks/05vlz0fv2nqdjGseEPWjjJu4r3q7JKRUenjFCYs1qcTxTAmLE5+RO2+HR",
+	"03tvwAZ7kM3vsTbgiqwUXgGzQuOFRAmOrvTyYGHwq7B4uwtuNnoLjpkkKcPJUZry9EHbQG5ItFDPjgh8",
+	"y9sMJduh6/7AMPp0wdAE0+ROBLHvH3NHdixkx2qwD8UJPtZuzOmcJJQRsya0nNKEqEUydVa1w8K44ZY9",
+	"3UBnTdGUSoTZkC0YuZnrc22CF4lE7ZCa3bFvmiPpE5fv4aR+KL+rk14UhYMiSuNmXK6dkoinsUDkZk5T",
+	"gn45eTu6uPiA8ESC3YJYTrF1J6Lby/PAO8o1+RU+xnZ/4oqZT7XWF+Z1OthWjeDWMtEuix6oQvLYAko8",
+	"OT5tJJnW72hOfGkFLY3m6vp8IdFQ/ztsDZCY4jlBX/rB7lcUcziAJZpQib50+sHeV21b0A85KQzFJEpw",
+	"SjaLpo0BfXJ8qtlOBaQPPZHRDKelQmOnAC085m7m2TzbyymNplos1JLEUj2rRAlLX1tGXKyUFgtCoNma",
+	"JkdVsyPK7krtCTVPSUwjqVn5AVoIgjCwfFjzlCexQFR+n22wp839D5iT49OmZ8w6zPb5YA6Ijo0a7ptx",
+	"0WR1gP654JL41r4RjbUFcMUXKCVznsrvCkyNow86KVCTg8KAvsFJcRcN14J9llczB6hW4/0+kLV8uahI",
+	"OjpvxIct0Iy+dMH5B1B77gO7Kk3PR1pf30HkJgLq7/f2Xu+/emkcAO2Ph38fnR39z+ej84vR298vjs63",
+	"DpCYJ4bbjbGMpmqtgrAYJUQIsCV/P1SGqVOhVUpwTjAUluYcAtvGYPiIcJpSIpRqt0GjOzk+PSfpNY3I",
+	"Z4avMU3wOCEPQGI1BmWXJRQ21weIpkqg7oO6Jmni7hyglMh0hcSUpzJZfT/oWhlCAVhPRcHRMA7J4aIT",
+	"MMwTmbFjkUEt3HLmFIt06iz01DNw8xhRLfR8PiES2sfTbQW+16vgFqpapXl623/01pgRLzj/iNnKSDri",
+	"XruaYklGCZ1RSXy+pC4juIz4BPV7PbtksS1Qe7xIhUQ7vd6WoTjFQAE0VKhTzu61hkQfie96xr4QyJs+",
+	"VdLKFC+EzBRof9Hh4+7JZ4YXcspT+r/kfmfFwv9AtiHAm7DRVA9Pj7Xqqv1vf+8cnh53fiUr5HxM3wna",
+	"oRs6tK5VKhD4lTSZaSHLs1BekZXdBX+ljll9ZmIxV8IEiT+SmOIL0E7uBUf3odFMfWkEik4BotKyXyyQ",
+	"9b+pIQeoOAow3xpPYgAnuCQ3chvcZt//6GCEyqniOsVph4jxdI0PNNuMKnDpbWl+jD/QcHv/8/zfxqJ7",
+	"F1kgpJLMRIimWKAZhAxMMRsyePzt4cW7n0fHF0cfz0NEEjJTk1gjK2h7yJ1Ehc2b/c8FWZDRZJEkxV1W",
+	"ej/cNRyi39sB165A7V9O3o7+5/PR56PR+fE/jrbsWZJg2YCz+WYub5v/B4YyE2mwv97EH2tjlzy98oy6",
+	"El8Rhhhf6pgVT0jJSU1lUWXImsoqeThTAetH7TBbnHlqyPQjYxxdKaZIBVqwlOBoqj7l3sh9vqBQqXlP",
+	"FxKiQ2K+ZGqW9sJIXQi3mohH4M1/pMO4uXS0GZELUpJD5e8tJnlcbMdza1xwjmaYrdzozbA8t6rHwPND",
+	"Awsb7JHj5yYURArN45TonBIca/wviW2cga8yppHsaEuJs5II1A7PDi+ORh+OPx5fjM5OFTv0r7z9fHZ+",
+	"ER4gtXlDlpf2DF2Y8Qy4lCA1T/llqnS/NvDPdyef3n0+Ozv6dDE6PTob/Xr0e/bBiLNokaaERSv/u2pn",
+	"7UYYmlUCDmHSIJpAk5TPYHwdLfNCDBmOYzPs4eeLn0fvD48/fD47OodRPx5/+nxxZAZGofraSE5TLmVC",
+	"lOqNmViCr3tJ5ZQv5JAlnF9B1Ji0y9zqFmkNr4SJ3eIaAR+V7BoKwJtpriAIO5p7VEnYt5H3M4L6nB+7",
+	"AS3lZvtYZ8Yji9d3lK2bbFGNjJ3frOZC9p0FaV+s2/f3z00MwcSQmVijnaxc1GMLeGqhECeHRYXUvlks",
+	"d/MBij1kq99wsoDNwWx1MmkNvnyzq2WL2ViRZ/CtGNKTXRlznhDM4BKIlZuW6Ua8dVDFaYpX8AUcx1Qt",
+	"BienqeLbkpI7fZAtEiN96gAmMwAf/0Ei2br9Wjp42EqHal6rLwRIve9iB7voHZjLYlAf4ARWPwLEiBJd",
+	"UtIhTCG0QtSULy6nQzZJOAZZZs4pk13UPpkTpnjNbrcH4jbjgFHwsaGCuJwaklRDD1v6VBunmEVTIoZs",
+	"TBK+RGJO1Lwk4tajop6yi0V6eeYt8K9LAXe7W8ChPQJUJAIxpUnCFcBuOpe8Y6CkEKh7hpcfiRAYNBp3",
+	"tyOu6LzD53pvOrA6xeMVlG+D1qFYseh8MZ5ReWYCvarjSGlsI9QghMEPJo1SgiWJu62gNc/tvYnI3IAF",
+	"v/DxcdzSoWY2iO2LffdrCROC1lsso+mplhQ8n181Bk5wIkhZatEWYCNu6IhY+NABUhiyQoogULpgwmKI",
+	"Fn3xjOT9lN38Jhk6+qIOliVvBWorvwbaYGoDNW+LYHLEVwF1Nl9IEajDPSFY6BBbhUVYohkXEpU0v9yE",
+	"ivO4M5nPKDvW7/RLNG9Xtf5rLlzzPSUJnJPXjQLTuYJ+F/1NSS18RqUkcZALkLSR6ekiISiaci6MddwH",
+	"wN1jHpuSTgFdNSwshDdhbeXyLVLyiYeXwso5PFWygCFBg6wvBOCpKCBhDtsggHORyAqsdBvRut4pY+U9",
+	"d9eNVhXjqm+iuZJqJJkFTRf30OPJx7l1nzABumYxNVvsB93qtVZt93tQBz5aIBa32uL5EvIqwCClFYgy",
+	"FyXW9Zv/xt+mK53HkL0bIIZniibU9QlNNKuYqNUohqEdnsspAbsR0VH6JYrRQbTbNKVi+3pXB7h2V3iW",
+	"DFAWSfql97Ur+UhHFHQh3GGAZhCQaAIkdr962zxeSMM2bTzFzbBlAhi/7GVPljNFbMDzA5jMvTfcBIZn",
+	"+613omq3f4bQ0/ImfaDXhBEhyrtqhdhvLcIWMzUcv1KfzjaCX7Wqgsn9GZqPVM1In6oVmPcHHyvSipWS",
+	"OqEkDXTyR0VyCOS5zLmWXyCkKYQ4W8OdtrGSHba/6ZP6Nn/yNE2wmPB0hpVcs1jQuGr7f+HjM4iPqlgL",
+	"QzCFacoZXwi1sgInBIbqZAAjp4xgvJ3ezstOv9/Z2bno9wY99V+3v7P7D7vNo5mRpQaKWwYtG3255u3d",
+	"vnrbCj2NU0yquHWVwAfJR+unv/8PTz1q+bGzHq/vl3m9gVPpQE4XWt7F5mj6g48Dw7IMK6egiwKfLTFz",
+	"KqvOJ7MZJSUktz1lZmcSzyC6DuxICidIjNpn79+h3d3dNxpD+WQiiNzK4+KavXb4F2NJOpLOSBUSFjCi",
+	"jhWryWlOfKD1kQWD2AK9I2CPdTy+Rt/JxswhXCU8qHQhxAcIj0G1XDBJEzUZ1kU6j0DByYQWChSa4MJQ",
+	"G9cbgEkjdTMw3UneDx4mYdxFGvAppxKSGGz1JEXmSeB8ZYg2QKr95tDKToAN0DrXDz7SqebS5Mz4QYVg",
+	"45Gig3eRCmoOnXO3qjyczSdttCsIK1yiFZHaWxFvoc5w0evtEjQnDBwh7eING+1l/3YMDv2/IbOE54Iz",
+	"EGGxOtkUVerwPxybmEdNNNoIao9fM0F1UOvx1dL1gApYHi918dduqPzB7T9b2vUPHMdr5EIXED1VQhtl",
+	"aEZmPF0VzjVw5cULbRwfKdG41+3tBHB9zQnxjyx/zJw264+F8jDFCf/MlyjhRuK0btUrkOtnNEmoFwST",
+	"JbR2930S4QvFBYOS5cpfTM1xQIUXQG421bnR2hilBKaUEkHgKNp8LDSn3r+QWJoBqoomPYT7QIWsVrst",
+	"GEUB7zKTlc1H1KSUd1CWpVtDIqWxfst9ZYqvCWI820Q3LhqTCC8E6Ck0zes4cM5rRRELbYFppB/6Gtlt",
+	"jTWjAsWPwB5UnuKBceItcTrrLOZBwUAkAHIOalgY4VnfDJ1owGfEkwoaLcRnIaWFVCmtImNaVRjyEdZz",
+	"BgG95fV/JFgsILtS74zS1TTGOaBkWGLUQyS5xEmF1uPwLGf3WmtbN2/oSVZtnBmzgZFePWa/U4BTNrHs",
+	"g5WwUvA8YjJdVVs4rF7PJwiXUlMLXPwurPgvw25qgVLNXDT15FM7sqzddIWuGF+KwGIUT9UJXWXPEuDe",
+	"WAuyNbd3Wrdfqy1czTHR2/qGVFcLq49EYgg4rsShHLRAPS9DDNEilPLfOU6pQGJOIkqMD1qQOU6AUOdE",
+	"4gTNNF1DlBBUeph1s1A5rfNq6zMAPjYLATfJ7k4mSNwo4WiK1U2dAXP79S5yiMmo5wu5eaiEX1IIdPDG",
+	"24Xx5lxIxwYyNBF8ImdYzRCKjagdvvXQRPL56Mq/2bpqDXaDVoLHGt9agkgusEWliCeQQHFN00vKaIRb",
+	"X29hdGcW8wd35rHcCOXFTQiWi5SY8eY4GSWuGgj8uaQx/AXblt3Uf+qbXzOY7Ok5Geu4tjSlWJLLVWvQ",
+	"WhJ6OdVCrv4Jc7rutwZveoGikkG/d+upJi1IVC1SmvsT5qwv7LTK9JXDyG91CR0vBOJLhry7gUZYKgWK",
+	"OJvQy7zYdl/UrtbqGxlWH0Gdt7RUBYcsMcsludBEB4w1N39fwEfO5ySqOiQ3C9M6sAs8oHUy9X104qeW",
+	"qB3nuANgL+n1owE2x3qq5iAkmQs0JnJJDJz1TKzIZOtrQHCS0rRBewIjWuMpnksyr52gx52azS9zwECB",
+	"JTtRmPYjT85jU+s+caYfO1skJG85yS/Hqn4OPdGEpkIaStbILA6Qzr5fasOPQ3YIaxQHWX6ZgYbHBlBb",
+	"wYJxRHCaUJIWX9b6pbEnZGkzlolmInhGMfZeiRruJbr5nLlaEvPk0/yeMnUK4STb28yJnLF4b8dLE14r",
+	"EJV0Vmd8yhLes8k6bpmRdw6P81SXYZG3/FrRK2MeldSgJtpAeL9XySXIdvgRSyxNFFbR+KPZlY3d1uEm",
+	"ZqNO5oQhVz8MnaZc8ognPsK9PTn50Apan48/Xbw2//Zfmh8gaagfL/daQcs8YR+w9+3t96dw+f0pXH1/",
+	"ChchCD2Pu+aBqlUeVR+th6bowIZVeYGfAxTqtEx13BoNE555IYbMmCIPUBjxmIS6al0EWYt8gkITlhVu",
+	"AQsLs7CyEOGU6Bpv8QsTgpwXXXS0W3mHhISwnRmOppSRjqJeuKCetyXT3Lh5jClmmDcXR7BES4UPy5Sz",
+	"S2v+oC6WNcvTlhzFHOExX8iiflBOZHd5sHs6hEqAp8elt+99DdAll2i3aqp+hN63+upF4GcMEE4Ez8I1",
+	"TcRO5/hHE+CYn2dFvN96H6hlILBlualV8QBIqZ6Q1IsbKqFoufhfAyL0YoBi4Ov/7PRbeRUKFL4v+91+",
+	"sNvdD/rdvaDX3fkawA0zUUNSVjkyqGJle61eleOHKnbhKJpyEluoWxkjD2o7xzWyaqMD/uT41IDzGCa8",
+	"KW5orchmbppI5UXKAjReAVs+QDhJzFbM9PlsAoMaiyLZTE9gmEp5KVeXcsPXTrOHi3hpgLgeCbOIuzoE",
+	"8mrUZfXncsXfjE6WU6E1qu10+0Gn190LOv3uq3WIVtKstWJdg2kNMMifdUUBvZrnrxuXLE0x21ijdI7l",
+	"tFigtBAYVpqHh5rNEUpv4tNjVK5coZ1pDX59oNcA+oJDx1x1YMgpq84XXxgX3qoZp2TOKiBMjdZ7NJvL",
+	"lQkt0OoQbKuOCMIsq6naVoLW1l0IXKtrbkoV+9EcLe+BDpuHnydYKo245uhUysuMoHbIGbsxf43Ub5Nw",
+	"EiqIhDnYmVwQC7Q8ohc/s0bZEDmoPL7cD5K7XX2FkL8Ox85AUSohWPO9TO0HNiB/0wDVKTHJOBADo2Su",
+	"zQymGjp6ZjWLP80xj4dG2efX4+TtjEPlChvn6yuD3ixQqG+O1M2RoP9LwiB3LdTStv+U3t+wGJxVesIE",
+	"B91WQ6IGA5ruawH2a4GeE2dKI1pW1xjonsq3gXs47bCaTRl5cIOWee/zxp3/33Ih5Hs+/TtbHmUSFMN1",
+	"palBQTaC4O5OM16hp+BBbf0emWO3AWNwQs5Tga9qPbWTzwkNtSiWp9f3CZYBSvmyM8N/8NSZY+EsYEZ0",
+	"dilGHhE/Sgz1o6Gx24gnwdwNb53Dcw/EvXNIga4XexzPLJ6ohufpgxpY310O12qeMCFpvMGCmD3e7+50",
+	"e00PJi/yOVtQHUgs/Ous8C8EiunMfOUAdfqoDbEUGoaIs2QFJd9x9hgY4tgKqVOmmNeynindjRHp0jp5",
+	"wa2SJB+Vi5cDAh8Dhd007feq9qsQVFER8wGhHjMb+oFTvjBlha3J+4WoCf3BqaQTHMkRVO6o6N3gN1vI",
+	"nDLGumcN6up4Ru2eTt1b0ER2qKl1LfKK3P7O3s7r10ETFKiZkEJRIiSdYenMrd4qJ5zLeUqZDNAM37RT",
+	"IUYxSSTW6wtQfr3ov9GU4Ln/SH6+pq5JowmTmyhZCKOzFY4CJSgZHwbjUAhGx7phZjPBIRZJif1QX1hd",
+	"gUkJNINYbciULJoJ60Ti4prKE/op5UuIv4aRfuIABkSZrsEYpVwI504JTOgURj+9Q201nTFBjFxiSa8L",
+	"evpe700zWFlcNS7OP9UnWcCRTcAyjgztAITEDCSIBK5XhNwGaN0FuZ4kFFGvNygygTJIKlDKx/f8flay",
+	"sIflfwrKLhNSkQBajKoxZwFrDfo7u3v7L1+9ftMzv3pQVrmQpVFI51gf1XVXTeI547KcjmeFqDoMqcm1",
+	"LCFAkyTKO2HC+q3/bskPT5n6WAN3XQ2hyrVy9v4derO3/wqZ2gvdR/G8DVChFnGAct62YMgKRUwDVCph",
+	"GiC/fEaAXC3eIN+AKBgyvxo/pDHYL8yInPIYnsVJwpfqdqnylhqoqsRDMGR+3ZoAFUraqkX5lWoDE98+",
+	"soHRuRpRbs1eDacAZYWg7O/c7Vz9JjUf40xziQ6B2jglro0oG9n6Od18qYLNnk5bK+SJXJ2g8dqwupyj",
+	"UycXiDWeTcqEVIutCZPH2alddV60bG7kkztNbXlmKrUQqMsxQx0gn7bu4letj6tRs/v54uLURr4pmitI",
+	"aZXGH1ObpYKYpzyVSCxmM5yuLECvKIt18nvF9I81TqFanKqLqfh8duxnRa8dZF2NmA1IXWCYtvYMAMCL",
+	"djGY39RbnY9ZL63uNBdtb+V+cB+UkTTPZi/5CAQwxaaijaoaPAXpW1aw13PMuxpe775+/bLXTBez44uV",
+	"2Dg6DGiyD/hYYspInNXVOjlH45VVOoyjIy8Uv3z16tVO/2XTea2Z0oUCdNZj8v5z2tnvv9x/vbPXcE5a",
+	"8iJ5a9LeTtXDStCumf1ZSbvIKyAVerWi640zLFrW3QyCSjSr2vwC4HNrriKMM6IOucqYRnfLrm455YkJ",
+	"bo1I81Sliw1JT6VEJNRWx4M6qxJQzdSDmY1DMWhBJU9XWweIgPsTGDfjjKCYxl30N/U5xU8iCeYPWESA",
+	"sHqko99IKJSAQRjt93bRjGCWVbieYpEF7OomUMkKuSS4NvgLJ/SGxCjlScIXcstUbPCKOoJX5LEyquqO",
+	"Ex1/yVlETLGdLOkRC5MJcuDWpasI2m4UUNQiHwtQqOutazUxgtomXPvs6PDH30eHHz6c/A1q7R39+H+V",
+	"PpEL1rRhmDZos0mMZnUthrWZVmewF2dOhl/TEMc02Vya0FI/B69JMuju2iSM/UdKBs147M59kjprjTT7",
+	"//qpmEEZYJUY4UU2V2bX4nwHWtc81SsfqzhlVeGYLPGjFCiNpfrinNrOJFN6OVVX3FcLAcGofd3vIZN2",
+	"ff1m6wBEQRohnCzxSpgv2b4Q4QGymSa66YJQx2FoUk7CXJQ0zMSISDRyiSnFOGkvc2Wdo6PevIHtjMF6",
+	"AfNtEhDkpcnU+d4bYH1BbCNpRJjEl0RANmWW6RXr8PW5Ymb9Xi8wUR4OmGruBeovJO+UUKzEpQxOVCGj",
+	"i9SvkKN1Jg54A7Kod0nmZbQrezyUShXjNKb/S2q9fmtArI3S1ZkLL4QXvICw8OYZoJhAySN1LkJBAFoy",
+	"8hDMICTz9V6w2+29DHa7r14GfYjKFFIBrNd9vRv0unt7Qb/76lXQ6756+XUjkA1bMOuqgrSXU1IBa79U",
+	"Ek+tXxeX8lhsWymjARdsi9Ua0ZEfXN42aWgBgh8v98DGYP5Rl8ecJwHqdruF6Lksfa2WG2cP36x1duWn",
+	"92PeRVjvD0TthVjgJFllDV3yczT9uO7kJGwSnxBv9K7ljoza7a06zO/XFFmQaJFSuTpXR5be/MM5/ZWs",
+	"DhdVNakOma2h20W/kpUimRnRukt4eHo8+vXo9/MQbWd/jN4ffzhSPN2EmenGA6aOeEyuScLngFNX6mth",
+	"TK47V2QVorYxhgQgVo6M906HB0ErycJjQ+Y9F+huk1sQqo8jJVCv6azuquZm24oBBLomK2UTbsveYt3r",
+	"1IVYK1UfzTBloMSlSoJbpIlnDbikcroYdyM+M4YB80+ZsZuPGYnNmioTglMoW2LqAnAlaP98cXE6QH71",
+	"KmOQVtABbHbFsBUxBFCp/VK7Yf/gY2GsfaARgNWHxRpgFDi8QqwhGzI//RpoyfHudpZP4+qp6OdcGZYs",
+	"x2bLlYXAWR4ynwyZbUecVTowDoRMbOFQ09SJBvUuBSggD2d0GKBQCwYhRDza8y/c8t0OOlQNgn5ZThxy",
+	"5cuYRlE3ti2FZxLawr93QCzs/Gbvm4QEBbkffjjMVfLu/vAD0tDMereRm4jMJQpN52E17W1QFuDXjChd",
+	"TsDvmEciHDJA/W0+JwzPafeH0HSuw6yi7nMXHUKda13wGQqiC9QODVJAI2aPXNQosP/h1oHXaw6zUps8",
+	"KiD/kSmRjEoxZOFNx7I5XXc99GL+qsrgmrko2cQwErHVRScuZ2fILKeo+DSGXtCumrdaoeXq6gG1aq/a",
+	"tVfkesig1pgpf77X6xfqXQem058LhnVA2Ovt5lrr6e09sWXKoilRwuAPPyDbsU9tk0JaA8OU6Gd8C48p",
+	"hm5r3GO2GjKoNWyMDrbms45jwK4+vqWKSyIBlmG/14MK2ZQtiNk7ltWrHzLwBgjU3tt5499V3x+gvf6u",
+	"tiLorkfAWSpah5hOZ2A1x2zIvB7SWdS10pkDtNff97/IuIQqy2bkvZ6OyAATPDUNFQ08IeVLZGSyd3MD",
+	"gNy/uTFV4orOH9QO64qPh1saibTYXun4MTlfjpi99K4AmT6WQpvRTUTckBmqz6zprsi6omaYtkuVAWyo",
+	"yfjxQCjQgqkPhNvXO6GNCAb/jCndiqWXswap7jrHijIhCY4VHX8b6iymYWuAhq1utztsBWgINuLCpWyR",
+	"3o3bELVDm3QXbgWueA6Qt+47YDDRJNNZEqjJZ/rhB1jOdrfbdXl3dal67V8hGA5d7wRDdpFSydkLAcfb",
+	"9tnR+YVb+5Y2l7knTHSiSXnMRxoHGpOBeUMUiz1zAmA2geFAATLEoXAgXjE8o5E+O0kKBXesNybsoguT",
+	"T3DJhyxnl6NSkGSC2iefPv3dlFtGlAUI/rbJSHwht0yheq8adBYkNGRQihxSqbWUktCImMweI2kcznE0",
+	"JR0dfpeXMJbLZRfD7S5PL7fNu2L7w/G7o0/nR/BO5k7JQv4yg40O67sNWuZsaQ1au91edxe0EDkFmXAb",
+	"zgdTgGh75nwKl6TCFnVaVeUHoKZt3grsYG5bYpHFiSnI4isSoHmyEL5pWQEdKgKhj+AiHXgVpxR/teVf",
+	"GEFYHQ6SQr6XlncIjqamuJizVGpZUWyMn2krJODRttrkbSVd2HRQL0pJCR7WSH9GcPyRzM4llupMzeKU",
+	"9FvazaaHvYQgHkVtalDNlY1nQHMaGwRTFdoGB0lMxVUXhfCWIzTTBsqcI2fn50OmR9IynvmmGQrgDP4R",
+	"/UwXvQflV3ttsjENfMF+qsSQDRFjqB1+ODn8MWuJ8u730Fp/+lokn+H0isRDFrqgnQGCWJvQVqxZ5QLN",
+	"IFnLjfpC2AkDtThuehy3BrZEDuAnRBoAQwYc3un1GrSGa9a1IVf2qqJ1w8es3pWDI9RTNn2QnNfkNmjt",
+	"9fp1w7n5b38uNAzZ6+1ufum93wF/r9/gjbc8Xn3i8hAELTPSzpvN7xW7J90GrX0N7vXv5VsUg0KqHbsZ",
+	"DEH08QGp1DR8CfVjgCspPbooKyodDu6pT+aZ1zfFU2+3vxkGeLutnRwQtOuFkH+pnnr2SGYWhvJRTR42",
+	"ukLLlh2q8FsuKLRoQYwsvVoqBmusouJxDZ4A5wuQWOK5AMlLkSSf0QgnySoYsgTqF7LOJFGKUNbESPt7",
+	"kElHMt+x7I2hKAFdiUqjlEHrCbIcslzbfZF5tPyvXBEyF64mjGWZXsqTE+PUwa45nqnIhz7xXFO/KiLX",
+	"rpCPJrDoyYg853Gp6c+S2yfq1mwIuwEFeL3nvyMv6O1tfsP1sP5XZB4/c9kx3ks/8vy+vAPinaAGWNDa",
+	"jsl4cWnZiT4da2WhQgVIc5Z6NTJBsnUSEcgRCPpj6XrCncXcVolEVCqVThiZoHG5yCoK+kCF9EpBiqck",
+	"o2IR0RpKKkiMz2fj2rNR77vuKyeTVYZRd8dwjc7zeconOQSHK9sQfSEqbowTHl1VXI9mMVBa+Y6Ly6i4",
+	"p+TQisuzhSQ3FddNJGHFHbGajXlScUNOlfCsKzVX3U5x5K5nK5665gyV5H0IR5pAO72eojvBObO+Fmsg",
+	"VRRLmOii9zxFienpAOefriOWJ0zTDOIJydGMUEOFdtZg/qDXpPsQ8rgvmhufRGvw5auP9LYhhofiYiUk",
+	"mbW+AiL/wcfCtZSo3bILyztNeXvHLutaUyC9JFFvdyzt4k9E/sLHT7mLWWuLmo38g4/NCr+zLPJvKFmo",
+	"txrMsqIdcp5r/0SkqSmvd8ZDZIW7ugzmnXSQX/j4+Eddn9b6DGoR/6O+bwODT1M+I3JKFgI6KCJyA0Fm",
+	"Sr/Q3k7UtvpGr9vr7m0FUENnnhIIBBuyUNuSRqFnsvmJ61KahotEPElIJHkqKnV1M+GNZOJ1eMwRSOb7",
+	"/C/089GHU1OWy7g1RkaiOHXWouy4LMph3SH7L3Tx++lR9Scu8eKSDFnlvR1YWdGzWkmTZof+SjzVw4KZ",
+	"245K7ppVPF4j6GblKS3uaB+MMZtmtlht2tGR1VwQsI8agK6I7FYKrE8vqm4UUu0CXghkXc1C9w01haa0",
+	"8mwX384FQm09i7RrRFoF9lLhRB8bs8LYFfKs585seehasvbU4i/kjxR6qys8nvKlwt4IQysrsE9qr8UL",
+	"fd85JWw2+pARFkP2mXaWDkC78waD10DbMykRbRcM7AocYhOZOmTqQdOFuqYirY3kCYrZx7o6q/04TYcs",
+	"OzmCfGnWYoZe3it/bDpJWpeGugsfHzKcEkPiEJPrAzALyK1i/j8R+eQGnHyBqRqSNtP1dvDZePOnW35t",
+	"YYcJWG9yQU/34gjBd7TtKu5jwzQMvvqXVnhm1VOb8DX4VmMOPlswgUJdGcn3HlqazfkWQCEXXgHjrM2a",
+	"C83P0+CpSzgzFleFBI9GfYUs69t8TJzpIfxktO9l8Naqun76rtfPvhDas6mnffFxGO4vzD6acINTnXh6",
+	"wfkHnF4S/d5+k+lV9Iz/F9XWzhYMuI8faJfhjMeGLBlX8yF799ajeG1jqKf733BCYyyJ8BPxAh2sD04e",
+	"ybNMlsBok7ZfmeIF2l6NqOwOmbVRYanPaCdt2G6eplHneitIxRGuW39bQ8e/GwOp6m6+xtaSayzptiD+",
+	"q8sSz8ygGTPQiICwC7V9Mq6w7RqqVvOGD/SKoPD05LxIrKHfbtXz2irsNG0FBegioRYMQq3iKBm+qgNr",
+	"CMHvawgfmpI/HfVXdep/ZgHPLODPZwG6n/ETcgDfhxGThMiKZJd3UFaj0KNU5HuUokNkW6fy1LVGVc+D",
+	"TjDj115Y8pABuh4g7Hqlch3TgMeYxZwR8JWMdTqhbqhKUhRhhtpUeg1oJuCojviMiEC9HlMRYUUTWzou",
+	"VosdxvYxJvAgCl2ZEB2Wy8i1+vgUs0sihgxfYsrUelyWslpFhJla75hkjVsHaK/3BoV+lZVKFqbBd28n",
+	"zZ/TJ7zf3de5rY/UJ1yP6hp2ZS1py/m8j+iVoiLbrgOkUedP8FM9vdml14DHveNsklCd+/Wf5ArT9Af9",
+	"3wtt+EtOsfXcM6g2555BIo9wApBBsXv4ck95kjw7c5+duUUMVnjRCH8f5NS1gsEGpQAMhToJxXaAykT4",
+	"nOkwCxvzE/b9GLkhi3CSdK2aIEIQLNy7uomkrhICugIW63QFI8GDNP/vqyn4U2hkchRBrcL1bIx8Vj4q",
+	"jZE4Z4rUWshDFQ/XAaHyFN3p9VCos1I31tzZ7+2i0NTACf0un+jQcpohqyy6A0mqrmoRZCsjyTlqVxQ0",
+	"Es7hujXQWouJKhcSr0R+EtrHGerhQlP+BBKCxCKaZtU9oDjQKjBzxkNmAofV/0wEPJVTFNYUAwqdt9Z9",
+	"MuZEq2JqbTrdKFvbAJXA6hJchO5rr2EaICFpkuVpQ3D/kNkF6YjC7NsmpLAyXl4XIXqYomOLXUEASb7J",
+	"b2MFIau9VcEhj+qQC7V5aiKlazchMLjJbf2jiC+SeOu7x9o4gm8G2EIZsYzgHdEUyEXpZlCe1d+Rb7YB",
+	"IHSw2b7e1eEP4GscoCxb/0vva9f1lu5CLunAFPIyzft2v0KujTqKAjReyFw9kWHrZtgyKb9f9rInSy25",
+	"Pe1xF7JdHL7YIlm3t1nBrNy6zzXKuwao5cVWf+5xUPA0l1ko/LlAAyVcsyuFQ/uMyHTVgTD+TQe2/+jt",
+	"7bpQrWziNRFa1zvrg14h+fGFAEYY5Nif3xwzS6UFT5M5QitClU/ovNDL4gkFrHLjjBoRy62yEM3RQJw5",
+	"OT69l0Rzcnx6d6EGmpCU5JpGHAdaANZHT2g4ufV72MLpvGn41PWOCX3ftn3fagWE9XHvAUrAYWHrXKzB",
+	"ow+6evtT4hAMsRZzEBXoboHvj76TNfRv9jUpR8HDvha2bbNgVyfQFTu3ux3UEouW9Ew1RQaFKsyDa7b2",
+	"ARJI473VYzSTK4pr/JN2u6mw8HAYrDnYvsfZdZ6VCKXrkNdGbWbtKtcncthAKH2kUSlc1KL+y3YMzMId",
+	"q4MohyyLogQ5s9M33tSaAmKucJj3ADSM3+oi0MCHbOZFsa3rAFwhsJ/QeT528Wkpp1GcpAX13aMkT45P",
+	"72FceLTTuIkR8+T49M52zKfhBBtf3GgqgN3MmmO1/Zhcr90tF0Rs3V04uKsx06KXDqb8Wk/nujLa3dPw",
+	"CwME6yykMlcqP2MFhcjKAQp1NZcQzRZCusB+SwNDZoq9ZLHVyPbO0pU2jDqlzR3UZOwaFqMzkjMOMmRF",
+	"FnJgYz6pQJMEQ06/69xnDYYpYkRIEnfRO85MZovruiB0hBh835WPU5NKiRdRq+280MMqmnKXvKHDxXRm",
+	"PoXiATrqW9gAcGMQqe/26VWxGrJcoSYeSSI7QqYEz8IBwlAhyhVSmqDQMcjOz3Cx804zuY4uYxjqUlk6",
+	"2J1pa45WTrV5IEOMbqnXqFpBipcooVImpENYTDEz30NtKHdlreewWoz2OlCXK/eCbwB3dVu2AlcxzrPn",
+	"ahzqohMbNy+gDhhPzWS9GQ6QNiVBqe2sVXlgSll5iJvVLK1qlGq+s6ULM2pTmrXcL/Gq5rABoLfuStpu",
+	"q/ROmY0y5SYVJT6Fsb/YhF/xvjoEy3/V1fDUUKtO2vp+LoNSI/dHXklte/wuqqdI2xVuZQvHUlttC6yt",
+	"QK2Kyegp34VukU+2GecYMptUUnKHmBvGq+RJqBuG2iS1bnq9ucvkP0qwaeRygbU9wOtycnx6X8fLk8pU",
+	"mdiuTjfbX/7BklXOFVMjFm1W5JeWpFzaIRAS0zJLVee1wFW6xL4XGM6vOZbTLVCScbEmh1H94eyCadmy",
+	"XcYcQKXxmUCZRygEOWQFQ+kabed7GAm8gdbng3lpM8/s4C9s8bjThtq+IDx9Svt9QRPLPHT/MqqYNaLY",
+	"qxuzZ/8DbDEmouLZJPNsknmoScaktZYTWr8L4QeNn8/ntN6RVzyOPec+k302AT2bgJ5NQPcxAf3mONKz",
+	"JejZEvRsCXq2BD1bgppYgoBB31Wka2L8qRWu/nOsQuZMejYOPRuH/q2MQ7lew+uqHP11lcJ8wE++c9yX",
+	"rxD3C3E/ej61EXegIrlWtVSgmEcLJYJ30VsypaBMzVN+swpQePr57Yfjd6PPZx/CrAPxkMHbMYr4nBKB",
+	"cHxNUkkF9LDCY8GThSTo89kH2zhH8xvdSGUbBFQD7OIsz72EC9Dq/AwMao+CbhYAneUlljMSdZEWPiml",
+	"jAnvA5AzVn77wmsGrUsQeu84FCjXitCxgoFnhFTLMKUeQQ/haTQl0PhNnWRQ2i1K8VypT9kIJs64PILu",
+	"3MVT5IreeW+ZItMVi6HQbFOmOJJGWx6nfClIij4fw6x0V0rzHajHXA2TutZC1zt+dyGTNJK1FtrKquBY",
+	"6bOym9AA2T47V4BiXdPQj/LtJRkLKgkUi96OOIO80m2cRlMqSSQXKdlW3+rME8zI9vVOZ+4aQGUrU7R9",
+	"+/X2/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -85,6 +85,57 @@ func (e ModelMetadataStatus) Valid() bool {
 	}
 }
 
+// Defines values for OIPDatatype.
+const (
+	BOOL   OIPDatatype = "BOOL"
+	BYTES  OIPDatatype = "BYTES"
+	FP16   OIPDatatype = "FP16"
+	FP32   OIPDatatype = "FP32"
+	FP64   OIPDatatype = "FP64"
+	INT16  OIPDatatype = "INT16"
+	INT32  OIPDatatype = "INT32"
+	INT64  OIPDatatype = "INT64"
+	INT8   OIPDatatype = "INT8"
+	UINT16 OIPDatatype = "UINT16"
+	UINT32 OIPDatatype = "UINT32"
+	UINT64 OIPDatatype = "UINT64"
+	UINT8  OIPDatatype = "UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPDatatype enum.
+func (e OIPDatatype) Valid() bool {
+	switch e {
+	case BOOL:
+		return true
+	case BYTES:
+		return true
+	case FP16:
+		return true
+	case FP32:
+		return true
+	case FP64:
+		return true
+	case INT16:
+		return true
+	case INT32:
+		return true
+	case INT64:
+		return true
+	case INT8:
+		return true
+	case UINT16:
+		return true
+	case UINT32:
+		return true
+	case UINT64:
+		return true
+	case UINT8:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReadinessStatus.
 const (
 	ReadinessStatusLoading ReadinessStatus = "loading"
@@ -400,6 +451,213 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPDatatype A tensor element type of the Open Inference Protocol.
+//
+// Example: FP32
+type OIPDatatype string
+
+// OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPError struct {
+	// Code A stable machine-readable code, as in `Problem`.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Error What went wrong with this request and what to do about it.
+	//
+	// Example: input "input": expected 4 values for shape [1,4], got 3
+	Error string `json:"error"`
+
+	// RequestId The request's id, also in the X-Request-ID header.
+	//
+	// Example: 5f0c6a2e9d1b4c7a
+	RequestId string `json:"request_id"`
+}
+
+// OIPInferRequest An inference request of the Open Inference Protocol.
+//
+// Example: {"id":"req-1","inputs":[{"data":[5.1,3.5,1.4,0.2],"datatype":"FP32","name":"input","shape":[1,4]}]}
+type OIPInferRequest struct {
+	// Id Echoed in the response.
+	//
+	// Example: req-1
+	Id     *string           `json:"id,omitempty"`
+	Inputs []OIPRequestInput `json:"inputs"`
+
+	// Outputs The outputs to return, by name; all of them when omitted.
+	Outputs *[]OIPRequestOutput `json:"outputs,omitempty"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+type OIPInferResponse struct {
+	// Id Example: req-1
+	Id *string `json:"id,omitempty"`
+
+	// ModelName Example: iris
+	ModelName string `json:"model_name"`
+
+	// ModelVersion The version that ran (the one routing chose when the path named none).
+	//
+	// Example: v1
+	ModelVersion *string             `json:"model_version,omitempty"`
+	Outputs      []OIPResponseOutput `json:"outputs"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPLive defines model for OIPLive.
+type OIPLive struct {
+	// Live Example: true
+	Live bool `json:"live"`
+}
+
+// OIPModelMetadata defines model for OIPModelMetadata.
+type OIPModelMetadata struct {
+	// Inputs Empty for a model that takes any tensors (echo).
+	Inputs []OIPTensorMetadata `json:"inputs"`
+
+	// Name Example: iris
+	Name    string              `json:"name"`
+	Outputs []OIPTensorMetadata `json:"outputs"`
+
+	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	//
+	// Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Versions Example: ["v1","v2"]
+	Versions []string `json:"versions"`
+}
+
+// OIPModelReady defines model for OIPModelReady.
+type OIPModelReady struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Ready Example: true
+	Ready bool `json:"ready"`
+
+	// Version The version the answer is about.
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+//
+// Example: {"binary_data_output":false}
+type OIPParameters map[string]AnyValue
+
+// OIPReady defines model for OIPReady.
+type OIPReady struct {
+	// Ready Example: true
+	Ready bool `json:"ready"`
+}
+
+// OIPRequestInput defines model for OIPRequestInput.
+type OIPRequestInput struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
+	// below spell it out, and the nullable object branch admits null.)
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// OIPRequestOutput defines model for OIPRequestOutput.
+type OIPRequestOutput struct {
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+}
+
+// OIPResponseOutput defines model for OIPResponseOutput.
+type OIPResponseOutput struct {
+	// Data Flat, row-major; absent for an output sent as binary data.
+	Data *[]AnyValue `json:"data,omitempty"`
+
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: logits
+	Name string `json:"name"`
+
+	// Parameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+	//
+	// Example: {"binary_data_output":false}
+	Parameters *OIPParameters `json:"parameters,omitempty"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
+// OIPServerMetadata defines model for OIPServerMetadata.
+type OIPServerMetadata struct {
+	// Extensions Example: ["binary_tensor_data"]
+	Extensions []string `json:"extensions"`
+
+	// Name Example: inferd
+	Name string `json:"name"`
+
+	// Version Example: 1.2.0
+	Version string `json:"version"`
+}
+
+// OIPShape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+//
+// Example: [1,4]
+type OIPShape = []int64
+
+// OIPTensorMetadata defines model for OIPTensorMetadata.
+type OIPTensorMetadata struct {
+	// Datatype A tensor element type of the Open Inference Protocol.
+	//
+	// Example: FP32
+	Datatype OIPDatatype `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+	//
+	// Example: [1,4]
+	Shape OIPShape `json:"shape"`
+}
+
 // PipelineMemory Memory measured around one pipeline's load.
 type PipelineMemory struct {
 	// ArtifactBytes Bytes of the model files the pipeline read (0 for built-in models).
@@ -649,6 +907,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// InferenceHeaderContentLength Example: 152
+type InferenceHeaderContentLength = int
+
 // JobID Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobID = string
 
@@ -657,6 +918,12 @@ type ModelName = string
 
 // ModelVersion Example: v1
 type ModelVersion = string
+
+// OIPModelName Example: iris
+type OIPModelName = string
+
+// OIPModelVersion Example: v1
+type OIPModelVersion = string
 
 // PprofDebug Example: 1
 type PprofDebug = int
@@ -684,6 +951,42 @@ type InternalError = Problem
 
 // NotFound An RFC 9457 problem.
 type NotFound = Problem
+
+// OIPBadRequest An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPBadRequest = OIPError
+
+// OIPForbidden An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPForbidden = OIPError
+
+// OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInternalError = OIPError
+
+// OIPNotFound An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPNotFound = OIPError
+
+// OIPPayloadTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPPayloadTooLarge = OIPError
+
+// OIPServiceUnavailable An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPServiceUnavailable = OIPError
+
+// OIPTooManyRequests An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPTooManyRequests = OIPError
+
+// OIPUnauthorized An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnauthorized = OIPError
+
+// OIPUnsupportedMediaType An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPUnsupportedMediaType = OIPError
 
 // PayloadTooLarge An RFC 9457 problem.
 type PayloadTooLarge = Problem
@@ -754,6 +1057,20 @@ type PprofTraceParams struct {
 	Seconds *PprofSeconds `form:"seconds,omitempty" json:"seconds,omitempty"`
 }
 
+// OipInferParams defines parameters for OipInfer.
+type OipInferParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
+// OipInferVersionParams defines parameters for OipInferVersion.
+type OipInferVersionParams struct {
+	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
+	// bytes of the JSON inference request that starts it; the binary tensors follow.
+	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+}
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -765,6 +1082,12 @@ type SubmitBatchJobJSONRequestBody = BatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
+
+// OipInferJSONRequestBody defines body for OipInfer for application/json ContentType.
+type OipInferJSONRequestBody = OIPInferRequest
+
+// OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
+type OipInferVersionJSONRequestBody = OIPInferRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1131,6 +1454,135 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /ready (the `Ready` operationId).
 	Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipServerMetadata Server metadata
+	//
+	// The server's name, version and the protocol extensions it supports.
+	//
+	// Corresponds with GET /v2 (the `OipServerMetadata` operationId).
+	OipServerMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipServerLive Server liveness
+	//
+	// 200 as soon as the process listens, like `/health`.
+	//
+	// Corresponds with GET /v2/health/live (the `OipServerLive` operationId).
+	OipServerLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipServerReady Server readiness
+	//
+	// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+	//
+	// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
+	OipServerReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelMetadata Model metadata (the version routing chooses)
+	//
+	// The model's name, its versions, its platform, and the tensors the model file
+	// declares, with -1 for a dimension of any size (the batch dimension first). Model
+	// metadata of the Open Inference Protocol.
+	//
+	// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
+	OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipInferWithBody Inference on tensors (the version routing chooses)
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+	OipInferWithBody(ctx context.Context, modelName OIPModelName, params *OipInferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipInfer Inference on tensors (the version routing chooses)
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+	OipInfer(ctx context.Context, modelName OIPModelName, params *OipInferParams, body OipInferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelReady Model readiness (the version routing chooses)
+	//
+	// 200 when the version (the one the routing rule chooses, without a version in the
+	// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+	// failed to load.
+	//
+	// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
+	OipModelReady(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelVersionMetadata Model metadata of one version
+	//
+	// The model's name, its versions, its platform, and the tensors the model file
+	// declares, with -1 for a dimension of any size (the batch dimension first). Model
+	// metadata of the Open Inference Protocol.
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
+	OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipInferVersionWithBody Inference on tensors with one version
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+	OipInferVersionWithBody(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipInferVersion Inference on tensors with one version
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+	OipInferVersion(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, body OipInferVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelVersionReady Readiness of one model version
+	//
+	// 200 when the version (the one the routing rule chooses, without a version in the
+	// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+	// failed to load.
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
+	OipModelVersionReady(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ModelMemory Memory used per pipeline
@@ -1755,6 +2207,245 @@ func (c *Client) PredictBatch(ctx context.Context, body PredictBatchJSONRequestB
 // Corresponds with GET /ready (the `Ready` operationId).
 func (c *Client) Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipServerMetadata Server metadata
+//
+// The server's name, version and the protocol extensions it supports.
+//
+// Corresponds with GET /v2 (the `OipServerMetadata` operationId).
+func (c *Client) OipServerMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipServerMetadataRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipServerLive Server liveness
+//
+// 200 as soon as the process listens, like `/health`.
+//
+// Corresponds with GET /v2/health/live (the `OipServerLive` operationId).
+func (c *Client) OipServerLive(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipServerLiveRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipServerReady Server readiness
+//
+// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+//
+// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
+func (c *Client) OipServerReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipServerReadyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelMetadata Model metadata (the version routing chooses)
+//
+// The model's name, its versions, its platform, and the tensors the model file
+// declares, with -1 for a dimension of any size (the batch dimension first). Model
+// metadata of the Open Inference Protocol.
+//
+// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
+func (c *Client) OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelMetadataRequest(c.Server, modelName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipInferWithBody Inference on tensors (the version routing chooses)
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+func (c *Client) OipInferWithBody(ctx context.Context, modelName OIPModelName, params *OipInferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipInferRequestWithBody(c.Server, modelName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipInfer Inference on tensors (the version routing chooses)
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+func (c *Client) OipInfer(ctx context.Context, modelName OIPModelName, params *OipInferParams, body OipInferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipInferRequest(c.Server, modelName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelReady Model readiness (the version routing chooses)
+//
+// 200 when the version (the one the routing rule chooses, without a version in the
+// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+// failed to load.
+//
+// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
+func (c *Client) OipModelReady(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelReadyRequest(c.Server, modelName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelVersionMetadata Model metadata of one version
+//
+// The model's name, its versions, its platform, and the tensors the model file
+// declares, with -1 for a dimension of any size (the batch dimension first). Model
+// metadata of the Open Inference Protocol.
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
+func (c *Client) OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelVersionMetadataRequest(c.Server, modelName, modelVersion)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipInferVersionWithBody Inference on tensors with one version
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+func (c *Client) OipInferVersionWithBody(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipInferVersionRequestWithBody(c.Server, modelName, modelVersion, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipInferVersion Inference on tensors with one version
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+func (c *Client) OipInferVersion(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, body OipInferVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipInferVersionRequest(c.Server, modelName, modelVersion, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelVersionReady Readiness of one model version
+//
+// 200 when the version (the one the routing rule chooses, without a version in the
+// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+// failed to load.
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
+func (c *Client) OipModelVersionReady(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelVersionReadyRequest(c.Server, modelName, modelVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -2904,6 +3595,368 @@ func NewReadyRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewOipServerMetadataRequest constructs an http.Request for the OipServerMetadata method
+func NewOipServerMetadataRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipServerLiveRequest constructs an http.Request for the OipServerLive method
+func NewOipServerLiveRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/health/live")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipServerReadyRequest constructs an http.Request for the OipServerReady method
+func NewOipServerReadyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/health/ready")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipModelMetadataRequest constructs an http.Request for the OipModelMetadata method
+func NewOipModelMetadataRequest(server string, modelName OIPModelName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipInferRequest calls the generic OipInfer builder with application/json body
+func NewOipInferRequest(server string, modelName OIPModelName, params *OipInferParams, body OipInferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOipInferRequestWithBody(server, modelName, params, "application/json", bodyReader)
+}
+
+// NewOipInferRequestWithBody constructs an http.Request for the OipInfer method, with any body, and a specified content type
+func NewOipInferRequestWithBody(server string, modelName OIPModelName, params *OipInferParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/infer", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.InferenceHeaderContentLength != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Inference-Header-Content-Length", *params.InferenceHeaderContentLength, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Inference-Header-Content-Length", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOipModelReadyRequest constructs an http.Request for the OipModelReady method
+func NewOipModelReadyRequest(server string, modelName OIPModelName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/ready", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipModelVersionMetadataRequest constructs an http.Request for the OipModelVersionMetadata method
+func NewOipModelVersionMetadataRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "model_version", modelVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipInferVersionRequest calls the generic OipInferVersion builder with application/json body
+func NewOipInferVersionRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, body OipInferVersionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOipInferVersionRequestWithBody(server, modelName, modelVersion, params, "application/json", bodyReader)
+}
+
+// NewOipInferVersionRequestWithBody constructs an http.Request for the OipInferVersion method, with any body, and a specified content type
+func NewOipInferVersionRequestWithBody(server string, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "model_version", modelVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s/infer", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.InferenceHeaderContentLength != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Inference-Header-Content-Length", *params.InferenceHeaderContentLength, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Inference-Header-Content-Length", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOipModelVersionReadyRequest constructs an http.Request for the OipModelVersionReady method
+func NewOipModelVersionReadyRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "model_version", modelVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s/ready", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -3291,6 +4344,154 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /ready (the `Ready` operationId).
 	ReadyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyResponse, error)
+
+	// OipServerMetadataWithResponse Server metadata
+	//
+	// The server's name, version and the protocol extensions it supports.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2 (the `OipServerMetadata` operationId).
+	OipServerMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerMetadataResponse, error)
+
+	// OipServerLiveWithResponse Server liveness
+	//
+	// 200 as soon as the process listens, like `/health`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/health/live (the `OipServerLive` operationId).
+	OipServerLiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerLiveResponse, error)
+
+	// OipServerReadyWithResponse Server readiness
+	//
+	// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
+	OipServerReadyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerReadyResponse, error)
+
+	// OipModelMetadataWithResponse Model metadata (the version routing chooses)
+	//
+	// The model's name, its versions, its platform, and the tensors the model file
+	// declares, with -1 for a dimension of any size (the batch dimension first). Model
+	// metadata of the Open Inference Protocol.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
+	OipModelMetadataWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelMetadataResponse, error)
+
+	// OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+	OipInferWithBodyWithResponse(ctx context.Context, modelName OIPModelName, params *OipInferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipInferResponse, error)
+
+	// OipInferWithResponse Inference on tensors (the version routing chooses)
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+	OipInferWithResponse(ctx context.Context, modelName OIPModelName, params *OipInferParams, body OipInferJSONRequestBody, reqEditors ...RequestEditorFn) (*OipInferResponse, error)
+
+	// OipModelReadyWithResponse Model readiness (the version routing chooses)
+	//
+	// 200 when the version (the one the routing rule chooses, without a version in the
+	// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+	// failed to load.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
+	OipModelReadyWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelReadyResponse, error)
+
+	// OipModelVersionMetadataWithResponse Model metadata of one version
+	//
+	// The model's name, its versions, its platform, and the tensors the model file
+	// declares, with -1 for a dimension of any size (the batch dimension first). Model
+	// metadata of the Open Inference Protocol.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
+	OipModelVersionMetadataWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionMetadataResponse, error)
+
+	// OipInferVersionWithBodyWithResponse Inference on tensors with one version
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+	OipInferVersionWithBodyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipInferVersionResponse, error)
+
+	// OipInferVersionWithResponse Inference on tensors with one version
+	//
+	// Runs the request's tensors through the model: `inputs` must name the model's
+	// inputs with their datatype and a shape that fits the declared one (the batch
+	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// requests to a batching model share one model call. The echo model answers with
+	// its inputs as outputs. With the binary data extension the body is
+	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+	// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+	// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+	// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+	// with the request parameter `binary_data_output: true`) come back the same way.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+	OipInferVersionWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, body OipInferVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*OipInferVersionResponse, error)
+
+	// OipModelVersionReadyWithResponse Readiness of one model version
+	//
+	// 200 when the version (the one the routing rule chooses, without a version in the
+	// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+	// failed to load.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
+	OipModelVersionReadyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionReadyResponse, error)
+}
+
+// ModelMemoryResponse429Headers the declared response headers of an HTTP 429 response for ModelMemory
+type ModelMemoryResponse429Headers struct {
+	RetryAfter *int
 }
 
 type ModelMemoryResponse struct {
@@ -3304,8 +4505,12 @@ type ModelMemoryResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ModelMemoryResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3326,6 +4531,11 @@ func (r ModelMemoryResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ModelMemoryResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ModelMemoryResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -3362,6 +4572,11 @@ func (r ModelMemoryResponse) ContentType() string {
 	return ""
 }
 
+// ReloadModelResponse429Headers the declared response headers of an HTTP 429 response for ReloadModel
+type ReloadModelResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ReloadModelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3377,8 +4592,12 @@ type ReloadModelResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReloadModelResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3409,6 +4628,11 @@ func (r ReloadModelResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ReloadModelResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReloadModelResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -3445,6 +4669,11 @@ func (r ReloadModelResponse) ContentType() string {
 	return ""
 }
 
+// QueueUIResponse429Headers the declared response headers of an HTTP 429 response for QueueUI
+type QueueUIResponse429Headers struct {
+	RetryAfter *int
+}
+
 type QueueUIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3454,6 +4683,10 @@ type QueueUIResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QueueUIResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -3469,6 +4702,11 @@ func (r QueueUIResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r QueueUIResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r QueueUIResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3500,6 +4738,11 @@ func (r QueueUIResponse) ContentType() string {
 	return ""
 }
 
+// ListLoadedModelsResponse429Headers the declared response headers of an HTTP 429 response for ListLoadedModels
+type ListLoadedModelsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ListLoadedModelsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3511,8 +4754,12 @@ type ListLoadedModelsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListLoadedModelsResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3533,6 +4780,11 @@ func (r ListLoadedModelsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ListLoadedModelsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListLoadedModelsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -3569,6 +4821,11 @@ func (r ListLoadedModelsResponse) ContentType() string {
 	return ""
 }
 
+// PprofIndexResponse429Headers the declared response headers of an HTTP 429 response for PprofIndex
+type PprofIndexResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofIndexResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3578,6 +4835,10 @@ type PprofIndexResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofIndexResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -3593,6 +4854,11 @@ func (r PprofIndexResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofIndexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofIndexResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3624,6 +4890,11 @@ func (r PprofIndexResponse) ContentType() string {
 	return ""
 }
 
+// PprofAllocsResponse429Headers the declared response headers of an HTTP 429 response for PprofAllocs
+type PprofAllocsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofAllocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3635,6 +4906,10 @@ type PprofAllocsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofAllocsResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -3655,6 +4930,11 @@ func (r PprofAllocsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofAllocsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofAllocsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3686,6 +4966,11 @@ func (r PprofAllocsResponse) ContentType() string {
 	return ""
 }
 
+// PprofBlockResponse429Headers the declared response headers of an HTTP 429 response for PprofBlock
+type PprofBlockResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofBlockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3697,6 +4982,10 @@ type PprofBlockResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofBlockResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -3717,6 +5006,11 @@ func (r PprofBlockResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofBlockResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofBlockResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3748,6 +5042,11 @@ func (r PprofBlockResponse) ContentType() string {
 	return ""
 }
 
+// PprofCmdlineResponse429Headers the declared response headers of an HTTP 429 response for PprofCmdline
+type PprofCmdlineResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofCmdlineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3757,6 +5056,10 @@ type PprofCmdlineResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofCmdlineResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -3772,6 +5075,11 @@ func (r PprofCmdlineResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofCmdlineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofCmdlineResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3803,6 +5111,11 @@ func (r PprofCmdlineResponse) ContentType() string {
 	return ""
 }
 
+// PprofGoroutineResponse429Headers the declared response headers of an HTTP 429 response for PprofGoroutine
+type PprofGoroutineResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofGoroutineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3814,6 +5127,10 @@ type PprofGoroutineResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofGoroutineResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -3834,6 +5151,11 @@ func (r PprofGoroutineResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofGoroutineResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofGoroutineResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3865,6 +5187,11 @@ func (r PprofGoroutineResponse) ContentType() string {
 	return ""
 }
 
+// PprofHeapResponse429Headers the declared response headers of an HTTP 429 response for PprofHeap
+type PprofHeapResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofHeapResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3876,6 +5203,10 @@ type PprofHeapResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofHeapResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -3896,6 +5227,11 @@ func (r PprofHeapResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofHeapResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofHeapResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3927,6 +5263,11 @@ func (r PprofHeapResponse) ContentType() string {
 	return ""
 }
 
+// PprofMutexResponse429Headers the declared response headers of an HTTP 429 response for PprofMutex
+type PprofMutexResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofMutexResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3938,6 +5279,10 @@ type PprofMutexResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofMutexResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -3958,6 +5303,11 @@ func (r PprofMutexResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofMutexResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofMutexResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -3994,6 +5344,11 @@ type PprofCPUResponse409Headers struct {
 	RetryAfter *int
 }
 
+// PprofCPUResponse429Headers the declared response headers of an HTTP 429 response for PprofCPU
+type PprofCPUResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofCPUResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4007,8 +5362,12 @@ type PprofCPUResponse struct {
 	ApplicationproblemJSON409 *ProfileBusy
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PprofCPUResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofCPUResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -4034,6 +5393,11 @@ func (r PprofCPUResponse) GetApplicationproblemJSON409() *ProfileBusy {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofCPUResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofCPUResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4065,6 +5429,11 @@ func (r PprofCPUResponse) ContentType() string {
 	return ""
 }
 
+// PprofSymbolResponse429Headers the declared response headers of an HTTP 429 response for PprofSymbol
+type PprofSymbolResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofSymbolResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4074,6 +5443,10 @@ type PprofSymbolResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofSymbolResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -4089,6 +5462,11 @@ func (r PprofSymbolResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofSymbolResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofSymbolResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4120,6 +5498,11 @@ func (r PprofSymbolResponse) ContentType() string {
 	return ""
 }
 
+// PprofThreadCreateResponse429Headers the declared response headers of an HTTP 429 response for PprofThreadCreate
+type PprofThreadCreateResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofThreadCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4131,6 +5514,10 @@ type PprofThreadCreateResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofThreadCreateResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -4151,6 +5538,11 @@ func (r PprofThreadCreateResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofThreadCreateResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofThreadCreateResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4187,6 +5579,11 @@ type PprofTraceResponse409Headers struct {
 	RetryAfter *int
 }
 
+// PprofTraceResponse429Headers the declared response headers of an HTTP 429 response for PprofTrace
+type PprofTraceResponse429Headers struct {
+	RetryAfter *int
+}
+
 type PprofTraceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4200,8 +5597,12 @@ type PprofTraceResponse struct {
 	ApplicationproblemJSON409 *ProfileBusy
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *PprofTraceResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PprofTraceResponse429Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -4227,6 +5628,11 @@ func (r PprofTraceResponse) GetApplicationproblemJSON409() *ProfileBusy {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PprofTraceResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PprofTraceResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4354,6 +5760,11 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// GetJobResponse429Headers the declared response headers of an HTTP 429 response for GetJob
+type GetJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetJobResponse503Headers the declared response headers of an HTTP 503 response for GetJob
 type GetJobResponse503Headers struct {
 	RetryAfter *int
@@ -4372,10 +5783,14 @@ type GetJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResponse503Headers
 }
@@ -4403,6 +5818,11 @@ func (r GetJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r GetJobResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetJobResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -4492,6 +5912,11 @@ func (r MetricsResponse) ContentType() string {
 	return ""
 }
 
+// ListModelsResponse429Headers the declared response headers of an HTTP 429 response for ListModels
+type ListModelsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ListModelsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4503,8 +5928,12 @@ type ListModelsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListModelsResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4525,6 +5954,11 @@ func (r ListModelsResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r ListModelsResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListModelsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -4561,6 +5995,11 @@ func (r ListModelsResponse) ContentType() string {
 	return ""
 }
 
+// GetModelResponse429Headers the declared response headers of an HTTP 429 response for GetModel
+type GetModelResponse429Headers struct {
+	RetryAfter *int
+}
+
 type GetModelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4576,8 +6015,12 @@ type GetModelResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetModelResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4608,6 +6051,11 @@ func (r GetModelResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r GetModelResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetModelResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5198,6 +6646,11 @@ func (r CancelJobResponse) ContentType() string {
 	return ""
 }
 
+// PollJobResponse429Headers the declared response headers of an HTTP 429 response for PollJob
+type PollJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PollJobResponse503Headers the declared response headers of an HTTP 503 response for PollJob
 type PollJobResponse503Headers struct {
 	RetryAfter *int
@@ -5216,10 +6669,14 @@ type PollJobResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *BodyNotAccepted
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PollJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PollJobResponse503Headers
 }
@@ -5247,6 +6704,11 @@ func (r PollJobResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r PollJobResponse) GetApplicationproblemJSON413() *BodyNotAccepted {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PollJobResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5469,6 +6931,837 @@ func (r ReadyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OipServerMetadataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPServerMetadata
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipServerMetadataResponse) GetJSON200() *OIPServerMetadata {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipServerMetadataResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipServerMetadataResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipServerMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipServerMetadataResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipServerMetadataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipServerMetadataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipServerMetadataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipServerMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OipServerLiveResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPLive
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipServerLiveResponse) GetJSON200() *OIPLive {
+	return r.JSON200
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipServerLiveResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipServerLiveResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipServerLiveResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipServerLiveResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipServerLiveResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipServerLiveResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipServerReadyResponse503Headers the declared response headers of an HTTP 503 response for OipServerReady
+type OipServerReadyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipServerReadyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPReady
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPReady
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipServerReadyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipServerReadyResponse) GetJSON200() *OIPReady {
+	return r.JSON200
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipServerReadyResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipServerReadyResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipServerReadyResponse) GetJSON503() *OIPReady {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipServerReadyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipServerReadyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipServerReadyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipServerReadyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelMetadataResponse503Headers the declared response headers of an HTTP 503 response for OipModelMetadata
+type OipModelMetadataResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelMetadataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelMetadata
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelMetadataResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelMetadataResponse) GetJSON200() *OIPModelMetadata {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelMetadataResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelMetadataResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelMetadataResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelMetadataResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelMetadataResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelMetadataResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelMetadataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelMetadataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelMetadataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipInferResponse200Headers the declared response headers of an HTTP 200 response for OipInfer
+type OipInferResponse200Headers struct {
+	InferenceHeaderContentLength *int
+}
+
+// OipInferResponse429Headers the declared response headers of an HTTP 429 response for OipInfer
+type OipInferResponse429Headers struct {
+	RetryAfter *int
+}
+
+// OipInferResponse503Headers the declared response headers of an HTTP 503 response for OipInfer
+type OipInferResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipInferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPInferResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *OIPUnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OipInferResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipInferResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipInferResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipInferResponse) GetJSON200() *OIPInferResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipInferResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipInferResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipInferResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipInferResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipInferResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OipInferResponse) GetJSON415() *OIPUnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipInferResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipInferResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipInferResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipInferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipInferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipInferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipInferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelReadyResponse503Headers the declared response headers of an HTTP 503 response for OipModelReady
+type OipModelReadyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelReadyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelReady
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPModelReady
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelReadyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelReadyResponse) GetJSON200() *OIPModelReady {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelReadyResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelReadyResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelReadyResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelReadyResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelReadyResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelReadyResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelReadyResponse) GetJSON503() *OIPModelReady {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelReadyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelReadyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelReadyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelReadyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelVersionMetadataResponse503Headers the declared response headers of an HTTP 503 response for OipModelVersionMetadata
+type OipModelVersionMetadataResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelVersionMetadataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelMetadata
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelVersionMetadataResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON200() *OIPModelMetadata {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelVersionMetadataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelVersionMetadataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelVersionMetadataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelVersionMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipInferVersionResponse200Headers the declared response headers of an HTTP 200 response for OipInferVersion
+type OipInferVersionResponse200Headers struct {
+	InferenceHeaderContentLength *int
+}
+
+// OipInferVersionResponse429Headers the declared response headers of an HTTP 429 response for OipInferVersion
+type OipInferVersionResponse429Headers struct {
+	RetryAfter *int
+}
+
+// OipInferVersionResponse503Headers the declared response headers of an HTTP 503 response for OipInferVersion
+type OipInferVersionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipInferVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPInferResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *OIPUnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OipInferVersionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipInferVersionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipInferVersionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipInferVersionResponse) GetJSON200() *OIPInferResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipInferVersionResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipInferVersionResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipInferVersionResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipInferVersionResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipInferVersionResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OipInferVersionResponse) GetJSON415() *OIPUnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipInferVersionResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipInferVersionResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipInferVersionResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipInferVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipInferVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipInferVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipInferVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelVersionReadyResponse503Headers the declared response headers of an HTTP 503 response for OipModelVersionReady
+type OipModelVersionReadyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelVersionReadyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelReady
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPModelReady
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelVersionReadyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON200() *OIPModelReady {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON503() *OIPModelReady {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelVersionReadyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelVersionReadyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelVersionReadyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelVersionReadyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6023,6 +8316,215 @@ func (c *ClientWithResponses) ReadyWithResponse(ctx context.Context, reqEditors 
 	return ParseReadyResponse(rsp)
 }
 
+// OipServerMetadataWithResponse Server metadata
+//
+// The server's name, version and the protocol extensions it supports.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2 (the `OipServerMetadata` operationId).
+func (c *ClientWithResponses) OipServerMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerMetadataResponse, error) {
+	rsp, err := c.OipServerMetadata(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipServerMetadataResponse(rsp)
+}
+
+// OipServerLiveWithResponse Server liveness
+//
+// 200 as soon as the process listens, like `/health`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/health/live (the `OipServerLive` operationId).
+func (c *ClientWithResponses) OipServerLiveWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerLiveResponse, error) {
+	rsp, err := c.OipServerLive(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipServerLiveResponse(rsp)
+}
+
+// OipServerReadyWithResponse Server readiness
+//
+// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
+func (c *ClientWithResponses) OipServerReadyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerReadyResponse, error) {
+	rsp, err := c.OipServerReady(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipServerReadyResponse(rsp)
+}
+
+// OipModelMetadataWithResponse Model metadata (the version routing chooses)
+//
+// The model's name, its versions, its platform, and the tensors the model file
+// declares, with -1 for a dimension of any size (the batch dimension first). Model
+// metadata of the Open Inference Protocol.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
+func (c *ClientWithResponses) OipModelMetadataWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelMetadataResponse, error) {
+	rsp, err := c.OipModelMetadata(ctx, modelName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelMetadataResponse(rsp)
+}
+
+// OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+func (c *ClientWithResponses) OipInferWithBodyWithResponse(ctx context.Context, modelName OIPModelName, params *OipInferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipInferResponse, error) {
+	rsp, err := c.OipInferWithBody(ctx, modelName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipInferResponse(rsp)
+}
+
+// OipInferWithResponse Inference on tensors (the version routing chooses)
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/models/{model_name}/infer (the `OipInfer` operationId).
+func (c *ClientWithResponses) OipInferWithResponse(ctx context.Context, modelName OIPModelName, params *OipInferParams, body OipInferJSONRequestBody, reqEditors ...RequestEditorFn) (*OipInferResponse, error) {
+	rsp, err := c.OipInfer(ctx, modelName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipInferResponse(rsp)
+}
+
+// OipModelReadyWithResponse Model readiness (the version routing chooses)
+//
+// 200 when the version (the one the routing rule chooses, without a version in the
+// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+// failed to load.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
+func (c *ClientWithResponses) OipModelReadyWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelReadyResponse, error) {
+	rsp, err := c.OipModelReady(ctx, modelName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelReadyResponse(rsp)
+}
+
+// OipModelVersionMetadataWithResponse Model metadata of one version
+//
+// The model's name, its versions, its platform, and the tensors the model file
+// declares, with -1 for a dimension of any size (the batch dimension first). Model
+// metadata of the Open Inference Protocol.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
+func (c *ClientWithResponses) OipModelVersionMetadataWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionMetadataResponse, error) {
+	rsp, err := c.OipModelVersionMetadata(ctx, modelName, modelVersion, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelVersionMetadataResponse(rsp)
+}
+
+// OipInferVersionWithBodyWithResponse Inference on tensors with one version
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+func (c *ClientWithResponses) OipInferVersionWithBodyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipInferVersionResponse, error) {
+	rsp, err := c.OipInferVersionWithBody(ctx, modelName, modelVersion, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipInferVersionResponse(rsp)
+}
+
+// OipInferVersionWithResponse Inference on tensors with one version
+//
+// Runs the request's tensors through the model: `inputs` must name the model's
+// inputs with their datatype and a shape that fits the declared one (the batch
+// dimension first); `data` is flat in row-major order or nested. Concurrent
+// requests to a batching model share one model call. The echo model answers with
+// its inputs as outputs. With the binary data extension the body is
+// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+// bytes, then each input with `parameters.binary_data_size` as raw little-endian
+// bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+// order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+// with the request parameter `binary_data_output: true`) come back the same way.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/models/{model_name}/versions/{model_version}/infer (the `OipInferVersion` operationId).
+func (c *ClientWithResponses) OipInferVersionWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, params *OipInferVersionParams, body OipInferVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*OipInferVersionResponse, error) {
+	rsp, err := c.OipInferVersion(ctx, modelName, modelVersion, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipInferVersionResponse(rsp)
+}
+
+// OipModelVersionReadyWithResponse Readiness of one model version
+//
+// 200 when the version (the one the routing rule chooses, without a version in the
+// path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+// failed to load.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
+func (c *ClientWithResponses) OipModelVersionReadyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionReadyResponse, error) {
+	rsp, err := c.OipModelVersionReady(ctx, modelName, modelVersion, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelVersionReadyResponse(rsp)
+}
+
 // ParseModelMemoryResponse parses an HTTP response from a ModelMemoryWithResponse call
 func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6065,6 +8567,13 @@ func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6072,6 +8581,19 @@ func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) 
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ModelMemoryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6133,6 +8655,13 @@ func ParseReloadModelResponse(rsp *http.Response) (*ReloadModelResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6140,6 +8669,19 @@ func ParseReloadModelResponse(rsp *http.Response) (*ReloadModelResponse, error) 
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReloadModelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6180,6 +8722,26 @@ func ParseQueueUIResponse(rsp *http.Response) (*QueueUIResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers QueueUIResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6227,6 +8789,13 @@ func ParseListLoadedModelsResponse(rsp *http.Response) (*ListLoadedModelsRespons
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6234,6 +8803,19 @@ func ParseListLoadedModelsResponse(rsp *http.Response) (*ListLoadedModelsRespons
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListLoadedModelsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6274,6 +8856,26 @@ func ParsePprofIndexResponse(rsp *http.Response) (*PprofIndexResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofIndexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6321,6 +8923,26 @@ func ParsePprofAllocsResponse(rsp *http.Response) (*PprofAllocsResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofAllocsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6368,6 +8990,26 @@ func ParsePprofBlockResponse(rsp *http.Response) (*PprofBlockResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofBlockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6408,6 +9050,26 @@ func ParsePprofCmdlineResponse(rsp *http.Response) (*PprofCmdlineResponse, error
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofCmdlineResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6455,6 +9117,26 @@ func ParsePprofGoroutineResponse(rsp *http.Response) (*PprofGoroutineResponse, e
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofGoroutineResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6502,6 +9184,26 @@ func ParsePprofHeapResponse(rsp *http.Response) (*PprofHeapResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofHeapResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6549,6 +9251,26 @@ func ParsePprofMutexResponse(rsp *http.Response) (*PprofMutexResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofMutexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6603,6 +9325,13 @@ func ParsePprofCPUResponse(rsp *http.Response) (*PprofCPUResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -6616,6 +9345,16 @@ func ParsePprofCPUResponse(rsp *http.Response) (*PprofCPUResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PprofCPUResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6656,6 +9395,26 @@ func ParsePprofSymbolResponse(rsp *http.Response) (*PprofSymbolResponse, error) 
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofSymbolResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6703,6 +9462,26 @@ func ParsePprofThreadCreateResponse(rsp *http.Response) (*PprofThreadCreateRespo
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PprofThreadCreateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6757,6 +9536,13 @@ func ParsePprofTraceResponse(rsp *http.Response) (*PprofTraceResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -6770,6 +9556,16 @@ func ParsePprofTraceResponse(rsp *http.Response) (*PprofTraceResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PprofTraceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -6890,6 +9686,13 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6907,6 +9710,16 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6997,6 +9810,13 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7004,6 +9824,19 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListModelsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -7065,6 +9898,13 @@ func ParseGetModelResponse(rsp *http.Response) (*GetModelResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7072,6 +9912,19 @@ func ParseGetModelResponse(rsp *http.Response) (*GetModelResponse, error) {
 		}
 		response.ApplicationproblemJSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetModelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -7629,6 +10482,13 @@ func ParsePollJobResponse(rsp *http.Response) (*PollJobResponse, error) {
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7646,6 +10506,16 @@ func ParsePollJobResponse(rsp *http.Response) (*PollJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PollJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PollJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7823,6 +10693,762 @@ func ParseReadyResponse(rsp *http.Response) (*ReadyResponse, error) {
 	switch {
 	case rsp.StatusCode == 503:
 		var headers ReadyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipServerMetadataResponse parses an HTTP response from a OipServerMetadataWithResponse call
+func ParseOipServerMetadataResponse(rsp *http.Response) (*OipServerMetadataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipServerMetadataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPServerMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOipServerLiveResponse parses an HTTP response from a OipServerLiveWithResponse call
+func ParseOipServerLiveResponse(rsp *http.Response) (*OipServerLiveResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipServerLiveResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPLive
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOipServerReadyResponse parses an HTTP response from a OipServerReadyWithResponse call
+func ParseOipServerReadyResponse(rsp *http.Response) (*OipServerReadyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipServerReadyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers OipServerReadyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelMetadataResponse parses an HTTP response from a OipModelMetadataWithResponse call
+func ParseOipModelMetadataResponse(rsp *http.Response) (*OipModelMetadataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelMetadataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers OipModelMetadataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipInferResponse parses an HTTP response from a OipInferWithResponse call
+func ParseOipInferResponse(rsp *http.Response) (*OipInferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipInferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPInferResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest OIPUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/octet-stream) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OipInferResponse200Headers
+		if values := rsp.Header.Values("Inference-Header-Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.InferenceHeaderContentLength = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers OipInferResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OipInferResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelReadyResponse parses an HTTP response from a OipModelReadyWithResponse call
+func ParseOipModelReadyResponse(rsp *http.Response) (*OipModelReadyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelReadyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPModelReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers OipModelReadyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelVersionMetadataResponse parses an HTTP response from a OipModelVersionMetadataWithResponse call
+func ParseOipModelVersionMetadataResponse(rsp *http.Response) (*OipModelVersionMetadataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelVersionMetadataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers OipModelVersionMetadataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipInferVersionResponse parses an HTTP response from a OipInferVersionWithResponse call
+func ParseOipInferVersionResponse(rsp *http.Response) (*OipInferVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipInferVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPInferResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest OIPUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/octet-stream) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OipInferVersionResponse200Headers
+		if values := rsp.Header.Values("Inference-Header-Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Inference-Header-Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.InferenceHeaderContentLength = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers OipInferVersionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OipInferVersionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelVersionReadyResponse parses an HTTP response from a OipModelVersionReadyWithResponse call
+func ParseOipModelVersionReadyResponse(rsp *http.Response) (*OipModelVersionReadyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelVersionReadyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPModelReady
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers OipModelVersionReadyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

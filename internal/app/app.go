@@ -75,7 +75,8 @@ func Run(ctx context.Context, opts Options) error {
 	srv, err := httpapi.NewServer(httpapi.Options{
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
-		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, QueueUI: jobs.ui,
+		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui,
+		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 		ReadyAllowFailed: cfg.ReadyAllowFailed, ModelsDir: cfg.ModelsDir,
 	})

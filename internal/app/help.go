@@ -15,11 +15,15 @@ const helpWidth = 80
 // README.md's Settings section is checked against.
 func writeHelp(w io.Writer, cmd Command) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Usage: %s [--help] [--version]\n\n", cmd.Name)
+	fmt.Fprintf(&b, "Usage: %s [--help] [--version] [--healthcheck]\n\n", cmd.Name)
 	wrap(&b, "", cmd.About)
 	b.WriteString("\nFlags:\n")
-	b.WriteString("  -h, --help   print this help and exit\n")
-	b.WriteString("  --version    print the version, the commit and the contract version, and exit\n")
+	b.WriteString("  -h, --help     print this help and exit\n")
+	b.WriteString("  --version      print the version, the commit and the contract version, and exit\n")
+	var probe strings.Builder
+	wrap(&probe, strings.Repeat(" ", 17), "GET /health of the "+cmd.Name+" these settings start, "+
+		"on this machine, and exit 0 when it answers 200, 1 otherwise (for a container's HEALTHCHECK)")
+	b.WriteString("  --healthcheck" + probe.String()[len("  --healthcheck"):])
 	b.WriteString("\nSettings are environment variables:\n")
 	for _, s := range config.Settings() {
 		fmt.Fprintf(&b, "  %s (default: %s)\n", s.Name, config.Plain(s.DefaultText()))

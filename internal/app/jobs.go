@@ -15,12 +15,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/inproc"
 	"github.com/inferd/inferd/internal/job/memstore"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -29,6 +31,9 @@ type jobs struct {
 	svc *job.Service
 	// ui is the queue dashboard, in queue mode only.
 	ui http.Handler
+	// limit shares the per-key rate limit between servers, in queue mode only (and
+	// when RATE_LIMIT_RPS is not 0).
+	limit httpapi.SharedLimiter
 	// shutdown drains in-process jobs and releases connections.
 	shutdown func(context.Context) error
 }
@@ -50,7 +55,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 
 // inProcessJobs runs jobs on a goroutine pool in this process.
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) *jobs {
-	store := memstore.New(cfg.JobTTL, nil)
+	store := memstore.New(cfg.JobTTL, nil).WithMaxAge(cfg.JobMaxAge)
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
@@ -81,10 +86,15 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge})
+	var limit httpapi.SharedLimiter
+	if cfg.RateLimitRPS > 0 {
+		limit = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst, ratelimit.Options{})
+	}
 	return &jobs{
-		svc: &job.Service{Store: store, Runner: runner},
-		ui:  ui,
+		svc:   &job.Service{Store: store, Runner: runner},
+		ui:    ui,
+		limit: limit,
 		shutdown: func(context.Context) error {
 			return errors.Join(ui.Close(), rc.Close())
 		},

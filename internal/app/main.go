@@ -18,6 +18,8 @@ type Command struct {
 	Name  string
 	About string
 	Run   func(context.Context, Options) error
+	// Addr is the address the command listens on, which --healthcheck probes.
+	Addr func(config.Config) string
 }
 
 // ServerCommand is inferd, the API server.
@@ -27,7 +29,8 @@ func ServerCommand() Command {
 		About: "inferd serves the models of MODELS_DIR and the built-in echo model over HTTP, " +
 			"as openapi.yaml describes (it serves the contract at /openapi.yaml and /docs). " +
 			"It runs until SIGTERM or an interrupt, then drains requests and jobs.",
-		Run: Run,
+		Run:  Run,
+		Addr: func(c config.Config) string { return c.ListenAddr },
 	}
 }
 
@@ -38,18 +41,20 @@ func WorkerCommand() Command {
 		About: "inferd-worker runs the asynchronous jobs that inferd servers put on the Redis queue " +
 			"of QUEUE_URL, with the same settings and model repository as the server, and serves " +
 			"/health, /ready and /metrics. It runs until SIGTERM or an interrupt.",
-		Run: RunWorker,
+		Run:  RunWorker,
+		Addr: func(c config.Config) string { return c.WorkerListenAddr },
 	}
 }
 
-// Main is the body of both binaries: the command line (only --help and --version;
-// settings come from the environment), settings, a logger, and run until SIGTERM or
+// Main is the body of both binaries: the command line (only --help, --version and
+// --healthcheck; settings come from the environment), settings, a logger, and run until SIGTERM or
 // an interrupt. It returns the exit code: 2 for a bad command line or bad settings, 1
 // when run failed, 0 after a clean shutdown or a --help or --version.
 func Main(cmd Command, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported below, in one line
 	showVersion := fs.Bool("version", false, "")
+	probe := fs.Bool("healthcheck", false, "")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		writeHelp(stdout, cmd)
@@ -63,6 +68,8 @@ func Main(cmd Command, args []string, stdout, stderr io.Writer) int {
 	case *showVersion:
 		fmt.Fprintln(stdout, versionLine(cmd.Name))
 		return 0
+	case *probe:
+		return healthcheck(cmd, stdout, stderr)
 	}
 
 	cfg, err := config.FromEnv()

@@ -22,7 +22,7 @@ type example struct {
 }
 
 // readmeSections are the README sections whose curl calls TestReadmeExamples runs.
-var readmeSections = []string{"## Example models", "## REST with curl"}
+var readmeSections = []string{"## Example models", "## REST with curl", "## Open Inference Protocol (KServe v2, Triton)"}
 
 // readmeExamples reads the calls of a README section: a curl command (continued with
 // \) followed by a "# " line with the answer, optionally prefixed by its status when

@@ -52,7 +52,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 	defer rc.Close()
 
 	exec := &job.Executor{
-		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL}),
+		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge}),
 		Predictor: predictor{reg},
 		Observer:  m,
 	}

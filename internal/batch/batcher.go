@@ -20,10 +20,15 @@ type Options struct {
 	// MaxSize caps the items of one call; 0 means no cap. A request with more items is
 	// split across calls.
 	MaxSize int
-	// MaxQueueDelay is how long, after a call ends, the batcher may hold queued requests
-	// waiting for more to fill the next call, counted from the oldest's arrival. 0
-	// dispatches whatever is queued at once.
+	// MaxQueueDelay is how long the batcher may hold a request that arrived while a
+	// call was running, waiting for more to fill the next call (up to MaxSize items, or
+	// as many as the last call to end had), counted from its arrival. 0 dispatches
+	// whatever is queued at once.
 	MaxQueueDelay time.Duration
+	// MaxCalls is how many calls may run at once (Triton's instance count); 0 means 1.
+	// A second call lets a batch gather and run while another is running, so a
+	// runtime that uses one core per call can keep more than one busy.
+	MaxCalls int
 	// Called, when set, is told the items of every call.
 	Called func(n int)
 	// Queued, when set, is told how long each request waited before its first items
@@ -36,12 +41,16 @@ type Batcher struct {
 	fn   Func
 	opts Options
 
-	mu     sync.Mutex
-	queue  []*request
-	items  int // items queued and not yet dispatched
-	closed bool
-	wake   chan struct{} // capacity 1: something was queued, or Close was called
-	done   chan struct{} // closed when the loop has stopped
+	mu      sync.Mutex
+	queue   []*request
+	items   int // items queued and not yet dispatched
+	running int // calls in flight
+	// lastDone is the items of the call that ended last: as many callers as may be
+	// back soon with their next request, which is what gathering waits for.
+	lastDone int
+	closed   bool
+	wake     chan struct{} // capacity 1: something was queued, or Close was called
+	done     chan struct{} // closed when the loop has stopped
 }
 
 // request is one caller's items on their way through calls.
@@ -49,6 +58,7 @@ type request struct {
 	items   []any
 	out     []any
 	arrived time.Time
+	busy    bool // a call was running when it arrived
 	next    int  // items dispatched so far
 	left    bool // the caller's context ended: dispatch nothing more of it
 	pending int  // segments dispatched and not yet finished
@@ -82,6 +92,7 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 		b.mu.Unlock()
 		return nil, ErrClosed
 	}
+	req.busy = b.running > 0
 	b.queue = append(b.queue, req)
 	b.items += len(items)
 	b.mu.Unlock()
@@ -121,19 +132,22 @@ func (b *Batcher) signal() {
 	}
 }
 
-// loop makes one call at a time. It dispatches at once when the model was idle, so a
-// lone request never waits for company; requests that queue up during a call form the
-// next one, which may wait up to MaxQueueDelay for more while it is not full.
+// loop dispatches calls, at most MaxCalls at a time. It dispatches at once when the
+// model was idle, so a lone request never waits for company; requests that queue up
+// while a call runs form the next one, which may wait up to MaxQueueDelay for more
+// while it is not full.
 func (b *Batcher) loop() {
 	defer close(b.done)
-	idle := true
+	slots := make(chan struct{}, max(b.opts.MaxCalls, 1))
+	var calls sync.WaitGroup
+	defer calls.Wait()
 	for {
+		slots <- struct{}{}
 		b.mu.Lock()
 		for b.items == 0 && !b.closed {
 			b.queue = b.queue[:0] // only requests that left remain
 			b.mu.Unlock()
 			<-b.wake
-			idle = true
 			// Callers a finished call just woke may be runnable on this P behind us;
 			// one yield lets them queue so they share this call, without waiting
 			// for anyone who is not already on the way.
@@ -144,31 +158,48 @@ func (b *Batcher) loop() {
 			b.mu.Unlock()
 			return
 		}
-		if !idle {
-			b.gatherLocked()
-		}
+		b.gatherLocked()
 		segs := b.takeLocked()
+		b.running++
 		b.mu.Unlock()
-		b.call(segs)
-		idle = false
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			b.call(segs)
+			<-slots
+		}()
 	}
 }
 
-// gatherLocked waits, with b.mu held on entry and exit, until the next call is full, the
-// oldest queued request has waited MaxQueueDelay, or the batcher is closing.
+// gatherLocked waits, with b.mu held on entry and exit, until the next call is full or
+// holds as many items as the last call to end, the oldest queued request has waited
+// MaxQueueDelay, or the batcher is closing. It does not
+// wait at all when the model is idle and the oldest request found it idle: a lone
+// request does not wait for company.
 func (b *Batcher) gatherLocked() {
 	if b.opts.MaxQueueDelay <= 0 {
 		return
 	}
-	var oldest time.Time
+	var oldest *request
 	for _, r := range b.queue {
 		if !r.left && r.next < len(r.items) {
-			oldest = r.arrived
+			oldest = r
 			break
 		}
 	}
-	deadline := oldest.Add(b.opts.MaxQueueDelay)
-	for !b.closed && b.items > 0 && (b.opts.MaxSize <= 0 || b.items < b.opts.MaxSize) {
+	if oldest == nil || (!oldest.busy && b.running == 0) {
+		return
+	}
+	deadline := oldest.arrived.Add(b.opts.MaxQueueDelay)
+	// Enough is a full call, or as many items as the last call to end had: its callers
+	// are the ones that may be coming back, and waiting for more than that, when
+	// clients wait for their answer before asking again, waits for requests that
+	// cannot arrive until the calls still running end.
+	enough := b.opts.MaxSize
+	if b.lastDone > 0 && (enough <= 0 || b.lastDone < enough) {
+		enough = b.lastDone
+	}
+	for !b.closed && b.items > 0 && (enough <= 0 || b.items < enough) {
 		wait := time.Until(deadline)
 		if wait <= 0 {
 			return
@@ -235,6 +266,10 @@ func (b *Batcher) call(segs []segment) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Under the lock that hands out the results, so a caller that sends its next
+	// request as soon as it has them finds the model idle.
+	b.running--
+	b.lastDone = len(items)
 	off := 0
 	for _, s := range segs {
 		r := s.req

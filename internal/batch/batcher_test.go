@@ -17,6 +17,8 @@ import (
 type recorder struct {
 	mu      sync.Mutex
 	calls   [][]any
+	running int // calls in flight now
+	most    int // the most calls that were ever in flight at once
 	gate    chan struct{}
 	entered chan struct{}
 	err     error
@@ -34,7 +36,14 @@ func newRecorder(gated bool) *recorder {
 func (r *recorder) call(_ context.Context, items []any) ([]any, error) {
 	r.mu.Lock()
 	r.calls = append(r.calls, slices.Clone(items))
+	r.running++
+	r.most = max(r.most, r.running)
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.running--
+		r.mu.Unlock()
+	}()
 	r.entered <- struct{}{}
 	if r.gate != nil {
 		<-r.gate
@@ -56,6 +65,12 @@ func (r *recorder) sizes() []int {
 		out = append(out, len(c))
 	}
 	return out
+}
+
+func (r *recorder) mostAtOnce() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.most
 }
 
 func (r *recorder) seen(item any) bool {
@@ -108,16 +123,20 @@ func TestOrderAndMaxSize(t *testing.T) {
 		name    string
 		maxSize int
 		callers int
+		calls   int // MaxCalls
 	}{
-		{"cap 4", 4, 40},
-		{"cap 1", 1, 10},
-		{"cap 16", 16, 64},
-		{"no cap", 0, 32},
+		{"cap 4", 4, 40, 0},
+		{"cap 1", 1, 10, 0},
+		{"cap 16", 16, 64, 0},
+		{"no cap", 0, 32, 0},
+		{"cap 4, two calls at once", 4, 40, 2},
+		{"cap 1, three calls at once", 1, 10, 3},
+		{"no cap, two calls at once", 0, 32, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := newRecorder(false)
-			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: time.Millisecond})
+			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: time.Millisecond, MaxCalls: tt.calls})
 			defer b.Close()
 			var wg sync.WaitGroup
 			for c := range tt.callers {
@@ -141,6 +160,9 @@ func TestOrderAndMaxSize(t *testing.T) {
 			}
 			if want := 3 * tt.callers; total < want-tt.callers || total > want+tt.callers {
 				t.Errorf("%d items ran; the callers sent about %d", total, want)
+			}
+			if most := rec.mostAtOnce(); most > max(tt.calls, 1) {
+				t.Errorf("%d calls ran at once; MaxCalls is %d", most, tt.calls)
 			}
 		})
 	}
@@ -188,15 +210,18 @@ func TestLoneRequestDoesNotWait(t *testing.T) {
 		name    string
 		maxSize int
 		before  int // requests run to completion first, so the batcher has been busy
+		calls   int // MaxCalls
 	}{
-		{"first request", 8, 0},
-		{"after traffic", 8, 3},
-		{"no cap", 0, 1},
+		{"first request", 8, 0, 0},
+		{"after traffic", 8, 3, 0},
+		{"no cap", 0, 1, 0},
+		{"first request, two calls at once", 8, 0, 2},
+		{"after traffic, two calls at once", 8, 3, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := newRecorder(false)
-			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: 10 * time.Second})
+			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: 10 * time.Second, MaxCalls: tt.calls})
 			defer b.Close()
 			for i := 0; i <= tt.before; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -210,6 +235,70 @@ func TestLoneRequestDoesNotWait(t *testing.T) {
 	}
 }
 
+// TestMaxCalls: with MaxCalls n, requests that arrive while fewer than n calls run get
+// a call of their own at once (MaxQueueDelay 0: no gathering), the next ones queue until
+// a call ends, and every caller gets its own results.
+func TestMaxCalls(t *testing.T) {
+	for _, calls := range []int{0, 1, 2, 3} {
+		t.Run(fmt.Sprintf("MaxCalls %d", calls), func(t *testing.T) {
+			want := max(calls, 1)
+			rec := newRecorder(true)
+			b := New(rec.call, Options{MaxSize: 8, MaxCalls: calls})
+			defer b.Close()
+			var waiting []chan result
+			for c := range want {
+				waiting = append(waiting, do(context.Background(), b, items(c, 1)))
+				<-rec.entered // a call of its own while others are still running
+			}
+			for c := want; c < want+2; c++ {
+				waiting = append(waiting, do(context.Background(), b, items(c, 1)))
+				waitQueued(t, b, c-want+1) // every call is taken: it waits
+			}
+			if got := len(rec.sizes()); got != want {
+				t.Fatalf("%d calls started; want %d", got, want)
+			}
+			close(rec.gate)
+			for c, ch := range waiting {
+				if r := <-ch; r.err != nil || !slices.Equal(r.out, items(c, 1)) {
+					t.Errorf("caller %d: %v, %v", c, r.out, r.err)
+				}
+			}
+			if most := rec.mostAtOnce(); most != want {
+				t.Errorf("%d calls ran at once, want %d", most, want)
+			}
+		})
+	}
+}
+
+// TestGatherStopsAtLastCallSize: a call formed while the model was busy stops
+// waiting for company once it holds as many items as the last call to end (the
+// callers that may come back), long before MaxQueueDelay (10 s: the test would time
+// out) and short of MaxSize.
+func TestGatherStopsAtLastCallSize(t *testing.T) {
+	rec := newRecorder(true)
+	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first := do(ctx, b, items(0, 3))
+	<-rec.entered
+	second := do(ctx, b, items(1, 1))
+	waitQueued(t, b, 1)
+	close(rec.gate) // the first call ends with 3 items; the second request waits for 2 more
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	third := do(ctx, b, items(2, 2))
+	for i, ch := range []chan result{second, third} {
+		if r := <-ch; r.err != nil || !slices.Equal(r.out, items(i+1, []int{1, 2}[i])) {
+			t.Fatalf("caller %d: %v, %v", i+1, r.out, r.err)
+		}
+	}
+	if got, want := rec.sizes(), []int{3, 3}; !slices.Equal(got, want) {
+		t.Errorf("call sizes %v, want %v", got, want)
+	}
+}
+
 // TestQueueDelayGathers: a call that is not full, formed while the model was busy,
 // waits for company up to MaxQueueDelay from its oldest request's arrival and takes
 // what arrives in that time.
@@ -217,7 +306,7 @@ func TestQueueDelayGathers(t *testing.T) {
 	rec := newRecorder(true)
 	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
 	defer b.Close()
-	first := do(context.Background(), b, items(0, 1))
+	first := do(context.Background(), b, items(0, 2))
 	<-rec.entered
 	second := do(context.Background(), b, items(1, 1))
 	waitQueued(t, b, 1)
@@ -229,10 +318,11 @@ func TestQueueDelayGathers(t *testing.T) {
 			t.Fatal(r.err)
 		}
 	}
-	// The third arrived either while the second gathered (one call of 2) or, on a
-	// machine slow enough to spend 500 ms here, after it left (two calls of 1).
+	// The third arrived either while the second gathered (one call of 2, as many as
+	// the first call had) or, on a machine slow enough to spend 500 ms here, after it
+	// left (two calls of 1).
 	got := rec.sizes()
-	if !slices.Equal(got, []int{1, 2}) && !slices.Equal(got, []int{1, 1, 1}) {
+	if !slices.Equal(got, []int{2, 2}) && !slices.Equal(got, []int{2, 1, 1}) {
 		t.Errorf("call sizes %v", got)
 	}
 	t.Logf("call sizes %v", got)

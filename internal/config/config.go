@@ -19,28 +19,33 @@ import (
 type Config struct {
 	Port int // PORT
 	// ListenAddr is LISTEN_ADDR, or ":PORT" when that is unset: what the server binds.
-	ListenAddr        string
-	ModelsDir         string        // MODELS_DIR
-	QueueURL          string        // QUEUE_URL; "": jobs run in-process
-	Env               string        // INFERD_ENV; "production" forbids dev keys
-	LogLevel          slog.Level    // LOG_LEVEL
-	LogFormat         string        // LOG_FORMAT
-	ONNXRuntimeLib    string        // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
-	MaxRequestBytes   int64         // MAX_REQUEST_BYTES
-	MaxBatchItems     int           // MAX_BATCH_ITEMS
-	RateLimitRPS      float64       // RATE_LIMIT_RPS; 0 disables rate limiting
-	RateLimitBurst    int           // RATE_LIMIT_BURST
-	JobTTL            time.Duration // JOB_TTL
-	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
-	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
-	LoadConcurrency   int           // LOAD_CONCURRENCY
-	LoadStrict        bool          // LOAD_STRICT: a version that fails to load stops the process
-	ReadyAllowFailed  bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
-	DynamicBatching   bool          // DYNAMIC_BATCHING: false turns it off for every version
-	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT
-	WorkerPort        int           // WORKER_PORT
-	WorkerListenAddr  string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
-	WorkerConcurrency int           // WORKER_CONCURRENCY; 0: number of CPUs
+	ListenAddr      string
+	ModelsDir       string     // MODELS_DIR
+	QueueURL        string     // QUEUE_URL; "": jobs run in-process
+	Env             string     // INFERD_ENV; "production" forbids dev keys
+	LogLevel        slog.Level // LOG_LEVEL
+	LogFormat       string     // LOG_FORMAT
+	ONNXRuntimeLib  string     // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
+	MaxRequestBytes int64      // MAX_REQUEST_BYTES
+	MaxBatchItems   int        // MAX_BATCH_ITEMS
+	RateLimitRPS    float64    // RATE_LIMIT_RPS; 0 disables rate limiting
+	RateLimitBurst  int        // RATE_LIMIT_BURST
+	// MaxConcurrentPerKey is MAX_CONCURRENT_PER_KEY; 0: no cap.
+	MaxConcurrentPerKey int
+	// AuthFailuresPerMinute is AUTH_FAILURES_PER_MINUTE; 0: no throttle.
+	AuthFailuresPerMinute int
+	JobTTL                time.Duration // JOB_TTL
+	JobMaxAge             time.Duration // JOB_MAX_AGE
+	JobWorkers            int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
+	JobQueueSize          int           // JOB_QUEUE_SIZE (in-process mode)
+	LoadConcurrency       int           // LOAD_CONCURRENCY
+	LoadStrict            bool          // LOAD_STRICT: a version that fails to load stops the process
+	ReadyAllowFailed      bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
+	DynamicBatching       bool          // DYNAMIC_BATCHING: false turns it off for every version
+	ShutdownTimeout       time.Duration // SHUTDOWN_TIMEOUT
+	WorkerPort            int           // WORKER_PORT
+	WorkerListenAddr      string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
+	WorkerConcurrency     int           // WORKER_CONCURRENCY; 0: number of CPUs
 	// CORSAllowedOrigins is CORS_ALLOWED_ORIGINS: lower-case origins, or just "*";
 	// empty: no CORS.
 	CORSAllowedOrigins []string

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -48,6 +49,8 @@ type setup struct {
 	workers int
 	queue   int
 	noLoad  bool // leave loading to the test
+	// listener, when set, wraps the server's listener (to count what it reads, say).
+	listener func(net.Listener) net.Listener
 }
 
 // newHarness serves the whole API (validator, auth, limits, handlers) over a real
@@ -97,7 +100,11 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(h)
+	ts := httptest.NewUnstartedServer(h)
+	if s.listener != nil {
+		ts.Listener = s.listener(ts.Listener)
+	}
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return &harness{c: apitest.New(t, ts.URL), url: ts.URL, reg: reg, runner: runner, prom: prom}
 }

@@ -19,7 +19,7 @@ func getRoutes(t *testing.T, jobID string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fill := strings.NewReplacer("{job_id}", jobID, "{name}", "echo", "{version}", "v1",
+	fill := strings.NewReplacer("{job_id}", jobID, "{name}", "echo", "{version}", "v1", "{model_name}", "echo", "{model_version}", "v1",
 		"/debug/pprof/profile", "/debug/pprof/profile?seconds=1", "/debug/pprof/trace", "/debug/pprof/trace?seconds=1")
 	var paths []string
 	for path, item := range spec.Paths.Map() {

@@ -2,18 +2,14 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"mime"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
-
-	"github.com/inferd/inferd/internal/auth"
 )
 
 // hasBody reports whether a request carries a body, chunked ones (no Content-Length)
@@ -79,7 +75,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		if ct != "application/json" { // the common spelling needs no parsing
 			mt, _, err = mime.ParseMediaType(ct)
 		}
-		if err != nil || mt != "application/json" {
+		if (err != nil || mt != "application/json") && !(s.isOIPInfer(r) && oipBodyType(r)) {
 			if ct == "" {
 				ct = "none"
 			}
@@ -105,8 +101,10 @@ func (s *Server) tooLarge() string {
 type limiter struct {
 	rps   rate.Limit
 	burst int
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	keys  map[string]*rate.Limiter
+	// shared, when set, decides first; the buckets above decide only while it cannot.
+	shared *shared
 }
 
 func newLimiter(rps float64, burst int) *limiter {
@@ -118,43 +116,26 @@ func newLimiter(rps float64, burst int) *limiter {
 
 // allow takes a token from key's bucket, or says how long until one is there.
 func (l *limiter) allow(key string) (bool, time.Duration) {
-	l.mu.Lock()
-	b := l.keys[key]
-	if b == nil {
-		b = rate.NewLimiter(l.rps, l.burst)
-		l.keys[key] = b
+	if l.shared != nil {
+		if ok, wait, decided := l.shared.allow(key); decided {
+			return ok, wait
+		}
 	}
-	l.mu.Unlock()
+	l.mu.RLock()
+	b := l.keys[key]
+	l.mu.RUnlock()
+	if b == nil {
+		l.mu.Lock()
+		if b = l.keys[key]; b == nil {
+			b = rate.NewLimiter(l.rps, l.burst)
+			l.keys[key] = b
+		}
+		l.mu.Unlock()
+	}
 	res := b.Reserve()
 	if d := res.Delay(); d > 0 {
 		res.Cancel()
 		return false, d
 	}
 	return true, 0
-}
-
-// rateLimit applies the per-key token bucket to operations that need the predict
-// scope. It runs after the validator, which has put the key's principal on the request.
-func (s *Server) rateLimit(next http.Handler) http.Handler {
-	if s.limiter == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := infoFrom(r.Context())
-		if info == nil || info.scope != auth.ScopePredict {
-			next.ServeHTTP(w, r)
-			return
-		}
-		ok, wait := s.limiter.allow(info.principal.ID)
-		if !ok {
-			secs := int(math.Ceil(wait.Seconds()))
-			w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-			s.metrics.RateLimited(s.operation(r))
-			writeProblem(w, r, http.StatusTooManyRequests, codeRateLimited,
-				fmt.Sprintf("rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
-					float64(s.limiter.rps), s.limiter.burst, max(secs, 1)))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

@@ -40,7 +40,7 @@ func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
 		if h == nil {
 			h = pprof.Handler(name)
 		}
-		r.Method(http.MethodGet, path, noBody(s.requireScope(auth.ScopeAdmin, checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
+		r.Method(http.MethodGet, path, s.requireScope(auth.ScopeAdmin, noBody(checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
 		delete(handlers, path)
 	}
 	if len(handlers) > 0 {

@@ -32,6 +32,8 @@ const (
 	codePayloadTooLarge      = "payload_too_large"
 	codeUnsupportedMediaType = "unsupported_media_type"
 	codeRateLimited          = "rate_limited"
+	codeConcurrencyLimited   = "concurrency_limited"
+	codeAuthThrottled        = "auth_throttled"
 	codeExecutionError       = "execution_error"
 	codeInternalError        = "internal_error"
 	codeReloadFailed         = "reload_failed"
@@ -58,6 +60,8 @@ var titles = map[string]string{
 	codePayloadTooLarge:      "Payload too large",
 	codeUnsupportedMediaType: "Unsupported media type",
 	codeRateLimited:          "Too many requests",
+	codeConcurrencyLimited:   "Too many concurrent requests",
+	codeAuthThrottled:        "Too many failed authentications",
 	codeExecutionError:       "Execution error",
 	codeInternalError:        "Internal error",
 	codeReloadFailed:         "Reload failed",
@@ -210,12 +214,12 @@ const retryAfterSeconds = 1
 // writeError answers a request whose handler failed: every error a handler returns
 // becomes its problem here, and only here.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	sendProblem(w, s.problemFor(r.Context(), err))
+	sendError(w, r, s.problemFor(r.Context(), err))
 }
 
 // writeProblem writes a problem found outside the handlers (middleware, routing).
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
-	sendProblem(w, newProblem(r.Context(), status, code, detail))
+	sendError(w, r, newProblem(r.Context(), status, code, detail))
 }
 
 func sendProblem(w http.ResponseWriter, p api.Problem) {

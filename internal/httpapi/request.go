@@ -32,6 +32,9 @@ type reqInfo struct {
 	path      string
 	scope     auth.Scope
 	principal auth.Principal
+	// authed is set once the key has been checked for the operation's scope, from the
+	// headers, before the body is read.
+	authed bool
 	// body is a predict operation's body, decoded once by the validator.
 	body *predictInput
 }

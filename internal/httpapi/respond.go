@@ -36,8 +36,10 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 		}
 	}()
 	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return err
+	if !encodePrediction(&e.buf, v) {
+		if err := e.enc.Encode(v); err != nil {
+			return err
+		}
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON

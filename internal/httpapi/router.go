@@ -26,6 +26,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 	s.operations = operationIDs(contract)
 	s.bodyless = bodylessRoutes(contract)
+	s.gates = gateRoutes(contract)
 	if s.limiter != nil {
 		s.metrics.RateLimitedOperations(scopedOperations(contract, auth.ScopePredict))
 	}
@@ -69,7 +70,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Middlewares run after chi matched the route, innermost first.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter:  r,
-		Middlewares: []api.MiddlewareFunc{s.rateLimit, validate, s.limitBody},
+		Middlewares: []api.MiddlewareFunc{validate, s.limitBody, s.gate},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},

@@ -36,6 +36,14 @@ type Options struct {
 	// operations; RateLimitRPS 0 disables it.
 	RateLimitRPS   float64
 	RateLimitBurst int
+	// SharedRateLimit, when set, keeps that limit in a store shared with other servers;
+	// while it cannot be reached, each server's own buckets apply it.
+	SharedRateLimit SharedLimiter
+	// MaxConcurrentPerKey caps the requests one key has in progress at once; 0: no cap.
+	MaxConcurrentPerKey int
+	// AuthFailuresPerMinute is how many failed authentications a client address may
+	// make a minute before its requests are refused unread; 0: no throttle.
+	AuthFailuresPerMinute int
 	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
 	// empty: no CORS headers at all.
 	CORSAllowedOrigins []string
@@ -62,6 +70,9 @@ type Server struct {
 	metrics    *metrics.Metrics
 	log        *slog.Logger
 	limiter    *limiter
+	inflight   *inflight
+	authFails  *authThrottle
+	gates      map[gateKey]opGate
 	operations map[string]string // "METHOD /route/{param}" -> operationId
 	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
 }
@@ -82,9 +93,14 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.MaxBatchItems <= 0 {
 		opts.MaxBatchItems = 1024
 	}
+	lim := newLimiter(opts.RateLimitRPS, opts.RateLimitBurst)
+	if lim != nil && opts.SharedRateLimit != nil {
+		lim.shared = newShared(opts.SharedRateLimit, opts.Metrics.RateLimitFallback, opts.Logger)
+	}
 	return &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
-		log: opts.Logger, limiter: newLimiter(opts.RateLimitRPS, opts.RateLimitBurst),
+		log: opts.Logger, limiter: lim,
+		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 	}, nil
 }
 

@@ -19,17 +19,29 @@ func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler 
 		if key == "" {
 			_, key, _ = r.BasicAuth()
 		}
-		p, err := s.keys.Authorize(key, scope)
-		if info := infoFrom(r.Context()); info != nil {
-			info.scope, info.principal = scope, p
-		}
+		p, err := s.checkKey(r, key, scope)
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
-		case err != nil:
+		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
 			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication")
+		case err != nil:
+			s.writeLimit(w, r, err)
 		default:
+			n, err := s.admit(r, p, scope)
+			if err != nil {
+				s.writeLimit(w, r, err)
+				return
+			}
+			if n != nil {
+				defer n.Add(-1)
+			}
+			// The dashboard's own writes carry small JSON bodies; none may be larger
+			// than an API request.
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+			}
 			next.ServeHTTP(w, r)
 		}
 	})

@@ -58,6 +58,10 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 	if err != nil {
 		return nil, fmt.Errorf("reading the predict operations from the contract: %w", err)
 	}
+	oipInfer, err := oipInferRoutes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("reading the infer operations from the contract: %w", err)
+	}
 	router, err := gorillamux.NewRouter(spec)
 	if err != nil {
 		return nil, fmt.Errorf("routing the contract's operations: %w", err)
@@ -71,6 +75,10 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 			if r.Method == http.MethodPost {
 				if op := onePass[routePattern(r)]; op != nil {
 					s.decodeOnce(op, next, w, r)
+					return
+				}
+				if route := oipInfer[routePattern(r)]; route != nil {
+					s.oipRead(route, next, w, r)
 					return
 				}
 			}
@@ -166,6 +174,9 @@ func hugeNumber(b []byte) string {
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
 	if in.SecuritySchemeName != "ApiKeyAuth" {
 		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
+	}
+	if info := infoFrom(ctx); info != nil && info.authed {
+		return nil // the gate has checked the key for this operation's scope
 	}
 	var scope auth.Scope
 	if op := in.RequestValidationInput.Route.Operation; op != nil {

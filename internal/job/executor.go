@@ -66,7 +66,7 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 	if runErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}
-	final, err := e.Store.Update(context.WithoutCancel(ctx), id, func(r *Record) error {
+	final, err := e.Store.UpdateFrom(context.WithoutCancel(ctx), rec, func(r *Record) error {
 		to := StatusSucceeded
 		if runErr != nil {
 			to = StatusFailed

@@ -92,6 +92,15 @@ func (s *recordingStore) Create(ctx context.Context, rec job.Record) error {
 }
 
 func (s *recordingStore) Update(ctx context.Context, id string, fn func(*job.Record) error) (job.Record, error) {
+	return s.write(func() (job.Record, error) { return s.Store.Update(ctx, id, fn) })
+}
+
+func (s *recordingStore) UpdateFrom(ctx context.Context, prev job.Record, fn func(*job.Record) error) (job.Record, error) {
+	return s.write(func() (job.Record, error) { return s.Store.UpdateFrom(ctx, prev, fn) })
+}
+
+// write counts an update, fails it when failUpdate says so, and notes what it wrote.
+func (s *recordingStore) write(update func() (job.Record, error)) (job.Record, error) {
 	s.mu.Lock()
 	n := s.updateCount
 	s.updateCount++
@@ -101,7 +110,7 @@ func (s *recordingStore) Update(ctx context.Context, id string, fn func(*job.Rec
 			return job.Record{}, err
 		}
 	}
-	rec, err := s.Store.Update(ctx, id, fn)
+	rec, err := update()
 	if err == nil {
 		s.mu.Lock()
 		s.writes = append(s.writes, rec.Status)

@@ -44,7 +44,7 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 	// The job is queued and will run whatever this write does, so its failure (the
 	// store blinked, the client went away) must not answer an error: the client would
 	// submit again and the job would run twice. A worker moves it on from created.
-	updated, err := s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
+	updated, err := s.Store.UpdateFrom(context.WithoutCancel(ctx), rec, func(r *Record) error {
 		if !r.move(StatusPending, s.now()) {
 			return errNoChange // a worker already took it
 		}

@@ -13,6 +13,10 @@ type Store interface {
 	// it returns. When fn returns an error nothing is written and the error is returned.
 	// Records that become final expire the store's TTL later.
 	Update(ctx context.Context, id string, fn func(*Record) error) (Record, error)
+	// UpdateFrom is Update for a caller that holds prev, the record as it last wrote or
+	// read it. fn sees the current record all the same; a store may save a read when
+	// that is still prev.
+	UpdateFrom(ctx context.Context, prev Record, fn func(*Record) error) (Record, error)
 }
 
 // Runner runs recorded jobs.

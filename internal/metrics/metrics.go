@@ -26,6 +26,7 @@ type Metrics struct {
 	modelsLoaded  prometheus.Gauge
 	reloads       *prometheus.CounterVec
 	rateLimited   *prometheus.CounterVec
+	rateFallbacks prometheus.Counter
 	batchSize     *prometheus.HistogramVec
 	batchQueue    *prometheus.HistogramVec
 	jobWait       prometheus.Histogram
@@ -95,6 +96,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Namespace: namespace, Name: "rate_limited_requests_total",
 			Help: "Requests refused with 429 by the per-key rate limit, by operation.",
 		}, []string{"operation"}),
+		rateFallbacks: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "rate_limit_local_fallbacks_total",
+			Help: "Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached.",
+		}),
 		jobWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "job_queue_wait_seconds",
 			Help:    "Time from a job's submission to its start: how long it waited for a worker.",
@@ -102,7 +107,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}),
 		versions: newVersionVecs(),
 	}
-	reg.MustRegister(m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
+	reg.MustRegister(m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
@@ -152,6 +157,10 @@ func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
 
 // RateLimited records a request refused by the rate limit.
 func (m *Metrics) RateLimited(operation string) { m.rateLimited.WithLabelValues(operation).Inc() }
+
+// RateLimitFallback counts a request whose rate limit was decided by the local bucket
+// because the shared one could not be reached.
+func (m *Metrics) RateLimitFallback() { m.rateFallbacks.Inc() }
 
 // Stage implements registry.Observer.
 func (m *Metrics) Stage(model, version string, stage pipeline.Stage, d time.Duration) {

@@ -78,6 +78,8 @@ type Batching struct {
 	// MaxQueueDelay is how long queued requests may wait for company once the model is
 	// busy; a request that finds the model idle runs at once.
 	MaxQueueDelay time.Duration
+	// MaxCalls is how many coalesced calls may run at once; 0 means 1.
+	MaxCalls int
 }
 
 // PredictFunc is the model stage of a run: the model's Predict, or a batcher that

@@ -18,9 +18,17 @@ import (
 // startTimeout bounds how long a redis-server may take to answer its first PING.
 const startTimeout = 10 * time.Second
 
+// Options configure a Server. The zero value is a server without persistence.
+type Options struct {
+	// AppendOnly turns the append-only file on (appendfsync everysec), so a Restart
+	// comes back with what the server had acknowledged.
+	AppendOnly bool
+}
+
 // Server is one redis-server process owned by a test.
 type Server struct {
 	tb   testing.TB
+	opts Options
 	bin  string
 	dir  string
 	port int
@@ -30,8 +38,15 @@ type Server struct {
 	exited chan struct{} // closed when proc has been waited for
 }
 
-// Start runs a redis-server on a free port and stops it when tb ends.
+// Start runs a redis-server without persistence on a free port and stops it when tb
+// ends.
 func Start(tb testing.TB) *Server {
+	tb.Helper()
+	return StartWith(tb, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(tb testing.TB, opts Options) *Server {
 	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -40,7 +55,7 @@ func Start(tb testing.TB) *Server {
 		}
 		tb.Skipf("redis-server is not installed: %v", err)
 	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
+	s := &Server{tb: tb, opts: opts, bin: bin, dir: tb.TempDir()}
 	tb.Cleanup(s.Stop)
 	// A port found free can be taken before redis-server binds it; try a few.
 	for range 3 {
@@ -68,8 +83,8 @@ func (s *Server) Client() *redis.Client {
 	return c
 }
 
-// Stop kills the server (SIGKILL: no goodbye to clients). Its data is gone, since
-// persistence is off. Stop is idempotent.
+// Stop kills the server (SIGKILL: no goodbye to clients). Without AppendOnly its data
+// is gone. Stop is idempotent.
 func (s *Server) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,8 +96,9 @@ func (s *Server) Stop() {
 	s.proc, s.exited = nil, nil
 }
 
-// Restart stops the server if it runs and starts an empty one on the same port, so
-// that clients holding the address reconnect to it by themselves.
+// Restart stops the server if it runs and starts it again on the same port, so that
+// clients holding the address reconnect to it by themselves: empty, or with what its
+// append-only file kept when AppendOnly is set.
 func (s *Server) Restart() {
 	s.tb.Helper()
 	s.Stop()
@@ -98,13 +114,16 @@ func (s *Server) Restart() {
 
 func (s *Server) start() error {
 	var out bytes.Buffer
-	cmd := exec.Command(s.bin,
+	aof := []string{"--appendonly", "no"}
+	if s.opts.AppendOnly {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "everysec"}
+	}
+	cmd := exec.Command(s.bin, append([]string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
-		"--appendonly", "no",
 		"--dir", s.dir,
-	)
+	}, aof...)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return err

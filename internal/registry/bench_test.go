@@ -3,12 +3,18 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/repository"
 )
 
 // costModel returns its items after spinning for a fixed time per call, as a runtime
@@ -77,4 +83,76 @@ func BenchmarkPredictConcurrent(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPredictDigits runs concurrent single-item requests (64 goroutines on 2 CPUs)
+// through the example digits model (ONNX Runtime, 64-2048-2048-10) with dynamic
+// batching off, on with one call at a time, and on with two (its model.yaml). ns/op is
+// per request; items/call is how many requests shared an ONNX Runtime Run.
+func BenchmarkPredictDigits(b *testing.B) {
+	rt := onnxtest.Runtime(b)
+	artifact, err := os.ReadFile(filepath.Join("..", "..", "models", "digits", "v1", "model.onnx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const steps = "preprocess: [{to_tensor: {dtype: float32, shape: [64]}}]\npostprocess: [softmax, {top_k: {k: 3}}]\n"
+	tests := []struct {
+		name    string
+		batches string // model.yaml's dynamic_batching
+		off     bool   // DYNAMIC_BATCHING=false
+	}{
+		{"batching=off", "{max_queue_delay: 2ms, max_calls: 2}", true},
+		{"batching=on/max_calls=1", "{max_queue_delay: 2ms}", false},
+		{"batching=on/max_calls=2", "{max_queue_delay: 2ms, max_calls: 2}", false},
+	}
+	item := []json.RawMessage{json.RawMessage(`[0,0,5,13,9,1,0,0,0,0,13,15,10,15,5,0,0,3,15,2,0,11,8,0,0,4,12,0,0,8,8,0,0,5,8,0,0,9,8,0,0,4,11,0,1,12,7,0,0,2,14,5,10,12,0,0,0,0,6,13,10,0,0,0]`)}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "digits", "v1")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			yaml := "max_batch_size: 128\ndynamic_batching: " + tt.batches + "\n" + steps
+			if err := os.WriteFile(filepath.Join(dir, "model.yaml"), []byte(yaml), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "model.onnx"), artifact, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			repo := repository.New(repository.Options{Dir: filepath.Dir(filepath.Dir(dir)), Backends: backend.Catalogue{onnx.NewBackend(rt)}})
+			obs := &batchObserver{}
+			r := registry.New(registry.Options{Logger: quiet, Observer: obs, NoDynamicBatching: tt.off, Sources: []registry.Source{repo}})
+			defer r.Close()
+			if err := r.Discover(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			r.Load(context.Background())
+			b.SetParallelism(32)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				for pb.Next() {
+					if _, err := r.Predict(ctx, registry.Request{Model: "digits", Version: "v1", Items: item}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			if calls, items := obs.totals(); calls > 0 {
+				b.ReportMetric(float64(items)/float64(calls), "items/call")
+			}
+		})
+	}
+}
+
+// totals is the calls and items the observer saw.
+func (o *batchObserver) totals() (calls, items int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, n := range o.batched {
+		items += n
+	}
+	return len(o.batched), items
 }

@@ -53,6 +53,7 @@ func (r *Registry) build(ctx context.Context, name, ver string, l Loader) (inst 
 		inst.batcher = batch.New(safeModel(p.Model), batch.Options{
 			MaxSize:       b.MaxSize,
 			MaxQueueDelay: b.MaxQueueDelay,
+			MaxCalls:      b.MaxCalls,
 			Called:        func(n int) { r.obs.Batched(name, ver, n) },
 			Queued:        func(d time.Duration) { r.obs.Queued(name, ver, d) },
 		})

@@ -44,8 +44,11 @@ type Config struct {
 // DynamicBatching is model.yaml's dynamic_batching, Triton's semantics: a request that
 // finds the model idle runs at once; requests that arrive while it is busy are gathered
 // into the next call, which waits at most MaxQueueDelay for company while not full.
+// MaxCalls is how many such calls may run at once, like Triton's instance count; 0
+// means 1.
 type DynamicBatching struct {
 	MaxQueueDelay time.Duration `yaml:"max_queue_delay"`
+	MaxCalls      int           `yaml:"max_calls"`
 }
 
 // batching is what the pipeline is told of dynamic batching.
@@ -53,7 +56,8 @@ func (c *Config) batching() pipeline.Batching {
 	if c.DynamicBatching == nil {
 		return pipeline.Batching{}
 	}
-	return pipeline.Batching{Enabled: true, MaxSize: c.MaxBatchSize, MaxQueueDelay: c.DynamicBatching.MaxQueueDelay}
+	b := c.DynamicBatching
+	return pipeline.Batching{Enabled: true, MaxSize: c.MaxBatchSize, MaxQueueDelay: b.MaxQueueDelay, MaxCalls: max(b.MaxCalls, 1)}
 }
 
 // stepList is decoded by hand (see parseSteps): its parameter types depend on the
@@ -161,6 +165,9 @@ func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {
 func (c *Config) check(backends backend.Catalogue) error {
 	if b := c.DynamicBatching; b != nil && b.MaxQueueDelay <= 0 {
 		return errorf("dynamic_batching.max_queue_delay", "must be a positive duration such as 2ms, got %s", b.MaxQueueDelay)
+	}
+	if b := c.DynamicBatching; b != nil && b.MaxCalls < 0 {
+		return errorf("dynamic_batching.max_calls", "must be 1 or more (0 or absent means 1), got %d", b.MaxCalls)
 	}
 	if c.Backend == "" {
 		c.Backend = DefaultBackend

@@ -79,7 +79,11 @@ func TestConfigErrors(t *testing.T) {
 		{name: "batching with a bad delay", yaml: "dynamic_batching: {max_queue_delay: soon}\n" + irisYAML, artifact: true, phase: "discover",
 			want: `dynamic_batching.max_queue_delay: expected a duration such as 250ms or 2s, got the string "soon"`},
 		{name: "batching with an unknown field", yaml: "dynamic_batching: {max_queue_delay: 2ms, preferred_batch_size: [4]}\n" + irisYAML, artifact: true, phase: "discover",
-			want: `dynamic_batching.preferred_batch_size: unknown field (fields: max_queue_delay)`},
+			want: `dynamic_batching.preferred_batch_size: unknown field (fields: max_queue_delay, max_calls)`},
+		{name: "batching with negative calls", yaml: "backend: echo\ndynamic_batching: {max_queue_delay: 2ms, max_calls: -1}\n", phase: "discover",
+			want: `dynamic_batching.max_calls: must be 1 or more (0 or absent means 1), got -1`},
+		{name: "batching with calls not whole", yaml: "backend: echo\ndynamic_batching: {max_queue_delay: 2ms, max_calls: 1.5}\n", phase: "discover",
+			want: `dynamic_batching.max_calls: expected a whole number, got 1.5`},
 		{name: "negative batch size for echo", yaml: "backend: echo\nmax_batch_size: -2\n", phase: "discover",
 			want: `max_batch_size: must be 0 (no cap) or more, got -2`},
 		{name: "syntax", yaml: "description: [oops\n", artifact: true, phase: "discover",
@@ -174,9 +178,11 @@ func TestDynamicBatchingConfig(t *testing.T) {
 		{name: "absent", yaml: irisYAML, artifact: true, want: pipeline.Batching{}},
 		{name: "null", yaml: "dynamic_batching:\n" + irisYAML, artifact: true, want: pipeline.Batching{}},
 		{name: "onnx", yaml: "max_batch_size: 32\ndynamic_batching: {max_queue_delay: 2ms}\n" + irisYAML, artifact: true,
-			want: pipeline.Batching{Enabled: true, MaxSize: 32, MaxQueueDelay: 2 * time.Millisecond}},
+			want: pipeline.Batching{Enabled: true, MaxSize: 32, MaxQueueDelay: 2 * time.Millisecond, MaxCalls: 1}},
 		{name: "echo without a cap", yaml: "backend: echo\ndynamic_batching: {max_queue_delay: 500us}\n",
-			want: pipeline.Batching{Enabled: true, MaxQueueDelay: 500 * time.Microsecond}},
+			want: pipeline.Batching{Enabled: true, MaxQueueDelay: 500 * time.Microsecond, MaxCalls: 1}},
+		{name: "two calls at once", yaml: "max_batch_size: 32\ndynamic_batching: {max_queue_delay: 2ms, max_calls: 2}\n" + irisYAML, artifact: true,
+			want: pipeline.Batching{Enabled: true, MaxSize: 32, MaxQueueDelay: 2 * time.Millisecond, MaxCalls: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,14 @@ const (
 	Uint32  DType = "uint32"
 	Uint64  DType = "uint64"
 	Bool    DType = "bool"
+	// Float16 and Bytes reach only models that take any tensor (echo), through the
+	// Open Inference Protocol: no step produces them and no ONNX input takes them.
+	Float16 DType = "float16"
+	Bytes   DType = "bytes"
 )
+
+// MaxFloat16 is the largest finite IEEE 754 half-precision value.
+const MaxFloat16 = 65504
 
 // InputDTypes are the dtypes that to_tensor and cast produce: the ones ML exporters
 // use for model inputs.
@@ -38,12 +45,12 @@ func ParseDType(s string) (DType, error) {
 }
 
 // IsFloat reports whether d is held in Tensor.Float.
-func (d DType) IsFloat() bool { return d == Float32 || d == Float64 }
+func (d DType) IsFloat() bool { return d == Float32 || d == Float64 || d == Float16 }
 
 // Bits is the width of a float dtype, for formatting numbers with the precision the
 // model computed them in; 64 for everything else.
 func (d DType) Bits() int {
-	if d == Float32 {
+	if d == Float32 || d == Float16 {
 		return 32
 	}
 	return 64
@@ -73,6 +80,8 @@ func (d DType) InRange(v float64) bool {
 		return v == 0 || v == 1
 	case Float32:
 		return math.Abs(v) <= math.MaxFloat32
+	case Float16:
+		return math.Abs(v) <= MaxFloat16
 	}
 	return !math.IsInf(v, 0) && !math.IsNaN(v)
 }

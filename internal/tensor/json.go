@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -26,6 +27,9 @@ func (t *Tensor) MarshalJSON() ([]byte, error) {
 			b, err = AppendFloat(b, t.Float[i], t.DType.Bits(), err)
 		case t.DType == Bool:
 			b = strconv.AppendBool(b, t.Int[i] != 0)
+		case t.DType == Bytes:
+			q, _ := json.Marshal(string(t.Bytes[i])) // a string always encodes
+			b = append(b, q...)
 		default:
 			b = strconv.AppendInt(b, t.Int[i], 10)
 		}

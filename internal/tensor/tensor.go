@@ -17,6 +17,8 @@ type Tensor struct {
 	Float []float64
 	// Int holds the values of an integer or bool dtype.
 	Int []int64
+	// Bytes holds the elements of a Bytes tensor, each a byte string.
+	Bytes [][]byte
 }
 
 // NewFloat returns a float tensor; it does not copy values.
@@ -31,6 +33,9 @@ func NewInt(d DType, shape []int64, values []int64) *Tensor {
 
 // Len is the number of elements.
 func (t *Tensor) Len() int {
+	if t.DType == Bytes {
+		return len(t.Bytes)
+	}
 	if t.DType.IsFloat() {
 		return len(t.Float)
 	}
@@ -51,7 +56,8 @@ func (t *Tensor) Check() error {
 	if n := Size(t.Shape); int64(t.Len()) != n {
 		return fmt.Errorf("tensor of shape %s holds %d values, not %d", FormatShape(t.Shape), t.Len(), n)
 	}
-	if t.DType.IsFloat() && t.Int != nil || !t.DType.IsFloat() && t.Float != nil {
+	if t.DType.IsFloat() && (t.Int != nil || t.Bytes != nil) || t.DType == Bytes && (t.Int != nil || t.Float != nil) ||
+		!t.DType.IsFloat() && t.DType != Bytes && (t.Float != nil || t.Bytes != nil) {
 		return fmt.Errorf("%s tensor holds values of the other family", t.DType)
 	}
 	return nil

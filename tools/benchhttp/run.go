@@ -22,6 +22,8 @@ const (
 	CaseBatch     = "iris v1 /predict/batch of 64"
 	CaseAsync     = "echo async, in-process (jobs)"
 	CaseQueue     = "echo async, queue, 2 workers (jobs)"
+	CaseOIPJSON   = "echo /v2 infer, 1 MB FP32 as JSON"
+	CaseOIPBinary = "echo /v2 infer, 1 MB FP32 as binary"
 )
 
 // Config is one run's shape.
@@ -95,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := h.inferd("inferd")
+	srv, err := h.inferd("inferd", "MAX_REQUEST_BYTES="+strconv.Itoa(oipMaxRequestBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +113,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	queue, queueNA := h.queue()
+	oipJSON := oipJSONBody()
+	oipBinary, oipHeader := oipBinaryBody()
 
 	type kase struct {
 		name string
@@ -126,6 +130,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }},
 		{CaseAsync, "", func() Op { return jobOp(srv.URL) }},
 		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }},
+		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }},
+		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }},
 	}
 	h.bar.total = len(cases) * len(cfg.Conns)
 	for _, c := range cases {

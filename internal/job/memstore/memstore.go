@@ -13,10 +13,15 @@ import (
 // spread thinly however many jobs arrive.
 const sweepEvery = time.Minute
 
-// Store keeps records in a map. Finished records expire TTL after they finish.
+// DefaultMaxAge is how long an unfinished record lives unless WithMaxAge says otherwise.
+const DefaultMaxAge = 7 * 24 * time.Hour
+
+// Store keeps records in a map. Finished records expire TTL after they finish, and
+// records that never finish MaxAge after their creation.
 type Store struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl    time.Duration
+	maxAge time.Duration
+	now    func() time.Time
 
 	mu        sync.Mutex
 	recs      map[string]*job.Record
@@ -32,7 +37,16 @@ func New(ttl time.Duration, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{ttl: ttl, now: now, recs: map[string]*job.Record{}}
+	return &Store{ttl: ttl, maxAge: DefaultMaxAge, now: now, recs: map[string]*job.Record{}}
+}
+
+// WithMaxAge sets how long a record that never finishes lives, from its creation (0
+// leaves DefaultMaxAge), and returns s. Call it before using s.
+func (s *Store) WithMaxAge(d time.Duration) *Store {
+	if d > 0 {
+		s.maxAge = d
+	}
+	return s
 }
 
 var _ job.Store = (*Store)(nil)
@@ -84,6 +98,11 @@ func (s *Store) Update(_ context.Context, id string, fn func(*job.Record) error)
 	return next, nil
 }
 
+// UpdateFrom is Update: the record is in memory, there is no read to save.
+func (s *Store) UpdateFrom(ctx context.Context, prev job.Record, fn func(*job.Record) error) (job.Record, error) {
+	return s.Update(ctx, prev.ID, fn)
+}
+
 // Len returns the number of records held, expired ones included until swept.
 func (s *Store) Len() int {
 	s.mu.Lock()
@@ -100,5 +119,8 @@ func (s *Store) lookup(id string) (*job.Record, error) {
 }
 
 func (s *Store) expired(r *job.Record, now time.Time) bool {
-	return r.Status.Final() && !r.FinishedAt.IsZero() && now.Sub(r.FinishedAt) >= s.ttl
+	if !r.Status.Final() || r.FinishedAt.IsZero() {
+		return now.Sub(r.CreatedAt) >= s.maxAge
+	}
+	return now.Sub(r.FinishedAt) >= s.ttl
 }

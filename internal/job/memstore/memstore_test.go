@@ -48,7 +48,10 @@ func finish(t *testing.T, s *memstore.Store, id string, status job.Status, at ti
 }
 
 func TestTTL(t *testing.T) {
-	const ttl = time.Hour
+	const (
+		ttl    = time.Hour
+		maxAge = 10 * ttl
+	)
 	tests := []struct {
 		name      string
 		status    job.Status // the record's status; final ones finish at t0
@@ -59,14 +62,16 @@ func TestTTL(t *testing.T) {
 		{"succeeded, at the TTL", job.StatusSucceeded, ttl, false},
 		{"failed, after the TTL", job.StatusFailed, ttl + time.Minute, false},
 		{"cancelled, after the TTL", job.StatusCancelled, 2 * ttl, false},
-		{"pending never expires", job.StatusPending, 1000 * ttl, true},
-		{"running never expires", job.StatusRunning, 1000 * ttl, true},
-		{"created never expires", job.StatusCreated, 1000 * ttl, true},
+		{"pending, just before the max age", job.StatusPending, maxAge - time.Nanosecond, true},
+		{"pending, at the max age", job.StatusPending, maxAge, false},
+		{"running, past the TTL but not the max age", job.StatusRunning, 5 * ttl, true},
+		{"running, after the max age", job.StatusRunning, maxAge + time.Minute, false},
+		{"created, after the max age", job.StatusCreated, 2 * maxAge, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &clock{now: t0}
-			s := memstore.New(ttl, c.Now)
+			s := memstore.New(ttl, c.Now).WithMaxAge(maxAge)
 			ctx := context.Background()
 			if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
 				t.Fatal(err)

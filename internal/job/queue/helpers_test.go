@@ -25,6 +25,8 @@ type env struct {
 	runner *Runner
 	svc    *job.Service
 	tasks  TaskOptions
+	// workerHook, when set, is added to the Redis client of each new worker.
+	workerHook redis.Hook
 }
 
 func newEnv(t testing.TB) *env {
@@ -65,6 +67,9 @@ func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *W
 	t.Helper()
 	rc := redis.NewClient(&redis.Options{Addr: e.redis.Addr()})
 	t.Cleanup(func() { _ = rc.Close() })
+	if e.workerHook != nil {
+		rc.AddHook(e.workerHook)
+	}
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = time.Second
 	}

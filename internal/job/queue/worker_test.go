@@ -334,7 +334,15 @@ func TestTimeoutFailsJob(t *testing.T) {
 type failingStore struct{ job.Store }
 
 func (s failingStore) Update(ctx context.Context, id string, fn func(*job.Record) error) (job.Record, error) {
-	return s.Store.Update(ctx, id, func(r *job.Record) error {
+	return s.Store.Update(ctx, id, failSuccess(fn))
+}
+
+func (s failingStore) UpdateFrom(ctx context.Context, prev job.Record, fn func(*job.Record) error) (job.Record, error) {
+	return s.Store.UpdateFrom(ctx, prev, failSuccess(fn))
+}
+
+func failSuccess(fn func(*job.Record) error) func(*job.Record) error {
+	return func(r *job.Record) error {
 		if err := fn(r); err != nil {
 			return err
 		}
@@ -342,7 +350,7 @@ func (s failingStore) Update(ctx context.Context, id string, fn func(*job.Record
 			return job.ErrQueueUnavailable
 		}
 		return nil
-	})
+	}
 }
 
 func TestRetriesExhaustedFailJob(t *testing.T) {

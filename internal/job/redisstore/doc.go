@@ -2,11 +2,14 @@
 // every API server and worker, so any server answers a poll for any job and a record
 // outlives the process that wrote it.
 //
-// Each record is one JSON string under Options.Prefix + id. Update is an optimistic
-// WATCH/MULTI transaction, retried when another writer got in first, so concurrent
-// writers in different processes never lose each other's changes. A record that becomes
-// final gets its expiry (Options.TTL) in the same transaction that finishes it. Records
-// that never finish do not expire.
+// Each record is one JSON string under Options.Prefix + id. Update is optimistic: it
+// reads the record, and a script writes the new one only if the stored one is still
+// what was read, or Update starts again, so concurrent writers in different processes
+// never lose each other's changes. A GET and a script are two round trips where
+// WATCH/GET/MULTI..EXEC took three on a connection of their own; UpdateFrom, for a
+// caller that holds the record it last wrote, skips the GET. A record that becomes
+// final gets its expiry (Options.TTL) in the same write that finishes it. Records that
+// never finish do not expire.
 //
 // Every failure to talk to Redis is reported wrapping job.ErrQueueUnavailable, which the
 // API answers with 503 queue_unavailable rather than 404 or 500.

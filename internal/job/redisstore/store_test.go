@@ -6,8 +6,11 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
@@ -81,6 +84,104 @@ func TestCRUD(t *testing.T) {
 	}
 }
 
+// roundTrips is a go-redis hook that counts a client's round trips.
+type roundTrips struct{ n atomic.Int64 }
+
+func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+func TestUpdateFrom(t *testing.T) {
+	srv := redistest.Start(t)
+	rc := srv.Client()
+	rt := &roundTrips{}
+	rc.AddHook(rt)
+	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: time.Hour})
+	other := redisstore.New(srv.Client(), redisstore.Options{Prefix: "test:", TTL: time.Hour})
+	ctx := context.Background()
+	// Load the script, so that every case counts the steady state.
+	warm := newRecord("warm")
+	if err := s.Create(ctx, warm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateFrom(ctx, warm, func(*job.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		// meddle, when set, changes the stored record after the caller took prev.
+		meddle     func(*job.Record) error
+		to         job.Status
+		wantTrips  int64
+		wantErr    string // kept from another writer's change
+		// wantTTL is the expiry the record must have after the write: the store's TTL
+		// once the job finished, its MaxAge from creation until then.
+		wantTTL time.Duration
+	}{
+		{name: "prev is current: one write, no read", to: job.StatusRunning, wantTrips: 1, wantTTL: redisstore.DefaultMaxAge},
+		{name: "prev is stale: fn sees the current record", meddle: func(r *job.Record) error { r.Error = "noted"; return nil },
+			to: job.StatusRunning, wantTrips: 3, wantErr: "noted", wantTTL: redisstore.DefaultMaxAge},
+		{name: "finishing sets the expiry", to: job.StatusSucceeded, wantTrips: 1, wantTTL: time.Hour},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prev := newRecord("j" + strconv.Itoa(i))
+			if err := s.Create(ctx, prev); err != nil {
+				t.Fatal(err)
+			}
+			if tt.meddle != nil {
+				if _, err := other.Update(ctx, prev.ID, tt.meddle); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rt.n.Store(0)
+			got, err := s.UpdateFrom(ctx, prev, func(r *job.Record) error { r.Status = tt.to; return nil })
+			if err != nil {
+				t.Fatalf("UpdateFrom: %v", err)
+			}
+			if n := rt.n.Load(); n != tt.wantTrips {
+				t.Errorf("round trips = %d, want %d", n, tt.wantTrips)
+			}
+			stored, err := s.Get(ctx, prev.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []job.Record{got, stored} {
+				if r.Status != tt.to || r.Error != tt.wantErr || string(r.Input) != string(prev.Input) {
+					t.Errorf("record = %+v, want status %s and error %q", r, tt.to, tt.wantErr)
+				}
+			}
+			d, err := rc.PTTL(ctx, "test:"+prev.ID).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > tt.wantTTL || d < tt.wantTTL-time.Minute {
+				t.Errorf("TTL = %s, want about %s", d, tt.wantTTL)
+			}
+		})
+	}
+
+	t.Run("missing record", func(t *testing.T) {
+		_, err := s.UpdateFrom(ctx, newRecord("nope"), func(*job.Record) error { return nil })
+		if !errors.Is(err, job.ErrNotFound) {
+			t.Fatalf("UpdateFrom of a missing record = %v, want ErrNotFound", err)
+		}
+	})
+}
+
 func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
@@ -105,10 +206,20 @@ func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
-	for _, s := range stores {
+	for i, s := range stores {
+		// Half the writers hold the record they last wrote and write from it, which
+		// other writers have mostly made stale by then.
+		from := i%2 == 1
 		wg.Go(func() {
+			last := newRecord("n")
 			for range each {
-				if _, err := s.Update(ctx, "n", incr); err != nil {
+				var err error
+				if from {
+					last, err = s.UpdateFrom(ctx, last, incr)
+				} else {
+					_, err = s.Update(ctx, "n", incr)
+				}
+				if err != nil {
 					errs <- err
 				}
 			}
@@ -128,12 +239,15 @@ func TestUpdateIsAtomicUnderConcurrency(t *testing.T) {
 	}
 }
 
-func TestFinalRecordsExpire(t *testing.T) {
+func TestRecordsExpire(t *testing.T) {
 	srv := redistest.Start(t)
 	rc := srv.Client()
 	ctx := context.Background()
-	const ttl = time.Hour
-	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl})
+	const (
+		ttl    = time.Hour
+		maxAge = 3 * time.Hour
+	)
+	s := redisstore.New(rc, redisstore.Options{Prefix: "test:", TTL: ttl, MaxAge: maxAge})
 
 	if err := s.Create(ctx, newRecord("j")); err != nil {
 		t.Fatal(err)
@@ -152,9 +266,15 @@ func TestFinalRecordsExpire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if d := ttlOf(); d <= maxAge-time.Minute || d > maxAge {
+		t.Fatalf("a new record has TTL %s, want about the max age %s", d, maxAge)
+	}
+	if err := rc.PExpire(ctx, "test:j", 2*time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
 	move(job.StatusRunning)
-	if d := ttlOf(); d != -1 {
-		t.Fatalf("a running record has TTL %s, want none", d)
+	if d := ttlOf(); d <= 2*time.Hour-time.Minute || d > 2*time.Hour {
+		t.Fatalf("a running record has TTL %s, want the expiry it got at creation kept", d)
 	}
 	move(job.StatusSucceeded)
 	if d := ttlOf(); d <= ttl-time.Minute || d > ttl {
@@ -178,9 +298,20 @@ func TestFinalRecordsExpire(t *testing.T) {
 	if _, err := short.Update(ctx, "k", func(r *job.Record) error { r.Status = job.StatusCancelled; return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// A record that never finishes goes MaxAge after its creation.
+	young := redisstore.New(rc, redisstore.Options{TTL: time.Hour, MaxAge: 200 * time.Millisecond})
+	if err := young.Create(ctx, newRecord("m")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := young.Update(ctx, "m", func(r *job.Record) error { r.Status = job.StatusRunning; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(400 * time.Millisecond)
 	if _, err := short.Get(ctx, "k"); !errors.Is(err, job.ErrNotFound) {
 		t.Fatalf("Get after the TTL = %v, want ErrNotFound", err)
+	}
+	if _, err := young.Get(ctx, "m"); !errors.Is(err, job.ErrNotFound) {
+		t.Fatalf("Get of an unfinished record after the max age = %v, want ErrNotFound", err)
 	}
 }
 
@@ -201,6 +332,10 @@ func TestRedisDownIsUnavailable(t *testing.T) {
 		{"Get", func() error { _, err := s.Get(ctx, "before"); return err }},
 		{"Update", func() error {
 			_, err := s.Update(ctx, "before", func(*job.Record) error { return nil })
+			return err
+		}},
+		{"UpdateFrom", func() error {
+			_, err := s.UpdateFrom(ctx, newRecord("before"), func(*job.Record) error { return nil })
 			return err
 		}},
 	}

@@ -132,6 +132,103 @@ func (s *toTensor) Apply(ctx context.Context, batch []any) ([]any, error) {
 }
 
 func (s *toTensor) convert(raw json.RawMessage) (*tensor.Tensor, error) {
+	if s.p.Field == "" && len(s.shape) == 1 && s.dtype.IsFloat() {
+		if vals, ok := s.flatFloats(raw); ok {
+			return &tensor.Tensor{DType: s.dtype, Shape: slices.Clone(s.shape), Float: vals}, nil
+		}
+	}
+	return s.decode(raw)
+}
+
+// flatFloats reads raw as what most items are, a flat array of exactly the shape's
+// count of numbers in range, without building a JSON tree of it (the tree cost more
+// than a small model's call). ok is false for anything else, which decode then reads
+// and words the errors of.
+func (s *toTensor) flatFloats(raw []byte) (vals []float64, ok bool) {
+	n := int(s.shape[0])
+	i := skipSpace(raw, 0)
+	if i == len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	vals = make([]float64, 0, n)
+	i = skipSpace(raw, i+1)
+	for len(vals) < n {
+		end := numberEnd(raw, i)
+		if end < 0 {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(string(raw[i:end]), 64)
+		if err != nil || !s.dtype.InRange(f) {
+			return nil, false
+		}
+		if s.dtype == tensor.Float32 {
+			f = float64(float32(f))
+		}
+		vals = append(vals, f)
+		i = skipSpace(raw, end)
+		if len(vals) < n {
+			if i == len(raw) || raw[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if i == len(raw) || raw[i] != ']' || skipSpace(raw, i+1) != len(raw) {
+		return nil, false
+	}
+	return vals, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// numberEnd is the end of the JSON number (RFC 8259's grammar) that starts at b[i],
+// or -1 when none does.
+func numberEnd(b []byte, i int) int {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+// decode reads an item of any form through a JSON tree, naming what is wrong.
+func (s *toTensor) decode(raw json.RawMessage) (*tensor.Tensor, error) {
 	field := "" // the path inside the item; each names the item by its index
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // keep 2^53+1 whole for int64 inputs

@@ -1,0 +1,285 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// fastBody is the common case of decodeBody, in one scan of the body: a body that is
+// valid UTF-8 and valid JSON, an object of distinct plainly spelled members, each
+// string member a plain ASCII string, with no number beyond a double. What the
+// contract's schema says of such a body depends only on its shape (which members,
+// the strings, how many elements the arrays have): the other members are AnyValue,
+// which accepts every JSON value. So the schema is asked once per shape and its yes
+// remembered. Every other body, and every body the schema refuses, takes decodeBody's
+// general path, which words the refusal.
+type fastBody struct {
+	op *bodyRoute
+	// names are the schema's properties in a fixed order: bit i of a shape's members
+	// stands for names[i].
+	names []string
+	kinds []memberKind
+	mu    sync.RWMutex
+	seen  map[bodyShape]struct{}
+}
+
+type memberKind uint8
+
+const (
+	memberString memberKind = iota // a plain ASCII string, decoded
+	memberAny                      // AnyValue: kept raw
+	memberArray                    // an array of AnyValue: split into raw elements
+)
+
+// maxFastStrings and maxFastArrays bound what a shape holds; an operation with more
+// string or array members than that always takes the general path.
+const (
+	maxFastStrings = 2
+	maxFastArrays  = 1
+	// maxShapes bounds the memory of shapes: model names are the client's to choose.
+	maxShapes = 4096
+)
+
+// bodyShape is everything the schema's verdict on a fast body depends on.
+type bodyShape struct {
+	members uint64
+	strs    [maxFastStrings]string
+	lens    [maxFastArrays]int
+}
+
+// newFastBody reads op's schema; nil when the schema has members of other kinds.
+func newFastBody(op *bodyRoute) *fastBody {
+	f := &fastBody{op: op, seen: map[bodyShape]struct{}{}}
+	for name := range op.schema.Properties {
+		f.names = append(f.names, name)
+	}
+	slices.Sort(f.names)
+	if len(f.names) > 64 {
+		return nil
+	}
+	var strs, arrays int
+	for _, name := range f.names {
+		ps := op.schema.Properties[name].Value
+		switch {
+		case ps == op.anyValue:
+			f.kinds = append(f.kinds, memberAny)
+		case ps != nil && ps.Items != nil && ps.Items.Value == op.anyValue && ps.Type.Is(openapi3.TypeArray):
+			f.kinds = append(f.kinds, memberArray)
+			arrays++
+		case ps != nil && ps.Type.Is(openapi3.TypeString):
+			f.kinds = append(f.kinds, memberString)
+			strs++
+		default:
+			return nil
+		}
+	}
+	if strs > maxFastStrings || arrays > maxFastArrays {
+		return nil
+	}
+	return f
+}
+
+// decode returns the body's input when b takes the fast path and the schema accepts
+// it; ok false sends it to the general path.
+func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
+	if !utf8.Valid(b) || !json.Valid(b) {
+		return nil, false
+	}
+	var shape bodyShape
+	in = &predictInput{}
+	var raws [64][]byte // per name index, the member's value
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		// A member name: valid JSON guarantees the quotes.
+		end := i + 1
+		for end < len(b) && b[end] != '"' {
+			if c := b[end]; c == '\\' || c >= 0x80 {
+				return nil, false
+			}
+			end++
+		}
+		k := f.index(b[i+1 : end])
+		if k < 0 || shape.members&(1<<k) != 0 {
+			return nil, false // unknown or repeated: the general path words it
+		}
+		shape.members |= 1 << k
+		i = skipSpace(b, end+1) + 1 // past the ':'
+		i = skipSpace(b, i)
+		vend, huge := skipValue(b, i)
+		if huge {
+			return nil, false
+		}
+		raws[k] = b[i:vend]
+		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	var strs, arrays int
+	for k, name := range f.names {
+		if shape.members&(1<<k) == 0 {
+			continue
+		}
+		raw := raws[k]
+		switch f.kinds[k] {
+		case memberString:
+			if len(raw) < 2 || raw[0] != '"' || !plainASCII(raw[1:len(raw)-1]) {
+				return nil, false
+			}
+			s := string(raw[1 : len(raw)-1])
+			shape.strs[strs] = s
+			strs++
+			switch name {
+			case "model":
+				in.model = s
+			case "version":
+				in.version = s
+			}
+		case memberAny:
+			if name == "data" {
+				in.data = raw
+			}
+		case memberArray:
+			elems, isArray := splitArray(raw)
+			if !isArray {
+				return nil, false
+			}
+			shape.lens[arrays] = len(elems)
+			arrays++
+			if name == "items" {
+				in.items = elems
+			}
+		}
+	}
+	if !f.accepts(shape) {
+		return nil, false
+	}
+	return in, true
+}
+
+func (f *fastBody) index(name []byte) int {
+	for k, n := range f.names {
+		if n == string(name) {
+			return k
+		}
+	}
+	return -1
+}
+
+// accepts asks the schema about shape, once.
+func (f *fastBody) accepts(shape bodyShape) bool {
+	f.mu.RLock()
+	_, ok := f.seen[shape]
+	f.mu.RUnlock()
+	if ok {
+		return true
+	}
+	values := make(map[string]any, len(f.names))
+	var strs, arrays int
+	for k, name := range f.names {
+		if shape.members&(1<<k) == 0 {
+			continue
+		}
+		switch f.kinds[k] {
+		case memberString:
+			values[name] = shape.strs[strs]
+			strs++
+		case memberAny:
+			values[name] = nil // the placeholder AnyValue accepts, as in decodeBody
+		case memberArray:
+			values[name] = make([]any, shape.lens[arrays])
+			arrays++
+		}
+	}
+	if f.op.schema.VisitJSON(values, openapi3.VisitAsRequest()) != nil {
+		return false
+	}
+	f.mu.Lock()
+	if len(f.seen) >= maxShapes {
+		clear(f.seen)
+	}
+	f.seen[shape] = struct{}{}
+	f.mu.Unlock()
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i] (b is valid JSON
+// text), and whether it holds a number beyond a double (the rule of hugeNumber).
+func skipValue(b []byte, i int) (end int, huge bool) {
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i), false
+	case c == '{' || c == '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch c := b[i]; {
+			case c == '"':
+				i = skipString(b, i) - 1
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					return i + 1, huge
+				}
+			case c == '-' || c >= '0' && c <= '9':
+				j := numberEnd(b, i)
+				huge = huge || beyondDouble(b[i:j])
+				i = j - 1
+			}
+		}
+		return i, huge
+	case c == '-' || c >= '0' && c <= '9':
+		j := numberEnd(b, i)
+		return j, beyondDouble(b[i:j])
+	default: // true, false, null
+		j := i
+		for j < len(b) && b[j] >= 'a' && b[j] <= 'z' {
+			j++
+		}
+		return j, false
+	}
+}
+
+// skipString returns the index after the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b) && b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+func numberEnd(b []byte, i int) int {
+	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		i++
+	}
+	return i
+}
+
+// beyondDouble reports whether the JSON number num overflows a float64: only an
+// exponent or more than 308 digits can.
+func beyondDouble(num []byte) bool {
+	if len(num) <= 308 && !bytes.ContainsAny(num, "eE") {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(num), 64)
+	return err != nil
+}

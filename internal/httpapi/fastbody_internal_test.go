@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"strings"
+	"testing"
+)
+
+// fastBodies are bodies the fast path must take (the common ones) and answer as the
+// validator does; each is decoded twice, so the second answer comes from the
+// remembered shape.
+var fastBodies = []string{
+	`{"model":"echo","data":1}`,
+	`{"model":"echo","version":"v1","data":{"text":"hello","n":12345678901234567890}}`,
+	`{"version":"v2","data":[1.5e3,-2,"]",{"a":"\"}"}],"model":"iris"}`,
+	`{"model":"echo","items":[1,"two",null,true,false,{"k":[{}]},[[]]]}`,
+	` { "model" : "echo" , "items" : [ 1 , [ 2 , 3 ] , "x,y" ] } `,
+	"{\n\t\"model\": \"echo\",\n\t\"data\": \"caf\u00e9\"\n}",
+	`{"model":"echo","data":1e308}`,
+	`{"model":"echo","items":[-0.0,0e0,1E+2]}`,
+}
+
+// slowBodies must not take the fast path: the general path words their refusal, or
+// spells what the fast path does not decode.
+var slowBodies = []string{
+	`{"model":"echo","data":{"x":1e309}}`,
+	`{"model":"echo","items":[1,[2,-1e999]]}`,
+	`{"model":"ech\u006f","data":1}`,
+	`{"mod\u0065l":"echo","data":1}`,
+	`{"model":"echo","model":"echo","data":1}`,
+	`{"model":"echo","items":[]}`,
+	`{"model":"echo","data":1,"x":2}`,
+	`{"model":"` + strings.Repeat("m", 129) + `","data":1}`,
+	`{"model":"echo","data":"` + "\xff" + `"}`,
+	`{"model":"echo","data":1} `[:20],
+}
+
+func TestFastBody(t *testing.T) {
+	for path, op := range testOnePassRoutes(t) {
+		if op.fast == nil {
+			t.Fatalf("%s has no fast path", path)
+		}
+		batch := strings.Contains(path, "batch")
+		for _, body := range fastBodies {
+			t.Run(path+" "+body, func(t *testing.T) {
+				for range 2 {
+					compareOnePass(t, op, body)
+				}
+				_, ok := op.fast.decode([]byte(body))
+				if wantOK := batch == strings.Contains(body, `"items"`); ok != wantOK {
+					t.Errorf("fast path taken: %v, want %v", ok, wantOK)
+				}
+			})
+		}
+		for _, body := range slowBodies {
+			t.Run(path+" "+body, func(t *testing.T) {
+				compareOnePass(t, op, body)
+				if _, ok := op.fast.decode([]byte(body)); ok {
+					t.Error("the fast path took it")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/inferd/inferd/internal/auth"
+)
+
+// gateKey names an operation by its method and chi's route pattern, which has the
+// contract's shape; a struct rather than a joined string, so a lookup allocates
+// nothing.
+type gateKey struct{ method, pattern string }
+
+// opGate is what the gate knows of an operation, read from the contract at start.
+type opGate struct {
+	secured bool
+	scope   auth.Scope
+}
+
+// gateRoutes reads each operation's security from the contract: secured unless its
+// security list is empty, with the scope of its x-required-scope.
+func gateRoutes(spec *openapi3.T) map[gateKey]opGate {
+	out := map[gateKey]opGate{}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			security := spec.Security
+			if op.Security != nil {
+				security = *op.Security
+			}
+			g := opGate{secured: len(security) > 0}
+			if v, ok := op.Extensions[scopeExtension].(string); ok {
+				g.scope = auth.Scope(v)
+			}
+			out[gateKey{strings.ToUpper(method), path}] = g
+		}
+	}
+	return out
+}
+
+// gate is the first layer after routing. From the headers alone, before any byte of
+// the body is read (so a bad key gets no 100 Continue either), it refuses a client
+// that failed authentication too often (429), checks the key and the operation's
+// scope (401, 403), caps the key's concurrent requests (429) and charges its rate
+// limit (429). Only then do the body's limits and validation read the body.
+func (s *Server) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g, ok := s.gates[gateKey{r.Method, routePattern(r)}]
+		if !ok || !g.secured {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.scope)
+		switch {
+		case errors.Is(err, auth.ErrForbidden):
+			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
+			return
+		case errors.Is(err, auth.ErrUnauthenticated):
+			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, "send a valid API key in the X-API-Key header")
+			return
+		case err != nil:
+			s.writeLimit(w, r, err)
+			return
+		}
+		n, err := s.admit(r, p, g.scope)
+		if err != nil {
+			s.writeLimit(w, r, err)
+			return
+		}
+		if n != nil {
+			defer n.Add(-1)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitError is a refusal for load: a 429 with its code and Retry-After.
+type limitError struct {
+	code   string
+	detail string
+	retry  int // seconds
+}
+
+func (e *limitError) Error() string { return e.detail }
+
+func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
+
+func (s *Server) writeLimit(w http.ResponseWriter, r *http.Request, err error) {
+	var le *limitError
+	if !errors.As(err, &le) {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(le.retry))
+	writeProblem(w, r, http.StatusTooManyRequests, le.code, le.detail)
+}
+
+// checkKey authorizes key for scope on behalf of r's client, and records the outcome
+// on the request for the layers after it and the log line. A client throttled for
+// its failures gets a *limitError without its key being looked at; a missing or
+// unknown key counts as a failure.
+func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.Principal, error) {
+	addr := ""
+	if s.authFails != nil {
+		addr = clientAddr(r)
+		if d := s.authFails.wait(addr); d > 0 {
+			secs := retrySeconds(d)
+			return auth.Principal{}, &limitError{code: codeAuthThrottled, retry: secs, detail: fmt.Sprintf(
+				"more than %d failed authentications a minute from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
+				s.authFails.perMinute, secs)}
+		}
+	}
+	p, err := s.keys.Authorize(key, scope)
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		s.authFails.fail(addr)
+	}
+	if info := infoFrom(r.Context()); info != nil {
+		info.scope, info.principal, info.authed = scope, p, err == nil
+	}
+	return p, err
+}
+
+// admit applies the authenticated key's limits: its concurrent requests, then, on
+// predict-scope operations, its token bucket. The counter it returns (nil when there
+// is no cap) must be given back with Add(-1) when the request is done.
+func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
+	var n *atomic.Int64
+	if s.inflight != nil {
+		if n = s.inflight.acquire(p.ID); n == nil {
+			return nil, &limitError{code: codeConcurrencyLimited, retry: retryAfterSeconds, detail: fmt.Sprintf(
+				"this key already has %d requests in progress (MAX_CONCURRENT_PER_KEY); retry when one has been answered", s.inflight.max)}
+		}
+	}
+	if s.limiter != nil && scope == auth.ScopePredict {
+		if ok, wait := s.limiter.allow(p.ID); !ok {
+			if n != nil {
+				n.Add(-1)
+			}
+			secs := retrySeconds(wait)
+			s.metrics.RateLimited(s.operation(r))
+			return nil, &limitError{code: codeRateLimited, retry: secs, detail: fmt.Sprintf(
+				"rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
+				float64(s.limiter.rps), s.limiter.burst, secs)}
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/go-chi/chi/v5"
+	middleware "github.com/oapi-codegen/nethttp-middleware"
+
+	"github.com/inferd/inferd/gen/api"
+)
+
+// oipInferOperations are the infer operations: their bodies (a JSON request, or a JSON
+// header and raw tensors) are read once by oipRead and decoded by internal/oip, never
+// by the generic validator, which would decode megabytes of tensor data into `any`.
+var oipInferOperations = []string{"oipInfer", "oipInferVersion"}
+
+// oipBodyKey carries an infer body from the validator to the handler.
+type oipBodyKey struct{}
+
+// isOIPInfer reports whether r was routed to an infer operation.
+func (s *Server) isOIPInfer(r *http.Request) bool {
+	op := s.operations[http.MethodPost+" "+routePattern(r)]
+	return op == oipInferOperations[0] || op == oipInferOperations[1]
+}
+
+// oipInferRoutes reads the infer operations from the validator's copy of the contract,
+// by path.
+func oipInferRoutes(spec *openapi3.T) (map[string]*routers.Route, error) {
+	out := map[string]*routers.Route{}
+	for path, item := range spec.Paths.Map() {
+		op := item.Post
+		if op == nil || !strings.EqualFold(op.OperationID, oipInferOperations[0]) && !strings.EqualFold(op.OperationID, oipInferOperations[1]) {
+			continue
+		}
+		out[path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: http.MethodPost, Operation: op}
+	}
+	if len(out) != len(oipInferOperations) {
+		return nil, fmt.Errorf("the contract has %d of the infer operations %v", len(out), oipInferOperations)
+	}
+	return out, nil
+}
+
+// oipRead is the validator of the infer operations, in the order decodeOnce keeps:
+// the body is read first (413 past the limit), then the parameters and the key are
+// checked against the contract as every operation's are (400, 401, 403); the body
+// itself is checked by oip.Decode in the handler, which knows tensors.
+func (s *Server) oipRead(route *routers.Route, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	params := map[string]string{}
+	if rctx := chi.RouteContext(ctx); rctx != nil {
+		for i, k := range rctx.URLParams.Keys {
+			v := rctx.URLParams.Values[i]
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
+			params[k] = v
+		}
+	}
+	matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
+	fail := func(err error, status int) {
+		s.validationError(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+		_, err := buf.ReadFrom(r.Body)
+		body = buf.Bytes()
+		if err != nil {
+			fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "reading failed", Err: err}, http.StatusBadRequest)
+			return
+		}
+	}
+	if len(body) == 0 {
+		fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "value is required but missing"}, http.StatusBadRequest)
+		return
+	}
+	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate, ExcludeRequestBody: true},
+	})
+	if err != nil {
+		status := http.StatusBadRequest
+		var secErr *openapi3filter.SecurityRequirementsError
+		var reqErr *openapi3filter.RequestError
+		switch {
+		case errors.As(err, &secErr):
+			status = http.StatusUnauthorized
+		case !errors.As(err, &reqErr):
+			status = http.StatusInternalServerError
+		}
+		fail(err, status)
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, oipBodyKey{}, body)))
+}
+
+// OipInfer serves an infer call with the body oipRead read.
+func (h onePassHandlers) OipInfer(w http.ResponseWriter, r *http.Request, model api.OIPModelName, params api.OipInferParams) {
+	if _, ok := r.Context().Value(oipBodyKey{}).([]byte); !ok {
+		h.ServerInterface.OipInfer(w, r, model, params)
+		return
+	}
+	h.s.oipServe(w, r, model, "", params.InferenceHeaderContentLength)
+}
+
+// OipInferVersion is OipInfer with the version in the path.
+func (h onePassHandlers) OipInferVersion(w http.ResponseWriter, r *http.Request, model api.OIPModelName, version api.OIPModelVersion, params api.OipInferVersionParams) {
+	if _, ok := r.Context().Value(oipBodyKey{}).([]byte); !ok {
+		h.ServerInterface.OipInferVersion(w, r, model, version, params)
+		return
+	}
+	h.s.oipServe(w, r, model, version, params.InferenceHeaderContentLength)
+}
+
+func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, model, version string, headerLen *int) {
+	body, _ := r.Context().Value(oipBodyKey{}).([]byte)
+	res, err := s.infer(r.Context(), model, version, headerLen, body)
+	if err == nil {
+		err = res.write(w)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+	}
+}

@@ -1,0 +1,126 @@
+package oip
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// The wire format is Triton's binary tensor data extension:
+// https://github.com/triton-inference-server/server/blob/main/docs/protocol/extension_binary_data.md
+// and the JSON tensors of https://github.com/kserve/open-inference-protocol/blob/main/specification/protocol/inference_rest.md
+
+// TestBinaryRoundTrip: every datatype read from raw little-endian bytes is written back
+// to the same bytes, and read from JSON to the same values.
+func TestBinaryRoundTrip(t *testing.T) {
+	le := binary.LittleEndian
+	tests := []struct {
+		datatype string
+		raw      []byte
+		json     string
+	}{
+		{"BOOL", []byte{1, 0, 1}, "[true,false,true]"},
+		{"UINT8", []byte{0, 255, 7}, "[0,255,7]"},
+		{"INT8", []byte{0x80, 0x7f, 0xff}, "[-128,127,-1]"},
+		{"UINT16", le.AppendUint16(le.AppendUint16(le.AppendUint16(nil, 0), 65535), 9), "[0,65535,9]"},
+		{"INT16", le.AppendUint16(le.AppendUint16(le.AppendUint16(nil, 0x8000), 0x7fff), 0xffff), "[-32768,32767,-1]"},
+		{"UINT32", le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 0), math.MaxUint32), 9), "[0,4294967295,9]"},
+		{"INT32", le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 1<<31), 1<<31-1), math.MaxUint32), "[-2147483648,2147483647,-1]"},
+		{"UINT64", le.AppendUint64(le.AppendUint64(le.AppendUint64(nil, 0), math.MaxUint64), 9), "[0,18446744073709551615,9]"},
+		{"INT64", le.AppendUint64(le.AppendUint64(le.AppendUint64(nil, 1<<63), 1<<63-1), math.MaxUint64), "[-9223372036854775808,9223372036854775807,-1]"},
+		{"FP16", le.AppendUint16(le.AppendUint16(le.AppendUint16(nil, 0x3c00), 0xc000), 0x7bff), "[1,-2,65504]"},
+		{"FP32", le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, math.Float32bits(0.1)), math.Float32bits(-3.5)), math.Float32bits(math.MaxFloat32)), "[0.1,-3.5,3.4028235e+38]"},
+		{"FP64", le.AppendUint64(le.AppendUint64(le.AppendUint64(nil, math.Float64bits(0.1)), math.Float64bits(-3.5)), math.Float64bits(1e300)), "[0.1,-3.5,1e+300]"},
+		{"BYTES", []byte("\x01\x00\x00\x00a\x00\x00\x00\x00\x02\x00\x00\x00\xc3\xa9"), `["a","","é"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.datatype, func(t *testing.T) {
+			header := fmt.Sprintf(`{"inputs":[{"name":"x","shape":[3],"datatype":%q,"parameters":{"binary_data_size":%d}}]}`, tt.datatype, len(tt.raw))
+			bin, err := Decode([]byte(header), tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := Decode([]byte(fmt.Sprintf(`{"inputs":[{"name":"x","shape":[3],"datatype":%q,"data":%s}]}`, tt.datatype, tt.json)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := bin.Inputs[0].Tensor, js.Inputs[0].Tensor
+			if !slices.Equal(a.Int, b.Int) || !slices.Equal(a.Float, b.Float) || !slices.EqualFunc(a.Bytes, b.Bytes, bytes.Equal) {
+				t.Errorf("binary %+v, JSON %+v", a, b)
+			}
+			if got := appendBinary(nil, a); !bytes.Equal(got, tt.raw) {
+				t.Errorf("written back as %x, read from %x", got, tt.raw)
+			}
+			body, n, err := Encode(Response{Model: "m", Version: "v1", Outputs: []registry.Named{{Name: "x", Tensor: a}}}, func(string) bool { return true })
+			if err != nil || n < 0 || !bytes.Equal(body[n:], tt.raw) {
+				t.Errorf("binary response %q (header %d), err %v", body, n, err)
+			}
+		})
+	}
+}
+
+// TestHalf: FP16 narrowing rounds to the nearest half, ties to even, and saturates to
+// infinity past 65504; widening is exact.
+func TestHalf(t *testing.T) {
+	tests := []struct {
+		v    float64
+		half uint16
+	}{
+		{0, 0}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {1e6, 0x7c00},
+		{0.1, 0x2e66}, {5.960464477539063e-08, 0x0001}, {1 + 1.0/2048, 0x3c00}, {1 + 3.0/2048, 0x3c02},
+	}
+	for _, tt := range tests {
+		if got := floatToHalf(tt.v); got != tt.half {
+			t.Errorf("floatToHalf(%g) = %#04x, want %#04x", tt.v, got, tt.half)
+		}
+	}
+	for h := range uint16(0x7c00) {
+		if got := floatToHalf(halfToFloat(h)); got != h {
+			t.Fatalf("%#04x widened to %g narrows to %#04x", h, halfToFloat(h), got)
+		}
+	}
+}
+
+// TestDecodeRefusals: what the protocol does not allow is an *Error wrapping ErrInvalid.
+func TestDecodeRefusals(t *testing.T) {
+	tests := []struct {
+		name, header string
+		binary       []byte
+	}{
+		{"BYTES length prefix cut", `{"inputs":[{"name":"x","shape":[1],"datatype":"BYTES","parameters":{"binary_data_size":2}}]}`, []byte{1, 0}},
+		{"BYTES bytes left", `{"inputs":[{"name":"x","shape":[1],"datatype":"BYTES","parameters":{"binary_data_size":6}}]}`, []byte{1, 0, 0, 0, 'a', 'b'}},
+		{"shape product overflows for the byte count", `{"inputs":[{"name":"x","shape":[4611686018427387904],"datatype":"FP64","parameters":{"binary_data_size":8}}]}`, make([]byte, 8)},
+		{"outputs not an array", `{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}],"outputs":{}}`, nil},
+		{"output without a name", `{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}],"outputs":[{}]}`, nil},
+		{"parameters not an object", `{"parameters":[],"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}]}`, nil},
+		{"binary_data_output not a boolean", `{"parameters":{"binary_data_output":1},"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}]}`, nil},
+		{"escaped string in a number tensor", `{"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":["\u0031"]}]}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode([]byte(tt.header), tt.binary)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Msg == "" {
+				t.Errorf("err %v, want an *Error", err)
+			}
+		})
+	}
+}
+
+// TestEncodeNotFinite: a NaN has no JSON spelling, so it must be asked for as binary.
+func TestEncodeNotFinite(t *testing.T) {
+	out := []registry.Named{{Name: "y", Tensor: tensor.NewFloat(tensor.Float32, []int64{1}, []float64{math.NaN()})}}
+	if _, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false }); !errors.Is(err, ErrInvalid) {
+		t.Errorf("JSON: err %v, want ErrInvalid", err)
+	}
+	if _, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || n < 0 {
+		t.Errorf("binary: %d %v", n, err)
+	}
+}

@@ -1,0 +1,406 @@
+package oip
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// ErrInvalid: the request does not follow the protocol.
+var ErrInvalid = errors.New("invalid inference request")
+
+// Error is a request that does not follow the protocol: Msg says where and what to fix.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+func fail(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+// maxRank caps a shape's dimensions, as the contract's schema does.
+const maxRank = 32
+
+// Request is a decoded inference request.
+type Request struct {
+	// ID is the request's id, echoed in the response; nil when it sent none.
+	ID *string
+	// Inputs are the tensors, batch dimension first.
+	Inputs []registry.Named
+	// Outputs are the outputs asked for by name; empty: all, as JSON unless BinaryOutput.
+	Outputs []Output
+	// BinaryOutput is the request parameter binary_data_output: every output as binary
+	// data.
+	BinaryOutput bool
+}
+
+// Output is an output asked for.
+type Output struct {
+	Name string
+	// Binary is its parameter binary_data: sent as raw bytes after the JSON header.
+	Binary bool
+}
+
+// Decode reads a request: header is its JSON, binary the bytes after it (the binary
+// data extension), empty for a plain JSON request. Inputs with the parameter
+// binary_data_size take that many bytes of binary, in the order of the inputs; every
+// byte must be taken.
+func Decode(header, binary []byte) (*Request, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(header, &top); err != nil || top == nil {
+		if !json.Valid(header) {
+			return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
+		}
+		return nil, fail("the inference request must be a JSON object")
+	}
+	req := &Request{}
+	if raw, ok := top["id"]; ok {
+		var id string
+		if err := json.Unmarshal(raw, &id); err != nil {
+			return nil, fail("id must be a string, got %s", kind(raw))
+		}
+		req.ID = &id
+	}
+	if raw, ok := top["parameters"]; ok {
+		params, err := parameters("parameters", raw)
+		if err != nil {
+			return nil, err
+		}
+		if req.BinaryOutput, err = boolParam("parameters", params, "binary_data_output"); err != nil {
+			return nil, err
+		}
+	}
+	raw, ok := top["inputs"]
+	if !ok {
+		return nil, fail("inputs is missing: send at least one input tensor")
+	}
+	var inputs []json.RawMessage
+	if err := json.Unmarshal(raw, &inputs); err != nil || inputs == nil {
+		return nil, fail("inputs must be an array of tensors, got %s", kind(raw))
+	}
+	if len(inputs) == 0 {
+		return nil, fail("inputs is empty: send at least one input tensor")
+	}
+	rest := binary
+	for i, raw := range inputs {
+		in, err := decodeInput(i, raw, &rest)
+		if err != nil {
+			return nil, err
+		}
+		req.Inputs = append(req.Inputs, in)
+	}
+	if len(rest) > 0 {
+		return nil, fail("%d bytes of binary data follow the last input's; the inputs' binary_data_size account for %d of the %d", len(rest), len(binary)-len(rest), len(binary))
+	}
+	if raw, ok := top["outputs"]; ok {
+		var outs []json.RawMessage
+		if err := json.Unmarshal(raw, &outs); err != nil || outs == nil {
+			return nil, fail("outputs must be an array of {\"name\": ...} objects, got %s", kind(raw))
+		}
+		for i, o := range outs {
+			out, err := decodeOutput(i, o)
+			if err != nil {
+				return nil, err
+			}
+			req.Outputs = append(req.Outputs, out)
+		}
+	}
+	return req, nil
+}
+
+func decodeOutput(i int, raw json.RawMessage) (Output, error) {
+	where := fmt.Sprintf("outputs[%d]", i)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return Output{}, fail("%s must be an object with a name, got %s", where, kind(raw))
+	}
+	var out Output
+	if err := json.Unmarshal(m["name"], &out.Name); err != nil || out.Name == "" {
+		return Output{}, fail("%s.name must be a non-empty string", where)
+	}
+	if raw, ok := m["parameters"]; ok {
+		params, err := parameters(where+".parameters", raw)
+		if err != nil {
+			return Output{}, err
+		}
+		if out.Binary, err = boolParam(where+".parameters", params, "binary_data"); err != nil {
+			return Output{}, err
+		}
+	}
+	return out, nil
+}
+
+func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
+	where := fmt.Sprintf("inputs[%d]", i)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
+	}
+	var name string
+	if err := json.Unmarshal(m["name"], &name); err != nil || name == "" {
+		return registry.Named{}, fail("%s.name must be a non-empty string", where)
+	}
+	where = fmt.Sprintf("input %q", name)
+	var dt string
+	if err := json.Unmarshal(m["datatype"], &dt); err != nil {
+		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
+	}
+	d, ok := DType(dt)
+	if !ok {
+		return registry.Named{}, fail("%s: datatype %q is not one of %s", where, dt, Datatypes)
+	}
+	shape, size, err := decodeShape(where, m["shape"])
+	if err != nil {
+		return registry.Named{}, err
+	}
+	t := &tensor.Tensor{DType: d, Shape: shape}
+	binSize := int64(-1)
+	if raw, ok := m["parameters"]; ok {
+		params, err := parameters(where+": parameters", raw)
+		if err != nil {
+			return registry.Named{}, err
+		}
+		if raw, ok := params["binary_data_size"]; ok {
+			if binSize, err = strconv.ParseInt(string(raw), 10, 64); err != nil || binSize < 0 {
+				return registry.Named{}, fail("%s: parameters.binary_data_size must be a whole number of bytes, got %s", where, raw)
+			}
+		}
+	}
+	data, hasData := m["data"]
+	switch {
+	case binSize >= 0 && hasData:
+		return registry.Named{}, fail("%s has both data and parameters.binary_data_size; send its values one way", where)
+	case binSize >= 0:
+		if binSize > int64(len(*binary)) {
+			return registry.Named{}, fail("%s: binary_data_size is %d bytes, but only %d bytes of binary data are left after the JSON header", where, binSize, len(*binary))
+		}
+		chunk := (*binary)[:binSize]
+		*binary = (*binary)[binSize:]
+		err = decodeBinary(where, t, size, chunk)
+	case !hasData:
+		return registry.Named{}, fail("%s has no data: send data (flat or nested arrays), or binary data with parameters.binary_data_size", where)
+	default:
+		err = decodeData(where, t, size, data)
+	}
+	if err != nil {
+		return registry.Named{}, err
+	}
+	return registry.Named{Name: name, Tensor: t}, nil
+}
+
+// decodeShape reads a shape and the number of elements it holds.
+func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
+	var dims []json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if raw == nil || dec.Decode(&dims) != nil || dims == nil {
+		return nil, 0, fail("%s: shape must be an array of dimensions, like [1,4], got %s", where, kind(raw))
+	}
+	if len(dims) > maxRank {
+		return nil, 0, fail("%s: shape has %d dimensions; at most %d are allowed", where, len(dims), maxRank)
+	}
+	shape := make([]int64, len(dims))
+	size := int64(1)
+	for i, n := range dims {
+		d, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			return nil, 0, fail("%s: shape[%d] is %s; dimensions are whole numbers", where, i, n)
+		}
+		if d < 0 {
+			return nil, 0, fail("%s: shape[%d] is %d; dimensions of a request cannot be negative", where, i, d)
+		}
+		if d != 0 && size > math.MaxInt64/d {
+			return nil, 0, fail("%s: shape %s holds more elements than any request can carry", where, raw)
+		}
+		shape[i] = d
+		size *= d
+	}
+	return shape, size, nil
+}
+
+func parameters(where string, raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fail("%s must be an object, got %s", where, kind(raw))
+	}
+	return m, nil
+}
+
+func boolParam(where string, params map[string]json.RawMessage, name string) (bool, error) {
+	raw, ok := params[name]
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return false, fail("%s.%s must be true or false, got %s", where, name, raw)
+	}
+	return b, nil
+}
+
+// decodeData reads the JSON data of a tensor, flat or nested, into t.
+func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return fail("%s: data must be an array (flat in row-major order, or nested), got %s", where, kind(raw))
+	}
+	// No more elements can be read than the body holds, so a huge shape allocates
+	// nothing before its data is found short.
+	capacity := min(size, int64(len(raw)/2+1))
+	switch {
+	case t.DType == tensor.Bytes:
+		t.Bytes = make([][]byte, 0, capacity)
+	case t.DType.IsFloat():
+		t.Float = make([]float64, 0, capacity)
+	default:
+		t.Int = make([]int64, 0, capacity)
+	}
+	n := int64(0)
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case '[', ']', ',', ' ', '\t', '\n', '\r':
+			continue
+		}
+		j, err := leafEnd(raw, i)
+		if err != nil {
+			return fail("%s: %v", where, err)
+		}
+		tok := raw[i:j]
+		if n >= size {
+			return fail("%s: data holds more than the %d values of shape %s", where, size, tensor.FormatShape(t.Shape))
+		}
+		if err := appendValue(t, tok); err != nil {
+			return fail("%s: data[%d]: %v", where, n, err)
+		}
+		n++
+		i = j - 1
+	}
+	if n != size {
+		return fail("%s: data holds %d values; shape %s needs %d", where, n, tensor.FormatShape(t.Shape), size)
+	}
+	return nil
+}
+
+// leafEnd returns the end of the JSON scalar starting at raw[i] (valid JSON text).
+func leafEnd(raw []byte, i int) (int, error) {
+	switch raw[i] {
+	case '{':
+		return 0, errors.New("data holds an object; it must hold only values of the datatype")
+	case '"':
+		for j := i + 1; j < len(raw); j++ {
+			switch raw[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1, nil
+			}
+		}
+		return 0, errors.New("data holds an unterminated string")
+	}
+	j := i
+	for j < len(raw) && bytes.IndexByte([]byte(",] \t\r\n"), raw[j]) < 0 {
+		j++
+	}
+	return j, nil
+}
+
+// appendValue appends one JSON scalar to t, checking it against t's datatype.
+func appendValue(t *tensor.Tensor, tok []byte) error {
+	name := Datatype(t.DType)
+	switch {
+	case t.DType == tensor.Bytes:
+		if tok[0] != '"' {
+			return fmt.Errorf("%s is not a string; BYTES elements are strings", tok)
+		}
+		var s string
+		if bytes.IndexByte(tok, '\\') < 0 {
+			t.Bytes = append(t.Bytes, tok[1:len(tok)-1])
+			return nil
+		}
+		if err := json.Unmarshal(tok, &s); err != nil {
+			return fmt.Errorf("%s is not a valid string", tok)
+		}
+		t.Bytes = append(t.Bytes, []byte(s))
+	case t.DType == tensor.Bool:
+		switch string(tok) {
+		case "true":
+			t.Int = append(t.Int, 1)
+		case "false":
+			t.Int = append(t.Int, 0)
+		default:
+			return fmt.Errorf("%s is not true or false; BOOL elements are booleans", tok)
+		}
+	case t.DType.IsFloat():
+		if !isNumber(tok) {
+			return fmt.Errorf("%s is not a number; %s elements are numbers", tok, name)
+		}
+		// In range is what the datatype can hold once rounded to it: 3.4028235e38 is
+		// float32's largest value as printed, a hair above it before rounding.
+		bits := 64
+		if t.DType == tensor.Float32 {
+			bits = 32
+		}
+		v, err := strconv.ParseFloat(string(tok), bits)
+		if err != nil || t.DType == tensor.Float16 && floatToHalf(v)&0x7fff == 0x7c00 {
+			return fmt.Errorf("%s is out of the range of %s", tok, name)
+		}
+		if t.DType == tensor.Float16 {
+			v = halfToFloat(floatToHalf(v)) // what the model will compute in
+		}
+		t.Float = append(t.Float, v)
+	default:
+		if !isNumber(tok) {
+			return fmt.Errorf("%s is not a number; %s elements are whole numbers", tok, name)
+		}
+		if t.DType == tensor.Uint64 {
+			u, err := strconv.ParseUint(string(tok), 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s is not a whole number in the range of UINT64", tok)
+			}
+			t.Int = append(t.Int, int64(u)) // the bits; Datatype UINT64 reads them back unsigned
+			return nil
+		}
+		v, err := strconv.ParseInt(string(tok), 10, 64)
+		if err != nil || t.DType != tensor.Int64 && !t.DType.InRange(float64(v)) {
+			return fmt.Errorf("%s is not a whole number in the range of %s", tok, name)
+		}
+		t.Int = append(t.Int, v)
+	}
+	return nil
+}
+
+func isNumber(tok []byte) bool { return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9' }
+
+// kind names the JSON type of raw, for messages.
+func kind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func jsonErr(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}

@@ -1,0 +1,341 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// ModeInfer labels tensor-level calls (Infer) in metrics, beside sync and async
+// predictions.
+const ModeInfer Mode = "infer"
+
+// ErrInvalidTensor: a tensor of an Infer request does not fit what the model declares.
+// It is an input error (pipeline.ErrInvalidInput), so callers answer it as the client's
+// fault; a *TensorError says what is wrong.
+var ErrInvalidTensor = fmt.Errorf("%w: tensor does not fit the model", pipeline.ErrInvalidInput)
+
+// TensorProblem says what is wrong with a tensor of an Infer request.
+type TensorProblem int
+
+// The ways a request's tensors can miss the model's declaration.
+const (
+	UnknownInput TensorProblem = iota + 1
+	MissingInput
+	DuplicateInput
+	WrongDType
+	WrongShape
+	EmptyBatch
+	UnknownOutput
+	BatchMismatch
+)
+
+// TensorError describes a request tensor that does not fit the model, with both sides
+// of the mismatch so that a protocol layer can word it in its own type names.
+type TensorError struct {
+	Problem TensorProblem
+	// Name is the input or output at fault.
+	Name string
+	// DType and Shape are what the request sent; WantDType and WantShape what the model
+	// declares (-1: any size).
+	DType, WantDType tensor.DType
+	Shape, WantShape []int64
+	// Known are the model's input names (or output names, for UnknownOutput).
+	Known []string
+}
+
+func (e *TensorError) Error() string {
+	switch e.Problem {
+	case UnknownInput:
+		return fmt.Sprintf("the model has no input %q; its inputs are %s", e.Name, strings.Join(e.Known, ", "))
+	case MissingInput:
+		return fmt.Sprintf("input %q is missing; the model takes %s", e.Name, strings.Join(e.Known, ", "))
+	case DuplicateInput:
+		return fmt.Sprintf("input %q is sent twice", e.Name)
+	case WrongDType:
+		return fmt.Sprintf("input %q is %s; the model takes %s", e.Name, e.DType, e.WantDType)
+	case WrongShape:
+		return fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size, the batch dimension first)", e.Name, tensor.FormatShape(e.Shape), tensor.FormatShape(e.WantShape))
+	case EmptyBatch:
+		return fmt.Sprintf("input %q has shape %s: its batch dimension must be at least 1", e.Name, tensor.FormatShape(e.Shape))
+	case UnknownOutput:
+		return fmt.Sprintf("the model has no output %q; its outputs are %s", e.Name, strings.Join(e.Known, ", "))
+	case BatchMismatch:
+		return fmt.Sprintf("input %q has a batch dimension of %d; the other inputs have %d", e.Name, e.Shape[0], e.WantShape[0])
+	}
+	return fmt.Sprintf("input %q does not fit the model", e.Name)
+}
+
+func (e *TensorError) Unwrap() error { return ErrInvalidTensor }
+
+// Named is a named tensor whose Shape includes the batch dimension.
+type Named struct {
+	Name   string
+	Tensor *tensor.Tensor
+}
+
+// InferRequest is one tensor-level call: tensors in, the model's tensors out, without
+// the pipeline's JSON steps.
+type InferRequest struct {
+	// Model names the model; Version the version, or "" for the model's rule to choose.
+	Model, Version string
+	// Inputs are the model's inputs by name, batch dimension first. A model that declares
+	// no tensors (echo) takes any and answers with them.
+	Inputs []Named
+	// Outputs selects outputs by name, in this order; empty: all of them.
+	Outputs []string
+}
+
+// Inference is the result of an Infer call.
+type Inference struct {
+	Model, Version string
+	Outputs        []Named
+}
+
+// Infer routes the request to a version and runs its tensors through that version's
+// model. A model that declares its inputs gets each row of the batch as an item, so
+// concurrent requests to a batching version share one model call as /predict's do;
+// the rows' outputs are stacked back along the batch dimension. Errors wrap
+// ErrModelNotFound, ErrVersionNotFound, ErrLoading, ErrUnavailable, ErrInvalidTensor
+// (as a *TensorError) or pipeline.ErrExecution.
+func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, error) {
+	r.mu.RLock()
+	v, err := r.lookupLocked(req.Model, req.Version)
+	var inst *loaded
+	if err == nil {
+		if err = v.servable(); err == nil {
+			inst = v.cur
+			inst.inflight.Add(1) // under the read lock, so a swap cannot miss it
+		}
+	}
+	r.mu.RUnlock()
+	if err != nil {
+		if v != nil {
+			r.obs.Predicted(req.Model, v.version, ModeInfer, OutcomeUnavailable, 1)
+		}
+		return Inference{}, err
+	}
+	defer inst.inflight.Done()
+
+	rows := 1
+	outs, err := inst.infer(ctx, req, &rows)
+	outcome := OutcomeSuccess
+	switch {
+	case errors.Is(err, pipeline.ErrInvalidInput):
+		outcome = OutcomeInvalidInput
+	case err != nil:
+		outcome = OutcomeError
+	}
+	r.obs.Predicted(req.Model, v.version, ModeInfer, outcome, rows)
+	if pe := (*pipeline.PanicError)(nil); errors.As(err, &pe) {
+		r.log.Error("model panicked", "model", req.Model, "version", v.version, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	}
+	if err != nil {
+		return Inference{}, err
+	}
+	return Inference{Model: req.Model, Version: v.version, Outputs: outs}, nil
+}
+
+// Route names the version a request for name and version goes to, loaded or not.
+func (r *Registry) Route(name, version string) (string, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	v, err := r.lookupLocked(name, version)
+	if err != nil {
+		return "", err
+	}
+	return v.version, nil
+}
+
+// predict is the model stage of one call: the batcher when the version has one.
+func (l *loaded) predict(ctx context.Context, items []any) (out []any, err error) {
+	start := time.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
+		}
+		l.obs.Stage(l.name, l.version, pipeline.StageModel, time.Since(start))
+	}()
+	if l.batcher != nil {
+		out, err = l.batcher.Do(ctx, items)
+	} else {
+		l.obs.Batched(l.name, l.version, len(items))
+		out, err = l.p.Model.Predict(ctx, items)
+	}
+	if err == nil && len(out) != len(items) {
+		err = fmt.Errorf("%w: the model returned %d values for %d items", pipeline.ErrExecution, len(out), len(items))
+	}
+	if err != nil && !errors.Is(err, pipeline.ErrExecution) && ctx.Err() == nil {
+		err = fmt.Errorf("%w: model: %w", pipeline.ErrExecution, err)
+	}
+	return out, err
+}
+
+func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Named, error) {
+	ins, outs := l.p.Info.Inputs, l.p.Info.Outputs
+	if len(ins) == 0 {
+		return l.echo(ctx, req)
+	}
+	byName := make(map[string]*tensor.Tensor, len(req.Inputs))
+	names := tensorNames(ins)
+	for _, in := range req.Inputs {
+		if !slices.Contains(names, in.Name) {
+			return nil, &TensorError{Problem: UnknownInput, Name: in.Name, Known: names}
+		}
+		if byName[in.Name] != nil {
+			return nil, &TensorError{Problem: DuplicateInput, Name: in.Name}
+		}
+		byName[in.Name] = in.Tensor
+	}
+	n := int64(-1)
+	for _, want := range ins {
+		t := byName[want.Name]
+		if t == nil {
+			return nil, &TensorError{Problem: MissingInput, Name: want.Name, Known: names}
+		}
+		if string(t.DType) != want.DType {
+			return nil, &TensorError{Problem: WrongDType, Name: want.Name, DType: t.DType, WantDType: tensor.DType(want.DType)}
+		}
+		if !tensor.Compatible(want.Shape, t.Shape) || len(t.Shape) == 0 {
+			return nil, &TensorError{Problem: WrongShape, Name: want.Name, Shape: t.Shape, WantShape: want.Shape}
+		}
+		if t.Shape[0] < 1 {
+			return nil, &TensorError{Problem: EmptyBatch, Name: want.Name, Shape: t.Shape}
+		}
+		if n >= 0 && t.Shape[0] != n {
+			return nil, &TensorError{Problem: BatchMismatch, Name: want.Name, Shape: t.Shape, WantShape: []int64{n}}
+		}
+		n = t.Shape[0]
+	}
+	selected, err := selectOutputs(req.Outputs, tensorNames(outs))
+	if err != nil {
+		return nil, err
+	}
+	// inferd's models take one input (the ONNX backend refuses others at load), fed an
+	// item per row: the rows of a request and of concurrent ones stack in one Run.
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("%w: model %s %s declares %d inputs; tensor calls feed one", pipeline.ErrExecution, l.name, l.version, len(ins))
+	}
+	*rows = int(n)
+	items := splitRows(byName[ins[0].Name], int(n))
+	res, err := l.predict(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Named, 0, len(selected))
+	for _, name := range selected {
+		t, err := stackRows(res, name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: model %s %s: output %q: %v", pipeline.ErrExecution, l.name, l.version, name, err)
+		}
+		out = append(out, Named{Name: name, Tensor: t})
+	}
+	return out, nil
+}
+
+// echo runs a model that declares no tensors (echo): the request's inputs are one item,
+// and what the model returns is the answer.
+func (l *loaded) echo(ctx context.Context, req InferRequest) ([]Named, error) {
+	names := make([]string, len(req.Inputs))
+	for i, in := range req.Inputs {
+		if slices.Contains(names[:i], in.Name) {
+			return nil, &TensorError{Problem: DuplicateInput, Name: in.Name}
+		}
+		names[i] = in.Name
+	}
+	selected, err := selectOutputs(req.Outputs, names)
+	if err != nil {
+		return nil, err
+	}
+	res, err := l.predict(ctx, []any{slices.Clone(req.Inputs)})
+	if err != nil {
+		return nil, err
+	}
+	got, ok := res[0].([]Named)
+	if !ok {
+		return nil, fmt.Errorf("%w: model %s %s answered a %T to tensors", pipeline.ErrExecution, l.name, l.version, res[0])
+	}
+	out := make([]Named, 0, len(selected))
+	for _, name := range selected {
+		for _, t := range got {
+			if t.Name == name {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+func tensorNames(ts []pipeline.Tensor) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// selectOutputs checks the requested outputs against the model's; none asked: all.
+func selectOutputs(asked, known []string) ([]string, error) {
+	if len(asked) == 0 {
+		return known, nil
+	}
+	for _, name := range asked {
+		if !slices.Contains(known, name) {
+			return nil, &TensorError{Problem: UnknownOutput, Name: name, Known: known}
+		}
+	}
+	return asked, nil
+}
+
+// splitRows cuts t along its batch dimension into n items that share its values.
+func splitRows(t *tensor.Tensor, n int) []any {
+	row := t.Shape[1:]
+	size := int(tensor.Size(row))
+	items := make([]any, n)
+	for i := range items {
+		lo, hi := i*size, (i+1)*size
+		it := &tensor.Tensor{DType: t.DType, Shape: row}
+		switch {
+		case t.DType == tensor.Bytes:
+			it.Bytes = t.Bytes[lo:hi:hi]
+		case t.DType.IsFloat():
+			it.Float = t.Float[lo:hi:hi]
+		default:
+			it.Int = t.Int[lo:hi:hi]
+		}
+		items[i] = it
+	}
+	return items
+}
+
+// stackRows stacks output name of every row's tensor.Map along a new batch dimension.
+func stackRows(res []any, name string) (*tensor.Tensor, error) {
+	var out *tensor.Tensor
+	for i, r := range res {
+		m, ok := r.(tensor.Map)
+		if !ok {
+			return nil, fmt.Errorf("row %d is a %T, not tensors", i, r)
+		}
+		t := m[name]
+		if t == nil {
+			return nil, fmt.Errorf("row %d has no such output", i)
+		}
+		if out == nil {
+			out = &tensor.Tensor{DType: t.DType, Shape: append([]int64{int64(len(res))}, t.Shape...)}
+		} else if t.DType != out.DType || !slices.Equal(t.Shape, out.Shape[1:]) {
+			return nil, fmt.Errorf("row %d is %s %s, row 0 %s %s: rows of different shapes do not stack", i, t.DType, tensor.FormatShape(t.Shape), out.DType, tensor.FormatShape(out.Shape[1:]))
+		}
+		out.Float = append(out.Float, t.Float...)
+		out.Int = append(out.Int, t.Int...)
+		out.Bytes = append(out.Bytes, t.Bytes...)
+	}
+	return out, nil
+}

@@ -1,0 +1,443 @@
+package deploycheck
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/echo"
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/repository"
+)
+
+// manifests are the objects of deploy/kubernetes, by kind.
+type manifests struct {
+	deployments []*appsv1.Deployment
+	services    []*corev1.Service
+	configMaps  []*corev1.ConfigMap
+	pdbs        []*policyv1.PodDisruptionBudget
+}
+
+var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
+
+// decode decodes one YAML document strictly into the Kubernetes type of its kind: an
+// unknown or duplicated field, or a value of the wrong type, is an error.
+func decode(doc []byte) (any, error) {
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal(doc, &tm); err != nil {
+		return nil, err
+	}
+	var obj any
+	switch tm.APIVersion + " " + tm.Kind {
+	case "apps/v1 Deployment":
+		obj = &appsv1.Deployment{}
+	case "v1 Service":
+		obj = &corev1.Service{}
+	case "v1 ConfigMap":
+		obj = &corev1.ConfigMap{}
+	case "policy/v1 PodDisruptionBudget":
+		obj = &policyv1.PodDisruptionBudget{}
+	default:
+		return nil, fmt.Errorf("apiVersion %q kind %q: not a kind these manifests use", tm.APIVersion, tm.Kind)
+	}
+	if err := yaml.UnmarshalStrict(doc, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func readManifests(t *testing.T) manifests {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "deploy/kubernetes/*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in deploy/kubernetes: %v", err)
+	}
+	var m manifests
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, doc := range docSeparator.Split(string(b), -1) {
+			if strings.TrimSpace(regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(doc, "")) == "" {
+				continue
+			}
+			obj, err := decode([]byte(doc))
+			if err != nil {
+				t.Errorf("%s, document %d: %v", filepath.Base(file), i+1, err)
+				continue
+			}
+			switch o := obj.(type) {
+			case *appsv1.Deployment:
+				m.deployments = append(m.deployments, o)
+			case *corev1.Service:
+				m.services = append(m.services, o)
+			case *corev1.ConfigMap:
+				m.configMaps = append(m.configMaps, o)
+			case *policyv1.PodDisruptionBudget:
+				m.pdbs = append(m.pdbs, o)
+			}
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return m
+}
+
+func (m manifests) deployment(t *testing.T, name string) *appsv1.Deployment {
+	t.Helper()
+	for _, d := range m.deployments {
+		if d.Name == name {
+			return d
+		}
+	}
+	t.Fatalf("deploy/kubernetes has no Deployment %s", name)
+	return nil
+}
+
+func (m manifests) configMap(name string) *corev1.ConfigMap {
+	for _, c := range m.configMaps {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// TestKubernetesStrictDecoding shows the decoding is strict: a misspelt field, a
+// duplicated one and a wrong type each fail it.
+func TestKubernetesStrictDecoding(t *testing.T) {
+	for _, tt := range []struct{ name, doc string }{
+		{"misspelt field", "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replica: 2\n"},
+		{"duplicated field", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\n"},
+		{"wrong type", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  selector: all\n"},
+		{"unknown kind", "apiVersion: v1\nkind: Pod\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := decode([]byte(tt.doc)); err == nil {
+				t.Errorf("decoded without an error:\n%s", tt.doc)
+			}
+		})
+	}
+}
+
+// TestKubernetesManifests decodes deploy/kubernetes strictly with the Kubernetes API
+// types and checks what a cluster would only find out at run time: the probes, ports,
+// resources, settings, secrets and config maps of both Deployments, and what the
+// Service and the disruption budgets select.
+func TestKubernetesManifests(t *testing.T) {
+	m := readManifests(t)
+	img := readImage(t)
+	names := settingNames()
+
+	for _, tt := range []struct {
+		deployment, command, portVar string
+	}{
+		{"inferd", "", "PORT"},
+		{"inferd-worker", "inferd-worker", "WORKER_PORT"},
+	} {
+		t.Run(tt.deployment, func(t *testing.T) {
+			d := m.deployment(t, tt.deployment)
+			pod := d.Spec.Template.Spec
+			sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+			if err != nil || sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+				t.Errorf("the selector %v does not select the pod template's labels %v (%v)", d.Spec.Selector, d.Spec.Template.Labels, err)
+			}
+			if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
+				t.Errorf("replicas %v: want at least 2", d.Spec.Replicas)
+			}
+			if len(pod.Containers) != 1 {
+				t.Fatalf("%d containers, want 1", len(pod.Containers))
+			}
+			c := pod.Containers[0]
+			if got := strings.Join(c.Command, " "); got != tt.command {
+				t.Errorf("command %q, want %q (the image's entrypoint is inferd)", got, tt.command)
+			}
+
+			env := map[string]string{}
+			for _, e := range c.Env {
+				if !names[e.Name] {
+					t.Errorf("env %s is no setting of inferd (internal/config)", e.Name)
+				}
+				if _, dup := env[e.Name]; dup {
+					t.Errorf("env %s is set twice", e.Name)
+				}
+				env[e.Name] = e.Value
+				if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+					ref := e.ValueFrom.ConfigMapKeyRef
+					if cm := m.configMap(ref.Name); cm == nil || cm.Data[ref.Key] == "" {
+						t.Errorf("env %s names the key %s of ConfigMap %s, which these manifests do not hold", e.Name, ref.Key, ref.Name)
+					}
+				}
+			}
+			setting := func(name string) string {
+				if v, ok := env[name]; ok {
+					return v
+				}
+				if v, ok := img.env[name]; ok {
+					return v
+				}
+				return settingDefault(t, name)
+			}
+
+			// Probes: /health for liveness (and start-up), /ready for readiness, on the
+			// port the process listens on.
+			port, err := strconv.Atoi(setting(tt.portVar))
+			if err != nil {
+				t.Fatalf("%s: %v", tt.portVar, err)
+			}
+			probes := []struct {
+				name, path string
+				probe      *corev1.Probe
+			}{
+				{"livenessProbe", "/health", c.LivenessProbe},
+				{"readinessProbe", "/ready", c.ReadinessProbe},
+				{"startupProbe", "/health", c.StartupProbe},
+			}
+			for _, p := range probes {
+				if p.probe == nil || p.probe.HTTPGet == nil {
+					t.Errorf("%s: want an HTTP GET of %s", p.name, p.path)
+					continue
+				}
+				if p.probe.HTTPGet.Path != p.path {
+					t.Errorf("%s: GET %s, want %s", p.name, p.probe.HTTPGet.Path, p.path)
+				}
+				if got := containerPort(c, p.probe.HTTPGet.Port.String()); got != port {
+					t.Errorf("%s: port %s is container port %d; %s is %d", p.name, p.probe.HTTPGet.Port.String(), got, tt.portVar, port)
+				}
+			}
+
+			// Resources: requests and limits of CPU and memory, requests within limits.
+			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				req, okReq := c.Resources.Requests[r]
+				lim, okLim := c.Resources.Limits[r]
+				if !okReq || !okLim || req.Sign() <= 0 || req.Cmp(lim) > 0 {
+					t.Errorf("resources %s: requests %v, limits %v: want both, requests no more than limits", r, req.String(), lim.String())
+				}
+			}
+
+			// The keys come from a Secret through API_KEYS_FILE, never inline.
+			if _, inline := env["API_KEYS"]; inline {
+				t.Error("API_KEYS is set inline: take the keys from a Secret through API_KEYS_FILE")
+			}
+			if file := env["API_KEYS_FILE"]; file == "" {
+				t.Error("API_KEYS_FILE is not set")
+			} else if err := fromSecret(pod, c, file); err != nil {
+				t.Errorf("API_KEYS_FILE=%s: %v", file, err)
+			}
+
+			// Every mount has its volume; a ConfigMap volume names a ConfigMap of these
+			// manifests, and a subPath one of its keys.
+			for _, vm := range c.VolumeMounts {
+				v := volume(pod, vm.Name)
+				switch {
+				case v == nil:
+					t.Errorf("volume mount %s: no volume of that name", vm.Name)
+				case v.ConfigMap != nil:
+					cm := m.configMap(v.ConfigMap.Name)
+					if cm == nil {
+						t.Errorf("volume %s: no ConfigMap %s in deploy/kubernetes", v.Name, v.ConfigMap.Name)
+					} else if _, ok := cm.Data[vm.SubPath]; vm.SubPath != "" && !ok {
+						t.Errorf("volume mount %s: ConfigMap %s has no key %s", vm.Name, cm.Name, vm.SubPath)
+					}
+				}
+			}
+
+			// Non-root, as the image's user.
+			uid, _, _ := strings.Cut(img.user, ":")
+			if sc := pod.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || strconv.FormatInt(*sc.RunAsUser, 10) != uid {
+				t.Errorf("the pod's securityContext must say runAsNonRoot and runAsUser %s (the image's USER)", uid)
+			}
+
+			// Kubernetes must not kill the process before SHUTDOWN_TIMEOUT has run out.
+			shutdown, err := time.ParseDuration(setting("SHUTDOWN_TIMEOUT"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pod.TerminationGracePeriodSeconds == nil || time.Duration(*pod.TerminationGracePeriodSeconds)*time.Second <= shutdown {
+				t.Errorf("terminationGracePeriodSeconds %v: want more than SHUTDOWN_TIMEOUT (%v)", pod.TerminationGracePeriodSeconds, shutdown)
+			}
+		})
+	}
+
+	server := m.deployment(t, "inferd")
+	worker := m.deployment(t, "inferd-worker")
+	selects := func(sel *metav1.LabelSelector, d *appsv1.Deployment) bool {
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		return err == nil && !s.Empty() && s.Matches(labels.Set(d.Spec.Template.Labels))
+	}
+
+	t.Run("Service", func(t *testing.T) {
+		if len(m.services) != 1 {
+			t.Fatalf("%d Services, want 1 (the servers')", len(m.services))
+		}
+		svc := m.services[0]
+		sel := &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}
+		if !selects(sel, server) || selects(sel, worker) {
+			t.Errorf("the selector %v must select the servers' pods and not the workers'", svc.Spec.Selector)
+		}
+		for _, p := range svc.Spec.Ports {
+			if containerPort(server.Spec.Template.Spec.Containers[0], p.TargetPort.String()) == 0 {
+				t.Errorf("port %s: targetPort %s is no port of the server container", p.Name, p.TargetPort.String())
+			}
+		}
+	})
+
+	t.Run("PodDisruptionBudget", func(t *testing.T) {
+		for _, d := range []*appsv1.Deployment{server, worker} {
+			var budgets []string
+			for _, p := range m.pdbs {
+				if selects(p.Spec.Selector, d) {
+					budgets = append(budgets, p.Name)
+					if p.Spec.MinAvailable != nil && p.Spec.MinAvailable.IntValue() >= int(*d.Spec.Replicas) {
+						t.Errorf("%s: minAvailable %s leaves no pod of %s to evict", p.Name, p.Spec.MinAvailable.String(), d.Name)
+					}
+				}
+			}
+			if len(budgets) != 1 {
+				t.Errorf("Deployment %s is covered by %d PodDisruptionBudgets %v, want 1", d.Name, len(budgets), budgets)
+			}
+		}
+	})
+
+	// The routing rules mounted from the ConfigMap are read by the model repository
+	// code itself, over a copy of models/'s configuration.
+	t.Run("routing", func(t *testing.T) {
+		modelsDir := img.env["MODELS_DIR"]
+		dir := copyModelConfigs(t)
+		c := server.Spec.Template.Spec.Containers[0]
+		mounted := 0
+		for _, vm := range c.VolumeMounts {
+			v := volume(server.Spec.Template.Spec, vm.Name)
+			rel, err := filepath.Rel(modelsDir, vm.MountPath)
+			if v == nil || v.ConfigMap == nil || err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			if path.Base(vm.MountPath) != repository.RoutingFile || vm.SubPath == "" {
+				t.Errorf("%s: a ConfigMap mounted into MODELS_DIR must be one key mounted as <model>/%s", vm.MountPath, repository.RoutingFile)
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, filepath.Dir(rel))); err != nil {
+				t.Errorf("%s: models/ has no model %s", vm.MountPath, filepath.Dir(rel))
+				continue
+			}
+			data := m.configMap(v.ConfigMap.Name).Data[vm.SubPath]
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mounted++
+		}
+		if mounted == 0 {
+			t.Fatal("the server mounts no routing.yaml from a ConfigMap")
+		}
+		if !reflect.DeepEqual(c.VolumeMounts, worker.Spec.Template.Spec.Containers[0].VolumeMounts) {
+			t.Error("the worker's volume mounts differ from the server's: both must read the same model repository")
+		}
+		src := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{onnx.NewBackend(onnx.New(onnx.Options{})), echo.Backend{}}})
+		specs, err := src.Models(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range specs {
+			for _, v := range s.Versions {
+				if v.Err != nil {
+					t.Errorf("%s %s: %v", s.Name, v.Version, v.Err)
+				}
+			}
+		}
+	})
+}
+
+// containerPort resolves a probe's or a Service's port, a number or a name, to the
+// container's port number; 0 when the container has no such port.
+func containerPort(c corev1.Container, port string) int {
+	for _, p := range c.Ports {
+		if p.Name == port || strconv.Itoa(int(p.ContainerPort)) == port {
+			return int(p.ContainerPort)
+		}
+	}
+	return 0
+}
+
+func volume(pod corev1.PodSpec, name string) *corev1.Volume {
+	for i := range pod.Volumes {
+		if pod.Volumes[i].Name == name {
+			return &pod.Volumes[i]
+		}
+	}
+	return nil
+}
+
+// fromSecret reports whether file is a file of a Secret volume mounted into c.
+func fromSecret(pod corev1.PodSpec, c corev1.Container, file string) error {
+	for _, vm := range c.VolumeMounts {
+		rel, err := filepath.Rel(vm.MountPath, file)
+		if err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+			continue
+		}
+		v := volume(pod, vm.Name)
+		if v == nil || v.Secret == nil {
+			return fmt.Errorf("the volume mounted at %s is not a Secret", vm.MountPath)
+		}
+		if vm.SubPath != "" {
+			return fmt.Errorf("mount the Secret as a directory, not by subPath, so that a rotated key reaches the pod")
+		}
+		if len(v.Secret.Items) == 0 {
+			return nil // every key is a file
+		}
+		for _, it := range v.Secret.Items {
+			if it.Path == rel {
+				return nil
+			}
+		}
+		return fmt.Errorf("Secret %s's items put no file at %s", v.Secret.SecretName, rel)
+	}
+	return fmt.Errorf("no volume is mounted where the file is")
+}
+
+// copyModelConfigs copies models/ without its artifacts (model.yaml and routing.yaml
+// files only) into a temporary directory: enough to list the repository.
+func copyModelConfigs(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join(root, "models")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !strings.HasSuffix(p, ".yaml") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
