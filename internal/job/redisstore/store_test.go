@@ -123,10 +123,10 @@ func TestUpdateFrom(t *testing.T) {
 	tests := []struct {
 		name string
 		// meddle, when set, changes the stored record after the caller took prev.
-		meddle     func(*job.Record) error
-		to         job.Status
-		wantTrips  int64
-		wantErr    string // kept from another writer's change
+		meddle    func(*job.Record) error
+		to        job.Status
+		wantTrips int64
+		wantErr   string // kept from another writer's change
 		// wantTTL is the expiry the record must have after the write: the store's TTL
 		// once the job finished, its MaxAge from creation until then.
 		wantTTL time.Duration
