@@ -112,37 +112,14 @@ type Inference struct {
 // ErrModelNotFound, ErrVersionNotFound, ErrLoading, ErrUnavailable, ErrInvalidTensor
 // (as a *TensorError) or pipeline.ErrExecution.
 func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, error) {
-	r.mu.RLock()
-	v, err := r.lookupLocked(req.Model, req.Version)
-	var inst *loaded
-	if err == nil {
-		if err = v.servable(); err == nil {
-			inst = v.cur
-			inst.inflight.Add(1) // under the read lock, so a swap cannot miss it
-		}
-	}
-	r.mu.RUnlock()
+	v, inst, done, err := r.hold(req.Model, req.Version, ModeInfer, 1)
 	if err != nil {
-		if v != nil {
-			r.obs.Predicted(req.Model, v.version, ModeInfer, OutcomeUnavailable, 1)
-		}
 		return Inference{}, err
 	}
-	defer inst.inflight.Done()
-
+	defer done()
 	rows := 1
 	outs, err := inst.infer(ctx, req, &rows)
-	outcome := OutcomeSuccess
-	switch {
-	case errors.Is(err, pipeline.ErrInvalidInput):
-		outcome = OutcomeInvalidInput
-	case err != nil:
-		outcome = OutcomeError
-	}
-	r.obs.Predicted(req.Model, v.version, ModeInfer, outcome, rows)
-	if pe := (*pipeline.PanicError)(nil); errors.As(err, &pe) {
-		r.log.Error("model panicked", "model", req.Model, "version", v.version, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-	}
+	r.settle(req.Model, v, ModeInfer, rows, err)
 	if err != nil {
 		return Inference{}, err
 	}

@@ -46,29 +46,51 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	if req.Mode == "" {
 		req.Mode = ModeSync
 	}
+	v, inst, done, err := r.hold(req.Model, req.Version, req.Mode, len(req.Items))
+	if err != nil {
+		return Prediction{}, err
+	}
+	defer done()
+	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
+	results, err := inst.run(ctx, req.Items, observe)
+	r.settle(req.Model, v, req.Mode, len(req.Items), err)
+	if err != nil {
+		return Prediction{}, err
+	}
+	return Prediction{Model: req.Model, Version: v.version, Results: results}, nil
+}
+
+// hold routes model and ver to a servable version and holds its current instance for
+// one request, counted in flight under the read lock so that a swap cannot miss it;
+// done gives the instance back and records the request's latency. A request that
+// finds the version unservable is counted unavailable.
+func (r *Registry) hold(model, ver string, mode Mode, n int) (v *version, inst *loaded, done func(), err error) {
 	r.mu.RLock()
-	v, err := r.lookupLocked(req.Model, req.Version)
-	var inst *loaded
+	v, err = r.lookupLocked(model, ver)
 	if err == nil {
 		if err = v.servable(); err == nil {
 			inst = v.cur
-			inst.inflight.Add(1) // under the read lock, so a swap cannot miss it
+			inst.inflight.Add(1)
 		}
 	}
 	r.mu.RUnlock()
 	if err != nil {
 		if v != nil {
-			r.obs.Predicted(req.Model, v.version, req.Mode, OutcomeUnavailable, len(req.Items))
+			r.obs.Predicted(model, v.version, mode, OutcomeUnavailable, n)
 		}
-		return Prediction{}, err
+		return nil, nil, nil, err
 	}
-	defer inst.inflight.Done()
 	start := time.Now()
 	v.obs.Begin()
-	defer func() { v.obs.End(time.Since(start)) }()
+	return v, inst, func() {
+		v.obs.End(time.Since(start))
+		inst.inflight.Done()
+	}, nil
+}
 
-	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
-	results, err := inst.run(ctx, req.Items, observe)
+// settle counts the outcome of a held request of n items, and logs a panic of the
+// version's code with its stack.
+func (r *Registry) settle(model string, v *version, mode Mode, n int, err error) {
 	outcome := OutcomeSuccess
 	switch {
 	case errors.Is(err, pipeline.ErrInvalidInput):
@@ -76,12 +98,8 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	case err != nil:
 		outcome = OutcomeError
 	}
-	r.obs.Predicted(req.Model, v.version, req.Mode, outcome, len(req.Items))
+	r.obs.Predicted(model, v.version, mode, outcome, n)
 	if pe := (*pipeline.PanicError)(nil); errors.As(err, &pe) {
-		r.log.Error("pipeline panicked", "model", req.Model, "version", v.version, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		r.log.Error("pipeline panicked", "model", model, "version", v.version, "mode", string(mode), "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 	}
-	if err != nil {
-		return Prediction{}, err
-	}
-	return Prediction{Model: req.Model, Version: v.version, Results: results}, nil
 }
