@@ -13,7 +13,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -110,7 +110,7 @@ run: build onnxruntime
 ## live in the tools module)
 test: onnxruntime
 	$(GO) test -race -count=1 ./...
-	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/...
+	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/... ./monitoring/...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
@@ -136,8 +136,27 @@ bench-http: build onnxruntime
 lint:
 	$(GO) vet ./...
 	$(TOOLS) staticcheck ./...
-	cd tools && $(TOOLSENV) $(GO) vet ./benchhttp/... ./deploycheck/... && $(TOOLSENV) $(GO) tool staticcheck ./benchhttp/... ./deploycheck/...
+	cd tools && $(TOOLSENV) $(GO) vet ./benchhttp/... ./deploycheck/... ./monitoring/... && $(TOOLSENV) $(GO) tool staticcheck ./benchhttp/... ./deploycheck/... ./monitoring/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+
+## check-rules: promtool check rules and promtool test rules (the unit tests beside
+## them) on the alert rules in deploy/prometheus/ (Debian package prometheus)
+check-rules:
+	@command -v promtool >/dev/null 2>&1 || { echo "check-rules: promtool is missing (Debian package prometheus)"; exit 1; }
+	promtool check rules deploy/prometheus/rules.yaml
+	cd deploy/prometheus && promtool test rules rules_test.yaml
+	@echo "check-rules: deploy/prometheus/rules.yaml passes promtool check rules and its unit tests"
+
+## check-metrics: promtool check metrics on the /metrics of a live server and worker
+## (queue mode, the example models) after some traffic (tools/monitoring)
+check-metrics: onnxruntime
+	cd tools && CI=$${CI:-true} $(GO) test -count=1 -v -run '^TestPromtoolCheckMetrics$$' ./monitoring/
+
+## check-dashboard: every query of the Grafana dashboard and the alert rules parses with
+## the Prometheus parser and names metrics a live server or worker exports, and a real
+## Prometheus scraping them under load returns data for every panel (tools/monitoring)
+check-dashboard: onnxruntime
+	cd tools && CI=$${CI:-true} $(GO) test -count=1 -v -run '^(TestEveryExpressionParses|TestMetricNamesRejects|TestDashboardAgainstPrometheus)$$' ./monitoring/
 
 ## onnxruntime: install the ONNX Runtime shared library into .onnxruntime/ when missing
 onnxruntime:

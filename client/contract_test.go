@@ -42,6 +42,16 @@ var methods = map[string]string{
 	"pprofThreadCreate": "Profile",
 	"pprofCmdline":      "Cmdline",
 	"pprofSymbol":       "Symbols",
+
+	"oipServerMetadata":       "OIPServerMetadata",
+	"oipServerLive":           "OIPLive",
+	"oipServerReady":          "OIPReady",
+	"oipModelMetadata":        "OIPModelMetadata",
+	"oipModelVersionMetadata": "OIPModelMetadata",
+	"oipModelReady":           "OIPModelReady",
+	"oipModelVersionReady":    "OIPModelReady",
+	"oipInfer":                "OIPInfer",
+	"oipInferVersion":         "OIPInfer",
 }
 
 // TestEveryOperationHasAMethod keeps the SDK complete as the contract grows.

@@ -65,6 +65,10 @@ func newError(resp *http.Response, body []byte) *Error {
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After")),
 		body:       body,
 	}
+	if oipError(body, e) { // the /v2 operations answer in the protocol's shape
+		e.Title = http.StatusText(resp.StatusCode)
+		return e
+	}
 	var p Problem
 	if isProblem(resp.Header.Get("Content-Type"), body, &p) {
 		e.Code, e.Title, e.Detail, e.Type = p.Code, p.Title, p.Detail, p.Type

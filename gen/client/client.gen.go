@@ -824,16 +824,21 @@ type ProcessMemory struct {
 
 // Readiness Readiness of the whole service.
 type Readiness struct {
-	// Status ready once every pipeline has finished loading, loading before, stopping from
-	// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+	// Failed The versions that failed to load, with the reason (paths relative to the model repository); empty when none did. With strict readiness, a non-empty list on a 503 means loading has finished and only a reload (or a fixed rollout) makes the server ready.
+	Failed []FailedModel `json:"failed"`
+
+	// Status ready once every pipeline has loaded; loading before, and while a version that
+	// failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
+	// on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
 	//
 	//
 	// Example: ready
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus ready once every pipeline has finished loading, loading before, stopping from
-// SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+// ReadinessStatus ready once every pipeline has loaded; loading before, and while a version that
+// failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
+// on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
 //
 // Example: ready
 type ReadinessStatus string
@@ -1494,8 +1499,12 @@ type ClientInterface interface {
 
 	// Ready Readiness
 	//
-	// 200 `ready` once every pipeline has finished loading; 503 `loading` while any is
-	// still loading. For readiness probes.
+	// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
+	// that failed to load holds readiness back too (strict readiness, as Triton's): the
+	// answer stays 503 `loading`, and `failed` names each such version and why, until a
+	// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
+	// readiness back: 200 `ready` once the others have loaded, still listing it in
+	// `failed`. For readiness probes.
 	//
 	// Corresponds with GET /ready (the `Ready` operationId).
 	Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2242,8 +2251,12 @@ func (c *Client) PredictBatch(ctx context.Context, body PredictBatchJSONRequestB
 
 // Ready Readiness
 //
-// 200 `ready` once every pipeline has finished loading; 503 `loading` while any is
-// still loading. For readiness probes.
+// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
+// that failed to load holds readiness back too (strict readiness, as Triton's): the
+// answer stays 503 `loading`, and `failed` names each such version and why, until a
+// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
+// readiness back: 200 `ready` once the others have loaded, still listing it in
+// `failed`. For readiness probes.
 //
 // Corresponds with GET /ready (the `Ready` operationId).
 func (c *Client) Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4374,8 +4387,12 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyWithResponse Readiness
 	//
-	// 200 `ready` once every pipeline has finished loading; 503 `loading` while any is
-	// still loading. For readiness probes.
+	// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
+	// that failed to load holds readiness back too (strict readiness, as Triton's): the
+	// answer stays 503 `loading`, and `failed` names each such version and why, until a
+	// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
+	// readiness back: 200 `ready` once the others have loaded, still listing it in
+	// `failed`. For readiness probes.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8363,8 +8380,12 @@ func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, body
 
 // ReadyWithResponse Readiness
 //
-// 200 `ready` once every pipeline has finished loading; 503 `loading` while any is
-// still loading. For readiness probes.
+// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
+// that failed to load holds readiness back too (strict readiness, as Triton's): the
+// answer stays 503 `loading`, and `failed` names each such version and why, until a
+// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
+// readiness back: 200 `ready` once the others have loaded, still listing it in
+// `failed`. For readiness probes.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -64,6 +64,7 @@ func Run(ctx context.Context, opts Options) error {
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui,
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
+		ReadyAllowFailed: cfg.ReadyAllowFailed,
 	})
 	if err != nil {
 		return abort(err)

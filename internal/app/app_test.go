@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ import (
 // started is a server run by app.Run in this process.
 type started struct {
 	c    *apitest.Client
+	url  string
 	done chan error
 }
 
@@ -52,18 +54,20 @@ func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 			t.Error("the server did not stop")
 		}
 	})
-	s.c = apitest.New(t, "http://"+ln.Addr().String())
+	s.url = "http://" + ln.Addr().String()
+	s.c = apitest.New(t, s.url)
 	if !wantReady {
 		return s
 	}
 	deadline := time.Now().Add(30 * time.Second)
+	var last *apitest.Response
 	for time.Now().Before(deadline) {
-		if s.c.Get("/ready", "").Status == http.StatusOK {
+		if last = s.c.Get("/ready", ""); last.Status == http.StatusOK {
 			return s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("not ready after 30 s")
+	t.Fatalf("not ready after 30 s: %s", last.Body)
 	return nil
 }
 
@@ -101,9 +105,9 @@ func copyDir(t *testing.T, src, dst string) {
 }
 
 // TestBrokenVersionAmongGoodOnes: a version whose steps do not fit its model fails to
-// load; the others serve, the broken one is visible with its error, and /ready says
-// ready once nothing is loading (the documented choice: a failed version does not hold
-// readiness back, since it never will load by itself).
+// load; the others serve, the broken one is visible with its error, and /ready stays
+// 503, naming it, once the load has finished (strict readiness: a bad rollout takes no
+// traffic), unless READY_ALLOW_FAILED=true.
 func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, repoModels(t), dir)
@@ -115,8 +119,9 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(broken, "model.onnx"), art, 0o644)
 	_ = os.WriteFile(filepath.Join(broken, "model.yaml"), []byte("backend: onnx\nartifact: model.onnx\npreprocess:\n  - to_tensor: {dtype: float32, shape: [3]}\n"), 0o644)
 
-	s := startApp(t, map[string]string{"MODELS_DIR": dir}, true)
+	s := startApp(t, map[string]string{"MODELS_DIR": dir}, false)
 	c := s.c
+	checkFailedReadiness(t, c, dir)
 	if resp := c.Post("/predict", "dev-key", `{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`); resp.Status != http.StatusOK {
 		t.Errorf("a good version must serve: %d %s", resp.Status, resp.Body)
 	}
@@ -212,5 +217,72 @@ func TestBuiltinNamesReserved(t *testing.T) {
 				t.Fatalf("Run = %v, want ErrReservedName ending in %q", err, want)
 			}
 		})
+	}
+}
+
+// checkFailedReadiness waits for the load to finish (all 7 versions loaded or failed)
+// and checks that /ready is 503 naming iris v3 with a path relative to the repository
+// dir.
+func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var loaded struct{ Models, Failed []struct{ Name string } }
+		c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
+		if len(loaded.Models)+len(loaded.Failed) == 7 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still loading after 30 s: %+v", loaded)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var got struct {
+		Status string
+		Failed []struct{ Name, Version, Error string }
+	}
+	resp := c.Get("/ready", "")
+	resp.JSON(t, &got)
+	if resp.Status != http.StatusServiceUnavailable || got.Status != "loading" {
+		t.Fatalf("/ready after the load = %d %s, want 503 loading", resp.Status, resp.Body)
+	}
+	if strings.Contains(string(resp.Body), dir) {
+		t.Errorf("/ready shows the repository's absolute path: %s", resp.Body)
+	}
+	if len(got.Failed) != 1 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v3" ||
+		!strings.HasPrefix(got.Failed[0].Error, "iris/v3/model.yaml: ") || !strings.Contains(got.Failed[0].Error, "to_tensor.shape") {
+		t.Errorf("/ready failed = %+v", got.Failed)
+	}
+}
+
+// With READY_ALLOW_FAILED=true a failed version does not hold /ready back; the metrics
+// show it failed, and which build and ONNX Runtime run.
+func TestReadyAllowFailedAndBuildInfo(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, repoModels(t), dir)
+	_ = os.WriteFile(filepath.Join(dir, "iris", "v2", "model.yaml"), []byte("backend: onnx\nartifact: missing.onnx\n"), 0o644)
+	s := startApp(t, map[string]string{"MODELS_DIR": dir, "READY_ALLOW_FAILED": "true"}, true)
+	var got struct {
+		Status string
+		Failed []struct{ Name, Version string }
+	}
+	s.c.Get("/ready", "").JSON(t, &got)
+	if got.Status != "ready" || len(got.Failed) != 1 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v2" {
+		t.Errorf("/ready = %+v", got)
+	}
+	body := string(s.c.Get("/metrics", "").Body)
+	for _, want := range []string{
+		`inferd_model_state{model="iris",state="failed",version="v2"} 1`,
+		`inferd_model_state{model="iris",state="ready",version="v1"} 1`,
+		`inferd_model_load_failures_total{model="iris",version="v2"} 1`,
+		`goversion="` + runtime.Version() + `"`,
+		`onnxruntime_version="1.`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+	if !strings.Contains(body, "inferd_build_info{") {
+		t.Error("/metrics has no inferd_build_info")
 	}
 }

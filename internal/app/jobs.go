@@ -60,6 +60,7 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
+	m.ObserveWorkers(func() int { return 1 })
 	return &jobs{svc: &job.Service{Store: store, Runner: runner}, shutdown: runner.Shutdown}
 }
 
@@ -73,13 +74,19 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	}
 	runner := queue.NewRunner(rc, queue.TaskOptions{})
 	insp := runner.Inspector()
-	if err := prom.Register(asynqmetrics.NewQueueMetricsCollector(insp)); err != nil {
+	// Two of asynq's gauges are named like counters; promtool rejects that.
+	queueMetrics := metrics.Renamed(asynqmetrics.NewQueueMetricsCollector(insp), map[string]string{
+		"asynq_tasks_enqueued_total": "asynq_tasks_enqueued",
+		"asynq_queue_paused_total":   "asynq_queue_paused",
+	})
+	if err := prom.Register(queueMetrics); err != nil {
 		_ = rc.Close()
 		return nil, fmt.Errorf("registering queue metrics: %w", err)
 	}
 	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
-	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.Asynq})
+	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
+	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
@@ -90,8 +97,12 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	regCtx, stopRegistering := context.WithCancel(context.Background())
 	registered := make(chan struct{})
 	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
+	svc := &job.Service{Store: store, Runner: runner}
+	if cfg.QueueMinReplicas > 0 {
+		svc.Replicas = redisstore.NewReplicas(rc, cfg.QueueMinReplicas, cfg.QueueReplicaTimeout)
+	}
 	return &jobs{
-		svc:   &job.Service{Store: store, Runner: runner},
+		svc:   svc,
 		ui:    ui,
 		limit: limit,
 		shutdown: func(context.Context) error {
@@ -113,7 +124,7 @@ func redisClient(cfg config.Config, log *slog.Logger) (*redis.Client, queue.Conn
 	// go-redis logs through a process-wide logger; without this its reconnect noise
 	// bypasses the structured log.
 	redis.SetLogger(redisLogger{log.With("component", "redis")})
-	return redis.NewClient(conn.Redis), conn, nil
+	return conn.NewClient(), conn, nil
 }
 
 type redisLogger struct{ log *slog.Logger }
@@ -130,5 +141,23 @@ func queueCount(insp *asynq.Inspector, name string, f func(*asynq.QueueInfo) int
 			return 0
 		}
 		return f(q)
+	}
+}
+
+// queueWorkers counts at scrape time the worker processes (asynq servers with a live
+// heartbeat) that take jobs from queue; 0 while Redis is away.
+func queueWorkers(insp *asynq.Inspector, queue string) func() int {
+	return func() int {
+		servers, err := insp.Servers()
+		if err != nil {
+			return 0
+		}
+		n := 0
+		for _, s := range servers {
+			if _, ok := s.Queues[queue]; ok && s.Status != "closed" {
+				n++
+			}
+		}
+		return n
 	}
 }

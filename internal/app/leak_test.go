@@ -25,7 +25,8 @@ func TestLoadErrorsKeepServerPaths(t *testing.T) {
 	}
 	write("iris/v3/model.yaml", "backend: onnx\nartifact: model.onnx\n") // no model.onnx
 	write("broken/v1/model.yaml", "backend: echo\npreprocess: [nope]\n")
-	s := startApp(t, map[string]string{"MODELS_DIR": dir}, true)
+	// Ready (with strict readiness off) once loading has finished, failures included.
+	s := startApp(t, map[string]string{"MODELS_DIR": dir, "READY_ALLOW_FAILED": "true"}, true)
 	c := s.c
 
 	for _, tc := range []struct {

@@ -45,7 +45,9 @@ func oipRepo(t *testing.T) string {
 
 func startOIP(t *testing.T, extra map[string]string) *started {
 	t.Helper()
-	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys}
+	// READY_ALLOW_FAILED: the broken version must not hold readiness back where /ready
+	// waits for failed versions.
+	env := map[string]string{"MODELS_DIR": oipRepo(t), "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}
 	for k, v := range extra {
 		env[k] = v
 	}
@@ -99,11 +101,22 @@ func softmax(x []float64) []float64 {
 	return out
 }
 
-// TestOIPEndpoints: every endpoint of the protocol answers as its description says:
+// TestOIP runs the protocol's checks below on one server of the example repository
+// (plus a version that fails to load), MAX_REQUEST_BYTES at 64 KiB.
+func TestOIP(t *testing.T) {
+	s := startOIP(t, map[string]string{"MAX_REQUEST_BYTES": "65536"})
+	for _, tt := range []struct {
+		name string
+		run  func(*testing.T, *started)
+	}{{"endpoints", oipEndpoints}, {"iris", oipInferIris}, {"binary", oipBinary}, {"errors", oipErrors}, {"Go SDK", oipGoSDK}} {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, s) })
+	}
+}
+
+// oipEndpoints: every endpoint of the protocol answers as its description says:
 // server metadata with its extensions, liveness and readiness without a key, model
 // metadata with -1 for the batch dimension, model readiness with and without a version.
-func TestOIPEndpoints(t *testing.T) {
-	s := startOIP(t, nil)
+func oipEndpoints(t *testing.T, s *started) {
 	tests := []struct {
 		path   string
 		key    string
@@ -113,7 +126,9 @@ func TestOIPEndpoints(t *testing.T) {
 		{"/v2", "k-read", 200, []string{`"name":"inferd"`, `"extensions":["binary_tensor_data"]`}},
 		{"/v2/health/live", "", 200, []string{`{"live":true}`}},
 		{"/v2/health/ready", "", 200, []string{`{"ready":true}`}},
-		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`, `"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
+		// Routed 90/10 to v1 and v2, whose outputs differ; their input is the same.
+		{"/v2/models/iris", "k-read", 200, []string{`"name":"iris"`, `"versions":["v1","v2"]`, `"platform":"onnxruntime_onnx"`, `"inputs":[{"datatype":"FP32","name":"input","shape":[-1,4]}]`}},
+		{"/v2/models/iris/versions/v1", "k-read", 200, []string{`"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`}},
 		{"/v2/models/iris/versions/v2", "k-read", 200, []string{`"name":"iris"`, `"shape":[-1,4]`}},
 		{"/v2/models/digits/versions/v1", "k-read", 200, []string{`"inputs":[{"datatype":"FP32","name":"input","shape":[-1,64]}]`}},
 		{"/v2/models/echo/versions/v1", "k-read", 200, []string{`"platform":"echo"`, `"inputs":[]`}},
@@ -137,12 +152,11 @@ func TestOIPEndpoints(t *testing.T) {
 	}
 }
 
-// TestOIPInferIris: the logits of iris v1 through /v2 are the model's own: their
+// oipInferIris: the logits of iris v1 through /v2 are the model's own: their
 // softmax is what /predict answers (rounded there to 4 decimals) for the same flower;
 // a [2,4] batch gets [2,3]; the request id comes back; without a version the routing
 // rule picks one and model_version names it.
-func TestOIPInferIris(t *testing.T) {
-	s := startOIP(t, nil)
+func oipInferIris(t *testing.T, s *started) {
 	pred := s.c.Post("/predict", "k-all", `{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)
 	var p struct {
 		Result []struct {
@@ -191,7 +205,7 @@ func TestOIPInferIris(t *testing.T) {
 	})
 	t.Run("routed", func(t *testing.T) {
 		resp := oipPost(s, "/v2/models/iris/infer", "k-all",
-			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}],"outputs":[{"name":"logits"}]}`)
+			`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}]}`)
 		var r oipResponse
 		resp.JSON(t, &r)
 		if resp.Status != 200 || r.ModelVersion != "v1" && r.ModelVersion != "v2" {
@@ -328,11 +342,10 @@ func splitBinary(t *testing.T, resp *apitest.Response) (oipResponse, []byte) {
 	return r, resp.Body[n:]
 }
 
-// TestOIPBinary: the binary data extension both ways. FP32 and BYTES tensors sent as
+// oipBinary: the binary data extension both ways. FP32 and BYTES tensors sent as
 // raw bytes come back from echo byte for byte when asked for as binary (per output, or
 // all with binary_data_output), and as JSON otherwise; iris takes a binary input too.
-func TestOIPBinary(t *testing.T) {
-	s := startOIP(t, nil)
+func oipBinary(t *testing.T, s *started) {
 	f := fp32(1.5, -2.25, 3.4028235e38, 1e-45)
 	bs := byteElems("hello", "", "wörld\x00\xff")
 	header := fmt.Sprintf(`{"inputs":[{"name":"f","shape":[2,2],"datatype":"FP32","parameters":{"binary_data_size":%d}},`+
@@ -368,13 +381,12 @@ func TestOIPBinary(t *testing.T) {
 	})
 }
 
-// TestOIPErrors: the protocol's error shape, {"error": ...} (with inferd's code and
+// oipErrors: the protocol's error shape, {"error": ...} (with inferd's code and
 // request id), for every refusal: malformed requests (400, saying which input and what
 // was expected), unknown models and versions (404), a version that failed to load
 // (503), keys (401, 403), the body limit (413), the media type (415) and the rate
 // limit (429). Never a 500.
-func TestOIPErrors(t *testing.T) {
-	s := startOIP(t, map[string]string{"MAX_REQUEST_BYTES": "65536"})
+func oipErrors(t *testing.T, s *started) {
 	const infer = "/v2/models/iris/versions/v1/infer"
 	in := func(shape, datatype, data string) string {
 		return fmt.Sprintf(`{"inputs":[{"name":"input","shape":%s,"datatype":"%s","data":%s}]}`, shape, datatype, data)
@@ -393,6 +405,9 @@ func TestOIPErrors(t *testing.T) {
 		{"inputs not an array", infer, `{"inputs":{"name":"input"}}`, "inputs must be an array"},
 		{"input not an object", infer, `{"inputs":[7]}`, "inputs[0] must be an object"},
 		{"no name", infer, `{"inputs":[{"shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "inputs[0].name"},
+		{"number beyond a double", infer, `{"data":[1e400],"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "the number 1e400 is beyond the range of a double"},
+		{"number beyond a double in data", infer, in("[1,4]", "FP64", "[1,2,3,1e400]"), "1e400 is out of the range of FP64"},
+		{"id null", infer, `{"id":null,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"id not a string", infer, `{"id":5,"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}]}`, "id must be a string"},
 		{"unknown datatype", infer, in("[1,4]", "FLOAT", "[1,2,3,4]"), `datatype "FLOAT" is not one of`},
 		{"wrong datatype", infer, in("[1,4]", "FP64", "[1,2,3,4]"), `input "input" is FP64; the model takes FP32`},
@@ -491,6 +506,7 @@ func TestOIPErrors(t *testing.T) {
 		{"model ready without read_models", "GET", "/v2/models/iris/ready", "k-predict", "", 403, "forbidden"},
 		{"server metadata without a key", "GET", "/v2", "", "", 401, "unauthorized"},
 		{"body too large", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}],"id":"` + strings.Repeat("x", 70000) + `"}`, 413, "payload_too_large"},
+		{"more rows than MAX_BATCH_ITEMS", "POST", infer, "k-all", `{"inputs":[{"name":"input","shape":[1025,4],"datatype":"FP32","data":[` + strings.TrimSuffix(strings.Repeat("1,", 4100), ",") + `]}]}`, 413, "payload_too_large"},
 		{"model name too long", "GET", "/v2/models/" + strings.Repeat("m", 129), "k-all", "", 400, "invalid_request"},
 	}
 	for _, tt := range statusTests {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/metrics"
 )
@@ -34,6 +36,7 @@ func start(ctx context.Context, opts Options) (*process, error) {
 		p.promReg = prometheus.NewRegistry()
 	}
 	p.metrics = metrics.New(p.promReg)
+	metrics.BuildInfo(p.promReg, build.Version, build.Commit(), onnx.Version)
 	ms, err := newRegistry(ctx, p.cfg, p.metrics, p.log, opts.Sources)
 	if err != nil {
 		return nil, err

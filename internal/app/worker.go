@@ -54,7 +54,9 @@ func RunWorker(ctx context.Context, opts Options) error {
 	})
 
 	hs := &http.Server{
-		Handler:           workerMux(promReg, func() bool { return reg.Ready() && taking.Load() && redisUp.Load() }, stopping.Load),
+		Handler: workerMux(promReg, func() bool {
+			return reg.Ready() && (cfg.ReadyAllowFailed || len(reg.Failed()) == 0) && taking.Load() && redisUp.Load()
+		}, stopping.Load),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -19,17 +19,20 @@ import (
 type Config struct {
 	Port int // PORT
 	// ListenAddr is LISTEN_ADDR, or ":PORT" when that is unset: what the server binds.
-	ListenAddr      string
-	ModelsDir       string     // MODELS_DIR
-	QueueURL        string     // QUEUE_URL; "": jobs run in-process
-	Env             string     // INFERD_ENV; "production" forbids dev keys
-	LogLevel        slog.Level // LOG_LEVEL
-	LogFormat       string     // LOG_FORMAT
-	ONNXRuntimeLib  string     // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
-	MaxRequestBytes int64      // MAX_REQUEST_BYTES
-	MaxBatchItems   int        // MAX_BATCH_ITEMS
-	RateLimitRPS    float64    // RATE_LIMIT_RPS; 0 disables rate limiting
-	RateLimitBurst  int        // RATE_LIMIT_BURST
+	ListenAddr string
+	ModelsDir  string // MODELS_DIR
+	QueueURL   string // QUEUE_URL; "": jobs run in-process
+	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
+	QueueMinReplicas    int
+	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT
+	Env                 string        // INFERD_ENV; "production" forbids dev keys
+	LogLevel            slog.Level    // LOG_LEVEL
+	LogFormat           string        // LOG_FORMAT
+	ONNXRuntimeLib      string        // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
+	MaxRequestBytes     int64         // MAX_REQUEST_BYTES
+	MaxBatchItems       int           // MAX_BATCH_ITEMS
+	RateLimitRPS        float64       // RATE_LIMIT_RPS; 0 disables rate limiting
+	RateLimitBurst      int           // RATE_LIMIT_BURST
 	// MaxConcurrentPerKey is MAX_CONCURRENT_PER_KEY; 0: no cap.
 	MaxConcurrentPerKey int
 	// AuthFailuresPerMinute is AUTH_FAILURES_PER_MINUTE; 0: no throttle.
@@ -40,6 +43,7 @@ type Config struct {
 	JobQueueSize          int           // JOB_QUEUE_SIZE (in-process mode)
 	LoadConcurrency       int           // LOAD_CONCURRENCY
 	LoadStrict            bool          // LOAD_STRICT: a version that fails to load stops the process
+	ReadyAllowFailed      bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
 	DynamicBatching       bool          // DYNAMIC_BATCHING: false turns it off for every version
 	ShutdownTimeout       time.Duration // SHUTDOWN_TIMEOUT
 	ShutdownDrain         time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once
@@ -176,9 +180,9 @@ func (p *parser) logFormat(production bool) string {
 
 func (p *parser) queueURL() string {
 	v := p.str()
-	if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") {
+	if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") && !strings.HasPrefix(v, "redis-sentinel://") {
 		// The value may hold a password: name the setting only.
-		p.errs = append(p.errs, fmt.Errorf("%s: want redis://[:password@]host:port/db, or rediss:// for TLS", p.cur.Name))
+		p.errs = append(p.errs, fmt.Errorf("%s: want redis://[:password@]host:port/db, rediss:// for TLS, or redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name", p.cur.Name))
 	}
 	return v
 }

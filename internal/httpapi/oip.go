@@ -74,9 +74,14 @@ func (s *Server) OipServerLive(context.Context, api.OipServerLiveRequestObject) 
 	return api.OipServerLive200JSONResponse{Live: true}, nil
 }
 
-// OipServerReady answers 200 once every pipeline has finished loading, as Ready does.
-func (s *Server) OipServerReady(context.Context, api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
-	if s.reg.Ready() {
+// OipServerReady answers as Ready does, 200 when it would and 503 otherwise, so the
+// two probes never disagree.
+func (s *Server) OipServerReady(ctx context.Context, _ api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
+	resp, err := s.Ready(ctx, api.ReadyRequestObject{})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := resp.(api.Ready200JSONResponse); ok {
 		return api.OipServerReady200JSONResponse{Ready: true}, nil
 	}
 	retry := retryAfterSeconds
@@ -265,10 +270,6 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		}
 		header, bin = body[:n], body[n:]
 	}
-	if n := hugeNumber(header); n != "" {
-		return inferResult{}, &problemError{status: http.StatusBadRequest, code: codeInvalidRequest,
-			detail: fmt.Sprintf("the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
-	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
 		return inferResult{}, oipInvalid(err)
@@ -279,7 +280,7 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 		outs[i] = o.Name
 		binary[o.Name] = o.Binary
 	}
-	inf, err := s.reg.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs})
+	inf, err := s.reg.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: s.opts.MaxBatchItems})
 	if err != nil {
 		return inferResult{}, oipInvalid(namedInPath(err))
 	}
@@ -293,6 +294,9 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 
 // oipInvalid words a request's fault in the protocol's terms (its datatype names).
 func oipInvalid(err error) error {
+	if errors.Is(err, registry.ErrTooManyRows) {
+		return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge, detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
+	}
 	var oe *oip.Error
 	if errors.As(err, &oe) {
 		return &problemError{status: http.StatusBadRequest, code: codeInvalidInput, detail: oe.Msg}

@@ -27,6 +27,9 @@ func (s *Server) Handler() (http.Handler, error) {
 	s.operations = operationIDs(contract)
 	s.bodyless = bodylessRoutes(contract)
 	s.gates = gateRoutes(contract)
+	if s.limiter != nil {
+		s.metrics.RateLimitedOperations(scopedOperations(contract, auth.ScopePredict))
+	}
 
 	r := chi.NewRouter()
 	r.Use(s.observe, s.closeWhileDraining, s.cors, headAsGet)

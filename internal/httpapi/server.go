@@ -58,9 +58,12 @@ type Options struct {
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler
-	// ModelsDir is the model repository (MODELS_DIR): load errors shown to clients
-	// name paths relative to it.
+	// ModelsDir is the model repository (MODELS_DIR): /ready shows the paths in load
+	// errors relative to it, never the server's own layout.
 	ModelsDir string
+	// ReadyAllowFailed lets /ready answer 200 when versions failed to load
+	// (READY_ALLOW_FAILED); false is strict readiness.
+	ReadyAllowFailed bool
 	// PublicURL, when set, is the absolute URL the served contract and Swagger UI
 	// advertise as the server (PUBLIC_URL); unset, the contract's relative "/" stands.
 	PublicURL string
@@ -228,17 +231,18 @@ func (s *Server) Health(context.Context, api.HealthRequestObject) (api.HealthRes
 	return api.Health200JSONResponse{Status: api.Ok}, nil
 }
 
-// Ready answers 200 once every pipeline has finished loading, and 503 stopping from
-// Drain on.
+// Ready answers 200 once every pipeline has loaded (see readiness), and 503 stopping
+// from Drain on.
 func (s *Server) Ready(context.Context, api.ReadyRequestObject) (api.ReadyResponseObject, error) {
-	retry := retryAfterSeconds
+	body := s.readiness()
 	if s.draining.Load() {
-		return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusStopping}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
+		body.Status = api.ReadinessStatusStopping
 	}
-	if s.reg.Ready() {
-		return api.Ready200JSONResponse{Status: api.ReadinessStatusReady}, nil
+	retry := retryAfterSeconds
+	if body.Status == api.ReadinessStatusReady {
+		return api.Ready200JSONResponse(body), nil
 	}
-	return api.Ready503JSONResponse{Body: api.Readiness{Status: api.ReadinessStatusLoading}, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
+	return api.Ready503JSONResponse{Body: body, Headers: api.Ready503ResponseHeaders{RetryAfter: &retry}}, nil
 }
 
 // ListLoadedModels lists the pipelines in memory.

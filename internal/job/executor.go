@@ -19,7 +19,8 @@ type Predictor interface {
 
 // Observer is told when jobs start and finish, for metrics.
 type Observer interface {
-	Started()
+	// Started gets the record as the job starts running: StartedAt is set.
+	Started(rec Record)
 	Finished(rec Record)
 }
 
@@ -59,7 +60,7 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 		return fmt.Errorf("starting job %s: %w", id, err)
 	}
 	obs := e.observer()
-	obs.Started()
+	obs.Started(rec)
 
 	result, runErr := e.run(ctx, rec)
 	if runErr != nil && ctx.Err() != nil {
@@ -139,7 +140,7 @@ func (e *Executor) observer() Observer {
 
 type nopObserver struct{}
 
-func (nopObserver) Started()        {}
+func (nopObserver) Started(Record)  {}
 func (nopObserver) Finished(Record) {}
 
 // failure words a job's error for its record. An input error names the item as the

@@ -57,7 +57,7 @@ type observer struct {
 	last     job.Record
 }
 
-func (o *observer) Started() { o.started.Add(1) }
+func (o *observer) Started(job.Record) { o.started.Add(1) }
 
 func (o *observer) Finished(rec job.Record) {
 	o.finished.Add(1)

@@ -22,6 +22,9 @@ func init() {
 type Service struct {
 	Store  Store
 	Runner Runner
+	// Replicas, when set, holds a submission's answer until its record and task reached
+	// the replicas; a job that did not is failed and refused, not accepted.
+	Replicas Replicas
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
@@ -47,6 +50,17 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 			return r.fail("the job could not be queued: "+err.Error(), s.now())
 		})
 		return Record{}, fmt.Errorf("queueing job: %w", err)
+	}
+	if s.Replicas != nil {
+		if err := s.Replicas.Wait(ctx); err != nil {
+			// The client gets no id, so the job must not run: a failed record makes a
+			// worker drop its task. Should this write fail too, the job may still run
+			// once; its client was told 503 and never saw its id.
+			_, _ = s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
+				return r.fail("the job did not reach a replica in time: "+err.Error(), s.now())
+			})
+			return Record{}, fmt.Errorf("replicating job: %w", err)
+		}
 	}
 	// The job is queued and will run whatever this write does, so its failure (the
 	// store blinked, the client went away) must not answer an error: the client would

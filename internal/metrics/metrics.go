@@ -29,6 +29,8 @@ type Metrics struct {
 	rateFallbacks prometheus.Counter
 	batchSize     *prometheus.HistogramVec
 	batchQueue    *prometheus.HistogramVec
+	jobWait       prometheus.Histogram
+	versions      versionVecs
 	reg           prometheus.Registerer
 }
 
@@ -94,15 +96,46 @@ func New(reg prometheus.Registerer) *Metrics {
 			Namespace: namespace, Name: "rate_limited_requests_total",
 			Help: "Requests refused with 429 by the per-key rate limit, by operation.",
 		}, []string{"operation"}),
+		jobWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "job_queue_wait_seconds",
+			Help:    "Time from a job's submission to its start: how long it waited for a worker.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+		}),
+		versions: newVersionVecs(),
 		rateFallbacks: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limit_local_fallbacks_total",
 			Help: "Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached.",
 		}),
 	}
 	reg.MustRegister(m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
-		m.jobsFinished, m.jobDuration, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
+		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.versions.register(reg)
+	// Counters without model labels start at zero for every value they can take, so a
+	// rate() or an alert sees them before their first event.
+	for _, outcome := range []string{"success", "failure"} {
+		m.reloads.WithLabelValues(outcome)
+	}
+	for _, status := range []job.Status{job.StatusSucceeded, job.StatusFailed} {
+		m.jobsFinished.WithLabelValues(string(status))
+	}
 	return m
+}
+
+// RateLimitedOperations starts inferd_rate_limited_requests_total at zero for the
+// operations the rate limit applies to.
+func (m *Metrics) RateLimitedOperations(ops []string) {
+	for _, op := range ops {
+		m.rateLimited.WithLabelValues(op)
+	}
+}
+
+// ObserveWorkers registers a gauge read at scrape time: the processes taking jobs.
+func (m *Metrics) ObserveWorkers(workers func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: namespace, Name: "job_workers",
+		Help: "Processes taking jobs: the inferd-worker processes the queue has a heartbeat from, or 1 when the server runs jobs itself.",
+	}, func() float64 { return float64(workers()) }))
 }
 
 // ObserveQueue registers gauges read at scrape time: jobs waiting and jobs running.
@@ -162,8 +195,13 @@ func (m *Metrics) Reloaded(ok bool) {
 	m.reloads.WithLabelValues(outcome).Inc()
 }
 
-// Started implements job.Observer; running jobs are counted by the runner's gauge.
-func (m *Metrics) Started() {}
+// Started implements job.Observer: the job's wait in the queue. Running jobs are
+// counted by the runner's gauge.
+func (m *Metrics) Started(rec job.Record) {
+	if !rec.CreatedAt.IsZero() && !rec.StartedAt.IsZero() {
+		m.jobWait.Observe(max(rec.StartedAt.Sub(rec.CreatedAt), 0).Seconds())
+	}
+}
 
 // Finished implements job.Observer.
 func (m *Metrics) Finished(rec job.Record) {

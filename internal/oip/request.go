@@ -51,17 +51,25 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(header, &top); err != nil || top == nil {
-		if !json.Valid(header) {
-			return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
-		}
+	if !json.Valid(header) {
+		return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
+	}
+	top, ok := members(header)
+	if !ok {
 		return nil, fail("the inference request must be a JSON object")
+	}
+	for name, raw := range top {
+		if name == "inputs" {
+			continue // checked input by input, the data by datatype
+		}
+		if err := checkHuge(name, raw); err != nil {
+			return nil, err
+		}
 	}
 	req := &Request{}
 	if raw, ok := top["id"]; ok {
-		var id string
-		if err := json.Unmarshal(raw, &id); err != nil {
+		id, ok := str(raw)
+		if !ok {
 			return nil, fail("id must be a string, got %s", kind(raw))
 		}
 		req.ID = &id
@@ -75,12 +83,12 @@ func Decode(header, binary []byte) (*Request, error) {
 			return nil, err
 		}
 	}
-	raw, ok := top["inputs"]
-	if !ok {
+	raw, found := top["inputs"]
+	if !found {
 		return nil, fail("inputs is missing: send at least one input tensor")
 	}
-	var inputs []json.RawMessage
-	if err := json.Unmarshal(raw, &inputs); err != nil || inputs == nil {
+	inputs, ok := elements(raw)
+	if !ok {
 		return nil, fail("inputs must be an array of tensors, got %s", kind(raw))
 	}
 	if len(inputs) == 0 {
@@ -120,7 +128,7 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 		return Output{}, fail("%s must be an object with a name, got %s", where, kind(raw))
 	}
 	var out Output
-	if err := json.Unmarshal(m["name"], &out.Name); err != nil || out.Name == "" {
+	if out.Name, _ = str(m["name"]); out.Name == "" {
 		return Output{}, fail("%s.name must be a non-empty string", where)
 	}
 	if raw, ok := m["parameters"]; ok {
@@ -137,17 +145,25 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 
 func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
 	where := fmt.Sprintf("inputs[%d]", i)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+	m, ok := members(raw)
+	if !ok {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
-	var name string
-	if err := json.Unmarshal(m["name"], &name); err != nil || name == "" {
+	name, _ := str(m["name"])
+	if name == "" {
 		return registry.Named{}, fail("%s.name must be a non-empty string", where)
 	}
+	for member, raw := range m {
+		if member == "data" {
+			continue
+		}
+		if err := checkHuge(fmt.Sprintf("input %q: %s", name, member), raw); err != nil {
+			return registry.Named{}, err
+		}
+	}
 	where = fmt.Sprintf("input %q", name)
-	var dt string
-	if err := json.Unmarshal(m["datatype"], &dt); err != nil {
+	dt, ok := str(m["datatype"])
+	if !ok {
 		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
 	}
 	d, ok := DType(dt)
@@ -304,15 +320,18 @@ func leafEnd(raw []byte, i int) (int, error) {
 		return 0, errors.New("data holds an unterminated string")
 	}
 	j := i
-	for j < len(raw) && bytes.IndexByte([]byte(",] \t\r\n"), raw[j]) < 0 {
-		j++
+	for ; j < len(raw); j++ {
+		switch raw[j] {
+		case ',', ']', ' ', '\t', '\r', '\n':
+			return j, nil
+		}
 	}
 	return j, nil
 }
 
 // appendValue appends one JSON scalar to t, checking it against t's datatype.
 func appendValue(t *tensor.Tensor, tok []byte) error {
-	name := Datatype(t.DType)
+	name := datatypeName{t.DType}
 	switch {
 	case t.DType == tensor.Bytes:
 		if tok[0] != '"' {
@@ -375,7 +394,22 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 	return nil
 }
 
+// datatypeName prints as the protocol's name of d, looked up only when a message is
+// written: appendValue runs once per element.
+type datatypeName struct{ d tensor.DType }
+
+func (n datatypeName) String() string { return Datatype(n.d) }
+
 func isNumber(tok []byte) bool { return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9' }
+
+// str reads a JSON string; null or any other type is not one.
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
 
 // kind names the JSON type of raw, for messages.
 func kind(raw json.RawMessage) string {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -23,6 +24,8 @@ type Options struct {
 	// AppendOnly turns the append-only file on (appendfsync everysec), so a Restart
 	// comes back with what the server had acknowledged.
 	AppendOnly bool
+	// ReplicaOf, when set, makes the server a replica of that one.
+	ReplicaOf *Server
 }
 
 // Server is one redis-server process owned by a test.
@@ -32,6 +35,9 @@ type Server struct {
 	bin  string
 	dir  string
 	port int
+	// sentinel, when set, is the configuration of a server in sentinel mode, written
+	// to a file before each start (Sentinel rewrites its file as it learns).
+	sentinel func(port int) string
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -48,6 +54,15 @@ func Start(tb testing.TB) *Server {
 // StartWith is Start with options.
 func StartWith(tb testing.TB, opts Options) *Server {
 	tb.Helper()
+	s := &Server{tb: tb, opts: opts, bin: lookPath(tb), dir: tb.TempDir()}
+	s.launch()
+	return s
+}
+
+// lookPath finds redis-server (which is also Sentinel, with --sentinel), or skips the
+// test, or fails it under CI=true.
+func lookPath(tb testing.TB) string {
+	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -55,19 +70,25 @@ func StartWith(tb testing.TB, opts Options) *Server {
 		}
 		tb.Skipf("redis-server is not installed: %v", err)
 	}
-	s := &Server{tb: tb, opts: opts, bin: bin, dir: tb.TempDir()}
+	return bin
+}
+
+// launch starts s on a free port and stops it when the test ends.
+func (s *Server) launch() {
+	tb := s.tb
+	tb.Helper()
 	tb.Cleanup(s.Stop)
+	var err error
 	// A port found free can be taken before redis-server binds it; try a few.
 	for range 3 {
 		if s.port, err = freePort(); err != nil {
 			tb.Fatalf("finding a free port: %v", err)
 		}
 		if err = s.start(); err == nil {
-			return s
+			return
 		}
 	}
 	tb.Fatalf("starting redis-server: %v", err)
-	return nil
 }
 
 // Addr is host:port of the server.
@@ -114,16 +135,27 @@ func (s *Server) Restart() {
 
 func (s *Server) start() error {
 	var out bytes.Buffer
-	aof := []string{"--appendonly", "no"}
-	if s.opts.AppendOnly {
-		aof = []string{"--appendonly", "yes", "--appendfsync", "everysec"}
-	}
-	cmd := exec.Command(s.bin, append([]string{
+	args := []string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
 		"--dir", s.dir,
-	}, aof...)...)
+		"--appendonly", "no",
+	}
+	switch {
+	case s.sentinel != nil:
+		conf := filepath.Join(s.dir, "sentinel.conf")
+		if err := os.WriteFile(conf, []byte(s.sentinel(s.port)), 0o600); err != nil {
+			return err
+		}
+		args = []string{conf, "--sentinel"}
+	case s.opts.AppendOnly:
+		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+	}
+	if r := s.opts.ReplicaOf; r != nil {
+		args = append(args, "--replicaof", "127.0.0.1", strconv.Itoa(r.port))
+	}
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return err

@@ -86,15 +86,11 @@ func batchedLoader(m pipeline.Model, maxSize int, delay time.Duration) registry.
 
 // batchObserver records the batch metrics the registry reports.
 type batchObserver struct {
+	registry.NopObserver
 	mu      sync.Mutex
 	batched []int
 	queued  int
 }
-
-func (*batchObserver) Stage(string, string, pipeline.Stage, time.Duration)            {}
-func (*batchObserver) Predicted(string, string, registry.Mode, registry.Outcome, int) {}
-func (*batchObserver) Loaded(int)                                                     {}
-func (*batchObserver) Reloaded(bool)                                                  {}
 
 func (o *batchObserver) Batched(_, _ string, n int) {
 	o.mu.Lock()

@@ -35,8 +35,12 @@ func (r *Registry) Discover(ctx context.Context) error {
 	r.loading = 0
 	for _, m := range models {
 		for _, v := range m.versions {
-			if v.status == StatusLoading {
+			r.observe(v)
+			switch v.status {
+			case StatusLoading:
 				r.loading++
+			case StatusFailed: // its config was rejected: a load that failed
+				v.obs.LoadFailed()
 			}
 		}
 	}

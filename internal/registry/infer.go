@@ -22,6 +22,9 @@ const ModeInfer Mode = "infer"
 // fault; a *TensorError says what is wrong.
 var ErrInvalidTensor = fmt.Errorf("%w: tensor does not fit the model", pipeline.ErrInvalidInput)
 
+// ErrTooManyRows: an Infer request's batch dimension is over its MaxRows.
+var ErrTooManyRows = errors.New("too many rows")
+
 // TensorProblem says what is wrong with a tensor of an Infer request.
 type TensorProblem int
 
@@ -91,6 +94,9 @@ type InferRequest struct {
 	Inputs []Named
 	// Outputs selects outputs by name, in this order; empty: all of them.
 	Outputs []string
+	// MaxRows caps the batch dimension of a model's inputs, as a batch's items are
+	// capped; 0 means no cap.
+	MaxRows int
 }
 
 // Inference is the result of an Infer call.
@@ -222,6 +228,9 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Name
 	// item per row: the rows of a request and of concurrent ones stack in one Run.
 	if len(ins) != 1 {
 		return nil, fmt.Errorf("%w: model %s %s declares %d inputs; tensor calls feed one", pipeline.ErrExecution, l.name, l.version, len(ins))
+	}
+	if req.MaxRows > 0 && n > int64(req.MaxRows) {
+		return nil, fmt.Errorf("%w: input %q has %d rows (its batch dimension); at most %d are allowed", ErrTooManyRows, ins[0].Name, n, req.MaxRows)
 	}
 	*rows = int(n)
 	items := splitRows(byName[ins[0].Name], int(n))

@@ -127,12 +127,15 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 		inst = nil
 	}
 	if err != nil {
+		v.obs.LoadFailed()
 		if v.cur == nil { // nothing serves it: keep the reason visible
 			v.status, v.err = StatusFailed, err
+			v.obs.State(StatusFailed)
 		}
 	} else {
 		old = v.cur
 		v.cur, v.loader, v.status, v.err = inst, l, StatusReady, nil
+		v.obs.State(StatusReady)
 		if onSwap != nil {
 			onSwap()
 		}

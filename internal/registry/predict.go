@@ -63,6 +63,9 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 		return Prediction{}, err
 	}
 	defer inst.inflight.Done()
+	start := time.Now()
+	v.obs.Begin()
+	defer func() { v.obs.End(time.Since(start)) }()
 
 	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
 	results, err := inst.run(ctx, req.Items, observe)

@@ -36,6 +36,25 @@ type Observer interface {
 	Loaded(n int)
 	// Reloaded reports a reload's outcome.
 	Reloaded(ok bool)
+	// Version returns the observer of one version, resolved once when the registry
+	// learns of the version so that per-request observations cost no label lookups.
+	Version(model, version string) VersionObserver
+}
+
+// VersionObserver is told what happens to one version. Every method must be cheap and
+// safe for concurrent use.
+type VersionObserver interface {
+	// State reports the version's load state.
+	State(s Status)
+	// LoadFailed reports a load (first or reload) that failed.
+	LoadFailed()
+	// RoutedAway reports a request the routing rule chose this version for, sent to
+	// another version of the rule because this one has no pipeline.
+	RoutedAway()
+	// Begin reports a prediction call starting on this version; End its end, d after
+	// Begin.
+	Begin()
+	End(d time.Duration)
 }
 
 // Outcome classifies a prediction call for metrics.
@@ -98,6 +117,7 @@ type model struct {
 type version struct {
 	name, version string
 	loader        Loader
+	obs           VersionObserver
 	status        Status
 	err           error
 	cur           *loaded
@@ -114,7 +134,7 @@ func New(opts Options) *Registry {
 		r.log = slog.Default()
 	}
 	if r.obs == nil {
-		r.obs = nopObserver{}
+		r.obs = NopObserver{}
 	}
 	if r.rnd == nil {
 		r.rnd = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
@@ -126,19 +146,38 @@ func New(opts Options) *Registry {
 }
 
 // Ready reports whether discovery has run and no version is still loading. A version
-// that failed does not hold readiness back: it is reported by List and answers its
-// requests with ErrUnavailable.
+// that failed does not hold it back: Failed lists those, for the caller to decide
+// (strict readiness), and each answers its requests with ErrUnavailable.
 func (r *Registry) Ready() bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.discovered && r.loading == 0
 }
 
-type nopObserver struct{}
+// Failed lists the versions that have no pipeline because their load failed, by name
+// then natural version order.
+func (r *Registry) Failed() []Entry {
+	var out []Entry
+	for _, e := range r.List() {
+		if e.Status == StatusFailed {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
-func (nopObserver) Stage(string, string, pipeline.Stage, time.Duration) {}
-func (nopObserver) Predicted(string, string, Mode, Outcome, int)        {}
-func (nopObserver) Batched(string, string, int)                         {}
-func (nopObserver) Queued(string, string, time.Duration)                {}
-func (nopObserver) Loaded(int)                                          {}
-func (nopObserver) Reloaded(bool)                                       {}
+// NopObserver records nothing; embed it to observe only some things.
+type NopObserver struct{}
+
+func (NopObserver) Stage(string, string, pipeline.Stage, time.Duration) {}
+func (NopObserver) Predicted(string, string, Mode, Outcome, int)        {}
+func (NopObserver) Batched(string, string, int)                         {}
+func (NopObserver) Queued(string, string, time.Duration)                {}
+func (NopObserver) Loaded(int)                                          {}
+func (NopObserver) Reloaded(bool)                                       {}
+func (NopObserver) Version(string, string) VersionObserver              { return NopObserver{} }
+func (NopObserver) State(Status)                                        {}
+func (NopObserver) LoadFailed()                                         {}
+func (NopObserver) RoutedAway()                                         {}
+func (NopObserver) Begin()                                              {}
+func (NopObserver) End(time.Duration)                                   {}

@@ -52,8 +52,10 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 		r.mu.Lock()
 		if v.cur == nil { // nothing serves it: keep the reason visible
 			v.status, v.err = StatusFailed, err
+			v.obs.State(StatusFailed)
 		}
 		r.mu.Unlock()
+		v.obs.LoadFailed()
 	}
 	r.obs.Reloaded(false)
 	r.log.Error("reload failed; the old pipeline keeps serving", "model", name, "version", ver, "error", err)
@@ -96,6 +98,7 @@ func (r *Registry) versionFor(spec ModelSpec, src Source, ver string) *version {
 	v := m.versions[ver]
 	if v == nil {
 		v = &version{name: spec.Name, version: ver, status: StatusFailed, err: errors.New("not loaded yet")}
+		r.observe(v)
 		m.versions[ver] = v
 		m.order = append(m.order, ver)
 		slices.SortFunc(m.order, compareNatural)

@@ -41,6 +41,9 @@ func (r *Registry) lookupLocked(name, ver string) (*version, error) {
 	if ver == "" {
 		r.rndMu.Lock()
 		ver = m.rule.Choose(m.order, r.rnd)
+		if v := m.versions[ver]; v != nil && v.cur == nil {
+			ver = r.fallbackLocked(m, v)
+		}
 		r.rndMu.Unlock()
 	}
 	v := m.versions[ver]

@@ -11,8 +11,8 @@ import (
 	"strconv"
 )
 
-// oipTensorBytes is the size of the FP32 tensor of the Open Inference Protocol cases:
-// about 1 MB, where sending it as JSON text or as raw bytes makes the difference.
+// oipTensorBytes is the default size of the FP32 tensor of the Open Inference Protocol
+// cases: 1 MiB, where sending it as JSON text or as raw bytes makes the difference.
 const oipTensorBytes = 1 << 20
 
 // oipMaxRequestBytes is the MAX_REQUEST_BYTES of the server the harness starts: the
@@ -21,8 +21,8 @@ const oipMaxRequestBytes = 16 << 20
 
 // oipValues are the tensor's values: varied, so that their JSON has the length real
 // data's would.
-func oipValues() []float32 {
-	v := make([]float32, oipTensorBytes/4)
+func oipValues(size int) []float32 {
+	v := make([]float32, size/4)
 	for i := range v {
 		v[i] = float32(math.Sin(float64(i))) * 100
 	}
@@ -30,8 +30,8 @@ func oipValues() []float32 {
 }
 
 // oipJSONBody is an infer request for echo with the tensor in JSON; the answer is JSON.
-func oipJSONBody() []byte {
-	v := oipValues()
+func oipJSONBody(size int) []byte {
+	v := oipValues(size)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `{"inputs":[{"name":"x","shape":[1,%d],"datatype":"FP32","data":[`, len(v))
 	buf := make([]byte, 0, 32)
@@ -47,8 +47,8 @@ func oipJSONBody() []byte {
 
 // oipBinaryBody is the same request with the binary data extension both ways: the JSON
 // header, then the raw little-endian tensor; it asks for the output as binary too.
-func oipBinaryBody() (body []byte, headerLen int) {
-	v := oipValues()
+func oipBinaryBody(size int) (body []byte, headerLen int) {
+	v := oipValues(size)
 	header := fmt.Sprintf(`{"inputs":[{"name":"x","shape":[1,%d],"datatype":"FP32","parameters":{"binary_data_size":%d}}],"parameters":{"binary_data_output":true}}`, len(v), 4*len(v))
 	body = append(make([]byte, 0, len(header)+4*len(v)), header...)
 	for _, f := range v {

@@ -38,7 +38,9 @@ type Config struct {
 	MemFirst   int           // echo requests before the first RSS reading after traffic
 	MemTotal   int           // echo requests before the last
 	PickupJobs int           // jobs of the idle-pickup measurement
-	Progress   io.Writer     // the progress bar; nil: none
+	// OIPTensorBytes is the size of the /v2 infer cases' FP32 tensor; 0 means 1 MiB.
+	OIPTensorBytes int
+	Progress       io.Writer // the progress bar; nil: none
 }
 
 // harness holds the processes of a run.
@@ -113,8 +115,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	queue, queueNA := h.queue()
-	oipJSON := oipJSONBody()
-	oipBinary, oipHeader := oipBinaryBody()
+	size := cfg.OIPTensorBytes
+	if size <= 0 {
+		size = oipTensorBytes
+	}
+	oipJSON := oipJSONBody(size)
+	oipBinary, oipHeader := oipBinaryBody(size)
 
 	type kase struct {
 		name string

@@ -36,6 +36,7 @@ func TestSmoke(t *testing.T) {
 		Root: root, BinDir: bin, ModelsDir: filepath.Join(root, "models"), EchoBin: self,
 		Conns: []int{1, 4}, Duration: 200 * time.Millisecond,
 		MemFirst: 200, MemTotal: 1000, PickupJobs: 2,
+		OIPTensorBytes: 4096, // 1 MiB as JSON may take longer than a 200 ms case on a busy machine
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -65,7 +66,7 @@ func TestSmoke(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue} {
+	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary} {
 		if seen[c] != len(cfg.Conns) {
 			t.Errorf("case %q has %d rows, want %d", c, seen[c], len(cfg.Conns))
 		}

@@ -64,6 +64,17 @@ func (r *Runtime) Init() error {
 	return r.err
 }
 
+// Version is the version of the ONNX Runtime library loaded in this process, or ""
+// while none is.
+func Version() string {
+	env.Lock()
+	defer env.Unlock()
+	if env.lib == "" {
+		return ""
+	}
+	return ort.GetVersion()
+}
+
 func initEnv(lib string) error {
 	env.Lock()
 	defer env.Unlock()

@@ -68,7 +68,7 @@ type finishCounter struct {
 	done chan struct{}
 }
 
-func (c *finishCounter) Started() {}
+func (c *finishCounter) Started(job.Record) {}
 func (c *finishCounter) Finished(job.Record) {
 	if c.left.Add(-1) == 0 {
 		close(c.done)

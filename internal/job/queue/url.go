@@ -11,14 +11,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Conn is a parsed QUEUE_URL, in the two shapes its users want.
+// Conn is a parsed QUEUE_URL, in the two shapes its users want: NewClient and AsynqOpt
+// pick the right one.
 type Conn struct {
 	// Redis configures the go-redis client that the store, the Runner and the Worker
-	// share.
+	// share; nil for Sentinel.
 	Redis *redis.Options
 	// Asynq is the same connection for components that make their own client, such as
 	// asynqmon.
 	Asynq asynq.RedisClientOpt
+	// Failover and AsynqFailover replace Redis and Asynq for a redis-sentinel:// URL.
+	Failover      *redis.FailoverOptions
+	AsynqFailover asynq.RedisFailoverClientOpt
 }
 
 // Defaults applied by ParseURL unless the URL's query sets them. go-redis would wait
@@ -30,15 +34,19 @@ const (
 )
 
 // ParseURL parses redis://[[user]:password@]host[:port][/db] or rediss://... (TLS),
-// with go-redis's query options (dial_timeout, pool_size, ...). Its errors never
-// repeat the URL, which may hold a password.
+// with go-redis's query options (dial_timeout, pool_size, ...), or a Redis behind
+// Sentinel (see parseSentinelURL). Its errors never repeat the URL, which may hold a
+// password.
 func ParseURL(raw string) (Conn, error) {
+	if strings.HasPrefix(raw, SentinelScheme+"://") {
+		return parseSentinelURL(raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return Conn{}, errors.New("QUEUE_URL is not a URL")
 	}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return Conn{}, fmt.Errorf("QUEUE_URL has scheme %q; want redis or rediss", u.Scheme)
+		return Conn{}, fmt.Errorf("QUEUE_URL has scheme %q; want redis, rediss or %s", u.Scheme, SentinelScheme)
 	}
 	o, err := redis.ParseURL(raw)
 	if err != nil {

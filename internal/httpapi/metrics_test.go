@@ -1,0 +1,168 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// scrape reads the server's /metrics.
+func scrape(t *testing.T, h *harness) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp := h.c.Get("/metrics", "")
+	if resp.Status != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(resp.Body))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	return fams
+}
+
+// value is the value of the one series of name with labels (a histogram's count);
+// the test fails when there is none.
+func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
+	t.Helper()
+next:
+	for _, m := range fams[name].GetMetric() {
+		got := map[string]string{}
+		for _, l := range m.GetLabel() {
+			got[l.GetName()] = l.GetValue()
+		}
+		for k, v := range labels {
+			if got[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+	}
+	t.Errorf("no %s%v", name, labels)
+	return -1
+}
+
+type series struct {
+	name   string
+	labels map[string]string
+	want   float64
+}
+
+func checkSeries(t *testing.T, fams map[string]*dto.MetricFamily, tests []series) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := value(t, fams, tt.name, tt.labels); got != tt.want {
+				t.Errorf("%s%v = %v, want %v", tt.name, tt.labels, got, tt.want)
+			}
+		})
+	}
+}
+
+// Before any request, every labelled counter exists at zero for the models the server
+// knows, and each version's state and load failures are there.
+func TestMetricsBeforeAnyRequest(t *testing.T) {
+	h := newHarness(t, func(s *setup) {
+		s.opts.RateLimitRPS, s.opts.RateLimitBurst = 10, 10
+		s.sources = append(s.sources, canary())
+	})
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_predictions_total", map[string]string{"model": "echo", "version": "v1", "mode": "sync", "outcome": "success"}, 0},
+		{"inferd_predictions_total", map[string]string{"model": "canary", "version": "v2", "mode": "async", "outcome": "unavailable"}, 0},
+		{"inferd_prediction_items_total", map[string]string{"model": "echo", "version": "v2", "mode": "sync"}, 0},
+		{"inferd_model_reloads_total", map[string]string{"outcome": "success"}, 0},
+		{"inferd_model_reloads_total", map[string]string{"outcome": "failure"}, 0},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "predict"}, 0},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "submitBatchJob"}, 0},
+		{"inferd_jobs_finished_total", map[string]string{"status": "failed"}, 0},
+		{"inferd_routing_fallbacks_total", map[string]string{"model": "echo", "version": "v1"}, 0},
+		{"inferd_model_load_failures_total", map[string]string{"model": "echo", "version": "v1"}, 0},
+		{"inferd_model_load_failures_total", map[string]string{"model": "canary", "version": "v2"}, 1},
+		{"inferd_model_state", map[string]string{"model": "canary", "version": "v2", "state": "failed"}, 1},
+		{"inferd_model_state", map[string]string{"model": "canary", "version": "v2", "state": "ready"}, 0},
+		{"inferd_model_state", map[string]string{"model": "echo", "version": "v1", "state": "ready"}, 1},
+		{"inferd_model_state", map[string]string{"model": "echo", "version": "v1", "state": "loading"}, 0},
+		{"inferd_model_requests_in_flight", map[string]string{"model": "echo", "version": "v2"}, 0},
+		{"inferd_model_request_duration_seconds", map[string]string{"model": "echo", "version": "v2"}, 0},
+		{"inferd_job_workers", nil, 1},
+	})
+}
+
+func TestModelStateWhileLoading(t *testing.T) {
+	release := make(chan struct{})
+	slow := registry.Fixed{{Name: "slow", Versions: []registry.VersionSpec{{Version: "v1", Loader: registry.LoaderFunc(
+		func(ctx context.Context) (*pipeline.Pipeline, error) {
+			<-release
+			return echoLoader().Load(ctx)
+		})}}}}
+	h := newHarness(t, func(s *setup) { s.sources = append(s.sources, slow); s.noLoad = true })
+	loaded := make(chan struct{})
+	go func() { h.reg.Load(context.Background()); close(loaded) }()
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_model_state", map[string]string{"model": "slow", "version": "v1", "state": "loading"}, 1},
+		{"inferd_model_state", map[string]string{"model": "slow", "version": "v1", "state": "ready"}, 0},
+	})
+	close(release)
+	<-loaded
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_model_state", map[string]string{"model": "slow", "version": "v1", "state": "loading"}, 0},
+		{"inferd_model_state", map[string]string{"model": "slow", "version": "v1", "state": "ready"}, 1},
+	})
+}
+
+// Requests are timed end to end per version and counted in flight while they run; a
+// job's wait in the queue is timed beside its run.
+func TestRequestLatencyInFlightAndJobWait(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, func(s *setup) { s.sources = append(s.sources, testModel("gate", blocking(release))) })
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.c.Post("/predict", keyPredict, `{"model":"gate","data":1}`)
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fams := scrape(t, h)
+		if value(t, fams, "inferd_model_requests_in_flight", map[string]string{"model": "gate", "version": "v1"}) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("inferd_model_requests_in_flight never reached 2 with two requests blocked")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	for range 3 {
+		h.c.Post("/predict/batch", keyPredict, `{"model":"echo","version":"v1","items":[1,2]}`)
+	}
+	waitFinal(t, h.c, submit(t, h.c, "/predict/async", `{"model":"echo","data":1}`))
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_model_requests_in_flight", map[string]string{"model": "gate", "version": "v1"}, 0},
+		{"inferd_model_request_duration_seconds", map[string]string{"model": "gate", "version": "v1"}, 2},
+		{"inferd_model_request_duration_seconds", map[string]string{"model": "echo", "version": "v1"}, 3},
+		{"inferd_model_request_duration_seconds", map[string]string{"model": "echo", "version": "v2"}, 1},
+		{"inferd_job_queue_wait_seconds", nil, 1},
+		{"inferd_job_duration_seconds", nil, 1},
+	})
+}

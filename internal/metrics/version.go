@@ -1,0 +1,107 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// versionVecs are the collectors labelled by model and version whose children are
+// resolved once per version (Metrics.Version), so that a request observes them
+// without hashing label values.
+type versionVecs struct {
+	state     *prometheus.GaugeVec
+	failures  *prometheus.CounterVec
+	fallbacks *prometheus.CounterVec
+	inflight  *prometheus.GaugeVec
+	latency   *prometheus.HistogramVec
+}
+
+// states are the values of inferd_model_state's state label.
+var states = []registry.Status{registry.StatusLoading, registry.StatusReady, registry.StatusFailed}
+
+func newVersionVecs() versionVecs {
+	return versionVecs{
+		state: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "model_state",
+			Help: "Load state of each model version: 1 for the state it is in (loading, ready, failed), 0 for the others.",
+		}, []string{"model", "version", "state"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "model_load_failures_total",
+			Help: "Loads of a model version that failed (at start or by a reload), including configs rejected at discovery.",
+		}, []string{"model", "version"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "routing_fallbacks_total",
+			Help: "Requests without a version that the routing rule chose this version for, sent to another version of the rule because this one has no pipeline.",
+		}, []string{"model", "version"}),
+		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "model_requests_in_flight",
+			Help: "Prediction calls (sync requests and job runs) running on a model version now.",
+		}, []string{"model", "version"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "model_request_duration_seconds",
+			Help:    "End-to-end time of a prediction call on a model version, from routing to its results: batcher queue, preprocessing, model and postprocessing.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"model", "version"}),
+	}
+}
+
+func (v versionVecs) register(reg prometheus.Registerer) {
+	reg.MustRegister(v.state, v.failures, v.fallbacks, v.inflight, v.latency)
+}
+
+// versionMetrics is one version's resolved children.
+type versionMetrics struct {
+	state     [3]prometheus.Gauge // in the order of states
+	failures  prometheus.Counter
+	fallbacks prometheus.Counter
+	inflight  prometheus.Gauge
+	latency   prometheus.Observer
+}
+
+var _ registry.VersionObserver = (*versionMetrics)(nil)
+
+// Version implements registry.Observer. It also starts the version's labelled
+// counters at zero, so they exist before the first event.
+func (m *Metrics) Version(model, version string) registry.VersionObserver {
+	v := m.versions
+	out := &versionMetrics{
+		failures:  v.failures.WithLabelValues(model, version),
+		fallbacks: v.fallbacks.WithLabelValues(model, version),
+		inflight:  v.inflight.WithLabelValues(model, version),
+		latency:   v.latency.WithLabelValues(model, version),
+	}
+	for i, s := range states {
+		out.state[i] = v.state.WithLabelValues(model, version, string(s))
+	}
+	// Histograms too, so that dashboards show every known version from the start.
+	m.batchSize.WithLabelValues(model, version)
+	for _, stage := range []pipeline.Stage{pipeline.StagePreprocess, pipeline.StageModel, pipeline.StagePostprocess} {
+		m.stageDuration.WithLabelValues(model, version, string(stage))
+	}
+	for _, mode := range []registry.Mode{registry.ModeSync, registry.ModeAsync} {
+		m.predictItems.WithLabelValues(model, version, string(mode))
+		for _, o := range []registry.Outcome{registry.OutcomeSuccess, registry.OutcomeInvalidInput, registry.OutcomeError, registry.OutcomeUnavailable} {
+			m.predictions.WithLabelValues(model, version, string(mode), string(o))
+		}
+	}
+	return out
+}
+
+func (v *versionMetrics) State(s registry.Status) {
+	for i, st := range states {
+		if st == s {
+			v.state[i].Set(1)
+		} else {
+			v.state[i].Set(0)
+		}
+	}
+}
+
+func (v *versionMetrics) LoadFailed()         { v.failures.Inc() }
+func (v *versionMetrics) RoutedAway()         { v.fallbacks.Inc() }
+func (v *versionMetrics) Begin()              { v.inflight.Inc() }
+func (v *versionMetrics) End(d time.Duration) { v.inflight.Dec(); v.latency.Observe(d.Seconds()) }
