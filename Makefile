@@ -13,7 +13,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -74,6 +74,17 @@ check-kubernetes:
 check-breaking:
 	bash tools/breaking-check.sh docs/api/openapi-v1.0.0.yaml openapi.yaml
 	bash tools/breaking-check.sh --self-test
+
+## fuzz: each native Go fuzz target for FUZZTIME (-fuzz takes one target per package run);
+## the committed corpora under testdata/fuzz/ also run as plain tests in `make test`
+FUZZTIME    ?= 10s
+FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
+               FuzzSteps:./internal/pipeline/step FuzzOnePassMatchesValidator:./internal/httpapi
+fuzz:
+	@set -e; for t in $(FUZZTARGETS); do \
+	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
+	done; echo "fuzz: $(words $(FUZZTARGETS)) targets passed, $(FUZZTIME) each"
 
 ## fuzz-contract: generated valid and invalid requests for every operation of openapi.yaml,
 ## sent to the inferd binary; FUZZ_REQUESTS per operation, FUZZ_SEED picks them
