@@ -648,6 +648,236 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server metadata
+         * @description The server's name, version and the protocol extensions it supports.
+         */
+        get: operations["oipServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server liveness
+         * @description 200 as soon as the process listens, like `/health`.
+         */
+        get: operations["oipServerLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server readiness
+         * @description 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+         */
+        get: operations["oipServerReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Model metadata (the version routing chooses)
+         * @description The model's name, its versions, its platform, and the tensors the model file
+         *     declares, with -1 for a dimension of any size (the batch dimension first). Model
+         *     metadata of the Open Inference Protocol.
+         */
+        get: operations["oipModelMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/versions/{model_version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Model metadata of one version
+         * @description The model's name, its versions, its platform, and the tensors the model file
+         *     declares, with -1 for a dimension of any size (the batch dimension first). Model
+         *     metadata of the Open Inference Protocol.
+         */
+        get: operations["oipModelVersionMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Model readiness (the version routing chooses)
+         * @description 200 when the version (the one the routing rule chooses, without a version in the
+         *     path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+         *     failed to load.
+         */
+        get: operations["oipModelReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/versions/{model_version}/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Readiness of one model version
+         * @description 200 when the version (the one the routing rule chooses, without a version in the
+         *     path) has a loaded pipeline; 503 with `ready: false` while it loads or when it
+         *     failed to load.
+         */
+        get: operations["oipModelVersionReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/infer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inference on tensors (the version routing chooses)
+         * @description Runs the request's tensors through the model: `inputs` must name the model's
+         *     inputs with their datatype and a shape that fits the declared one (the batch
+         *     dimension first); `data` is flat in row-major order or nested. Concurrent
+         *     requests to a batching model share one model call. The echo model answers with
+         *     its inputs as outputs. With the binary data extension the body is
+         *     `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+         *     bytes, then each input with `parameters.binary_data_size` as raw little-endian
+         *     bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+         *     order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+         *     with the request parameter `binary_data_output: true`) come back the same way.
+         */
+        post: operations["oipInfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/versions/{model_version}/infer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inference on tensors with one version
+         * @description Runs the request's tensors through the model: `inputs` must name the model's
+         *     inputs with their datatype and a shape that fits the declared one (the batch
+         *     dimension first); `data` is flat in row-major order or nested. Concurrent
+         *     requests to a batching model share one model call. The echo model answers with
+         *     its inputs as outputs. With the binary data extension the body is
+         *     `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
+         *     bytes, then each input with `parameters.binary_data_size` as raw little-endian
+         *     bytes (BYTES elements as a 4-byte little-endian length and the bytes), in the
+         *     order of `inputs`. Outputs asked for with `binary_data: true` (or all of them,
+         *     with the request parameter `binary_data_output: true`) come back the same way.
+         */
+        post: operations["oipInferVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -862,11 +1092,13 @@ export interface components {
         /** @description Readiness of the whole service. */
         Readiness: {
             /**
-             * @description ready once every pipeline has loaded; loading before, and while a version that failed to load has none (unless READY_ALLOW_FAILED=true).
+             * @description ready once every pipeline has loaded; loading before, and while a version that
+             *     failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
+             *     on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
              * @example ready
              * @enum {string}
              */
-            status: "ready" | "loading";
+            status: "ready" | "loading" | "stopping";
             /** @description The versions that failed to load, with the reason (paths relative to the model repository); empty when none did. With strict readiness, a non-empty list on a 503 means loading has finished and only a reload (or a fixed rollout) makes the server ready. */
             failed: components["schemas"]["FailedModel"][];
         };
@@ -1194,7 +1426,12 @@ export interface components {
             pipelines: components["schemas"]["PipelineMemory"][];
             process: components["schemas"]["ProcessMemory"];
         };
-        /** @description An RFC 9457 problem. */
+        /**
+         * @description An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+         *     operation are problems too, on any path: 400 `invalid_request` (a request line,
+         *     path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+         *     KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+         */
         Problem: {
             /**
              * @description A URI naming the kind of problem.
@@ -1222,7 +1459,8 @@ export interface components {
              *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
              *     rate_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
-             *     request_cancelled, profile_in_progress.
+             *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
+             *     not_implemented.
              * @example invalid_input
              */
             code: string;
@@ -1236,6 +1474,202 @@ export interface components {
              * @example /predict
              */
             instance?: string;
+        };
+        /**
+         * @description An error of the Open Inference Protocol operations: `error` is the protocol's
+         *     message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+         */
+        OIPError: {
+            /**
+             * @description What went wrong with this request and what to do about it.
+             * @example input "input": expected 4 values for shape [1,4], got 3
+             */
+            error: string;
+            /**
+             * @description A stable machine-readable code, as in `Problem`.
+             * @example invalid_input
+             */
+            code: string;
+            /**
+             * @description The request's id, also in the X-Request-ID header.
+             * @example 5f0c6a2e9d1b4c7a
+             */
+            request_id: string;
+        };
+        /**
+         * @description A tensor element type of the Open Inference Protocol.
+         * @example FP32
+         * @enum {string}
+         */
+        OIPDatatype: "BOOL" | "UINT8" | "UINT16" | "UINT32" | "UINT64" | "INT8" | "INT16" | "INT32" | "INT64" | "FP16" | "FP32" | "FP64" | "BYTES";
+        /**
+         * @description The tensor's dimensions; -1 (in metadata only) is a dimension of any size.
+         * @example [
+         *       1,
+         *       4
+         *     ]
+         */
+        OIPShape: number[];
+        /**
+         * @description Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
+         * @example {
+         *       "binary_data_output": false
+         *     }
+         */
+        OIPParameters: {
+            [key: string]: components["schemas"]["AnyValue"];
+        };
+        OIPServerMetadata: {
+            /** @example inferd */
+            name: string;
+            /** @example 1.2.0 */
+            version: string;
+            /**
+             * @example [
+             *       "binary_tensor_data"
+             *     ]
+             */
+            extensions: string[];
+        };
+        OIPLive: {
+            /** @example true */
+            live: boolean;
+        };
+        OIPReady: {
+            /** @example true */
+            ready: boolean;
+        };
+        OIPModelReady: {
+            /** @example iris */
+            name: string;
+            /**
+             * @description The version the answer is about.
+             * @example v1
+             */
+            version?: string;
+            /** @example true */
+            ready: boolean;
+        };
+        OIPTensorMetadata: {
+            /** @example input */
+            name: string;
+            datatype: components["schemas"]["OIPDatatype"];
+            shape: components["schemas"]["OIPShape"];
+        };
+        OIPModelMetadata: {
+            /** @example iris */
+            name: string;
+            /**
+             * @example [
+             *       "v1",
+             *       "v2"
+             *     ]
+             */
+            versions: string[];
+            /**
+             * @description The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+             * @example onnxruntime_onnx
+             */
+            platform: string;
+            /** @description Empty for a model that takes any tensors (echo). */
+            inputs: components["schemas"]["OIPTensorMetadata"][];
+            outputs: components["schemas"]["OIPTensorMetadata"][];
+        };
+        OIPRequestInput: {
+            /** @example input */
+            name: string;
+            /**
+             * @example [
+             *       1,
+             *       4
+             *     ]
+             */
+            shape: number[];
+            datatype: components["schemas"]["OIPDatatype"];
+            parameters?: components["schemas"]["OIPParameters"];
+            data?: components["schemas"]["AnyValue"];
+        };
+        OIPRequestOutput: {
+            /** @example logits */
+            name: string;
+            parameters?: components["schemas"]["OIPParameters"];
+        };
+        /**
+         * @description An inference request of the Open Inference Protocol.
+         * @example {
+         *       "id": "req-1",
+         *       "inputs": [
+         *         {
+         *           "name": "input",
+         *           "shape": [
+         *             1,
+         *             4
+         *           ],
+         *           "datatype": "FP32",
+         *           "data": [
+         *             5.1,
+         *             3.5,
+         *             1.4,
+         *             0.2
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        OIPInferRequest: {
+            /**
+             * @description Echoed in the response.
+             * @example req-1
+             */
+            id?: string;
+            parameters?: components["schemas"]["OIPParameters"];
+            inputs: components["schemas"]["OIPRequestInput"][];
+            /** @description The outputs to return, by name; all of them when omitted. */
+            outputs?: components["schemas"]["OIPRequestOutput"][];
+        };
+        OIPResponseOutput: {
+            /** @example logits */
+            name: string;
+            shape: components["schemas"]["OIPShape"];
+            datatype: components["schemas"]["OIPDatatype"];
+            parameters?: components["schemas"]["OIPParameters"];
+            /** @description Flat, row-major; absent for an output sent as binary data. */
+            data?: components["schemas"]["AnyValue"][];
+        };
+        /**
+         * @example {
+         *       "model_name": "iris",
+         *       "model_version": "v1",
+         *       "id": "req-1",
+         *       "outputs": [
+         *         {
+         *           "name": "logits",
+         *           "shape": [
+         *             1,
+         *             3
+         *           ],
+         *           "datatype": "FP32",
+         *           "data": [
+         *             2.1,
+         *             -0.4,
+         *             -1.7
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        OIPInferResponse: {
+            /** @example iris */
+            model_name: string;
+            /**
+             * @description The version that ran (the one routing chose when the path named none).
+             * @example v1
+             */
+            model_version?: string;
+            /** @example req-1 */
+            id?: string;
+            parameters?: components["schemas"]["OIPParameters"];
+            outputs: components["schemas"]["OIPResponseOutput"][];
         };
     };
     responses: {
@@ -1412,7 +1846,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is not sent as `application/json`. Code `unsupported_media_type`. */
+        /**
+         * @description The body did not arrive within the server's read timeout (one minute for the whole
+         *     request). Code `request_timeout`.
+         */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/request_timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "body: the request body did not arrive in time: send it at once, or faster",
+                 *       "code": "request_timeout",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is not sent as `application/json`, or is sent with a `Content-Encoding`
+         *     (gzip, say), which the server does not decode. Code `unsupported_media_type`.
+         */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -1431,7 +1890,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key's rate limit (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`) is exhausted. Code `rate_limited`. */
+        /**
+         * @description A limit refused the request before its body was read: the key's rate limit on
+         *     predict-scope operations (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`; code
+         *     `rate_limited`), the key's requests in progress (`MAX_CONCURRENT_PER_KEY`; code
+         *     `concurrency_limited`), or too many failed authentications from the client's
+         *     address (`AUTH_FAILURES_PER_MINUTE`; code `auth_throttled`, answered without
+         *     looking at the key). `Retry-After` says when to retry.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1498,6 +1964,152 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A malformed request, or tensors that do not fit the model (which input, and what was expected). Codes `invalid_request`, `invalid_input`. */
+        OIPBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "input \"input\": shape [1,3] does not fit [-1,4], the shape the model declares",
+                 *       "code": "invalid_input",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The `X-API-Key` header is missing or holds an unknown key. Code `unauthorized`. */
+        OIPUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "send a valid API key in the X-API-Key header",
+                 *       "code": "unauthorized",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The key lacks the scope the operation needs. Code `forbidden`. */
+        OIPForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "this operation needs the predict scope; use a key that holds it",
+                 *       "code": "forbidden",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description No such model or version. Codes `model_not_found`, `version_not_found`. */
+        OIPNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "model not found: no model named \"resnet\"",
+                 *       "code": "model_not_found",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The body is larger than `MAX_REQUEST_BYTES`, or a GET carries one. Code `payload_too_large`. */
+        OIPPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the request body exceeds 1048576 bytes (MAX_REQUEST_BYTES); split the batch or send less data",
+                 *       "code": "payload_too_large",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The body is neither `application/json` nor `application/octet-stream`. Code `unsupported_media_type`. */
+        OIPUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "send the body as Content-Type: application/json or application/octet-stream, not text/plain",
+                 *       "code": "unsupported_media_type",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The key's rate limit is exhausted. Code `rate_limited`. */
+        OIPTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "rate limit of 100 requests/s (burst 200) exceeded for this key; retry after 1 s",
+                 *       "code": "rate_limited",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The model failed while running (`execution_error`) or the server hit an unexpected fault (`internal_error`). */
+        OIPInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the server failed unexpectedly; quote the request_id when you report it",
+                 *       "code": "internal_error",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /** @description The version is loading or failed to load (`model_loading`, `model_unavailable`), or the request was cancelled. Retry after `Retry-After` seconds. */
+        OIPServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "model loading: iris v1 is still loading; retry shortly",
+                 *       "code": "model_loading",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1510,6 +2122,15 @@ export interface components {
         ModelName: string;
         /** @description One of the model's versions. */
         ModelVersion: string;
+        /**
+         * @description Binary data extension: with an `application/octet-stream` body, the length in
+         *     bytes of the JSON inference request that starts it; the binary tensors follow.
+         */
+        InferenceHeaderContentLength: number;
+        /** @description A registered model's name. */
+        OIPModelName: string;
+        /** @description One of the model's versions. */
+        OIPModelVersion: string;
         /** @description 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text. */
         PprofDebug: number;
         /** @description 1 runs a garbage collection before the heap profile is taken. */
@@ -1519,6 +2140,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Binary data extension: the length in bytes of the JSON header that starts the
+         *     body; the binary tensors follow it.
+         */
+        "Inference-Header-Content-Length": number;
         /** @description The version that served the request (the one routing chose when the request named none). */
         "X-Model-Version": string;
         /** @description Seconds to wait before trying again. */
@@ -1554,6 +2180,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1587,6 +2214,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1619,6 +2247,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1651,6 +2280,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1687,6 +2317,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1769,6 +2400,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1794,6 +2426,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1825,6 +2458,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1931,6 +2565,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1962,6 +2597,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1986,6 +2622,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2018,6 +2655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofIndex: {
@@ -2041,6 +2679,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCPU: {
@@ -2061,6 +2700,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofTrace: {
@@ -2081,6 +2721,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["ProfileBusy"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofHeap: {
@@ -2102,6 +2743,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofAllocs: {
@@ -2121,6 +2763,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofGoroutine: {
@@ -2140,6 +2783,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofBlock: {
@@ -2159,6 +2803,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofMutex: {
@@ -2178,6 +2823,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofThreadCreate: {
@@ -2197,6 +2843,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofCmdline: {
@@ -2220,6 +2867,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     pprofSymbol: {
@@ -2243,6 +2891,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["BodyNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     openapiYAML: {
@@ -2306,6 +2955,326 @@ export interface operations {
                 };
             };
             413: components["responses"]["BodyNotAccepted"];
+        };
+    };
+    oipServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPServerMetadata"];
+                };
+            };
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipServerLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is live. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPLive"];
+                };
+            };
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipServerReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every pipeline has finished loading. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPReady"];
+                };
+            };
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+            /** @description Pipelines are still loading. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPReady"];
+                };
+            };
+        };
+    };
+    oipModelMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model's metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelMetadata"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipModelVersionMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model's metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelMetadata"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipModelReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version is ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelReady"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+            /** @description The version is loading or failed to load. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelReady"];
+                };
+            };
+        };
+    };
+    oipModelVersionReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version is ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelReady"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            500: components["responses"]["OIPInternalError"];
+            /** @description The version is loading or failed to load. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelReady"];
+                };
+            };
+        };
+    };
+    oipInfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Binary data extension: with an `application/octet-stream` body, the length in
+                 *     bytes of the JSON inference request that starts it; the binary tensors follow.
+                 */
+                "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+            };
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OIPInferRequest"];
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /**
+             * @description The outputs. `application/octet-stream` when any output is binary: the JSON
+             *     response header of `Inference-Header-Content-Length` bytes, then the binary
+             *     outputs in the order of `outputs`.
+             */
+            200: {
+                headers: {
+                    "Inference-Header-Content-Length": components["headers"]["Inference-Header-Content-Length"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPInferResponse"];
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            415: components["responses"]["OIPUnsupportedMediaType"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipInferVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Binary data extension: with an `application/octet-stream` body, the length in
+                 *     bytes of the JSON inference request that starts it; the binary tensors follow.
+                 */
+                "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+            };
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OIPInferRequest"];
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /**
+             * @description The outputs. `application/octet-stream` when any output is binary: the JSON
+             *     response header of `Inference-Header-Content-Length` bytes, then the binary
+             *     outputs in the order of `outputs`.
+             */
+            200: {
+                headers: {
+                    "Inference-Header-Content-Length": components["headers"]["Inference-Header-Content-Length"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPInferResponse"];
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            415: components["responses"]["OIPUnsupportedMediaType"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
         };
     };
 }
