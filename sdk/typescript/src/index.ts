@@ -130,16 +130,16 @@ export function createInferd(options: InferdOptions) {
     /** GET /health. */
     health: async (): Promise<Health> => body(await raw.GET("/health")),
 
-    /** GET /ready: `loading` (a 503) is an answer here, not an error. */
+    /**
+     * GET /ready: `loading` or `stopping` (a 503) is an answer here, not an error; its
+     * `failed` lists the versions that failed to load, and why.
+     */
     ready: async (): Promise<Readiness> => {
-      try {
-        return body(await raw.GET("/ready"));
-      } catch (err) {
-        if (err instanceof ProblemError && err.status === 503 && err.code === "http_503") {
-          return { status: "loading" };
-        }
-        throw err;
+      const res = await raw.GET("/ready");
+      if (res.response.status === 503 && res.error && typeof res.error === "object" && "status" in res.error) {
+        return res.error as Readiness;
       }
+      return body(res);
     },
 
     /** GET /metrics: the Prometheus text exposition. */

@@ -140,7 +140,7 @@ describe("TypeScript SDK against a live inferd", { skip }, () => {
 
   it("probes and admin", async (t) => {
     await t.test("health", async () => assert.deepEqual(await client().health(), { status: "ok" }));
-    await t.test("ready", async () => assert.deepEqual(await client().ready(), { status: "ready" }));
+    await t.test("ready", async () => assert.deepEqual(await client().ready(), { status: "ready", failed: [] }));
     await t.test("metrics", async () => assert.match(await client().metrics(), /inferd_http_requests_total/));
     await t.test("listLoadedModels", async () => {
       const loaded = await admin.listLoadedModels();
