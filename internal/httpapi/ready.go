@@ -1,11 +1,6 @@
 package httpapi
 
-import (
-	"path/filepath"
-	"strings"
-
-	"github.com/inferd/inferd/gen/api"
-)
+import "github.com/inferd/inferd/gen/api"
 
 // readiness is /ready's answer: loading until every version has loaded, and so also
 // while a version has no pipeline because its load failed (strict readiness: a bad
@@ -15,23 +10,10 @@ import (
 func (s *Server) readiness() api.Readiness {
 	out := api.Readiness{Status: api.ReadinessStatusReady, Failed: []api.FailedModel{}}
 	for _, e := range s.reg.Failed() {
-		out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: s.inRepository(errText(e.Err))})
+		out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err)})
 	}
 	if !s.reg.Ready() || (len(out.Failed) > 0 && !s.opts.ReadyAllowFailed) {
 		out.Status = api.ReadinessStatusLoading
 	}
 	return out
-}
-
-// inRepository cuts the model repository's path out of a load error, so that the
-// paths it names are relative to the repository.
-func (s *Server) inRepository(msg string) string {
-	dir := s.opts.ModelsDir
-	if dir == "" {
-		return msg
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		msg = strings.ReplaceAll(msg, abs+string(filepath.Separator), "")
-	}
-	return strings.ReplaceAll(msg, filepath.Clean(dir)+string(filepath.Separator), "")
 }
