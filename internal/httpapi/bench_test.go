@@ -27,7 +27,11 @@ import (
 // benchHandler is the full handler without a socket, so the benchmark measures the
 // server's own cost per request: routing, auth, the one decode and validation of the
 // body, the pipeline, encoding, metrics and the log line.
-func benchHandler(b *testing.B) http.Handler {
+func benchHandler(b *testing.B) http.Handler { return benchHandlerWith(b, 0) }
+
+// benchHandlerWith is benchHandler with MAX_REQUEST_BYTES at maxRequestBytes (0: the
+// default).
+func benchHandlerWith(b *testing.B, maxRequestBytes int64) http.Handler {
 	b.Helper()
 	keys, _ := auth.Parse("bench", testKeys)
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -43,7 +47,7 @@ func benchHandler(b *testing.B) http.Handler {
 	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
 	srv, err := httpapi.NewServer(httpapi.Options{
 		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: keys, Metrics: m,
-		Gatherer: prom, Logger: log,
+		Gatherer: prom, Logger: log, MaxRequestBytes: maxRequestBytes,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -2,56 +2,20 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/job/inproc"
-	"github.com/inferd/inferd/internal/job/memstore"
-	"github.com/inferd/inferd/internal/metrics"
-	"github.com/inferd/inferd/internal/registry"
 )
 
 // BenchmarkOIPInfer sends a 1 MB FP32 tensor through echo's /v2 infer, as JSON both
 // ways and as binary tensor data both ways, through the whole handler without a
 // socket: what the binary data extension saves is the server's own work.
 func BenchmarkOIPInfer(b *testing.B) {
-	keys, _ := auth.Parse("bench", testKeys)
-	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError}))
-	prom := prometheus.NewRegistry()
-	m := metrics.New(prom)
-	reg := registry.New(registry.Options{Sources: []registry.Source{echoSource()}, Logger: log, Observer: m})
-	if err := reg.Discover(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	reg.Load(context.Background())
-	store := memstore.New(time.Hour, nil)
-	runner := inproc.New(&job.Executor{Store: store, Predictor: predictor{reg}}, inproc.Options{Logger: log})
-	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
-	srv, err := httpapi.NewServer(httpapi.Options{
-		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: keys, Metrics: m,
-		Gatherer: prom, Logger: log, MaxRequestBytes: 16 << 20,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := srv.Handler()
-	if err != nil {
-		b.Fatal(err)
-	}
+	h := benchHandlerWith(b, 16<<20)
 
 	const n = 1 << 18 // 1 MiB of FP32
 	var js bytes.Buffer

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -88,16 +87,7 @@ func (s *Server) oipRead(route *routers.Route, next http.Handler, w http.Respons
 		Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate, ExcludeRequestBody: true},
 	})
 	if err != nil {
-		status := http.StatusBadRequest
-		var secErr *openapi3filter.SecurityRequirementsError
-		var reqErr *openapi3filter.RequestError
-		switch {
-		case errors.As(err, &secErr):
-			status = http.StatusUnauthorized
-		case !errors.As(err, &reqErr):
-			status = http.StatusInternalServerError
-		}
-		fail(err, status)
+		fail(err, validationStatus(err))
 		return
 	}
 	next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, oipBodyKey{}, body)))

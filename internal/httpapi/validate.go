@@ -104,16 +104,7 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 				err = oneJSONValue(r, route.Operation.RequestBody.Value)
 			}
 			if err != nil {
-				status := http.StatusBadRequest
-				var secErr *openapi3filter.SecurityRequirementsError
-				var reqErr *openapi3filter.RequestError
-				switch {
-				case errors.As(err, &secErr):
-					status = http.StatusUnauthorized
-				case !errors.As(err, &reqErr):
-					status = http.StatusInternalServerError
-				}
-				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: validationStatus(err), MatchedRoute: matched})
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -275,4 +266,18 @@ func describeRequestError(err error) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// validationStatus is the status class of a validator's error: 401 for a failed
+// security requirement, 400 for the request's own fault, 500 for anything else.
+func validationStatus(err error) int {
+	var secErr *openapi3filter.SecurityRequirementsError
+	var reqErr *openapi3filter.RequestError
+	switch {
+	case errors.As(err, &secErr):
+		return http.StatusUnauthorized
+	case !errors.As(err, &reqErr):
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
 }
