@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// logRequest writes the request's line of the access log: at info, or at error for a
+// 5xx. The record is made here rather than by Logger.LogAttrs, which walks the stack
+// for its caller's position on every call: a cost per request for a source position
+// that is the same on every line. An attribute more is one more AddAttrs.
+func (s *Server) logRequest(r *http.Request, info *reqInfo, op string, status int, end time.Time, d time.Duration) {
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	ctx := r.Context()
+	h := s.log.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	rec := slog.NewRecord(end, level, "request", 0)
+	rec.AddAttrs(
+		slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("operation", op),
+		slog.String("route", chi.RouteContext(ctx).RoutePattern()), slog.Int("status", status),
+	)
+	rec.AddAttrs(slog.Duration("duration", d))
+	if info.principal.ID != "" {
+		rec.AddAttrs(slog.String("key_id", info.principal.ID))
+	}
+	if s.opts.Tracer != nil {
+		addTraceIDs(ctx, &rec)
+	}
+	_ = h.Handle(ctx, rec)
+}
