@@ -32,6 +32,40 @@ type Metrics struct {
 	jobWait       prometheus.Histogram
 	versions      versionVecs
 	reg           prometheus.Registerer
+
+	// The children of the vectors above that every prediction touches, by label values.
+	httpChildren    *children[httpKey, httpObs]
+	predictChildren *children[predictKey, predictObs]
+	stageChildren   *children[stageKey, prometheus.Observer]
+	batchChildren   *children[versionKey, prometheus.Observer]
+	queueChildren   *children[versionKey, prometheus.Observer]
+}
+
+type httpKey struct {
+	operation string
+	code      int
+}
+
+type httpObs struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+type versionKey struct{ model, version string }
+
+type predictKey struct {
+	versionKey
+	mode    registry.Mode
+	outcome registry.Outcome
+}
+
+type predictObs struct {
+	calls, items prometheus.Counter
+}
+
+type stageKey struct {
+	versionKey
+	stage pipeline.Stage
 }
 
 var (
@@ -43,74 +77,67 @@ var (
 func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		reg: reg,
-		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "http_requests_total",
-			Help: "HTTP requests by operation (the contract's operationId) and status code.",
-		}, []string{"operation", "code"}),
-		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "http_request_duration_seconds",
-			Help:    "HTTP request latency by operation and status code.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"operation", "code"}),
-		predictions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "predictions_total",
-			Help: "Prediction calls (a batch counts once) by model, version, mode (sync, async) and outcome.",
-		}, []string{"model", "version", "mode", "outcome"}),
-		predictItems: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "prediction_items_total",
-			Help: "Items predicted, by model, version and mode.",
-		}, []string{"model", "version", "mode"}),
-		stageDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "pipeline_stage_duration_seconds",
-			Help:    "Time spent in each pipeline stage (preprocess, model, postprocess) per call.",
-			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
-		}, []string{"model", "version", "stage"}),
-		jobsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "jobs_finished_total",
-			Help: "Jobs that ran to a final status (succeeded, failed), by status.",
-		}, []string{"status"}),
-		jobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "job_duration_seconds",
-			Help:    "Time from a job's start to its finish.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
-		}),
-		modelsLoaded: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Name: "models_loaded",
-			Help: "Pipelines currently loaded in memory.",
-		}),
-		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "model_reloads_total",
-			Help: "Hot reloads by outcome (success, failure).",
-		}, []string{"outcome"}),
-		batchSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "batch_size",
-			Help:    "Items per model (backend) call, by model and version: above 1 when dynamic batching coalesced requests, or for /predict/batch.",
-			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
-		}, []string{"model", "version"}),
-		batchQueue: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "batch_queue_seconds",
-			Help:    "Time a request waited in a version's dynamic batcher before its items went to the model.",
-			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1},
-		}, []string{"model", "version"}),
-		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "rate_limited_requests_total",
-			Help: "Requests refused with 429 by the per-key rate limit, by operation.",
-		}, []string{"operation"}),
-		jobWait: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "job_queue_wait_seconds",
-			Help:    "Time from a job's submission to its start: how long it waited for a worker.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
-		}),
+		httpRequests: counterVec("http_requests_total",
+			"HTTP requests by operation (the contract's operationId) and status code.",
+			"operation", "code"),
+		httpDuration: histogramVec("http_request_duration_seconds",
+			"HTTP request latency by operation and status code.",
+			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "operation", "code"),
+		predictions: counterVec("predictions_total",
+			"Prediction calls (a batch counts once) by model, version, mode (sync, async) and outcome.",
+			"model", "version", "mode", "outcome"),
+		predictItems: counterVec("prediction_items_total",
+			"Items predicted, by model, version and mode.",
+			"model", "version", "mode"),
+		stageDuration: histogramVec("pipeline_stage_duration_seconds",
+			"Time spent in each pipeline stage (preprocess, model, postprocess) per call.",
+			[]float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5}, "model", "version", "stage"),
+		jobsFinished: counterVec("jobs_finished_total",
+			"Jobs that ran to a final status (succeeded, failed), by status.",
+			"status"),
+		jobDuration: histogram("job_duration_seconds",
+			"Time from a job's start to its finish.",
+			prometheus.ExponentialBuckets(0.0005, 4, 10)),
+		modelsLoaded: gauge("models_loaded",
+			"Pipelines currently loaded in memory."),
+		reloads: counterVec("model_reloads_total",
+			"Hot reloads by outcome (success, failure).",
+			"outcome"),
+		batchSize: histogramVec("batch_size",
+			"Items per model (backend) call, by model and version: above 1 when dynamic batching coalesced requests, or for /predict/batch.",
+			[]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, "model", "version"),
+		batchQueue: histogramVec("batch_queue_seconds",
+			"Time a request waited in a version's dynamic batcher before its items went to the model.",
+			[]float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1}, "model", "version"),
+		rateLimited: counterVec("rate_limited_requests_total",
+			"Requests refused with 429 by the per-key rate limit, by operation.",
+			"operation"),
+		jobWait: histogram("job_queue_wait_seconds",
+			"Time from a job's submission to its start: how long it waited for a worker.",
+			prometheus.ExponentialBuckets(0.0005, 4, 10)),
 		versions: newVersionVecs(),
-		rateFallbacks: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "rate_limit_local_fallbacks_total",
-			Help: "Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached.",
-		}),
+		rateFallbacks: counter("rate_limit_local_fallbacks_total",
+			"Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached."),
 	}
 	reg.MustRegister(m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
+	m.httpChildren = newChildren(func(k httpKey) httpObs {
+		c := statusLabel(k.code)
+		return httpObs{requests: m.httpRequests.WithLabelValues(k.operation, c), duration: m.httpDuration.WithLabelValues(k.operation, c)}
+	})
+	m.predictChildren = newChildren(func(k predictKey) predictObs {
+		return predictObs{
+			calls: m.predictions.WithLabelValues(k.model, k.version, string(k.mode), string(k.outcome)),
+			items: m.predictItems.WithLabelValues(k.model, k.version, string(k.mode)),
+		}
+	})
+	m.stageChildren = newChildren(func(k stageKey) prometheus.Observer {
+		return m.stageDuration.WithLabelValues(k.model, k.version, string(k.stage))
+	})
+	m.batchChildren = newChildren(func(k versionKey) prometheus.Observer { return m.batchSize.WithLabelValues(k.model, k.version) })
+	m.queueChildren = newChildren(func(k versionKey) prometheus.Observer { return m.batchQueue.WithLabelValues(k.model, k.version) })
 	// Counters without model labels start at zero for every value they can take, so a
 	// rate() or an alert sees them before their first event.
 	for _, outcome := range []string{"success", "failure"} {
@@ -132,27 +159,22 @@ func (m *Metrics) RateLimitedOperations(ops []string) {
 
 // ObserveWorkers registers a gauge read at scrape time: the processes taking jobs.
 func (m *Metrics) ObserveWorkers(workers func() int) {
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Namespace: namespace, Name: "job_workers",
-		Help: "Processes taking jobs: the inferd-worker processes the queue has a heartbeat from, or 1 when the server runs jobs itself.",
-	}, func() float64 { return float64(workers()) }))
+	m.reg.MustRegister(gaugeFunc("job_workers",
+		"Processes taking jobs: the inferd-worker processes the queue has a heartbeat from, or 1 when the server runs jobs itself.",
+		workers))
 }
 
 // ObserveQueue registers gauges read at scrape time: jobs waiting and jobs running.
 func (m *Metrics) ObserveQueue(queued, running func() int) {
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "jobs_queued", Help: "Jobs waiting for a worker."},
-			func() float64 { return float64(queued()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "jobs_running", Help: "Jobs running now."},
-			func() float64 { return float64(running()) }),
-	)
+	m.reg.MustRegister(gaugeFunc("jobs_queued", "Jobs waiting for a worker.", queued),
+		gaugeFunc("jobs_running", "Jobs running now.", running))
 }
 
 // HTTP records one request.
 func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
-	c := statusLabel(code)
-	m.httpRequests.WithLabelValues(operation, c).Inc()
-	m.httpDuration.WithLabelValues(operation, c).Observe(d.Seconds())
+	o := m.httpChildren.get(httpKey{operation, code})
+	o.requests.Inc()
+	o.duration.Observe(d.Seconds())
 }
 
 // RateLimited records a request refused by the rate limit.
@@ -164,23 +186,24 @@ func (m *Metrics) RateLimitFallback() { m.rateFallbacks.Inc() }
 
 // Stage implements registry.Observer.
 func (m *Metrics) Stage(model, version string, stage pipeline.Stage, d time.Duration) {
-	m.stageDuration.WithLabelValues(model, version, string(stage)).Observe(d.Seconds())
+	m.stageChildren.get(stageKey{versionKey{model, version}, stage}).Observe(d.Seconds())
 }
 
 // Predicted implements registry.Observer.
 func (m *Metrics) Predicted(model, version string, mode registry.Mode, outcome registry.Outcome, n int) {
-	m.predictions.WithLabelValues(model, version, string(mode), string(outcome)).Inc()
-	m.predictItems.WithLabelValues(model, version, string(mode)).Add(float64(n))
+	o := m.predictChildren.get(predictKey{versionKey{model, version}, mode, outcome})
+	o.calls.Inc()
+	o.items.Add(float64(n))
 }
 
 // Batched implements registry.Observer.
 func (m *Metrics) Batched(model, version string, n int) {
-	m.batchSize.WithLabelValues(model, version).Observe(float64(n))
+	m.batchChildren.get(versionKey{model, version}).Observe(float64(n))
 }
 
 // Queued implements registry.Observer.
 func (m *Metrics) Queued(model, version string, d time.Duration) {
-	m.batchQueue.WithLabelValues(model, version).Observe(d.Seconds())
+	m.queueChildren.get(versionKey{model, version}).Observe(d.Seconds())
 }
 
 // Loaded implements registry.Observer.

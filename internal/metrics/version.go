@@ -25,27 +25,21 @@ var states = []registry.Status{registry.StatusLoading, registry.StatusReady, reg
 
 func newVersionVecs() versionVecs {
 	return versionVecs{
-		state: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Name: "model_state",
-			Help: "Load state of each model version: 1 for the state it is in (loading, ready, failed), 0 for the others.",
-		}, []string{"model", "version", "state"}),
-		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "model_load_failures_total",
-			Help: "Loads of a model version that failed (at start or by a reload), including configs rejected at discovery.",
-		}, []string{"model", "version"}),
-		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "routing_fallbacks_total",
-			Help: "Requests without a version that the routing rule chose this version for, sent to another version of the rule because this one has no pipeline.",
-		}, []string{"model", "version"}),
-		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: namespace, Name: "model_requests_in_flight",
-			Help: "Prediction calls (sync requests and job runs) running on a model version now.",
-		}, []string{"model", "version"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "model_request_duration_seconds",
-			Help:    "End-to-end time of a prediction call on a model version, from routing to its results: batcher queue, preprocessing, model and postprocessing.",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"model", "version"}),
+		state: gaugeVec("model_state",
+			"Load state of each model version: 1 for the state it is in (loading, ready, failed), 0 for the others.",
+			"model", "version", "state"),
+		failures: counterVec("model_load_failures_total",
+			"Loads of a model version that failed (at start or by a reload), including configs rejected at discovery.",
+			"model", "version"),
+		fallbacks: counterVec("routing_fallbacks_total",
+			"Requests without a version that the routing rule chose this version for, sent to another version of the rule because this one has no pipeline.",
+			"model", "version"),
+		inflight: gaugeVec("model_requests_in_flight",
+			"Prediction calls (sync requests and job runs) running on a model version now.",
+			"model", "version"),
+		latency: histogramVec("model_request_duration_seconds",
+			"End-to-end time of a prediction call on a model version, from routing to its results: batcher queue, preprocessing, model and postprocessing.",
+			[]float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "model", "version"),
 	}
 }
 
