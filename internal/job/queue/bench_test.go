@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/redistest"
 )
 
 // BenchmarkIdlePickup measures how long an idle worker takes to start a job: from the
@@ -130,7 +131,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 //	go test -run '^$' -bench ClosedLoop -benchtime 3000x ./internal/job/queue
 func BenchmarkClosedLoop(b *testing.B) {
 	e := newEnv(b)
-	api, wrk := &roundTrips{}, &roundTrips{}
+	api, wrk := &redistest.RoundTrips{}, &redistest.RoundTrips{}
 	e.rc.AddHook(api)
 	e.workerHook = wrk
 	for range 2 {
@@ -174,9 +175,9 @@ func BenchmarkClosedLoop(b *testing.B) {
 	slices.Sort(all)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "jobs/s")
 	b.ReportMetric(float64(all[len(all)/2])/float64(time.Millisecond), "p50-ms")
-	b.ReportMetric(float64(api.n.Load())/float64(b.N), "api-trips/job")
+	b.ReportMetric(float64(api.Count())/float64(b.N), "api-trips/job")
 	b.ReportMetric(float64(pick.Load())/float64(b.N)/1e6, "pick-ms")
 	b.ReportMetric(float64(run.Load())/float64(b.N)/1e6, "run-ms")
 	b.ReportMetric(float64(seen.Load())/float64(b.N)/1e6, "seen-ms")
-	b.ReportMetric(float64(wrk.n.Load())/float64(b.N), "worker-trips/job")
+	b.ReportMetric(float64(wrk.Count())/float64(b.N), "worker-trips/job")
 }

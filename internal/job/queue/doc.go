@@ -6,9 +6,14 @@
 // every delivery calls job.Executor.Execute, which skips a job already final and
 // discards a result that lost the race to another delivery or to a cancel.
 //
-// A Runner is the job.Runner of the API server. Enqueue makes one asynq task per job
-// with the job id as its TaskID; Abandon deletes a waiting task, or signals the worker
-// running it.
+// A Runner queues jobs: Enqueue makes one asynq task per job with the job id as its
+// TaskID; Abandon deletes a waiting task, or signals the worker running it. The API
+// server's job.Runner is a Submitter, a Runner that also records and queues a job in
+// one script (the record, pending; the task, laid out as asynq's client would; the
+// announcement to idle workers), one round trip where four were. Its task carries the
+// record when small, so the worker marks the job running without reading it first.
+// A job's life costs the API one round trip and a worker about four: dequeue, mark
+// running, record the result, tell asynq the task is done (TestRoundTripsPerJob).
 //
 // A Worker is an asynq.Server whose one handler calls job.Executor.Execute. It is
 // tuned away from three asynq defaults that do not fit an API whose clients poll:

@@ -40,7 +40,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(func() { _ = rc.Close() })
 	e := &env{redis: srv, rc: rc, store: redisstore.New(rc, redisstore.Options{}), tasks: TaskOptions{}.withDefaults()}
 	e.runner = NewRunner(rc, e.tasks)
-	e.svc = &job.Service{Store: e.store, Runner: e.runner}
+	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
 	return e
 }
 

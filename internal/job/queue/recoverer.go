@@ -83,7 +83,7 @@ func (w *Worker) recoverOne(ctx context.Context, t *asynq.TaskInfo) {
 		w.fail(p.JobID, fmt.Sprintf("the workers running the job stopped %d times; it is not retried again", next))
 		return
 	}
-	created, err := w.runner.enqueue(ctx, p.JobID, next)
+	created, err := w.runner.enqueue(ctx, p.JobID, next, p.Trace)
 	if err != nil {
 		w.log.Warn("re-enqueueing an orphaned job", "job_id", p.JobID, "error", err)
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // Runner is the job.Runner of queue mode: it puts jobs on an asynq queue for Workers.
@@ -37,14 +38,14 @@ func NewRunner(rc redis.UniversalClient, opts TaskOptions) *Runner {
 // task is already queued or running succeeds, so a repeated Enqueue cannot run it twice
 // at once.
 func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
-	_, err := r.enqueue(ctx, rec.ID, 0)
+	_, err := r.enqueue(ctx, rec.ID, 0, telemetry.Inject(ctx))
 	return err
 }
 
 // enqueue reports whether it made a task; false with a nil error means the task was
 // there already.
-func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int) (bool, error) {
-	task, opts := r.opts.newTask(jobID, recovery)
+func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int, trace telemetry.Carrier) (bool, error) {
+	task, opts := r.opts.newTask(jobID, recovery, trace)
 	_, err := r.client.EnqueueContext(ctx, task, opts...)
 	switch {
 	case err == nil:

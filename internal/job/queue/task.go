@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // TaskType is the asynq type name of a job's task.
@@ -52,13 +54,25 @@ func (o TaskOptions) withDefaults() TaskOptions {
 	return o
 }
 
-// payload is what a task carries: which job, and which recovery of it.
+// payload is what a task carries: which job, which recovery of it, and the trace
+// context of its submission. Tasks enqueued before tracing existed have no trace and
+// decode as before.
 type payload struct {
 	JobID string `json:"job_id"`
 	// Recovery is 0 for the task the API enqueued and n for the nth re-enqueue by a
 	// recoverer after a worker died.
 	Recovery int `json:"recovery,omitempty"`
+	// Record is the job's record as a Submitter wrote it, when small: the worker marks
+	// the job running from it, without a read, unless the record has changed since.
+	Record json.RawMessage `json:"record,omitempty"`
+	// Trace is the W3C trace context (traceparent, tracestate, baggage) of the
+	// submission, so the worker's spans join the submitter's trace; absent when the
+	// submission was not traced.
+	Trace telemetry.Carrier `json:"trace,omitempty"`
 }
+
+// errTaskExists is a Submitter's refusal of a job whose task id is taken.
+var errTaskExists = errors.New("its task exists")
 
 // taskID names the task of a job's nth recovery. The first task's id is the job id,
 // so operators find a job in asynqmon by its id; recoveries get their own ids because
@@ -71,8 +85,8 @@ func taskID(jobID string, recovery int) string {
 }
 
 // newTask returns the task of a job's nth recovery, with its enqueue options.
-func (o TaskOptions) newTask(jobID string, recovery int) (*asynq.Task, []asynq.Option) {
-	b, _ := json.Marshal(payload{JobID: jobID, Recovery: recovery}) // cannot fail
+func (o TaskOptions) newTask(jobID string, recovery int, trace telemetry.Carrier) (*asynq.Task, []asynq.Option) {
+	b, _ := json.Marshal(payload{JobID: jobID, Recovery: recovery, Trace: trace}) // cannot fail
 	return asynq.NewTask(TaskType, b), []asynq.Option{
 		asynq.TaskID(taskID(jobID, recovery)),
 		asynq.Queue(o.Queue),

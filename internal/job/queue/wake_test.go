@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/redistest"
 )
 
 // TestWakeUp checks that an idle worker waits for announcements rather than polling,
@@ -17,7 +18,7 @@ import (
 // the jobs wait a minute and the second does.
 func TestWakeUp(t *testing.T) {
 	e := newEnv(t)
-	rt := &roundTrips{}
+	rt := &redistest.RoundTrips{}
 	e.workerHook = rt
 	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
 	if err := w.Start(); err != nil {
@@ -31,9 +32,9 @@ func TestWakeUp(t *testing.T) {
 	})
 
 	time.Sleep(500 * time.Millisecond) // the start's own round trips happen
-	before := rt.n.Load()
+	before := rt.Count()
 	time.Sleep(time.Second)
-	if n := rt.n.Load() - before; n > 10 {
+	if n := rt.Count() - before; n > 10 {
 		t.Fatalf("an idle worker made %d round trips in a second; it polls instead of waiting", n)
 	}
 
@@ -67,7 +68,7 @@ func TestWakeUpMissedAnnouncement(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Enqueued straight through asynq: no announcement.
-	task, opts := e.tasks.newTask(rec.ID, 0)
+	task, opts := e.tasks.newTask(rec.ID, 0, nil)
 	if _, err := e.runner.client.Enqueue(task, opts...); err != nil {
 		t.Fatal(err)
 	}

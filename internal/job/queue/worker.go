@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +14,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/telemetry"
 )
+
+// DefaultShutdownTimeout is the ShutdownTimeout of WorkerOptions that leave it 0 (and
+// SHUTDOWN_TIMEOUT's default).
+const DefaultShutdownTimeout = 30 * time.Second
 
 // WorkerOptions configure a Worker. The zero value of each field is a documented
 // default.
@@ -26,7 +32,7 @@ type WorkerOptions struct {
 	// on 2 CPUs), while many more than that only contend.
 	Concurrency int
 	// ShutdownTimeout is how long Shutdown lets running jobs finish before it puts them
-	// back in the queue. 0 means 30 s.
+	// back in the queue. 0 means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 	// PollInterval is how often an idle worker looks for a task that no Runner
 	// announced (a retry due, an announcement lost). 0 means 50 ms, which costs Redis
@@ -51,7 +57,7 @@ func (o WorkerOptions) withDefaults() WorkerOptions {
 		o.Concurrency = 4 * runtime.NumCPU()
 	}
 	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = 30 * time.Second
+		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 50 * time.Millisecond
@@ -162,7 +168,7 @@ func (w *Worker) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry) // archived, for an operator to see
 	}
-	err = w.exec.Execute(ctx, p.JobID)
+	err = w.execute(telemetry.Extract(ctx, p.Trace), p)
 	if err == nil {
 		return nil
 	}
@@ -173,6 +179,18 @@ func (w *Worker) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	}
 	w.log.Warn("job not recorded; it will be delivered again", "job_id", p.JobID, "error", err)
 	return err
+}
+
+// execute runs the job from the record the task carries when it carries one that
+// reads, else from the store's.
+func (w *Worker) execute(ctx context.Context, p payload) error {
+	if p.Record != nil {
+		var held job.Record
+		if err := json.Unmarshal(p.Record, &held); err == nil && held.ID == p.JobID {
+			return w.exec.ExecuteFrom(ctx, held)
+		}
+	}
+	return w.exec.Execute(ctx, p.JobID)
 }
 
 // handleError runs before asynq schedules a failed task's retry or archives it. It

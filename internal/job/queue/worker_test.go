@@ -51,7 +51,8 @@ func TestPredictionErrorFailsWithoutRetry(t *testing.T) {
 	if got.Error != "bad input shape" {
 		t.Fatalf("error_message = %q", got.Error)
 	}
-	time.Sleep(2500 * time.Millisecond) // longer than the first two retry delays
+	// No task left in asynq, in any state (a retry is one): none can run it again.
+	waitTaskGone(t, e, rec.ID, 10*time.Second)
 	if n := pred.calls.Load(); n != 1 {
 		t.Fatalf("the failed job ran %d times, want 1", n)
 	}
@@ -67,7 +68,7 @@ func TestDuplicateDelivery(t *testing.T) {
 
 		// A redelivery straight to the handler, and a second task for the same job
 		// (its first task is gone, so the TaskID is free again).
-		task, _ := e.tasks.newTask(rec.ID, 0)
+		task, _ := e.tasks.newTask(rec.ID, 0, nil)
 		if err := w.ProcessTask(context.Background(), task); err != nil {
 			t.Fatalf("ProcessTask of a finished job: %v", err)
 		}
@@ -103,7 +104,7 @@ func TestDuplicateDelivery(t *testing.T) {
 		w := e.newWorker(t, pred, WorkerOptions{})
 		rec := e.submit(t, true, `[1,2]`)
 		stop := e.watchStatus(t, rec.ID)
-		task, _ := e.tasks.newTask(rec.ID, 0)
+		task, _ := e.tasks.newTask(rec.ID, 0, nil)
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() {

@@ -1,0 +1,100 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/telemetry"
+)
+
+// heldRecordMax is the largest encoded record a task carries along with the job id, so
+// that the worker taking it marks the job running without reading the record first. A
+// larger one is only read: carrying it would hold its input in Redis twice while the
+// job waits (and for as long as asynq keeps the task, should it ever be archived), for
+// the sake of one round trip. An echo job's record is about 200 bytes, a digits image's
+// about 400.
+const heldRecordMax = 4 << 10
+
+// Submitter is the job.Runner of an API server in queue mode. Besides the Runner's
+// methods it records and queues a job in one script (job.RecordingRunner): the record,
+// already pending, in the store's key; the task, as asynq's client would have queued
+// it; the queue's listing; and the announcement to idle workers. One round trip where
+// Store.Create, Runner.Enqueue, the announcement and the move to pending took four, and
+// a record exists exactly when its task does.
+//
+// It writes asynq v0.26.0's task layout itself (see taskMessage): TestSubmitterAsAsynq
+// and TestTaskMessageAsAsynq fail if that stops matching asynq's.
+type Submitter struct {
+	*Runner
+	store *redisstore.Store
+}
+
+var _ job.RecordingRunner = (*Submitter)(nil)
+
+// NewSubmitter returns a Submitter that queues through r and records in store, which
+// must be on r's Redis.
+func NewSubmitter(r *Runner, store *redisstore.Store) *Submitter {
+	return &Submitter{Runner: r, store: store}
+}
+
+// CreateAndEnqueue writes rec and queues its task, or neither.
+func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error {
+	b, err := job.EncodeJSON(rec)
+	if err != nil {
+		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
+	}
+	pb, err := submittedPayload(rec.ID, b, telemetry.Inject(ctx))
+	if err != nil {
+		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
+	}
+	q := s.opts.Queue
+	keys, args := s.store.CreateArgs(rec, b)
+	keys = append(keys, taskKey(q, rec.ID), pendingKey(q), allQueuesKey)
+	args = append(args, s.opts.taskMessage(rec.ID, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
+		q, wakeChannel(q))
+	n, err := submitScript.Run(ctx, s.rc, keys, args...).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: recording and queueing job %s: %w", job.ErrQueueUnavailable, rec.ID, err)
+	case n == -1:
+		return fmt.Errorf("job %s exists", rec.ID)
+	case n == 0:
+		return s.store.LimitReached()
+	case n == -2:
+		return fmt.Errorf("job %s: %w", rec.ID, errTaskExists)
+	}
+	return nil
+}
+
+// submittedPayload is the payload of the task a Submitter queues for a job whose
+// record encodes as record, submitted in the trace that trace carries.
+func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte, error) {
+	p := payload{JobID: id, Trace: trace}
+	if len(record) <= heldRecordMax {
+		p.Record = record
+	}
+	return job.EncodeJSON(p)
+}
+
+// submitScript writes a job's record and task unless either exists: first, unless the
+// task's hash KEYS[4] exists (-2), the record as redisstore.CreateLua does with its
+// KEYS[1..3] and ARGV[1..8] (-1 when the record exists, 0 when its owner is at the
+// cap); then what asynq's enqueue script writes (KEYS[4] with the task's message
+// ARGV[9] and the time ARGV[10] in unix ns, and its id ARGV[6] pushed on the pending
+// list KEYS[5]), lists the queue ARGV[11] in KEYS[6] as asynq's client does once per
+// process, and announces the task on the channel ARGV[12]. It returns 1 when it wrote.
+var submitScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
+` + redisstore.CreateLua + `
+redis.call('HSET', KEYS[4], 'msg', ARGV[9], 'state', 'pending', 'pending_since', ARGV[10])
+redis.call('LPUSH', KEYS[5], ARGV[6])
+redis.call('SADD', KEYS[6], ARGV[11])
+redis.call('PUBLISH', ARGV[12], ARGV[6])
+return 1
+`)

@@ -1,0 +1,193 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/redistest"
+)
+
+// TestTaskMessageAsAsynq checks that taskMessage encodes a task as asynq's client
+// does, byte for byte: a Submitter's tasks must be asynq's own to every worker,
+// inspector and dashboard.
+func TestTaskMessageAsAsynq(t *testing.T) {
+	tests := []struct {
+		name  string
+		tasks TaskOptions
+	}{
+		{"defaults", TaskOptions{}},
+		{"other options", TaskOptions{Queue: "other", MaxRetry: 3, Timeout: 90 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			opts := tt.tasks.withDefaults()
+			const id = "0b6f2b0e-2f5e-4c55-9d43-6f1c3b1e7a10"
+			task, enqOpts := opts.newTask(id, 0, nil)
+			if _, err := asynq.NewClientFromRedisClient(e.rc).Enqueue(task, enqOpts...); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.rc.HGet(context.Background(), taskKey(opts.Queue, id), "msg").Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := opts.taskMessage(id, task.Payload()); !bytes.Equal(got, want) {
+				t.Errorf("asynq's message\n %x\ntaskMessage's\n %x", got, want)
+			}
+		})
+	}
+}
+
+// TestSubmitterAsAsynq checks what a Submitter writes: the record, pending, expiring
+// after the store's MaxAge, and a task that asynq sees as one its client queued.
+func TestSubmitterAsAsynq(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	rec := e.submit(t, true, `[1,"<&>"]`)
+	if rec.Status != job.StatusPending {
+		t.Fatalf("Submit returned status %s, want pending", rec.Status)
+	}
+	got, err := e.store.Get(ctx, rec.ID)
+	if err != nil || got.Status != job.StatusPending || string(got.Input) != `[1,"<&>"]` || !got.Batch {
+		t.Fatalf("record %+v, %v", got, err)
+	}
+	ttl := e.rc.PTTL(ctx, redisstore.DefaultPrefix+rec.ID).Val()
+	if ttl <= 0 || ttl > job.DefaultMaxAge {
+		t.Errorf("record expires in %s, want at most the max age %s", ttl, job.DefaultMaxAge)
+	}
+
+	info, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID)
+	if err != nil {
+		t.Fatalf("asynq does not see the task: %v", err)
+	}
+	if info.Type != TaskType || info.State != asynq.TaskStatePending || info.MaxRetry != e.tasks.MaxRetry ||
+		info.Timeout != e.tasks.Timeout || info.Queue != e.tasks.Queue {
+		t.Errorf("task %+v, want a pending %s task with the queue's options", info, TaskType)
+	}
+	p, err := decodePayload(info.Payload)
+	if err != nil || p.JobID != rec.ID || p.Recovery != 0 {
+		t.Fatalf("payload %s: %+v, %v", info.Payload, p, err)
+	}
+	var held job.Record
+	if err := json.Unmarshal(p.Record, &held); err != nil || held.ID != rec.ID || held.Status != job.StatusPending {
+		t.Errorf("held record %s: %v", p.Record, err)
+	}
+	// The hash has the fields asynq's enqueue script writes, and the queue is listed.
+	fields := e.rc.HKeys(ctx, taskKey(e.tasks.Queue, rec.ID)).Val()
+	slices.Sort(fields)
+	if want := []string{"msg", "pending_since", "state"}; !slices.Equal(fields, want) {
+		t.Errorf("task hash fields %v, want %v", fields, want)
+	}
+	if qs := e.rc.SMembers(ctx, allQueuesKey).Val(); !slices.Contains(qs, e.tasks.Queue) {
+		t.Errorf("queues %v, want %s listed", qs, e.tasks.Queue)
+	}
+
+	// An id taken, by a record or by a task, writes nothing.
+	sub := NewSubmitter(e.runner, e.store)
+	if err := sub.CreateAndEnqueue(ctx, got); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("CreateAndEnqueue of an existing job = %v", err)
+	}
+	if e.rc.Del(ctx, redisstore.DefaultPrefix+rec.ID).Val() != 1 {
+		t.Fatal("no record to delete")
+	}
+	if err := sub.CreateAndEnqueue(ctx, got); err == nil || !strings.Contains(err.Error(), "task exists") {
+		t.Errorf("CreateAndEnqueue of a job whose task exists = %v", err)
+	}
+	if n := e.rc.Exists(ctx, redisstore.DefaultPrefix+rec.ID).Val(); n != 0 {
+		t.Error("a refused CreateAndEnqueue wrote the record")
+	}
+	if n := e.rc.LLen(ctx, pendingKey(e.tasks.Queue)).Val(); n != 1 {
+		t.Errorf("%d tasks pending, want the one", n)
+	}
+}
+
+// TestHeldRecord checks the record a task carries: a worker marks the job running
+// from it without reading the record, goes by the stored record when the held one is
+// stale, and a large record is not carried at all.
+func TestHeldRecord(t *testing.T) {
+	ctx := context.Background()
+	heldTask := func(t *testing.T, rec job.Record) *asynq.Task {
+		b, err := job.EncodeJSON(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := submittedPayload(rec.ID, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return asynq.NewTask(TaskType, pb)
+	}
+
+	t.Run("current", func(t *testing.T) {
+		e := newEnv(t)
+		rt := &redistest.RoundTrips{}
+		e.workerHook = rt
+		pred := &echo{}
+		w := e.newWorker(t, pred, WorkerOptions{}) // not started: the test delivers
+		// The first job connects and loads the scripts; count the second.
+		if err := w.ProcessTask(ctx, heldTask(t, e.submit(t, false, `0`))); err != nil {
+			t.Fatal(err)
+		}
+		rec := e.submit(t, false, `{"x":"<&>"}`)
+		before := rt.Count()
+		if err := w.ProcessTask(ctx, heldTask(t, rec)); err != nil {
+			t.Fatal(err)
+		}
+		// Marked running and finished, each one compare-and-set: no read.
+		if n := rt.Count() - before; n != 2 {
+			t.Errorf("a job run from its held record took %d round trips, want 2", n)
+		}
+		got := e.waitStatus(t, rec.ID, job.StatusSucceeded, time.Second)
+		if string(got.Result) != `{"x":"<&>"}` || got.StartedAt.IsZero() || pred.calls.Load() != 2 {
+			t.Errorf("record %+v after %d runs", got, pred.calls.Load())
+		}
+	})
+
+	t.Run("cancelled since it was queued", func(t *testing.T) {
+		e := newEnv(t)
+		pred := &echo{}
+		w := e.newWorker(t, pred, WorkerOptions{})
+		rec := e.submit(t, false, `1`)
+		// Cancelled in the store only, as if the worker took the task before the
+		// cancel could drop it.
+		if _, err := e.store.Update(ctx, rec.ID, func(r *job.Record) error {
+			r.Status, r.FinishedAt, r.Input = job.StatusCancelled, time.Now(), nil
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ProcessTask(ctx, heldTask(t, rec)); err != nil {
+			t.Fatal(err)
+		}
+		if n := pred.calls.Load(); n != 0 {
+			t.Errorf("a cancelled job ran %d times from its stale held record", n)
+		}
+		e.waitStatus(t, rec.ID, job.StatusCancelled, time.Second)
+	})
+
+	t.Run("large record", func(t *testing.T) {
+		e := newEnv(t)
+		big := `"` + strings.Repeat("a", heldRecordMax) + `"`
+		rec := e.submit(t, false, big)
+		info, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := decodePayload(info.Payload); err != nil || p.Record != nil {
+			t.Fatalf("payload of %d bytes (%v): a large record was carried", len(info.Payload), err)
+		}
+		e.startWorker(t, &echo{}, WorkerOptions{})
+		if got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second); string(got.Result) != big {
+			t.Errorf("result of %d bytes, want the input's %d", len(got.Result), len(big))
+		}
+	})
+}
