@@ -16,6 +16,9 @@ const (
 	CodePayloadTooLarge      = "payload_too_large"      // 413: body or batch too large, or a body where none is taken
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a body not sent as application/json
 	CodeRateLimited          = "rate_limited"           // 429: see Error.RetryAfter
+	CodeConcurrencyLimited   = "concurrency_limited"    // 429: the key has MAX_CONCURRENT_PER_KEY requests in progress
+	CodeAuthThrottled        = "auth_throttled"         // 429: too many failed authentications from this address
+	CodeJobsLimited          = "jobs_limited"           // 429: the key has MAX_JOBS_PER_KEY jobs waiting or running
 	CodeExecutionError       = "execution_error"        // 500: the pipeline failed running the request
 	CodeInternalError        = "internal_error"         // 500: an unexpected fault
 	CodeReloadFailed         = "reload_failed"          // 500: a reload failed; the old pipeline still serves

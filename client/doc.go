@@ -20,8 +20,8 @@
 // keeps its values as written (only insignificant whitespace goes), so integers beyond float64's range arrive intact. Results are
 // json.RawMessage for the same reason: decode them into the type the model returns.
 //
-// Job ids are plain strings everywhere. Submit and SubmitBatch return one; WaitJob polls
-// it with capped exponential backoff until the job has succeeded, failed or been
-// cancelled, and a job that did not succeed comes back as a *JobError carrying the
+// Job ids are plain strings everywhere. Submit and SubmitBatch return one; WaitJob
+// long-polls it (the server answers as the job finishes) until the job has succeeded,
+// failed or been cancelled, and a job that did not succeed comes back as a *JobError carrying the
 // record.
 package client

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"time"
 
 	gen "github.com/inferd/inferd/gen/client"
 )
@@ -44,7 +45,27 @@ func (c *Client) Job(ctx context.Context, id string) (*JobRecord, error) {
 	if id == "" {
 		return nil, errEmptyID
 	}
-	resp, err := c.gen.GetJob(ctx, id)
+	return c.jobWaiting(ctx, id, 0)
+}
+
+// JobWhenFinished is Job as a long poll: the server answers when the job has finished
+// or after wait (at most 30 s), whichever comes first, with the record as it is then.
+func (c *Client) JobWhenFinished(ctx context.Context, id string, wait time.Duration) (*JobRecord, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	return c.jobWaiting(ctx, id, wait)
+}
+
+// jobWaiting reads a job's record through getJob, waiting up to wait (when above 0)
+// for it to finish.
+func (c *Client) jobWaiting(ctx context.Context, id string, wait time.Duration) (*JobRecord, error) {
+	var params *gen.GetJobParams
+	if wait > 0 {
+		s := float32(min(wait, maxPoll).Seconds())
+		params = &gen.GetJobParams{Wait: &s}
+	}
+	resp, err := c.gen.GetJob(ctx, id, params)
 	return record(resp, err)
 }
 

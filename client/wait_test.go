@@ -11,11 +11,14 @@ import (
 )
 
 // TestWaitJobWaitsOutUnavailable has WaitJob meet what a load balancer answers while
-// the servers behind it restart: 503s with Retry-After, then the job.
+// the servers behind it restart: 503s with Retry-After, then the job (through an early
+// answer that is not final).
 func TestWaitJobWaitsOutUnavailable(t *testing.T) {
 	var polls int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/predict/async/j1" || r.Header.Get("X-API-Key") != "k" || r.Header.Get("User-Agent") != "ua/1" {
+		// The long poll asks the server to wait (WaitOptions.Poll's default); this server
+		// answers at once, as an older one would, and WaitJob backs off between polls.
+		if r.URL.Path != "/jobs/j1" || r.URL.Query().Get("wait") != "20" || r.Header.Get("X-API-Key") != "k" || r.Header.Get("User-Agent") != "ua/1" {
 			t.Errorf("%s %s key %q agent %q", r.Method, r.URL.Path, r.Header.Get("X-API-Key"), r.Header.Get("User-Agent"))
 		}
 		polls++

@@ -756,7 +756,8 @@ type Problem struct {
 	// Code A stable machine-readable code: invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
-	// rate_limited, execution_error, internal_error, reload_failed, model_loading,
+	// rate_limited, concurrency_limited, auth_throttled, jobs_limited,
+	// execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
 	// not_implemented.
@@ -1111,6 +1112,13 @@ type PprofTraceParams struct {
 	Seconds *PprofSeconds `form:"seconds,omitempty" json:"seconds,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// Wait How long to wait, in seconds, for the job to reach a final status before
+	// answering. 0 (the default) answers at once.
+	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
@@ -1359,8 +1367,16 @@ type ClientInterface interface {
 	//
 	// The same record as `GET /predict/async/{job_id}`. Accepts a valid key of any scope.
 	//
+	// With `wait`, a long poll: the server holds the answer until the job reaches a final
+	// status (`succeeded`, `failed` or `cancelled`) or `wait` seconds pass, whichever comes
+	// first, then answers the record as it is then (so a record that is not final means
+	// the wait ran out). A client learns that its job finished in one request instead of
+	// many polls. A wait also ends early, with the record as it is, when the server shuts
+	// down or holds too many waits already; a client simply asks again. A waiting request
+	// counts against `MAX_CONCURRENT_PER_KEY` like any other.
+	//
 	// Corresponds with GET /jobs/{job_id} (the `GetJob` operationId).
-	GetJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, jobId JobID, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Metrics Prometheus metrics
 	//
@@ -1423,7 +1439,9 @@ type ClientInterface interface {
 	// SubmitJobWithBody Submit a single asynchronous prediction
 	//
 	// Validates the request, routes it to a version, records a job and queues it.
-	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+	// `jobs_limited` until one of them finishes.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1433,7 +1451,9 @@ type ClientInterface interface {
 	// SubmitJob Submit a single asynchronous prediction
 	//
 	// Validates the request, routes it to a version, records a job and queues it.
-	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+	// `jobs_limited` until one of them finishes.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1951,9 +1971,17 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 //
 // The same record as `GET /predict/async/{job_id}`. Accepts a valid key of any scope.
 //
+// With `wait`, a long poll: the server holds the answer until the job reaches a final
+// status (`succeeded`, `failed` or `cancelled`) or `wait` seconds pass, whichever comes
+// first, then answers the record as it is then (so a record that is not final means
+// the wait ran out). A client learns that its job finished in one request instead of
+// many polls. A wait also ends early, with the record as it is, when the server shuts
+// down or holds too many waits already; a client simply asks again. A waiting request
+// counts against `MAX_CONCURRENT_PER_KEY` like any other.
+//
 // Corresponds with GET /jobs/{job_id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, jobId)
+func (c *Client) GetJob(ctx context.Context, jobId JobID, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2095,7 +2123,9 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // SubmitJobWithBody Submit a single asynchronous prediction
 //
 // Validates the request, routes it to a version, records a job and queues it.
-// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+// `jobs_limited` until one of them finishes.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2115,7 +2145,9 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // SubmitJob Submit a single asynchronous prediction
 //
 // Validates the request, routes it to a version, records a job and queues it.
-// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+// `jobs_limited` until one of them finishes.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3212,7 +3244,7 @@ func NewHealthRequest(server string) (*http.Request, error) {
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, jobId JobID) (*http.Request, error) {
+func NewGetJobRequest(server string, jobId JobID, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3235,6 +3267,33 @@ func NewGetJobRequest(server string, jobId JobID) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4231,10 +4290,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// The same record as `GET /predict/async/{job_id}`. Accepts a valid key of any scope.
 	//
+	// With `wait`, a long poll: the server holds the answer until the job reaches a final
+	// status (`succeeded`, `failed` or `cancelled`) or `wait` seconds pass, whichever comes
+	// first, then answers the record as it is then (so a record that is not final means
+	// the wait ran out). A client learns that its job finished in one request instead of
+	// many polls. A wait also ends early, with the record as it is, when the server shuts
+	// down or holds too many waits already; a client simply asks again. A waiting request
+	// counts against `MAX_CONCURRENT_PER_KEY` like any other.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /jobs/{job_id} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
+	GetJobWithResponse(ctx context.Context, jobId JobID, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
 	// MetricsWithResponse Prometheus metrics
 	//
@@ -4307,7 +4374,9 @@ type ClientWithResponsesInterface interface {
 	// SubmitJobWithBodyWithResponse Submit a single asynchronous prediction
 	//
 	// Validates the request, routes it to a version, records a job and queues it.
-	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+	// `jobs_limited` until one of them finishes.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4317,7 +4386,9 @@ type ClientWithResponsesInterface interface {
 	// SubmitJobWithResponse Submit a single asynchronous prediction
 	//
 	// Validates the request, routes it to a version, records a job and queues it.
-	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+	// `jobs_limited` until one of them finishes.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8128,11 +8199,19 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 //
 // The same record as `GET /predict/async/{job_id}`. Accepts a valid key of any scope.
 //
+// With `wait`, a long poll: the server holds the answer until the job reaches a final
+// status (`succeeded`, `failed` or `cancelled`) or `wait` seconds pass, whichever comes
+// first, then answers the record as it is then (so a record that is not final means
+// the wait ran out). A client learns that its job finished in one request instead of
+// many polls. A wait also ends early, with the record as it is, when the server shuts
+// down or holds too many waits already; a client simply asks again. A waiting request
+// counts against `MAX_CONCURRENT_PER_KEY` like any other.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /jobs/{job_id} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
-	rsp, err := c.GetJob(ctx, jobId, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobID, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
+	rsp, err := c.GetJob(ctx, jobId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -8252,7 +8331,9 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // SubmitJobWithBodyWithResponse Submit a single asynchronous prediction
 //
 // Validates the request, routes it to a version, records a job and queues it.
-// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+// `jobs_limited` until one of them finishes.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -8268,7 +8349,9 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // SubmitJobWithResponse Submit a single asynchronous prediction
 //
 // Validates the request, routes it to a version, records a job and queues it.
-// Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+// `jobs_limited` until one of them finishes.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

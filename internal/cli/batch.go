@@ -14,7 +14,7 @@ import (
 )
 
 // defaultChunk is the items per /predict/batch call when --chunk is not given: well
-// under the server's default MAX_BATCH_ITEMS (1024); a 413 halves it anyway.
+// under the server's default MAX_BATCH_ITEMS; a 413 halves it anyway.
 const defaultChunk = 256
 
 // maxRetries bounds the retries of one chunk answered 429 or 503 with Retry-After.

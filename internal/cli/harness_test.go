@@ -35,17 +35,8 @@ type server struct {
 // a minute per call, for jobs that are still running when cancelled) with env added.
 func startServer(t testing.TB, env ...string) *server {
 	t.Helper()
-	models := t.TempDir()
-	if err := os.CopyFS(models, os.DirFS(filepath.Join(repoRoot(t), "models"))); err != nil {
-		t.Fatal(err)
-	}
-	slow := filepath.Join(models, "slow", "v1")
-	if err := os.MkdirAll(slow, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(slow, "model.yaml"), []byte("description: echo, slowly\nbackend: echo\ndelay: 1m\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	models := proctest.ExampleModels(t)
+	proctest.AddSlowModel(t, models, "slow", "v1", time.Minute)
 	return start(t, models, env...)
 }
 

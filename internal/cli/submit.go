@@ -70,14 +70,19 @@ func runSubmit(e *env, args []string) error {
 	return e.waitJob(c, id, *progress)
 }
 
-// Polling backs off from pollMin to pollMax: quick jobs are seen at once, long ones do
-// not cost the server a request every few milliseconds.
+// Each poll is a long poll, which the server answers as the job finishes. It lasts
+// at most pollWait, half of --timeout (which bounds each request), or pollTick while a
+// progress line shows the time going by. A server that answers early without a final
+// record (an older one, or one shutting down) is polled again after pollMin, backing
+// off to pollMax.
 const (
-	pollMin = 20 * time.Millisecond
-	pollMax = time.Second
+	pollMin  = 20 * time.Millisecond
+	pollMax  = time.Second
+	pollWait = 20 * time.Second
+	pollTick = time.Second
 )
 
-// waitJob polls the job until it ends, prints its record and reports a failed or
+// waitJob long-polls the job until it ends, prints its record and reports a failed or
 // cancelled job as an error (exit 6 or 7). On a terminal (or with progress), a status
 // line shows how long the job has been queued or running. Only Ctrl-C ends the wait
 // early: --timeout bounds each poll, not the job.
@@ -87,7 +92,11 @@ func (e *env) waitJob(c *client.Client, id string, progress bool) error {
 		p = &jobProgress{w: e.stderr, id: id, now: time.Now}
 		p.start = p.now()
 	}
-	rec, err := c.WaitJob(e.ctx, id, client.WaitOptions{Initial: pollMin, Max: pollMax,
+	poll := min(pollWait, e.timeout/2)
+	if p != nil {
+		poll = min(poll, pollTick)
+	}
+	rec, err := c.WaitJob(e.ctx, id, client.WaitOptions{Poll: poll, Initial: pollMin, Max: pollMax,
 		Progress: func(r *client.JobRecord) { p.show(string(r.Status)) }})
 	if rec == nil {
 		p.end("error")

@@ -33,19 +33,31 @@ type Load struct {
 	Conns   int
 	Op      Op
 	Samples bool
+	// For, when set, is how long connections start new ops; each then finishes the op
+	// it has in flight, which counts, and Elapsed runs until the last one has. Cutting
+	// ops off at the deadline instead would count none of a case whose latency is
+	// longer than the run (64 connections of 1 MB bodies), and leave the server busy
+	// with abandoned requests when the next measurement starts.
+	For time.Duration
 	// Done counts finished ops while the load runs, for the progress bar.
 	Done atomic.Int64
 }
 
-// Run drives until the context ends or stop(n) returns true after the n-th op
-// anywhere.
+// Run drives until For has passed (and the ops in flight have finished), or stop(n)
+// returns true after the n-th op anywhere; an end of ctx cuts the ops off.
 func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var over atomic.Bool
+	if l.For > 0 {
+		t := time.AfterFunc(l.For, func() { over.Store(true) })
+		defer t.Stop()
+	}
 	type part struct {
 		lat         []time.Duration
 		reqs, items int
 		errs        int
+		firstErr    error
 	}
 	parts := make([]part, l.Conns)
 	var wg sync.WaitGroup
@@ -60,7 +72,7 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 			if l.Samples {
 				p.lat = make([]time.Duration, 0, 1<<14)
 			}
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && !over.Load() {
 				t0 := time.Now()
 				items, err := l.Op(ctx, c)
 				d := time.Since(t0)
@@ -68,7 +80,9 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 					return // cut off by the end of the run: neither a sample nor an error
 				}
 				if err != nil {
-					p.errs++
+					if p.errs++; p.firstErr == nil {
+						p.firstErr = err
+					}
 				} else {
 					p.reqs++
 					p.items += items
@@ -89,6 +103,9 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 		res.Requests += p.reqs
 		res.Items += p.items
 		res.Errors += p.errs
+		if p.firstErr != nil && res.FirstError == "" {
+			res.FirstError = p.firstErr.Error()
+		}
 		all = append(all, p.lat...)
 	}
 	res.P50, res.P99 = Percentile(all, 50), Percentile(all, 99)

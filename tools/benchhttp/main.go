@@ -29,9 +29,9 @@ func main() {
 
 // options are the command line's flags.
 type options struct {
-	bin, models, conns, out, command string
-	duration, warmup                 time.Duration
-	memFirst, memTotal, pickup       int
+	bin, models, conns, out, command, cases string
+	duration, warmup                        time.Duration
+	memFirst, memTotal, pickup              int
 }
 
 func newFlagSet() (*flag.FlagSet, *options) {
@@ -47,6 +47,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.IntVar(&o.pickup, "pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
+	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
 	return fs, o
 }
 
@@ -61,6 +62,11 @@ func run(args []string) int {
 		return 2
 	}
 	cfg.Duration, cfg.Warmup = o.duration, o.warmup
+	for _, c := range strings.Split(o.cases, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			cfg.Cases = append(cfg.Cases, strings.ToLower(c))
+		}
+	}
 	cfg.MemFirst, cfg.MemTotal, cfg.PickupJobs = o.memFirst, o.memTotal, o.pickup
 	if cfg.MemTotal < cfg.MemFirst {
 		fmt.Fprintln(os.Stderr, "benchhttp: -mem-total must be at least -mem-first")

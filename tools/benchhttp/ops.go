@@ -80,18 +80,21 @@ type job struct {
 	StartedAt time.Time `json:"started_at"`
 }
 
-// runJob submits an echo job and polls until it has succeeded. Polls back off from
-// 0.5 ms to 5 ms: quick enough to see in-process jobs finish, without the pollers
-// taking the CPU the jobs need.
+// jobWait is how long each long poll of a job asks the server to wait; below the
+// client's timeout, and far above any job's run here, so a job takes one poll.
+const jobWait = "10"
+
+// runJob submits an echo job and long-polls it (GET /jobs/{id}?wait=) until it has
+// succeeded: the server answers as the job finishes, so the poll's latency is the
+// job's and a job costs the server two requests.
 func runJob(ctx context.Context, c *http.Client, base string) (job, error) {
 	var j job
 	if err := do(ctx, c, http.MethodPost, base+"/predict/async", asyncBody, &j); err != nil {
 		return j, err
 	}
 	id := j.JobID
-	wait := 500 * time.Microsecond
 	for {
-		if err := do(ctx, c, http.MethodGet, base+"/predict/async/"+id, nil, &j); err != nil {
+		if err := do(ctx, c, http.MethodGet, base+"/jobs/"+id+"?wait="+jobWait, nil, &j); err != nil {
 			return j, err
 		}
 		switch j.Status {
@@ -100,12 +103,9 @@ func runJob(ctx context.Context, c *http.Client, base string) (job, error) {
 		case "failed", "cancelled":
 			return j, fmt.Errorf("job %s %s", id, j.Status)
 		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-time.After(wait):
+		if err := ctx.Err(); err != nil {
+			return j, err
 		}
-		wait = min(2*wait, 5*time.Millisecond)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,7 +41,24 @@ type Config struct {
 	PickupJobs int           // jobs of the idle-pickup measurement
 	// OIPTensorBytes is the size of the /v2 infer cases' FP32 tensor; 0 means 1 MiB.
 	OIPTensorBytes int
-	Progress       io.Writer // the progress bar; nil: none
+	// Cases, when set, restricts the run to the cases whose lower-case names contain
+	// one of them, and leaves out the memory run and queue mode's idle pickup; the
+	// baseline always runs, for the ratios.
+	Cases    []string
+	Progress io.Writer // the progress bar; nil: none
+}
+
+// wants reports whether the run drives the case called name.
+func (c Config) wants(name string) bool {
+	if len(c.Cases) == 0 || name == Baseline {
+		return true
+	}
+	for _, w := range c.Cases {
+		if strings.Contains(strings.ToLower(name), w) {
+			return true
+		}
+	}
+	return false
 }
 
 // harness holds the processes of a run.
@@ -103,18 +121,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rep.Memory, err = h.memory(ctx, srv); err != nil {
-		return nil, err
+	if len(cfg.Cases) == 0 {
+		if rep.Memory, err = h.memory(ctx, srv); err != nil {
+			return nil, err
+		}
 	}
 
 	digits := served(srv.URL, "digits", "v1")
 	var noBatch *Proc
-	if digits {
+	if digits && cfg.wants(CaseDigitsOff) {
 		if noBatch, err = h.inferd("inferd DYNAMIC_BATCHING=false", "DYNAMIC_BATCHING=false"); err != nil {
 			return nil, err
 		}
 	}
-	queue, queueNA := h.queue()
+	var queue *Proc
+	queueNA := "not asked for (-cases)"
+	if cfg.wants(CaseQueue) {
+		queue, queueNA = h.queue()
+	}
 	size := cfg.OIPTensorBytes
 	if size <= 0 {
 		size = oipTensorBytes
@@ -139,6 +163,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }},
 		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }},
 	}
+	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	h.bar.total = len(cases) * len(cfg.Conns)
 	for _, c := range cases {
 		for _, n := range cfg.Conns {
@@ -156,6 +181,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if queueNA != "" {
 		rep.PickupNA = queueNA
+	} else if len(cfg.Cases) > 0 {
+		rep.PickupNA = "not measured in a run restricted by -cases"
 	} else if err := h.pickup(ctx, queue, rep); err != nil {
 		return nil, err
 	}
@@ -173,17 +200,13 @@ func naUnless(ok bool, why string) string {
 func (h *harness) drive(ctx context.Context, name string, conns int, op Op) Result {
 	label := fmt.Sprintf("%s, %d conn", name, conns)
 	if h.cfg.Warmup > 0 {
-		w := &Load{Conns: conns, Op: op}
-		wctx, cancel := context.WithTimeout(ctx, h.cfg.Warmup)
+		w := &Load{Conns: conns, Op: op, For: h.cfg.Warmup}
 		h.bar.watch(label+" (warm-up)", &w.Done, h.cfg.Warmup)
-		w.Run(wctx, func(int64) bool { return false })
-		cancel()
+		w.Run(ctx, func(int64) bool { return false })
 	}
-	l := &Load{Conns: conns, Op: op, Samples: true}
-	mctx, cancel := context.WithTimeout(ctx, h.cfg.Duration)
-	defer cancel()
+	l := &Load{Conns: conns, Op: op, Samples: true, For: h.cfg.Duration}
 	h.bar.watch(label, &l.Done, h.cfg.Duration)
-	r := l.Run(mctx, func(int64) bool { return false })
+	r := l.Run(ctx, func(int64) bool { return false })
 	h.bar.step()
 	r.Case = name
 	return r

@@ -16,8 +16,10 @@ type Result struct {
 	Requests int
 	Items    int
 	Errors   int
-	Elapsed  time.Duration
-	P50, P99 time.Duration
+	// FirstError is what the first failed request said, for the report's notes.
+	FirstError string
+	Elapsed    time.Duration
+	P50, P99   time.Duration
 }
 
 // ReqPerSec is completed requests (or jobs) per second of wall time.

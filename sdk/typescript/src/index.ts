@@ -36,9 +36,17 @@ export interface InferdOptions {
 }
 
 export interface WaitOptions {
-  /** First pause between polls; it doubles up to maxDelayMs. Default 50 ms. */
+  /**
+   * How long each long poll (GET /jobs/{job_id}?wait=) asks the server to wait for the
+   * job to finish, in seconds; at most 30 (the server's cap). Default 20.
+   */
+  pollSeconds?: number;
+  /**
+   * The pause after a poll the server answered early without a final record (an older
+   * server, one shutting down) or with 429/503; it doubles up to maxDelayMs. Default 50 ms.
+   */
   initialDelayMs?: number;
-  /** Longest pause between polls. Default 2000 ms. */
+  /** Longest such pause. Default 2000 ms. */
   maxDelayMs?: number;
   /** Give up (JobWaitTimeoutError) after this long. Default 5 minutes. */
   timeoutMs?: number;
@@ -88,6 +96,15 @@ export function createInferd(options: InferdOptions) {
   const getJob = async (jobId: string): Promise<JobRecord> =>
     body(await raw.GET("/predict/async/{job_id}", { params: { path: { job_id: jobId } } }));
 
+  // A long poll: the server answers when the job finishes or after waitSeconds.
+  const getJobWaiting = async (jobId: string, waitSeconds: number, signal?: AbortSignal): Promise<JobRecord> =>
+    body(
+      await raw.GET("/jobs/{job_id}", {
+        params: { path: { job_id: jobId }, query: { wait: waitSeconds } },
+        ...(signal ? { signal } : {}),
+      }),
+    );
+
   return {
     raw,
 
@@ -114,11 +131,12 @@ export function createInferd(options: InferdOptions) {
       body(await raw.DELETE("/predict/async/{job_id}", { params: { path: { job_id: jobId } } })),
 
     /**
-     * Polls the job with exponential backoff until it has finished (succeeded, failed or
-     * cancelled) and returns that record; a failed job is a record, not an exception.
-     * 429 and 503 answers (rate limit, queue briefly unreachable) are waited out.
+     * Long-polls the job (GET /jobs/{job_id}?wait=, which the server answers as the job
+     * finishes) until it has finished (succeeded, failed or cancelled) and returns that
+     * record; a failed job is a record, not an exception. 429 and 503 answers (rate
+     * limit, queue briefly unreachable) are waited out.
      */
-    waitJob: (jobId: string, wait: WaitOptions = {}): Promise<JobRecord> => waitJob(getJob, jobId, wait),
+    waitJob: (jobId: string, wait: WaitOptions = {}): Promise<JobRecord> => waitJob(getJobWaiting, jobId, wait),
 
     /** GET /models: every registered model version. */
     listModels: async (): Promise<ModelEntry[]> => body(await raw.GET("/models")).models,
@@ -176,27 +194,37 @@ function body<T>(res: { data?: T; response: Response }): T {
 }
 
 async function waitJob(
-  getJob: (jobId: string) => Promise<JobRecord>,
+  getJobWaiting: (jobId: string, waitSeconds: number, signal?: AbortSignal) => Promise<JobRecord>,
   jobId: string,
-  { initialDelayMs = 50, maxDelayMs = 2000, timeoutMs = 300_000, signal }: WaitOptions,
+  { pollSeconds = 20, initialDelayMs = 50, maxDelayMs = 2000, timeoutMs = 300_000, signal }: WaitOptions,
 ): Promise<JobRecord> {
   const deadline = Date.now() + timeoutMs;
   let delay = initialDelayMs;
   let last: JobRecord | undefined;
   for (;;) {
     signal?.throwIfAborted();
-    let pause = delay;
+    // Seconds with millisecond precision, never past the deadline nor the server's cap.
+    const waitSeconds = Math.max(0, Math.min(pollSeconds, 30, Math.floor(deadline - Date.now()) / 1000));
+    const started = Date.now();
+    let pause = 0;
     try {
-      last = await getJob(jobId);
+      last = await getJobWaiting(jobId, waitSeconds, signal);
       if (isFinished(last.status)) {
         return last;
+      }
+      // A server that waited the poll out is asked again at once; one that answered
+      // early is not hammered.
+      if (Date.now() - started < (waitSeconds * 1000) / 2) {
+        pause = delay;
+        delay = Math.min(delay * 2, maxDelayMs);
       }
     } catch (err) {
       const transient = err instanceof ProblemError && (err.status === 429 || err.status === 503);
       if (!transient) {
         throw err;
       }
-      pause = Math.max(pause, (err.retryAfter ?? 0) * 1000);
+      pause = Math.max(delay, (err.retryAfter ?? 0) * 1000);
+      delay = Math.min(delay * 2, maxDelayMs);
     }
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -205,8 +233,9 @@ async function waitJob(
       }
       throw new Error(`job ${jobId}: no answer to a poll within ${timeoutMs} ms`);
     }
-    await sleep(Math.min(pause, left), signal);
-    delay = Math.min(delay * 2, maxDelayMs);
+    if (pause > 0) {
+      await sleep(Math.min(pause, left), signal);
+    }
   }
 }
 

@@ -58,7 +58,9 @@ export interface paths {
         /**
          * Submit a single asynchronous prediction
          * @description Validates the request, routes it to a version, records a job and queues it.
-         *     Answers at once with the job's id; poll `GET /predict/async/{job_id}`.
+         *     Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
+         *     that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
+         *     `jobs_limited` until one of them finishes.
          */
         post: operations["submitJob"];
         delete?: never;
@@ -139,6 +141,14 @@ export interface paths {
         /**
          * Get a job record
          * @description The same record as `GET /predict/async/{job_id}`. Accepts a valid key of any scope.
+         *
+         *     With `wait`, a long poll: the server holds the answer until the job reaches a final
+         *     status (`succeeded`, `failed` or `cancelled`) or `wait` seconds pass, whichever comes
+         *     first, then answers the record as it is then (so a record that is not final means
+         *     the wait ran out). A client learns that its job finished in one request instead of
+         *     many polls. A wait also ends early, with the record as it is, when the server shuts
+         *     down or holds too many waits already; a client simply asks again. A waiting request
+         *     counts against `MAX_CONCURRENT_PER_KEY` like any other.
          */
         get: operations["getJob"];
         put?: never;
@@ -1457,7 +1467,8 @@ export interface components {
              * @description A stable machine-readable code: invalid_request, invalid_input,
              *     model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
              *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
-             *     rate_limited, execution_error, internal_error, reload_failed, model_loading,
+             *     rate_limited, concurrency_limited, auth_throttled, jobs_limited,
+             *     execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
              *     not_implemented.
@@ -1896,7 +1907,10 @@ export interface components {
          *     `rate_limited`), the key's requests in progress (`MAX_CONCURRENT_PER_KEY`; code
          *     `concurrency_limited`), or too many failed authentications from the client's
          *     address (`AUTH_FAILURES_PER_MINUTE`; code `auth_throttled`, answered without
-         *     looking at the key). `Retry-After` says when to retry.
+         *     looking at the key). Or, for a job submission, once its body was validated: the
+         *     key already has as many jobs waiting or running as it may (`MAX_JOBS_PER_KEY`;
+         *     code `jobs_limited`; retry when one of them has finished). `Retry-After` says
+         *     when to retry.
          */
         TooManyRequests: {
             headers: {
@@ -2373,7 +2387,13 @@ export interface operations {
     };
     getJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How long to wait, in seconds, for the job to reach a final status before
+                 *     answering. 0 (the default) answers at once.
+                 */
+                wait?: number;
+            };
             header?: never;
             path: {
                 /**

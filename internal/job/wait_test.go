@@ -1,0 +1,165 @@
+package job_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/memstore"
+)
+
+// waitSetup is a service whose in-memory store wakes its waiters, with one running
+// job, job-1.
+func waitSetup(t *testing.T, max int) (*job.Service, *job.Waiters) {
+	t.Helper()
+	w := &job.Waiters{Max: max}
+	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Wake})
+	create(t, store, job.Record{ID: "job-1", Status: job.StatusRunning, CreatedAt: time.Now()})
+	create(t, store, job.Record{ID: "job-2", Status: job.StatusRunning, CreatedAt: time.Now()})
+	return &job.Service{Store: store, Runner: &fakeRunner{}, Waiters: w}, w
+}
+
+// finish moves id to status, as a worker's or a cancel's final write does.
+func finish(t *testing.T, s *job.Service, id string, status job.Status) {
+	t.Helper()
+	if _, err := s.Store.Update(context.Background(), id, func(r *job.Record) error {
+		r.Status, r.FinishedAt = status, time.Now()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type waited struct {
+	rec  job.Record
+	err  error
+	took time.Duration
+}
+
+// startWait runs Service.Wait on a goroutine of the bubble and returns once it waits.
+func startWait(ctx context.Context, s *job.Service, id string, d time.Duration) <-chan waited {
+	ch := make(chan waited, 1)
+	go func() {
+		start := time.Now()
+		rec, err := s.Wait(ctx, id, d)
+		ch <- waited{rec, err, time.Since(start)}
+	}()
+	synctest.Wait()
+	return ch
+}
+
+// TestWait runs the long poll on the bubble's clock: a wait answers the moment its job
+// becomes final (by finishing or by a cancel), not a tick later, and otherwise exactly
+// when its time runs out (cut to MaxWait), its client leaves or the waits close.
+func TestWait(t *testing.T) {
+	tests := []struct {
+		name string
+		max  int
+		// act runs while the wait on job-1 is held; it returns what ends the wait and
+		// the time the wait must have taken.
+		act      func(t *testing.T, s *job.Service, w *job.Waiters, cancel context.CancelFunc) time.Duration
+		wait     time.Duration
+		want     job.Status
+		wantHeld int // waits held while act ran
+	}{
+		{name: "finishes", wait: 30 * time.Second, want: job.StatusSucceeded, wantHeld: 1,
+			act: func(t *testing.T, s *job.Service, _ *job.Waiters, _ context.CancelFunc) time.Duration {
+				time.Sleep(3 * time.Second)
+				finish(t, s, "job-1", job.StatusSucceeded)
+				return 3 * time.Second
+			}},
+		{name: "cancelled", wait: 30 * time.Second, want: job.StatusCancelled, wantHeld: 1,
+			act: func(t *testing.T, s *job.Service, _ *job.Waiters, _ context.CancelFunc) time.Duration {
+				if _, err := s.Cancel(context.Background(), "job-1"); err != nil {
+					t.Fatal(err)
+				}
+				return 0
+			}},
+		{name: "another job finishing does not end it", wait: 5 * time.Second, want: job.StatusRunning, wantHeld: 1,
+			act: func(t *testing.T, s *job.Service, w *job.Waiters, _ context.CancelFunc) time.Duration {
+				finish(t, s, "job-2", job.StatusSucceeded)
+				w.WakeAll() // a re-subscription: the wait re-reads and waits on
+				return 5 * time.Second
+			}},
+		{name: "runs out", wait: 1500 * time.Millisecond, want: job.StatusRunning, wantHeld: 1,
+			act: func(*testing.T, *job.Service, *job.Waiters, context.CancelFunc) time.Duration {
+				return 1500 * time.Millisecond
+			}},
+		{name: "cut to MaxWait", wait: time.Hour, want: job.StatusRunning, wantHeld: 1,
+			act: func(*testing.T, *job.Service, *job.Waiters, context.CancelFunc) time.Duration { return job.MaxWait }},
+		{name: "the client leaves", wait: 30 * time.Second, want: job.StatusRunning, wantHeld: 1,
+			act: func(_ *testing.T, _ *job.Service, _ *job.Waiters, cancel context.CancelFunc) time.Duration {
+				time.Sleep(time.Second)
+				cancel()
+				return time.Second
+			}},
+		{name: "shutdown", wait: 30 * time.Second, want: job.StatusRunning, wantHeld: 1,
+			act: func(_ *testing.T, s *job.Service, _ *job.Waiters, _ context.CancelFunc) time.Duration {
+				time.Sleep(time.Second)
+				s.EndWaits()
+				return time.Second
+			}},
+		{name: "too many waits answer at once", max: 1, wait: 30 * time.Second, want: job.StatusFailed, wantHeld: 1,
+			act: func(t *testing.T, s *job.Service, _ *job.Waiters, _ context.CancelFunc) time.Duration {
+				// The one wait allowed is held; this second one answers at once.
+				if rec, err := s.Wait(context.Background(), "job-2", 30*time.Second); err != nil || rec.Status != job.StatusRunning {
+					t.Errorf("second wait: %+v, %v", rec, err)
+				}
+				time.Sleep(2 * time.Second)
+				finish(t, s, "job-1", job.StatusFailed)
+				return 2 * time.Second
+			}},
+		{name: "zero answers at once", wait: 0, want: job.StatusRunning, wantHeld: 0,
+			act: func(*testing.T, *job.Service, *job.Waiters, context.CancelFunc) time.Duration { return 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, w := waitSetup(t, tt.max)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				got := startWait(ctx, s, "job-1", tt.wait)
+				if n := w.Len(); n != tt.wantHeld {
+					t.Errorf("%d waits held, want %d", n, tt.wantHeld)
+				}
+				took := tt.act(t, s, w, cancel)
+				r := <-got
+				if r.err != nil || r.rec.Status != tt.want || r.took != took {
+					t.Errorf("Wait: %s after %s (%v), want %s after %s", r.rec.Status, r.took, r.err, tt.want, took)
+				}
+				if n := w.Len(); n != 0 {
+					t.Errorf("%d waits left behind", n)
+				}
+			})
+		})
+	}
+}
+
+// TestWaitAfterShutdown: once the waits are closed, a wait answers at once.
+func TestWaitAfterShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _ := waitSetup(t, 0)
+		s.EndWaits()
+		s.EndWaits() // twice, as Drain and then the shutdown do
+		start := time.Now()
+		if rec, err := s.Wait(context.Background(), "job-1", 30*time.Second); err != nil || rec.Status != job.StatusRunning || time.Since(start) != 0 {
+			t.Fatalf("%+v %v after %s", rec, err, time.Since(start))
+		}
+	})
+}
+
+// TestWaitForNoJob: a job that does not exist is ErrNotFound at once.
+func TestWaitForNoJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, w := waitSetup(t, 0)
+		if _, err := s.Wait(context.Background(), "nope", 30*time.Second); !errors.Is(err, job.ErrNotFound) {
+			t.Fatalf("err %v", err)
+		}
+		if w.Len() != 0 {
+			t.Fatal("a wait left behind")
+		}
+	})
+}

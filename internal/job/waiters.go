@@ -1,0 +1,132 @@
+package job
+
+import (
+	"sync"
+)
+
+// DefaultMaxWaiters bounds the waits a Waiters holds when its Max is 0.
+const DefaultMaxWaiters = 10000
+
+// Waiters wakes the requests that wait for jobs to finish (a long poll). Whoever learns
+// that a job's record became final calls Wake with its id: the store that wrote it in
+// this process, or the subscription to the finished-jobs channel in queue mode. A woken
+// waiter re-reads the record, so a wake that was not for a final record costs one read.
+// The zero value is ready to use.
+type Waiters struct {
+	// Max bounds the waits held at once; a wait beyond it answers at once. 0 means
+	// DefaultMaxWaiters.
+	Max int
+
+	mu     sync.Mutex
+	byID   map[string]map[*waiter]struct{}
+	n      int
+	closed bool
+	done   chan struct{} // closed by Close
+}
+
+// waiter is one wait; woken holds at most one wake, since a woken waiter re-reads the
+// record whatever number of wakes it missed.
+type waiter struct{ woken chan struct{} }
+
+// add registers a wait for id. ok is false when the wait must answer at once: too many
+// waits, or Close was called.
+func (w *Waiters) add(id string) (wt *waiter, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	max := w.Max
+	if max <= 0 {
+		max = DefaultMaxWaiters
+	}
+	if w.closed || w.n >= max {
+		return nil, false
+	}
+	if w.byID == nil {
+		w.byID = map[string]map[*waiter]struct{}{}
+	}
+	set := w.byID[id]
+	if set == nil {
+		set = map[*waiter]struct{}{}
+		w.byID[id] = set
+	}
+	wt = &waiter{woken: make(chan struct{}, 1)}
+	set[wt] = struct{}{}
+	w.n++
+	return wt, true
+}
+
+// remove ends a wait add registered.
+func (w *Waiters) remove(id string, wt *waiter) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	set := w.byID[id]
+	if _, ok := set[wt]; !ok {
+		return
+	}
+	delete(set, wt)
+	if len(set) == 0 {
+		delete(w.byID, id)
+	}
+	w.n--
+}
+
+// Wake wakes the waits for the job id.
+func (w *Waiters) Wake(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for wt := range w.byID[id] {
+		wt.wake()
+	}
+}
+
+// WakeAll wakes every wait, for a caller that may have missed wakes (a subscription
+// that was re-established): each re-reads its record.
+func (w *Waiters) WakeAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, set := range w.byID {
+		for wt := range set {
+			wt.wake()
+		}
+	}
+}
+
+// Len returns the number of waits held.
+func (w *Waiters) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// Close ends every wait, which answers the record as it is, and makes later waits
+// answer at once: the server is shutting down and must not be held by long polls.
+func (w *Waiters) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.doneLocked()
+	close(w.done)
+}
+
+// closing returns a channel closed by Close.
+func (w *Waiters) closing() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.doneLocked()
+}
+
+func (w *Waiters) doneLocked() chan struct{} {
+	if w.done == nil {
+		w.done = make(chan struct{})
+	}
+	return w.done
+}
+
+func (wt *waiter) wake() {
+	select {
+	case wt.woken <- struct{}{}:
+	default:
+	}
+}
