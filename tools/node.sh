@@ -30,21 +30,15 @@ if [[ -x $dest/bin/node ]] && [[ $("$dest/bin/node" --version) == "v$version" ]]
 	exit 0
 fi
 
-case "$(uname -m)" in
-x86_64 | amd64) arch=x64 ;;
-aarch64 | arm64) arch=arm64 ;;
-*) die "no node-linux package for $(uname -m); install node >= 20 yourself" ;;
-esac
-command -v npm >/dev/null || die "npm is needed to fetch node-linux-$arch (apt-get install -y npm)"
+# shellcheck source=tools/npm-pack.sh
+source "$root/tools/npm-pack.sh"
+arch="$(npm_arch)"
+[[ -n $arch ]] || die "no node-linux package for $(uname -m); install node >= 20 yourself"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 echo "node.sh: $(node --version 2>/dev/null || echo 'no node') is older than 20; fetching node-linux-$arch@$version" >&2
-# npm pack only downloads the tarball: no install scripts run.
-(cd "$tmp" && npm pack --loglevel=error "node-linux-$arch@$version" >"$tmp/pack.out") ||
-	die "npm pack node-linux-$arch@$version failed"
-tgz="$tmp/$(tail -n 1 "$tmp/pack.out")"
-tar -xzf "$tgz" -C "$tmp" package/bin/node || die "package/bin/node is not in node-linux-$arch@$version"
+npm_pack_member "node-linux-$arch@$version" package/bin/node "$tmp"
 mkdir -p "$dest/bin"
 mv -f "$tmp/package/bin/node" "$dest/bin/node.tmp"
 chmod 0755 "$dest/bin/node.tmp"

@@ -34,26 +34,17 @@ if installed; then
 fi
 
 [[ "$(uname -s)" == Linux ]] || die "only Linux is supported; set ONNXRUNTIME_LIB to a library you installed yourself"
-case "$(uname -m)" in
-x86_64 | amd64) arch=x64 ;;
-aarch64 | arm64) arch=arm64 ;;
-*) die "no prebuilt ONNX Runtime for $(uname -m) in onnxruntime-node; set ONNXRUNTIME_LIB" ;;
-esac
-command -v npm >/dev/null || die "npm is needed to fetch onnxruntime-node (apt-get install -y npm)"
-command -v tar >/dev/null || die "tar is needed"
+# shellcheck source=tools/npm-pack.sh
+source "$root/tools/npm-pack.sh"
+arch="$(npm_arch)"
+[[ -n $arch ]] || die "no prebuilt ONNX Runtime for $(uname -m) in onnxruntime-node; set ONNXRUNTIME_LIB"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 echo "onnxruntime.sh: fetching onnxruntime-node@$version" >&2
-# npm pack only downloads the tarball: no install scripts run, no node_modules.
-(cd "$tmp" && npm pack --loglevel=error "onnxruntime-node@$version" >"$tmp/pack.out") ||
-	die "npm pack onnxruntime-node@$version failed"
-tgz="$tmp/$(tail -n 1 "$tmp/pack.out")"
-[[ -f "$tgz" ]] || die "npm pack did not produce a tarball (said: $(cat "$tmp/pack.out"))"
-
 member="package/bin/napi-v6/linux/$arch/libonnxruntime.so.1"
-tar -xzf "$tgz" -C "$tmp" "$member" || die "$member is not in onnxruntime-node@$version"
+npm_pack_member "onnxruntime-node@$version" "$member" "$tmp"
 so="$tmp/$member"
 [[ "$(head -c 4 "$so" | od -An -c | tr -d ' ')" == '177ELF' ]] || die "$member is not an ELF shared library"
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,4 +55,29 @@ func TestWorkerProbes(t *testing.T) {
 			t.Errorf("status %d, Allow %q", resp.StatusCode, allow)
 		}
 	})
+}
+
+// TestWorkerNeedsNoKeys: in production, the worker starts without API_KEYS (it serves
+// no API, only its open probes and /metrics), while the server with the same settings
+// refuses to start with the development keys.
+func TestWorkerNeedsNoKeys(t *testing.T) {
+	redis := redistest.Start(t)
+	env := []string{"INFERD_ENV=production", "MODELS_DIR=" + t.TempDir(), "QUEUE_URL=" + redis.URL()}
+	port := proctest.FreePort(t)
+	p := proctest.Start(t, proctest.Build(t, "inferd-worker"), port, "/ready", append(env, "WORKER_LISTEN_ADDR=127.0.0.1:"+strconv.Itoa(port))...)
+	for _, path := range []string{"/health", "/ready", "/metrics"} {
+		resp, err := http.Get(p.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+
+	code, _, stderr := proctest.Exec(t, proctest.Build(t, "inferd"), nil, append(env, "LISTEN_ADDR=127.0.0.1:0")...)
+	if code != 2 || !strings.Contains(stderr, "refusing to start with the built-in development keys") {
+		t.Errorf("inferd in production without keys: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
-	"github.com/inferd/inferd/internal/proctest"
 )
 
 // TestSIGTERMUnderKeepAliveLoad (issue 10, finding 5) runs the built server under load
@@ -27,14 +26,10 @@ import (
 // listener closes no earlier than SHUTDOWN_DRAIN after the signal, and the process
 // exits 0.
 func TestSIGTERMUnderKeepAliveLoad(t *testing.T) {
-	bin := proctest.Build(t, "inferd")
-	port := proctest.FreePort(t)
 	const drain = 2 * time.Second
 	const lag = time.Second // how long the balancer goes on sending after /ready's 503
 	var balancerGone atomic.Bool
-	p := proctest.Start(t, bin, port, "/ready",
-		"PORT="+strconv.Itoa(port), "MODELS_DIR="+t.TempDir(), "SHUTDOWN_TIMEOUT=20s",
-		"SHUTDOWN_DRAIN="+drain.String(), "RATE_LIMIT_RPS=0")
+	p := startInferd(t, "SHUTDOWN_DRAIN="+drain.String())
 
 	var (
 		ok, refused atomic.Int64
@@ -121,7 +116,7 @@ func TestSIGTERMUnderKeepAliveLoad(t *testing.T) {
 		}
 	}()
 
-	time.Sleep(500 * time.Millisecond)
+	waitUntil(t, 30*time.Second, "the load to be answered", func() bool { return ok.Load() >= 5*conns })
 	before := ok.Load()
 	sentAt := time.Now()
 	p.Signal(syscall.SIGTERM)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,18 +12,13 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
-	"github.com/inferd/inferd/internal/proctest"
 )
 
 // TestSIGTERMDrainsInFlightRequests runs the built server under load, sends SIGTERM
 // while requests are in flight (one of them still uploading its body), and checks
 // that every request that reached the server completes and the process exits 0.
 func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
-	bin := proctest.Build(t, "inferd")
-	port := proctest.FreePort(t)
-	// Ready, not just healthy: a request before echo has loaded would be a 503.
-	p := proctest.Start(t, bin, port, "/ready",
-		"PORT="+strconv.Itoa(port), "MODELS_DIR="+t.TempDir(), "SHUTDOWN_TIMEOUT=20s", "RATE_LIMIT_RPS=0")
+	p := startInferd(t)
 	c := apitest.New(t, p.URL)
 
 	// A slow upload: the request is in flight until its body is complete.
@@ -71,9 +65,10 @@ func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, 30*time.Second, "the load to be answered", func() bool { return ok.Load() >= 8 })
 	p.Signal(syscall.SIGTERM)
-	time.Sleep(500 * time.Millisecond) // shutdown has begun; the upload is still going
+	// Shutdown has begun; the upload is still going.
+	waitUntil(t, 10*time.Second, "the server to start draining", func() bool { return strings.Contains(p.Logs(), "draining") })
 	if _, err := io.WriteString(pw, strings.Repeat("x", 1000)+`"}`); err != nil {
 		t.Fatalf("finishing the upload: %v", err)
 	}

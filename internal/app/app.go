@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
@@ -33,6 +34,9 @@ type Options struct {
 	Listener net.Listener
 	// Started, when set, receives the server's address once it listens.
 	Started func(addr string)
+	// TracerProvider, when set, traces with it whatever the OTEL_* settings say (tests
+	// pass one around an in-memory exporter); its owner shuts it down.
+	TracerProvider trace.TracerProvider
 }
 
 // Run serves until ctx ends, then shuts down gracefully: it stops accepting
@@ -42,7 +46,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Config.Keys == nil {
 		return errors.New("no API keys configured")
 	}
-	p, err := start(ctx, opts)
+	p, err := start(ctx, opts, "inferd")
 	if err != nil {
 		return err
 	}
@@ -51,12 +55,14 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
 	}
 
-	jobs, err := newJobs(cfg, reg, m, promReg, log)
+	jobs, err := newJobs(cfg, reg, m, promReg, log, p.tracing.Tracer)
 	if err != nil {
-		return err
+		return errors.Join(err, p.stopTracing())
 	}
 	// Until it serves, a failure must still stop the job workers and close Redis.
-	abort := func(err error) error { return errors.Join(err, jobs.shutdown(context.Background())) }
+	abort := func(err error) error {
+		return errors.Join(err, jobs.shutdown(context.Background()), p.stopTracing())
+	}
 
 	srv, err := httpapi.NewServer(httpapi.Options{
 		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
@@ -65,6 +71,7 @@ func Run(ctx context.Context, opts Options) error {
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
 		ReadyAllowFailed: cfg.ReadyAllowFailed,
+		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
 	})
 	if err != nil {
 		return abort(err)
@@ -118,6 +125,8 @@ wait:
 	if err := drain(ctx, srv, cfg, serveErr, log); err != nil {
 		runErr = fmt.Errorf("serving: %w", err)
 	}
+	// Long polls answer now rather than hold Shutdown for up to their whole wait.
+	jobs.svc.EndWaits()
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
@@ -138,6 +147,9 @@ wait:
 	}
 	if err := reg.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing pipelines: %w", err))
+	}
+	if err := p.stopTracing(); err != nil {
+		errs = append(errs, err)
 	}
 	log.Info("stopped")
 	return errors.Join(append([]error{runErr}, errs...)...)
@@ -190,7 +202,7 @@ func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) 
 
 // newRegistry discovers the models of every source: echo, the model repository, and
 // any extra ones (tests). Loading is left to the caller, after it listens.
-func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source) (*models, error) {
+func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source, tracer trace.Tracer) (*models, error) {
 	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
 	// The runtimes a model.yaml may name, in the order errors list them: a new runtime
 	// is its package and one line here.
@@ -206,6 +218,7 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 		NoDynamicBatching: !cfg.DynamicBatching,
 		Logger:            log,
 		Observer:          obs,
+		Tracer:            tracer,
 	})
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err

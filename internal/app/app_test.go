@@ -32,6 +32,12 @@ type started struct {
 // is ready (or, with wantReady false, until it listens).
 func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 	t.Helper()
+	return startAppWith(t, env, wantReady, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+}
+
+// startAppWith is startApp with opts (their Config and Listener are set here).
+func startAppWith(t *testing.T, env map[string]string, wantReady bool, opts app.Options) *started {
+	t.Helper()
 	onnxtest.Runtime(t) // the ONNX library must be there: fail under CI, skip elsewhere
 	cfg, err := config.Load(func(k string) string { return env[k] }, os.ReadFile)
 	if err != nil {
@@ -43,8 +49,9 @@ func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &started{done: make(chan error, 1)}
+	opts.Config, opts.Listener = cfg, ln
 	go func() {
-		s.done <- app.Run(ctx, app.Options{Config: cfg, Listener: ln, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		s.done <- app.Run(ctx, opts)
 	}()
 	t.Cleanup(func() {
 		cancel()

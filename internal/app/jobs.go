@@ -14,6 +14,7 @@ import (
 	"github.com/hibiken/asynqmon"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
@@ -47,21 +48,27 @@ func (p predictor) Predict(ctx context.Context, model, version string, items []j
 	return pred.Results, err
 }
 
-func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger) (*jobs, error) {
+func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer) (*jobs, error) {
+	var js *jobs
+	var err error
 	if cfg.QueueURL == "" {
-		return inProcessJobs(cfg, reg, m, log), nil
+		js = inProcessJobs(cfg, reg, m, log, tracer)
+	} else if js, err = queuedJobs(cfg, m, prom, log); err != nil {
+		return nil, err
 	}
-	return queuedJobs(cfg, m, prom, log)
+	js.svc.Tracer = tracer
+	return js, nil
 }
 
 // inProcessJobs runs jobs on a goroutine pool in this process.
-func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger) *jobs {
-	store := memstore.New(cfg.JobTTL, nil).WithMaxAge(cfg.JobMaxAge)
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
+func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer) *jobs {
+	waiters := &job.Waiters{}
+	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, OnFinal: waiters.Wake})
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
-	return &jobs{svc: &job.Service{Store: store, Runner: runner}, shutdown: runner.Shutdown}
+	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: runner.Shutdown}
 }
 
 // queuedJobs records jobs in Redis and queues them for inferd-worker processes. Redis
@@ -87,19 +94,23 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
-		limit = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst, ratelimit.Options{})
+		limit = ratelimit.NewRedis(rc, ratelimit.Options{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst})
 	}
 	// The queue is listed again within seconds of Redis coming back empty, so its
 	// metrics and the dashboard see it before the next submission would.
 	regCtx, stopRegistering := context.WithCancel(context.Background())
 	registered := make(chan struct{})
 	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
-	svc := &job.Service{Store: store, Runner: runner}
+	// Long polls wait for the workers' final writes, heard on one subscription.
+	waiters := &job.Waiters{}
+	finished := make(chan struct{})
+	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
+	svc := &job.Service{Store: store, Runner: queue.NewSubmitter(runner, store), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
-		svc.Replicas = redisstore.NewReplicas(rc, cfg.QueueMinReplicas, cfg.QueueReplicaTimeout)
+		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout})
 	}
 	return &jobs{
 		svc:   svc,
@@ -108,6 +119,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		shutdown: func(context.Context) error {
 			stopRegistering()
 			<-registered
+			<-finished
 			return errors.Join(ui.Close(), rc.Close())
 		},
 	}, nil

@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/logbuf"
 )
 
 // Command is one of the binaries: its name, what --help says it does, and its body.
@@ -20,6 +23,9 @@ type Command struct {
 	Run   func(context.Context, Options) error
 	// Addr is the address the command listens on, which --healthcheck probes.
 	Addr func(config.Config) string
+	// NeedsKeys: the command authenticates requests, so production refuses to start
+	// it with the development keys (config.CheckKeys).
+	NeedsKeys bool
 }
 
 // ServerCommand is inferd, the API server.
@@ -29,8 +35,9 @@ func ServerCommand() Command {
 		About: "inferd serves the models of MODELS_DIR and the built-in echo model over HTTP, " +
 			"as openapi.yaml describes (it serves the contract at /openapi.yaml and /docs). " +
 			"It runs until SIGTERM or an interrupt, then drains requests and jobs.",
-		Run:  Run,
-		Addr: func(c config.Config) string { return c.ListenAddr },
+		Run:       Run,
+		Addr:      func(c config.Config) string { return c.ListenAddr },
+		NeedsKeys: true,
 	}
 }
 
@@ -73,11 +80,21 @@ func Main(cmd Command, args []string, stdout, stderr io.Writer) int {
 	}
 
 	cfg, err := config.FromEnv()
+	if cmd.NeedsKeys {
+		err = errors.Join(err, cfg.CheckKeys())
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: invalid settings:\n%v\n", cmd.Name, err)
 		return 2
 	}
-	log := NewLogger(stderr, cfg)
+	// The runtime read GOGC at start; unset, it is inferd's default instead of Go's.
+	debug.SetGCPercent(cfg.GCPercent)
+	// A line per request written one by one would cost more CPU than serving many a
+	// request; the lines go out in batches, warnings and errors at once, the rest at
+	// exit (deferred: it runs after the last line below).
+	out := logbuf.New(stderr, logbuf.Options{})
+	defer out.Close()
+	log := slog.New(logbuf.Urgent(NewLogger(out, cfg).Handler(), out, slog.LevelWarn))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := cmd.Run(ctx, Options{Config: cfg, Logger: log}); err != nil {

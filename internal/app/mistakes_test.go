@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/internal/apitest"
 )
 
@@ -115,6 +117,39 @@ func TestClientMistakes(t *testing.T) {
 		}
 	})
 
+	t.Run("a bad percent-escape in the path of every operation", func(t *testing.T) {
+		// Each path parameter (or, in a path without one, its last segment) becomes a
+		// malformed escape: net/http refuses the request line before any route, for
+		// every shape of path, /v2 and the admin and debug routes included.
+		spec, err := inferd.Contract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		param := regexp.MustCompile(`\{[^}]+\}`)
+		for _, path := range spec.Paths.InMatchingOrder() {
+			bad := param.ReplaceAllString(path, "%zz")
+			if bad == path {
+				bad = path + "%G0"
+			}
+			for method := range spec.Paths.Value(path).Operations() {
+				for _, m := range []string{method, http.MethodHead} {
+					req := m + " " + bad + " HTTP/1.1\r\nHost: x\r\nX-API-Key: admin-key\r\nContent-Length: 0\r\n\r\n"
+					resp := rawExchange(t, addr, req, false, true)
+					if resp.Status != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/problem+json" {
+						t.Errorf("%s %s: %d %s %q", m, bad, resp.Status, resp.Header.Get("Content-Type"), resp.Body)
+						continue
+					}
+					if m == http.MethodHead {
+						continue // no body to read the problem from
+					}
+					if p := resp.Problem(t); p.Code != "invalid_request" || !strings.Contains(p.Detail, "percent-escape") {
+						t.Errorf("%s %s: problem %+v", m, bad, p)
+					}
+				}
+			}
+		}
+	})
+
 	bodies := []struct {
 		name, path, body string
 		status           int
@@ -128,6 +163,8 @@ func TestClientMistakes(t *testing.T) {
 		{"two documents", "/predict", echo + echo, 400, "invalid_request", "nothing after it"},
 		{"float32 overflow", "/predict", `{"model":"iris","version":"v1","data":[1e39,3.5,1.4,0.2]}`, 400, "invalid_input", "data[0]"},
 		{"float32 overflow in a batch", "/predict/batch", `{"model":"iris","version":"v1","items":[[5.1,3.5,1.4,0.2],[5.1,-1e39,1.4,0.2]]}`, 400, "invalid_input", "items[1]"},
+		{"model output overflows", "/predict", `{"model":"iris","version":"v1","data":[3e38,3e38,-3e38,3e38]}`, 400, "invalid_input", `data: model output "logits" is +Inf`},
+		{"model output overflows in a batch", "/predict/batch", `{"model":"iris","version":"v1","items":[[5.1,3.5,1.4,0.2],[3e38,3e38,-3e38,3e38]]}`, 400, "invalid_input", `items[1]: model output "logits" is +Inf`},
 		{"1e400 as data", "/predict", `{"model":"echo","data":1e400}`, 400, "invalid_request", "1e400"},
 		{"1e400 in an array", "/predict", `{"model":"echo","data":[1,1e400]}`, 400, "invalid_request", "1e400"},
 		{"1e400 in items", "/predict/batch", `{"model":"echo","items":[[1e400]]}`, 400, "invalid_request", "1e400"},

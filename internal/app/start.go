@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // process is what Run and RunWorker both start from: the options with their defaults
@@ -23,11 +26,13 @@ type process struct {
 	promReg *prometheus.Registry
 	metrics *metrics.Metrics
 	models  *models
+	tracing *telemetry.Tracing
 }
 
-// start applies the defaults of opts, registers the metrics and discovers the models
-// of every source.
-func start(ctx context.Context, opts Options) (*process, error) {
+// start applies the defaults of opts, registers the metrics, starts tracing when the
+// OTEL_* settings ask for it (service is the default service.name) and discovers the
+// models of every source. A process that start returned must stop its tracing.
+func start(ctx context.Context, opts Options, service string) (*process, error) {
 	p := &process{cfg: opts.Config, log: opts.Logger, promReg: opts.Registry}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -37,12 +42,31 @@ func start(ctx context.Context, opts Options) (*process, error) {
 	}
 	p.metrics = metrics.New(p.promReg)
 	metrics.BuildInfo(p.promReg, build.Version, build.Commit(), onnx.Version)
-	ms, err := newRegistry(ctx, p.cfg, p.metrics, p.log, opts.Sources)
+	if p.cfg.ServiceName != "" {
+		service = p.cfg.ServiceName
+	}
+	tr, err := telemetry.New(ctx, telemetry.Options{Exporter: p.cfg.Traces(), ServiceName: service, Provider: opts.TracerProvider, Logger: p.log})
 	if err != nil {
 		return nil, err
 	}
+	p.tracing = tr
+	if tr.Tracer != nil {
+		p.log.Info("tracing", "exporter", p.cfg.Traces(), "service", service)
+	}
+	ms, err := newRegistry(ctx, p.cfg, p.metrics, p.log, opts.Sources, tr.Tracer)
+	if err != nil {
+		return nil, errors.Join(err, p.stopTracing())
+	}
 	p.models = ms
 	return p, nil
+}
+
+// stopTracing exports the spans still buffered: within 5 s, so that a collector that
+// is down cannot hold a stopping process.
+func (p *process) stopTracing() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return p.tracing.Shutdown(ctx)
 }
 
 // serve listens on addr, or takes opts.Listener, and serves hs in the background

@@ -25,10 +25,17 @@ func RunWorker(ctx context.Context, opts Options) error {
 	if opts.Config.QueueURL == "" {
 		return errors.New("inferd-worker needs QUEUE_URL (redis://host:port/db): without it the server runs jobs itself")
 	}
-	p, err := start(ctx, opts)
+	p, err := start(ctx, opts, "inferd-worker")
 	if err != nil {
 		return err
 	}
+	err = runWorker(ctx, opts, p)
+	// Last, so that the spans of the jobs that ran until the end are exported.
+	return errors.Join(err, p.stopTracing())
+}
+
+// runWorker is RunWorker once tracing has started.
+func runWorker(ctx context.Context, opts Options, p *process) error {
 	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
 	rc, _, err := redisClient(cfg, log)
 	if err != nil {
@@ -40,6 +47,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge}),
 		Predictor: predictor{reg},
 		Observer:  m,
+		Tracer:    p.tracing.Tracer,
 	}
 	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{

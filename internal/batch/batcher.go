@@ -34,6 +34,11 @@ type Options struct {
 	// Queued, when set, is told how long each request waited before its first items
 	// went to a call.
 	Queued func(d time.Duration)
+	// Call, when set, is told of every call as it starts: the contexts of the requests
+	// whose items it runs, in queue order, and its items; the function it returns, when
+	// not nil, is told the call's error as it ends. Tracing records the shared call in
+	// each caller's trace through it.
+	Call func(callers []context.Context, items int) (end func(error))
 }
 
 // Batcher runs Func for several callers at once. It is safe for concurrent use.
@@ -55,6 +60,7 @@ type Batcher struct {
 
 // request is one caller's items on their way through calls.
 type request struct {
+	ctx     context.Context // the caller's, for Options.Call; never cancels a call
 	items   []any
 	out     []any
 	arrived time.Time
@@ -86,7 +92,7 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 	if len(items) == 0 {
 		return b.fn(ctx, items)
 	}
-	req := &request{items: items, out: make([]any, len(items)), arrived: time.Now(), done: make(chan struct{})}
+	req := &request{ctx: ctx, items: items, out: make([]any, len(items)), arrived: time.Now(), done: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -260,9 +266,20 @@ func (b *Batcher) call(segs []segment) {
 	if b.opts.Called != nil {
 		b.opts.Called(len(items))
 	}
+	var end func(error)
+	if b.opts.Call != nil {
+		callers := make([]context.Context, len(segs))
+		for i, s := range segs {
+			callers[i] = s.req.ctx
+		}
+		end = b.opts.Call(callers, len(items))
+	}
 	out, err := b.run(items)
 	if err == nil && len(out) != len(items) {
 		err = fmt.Errorf("the model returned %d results for %d items", len(out), len(items))
+	}
+	if end != nil {
+		end(err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

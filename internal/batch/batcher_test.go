@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -84,11 +85,13 @@ func (r *recorder) seen(item any) bool {
 	return false
 }
 
-// waitQueued waits until n items are queued; the test's deadline bounds it.
+// waitQueued waits, in a synctest bubble, until every other goroutine is blocked,
+// and checks that n items are queued by then.
 func waitQueued(t *testing.T, b *Batcher, n int) {
 	t.Helper()
-	for b.Queued() != n {
-		time.Sleep(time.Millisecond)
+	synctest.Wait()
+	if got := b.Queued(); got != n {
+		t.Fatalf("%d items queued once everything blocked, want %d", got, n)
 	}
 }
 
@@ -135,72 +138,80 @@ func TestOrderAndMaxSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := newRecorder(false)
-			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: time.Millisecond, MaxCalls: tt.calls})
-			defer b.Close()
-			var wg sync.WaitGroup
-			for c := range tt.callers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					in := items(c, 1+c%5)
-					out, err := b.Do(context.Background(), in)
-					if err != nil || !slices.Equal(out, in) {
-						t.Errorf("caller %d: got %v, %v; want %v", c, out, err, in)
-					}
-				}()
-			}
-			wg.Wait()
-			total := 0
-			for _, n := range rec.sizes() {
-				total += n
-				if tt.maxSize > 0 && n > tt.maxSize {
-					t.Errorf("a call of %d items; the cap is %d", n, tt.maxSize)
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(false)
+				b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: time.Millisecond, MaxCalls: tt.calls})
+				defer b.Close()
+				var wg sync.WaitGroup
+				for c := range tt.callers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						in := items(c, 1+c%5)
+						out, err := b.Do(context.Background(), in)
+						if err != nil || !slices.Equal(out, in) {
+							t.Errorf("caller %d: got %v, %v; want %v", c, out, err, in)
+						}
+					}()
 				}
-			}
-			if want := 3 * tt.callers; total < want-tt.callers || total > want+tt.callers {
-				t.Errorf("%d items ran; the callers sent about %d", total, want)
-			}
-			if most := rec.mostAtOnce(); most > max(tt.calls, 1) {
-				t.Errorf("%d calls ran at once; MaxCalls is %d", most, tt.calls)
-			}
+				wg.Wait()
+				total := 0
+				for _, n := range rec.sizes() {
+					total += n
+					if tt.maxSize > 0 && n > tt.maxSize {
+						t.Errorf("a call of %d items; the cap is %d", n, tt.maxSize)
+					}
+				}
+				if want := 3 * tt.callers; total < want-tt.callers || total > want+tt.callers {
+					t.Errorf("%d items ran; the callers sent about %d", total, want)
+				}
+				if most := rec.mostAtOnce(); most > max(tt.calls, 1) {
+					t.Errorf("%d calls ran at once; MaxCalls is %d", most, tt.calls)
+				}
+			})
 		})
 	}
 }
 
 // TestCoalesces: requests that arrive while a call is in flight go to the model as one
 // call when it is free, split at MaxSize, and each gets its own results. The calls are
-// full, so none waits for MaxQueueDelay (10 s: the test would time out).
+// full, so none waits for MaxQueueDelay (10 s): the bubble's clock does not move.
 func TestCoalesces(t *testing.T) {
-	rec := newRecorder(true)
-	b := New(rec.call, Options{MaxSize: 4, MaxQueueDelay: 10 * time.Second})
-	defer b.Close()
-	first := do(context.Background(), b, items(0, 1))
-	<-rec.entered
-	var waiting []chan result
-	for c := 1; c <= 3; c++ {
-		waiting = append(waiting, do(context.Background(), b, items(c, 2)))
-		waitQueued(t, b, 2*c)
-	}
-	waiting = append(waiting, do(context.Background(), b, items(4, 10))) // split 2+4+4
-	waitQueued(t, b, 16)
-	close(rec.gate)
-	if r := <-first; r.err != nil {
-		t.Fatal(r.err)
-	}
-	for i, ch := range waiting {
-		r := <-ch
-		want := items(i+1, 2)
-		if i == 3 {
-			want = items(4, 10)
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		rec := newRecorder(true)
+		b := New(rec.call, Options{MaxSize: 4, MaxQueueDelay: 10 * time.Second})
+		defer b.Close()
+		first := do(context.Background(), b, items(0, 1))
+		<-rec.entered
+		var waiting []chan result
+		for c := 1; c <= 3; c++ {
+			waiting = append(waiting, do(context.Background(), b, items(c, 2)))
+			waitQueued(t, b, 2*c)
 		}
-		if r.err != nil || !slices.Equal(r.out, want) {
-			t.Errorf("caller %d: %v, %v; want %v", i+1, r.out, r.err, want)
+		waiting = append(waiting, do(context.Background(), b, items(4, 10))) // split 2+4+4
+		waitQueued(t, b, 16)
+		close(rec.gate)
+		if r := <-first; r.err != nil {
+			t.Fatal(r.err)
 		}
-	}
-	if got, want := rec.sizes(), []int{1, 4, 4, 4, 4}; !slices.Equal(got, want) {
-		t.Errorf("call sizes %v, want %v", got, want)
-	}
+		for i, ch := range waiting {
+			r := <-ch
+			want := items(i+1, 2)
+			if i == 3 {
+				want = items(4, 10)
+			}
+			if r.err != nil || !slices.Equal(r.out, want) {
+				t.Errorf("caller %d: %v, %v; want %v", i+1, r.out, r.err, want)
+			}
+		}
+		if got, want := rec.sizes(), []int{1, 4, 4, 4, 4}; !slices.Equal(got, want) {
+			t.Errorf("call sizes %v, want %v", got, want)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("full calls waited %v for company", d)
+		}
+	})
 }
 
 // TestLoneRequestDoesNotWait: a request that finds the model idle runs at once, even
@@ -220,17 +231,19 @@ func TestLoneRequestDoesNotWait(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := newRecorder(false)
-			b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: 10 * time.Second, MaxCalls: tt.calls})
-			defer b.Close()
-			for i := 0; i <= tt.before; i++ {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				out, err := b.Do(ctx, items(i, 1))
-				cancel()
-				if err != nil || !slices.Equal(out, items(i, 1)) {
-					t.Fatalf("request %d: %v, %v: it waited for company", i, out, err)
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(false)
+				b := New(rec.call, Options{MaxSize: tt.maxSize, MaxQueueDelay: 10 * time.Second, MaxCalls: tt.calls})
+				defer b.Close()
+				for i := 0; i <= tt.before; i++ {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					out, err := b.Do(ctx, items(i, 1))
+					cancel()
+					if err != nil || !slices.Equal(out, items(i, 1)) {
+						t.Fatalf("request %d: %v, %v: it waited for company", i, out, err)
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -241,122 +254,166 @@ func TestLoneRequestDoesNotWait(t *testing.T) {
 func TestMaxCalls(t *testing.T) {
 	for _, calls := range []int{0, 1, 2, 3} {
 		t.Run(fmt.Sprintf("MaxCalls %d", calls), func(t *testing.T) {
-			want := max(calls, 1)
-			rec := newRecorder(true)
-			b := New(rec.call, Options{MaxSize: 8, MaxCalls: calls})
-			defer b.Close()
-			var waiting []chan result
-			for c := range want {
-				waiting = append(waiting, do(context.Background(), b, items(c, 1)))
-				<-rec.entered // a call of its own while others are still running
-			}
-			for c := want; c < want+2; c++ {
-				waiting = append(waiting, do(context.Background(), b, items(c, 1)))
-				waitQueued(t, b, c-want+1) // every call is taken: it waits
-			}
-			if got := len(rec.sizes()); got != want {
-				t.Fatalf("%d calls started; want %d", got, want)
-			}
-			close(rec.gate)
-			for c, ch := range waiting {
-				if r := <-ch; r.err != nil || !slices.Equal(r.out, items(c, 1)) {
-					t.Errorf("caller %d: %v, %v", c, r.out, r.err)
+			synctest.Test(t, func(t *testing.T) {
+				want := max(calls, 1)
+				rec := newRecorder(true)
+				b := New(rec.call, Options{MaxSize: 8, MaxCalls: calls})
+				defer b.Close()
+				var waiting []chan result
+				for c := range want {
+					waiting = append(waiting, do(context.Background(), b, items(c, 1)))
+					<-rec.entered // a call of its own while others are still running
 				}
-			}
-			if most := rec.mostAtOnce(); most != want {
-				t.Errorf("%d calls ran at once, want %d", most, want)
-			}
+				for c := want; c < want+2; c++ {
+					waiting = append(waiting, do(context.Background(), b, items(c, 1)))
+					waitQueued(t, b, c-want+1) // every call is taken: it waits
+				}
+				if got := len(rec.sizes()); got != want {
+					t.Fatalf("%d calls started; want %d", got, want)
+				}
+				close(rec.gate)
+				for c, ch := range waiting {
+					if r := <-ch; r.err != nil || !slices.Equal(r.out, items(c, 1)) {
+						t.Errorf("caller %d: %v, %v", c, r.out, r.err)
+					}
+				}
+				if most := rec.mostAtOnce(); most != want {
+					t.Errorf("%d calls ran at once, want %d", most, want)
+				}
+			})
 		})
 	}
 }
 
 // TestGatherStopsAtLastCallSize: a call formed while the model was busy stops
 // waiting for company once it holds as many items as the last call to end (the
-// callers that may come back), long before MaxQueueDelay (10 s: the test would time
-// out) and short of MaxSize.
+// callers that may come back), long before MaxQueueDelay (10 s: the requests' 5 s
+// context would end first) and short of MaxSize.
 func TestGatherStopsAtLastCallSize(t *testing.T) {
-	rec := newRecorder(true)
-	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	first := do(ctx, b, items(0, 3))
-	<-rec.entered
-	second := do(ctx, b, items(1, 1))
-	waitQueued(t, b, 1)
-	close(rec.gate) // the first call ends with 3 items; the second request waits for 2 more
-	if r := <-first; r.err != nil {
-		t.Fatal(r.err)
-	}
-	third := do(ctx, b, items(2, 2))
-	for i, ch := range []chan result{second, third} {
-		if r := <-ch; r.err != nil || !slices.Equal(r.out, items(i+1, []int{1, 2}[i])) {
-			t.Fatalf("caller %d: %v, %v", i+1, r.out, r.err)
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(true)
+		b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
+		defer b.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		first := do(ctx, b, items(0, 3))
+		<-rec.entered
+		second := do(ctx, b, items(1, 1))
+		waitQueued(t, b, 1)
+		close(rec.gate) // the first call ends with 3 items; the second request waits for 2 more
+		if r := <-first; r.err != nil {
+			t.Fatal(r.err)
 		}
-	}
-	if got, want := rec.sizes(), []int{3, 3}; !slices.Equal(got, want) {
-		t.Errorf("call sizes %v, want %v", got, want)
-	}
+		third := do(ctx, b, items(2, 2))
+		for i, ch := range []chan result{second, third} {
+			if r := <-ch; r.err != nil || !slices.Equal(r.out, items(i+1, []int{1, 2}[i])) {
+				t.Fatalf("caller %d: %v, %v", i+1, r.out, r.err)
+			}
+		}
+		if got, want := rec.sizes(), []int{3, 3}; !slices.Equal(got, want) {
+			t.Errorf("call sizes %v, want %v", got, want)
+		}
+	})
 }
 
 // TestQueueDelayGathers: a call that is not full, formed while the model was busy,
 // waits for company up to MaxQueueDelay from its oldest request's arrival and takes
 // what arrives in that time.
 func TestQueueDelayGathers(t *testing.T) {
-	rec := newRecorder(true)
-	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
-	defer b.Close()
-	first := do(context.Background(), b, items(0, 2))
-	<-rec.entered
-	second := do(context.Background(), b, items(1, 1))
-	waitQueued(t, b, 1)
-	close(rec.gate) // the second request now gathers for up to 500 ms from its arrival
-	<-first
-	third := do(context.Background(), b, items(2, 1))
-	for _, ch := range []chan result{second, third} {
-		if r := <-ch; r.err != nil {
-			t.Fatal(r.err)
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(true)
+		b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
+		defer b.Close()
+		first := do(context.Background(), b, items(0, 2))
+		<-rec.entered
+		second := do(context.Background(), b, items(1, 1))
+		waitQueued(t, b, 1)
+		close(rec.gate) // the second request now gathers for up to 500 ms from its arrival
+		<-first
+		third := do(context.Background(), b, items(2, 1))
+		for _, ch := range []chan result{second, third} {
+			if r := <-ch; r.err != nil {
+				t.Fatal(r.err)
+			}
 		}
+		// The bubble's clock stands still while the test runs, so the third arrives
+		// while the second gathers: one call of 2, as many as the first call had.
+		if got := rec.sizes(); !slices.Equal(got, []int{2, 2}) {
+			t.Errorf("call sizes %v, want [2 2]", got)
+		}
+	})
+}
+
+// TestQueueDelayBoundsTheWait: a call that gets no company leaves MaxQueueDelay after
+// its oldest request arrived, however long the model kept it queued before that.
+func TestQueueDelayBoundsTheWait(t *testing.T) {
+	tests := []struct {
+		name string
+		busy time.Duration // how long the first call holds the model
+		want time.Duration // when the second request's answer comes, from its arrival
+	}{
+		{"gathers the rest of the delay", 100 * time.Millisecond, 500 * time.Millisecond},
+		{"delay spent while queued", 800 * time.Millisecond, 800 * time.Millisecond},
 	}
-	// The third arrived either while the second gathered (one call of 2, as many as
-	// the first call had) or, on a machine slow enough to spend 500 ms here, after it
-	// left (two calls of 1).
-	got := rec.sizes()
-	if !slices.Equal(got, []int{2, 2}) && !slices.Equal(got, []int{2, 1, 1}) {
-		t.Errorf("call sizes %v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(true)
+				b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 500 * time.Millisecond})
+				defer b.Close()
+				first := do(context.Background(), b, items(0, 2))
+				<-rec.entered
+				arrived := time.Now()
+				second := do(context.Background(), b, items(1, 1))
+				waitQueued(t, b, 1)
+				time.Sleep(tt.busy)
+				close(rec.gate)
+				<-first
+				if r := <-second; r.err != nil {
+					t.Fatal(r.err)
+				}
+				if d := time.Since(arrived); d != tt.want {
+					t.Errorf("the lone queued request was answered %v after it arrived, want %v", d, tt.want)
+				}
+				if got := rec.sizes(); !slices.Equal(got, []int{2, 1}) {
+					t.Errorf("call sizes %v, want [2 1]", got)
+				}
+			})
+		})
 	}
-	t.Logf("call sizes %v", got)
 }
 
 // TestCancelledCallerLeaves: a caller whose context ends returns at once with the
 // context's error, and its items, not yet dispatched, never reach the model; the others
 // in the queue are unaffected.
 func TestCancelledCallerLeaves(t *testing.T) {
-	rec := newRecorder(true)
-	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
-	defer b.Close()
-	first := do(context.Background(), b, items(0, 1))
-	<-rec.entered
-	ctx, cancel := context.WithCancel(context.Background())
-	leaving := do(ctx, b, items(1, 3))
-	waitQueued(t, b, 3)
-	staying := do(context.Background(), b, items(2, 2))
-	waitQueued(t, b, 5)
-	cancel()
-	if r := <-leaving; !errors.Is(r.err, context.Canceled) { // the gate is still closed
-		t.Fatalf("the cancelled caller got %v, %v", r.out, r.err)
-	}
-	close(rec.gate)
-	<-first
-	if r := <-staying; r.err != nil || !slices.Equal(r.out, items(2, 2)) {
-		t.Errorf("the caller that stayed got %v, %v", r.out, r.err)
-	}
-	if rec.seen(items(1, 3)[0]) {
-		t.Errorf("the cancelled caller's items ran: %v", rec.sizes())
-	}
-	if got := rec.sizes(); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("call sizes %v, want [1 2]", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(true)
+		b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
+		defer b.Close()
+		first := do(context.Background(), b, items(0, 1))
+		<-rec.entered
+		ctx, cancel := context.WithCancel(context.Background())
+		leaving := do(ctx, b, items(1, 3))
+		waitQueued(t, b, 3)
+		staying := do(context.Background(), b, items(2, 2))
+		waitQueued(t, b, 5)
+		cancel()
+		if r := <-leaving; !errors.Is(r.err, context.Canceled) { // the gate is still closed
+			t.Fatalf("the cancelled caller got %v, %v", r.out, r.err)
+		}
+		close(rec.gate)
+		<-first
+		if r := <-staying; r.err != nil || !slices.Equal(r.out, items(2, 2)) {
+			t.Errorf("the caller that stayed got %v, %v", r.out, r.err)
+		}
+		if rec.seen(items(1, 3)[0]) {
+			t.Errorf("the cancelled caller's items ran: %v", rec.sizes())
+		}
+		if got := rec.sizes(); !slices.Equal(got, []int{1, 2}) {
+			t.Errorf("call sizes %v, want [1 2]", got)
+		}
+	})
 }
 
 // TestCallFailure: a failing or panicking call fails every request in it, and only
@@ -372,28 +429,30 @@ func TestCallFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := newRecorder(true)
-			b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
-			defer b.Close()
-			first := do(context.Background(), b, items(0, 1))
-			<-rec.entered
-			a, c := do(context.Background(), b, items(1, 1)), do(context.Background(), b, items(2, 1))
-			waitQueued(t, b, 2)
-			rec.mu.Lock()
-			tt.set(rec)
-			rec.mu.Unlock()
-			close(rec.gate)
-			for _, ch := range []chan result{first, a, c} {
-				if r := <-ch; !tt.check(r.err) {
-					t.Errorf("got %v, %v", r.out, r.err)
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(true)
+				b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: time.Millisecond})
+				defer b.Close()
+				first := do(context.Background(), b, items(0, 1))
+				<-rec.entered
+				a, c := do(context.Background(), b, items(1, 1)), do(context.Background(), b, items(2, 1))
+				waitQueued(t, b, 2)
+				rec.mu.Lock()
+				tt.set(rec)
+				rec.mu.Unlock()
+				close(rec.gate)
+				for _, ch := range []chan result{first, a, c} {
+					if r := <-ch; !tt.check(r.err) {
+						t.Errorf("got %v, %v", r.out, r.err)
+					}
 				}
-			}
-			rec.mu.Lock()
-			rec.err, rec.panics = nil, false
-			rec.mu.Unlock()
-			if out, err := b.Do(context.Background(), items(3, 1)); err != nil || !slices.Equal(out, items(3, 1)) {
-				t.Errorf("after the failure: %v, %v", out, err)
-			}
+				rec.mu.Lock()
+				rec.err, rec.panics = nil, false
+				rec.mu.Unlock()
+				if out, err := b.Do(context.Background(), items(3, 1)); err != nil || !slices.Equal(out, items(3, 1)) {
+					t.Errorf("after the failure: %v, %v", out, err)
+				}
+			})
 		})
 	}
 }
@@ -401,21 +460,23 @@ func TestCallFailure(t *testing.T) {
 // TestCloseDrains: Close runs what is queued before it returns; a call after Close is
 // refused.
 func TestCloseDrains(t *testing.T) {
-	rec := newRecorder(true)
-	b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
-	first := do(context.Background(), b, items(0, 1))
-	<-rec.entered
-	queued := do(context.Background(), b, items(1, 2))
-	waitQueued(t, b, 2)
-	closed := make(chan struct{})
-	go func() { b.Close(); close(closed) }()
-	close(rec.gate)
-	<-closed
-	if r := <-queued; r.err != nil || !slices.Equal(r.out, items(1, 2)) {
-		t.Errorf("queued before Close: %v, %v", r.out, r.err)
-	}
-	<-first
-	if _, err := b.Do(context.Background(), items(2, 1)); !errors.Is(err, ErrClosed) {
-		t.Errorf("Do after Close = %v, want ErrClosed", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(true)
+		b := New(rec.call, Options{MaxSize: 8, MaxQueueDelay: 10 * time.Second})
+		first := do(context.Background(), b, items(0, 1))
+		<-rec.entered
+		queued := do(context.Background(), b, items(1, 2))
+		waitQueued(t, b, 2)
+		closed := make(chan struct{})
+		go func() { b.Close(); close(closed) }()
+		close(rec.gate)
+		<-closed
+		if r := <-queued; r.err != nil || !slices.Equal(r.out, items(1, 2)) {
+			t.Errorf("queued before Close: %v, %v", r.out, r.err)
+		}
+		<-first
+		if _, err := b.Do(context.Background(), items(2, 1)); !errors.Is(err, ErrClosed) {
+			t.Errorf("Do after Close = %v, want ErrClosed", err)
+		}
+	})
 }

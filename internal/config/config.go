@@ -7,12 +7,17 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/telemetry"
 )
+
+// DefaultGCPercent is GOGC's default in inferd and inferd-worker (Go's own is 100).
+const DefaultGCPercent = 400
 
 // Config is every setting of the server and the worker. Settings gives each one's
 // environment variable, default and meaning.
@@ -28,28 +33,32 @@ type Config struct {
 	Env                 string        // INFERD_ENV; "production" forbids dev keys
 	LogLevel            slog.Level    // LOG_LEVEL
 	LogFormat           string        // LOG_FORMAT
-	ONNXRuntimeLib      string        // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
-	MaxRequestBytes     int64         // MAX_REQUEST_BYTES
-	MaxBatchItems       int           // MAX_BATCH_ITEMS
-	RateLimitRPS        float64       // RATE_LIMIT_RPS; 0 disables rate limiting
-	RateLimitBurst      int           // RATE_LIMIT_BURST
+	// GCPercent is GOGC: the collector's target percentage, -1 for off.
+	GCPercent       int
+	ONNXRuntimeLib  string  // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
+	MaxRequestBytes int64   // MAX_REQUEST_BYTES
+	MaxBatchItems   int     // MAX_BATCH_ITEMS
+	RateLimitRPS    float64 // RATE_LIMIT_RPS; 0 disables rate limiting
+	RateLimitBurst  int     // RATE_LIMIT_BURST
 	// MaxConcurrentPerKey is MAX_CONCURRENT_PER_KEY; 0: no cap.
 	MaxConcurrentPerKey int
 	// AuthFailuresPerMinute is AUTH_FAILURES_PER_MINUTE; 0: no throttle.
 	AuthFailuresPerMinute int
 	JobTTL                time.Duration // JOB_TTL
 	JobMaxAge             time.Duration // JOB_MAX_AGE
-	JobWorkers            int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
-	JobQueueSize          int           // JOB_QUEUE_SIZE (in-process mode)
-	LoadConcurrency       int           // LOAD_CONCURRENCY
-	LoadStrict            bool          // LOAD_STRICT: a version that fails to load stops the process
-	ReadyAllowFailed      bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
-	DynamicBatching       bool          // DYNAMIC_BATCHING: false turns it off for every version
-	ShutdownTimeout       time.Duration // SHUTDOWN_TIMEOUT
-	ShutdownDrain         time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once
-	WorkerPort            int           // WORKER_PORT
-	WorkerListenAddr      string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
-	WorkerConcurrency     int           // WORKER_CONCURRENCY; 0: 4 × number of CPUs
+	// MaxJobsPerKey is MAX_JOBS_PER_KEY; 0: no cap.
+	MaxJobsPerKey     int
+	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
+	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
+	LoadConcurrency   int           // LOAD_CONCURRENCY
+	LoadStrict        bool          // LOAD_STRICT: a version that fails to load stops the process
+	ReadyAllowFailed  bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
+	DynamicBatching   bool          // DYNAMIC_BATCHING: false turns it off for every version
+	ShutdownTimeout   time.Duration // SHUTDOWN_TIMEOUT
+	ShutdownDrain     time.Duration // SHUTDOWN_DRAIN; 0: stop accepting at once
+	WorkerPort        int           // WORKER_PORT
+	WorkerListenAddr  string        // WORKER_LISTEN_ADDR, or ":WORKER_PORT" when that is unset
+	WorkerConcurrency int           // WORKER_CONCURRENCY; 0: 4 × number of CPUs
 	// CORSAllowedOrigins is CORS_ALLOWED_ORIGINS: lower-case origins, or just "*";
 	// empty: no CORS.
 	CORSAllowedOrigins []string
@@ -57,12 +66,43 @@ type Config struct {
 	// is relative ("/").
 	PublicURL string
 
+	// TracesExporter is OTEL_TRACES_EXPORTER as set ("" when unset); Traces says
+	// which exporter runs.
+	TracesExporter string
+	// OTLPEndpoint and OTLPTracesEndpoint are OTEL_EXPORTER_OTLP_ENDPOINT and
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; the exporter reads them itself.
+	OTLPEndpoint, OTLPTracesEndpoint string
+	// ServiceName is OTEL_SERVICE_NAME; "": the binary's name.
+	ServiceName string
+	// ResourceAttributes, TracesSampler and TracesSamplerArg are OTEL_RESOURCE_ATTRIBUTES,
+	// OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, checked here and read by the SDK.
+	ResourceAttributes string
+	TracesSampler      string
+	TracesSamplerArg   float64
+	OTelSDKDisabled    bool // OTEL_SDK_DISABLED
+
 	// Keys are the API keys from API_KEYS or API_KEYS_FILE, or the development keys.
 	Keys *auth.Keyring
 }
 
 // Production reports whether INFERD_ENV is production.
 func (c Config) Production() bool { return c.Env == "production" }
+
+// Traces is the traces exporter that runs (telemetry.ExporterOTLP or
+// ExporterConsole), or "" when tracing is off: OTEL_SDK_DISABLED and
+// OTEL_TRACES_EXPORTER=none turn it off; an OTLP endpoint without an exporter named
+// turns it on, as pointing a service at a collector is the usual way to ask for traces.
+func (c Config) Traces() string {
+	switch {
+	case c.OTelSDKDisabled || c.TracesExporter == telemetry.ExporterNone:
+		return ""
+	case c.TracesExporter != "":
+		return c.TracesExporter
+	case c.OTLPEndpoint != "" || c.OTLPTracesEndpoint != "":
+		return telemetry.ExporterOTLP
+	}
+	return ""
+}
 
 // FromEnv reads the settings from the process environment.
 func FromEnv() (Config, error) { return Load(os.Getenv, os.ReadFile) }
@@ -76,10 +116,20 @@ func Load(getenv func(string) string, readFile func(string) ([]byte, error)) (Co
 		p.cur = &settings[i]
 		p.cur.parse(&p, &c)
 	}
-	if c.Keys != nil && c.Keys.IsDev() && c.Production() {
-		p.errs = append(p.errs, errors.New("INFERD_ENV=production but no API_KEYS or API_KEYS_FILE is set: refusing to start with the built-in development keys"))
-	}
 	return c, errors.Join(p.errs...)
+}
+
+// ErrDevKeysInProduction: INFERD_ENV=production with neither API_KEYS nor API_KEYS_FILE.
+var ErrDevKeysInProduction = errors.New("INFERD_ENV=production but no API_KEYS or API_KEYS_FILE is set: refusing to start with the built-in development keys")
+
+// CheckKeys returns ErrDevKeysInProduction when production would serve the development
+// keys. Only the API server calls it: inferd-worker authenticates nobody (its probes and
+// /metrics are open, like the server's /health and /metrics), so it needs no keys.
+func (c Config) CheckKeys() error {
+	if c.Keys != nil && c.Keys.IsDev() && c.Production() {
+		return ErrDevKeysInProduction
+	}
+	return nil
 }
 
 // parser parses the setting cur; a bad value is recorded and parsing goes on, so
@@ -117,6 +167,19 @@ func (p *parser) int(lo, hi int) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
 		p.fail(v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
+	}
+	return n
+}
+
+// gcPercent reads GOGC as the Go runtime does: a percentage, or off (-1).
+func (p *parser) gcPercent() int {
+	v, _ := p.value()
+	if strings.EqualFold(v, "off") {
+		return -1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		p.fail(v, "want a whole number of percent (100 is Go's default) or off")
 	}
 	return n
 }
@@ -272,6 +335,40 @@ func (p *parser) keys() *auth.Keyring {
 		return k
 	}
 	return auth.DevKeyring()
+}
+
+// oneOf reads a value that must be one of want; unset, it is the default (or "").
+func (p *parser) oneOf(want ...string) string {
+	v, _ := p.value()
+	if v != "" && !slices.Contains(want, v) {
+		p.fail(v, "want "+strings.Join(want, ", "))
+	}
+	return v
+}
+
+// httpURL reads an absolute http(s) URL.
+func (p *parser) httpURL() string {
+	v := p.set()
+	if v == "" {
+		return ""
+	}
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.fail(v, "want an absolute http(s) URL, such as http://otel-collector:4318")
+	}
+	return v
+}
+
+// ratio reads a number from 0 to 1; unset, it is 1.
+func (p *parser) ratio() float64 {
+	v := p.set()
+	if v == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 0 && f <= 1) {
+		p.fail(v, "want a number from 0 to 1")
+	}
+	return f
 }
 
 func (p *parser) add(err error) {

@@ -11,6 +11,12 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/queue"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/ratelimit"
 )
 
 // load runs config.Load on env and files alone, never the process's environment.
@@ -40,18 +46,22 @@ func TestDefaults(t *testing.T) {
 		{"INFERD_ENV", c.Env, "development"},
 		{"LOG_LEVEL", c.LogLevel, slog.LevelInfo},
 		{"LOG_FORMAT", c.LogFormat, "text"},
-		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(1 << 20)},
-		{"MAX_BATCH_ITEMS", c.MaxBatchItems, 1024},
-		{"RATE_LIMIT_RPS", c.RateLimitRPS, 100.0},
-		{"RATE_LIMIT_BURST", c.RateLimitBurst, 200},
-		{"JOB_TTL", c.JobTTL, 24 * time.Hour},
-		{"JOB_MAX_AGE", c.JobMaxAge, 7 * 24 * time.Hour},
+		{"GOGC", c.GCPercent, config.DefaultGCPercent},
+		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(httpapi.DefaultMaxRequestBytes)},
+		{"MAX_BATCH_ITEMS", c.MaxBatchItems, httpapi.DefaultMaxBatchItems},
+		{"RATE_LIMIT_RPS", c.RateLimitRPS, float64(ratelimit.DefaultRPS)},
+		{"RATE_LIMIT_BURST", c.RateLimitBurst, config.DefaultRateLimitBurst},
+		{"MAX_CONCURRENT_PER_KEY", c.MaxConcurrentPerKey, config.DefaultMaxConcurrentPerKey},
+		{"AUTH_FAILURES_PER_MINUTE", c.AuthFailuresPerMinute, config.DefaultAuthFailuresPerMinute},
+		{"JOB_TTL", c.JobTTL, job.DefaultTTL},
+		{"JOB_MAX_AGE", c.JobMaxAge, job.DefaultMaxAge},
 		{"QUEUE_MIN_REPLICAS", c.QueueMinReplicas, 0},
-		{"QUEUE_REPLICA_TIMEOUT", c.QueueReplicaTimeout, time.Second},
-		{"JOB_QUEUE_SIZE", c.JobQueueSize, 1024},
+		{"QUEUE_REPLICA_TIMEOUT", c.QueueReplicaTimeout, redisstore.DefaultReplicaTimeout},
+		{"JOB_QUEUE_SIZE", c.JobQueueSize, inproc.DefaultQueueSize},
 		{"LOAD_CONCURRENCY", c.LoadConcurrency, 1},
 		{"DYNAMIC_BATCHING", c.DynamicBatching, true},
-		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 30 * time.Second},
+		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, queue.DefaultShutdownTimeout},
+		{"SHUTDOWN_DRAIN", c.ShutdownDrain, config.DefaultShutdownDrain},
 		{"WORKER_PORT", c.WorkerPort, 8081},
 		{"PUBLIC_URL", c.PublicURL, ""},
 		{"LISTEN_ADDR", c.ListenAddr, ":8080"},
@@ -76,6 +86,7 @@ func TestOverrides(t *testing.T) {
 		"QUEUE_URL":             "redis://localhost:6379/0",
 		"LOG_LEVEL":             "debug",
 		"LOG_FORMAT":            "json",
+		"GOGC":                  "OFF",
 		"MAX_REQUEST_BYTES":     "2048",
 		"MAX_BATCH_ITEMS":       "16",
 		"RATE_LIMIT_RPS":        "0", // disables rate limiting
@@ -102,6 +113,7 @@ func TestOverrides(t *testing.T) {
 		{"QUEUE_URL", c.QueueURL, "redis://localhost:6379/0"},
 		{"LOG_LEVEL", c.LogLevel, slog.LevelDebug},
 		{"LOG_FORMAT", c.LogFormat, "json"},
+		{"GOGC off", c.GCPercent, -1},
 		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(2048)},
 		{"MAX_BATCH_ITEMS", c.MaxBatchItems, 16},
 		{"RATE_LIMIT_RPS", c.RateLimitRPS, 0.0},
@@ -154,6 +166,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"WORKER_PORT", "99999"},
 		{"LOG_LEVEL", "loud"},
 		{"LOG_FORMAT", "xml"},
+		{"GOGC", "-5"},
+		{"GOGC", "lots"},
 		{"QUEUE_URL", "http://localhost:6379"},
 		{"QUEUE_URL", "localhost:6379"},
 		{"PUBLIC_URL", "/inferd"},
@@ -210,12 +224,15 @@ func TestKeys(t *testing.T) {
 		wantLen  int
 		wantDev  bool
 		wantJSON bool // LOG_FORMAT defaults to json in production
+		// devInProduction: CheckKeys refuses the keys (the server will not start).
+		devInProduction bool
 	}{
 		{name: "development keys by default", env: nil, wantLen: 2, wantDev: true},
 		{
+			// Load reads them; CheckKeys, which only the server calls, refuses them.
 			name:    "production refuses development keys",
 			env:     map[string]string{"INFERD_ENV": "production"},
-			wantErr: []string{"INFERD_ENV=production", "development keys"},
+			wantLen: 2, wantDev: true, wantJSON: true, devInProduction: true,
 		},
 		{
 			name:    "production with API_KEYS",
@@ -295,6 +312,9 @@ func TestKeys(t *testing.T) {
 			}
 			if c.Keys == nil || c.Keys.Len() != tt.wantLen || c.Keys.IsDev() != tt.wantDev {
 				t.Fatalf("keys %+v, want %d keys, dev %v", c.Keys, tt.wantLen, tt.wantDev)
+			}
+			if err := c.CheckKeys(); (err != nil) != tt.devInProduction || err != nil && !errors.Is(err, config.ErrDevKeysInProduction) {
+				t.Errorf("CheckKeys: %v, want an error %v", err, tt.devInProduction)
 			}
 			if got := c.LogFormat == "json"; got != tt.wantJSON {
 				t.Errorf("LOG_FORMAT %q", c.LogFormat)

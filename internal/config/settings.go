@@ -8,6 +8,19 @@ import (
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/inproc"
+	"github.com/inferd/inferd/internal/job/queue"
+	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/ratelimit"
+	"github.com/inferd/inferd/internal/telemetry"
+)
+
+// The defaults that no package applies to zero options of its own: there, zero turns
+// the feature off, so the setting's default lives here.
+const (
+	DefaultRateLimitBurst        = 200
+	DefaultMaxConcurrentPerKey   = 128
+	DefaultAuthFailuresPerMinute = 30
+	DefaultShutdownDrain         = 5 * time.Second
 )
 
 // Setting is one environment variable. Settings is the only list of them: Load parses
@@ -72,36 +85,40 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.QueueURL = p.queueURL() }},
 	{Name: "QUEUE_MIN_REPLICAS", Default: "0", Meaning: "replicas that must hold a job's record and task (Redis `WAIT`) before its submission is accepted; `0`: the primary's word suffices (no extra round trip)",
 		parse: func(p *parser, c *Config) { c.QueueMinReplicas = p.int(0, 64) }},
-	{Name: "QUEUE_REPLICA_TIMEOUT", Default: "1s", Meaning: "how long a submission waits for `QUEUE_MIN_REPLICAS`; then it answers 503 `queue_unavailable` and the job is failed, never run",
+	{Name: "QUEUE_REPLICA_TIMEOUT", Default: durationText(redisstore.DefaultReplicaTimeout), Meaning: "how long a submission waits for `QUEUE_MIN_REPLICAS`; then it answers 503 `queue_unavailable` and the job is failed, never run",
 		parse: func(p *parser, c *Config) { c.QueueReplicaTimeout = p.duration() }},
 	{Name: "API_KEYS", Meaning: "`KEY:SCOPE+SCOPE,...`; unset (and no file): the development keys",
 		parse: func(*parser, *Config) {}}, // read with API_KEYS_FILE: they exclude each other
 	{Name: "API_KEYS_FILE", Meaning: "a file of the same entries",
 		parse: func(p *parser, c *Config) { c.Keys = p.keys() }},
-	{Name: "INFERD_ENV", Default: "development", Meaning: "`production` refuses the development keys and logs JSON",
+	{Name: "INFERD_ENV", Default: "development", Meaning: "`production`: the server refuses the development keys (`inferd-worker` serves no API and needs no keys), and logs are JSON",
 		parse: func(p *parser, c *Config) { c.Env = p.str() }},
 	{Name: "LOG_LEVEL", Default: "info", Meaning: "`debug`, `info`, `warn`, `error`",
 		parse: func(p *parser, c *Config) { c.LogLevel = p.level() }},
 	{Name: "LOG_FORMAT", Default: "text", Shown: "`text` (`json` in production)", Meaning: "`text` or `json`",
 		parse: func(p *parser, c *Config) { c.LogFormat = p.logFormat(c.Production()) }},
+	{Name: "GOGC", Default: strconv.Itoa(DefaultGCPercent), Meaning: "Go's collector target, as in every Go program (heap growth over the live heap, in percent; `off` stops the collector), with inferd's own default: its live heap is a few MB but dense with pointers (the parsed contract), so at Go's `100` a request's share of collecting costs about as much as serving it; `400` lets the heap grow by four times the live heap (some 10 MB more) and collects a quarter as often",
+		parse: func(p *parser, c *Config) { c.GCPercent = p.gcPercent() }},
 	{Name: "ONNXRUNTIME_LIB", Shown: "`.onnxruntime/lib/libonnxruntime.so` in the working directory or a parent", Meaning: "the ONNX Runtime shared library (`make onnxruntime` installs it there)",
 		parse: func(p *parser, c *Config) { c.ONNXRuntimeLib = p.str() }},
 	{Name: "MAX_REQUEST_BYTES", Default: strconv.Itoa(httpapi.DefaultMaxRequestBytes), Meaning: "largest request body",
 		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
 	{Name: "MAX_BATCH_ITEMS", Default: strconv.Itoa(httpapi.DefaultMaxBatchItems), Meaning: "most items in a batch",
 		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
-	{Name: "RATE_LIMIT_RPS", Default: "100", Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
+	{Name: "RATE_LIMIT_RPS", Default: strconv.Itoa(ratelimit.DefaultRPS), Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
 		parse: func(p *parser, c *Config) { c.RateLimitRPS = p.float() }},
-	{Name: "RATE_LIMIT_BURST", Default: "200", Meaning: "bucket size",
+	{Name: "RATE_LIMIT_BURST", Default: strconv.Itoa(DefaultRateLimitBurst), Meaning: "bucket size",
 		parse: func(p *parser, c *Config) { c.RateLimitBurst = p.int(0, 1<<30) }},
-	{Name: "MAX_CONCURRENT_PER_KEY", Default: "128", Meaning: "requests one key may have in progress at once (a slow upload counts from its headers on); one more is `429 concurrency_limited`; `0` disables",
+	{Name: "MAX_CONCURRENT_PER_KEY", Default: strconv.Itoa(DefaultMaxConcurrentPerKey), Meaning: "requests one key may have in progress at once (a slow upload counts from its headers on); one more is `429 concurrency_limited`; `0` disables",
 		parse: func(p *parser, c *Config) { c.MaxConcurrentPerKey = p.int(0, 1<<30) }},
-	{Name: "AUTH_FAILURES_PER_MINUTE", Default: "30", Meaning: "failed authentications (missing or unknown key) a client IP may make a minute; past them its requests that need a key get `429 auth_throttled`, unread, until its bucket refills; `0` disables",
+	{Name: "AUTH_FAILURES_PER_MINUTE", Default: strconv.Itoa(DefaultAuthFailuresPerMinute), Meaning: "failed authentications (missing or unknown key) a client IP may make a minute; past them its requests that need a key get `429 auth_throttled`, unread, until its bucket refills; `0` disables",
 		parse: func(p *parser, c *Config) { c.AuthFailuresPerMinute = p.int(0, 1<<30) }},
 	{Name: "JOB_TTL", Default: durationText(job.DefaultTTL), Meaning: "how long a finished job's record is kept",
 		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
 	{Name: "JOB_MAX_AGE", Default: durationText(job.DefaultMaxAge), Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
 		parse: func(p *parser, c *Config) { c.JobMaxAge = p.duration() }},
+	{Name: "MAX_JOBS_PER_KEY", Default: strconv.Itoa(job.DefaultMaxUnfinishedPerKey), Meaning: "jobs one key may have waiting or running at once, counted across servers through Redis in queue mode; one more submission is `429 jobs_limited` until one finishes (or reaches `JOB_MAX_AGE`). With `MAX_REQUEST_BYTES` it bounds the input a key holds in job records; a finished job keeps only its result, for `JOB_TTL`. `0` disables",
+		parse: func(p *parser, c *Config) { c.MaxJobsPerKey = p.int(0, 1<<30) }},
 	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
 		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
 	{Name: "JOB_QUEUE_SIZE", Default: strconv.Itoa(inproc.DefaultQueueSize), Meaning: "in-process jobs that may wait; one more is `queue_full`",
@@ -114,9 +131,9 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
 	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",
 		parse: func(p *parser, c *Config) { c.DynamicBatching = p.bool() }},
-	{Name: "SHUTDOWN_TIMEOUT", Default: "30s", Meaning: "how long SIGTERM waits for in-flight requests and jobs",
+	{Name: "SHUTDOWN_TIMEOUT", Default: durationText(queue.DefaultShutdownTimeout), Meaning: "how long SIGTERM waits for in-flight requests and jobs",
 		parse: func(p *parser, c *Config) { c.ShutdownTimeout = p.duration() }},
-	{Name: "SHUTDOWN_DRAIN", Default: "5s", Meaning: "after SIGTERM, how long the server keeps serving with `/ready` answering 503 `stopping` (and every answer saying `Connection: close`), so load balancers take it out before it stops accepting; `0s` stops at once",
+	{Name: "SHUTDOWN_DRAIN", Default: durationText(DefaultShutdownDrain), Meaning: "after SIGTERM, how long the server keeps serving with `/ready` answering 503 `stopping` (and every answer saying `Connection: close`), so load balancers take it out before it stops accepting; `0s` stops at once",
 		parse: func(p *parser, c *Config) { c.ShutdownDrain = p.durationOrZero() }},
 	{Name: "CORS_ALLOWED_ORIGINS", Meaning: "comma-separated origins (`https://app.example.com,http://localhost:3000`) or `*` that browsers may call the API from; unset: no CORS headers at all",
 		parse: func(p *parser, c *Config) { c.CORSAllowedOrigins = p.origins() }},
@@ -128,4 +145,24 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.WorkerListenAddr = p.addr(c.WorkerPort) }},
 	{Name: "WORKER_CONCURRENCY", Default: "0", Shown: "4 × number of CPUs", Meaning: "jobs an `inferd-worker` runs at once (a job spends most of its time waiting for Redis, and concurrent jobs of a model with dynamic batching share its backend calls)",
 		parse: func(p *parser, c *Config) { c.WorkerConcurrency = p.int(0, 1<<16) }},
+	{Name: "OTEL_TRACES_EXPORTER", Shown: "`otlp` when an OTLP endpoint is set, else `none`", Meaning: "tracing (OpenTelemetry) is off unless this is `otlp` (OTLP over HTTP/protobuf to the endpoint below) or `console` (spans as JSON on standard output), or an OTLP endpoint is set; `none` turns it off (see docs/operations.md)",
+		parse: func(p *parser, c *Config) {
+			c.TracesExporter = p.oneOf(telemetry.ExporterOTLP, telemetry.ExporterConsole, telemetry.ExporterNone)
+		}},
+	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Meaning: "the OTLP/HTTP collector's base URL, such as `http://otel-collector:4318`; spans go to `/v1/traces` under it. The other standard `OTEL_EXPORTER_OTLP_*` variables (headers, timeout, compression, certificates) apply too",
+		parse: func(p *parser, c *Config) { c.OTLPEndpoint = p.httpURL() }},
+	{Name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", Meaning: "the full URL spans are posted to, such as `http://jaeger:4318/v1/traces`, overriding `OTEL_EXPORTER_OTLP_ENDPOINT`",
+		parse: func(p *parser, c *Config) { c.OTLPTracesEndpoint = p.httpURL() }},
+	{Name: "OTEL_SERVICE_NAME", Shown: "`inferd` or `inferd-worker`", Meaning: "the `service.name` of the spans",
+		parse: func(p *parser, c *Config) { c.ServiceName = p.str() }},
+	{Name: "OTEL_RESOURCE_ATTRIBUTES", Meaning: "`key=value,...` added to every span's resource, such as `deployment.environment=prod`",
+		parse: func(p *parser, c *Config) { c.ResourceAttributes = p.str() }},
+	{Name: "OTEL_TRACES_SAMPLER", Default: "parentbased_always_on", Meaning: "`parentbased_always_on` (follow the caller's `traceparent`, sample the rest), `parentbased_traceidratio`, `parentbased_always_off`, `always_on`, `always_off`, `traceidratio`",
+		parse: func(p *parser, c *Config) {
+			c.TracesSampler = p.oneOf("parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio", "always_on", "always_off", "traceidratio")
+		}},
+	{Name: "OTEL_TRACES_SAMPLER_ARG", Shown: "`1`", Meaning: "the ratio of traces kept, `0` to `1`, for the `traceidratio` samplers",
+		parse: func(p *parser, c *Config) { c.TracesSamplerArg = p.ratio() }},
+	{Name: "OTEL_SDK_DISABLED", Default: "false", Meaning: "`true` turns tracing off whatever the other `OTEL_*` variables say",
+		parse: func(p *parser, c *Config) { c.OTelSDKDisabled = p.bool() }},
 }

@@ -66,9 +66,9 @@ func TestContractFuzz(t *testing.T) {
 	gen := contractfuzz.New(spec, tgt, uint64(seed))
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	type tally struct {
-		n        int
-		kinds    map[contractfuzz.Kind]int
-		statuses map[int]int
+		n, binary int // binary: bodies with the OIP binary tensor data extension
+		kinds     map[contractfuzz.Kind]int
+		statuses  map[int]int
 	}
 	ops := contractfuzz.Operations(spec)
 	byOp := map[string]*tally{}
@@ -122,6 +122,9 @@ func TestContractFuzz(t *testing.T) {
 			total++
 			tl.n++
 			tl.kinds[r.Kind]++
+			if r.Header.Get("Inference-Header-Content-Length") != "" || r.Header.Get("Content-Type") == "application/octet-stream" {
+				tl.binary++
+			}
 			tl.statuses[statuses[i]]++
 			if faults[i] == "" {
 				continue
@@ -153,8 +156,12 @@ func TestContractFuzz(t *testing.T) {
 		for _, code := range codes {
 			hist = append(hist, fmt.Sprintf("%d:%d", code, tl.statuses[code]))
 		}
-		fmt.Printf("contractfuzz: %-6s %-38s %4d requests (%d valid, %d invalid, %d odd)  %s\n", op.Method, op.Path, tl.n,
-			tl.kinds[contractfuzz.Valid], tl.kinds[contractfuzz.Invalid], tl.kinds[contractfuzz.Odd], strings.Join(hist, " "))
+		binary := ""
+		if tl.binary > 0 {
+			binary = fmt.Sprintf("; %d binary", tl.binary)
+		}
+		fmt.Printf("contractfuzz: %-6s %-38s %4d requests (%d valid, %d invalid, %d odd%s)  %s\n", op.Method, op.Path, tl.n,
+			tl.kinds[contractfuzz.Valid], tl.kinds[contractfuzz.Invalid], tl.kinds[contractfuzz.Odd], binary, strings.Join(hist, " "))
 	}
 	for _, kind := range slices.Sorted(maps.Keys(faultKinds)) {
 		fmt.Printf("contractfuzz: %4dx %s\n", faultKinds[kind], kind)

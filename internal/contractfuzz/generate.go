@@ -55,7 +55,11 @@ func (g *Generator) Requests(op Operation, n int) []Request {
 	out := make([]Request, 0, n)
 	for len(out) < n {
 		req := g.valid(op)
-		if !g.v.chance(0.35) {
+		if g.v.chance(0.35) {
+			if op.Binary && g.v.chance(0.5) {
+				g.toBinary(op, &req)
+			}
+		} else {
 			muts := g.mutations(op)
 			for tries := 0; tries < 20; tries++ {
 				m := muts[g.v.pick(len(muts))]

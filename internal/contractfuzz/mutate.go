@@ -90,7 +90,11 @@ func (g *Generator) mutations(op Operation) []mutation {
 			}},
 		)
 	}
-	return append(ms, bodyMutations()...)
+	ms = append(ms, bodyMutations()...)
+	if op.Binary {
+		ms = append(ms, binaryMutations()...)
+	}
+	return ms
 }
 
 // bodyMutations are the mistakes in a JSON request body.

@@ -23,6 +23,10 @@ type Operation struct {
 	Secured    bool
 	// Body is the JSON request body's schema; nil when the operation takes none.
 	Body *openapi3.SchemaRef
+	// Binary: the body may also be application/octet-stream with the header
+	// Inference-Header-Content-Length (the Open Inference Protocol's binary data
+	// extension).
+	Binary bool
 }
 
 // Declares reports whether the contract declares status for the operation.
@@ -65,6 +69,7 @@ func Operations(spec *openapi3.T) []Operation {
 				if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil {
 					o.Body = mt.Schema
 				}
+				o.Binary = o.Body != nil && op.RequestBody.Value.Content.Get(octetStream) != nil
 			}
 			out = append(out, o)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -97,18 +96,8 @@ func (tg *target) client(t testing.TB, opts ...client.Option) *client.Client {
 // models copies the example repository and adds slowModel.
 func models(t testing.TB) string {
 	t.Helper()
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "models"))); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(dst, slowModel, "v1")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	yaml := "description: echo with a delay, for jobs that must still run when a test acts\nbackend: echo\ndelay: " + slowDelay.String() + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "model.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dst := proctest.ExampleModels(t)
+	proctest.AddSlowModel(t, dst, slowModel, "v1", slowDelay)
 	return dst
 }
 

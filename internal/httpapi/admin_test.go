@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -95,7 +96,7 @@ type closeCounter struct {
 }
 
 func (m closeCounter) Predict(_ context.Context, batch []any) ([]any, error) {
-	time.Sleep(100 * time.Microsecond) // keep requests in flight across the swap
+	time.Sleep(100 * time.Microsecond) // keep requests in flight across the swap (on the bubble's clock)
 	out := make([]any, len(batch))
 	for i := range batch {
 		out[i] = m.gen
@@ -106,55 +107,54 @@ func (m closeCounter) Predict(_ context.Context, batch []any) ([]any, error) {
 func (m closeCounter) Close() error { m.closed.Add(1); return nil }
 
 func TestHotReloadUnderLoad(t *testing.T) {
-	var gen atomic.Int32
-	var closed atomic.Int32
-	src := registry.Fixed{{Name: "counter", Versions: []registry.VersionSpec{{Version: "v1", Loader: registry.LoaderFunc(
-		func(context.Context) (*pipeline.Pipeline, error) {
-			return &pipeline.Pipeline{Model: closeCounter{gen: int(gen.Add(1)), closed: &closed}}, nil
-		})}}}}
-	h := newHarness(t, func(s *setup) { s.sources = append(s.sources, src) })
+	synctest.Test(t, func(t *testing.T) {
+		var gen atomic.Int32
+		var closed atomic.Int32
+		src := registry.Fixed{{Name: "counter", Versions: []registry.VersionSpec{{Version: "v1", Loader: registry.LoaderFunc(
+			func(context.Context) (*pipeline.Pipeline, error) {
+				return &pipeline.Pipeline{Model: closeCounter{gen: int(gen.Add(1)), closed: &closed}}, nil
+			})}}}}
+		h := newHarness(t, func(s *setup) { s.inMemory = true; s.sources = append(s.sources, src) })
 
-	ctx, stop := context.WithCancel(context.Background())
-	var failures, requests atomic.Int64
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				resp := h.c.Post("/predict", keyPredict, `{"model":"counter","data":0}`)
-				requests.Add(1)
-				if resp.Status != http.StatusOK {
-					failures.Add(1)
+		ctx, stop := context.WithCancel(context.Background())
+		var failures, requests atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					resp := h.c.Post("/predict", keyPredict, `{"model":"counter","data":0}`)
+					requests.Add(1)
+					if resp.Status != http.StatusOK {
+						failures.Add(1)
+					}
 				}
-			}
-		}()
-	}
-	const reloads = 20
-	for range reloads {
-		resp := h.c.Post("/admin/models/counter/v1/reload", keyAdmin, nil)
-		if resp.Status != http.StatusOK {
-			t.Errorf("reload: %d %s", resp.Status, resp.Body)
+			}()
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	stop()
-	wg.Wait()
-	if failures.Load() != 0 || requests.Load() < reloads {
-		t.Fatalf("%d of %d requests failed during reloads", failures.Load(), requests.Load())
-	}
-	var out struct{ Result int }
-	h.c.Post("/predict", keyPredict, `{"model":"counter","data":0}`).JSON(t, &out)
-	if out.Result != reloads+1 {
-		t.Errorf("served generation %d, want %d", out.Result, reloads+1)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for closed.Load() != reloads && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if closed.Load() != reloads {
-		t.Errorf("%d old pipelines closed, want %d", closed.Load(), reloads)
-	}
+		const reloads = 20
+		for range reloads {
+			resp := h.c.Post("/admin/models/counter/v1/reload", keyAdmin, nil)
+			if resp.Status != http.StatusOK {
+				t.Errorf("reload: %d %s", resp.Status, resp.Body)
+			}
+			time.Sleep(600 * time.Microsecond) // six requests of each client between reloads
+		}
+		stop()
+		wg.Wait()
+		if failures.Load() != 0 || requests.Load() < reloads {
+			t.Fatalf("%d of %d requests failed during reloads", failures.Load(), requests.Load())
+		}
+		var out struct{ Result int }
+		h.c.Post("/predict", keyPredict, `{"model":"counter","data":0}`).JSON(t, &out)
+		if out.Result != reloads+1 {
+			t.Errorf("served generation %d, want %d", out.Result, reloads+1)
+		}
+		synctest.Wait() // the replaced pipelines' retirements have run
+		if closed.Load() != reloads {
+			t.Errorf("%d old pipelines closed, want %d", closed.Load(), reloads)
+		}
+	})
 }
 
 func TestFailedReloadKeepsOldPipeline(t *testing.T) {

@@ -42,7 +42,7 @@ func benchHandlerWith(b *testing.B, maxRequestBytes int64) http.Handler {
 		b.Fatal(err)
 	}
 	reg.Load(context.Background())
-	store := memstore.New(time.Hour, nil)
+	store := memstore.New(memstore.Options{TTL: time.Hour})
 	runner := inproc.New(&job.Executor{Store: store, Predictor: predictor{reg}}, inproc.Options{Logger: log})
 	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
 	srv, err := httpapi.NewServer(httpapi.Options{

@@ -41,6 +41,9 @@ type harness struct {
 	reg    *registry.Registry
 	runner *inproc.Runner
 	prom   *prometheus.Registry
+	srv    *httpapi.Server
+	// waiters holds the long polls of GET /jobs/{job_id}?wait=.
+	waiters *job.Waiters
 }
 
 type setup struct {
@@ -51,10 +54,13 @@ type setup struct {
 	noLoad  bool // leave loading to the test
 	// listener, when set, wraps the server's listener (to count what it reads, say).
 	listener func(net.Listener) net.Listener
+	// inMemory serves over net.Pipe connections instead of a socket, for a test in a
+	// synctest bubble (see apitest.NewInMemory); the harness's url is then empty.
+	inMemory bool
 }
 
 // newHarness serves the whole API (validator, auth, limits, handlers) over a real
-// socket, with the echo model, test models and in-process jobs.
+// socket, or in memory, with the echo model, test models and in-process jobs.
 func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	t.Helper()
 	keys, err := auth.Parse("test", testKeys)
@@ -79,7 +85,8 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	if !s.noLoad {
 		reg.Load(context.Background())
 	}
-	store := memstore.New(time.Hour, nil)
+	waiters := &job.Waiters{}
+	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: waiters.Wake})
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
@@ -91,7 +98,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 		_ = reg.Close()
 	})
 	o := s.opts
-	o.Registry, o.Jobs, o.Metrics, o.Gatherer, o.Logger = reg, &job.Service{Store: store, Runner: runner}, m, prom, log
+	o.Registry, o.Jobs, o.Metrics, o.Gatherer, o.Logger = reg, &job.Service{Store: store, Runner: runner, Waiters: waiters}, m, prom, log
 	srv, err := httpapi.NewServer(o)
 	if err != nil {
 		t.Fatal(err)
@@ -100,13 +107,16 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.inMemory {
+		return &harness{c: apitest.NewInMemory(t, h), reg: reg, runner: runner, prom: prom}
+	}
 	ts := httptest.NewUnstartedServer(h)
 	if s.listener != nil {
 		ts.Listener = s.listener(ts.Listener)
 	}
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &harness{c: apitest.New(t, ts.URL), url: ts.URL, reg: reg, runner: runner, prom: prom}
+	return &harness{c: apitest.New(t, ts.URL), url: ts.URL, reg: reg, runner: runner, prom: prom, srv: srv, waiters: waiters}
 }
 
 type predictor struct{ reg *registry.Registry }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
@@ -147,29 +148,33 @@ func TestAsyncLifecycle(t *testing.T) {
 }
 
 func TestQueueFull(t *testing.T) {
-	release := make(chan struct{})
-	h := newHarness(t, func(s *setup) {
-		s.workers, s.queue = 1, 2
-		s.sources = append(s.sources, testModel("gate", blocking(release)))
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := newHarness(t, func(s *setup) {
+			s.inMemory = true
+			s.workers, s.queue = 1, 2
+			s.sources = append(s.sources, testModel("gate", blocking(release)))
+		})
+		defer close(release)
+		// One job runs and blocks the only worker; two more fill the queue.
+		first := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
+		synctest.Wait()
+		if n := h.runner.Running(); n != 1 {
+			t.Fatalf("%d jobs running once everything blocked, want 1", n)
+		}
+		submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
+		submit(t, h.c, "/predict/async/batch", `{"model":"gate","items":[3]}`)
+		resp := h.c.Post("/predict/async", keyPredict, `{"model":"gate","data":4}`)
+		if resp.Status != http.StatusServiceUnavailable {
+			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+		}
+		if p := resp.Problem(t); p.Code != "queue_full" || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("problem %+v, Retry-After %q", p, resp.Header.Get("Retry-After"))
+		}
+		if rec := poll(t, h.c, "/jobs/"+first); rec.Status != "running" {
+			t.Errorf("first job %q", rec.Status)
+		}
 	})
-	defer close(release)
-	// One job runs and blocks the only worker; two more fill the queue.
-	first := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
-	for h.runner.Running() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
-	submit(t, h.c, "/predict/async/batch", `{"model":"gate","items":[3]}`)
-	resp := h.c.Post("/predict/async", keyPredict, `{"model":"gate","data":4}`)
-	if resp.Status != http.StatusServiceUnavailable {
-		t.Fatalf("status %d: %s", resp.Status, resp.Body)
-	}
-	if p := resp.Problem(t); p.Code != "queue_full" || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("problem %+v, Retry-After %q", p, resp.Header.Get("Retry-After"))
-	}
-	if rec := poll(t, h.c, "/jobs/"+first); rec.Status != "running" {
-		t.Errorf("first job %q", rec.Status)
-	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -181,71 +186,77 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
+// TestCancel runs in a synctest bubble, so "never runs" is checked once the worker
+// has surely taken the cancelled job, not after a guessed pause; its steps share the
+// jobs, so they are steps of one test rather than subtests (t.Run is not allowed in a
+// bubble).
 func TestCancel(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	h := newHarness(t, func(s *setup) {
-		s.workers = 1
-		s.sources = append(s.sources, testModel("gate", blocking(release)))
-	})
-	cancel := func(id string) *apitest.Response {
-		return h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+id, keyPredict, nil))
-	}
-	running := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
-	for h.runner.Running() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	pending := submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		h := newHarness(t, func(s *setup) {
+			s.inMemory = true
+			s.workers = 1
+			s.sources = append(s.sources, testModel("gate", blocking(release)))
+		})
+		cancel := func(id string) *apitest.Response {
+			return h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+id, keyPredict, nil))
+		}
+		running := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
+		synctest.Wait()
+		if n := h.runner.Running(); n != 1 {
+			t.Fatalf("%d jobs running once everything blocked, want 1", n)
+		}
+		pending := submit(t, h.c, "/predict/async", `{"model":"gate","data":2}`)
 
-	t.Run("pending", func(t *testing.T) {
+		// A pending job.
 		resp := cancel(pending)
 		var rec jobRecord
 		resp.JSON(t, &rec)
 		if resp.Status != http.StatusOK || rec.Status != "cancelled" || rec.FinishedAt == "" {
-			t.Fatalf("status %d, record %+v", resp.Status, rec)
+			t.Fatalf("pending: status %d, record %+v", resp.Status, rec)
 		}
-	})
-	t.Run("running", func(t *testing.T) {
+
+		// A running job: the worker is freed, the abandoned run's context ended.
 		if resp := cancel(running); resp.Status != http.StatusOK {
-			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+			t.Fatalf("running: status %d: %s", resp.Status, resp.Body)
 		}
-		// The worker is freed: the abandoned run's context ended.
-		deadline := time.Now().Add(5 * time.Second)
-		for h.runner.Running() != 0 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		synctest.Wait()
 		if h.runner.Running() != 0 {
 			t.Fatal("the cancelled job still runs")
 		}
 		if rec := poll(t, h.c, "/jobs/"+running); rec.Status != "cancelled" || string(rec.Result) != "null" {
-			t.Errorf("record %+v", rec)
+			t.Errorf("running: record %+v", rec)
 		}
-	})
-	t.Run("the pending one never runs", func(t *testing.T) {
-		time.Sleep(50 * time.Millisecond)
+
+		// The pending one never runs: by now the free worker has taken it off the
+		// queue, and would be blocked in the model had it run it.
+		if d, n := h.runner.Depth(), h.runner.Running(); d != 0 || n != 0 {
+			t.Fatalf("%d jobs queued and %d running once everything blocked, want none", d, n)
+		}
 		if rec := poll(t, h.c, "/jobs/"+pending); rec.Status != "cancelled" {
-			t.Errorf("record %+v", rec)
+			t.Errorf("the pending one: record %+v", rec)
 		}
-	})
-	t.Run("finished", func(t *testing.T) {
+
+		// A finished job.
 		done := submit(t, h.c, "/predict/async", `{"model":"echo","data":3}`)
 		waitFinal(t, h.c, done)
-		resp := cancel(done)
+		resp = cancel(done)
 		if resp.Status != http.StatusConflict || resp.Problem(t).Code != "job_finished" {
-			t.Fatalf("status %d: %s", resp.Status, resp.Body)
+			t.Fatalf("finished: status %d: %s", resp.Status, resp.Body)
 		}
 		if rec := poll(t, h.c, "/jobs/"+done); rec.Status != "succeeded" {
 			t.Errorf("a refused cancel changed the record: %+v", rec)
 		}
-	})
-	t.Run("cancelled twice", func(t *testing.T) {
+
+		// Cancelled twice.
 		if resp := cancel(pending); resp.Status != http.StatusConflict {
-			t.Errorf("status %d: %s", resp.Status, resp.Body)
+			t.Errorf("cancelled twice: status %d: %s", resp.Status, resp.Body)
 		}
-	})
-	t.Run("unknown", func(t *testing.T) {
+
+		// An unknown job.
 		if resp := cancel("0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"); resp.Status != http.StatusNotFound {
-			t.Errorf("status %d: %s", resp.Status, resp.Body)
+			t.Errorf("unknown: status %d: %s", resp.Status, resp.Body)
 		}
 	})
 }

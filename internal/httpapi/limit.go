@@ -87,7 +87,11 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, s.tooLarge())
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+		if r.ContentLength < 0 {
+			// A body of a declared length (checked above) cannot pass it: net/http reads no
+			// further. Only a chunked one needs counting.
+			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

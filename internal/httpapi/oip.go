@@ -46,6 +46,7 @@ func oipRoute(r *http.Request) bool {
 
 // sendError writes p in the shape r's operation answers errors in.
 func sendError(w http.ResponseWriter, r *http.Request, p api.Problem) {
+	traceProblem(r.Context(), p)
 	if oipRoute(r) {
 		sendOIPError(w, p)
 		return

@@ -22,6 +22,26 @@ func onePassBody(r *http.Request) *predictInput {
 	return nil
 }
 
+// answer writes what an operation answered, as the generated strict handler would,
+// save that its 200 (of type OK, whose body and X-Model-Version ok returns) goes
+// through writeJSON: any other answer writes itself through visit, and an error is a
+// problem. ok and visit are functions without state, so that answer allocates nothing
+// of its own on the hot path.
+func answer[Resp, OK any](s *Server, w http.ResponseWriter, r *http.Request, resp Resp, err error,
+	ok func(OK) (body any, version *string), visit func(Resp, http.ResponseWriter) error) {
+	if err == nil {
+		if res, isOK := any(resp).(OK); isOK {
+			body, version := ok(res)
+			err = writeJSON(w, body, version)
+		} else if any(resp) != nil {
+			err = visit(resp, w)
+		}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+	}
+}
+
 func (h onePassHandlers) Predict(w http.ResponseWriter, r *http.Request) {
 	in := onePassBody(r)
 	if in == nil {
@@ -29,20 +49,9 @@ func (h onePassHandlers) Predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := h.s.Predict(r.Context(), api.PredictRequestObject{Body: &api.PredictRequest{Model: in.model, Version: in.version, Data: in.data}})
-	switch res := resp.(type) {
-	case api.Predict200JSONResponse:
-		if err == nil {
-			err = writeJSON(w, res.Body, res.Headers.XModelVersion)
-		}
-	case nil:
-	default:
-		if err == nil {
-			err = res.VisitPredictResponse(w)
-		}
-	}
-	if err != nil {
-		h.s.writeError(w, r, err)
-	}
+	answer(h.s, w, r, resp, err, func(res api.Predict200JSONResponse) (any, *string) {
+		return res.Body, res.Headers.XModelVersion
+	}, api.PredictResponseObject.VisitPredictResponse)
 }
 
 func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request) {
@@ -52,20 +61,9 @@ func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Body: &api.BatchPredictRequest{Model: in.model, Version: in.version, Items: in.items}})
-	switch res := resp.(type) {
-	case api.PredictBatch200JSONResponse:
-		if err == nil {
-			err = writeJSON(w, res.Body, res.Headers.XModelVersion)
-		}
-	case nil:
-	default:
-		if err == nil {
-			err = res.VisitPredictBatchResponse(w)
-		}
-	}
-	if err != nil {
-		h.s.writeError(w, r, err)
-	}
+	answer(h.s, w, r, resp, err, func(res api.PredictBatch200JSONResponse) (any, *string) {
+		return res.Body, res.Headers.XModelVersion
+	}, api.PredictBatchResponseObject.VisitPredictBatchResponse)
 }
 
 func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
@@ -75,20 +73,9 @@ func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.PredictRequest{Model: in.model, Version: in.version, Data: in.data}})
-	switch res := resp.(type) {
-	case api.SubmitJob200JSONResponse:
-		if err == nil {
-			err = writeJSON(w, api.AsyncSubmitResponse(res), nil)
-		}
-	case nil:
-	default:
-		if err == nil {
-			err = res.VisitSubmitJobResponse(w)
-		}
-	}
-	if err != nil {
-		h.s.writeError(w, r, err)
-	}
+	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
+		return api.AsyncSubmitResponse(res), nil
+	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
 }
 
 func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
@@ -98,18 +85,7 @@ func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.BatchPredictRequest{Model: in.model, Version: in.version, Items: in.items}})
-	switch res := resp.(type) {
-	case api.SubmitBatchJob200JSONResponse:
-		if err == nil {
-			err = writeJSON(w, api.AsyncSubmitResponse(res), nil)
-		}
-	case nil:
-	default:
-		if err == nil {
-			err = res.VisitSubmitBatchJobResponse(w)
-		}
-	}
-	if err != nil {
-		h.s.writeError(w, r, err)
-	}
+	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
+		return api.AsyncSubmitResponse(res), nil
+	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)
 }

@@ -34,6 +34,7 @@ const (
 	codeRateLimited          = "rate_limited"
 	codeConcurrencyLimited   = "concurrency_limited"
 	codeAuthThrottled        = "auth_throttled"
+	codeJobsLimited          = "jobs_limited"
 	codeExecutionError       = "execution_error"
 	codeInternalError        = "internal_error"
 	codeReloadFailed         = "reload_failed"
@@ -65,6 +66,7 @@ var titles = map[string]string{
 	codeRateLimited:          "Too many requests",
 	codeConcurrencyLimited:   "Too many concurrent requests",
 	codeAuthThrottled:        "Too many failed authentications",
+	codeJobsLimited:          "Too many unfinished jobs",
 	codeExecutionError:       "Execution error",
 	codeInternalError:        "Internal error",
 	codeReloadFailed:         "Reload failed",
@@ -173,6 +175,8 @@ func classifyDomain(err error) (int, string) {
 		return http.StatusNotFound, codeJobNotFound
 	case errors.Is(err, job.ErrFinished):
 		return http.StatusConflict, codeJobFinished
+	case errors.Is(err, job.ErrJobLimit):
+		return http.StatusTooManyRequests, codeJobsLimited
 	case errors.Is(err, job.ErrQueueFull):
 		return http.StatusServiceUnavailable, codeQueueFull
 	case errors.Is(err, job.ErrQueueUnavailable):
@@ -234,7 +238,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, deta
 }
 
 func sendProblem(w http.ResponseWriter, p api.Problem) {
-	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+	if (p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	w.Header().Set("Content-Type", "application/problem+json")

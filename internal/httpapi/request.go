@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -80,12 +80,36 @@ func newRequestID() string {
 }
 
 // reqState is what observe allocates for a request, in one piece: the status writer,
-// the request's info and the slice of its X-Request-Id header.
+// the request's info and context, and the slice of its X-Request-Id header.
 type reqState struct {
 	sw   statusWriter
 	info reqInfo
+	ctx  reqContext
 	hdr  [1]string
 }
+
+// reqContext is a request's context: its parent, plus the request's info and chi's
+// routing context in one value, so that neither takes a context.WithValue and a copy
+// of the request of its own (chi makes both when it finds no routing context).
+type reqContext struct {
+	context.Context
+	info  *reqInfo
+	route *chi.Context
+}
+
+func (c *reqContext) Value(key any) any {
+	switch key {
+	case ctxKey{}:
+		return c.info
+	case chi.RouteCtxKey:
+		return c.route
+	}
+	return c.Context.Value(key)
+}
+
+// routeContexts are chi's routing contexts, reused as chi reuses its own: one lives
+// as long as its request.
+var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
 
 // statusWriter remembers the status a handler wrote.
 type statusWriter struct {
@@ -109,20 +133,24 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe is the outermost layer: it gives the request its id, recovers panics, and
-// when the request is done writes one log line and records the HTTP metrics under the
-// operation id of the route chi matched.
-func (s *Server) observe(next http.Handler) http.Handler {
+// observe is the outermost layer, around the router: it gives the request its id,
+// recovers panics, and when the request is done writes one log line and records the
+// HTTP metrics under the operation id of the route chi matched.
+func (s *Server) observe(router chi.Router) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get(headerRequestID)
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
+		rctx := routeContexts.Get().(*chi.Context)
+		rctx.Reset()
+		rctx.Routes = router
 		st := &reqState{info: reqInfo{id: id, path: r.URL.Path}, hdr: [1]string{id}}
 		info, sw := &st.info, &st.sw
 		sw.ResponseWriter = w
-		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, info))
+		st.ctx = reqContext{Context: r.Context(), info: info, route: rctx}
+		r = r.WithContext(&st.ctx)
 		w.Header()[headerRequestID] = st.hdr[:]
 		defer func() {
 			if v := recover(); v != nil {
@@ -135,26 +163,16 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			op := s.operation(r)
-			d := time.Since(start)
+			end := time.Now()
+			d := end.Sub(start)
+			if s.opts.Tracer != nil {
+				nameSpan(r, rctx.RoutePattern(), op)
+			}
 			s.metrics.HTTP(op, sw.status, d)
-			level := slog.LevelInfo
-			if sw.status >= 500 {
-				level = slog.LevelError
-			}
-			if !s.log.Enabled(r.Context(), level) {
-				return
-			}
-			attrs := []slog.Attr{
-				slog.String("request_id", id), slog.String("method", r.Method), slog.String("operation", op),
-				slog.String("route", chi.RouteContext(r.Context()).RoutePattern()), slog.Int("status", sw.status),
-				slog.Duration("duration", d),
-			}
-			if info.principal.ID != "" {
-				attrs = append(attrs, slog.String("key_id", info.principal.ID))
-			}
-			s.log.LogAttrs(r.Context(), level, "request", attrs...)
+			s.logRequest(r, info, op, sw.status, end, d)
+			routeContexts.Put(rctx)
 		}()
-		next.ServeHTTP(sw, r)
+		router.ServeHTTP(sw, r)
 	})
 }
 

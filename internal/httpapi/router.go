@@ -32,7 +32,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.observe, s.closeWhileDraining, s.cors, headAsGet)
+	r.Use(s.closeWhileDraining, s.cors, headAsGet)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
@@ -70,12 +70,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Middlewares run after chi matched the route, innermost first.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter:  r,
-		Middlewares: []api.MiddlewareFunc{s.plainJSON, validate, s.limitBody, s.gate},
+		Middlewares: []api.MiddlewareFunc{s.plainJSON, s.tracedValidation(validate), s.limitBody, s.gate},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},
 	})
-	return r, nil
+	return s.traced(s.observe(r)), nil
 }
 
 // operationIDs maps "METHOD /path/{param}" (chi's route pattern has the contract's

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
@@ -64,6 +67,10 @@ type Options struct {
 	// ReadyAllowFailed lets /ready answer 200 when versions failed to load
 	// (READY_ALLOW_FAILED); false is strict readiness.
 	ReadyAllowFailed bool
+	// Tracer, when set, traces every request (TracerProvider must be its provider,
+	// for otelhttp's server span); nil: tracing off, at no cost.
+	Tracer         trace.Tracer
+	TracerProvider trace.TracerProvider
 	// PublicURL, when set, is the absolute URL the served contract and Swagger UI
 	// advertise as the server (PUBLIC_URL); unset, the contract's relative "/" stands.
 	PublicURL string
@@ -177,7 +184,11 @@ func (s *Server) submit(ctx context.Context, model, version string, batch bool, 
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
-	rec, err := s.jobs.Submit(ctx, model, ver, batch, input)
+	owner := ""
+	if info := infoFrom(ctx); info != nil {
+		owner = info.principal.ID // the key's cap on unfinished jobs counts by it
+	}
+	rec, err := s.jobs.SubmitFor(ctx, owner, model, ver, batch, input)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
@@ -207,9 +218,14 @@ func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) 
 	return api.CancelJob200JSONResponse(jobRecord(rec)), nil
 }
 
-// GetJob returns the same record as PollJob.
+// GetJob returns the same record as PollJob, after waiting up to req.Params.Wait
+// seconds for the job to finish (the contract bounds it to 0..30).
 func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.GetJobResponseObject, error) {
-	rec, err := s.jobs.Get(ctx, jobID(req.JobId))
+	var wait time.Duration
+	if req.Params.Wait != nil {
+		wait = time.Duration(float64(*req.Params.Wait) * float64(time.Second))
+	}
+	rec, err := s.jobs.Wait(ctx, jobID(req.JobId), wait)
 	if err != nil {
 		return nil, err
 	}

@@ -169,8 +169,11 @@ func hugeNumber(b []byte) string {
 	return ""
 }
 
+// apiKeyScheme is the contract's one security scheme, the X-API-Key header.
+const apiKeyScheme = "ApiKeyAuth"
+
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	if in.SecuritySchemeName != "ApiKeyAuth" {
+	if in.SecuritySchemeName != apiKeyScheme {
 		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
 	}
 	if info := infoFrom(ctx); info != nil && info.authed {

@@ -8,7 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // Predictor runs a batch of inputs through one model version. An input error names the
@@ -33,6 +36,9 @@ type Executor struct {
 	Observer Observer
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Tracer, when set, gives each run a consumer span, child of the submission's
+	// trace context when ctx carries one; nil: no span.
+	Tracer trace.Tracer
 }
 
 // Execute runs the job once if it has not finished. Delivery may be at least once, but
@@ -44,7 +50,19 @@ type Executor struct {
 // outcome could not be recorded (the store failed, or ctx ended mid-run): the job is
 // then left running, for the queue to deliver again.
 func (e *Executor) Execute(ctx context.Context, id string) error {
-	rec, err := e.Store.Update(ctx, id, func(r *Record) error {
+	return e.execute(ctx, id, nil)
+}
+
+// ExecuteFrom is Execute for a runner that holds the job's record as it was queued
+// (the queue's task carries it): a store may then mark the job running without
+// reading the record first. A record that has changed since (cancelled, or taken by
+// another delivery) is read again, so held may be stale.
+func (e *Executor) ExecuteFrom(ctx context.Context, held Record) error {
+	return e.execute(ctx, held.ID, &held)
+}
+
+func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
+	start := func(r *Record) error {
 		if r.Status.Final() {
 			return errNoChange
 		}
@@ -52,7 +70,14 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 			r.move(StatusRunning, e.now())
 		}
 		return nil
-	})
+	}
+	var rec Record
+	var err error
+	if held != nil {
+		rec, err = e.Store.UpdateFrom(ctx, *held, start)
+	} else {
+		rec, err = e.Store.Update(ctx, id, start)
+	}
 	if errors.Is(err, errNoChange) || errors.Is(err, ErrNotFound) {
 		return nil // finished, cancelled or expired: nothing to run
 	}
@@ -62,7 +87,9 @@ func (e *Executor) Execute(ctx context.Context, id string) error {
 	obs := e.observer()
 	obs.Started(rec)
 
-	result, runErr := e.run(ctx, rec)
+	rctx, span := startSpan(ctx, e.Tracer, telemetry.SpanJobRun, trace.SpanKindConsumer, rec)
+	result, runErr := e.run(rctx, rec)
+	telemetry.End(span, runErr)
 	if runErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}

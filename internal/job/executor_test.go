@@ -342,3 +342,57 @@ func TestFail(t *testing.T) {
 		t.Errorf("Fail of an unknown job = %v, %v", ended, err)
 	}
 }
+
+// ExecuteFrom starts from the record the runner holds, and from the stored one when
+// that has moved on since.
+func TestExecuteFrom(t *testing.T) {
+	tests := []struct {
+		name  string
+		since func(t *testing.T, s job.Store, id string) // what happened after queueing
+		runs  bool
+		want  job.Status
+	}{
+		{"held record current", func(*testing.T, job.Store, string) {}, true, job.StatusSucceeded},
+		{"cancelled since", func(t *testing.T, s job.Store, id string) {
+			if _, err := (&job.Service{Store: s, Runner: &fakeRunner{}}).Cancel(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+		}, false, job.StatusCancelled},
+		{"finished by another delivery", func(t *testing.T, s job.Store, id string) {
+			if err := (&job.Executor{Store: s, Predictor: &predictor{}}).Execute(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+		}, false, job.StatusSucceeded},
+		{"running on a worker that died", func(t *testing.T, s job.Store, id string) {
+			if _, err := s.Update(context.Background(), id, func(r *job.Record) error {
+				r.Status, r.StartedAt = job.StatusRunning, t0
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}, true, job.StatusSucceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClock()
+			s := &recordingStore{Store: newStore(c)}
+			held := create(t, s.Store, job.Record{Status: job.StatusPending, Input: json.RawMessage(`5`)})
+			tt.since(t, s.Store, held.ID)
+			p := &predictor{}
+			e := &job.Executor{Store: s, Predictor: p, Now: c.Now}
+			if err := e.ExecuteFrom(context.Background(), held); err != nil {
+				t.Fatalf("ExecuteFrom: %v", err)
+			}
+			if ran := p.calls.Load() == 1; ran != tt.runs {
+				t.Errorf("model called %d times; want a run: %v", p.calls.Load(), tt.runs)
+			}
+			got := get(t, s, held.ID)
+			if got.Status != tt.want {
+				t.Errorf("status %s, want %s", got.Status, tt.want)
+			}
+			if tt.runs && (string(got.Result) != "5" || got.StartedAt.IsZero()) {
+				t.Errorf("record %+v, want result 5 and a start time", got)
+			}
+		})
+	}
+}

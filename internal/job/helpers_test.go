@@ -153,7 +153,9 @@ func (r *fakeRunner) Abandon(_ context.Context, id string) error {
 	return r.abandonErr
 }
 
-func newStore(c *clock) *memstore.Store { return memstore.New(time.Hour, c.Now) }
+func newStore(c *clock) *memstore.Store {
+	return memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
+}
 
 func create(t *testing.T, s job.Store, rec job.Record) job.Record {
 	t.Helper()
@@ -182,3 +184,26 @@ func get(t *testing.T, s job.Store, id string) job.Record {
 }
 
 var errBoom = errors.New("boom")
+
+// atOnceRunner is a fakeRunner that records and queues in one step, writing the record
+// to store as a queue.Submitter writes it to Redis.
+type atOnceRunner struct {
+	fakeRunner
+	store     job.Store
+	createErr error
+}
+
+func (r *atOnceRunner) CreateAndEnqueue(ctx context.Context, rec job.Record) error {
+	if r.createErr != nil {
+		return r.createErr
+	}
+	if err := r.store.Create(ctx, rec); err != nil {
+		return err
+	}
+	return r.Enqueue(ctx, rec)
+}
+
+// failingReplicas is a job.Replicas whose every wait fails.
+type failingReplicas struct{ err error }
+
+func (r failingReplicas) Wait(context.Context) error { return r.err }

@@ -13,6 +13,10 @@ type Record struct {
 	Version string `json:"version"`
 	// Batch jobs carry a JSON array in Input and produce one in Result.
 	Batch bool `json:"batch"`
+	// Owner names the API key that submitted the job (its auth.Principal ID, never the
+	// key): the stores count a key's unfinished jobs by it. "" is a job of no key,
+	// which no cap counts.
+	Owner string `json:"owner,omitempty"`
 	// Input is the request's data, or for a batch its items array, as raw JSON.
 	Input      json.RawMessage `json:"input"`
 	Result     json.RawMessage `json:"result,omitempty"`

@@ -3,10 +3,14 @@ package job
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 func init() {
@@ -25,22 +29,43 @@ type Service struct {
 	// Replicas, when set, holds a submission's answer until its record and task reached
 	// the replicas; a job that did not is failed and refused, not accepted.
 	Replicas Replicas
+	// Waiters, when set, lets Wait hold a read until the job finishes; it must be woken
+	// by whatever learns of final records (see Waiters). Without it Wait is Get.
+	Waiters *Waiters
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Tracer, when set, gives each submission a producer span, whose context the
+	// runner carries to the job's run; nil: no span.
+	Tracer trace.Tracer
 }
 
-// Submit records and queues a job for an already resolved model version.
+// Submit records and queues a job of no key for an already resolved model version.
 func (s *Service) Submit(ctx context.Context, model, version string, batch bool, input json.RawMessage) (Record, error) {
-	rec := Record{
+	return s.SubmitFor(ctx, "", model, version, batch, input)
+}
+
+// SubmitFor is Submit for the key that owner names (Record.Owner): the store refuses
+// the job with ErrJobLimit when that key has as many unfinished jobs as it may.
+func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (rec Record, err error) {
+	rec = Record{
 		ID:        uuid.NewString(),
 		Status:    StatusCreated,
+		Owner:     owner,
 		Model:     model,
 		Version:   version,
 		Batch:     batch,
 		Input:     input,
 		CreatedAt: s.now(),
 	}
+	ctx, span := startSpan(ctx, s.Tracer, telemetry.SpanJobSend, trace.SpanKindProducer, rec)
+	defer func() { telemetry.End(span, err) }()
+	if rr, ok := s.Runner.(RecordingRunner); ok {
+		return s.submitAtOnce(ctx, rr, rec)
+	}
 	if err := s.Store.Create(ctx, rec); err != nil {
+		if errors.Is(err, ErrJobLimit) {
+			return Record{}, err // its message is the client's answer as it stands
+		}
 		return Record{}, fmt.Errorf("recording job: %w", err)
 	}
 	if err := s.Runner.Enqueue(ctx, rec); err != nil {
@@ -51,16 +76,8 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 		})
 		return Record{}, fmt.Errorf("queueing job: %w", err)
 	}
-	if s.Replicas != nil {
-		if err := s.Replicas.Wait(ctx); err != nil {
-			// The client gets no id, so the job must not run: a failed record makes a
-			// worker drop its task. Should this write fail too, the job may still run
-			// once; its client was told 503 and never saw its id.
-			_, _ = s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
-				return r.fail("the job did not reach a replica in time: "+err.Error(), s.now())
-			})
-			return Record{}, fmt.Errorf("replicating job: %w", err)
-		}
+	if err := s.replicate(ctx, rec.ID); err != nil {
+		return Record{}, err
 	}
 	// The job is queued and will run whatever this write does, so its failure (the
 	// store blinked, the client went away) must not answer an error: the client would
@@ -77,9 +94,89 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 	return rec, nil
 }
 
+// submitAtOnce is Submit through a runner that records and queues in one step. The
+// record is written pending: no client can read it before Submit returns its id, so
+// "created" would only ever be seen by the runner.
+func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Record) (Record, error) {
+	rec.Status = StatusPending
+	if err := rr.CreateAndEnqueue(ctx, rec); err != nil {
+		if errors.Is(err, ErrJobLimit) {
+			return Record{}, err // its message is the client's answer as it stands
+		}
+		return Record{}, fmt.Errorf("queueing job: %w", err)
+	}
+	if err := s.replicate(ctx, rec.ID); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+// replicate waits, when Replicas is set, until the job's record and task reached the
+// replicas, and fails the job when they did not.
+func (s *Service) replicate(ctx context.Context, id string) error {
+	if s.Replicas == nil {
+		return nil
+	}
+	err := s.Replicas.Wait(ctx)
+	if err == nil {
+		return nil
+	}
+	// The client gets no id, so the job must not run: a failed record makes a worker
+	// drop its task. Should this write fail too, the job may still run once; its
+	// client was told 503 and never saw its id.
+	_, _ = s.Store.Update(context.WithoutCancel(ctx), id, func(r *Record) error {
+		return r.fail("the job did not reach a replica in time: "+err.Error(), s.now())
+	})
+	return fmt.Errorf("replicating job: %w", err)
+}
+
 // Get returns a job's record.
 func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 	return s.Store.Get(ctx, id)
+}
+
+// MaxWait is the longest wait Wait honours; a longer one is cut to it.
+const MaxWait = 30 * time.Second
+
+// Wait returns a job's record once it is final, or as it is when d passes, ctx ends
+// (the client went away) or the waits are closed (shutdown). It re-reads the record
+// after registering the wait, so a job that finished in between is not missed, and
+// again on every wake. When the waits are full it answers at once, as Get.
+func (s *Service) Wait(ctx context.Context, id string, d time.Duration) (Record, error) {
+	if d <= 0 || s.Waiters == nil {
+		return s.Get(ctx, id)
+	}
+	d = min(d, MaxWait)
+	wt, ok := s.Waiters.add(id)
+	if !ok {
+		return s.Get(ctx, id)
+	}
+	defer s.Waiters.remove(id, wt)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	closing := s.Waiters.closing()
+	for {
+		rec, err := s.Store.Get(ctx, id)
+		if err != nil || rec.Status.Final() {
+			return rec, err
+		}
+		select {
+		case <-wt.woken:
+		case <-timer.C:
+			return rec, nil
+		case <-ctx.Done():
+			return rec, nil
+		case <-closing:
+			return rec, nil
+		}
+	}
+}
+
+// EndWaits ends every Wait in progress and makes later ones answer at once.
+func (s *Service) EndWaits() {
+	if s.Waiters != nil {
+		s.Waiters.Close()
+	}
 }
 
 // Cancel ends a job that has not finished with status cancelled, and asks the runner to

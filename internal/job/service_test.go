@@ -172,3 +172,57 @@ func TestCancelEdgeCases(t *testing.T) {
 		t.Errorf("Get = %v, want ErrNotFound", err)
 	}
 }
+
+// A runner that records and queues in one step gets the record once, already pending:
+// no write of created, none of pending after it.
+func TestSubmitThroughARecordingRunner(t *testing.T) {
+	t.Run("accepted", func(t *testing.T) {
+		c := newClock()
+		s := &recordingStore{Store: newStore(c)}
+		r := &atOnceRunner{store: s}
+		svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+		rec, err := svc.Submit(context.Background(), "echo", "v2", true, json.RawMessage(`[1,2]`))
+		if err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+		if rec.Status != job.StatusPending || rec.Model != "echo" || rec.Version != "v2" || !rec.Batch ||
+			string(rec.Input) != `[1,2]` || !rec.CreatedAt.Equal(t0) {
+			t.Errorf("Submit = %+v", rec)
+		}
+		if w := s.Writes(); !slices.Equal(w, []job.Status{job.StatusPending}) {
+			t.Errorf("writes %v, want one: pending", w)
+		}
+		if len(r.enqueued) != 1 || !reflect.DeepEqual(r.enqueued[0], rec) {
+			t.Errorf("queued %+v, want %+v", r.enqueued, rec)
+		}
+		if got := get(t, s, rec.ID); !reflect.DeepEqual(got, rec) {
+			t.Errorf("stored %+v, returned %+v", got, rec)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		c := newClock()
+		s := &recordingStore{Store: newStore(c)}
+		svc := &job.Service{Store: s, Runner: &atOnceRunner{store: s, createErr: job.ErrQueueUnavailable}, Now: c.Now}
+		if _, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`)); !errors.Is(err, job.ErrQueueUnavailable) {
+			t.Fatalf("Submit = %v, want %v", err, job.ErrQueueUnavailable)
+		}
+		if w := s.Writes(); len(w) != 0 {
+			t.Errorf("writes %v after a refusal that wrote nothing", w)
+		}
+	})
+	t.Run("not replicated", func(t *testing.T) {
+		c := newClock()
+		s := &recordingStore{Store: newStore(c)}
+		svc := &job.Service{Store: s, Runner: &atOnceRunner{store: s}, Now: c.Now,
+			Replicas: failingReplicas{job.ErrQueueUnavailable}}
+		if _, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`)); !errors.Is(err, job.ErrQueueUnavailable) {
+			t.Fatalf("Submit = %v, want %v", err, job.ErrQueueUnavailable)
+		}
+		if w := s.Writes(); !slices.Equal(w, []job.Status{job.StatusPending, job.StatusFailed}) {
+			t.Errorf("writes %v, want pending then failed", w)
+		}
+		if got := get(t, s, s.ids[0]); !strings.Contains(got.Error, "did not reach a replica") {
+			t.Errorf("record %+v, want failed saying why", got)
+		}
+	})
+}

@@ -13,10 +13,17 @@ const DefaultTTL = 24 * time.Hour
 // from its creation, when it is given no maximum age (and JOB_MAX_AGE's default).
 const DefaultMaxAge = 7 * 24 * time.Hour
 
+// DefaultMaxUnfinishedPerKey is MAX_JOBS_PER_KEY's default: how many jobs one key may
+// have waiting or running at once. Stores given no cap (0) count nothing.
+const DefaultMaxUnfinishedPerKey = 1000
+
 // Store keeps job records. Implementations are safe for concurrent use by many
 // processes (the Redis store) or goroutines (the in-memory store).
 type Store interface {
-	// Create writes a new record. It fails if the id exists.
+	// Create writes a new record. It fails if the id exists, and with an error wrapping
+	// ErrJobLimit when the store has a cap on the unfinished records of one Owner and
+	// rec's owner has reached it. A record frees its owner's slot when it becomes final
+	// or expires.
 	Create(ctx context.Context, rec Record) error
 	// Get returns a record, or an error wrapping ErrNotFound.
 	Get(ctx context.Context, id string) (Record, error)
@@ -39,4 +46,15 @@ type Runner interface {
 	// best it can. The record is already cancelled, so a run that goes on anyway has
 	// its result discarded.
 	Abandon(ctx context.Context, id string) error
+}
+
+// RecordingRunner is a Runner that can record a job and queue it in one atomic step.
+// Service.Submit then writes the record once, already pending, instead of writing it
+// created, queueing it and moving it to pending: a quarter of the round trips, and no
+// race with a worker that takes the job before it is marked pending.
+type RecordingRunner interface {
+	Runner
+	// CreateAndEnqueue writes rec, whose status is pending, as Store.Create would and
+	// queues the job, atomically: when it fails, neither happened.
+	CreateAndEnqueue(ctx context.Context, rec Record) error
 }

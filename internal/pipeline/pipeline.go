@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/inferd/inferd/internal/telemetry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -91,13 +92,14 @@ type PredictFunc func(ctx context.Context, batch []any) ([]any, error)
 // stage is returned as an ErrExecution error, so one bad request cannot take the
 // process down.
 func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Observer) ([]json.RawMessage, error) {
-	return p.RunWith(ctx, items, observe, p.Model.Predict)
+	return p.RunWith(ctx, items, observe, p.Model.Predict, nil)
 }
 
 // RunWith is Run with the model stage done by predict, so the items of this run can
 // share a model call with other runs' while preprocessing (where invalid input is
-// found) and postprocessing stay this run's own.
-func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc) (out []json.RawMessage, err error) {
+// found) and postprocessing stay this run's own. tr, when not nil, gives each stage a
+// span.
+func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc, tr *Tracing) (out []json.RawMessage, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
@@ -110,30 +112,38 @@ func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe
 	for i, it := range items {
 		batch[i] = it
 	}
-	if batch, err = runSteps(ctx, StagePreprocess, p.Pre, batch, observe); err != nil {
+	if batch, err = runSteps(ctx, StagePreprocess, p.Pre, batch, observe, tr); err != nil {
 		return nil, err
 	}
+	mctx, span := tr.start(ctx, StageModel, nil, len(items))
 	start := time.Now()
-	batch, err = predict(ctx, batch)
+	batch, err = predict(mctx, batch)
 	observe(StageModel, time.Since(start))
 	if err != nil {
-		return nil, classify(StageModel, "model", err)
+		err = classify(StageModel, "model", err)
+	} else {
+		err = checkLen(StageModel, "model", len(items), len(batch))
 	}
-	if err := checkLen(StageModel, "model", len(items), len(batch)); err != nil {
+	telemetry.End(span, err)
+	if err != nil {
 		return nil, err
 	}
-	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe); err != nil {
+	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe, tr); err != nil {
 		return nil, err
 	}
 	return encode(batch)
 }
 
-func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer) ([]any, error) {
+func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer, tr *Tracing) (_ []any, err error) {
 	if len(steps) == 0 {
 		return batch, nil
 	}
+	ctx, span := tr.start(ctx, stage, steps, len(batch))
 	start := time.Now()
-	defer func() { observe(stage, time.Since(start)) }()
+	defer func() {
+		observe(stage, time.Since(start))
+		telemetry.End(span, err)
+	}()
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err

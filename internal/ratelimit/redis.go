@@ -13,14 +13,23 @@ import (
 // again with "rate:") when Options.Prefix is empty.
 const DefaultPrefix = "inferd:"
 
+// DefaultRPS is the rate of Options that leave RPS 0 (and RATE_LIMIT_RPS's default).
+const DefaultRPS = 100
+
 // Options configure a Redis limiter. The zero value of each field is a documented
 // default.
 type Options struct {
+	// RPS is each key's rate in requests a second, fractions included. 0 means
+	// DefaultRPS.
+	RPS float64
+	// Burst is the most tokens a key's bucket holds. 0 means 1: a bucket must hold
+	// the token of one request.
+	Burst int
 	// Prefix goes before each key's id; "" means DefaultPrefix.
 	Prefix string
 }
 
-// Redis is a generic cell rate limit (a token bucket's twin: rps tokens a second, burst
+// Redis is a generic cell rate limit (a token bucket's twin: RPS tokens a second, Burst
 // at most) per key, kept in Redis and updated by one Lua script per request, so it is
 // exact across any number of servers. It is safe for concurrent use.
 type Redis struct {
@@ -29,15 +38,17 @@ type Redis struct {
 	prefix string
 }
 
-// NewRedis returns a limiter of rps requests a second with a burst of burst (at least
-// 1) per key, kept through rc. rps must be positive.
-func NewRedis(rc redis.UniversalClient, rps float64, burst int, opts Options) *Redis {
+// NewRedis returns a limiter that keeps its buckets through rc.
+func NewRedis(rc redis.UniversalClient, opts Options) *Redis {
+	if opts.RPS <= 0 {
+		opts.RPS = DefaultRPS
+	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
 	}
 	// The script only uses period/rate (the time between two tokens), so one token
 	// per 1/rps seconds is any rps, fractions included.
-	limit := redis_rate.Limit{Rate: 1, Period: time.Duration(float64(time.Second) / rps), Burst: max(burst, 1)}
+	limit := redis_rate.Limit{Rate: 1, Period: time.Duration(float64(time.Second) / opts.RPS), Burst: max(opts.Burst, 1)}
 	return &Redis{lim: redis_rate.NewLimiter(rc), limit: limit, prefix: opts.Prefix}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
@@ -148,145 +149,153 @@ func waitQueued(t *testing.T, r *registry.Registry, n int) {
 // whose input is invalid fails in its own preprocessing, named as the client sent it,
 // and never joins; the batch metrics see a call of more than one request.
 func TestBatchingCoalescesAndInvalidFailsAlone(t *testing.T) {
-	m := newEchoModel(true)
-	obs := &batchObserver{}
-	r := batchedRegistry(t, registry.Options{Observer: obs}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, time.Millisecond)})
+	synctest.Test(t, func(t *testing.T) {
+		m := newEchoModel(true)
+		obs := &batchObserver{}
+		r := batchedRegistry(t, registry.Options{Observer: obs}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, time.Millisecond)})
 
-	first := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
-	<-m.entered
-	// A job execution (ModeAsync, as internal/app's job predictor calls) joins too.
-	single := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`), Mode: registry.ModeAsync})
-	waitQueued(t, r, 1)
-	batch := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`, `4`)})
-	waitQueued(t, r, 4)
-	badSingle := predictAsync(r, registry.Request{Model: "m", Items: raw(`"bad"`)})
-	badBatch := predictAsync(r, registry.Request{Model: "m", Items: raw(`5`, `"bad"`)})
-	for _, tc := range []struct {
-		ch   chan outcome
-		item int
-	}{{badSingle, 0}, {badBatch, 1}} {
-		o := <-tc.ch // the gate is still closed: they failed without a model call
-		var ie *pipeline.InputError
-		if !errors.As(o.err, &ie) || ie.Item != tc.item {
-			t.Errorf("invalid request: %v, want an input error at item %d", o.err, tc.item)
+		first := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
+		<-m.entered
+		// A job execution (ModeAsync, as internal/app's job predictor calls) joins too.
+		single := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`), Mode: registry.ModeAsync})
+		waitQueued(t, r, 1)
+		batch := predictAsync(r, registry.Request{Model: "m", Items: raw(`2`, `3`, `4`)})
+		waitQueued(t, r, 4)
+		badSingle := predictAsync(r, registry.Request{Model: "m", Items: raw(`"bad"`)})
+		badBatch := predictAsync(r, registry.Request{Model: "m", Items: raw(`5`, `"bad"`)})
+		for _, tc := range []struct {
+			ch   chan outcome
+			item int
+		}{{badSingle, 0}, {badBatch, 1}} {
+			o := <-tc.ch // the gate is still closed: they failed without a model call
+			var ie *pipeline.InputError
+			if !errors.As(o.err, &ie) || ie.Item != tc.item {
+				t.Errorf("invalid request: %v, want an input error at item %d", o.err, tc.item)
+			}
 		}
-	}
-	close(m.gate)
-	want := []struct {
-		ch   chan outcome
-		want []string
-	}{{first, []string{`0`}}, {single, []string{`1`}}, {batch, []string{`2`, `3`, `4`}}}
-	for _, w := range want {
-		o := <-w.ch
-		var got []string
-		for _, res := range o.p.Results {
-			got = append(got, string(res))
+		close(m.gate)
+		want := []struct {
+			ch   chan outcome
+			want []string
+		}{{first, []string{`0`}}, {single, []string{`1`}}, {batch, []string{`2`, `3`, `4`}}}
+		for _, w := range want {
+			o := <-w.ch
+			var got []string
+			for _, res := range o.p.Results {
+				got = append(got, string(res))
+			}
+			if o.err != nil || !slices.Equal(got, w.want) {
+				t.Errorf("got %v, %v; want %v", got, o.err, w.want)
+			}
 		}
-		if o.err != nil || !slices.Equal(got, w.want) {
-			t.Errorf("got %v, %v; want %v", got, o.err, w.want)
+		sizes, seen := m.calls()
+		if !slices.Equal(sizes, []int{1, 4}) || slices.Contains(seen, `"bad"`) || slices.Contains(seen, `5`) {
+			t.Errorf("model calls %v over %v; want [1 4], nothing of the invalid requests", sizes, seen)
 		}
-	}
-	sizes, seen := m.calls()
-	if !slices.Equal(sizes, []int{1, 4}) || slices.Contains(seen, `"bad"`) || slices.Contains(seen, `5`) {
-		t.Errorf("model calls %v over %v; want [1 4], nothing of the invalid requests", sizes, seen)
-	}
-	obs.mu.Lock()
-	defer obs.mu.Unlock()
-	if !slices.Equal(obs.batched, []int{1, 4}) || obs.queued != 3 {
-		t.Errorf("observed batch sizes %v and %d queue waits; want [1 4] and 3", obs.batched, obs.queued)
-	}
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		if !slices.Equal(obs.batched, []int{1, 4}) || obs.queued != 3 {
+			t.Errorf("observed batch sizes %v and %d queue waits; want [1 4] and 3", obs.batched, obs.queued)
+		}
+	})
 }
 
 // TestBatchingLoneRequestDoesNotWait: with max_queue_delay 10 s, a request that finds
 // the model idle runs at once: the 5 s context would end first if it waited.
 func TestBatchingLoneRequestDoesNotWait(t *testing.T) {
-	m := newEchoModel(false)
-	r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, 10*time.Second)})
-	for i := range 3 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		p, err := r.Predict(ctx, registry.Request{Model: "m", Items: raw(strconv.Itoa(i))})
-		cancel()
-		if err != nil || string(p.Results[0]) != strconv.Itoa(i) {
-			t.Fatalf("request %d: %v, %v", i, p.Results, err)
+	synctest.Test(t, func(t *testing.T) {
+		m := newEchoModel(false)
+		r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, 10*time.Second)})
+		for i := range 3 {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			p, err := r.Predict(ctx, registry.Request{Model: "m", Items: raw(strconv.Itoa(i))})
+			cancel()
+			if err != nil || string(p.Results[0]) != strconv.Itoa(i) {
+				t.Fatalf("request %d: %v, %v", i, p.Results, err)
+			}
 		}
-	}
+	})
 }
 
 // TestBatchingCancelledCallerLeaves: a caller whose context ends while queued returns
 // at once; its items never reach the model.
 func TestBatchingCancelledCallerLeaves(t *testing.T) {
-	m := newEchoModel(true)
-	r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, time.Millisecond)})
-	first := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
-	<-m.entered
-	ctx, cancel := context.WithCancel(context.Background())
-	left := make(chan error, 1)
-	go func() {
-		_, err := r.Predict(ctx, registry.Request{Model: "m", Items: raw(`"gone"`)})
-		left <- err
-	}()
-	waitQueued(t, r, 1)
-	cancel()
-	if err := <-left; !errors.Is(err, context.Canceled) {
-		t.Fatalf("the cancelled caller got %v", err)
-	}
-	close(m.gate)
-	<-first
-	if o := <-predictAsync(r, registry.Request{Model: "m", Items: raw(`1`)}); o.err != nil {
-		t.Fatal(o.err)
-	}
-	if _, seen := m.calls(); slices.Contains(seen, `"gone"`) {
-		t.Errorf("the cancelled caller's item ran: %v", seen)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m := newEchoModel(true)
+		r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: batchedLoader(m, 8, time.Millisecond)})
+		first := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
+		<-m.entered
+		ctx, cancel := context.WithCancel(context.Background())
+		left := make(chan error, 1)
+		go func() {
+			_, err := r.Predict(ctx, registry.Request{Model: "m", Items: raw(`"gone"`)})
+			left <- err
+		}()
+		waitQueued(t, r, 1)
+		cancel()
+		if err := <-left; !errors.Is(err, context.Canceled) {
+			t.Fatalf("the cancelled caller got %v", err)
+		}
+		close(m.gate)
+		<-first
+		if o := <-predictAsync(r, registry.Request{Model: "m", Items: raw(`1`)}); o.err != nil {
+			t.Fatal(o.err)
+		}
+		if _, seen := m.calls(); slices.Contains(seen, `"gone"`) {
+			t.Errorf("the cancelled caller's item ran: %v", seen)
+		}
+	})
 }
 
 // TestBatchingReloadDrains: a reload swaps in a new pipeline at once; requests running
 // or queued in the old version's batcher finish on the old model, which closes after
 // the last of them.
 func TestBatchingReloadDrains(t *testing.T) {
-	var mu sync.Mutex
-	var models []*echoModel
-	loader := registry.LoaderFunc(func(ctx context.Context) (*pipeline.Pipeline, error) {
-		mu.Lock()
-		m := newEchoModel(len(models) == 0)
-		models = append(models, m)
-		mu.Unlock()
-		return batchedLoader(m, 8, time.Millisecond).Load(ctx)
-	})
-	r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: loader})
-	old := models[0]
-	running := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
-	<-old.entered
-	queued := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`, `2`)})
-	waitQueued(t, r, 2)
-	if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	fresh := models[1]
-	mu.Unlock()
-	if o := <-predictAsync(r, registry.Request{Model: "m", Items: raw(`3`)}); o.err != nil {
-		t.Fatal(o.err)
-	}
-	if sizes, _ := fresh.calls(); !slices.Equal(sizes, []int{1}) {
-		t.Errorf("the new pipeline ran %v, want the new request only", sizes)
-	}
-	old.mu.Lock()
-	closes := old.closes
-	old.mu.Unlock()
-	if closes != 0 {
-		t.Fatal("the old pipeline closed with requests in its batcher")
-	}
-	close(old.gate)
-	for _, ch := range []chan outcome{running, queued} {
-		if o := <-ch; o.err != nil {
-			t.Errorf("a request of the old pipeline: %v", o.err)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var models []*echoModel
+		loader := registry.LoaderFunc(func(ctx context.Context) (*pipeline.Pipeline, error) {
+			mu.Lock()
+			m := newEchoModel(len(models) == 0)
+			models = append(models, m)
+			mu.Unlock()
+			return batchedLoader(m, 8, time.Millisecond).Load(ctx)
+		})
+		r := batchedRegistry(t, registry.Options{}, registry.VersionSpec{Version: "v1", Loader: loader})
+		old := models[0]
+		running := predictAsync(r, registry.Request{Model: "m", Items: raw(`0`)})
+		<-old.entered
+		queued := predictAsync(r, registry.Request{Model: "m", Items: raw(`1`, `2`)})
+		waitQueued(t, r, 2)
+		if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
+			t.Fatal(err)
 		}
-	}
-	waitFor(t, "the old pipeline to close", func() bool { old.mu.Lock(); defer old.mu.Unlock(); return old.closes == 1 })
-	if sizes, _ := old.calls(); !slices.Equal(sizes, []int{1, 2}) {
-		t.Errorf("the old pipeline ran %v, want [1 2]", sizes)
-	}
+		mu.Lock()
+		fresh := models[1]
+		mu.Unlock()
+		if o := <-predictAsync(r, registry.Request{Model: "m", Items: raw(`3`)}); o.err != nil {
+			t.Fatal(o.err)
+		}
+		if sizes, _ := fresh.calls(); !slices.Equal(sizes, []int{1}) {
+			t.Errorf("the new pipeline ran %v, want the new request only", sizes)
+		}
+		old.mu.Lock()
+		closes := old.closes
+		old.mu.Unlock()
+		if closes != 0 {
+			t.Fatal("the old pipeline closed with requests in its batcher")
+		}
+		close(old.gate)
+		for _, ch := range []chan outcome{running, queued} {
+			if o := <-ch; o.err != nil {
+				t.Errorf("a request of the old pipeline: %v", o.err)
+			}
+		}
+		waitFor(t, "the old pipeline to close", func() bool { old.mu.Lock(); defer old.mu.Unlock(); return old.closes == 1 })
+		if sizes, _ := old.calls(); !slices.Equal(sizes, []int{1, 2}) {
+			t.Errorf("the old pipeline ran %v, want [1 2]", sizes)
+		}
+	})
 }
 
 // TestBatchingOffServerWide: with NoDynamicBatching (DYNAMIC_BATCHING=false) a version

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/telemetry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -112,7 +113,9 @@ type Inference struct {
 // ErrModelNotFound, ErrVersionNotFound, ErrLoading, ErrUnavailable, ErrInvalidTensor
 // (as a *TensorError) or pipeline.ErrExecution.
 func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, error) {
+	route := r.traceRoute(ctx, req.Model, req.Version)
 	v, inst, done, err := r.hold(req.Model, req.Version, ModeInfer, 1)
+	endRoute(route, v, err)
 	if err != nil {
 		return Inference{}, err
 	}
@@ -139,18 +142,21 @@ func (r *Registry) Route(name, version string) (string, error) {
 
 // predict is the model stage of one call: the batcher when the version has one.
 func (l *loaded) predict(ctx context.Context, items []any) (out []any, err error) {
+	ctx, span := l.modelSpan(ctx, len(items))
 	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
 			err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
 		}
 		l.obs.Stage(l.name, l.version, pipeline.StageModel, time.Since(start))
+		if span != nil {
+			telemetry.End(span, err)
+		}
 	}()
 	if l.batcher != nil {
 		out, err = l.batcher.Do(ctx, items)
 	} else {
-		l.obs.Batched(l.name, l.version, len(items))
-		out, err = l.p.Model.Predict(ctx, items)
+		out, err = l.call(ctx, items)
 	}
 	if err == nil && len(out) != len(items) {
 		err = fmt.Errorf("%w: the model returned %d values for %d items", pipeline.ErrExecution, len(out), len(items))

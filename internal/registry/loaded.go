@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferd/inferd/internal/batch"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // loaded is one loaded pipeline of a version: it owns the pipeline, the batcher in front
@@ -24,6 +25,7 @@ type loaded struct {
 	loadDur       time.Duration
 	mem           Memory
 	obs           Observer
+	tracing       *pipeline.Tracing // nil: tracing off
 }
 
 // build loads one pipeline, measuring the memory the load took, and starts its batcher.
@@ -48,15 +50,19 @@ func (r *Registry) build(ctx context.Context, name, ver string, l Loader) (inst 
 	dur := time.Since(start)
 	after := takeSnapshot()
 	alone = alone && r.loadSeq.Load() == seq
-	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs}
+	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver)}
 	if b := p.Batching; b.Enabled && !r.opts.NoDynamicBatching {
-		inst.batcher = batch.New(safeModel(p.Model), batch.Options{
+		opts := batch.Options{
 			MaxSize:       b.MaxSize,
 			MaxQueueDelay: b.MaxQueueDelay,
 			MaxCalls:      b.MaxCalls,
 			Called:        func(n int) { r.obs.Batched(name, ver, n) },
 			Queued:        func(d time.Duration) { r.obs.Queued(name, ver, d) },
-		})
+		}
+		if inst.tracing != nil {
+			opts.Call = inst.tracedCall
+		}
+		inst.batcher = batch.New(safeModel(p.Model), opts)
 	}
 	return inst, nil
 }
@@ -79,14 +85,20 @@ func safeModel(m pipeline.Model) batch.Func {
 // compares batching on and off.
 func (l *loaded) run(ctx context.Context, items []json.RawMessage, observe pipeline.Observer) ([]json.RawMessage, error) {
 	if l.batcher == nil {
-		return l.p.RunWith(ctx, items, observe, func(ctx context.Context, batch []any) ([]any, error) {
-			l.obs.Batched(l.name, l.version, len(batch))
-			return l.p.Model.Predict(ctx, batch)
-		})
+		return l.p.RunWith(ctx, items, observe, l.call, l.tracing)
 	}
 	// A closed batcher cannot be met while in-flight tracking holds (it closes after
 	// its last request); if it were, RunWith reports its ErrClosed as an execution error.
-	return l.p.RunWith(ctx, items, observe, l.batcher.Do)
+	return l.p.RunWith(ctx, items, observe, l.batcher.Do, l.tracing)
+}
+
+// call is an unshared backend call: a batch of this request's items alone.
+func (l *loaded) call(ctx context.Context, batch []any) (out []any, err error) {
+	l.obs.Batched(l.name, l.version, len(batch))
+	if span := l.runtimeSpan(ctx, len(batch)); span != nil {
+		defer func() { telemetry.End(span, err) }()
+	}
+	return l.p.Model.Predict(ctx, batch)
 }
 
 // close waits for the requests in flight, drains the batcher and closes the pipeline.

@@ -46,7 +46,9 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	if req.Mode == "" {
 		req.Mode = ModeSync
 	}
+	route := r.traceRoute(ctx, req.Model, req.Version)
 	v, inst, done, err := r.hold(req.Model, req.Version, req.Mode, len(req.Items))
+	endRoute(route, v, err)
 	if err != nil {
 		return Prediction{}, err
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/inferd/inferd/internal/pipeline"
 )
 
@@ -84,6 +86,9 @@ type Options struct {
 	Observer Observer
 	// Rand draws weighted routing decisions. nil means a randomly seeded source.
 	Rand *rand.Rand
+	// Tracer, when set, traces predictions: the routing decision, each pipeline stage
+	// and each backend call. nil: tracing off, at no cost.
+	Tracer trace.Tracer
 }
 
 // Registry holds every model version and its pipeline. It is safe for concurrent use.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -129,14 +129,13 @@ func entry(t *testing.T, r *registry.Registry, name, version string) registry.En
 	return registry.Entry{}
 }
 
+// waitFor waits, in a synctest bubble, until every other goroutine is blocked, and
+// checks that cond holds by then.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("everything blocked before %s", what)
 	}
 }
 
@@ -282,45 +281,47 @@ func TestLoadWithAFailingLoader(t *testing.T) {
 }
 
 func TestReadyWhileASlowLoaderBlocks(t *testing.T) {
-	release, entered := make(chan struct{}), make(chan struct{})
-	slow := registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) {
-		close(entered)
-		<-release
-		return pipelineOf(newModel("slow")), nil
+	synctest.Test(t, func(t *testing.T) {
+		release, entered := make(chan struct{}), make(chan struct{})
+		slow := registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) {
+			close(entered)
+			<-release
+			return pipelineOf(newModel("slow")), nil
+		})
+		src := registry.Fixed{
+			{Name: "fast", Versions: versions("v1")},
+			{Name: "slow", Versions: []registry.VersionSpec{{Version: "v1", Loader: slow}}},
+		}
+		r := newRegistry(t, registry.Options{Sources: []registry.Source{src}, LoadConcurrency: 2})
+		if r.Ready() {
+			t.Fatal("Ready before Discover")
+		}
+		if err := r.Discover(context.Background()); err != nil {
+			t.Fatalf("Discover: %v", err)
+		}
+		loaded := make(chan struct{})
+		go func() { r.Load(context.Background()); close(loaded) }()
+		<-entered
+		waitFor(t, "the fast model to load", func() bool { return entry(t, r, "fast", "v1").Status == registry.StatusReady })
+
+		if r.Ready() {
+			t.Error("Ready while a loader blocks")
+		}
+		if _, err := r.Predict(context.Background(), registry.Request{Model: "slow", Version: "", Items: one}); !errors.Is(err, registry.ErrLoading) {
+			t.Errorf("Predict while loading = %v, want ErrLoading", err)
+		}
+		if e := entry(t, r, "slow", "v1"); e.Status != registry.StatusLoading {
+			t.Errorf("slow status %q while loading", e.Status)
+		}
+		predict(t, r, "fast", "v1")
+
+		close(release)
+		<-loaded
+		if !r.Ready() {
+			t.Error("not Ready after the slow loader finished")
+		}
+		predict(t, r, "slow", "v1")
 	})
-	src := registry.Fixed{
-		{Name: "fast", Versions: versions("v1")},
-		{Name: "slow", Versions: []registry.VersionSpec{{Version: "v1", Loader: slow}}},
-	}
-	r := newRegistry(t, registry.Options{Sources: []registry.Source{src}, LoadConcurrency: 2})
-	if r.Ready() {
-		t.Fatal("Ready before Discover")
-	}
-	if err := r.Discover(context.Background()); err != nil {
-		t.Fatalf("Discover: %v", err)
-	}
-	loaded := make(chan struct{})
-	go func() { r.Load(context.Background()); close(loaded) }()
-	<-entered
-	waitFor(t, "the fast model to load", func() bool { return entry(t, r, "fast", "v1").Status == registry.StatusReady })
-
-	if r.Ready() {
-		t.Error("Ready while a loader blocks")
-	}
-	if _, err := r.Predict(context.Background(), registry.Request{Model: "slow", Version: "", Items: one}); !errors.Is(err, registry.ErrLoading) {
-		t.Errorf("Predict while loading = %v, want ErrLoading", err)
-	}
-	if e := entry(t, r, "slow", "v1"); e.Status != registry.StatusLoading {
-		t.Errorf("slow status %q while loading", e.Status)
-	}
-	predict(t, r, "fast", "v1")
-
-	close(release)
-	<-loaded
-	if !r.Ready() {
-		t.Error("not Ready after the slow loader finished")
-	}
-	predict(t, r, "slow", "v1")
 }
 
 func TestNotFound(t *testing.T) {
@@ -481,46 +482,48 @@ func (b *builds) count() int {
 }
 
 func TestReloadDrainsInFlightRequestsBeforeClosing(t *testing.T) {
-	b := &builds{gated: func(n int) bool { return n == 0 }}
-	r := started(t, registry.Fixed{{Name: "m", Versions: []registry.VersionSpec{{Version: "v1", Loader: b}}}})
-	old := b.model(t, 0)
+	synctest.Test(t, func(t *testing.T) {
+		b := &builds{gated: func(n int) bool { return n == 0 }}
+		r := started(t, registry.Fixed{{Name: "m", Versions: []registry.VersionSpec{{Version: "v1", Loader: b}}}})
+		old := b.model(t, 0)
 
-	type result struct {
-		p   registry.Prediction
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: one})
-		done <- result{p, err}
-	}()
-	<-old.entered
-
-	if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
-		t.Fatalf("Reload: %v", err)
-	}
-	if got := servedBy(t, predict(t, r, "m", "v1")); got != "build1" {
-		t.Errorf("after the reload a new request ran on %s, want build1", got)
-	}
-	time.Sleep(50 * time.Millisecond) // room for a premature Close to happen
-	if n := old.closes.Load(); n != 0 {
-		t.Fatalf("the old pipeline was closed %d times while a request was in flight", n)
-	}
-
-	close(old.gate)
-	res := <-done
-	if res.err != nil || servedBy(t, res.p) != "build0" {
-		t.Fatalf("in-flight request: %v, %v; want it to finish on build0", res.p, res.err)
-	}
-	waitFor(t, "the old pipeline to close", func() bool { return old.closes.Load() > 0 })
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range b.count() {
-		if n := b.model(t, i).closes.Load(); n != 1 {
-			t.Errorf("build %d closed %d times, want once", i, n)
+		type result struct {
+			p   registry.Prediction
+			err error
 		}
-	}
+		done := make(chan result, 1)
+		go func() {
+			p, err := r.Predict(context.Background(), registry.Request{Model: "m", Version: "v1", Items: one})
+			done <- result{p, err}
+		}()
+		<-old.entered
+
+		if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
+			t.Fatalf("Reload: %v", err)
+		}
+		if got := servedBy(t, predict(t, r, "m", "v1")); got != "build1" {
+			t.Errorf("after the reload a new request ran on %s, want build1", got)
+		}
+		synctest.Wait() // a premature Close would have happened by now
+		if n := old.closes.Load(); n != 0 {
+			t.Fatalf("the old pipeline was closed %d times while a request was in flight", n)
+		}
+
+		close(old.gate)
+		res := <-done
+		if res.err != nil || servedBy(t, res.p) != "build0" {
+			t.Fatalf("in-flight request: %v, %v; want it to finish on build0", res.p, res.err)
+		}
+		waitFor(t, "the old pipeline to close", func() bool { return old.closes.Load() > 0 })
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range b.count() {
+			if n := b.model(t, i).closes.Load(); n != 1 {
+				t.Errorf("build %d closed %d times, want once", i, n)
+			}
+		}
+	})
 }
 
 func TestFailedReloadKeepsTheOldPipeline(t *testing.T) {

@@ -100,6 +100,18 @@ func (r *recorder) Model(ctx context.Context, name string) (registry.ModelSpec, 
 	return r.wrap(spec), err
 }
 
+// waitGroup waits for wg, failing the test after a minute (the clients would be stuck).
+func waitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
 // TestHotReload replaces an ONNX artifact and reloads it while 8 goroutines send
 // requests: none fails, the new weights answer after the swap, and the old session
 // is destroyed once its requests are done.
@@ -124,13 +136,21 @@ func TestHotReload(t *testing.T) {
 		t.Fatalf("before reload: %s, %v", got, err)
 	}
 
+	// The clients run real ONNX Runtime calls on the runtime's threads, which a
+	// synctest bubble cannot wait for, so the test waits on what they report: every
+	// client has been answered once before the swap, and by the new weights after it.
+	const clients = 8
 	var failed, sawNew atomic.Int64
+	var answered, answeredNew sync.WaitGroup
+	answered.Add(clients)
+	answeredNew.Add(clients)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 8 {
+	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			first, firstNew := true, true
 			for {
 				select {
 				case <-stop:
@@ -144,11 +164,19 @@ func TestHotReload(t *testing.T) {
 					t.Errorf("during reload: %s, %v", got, err)
 				case got == `{"y":[30]}`:
 					sawNew.Add(1)
+					if firstNew {
+						answeredNew.Done()
+						firstNew = false
+					}
+				}
+				if first {
+					answered.Done()
+					first = false
 				}
 			}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitGroup(t, &answered, "every client's first answer")
 	if err := os.WriteFile(filepath.Join(dir, "m/v1/model.onnx"), []byte(weights(10)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +186,7 @@ func TestHotReload(t *testing.T) {
 	if got, err := predict(); err != nil || got != `{"y":[30]}` {
 		t.Errorf("after reload: %s, %v", got, err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitGroup(t, &answeredNew, "every client answered by the new weights")
 	close(stop)
 	wg.Wait()
 	if failed.Load() != 0 || sawNew.Load() == 0 {

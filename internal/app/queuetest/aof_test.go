@@ -19,13 +19,7 @@ func TestAOFRestartLosesNoAcceptedJob(t *testing.T) {
 		submitters = 6
 		restartAt  = 120 // accepted jobs before the kill
 	)
-	c := &cluster{
-		tb:        t,
-		redis:     redistest.StartWith(t, redistest.Options{AppendOnly: true}),
-		models:    t.TempDir(),
-		serverBin: binary(t, "inferd"),
-		workerBin: binary(t, "inferd-worker"),
-	}
+	c := newClusterOn(t, redistest.StartWith(t, redistest.Options{AppendOnly: true}))
 	servers := []*server{c.startServer(), c.startServer()}
 	c.startWorker()
 	c.startWorker()

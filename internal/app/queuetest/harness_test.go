@@ -65,9 +65,16 @@ type cluster struct {
 
 func newCluster(tb testing.TB) *cluster {
 	tb.Helper()
+	return newClusterOn(tb, redistest.Start(tb))
+}
+
+// newClusterOn is newCluster on a Redis the test started itself (with persistence, or
+// replicas).
+func newClusterOn(tb testing.TB, redis *redistest.Server) *cluster {
+	tb.Helper()
 	return &cluster{
 		tb:        tb,
-		redis:     redistest.Start(tb),
+		redis:     redis,
 		models:    tb.TempDir(),
 		serverBin: binary(tb, "inferd"),
 		workerBin: binary(tb, "inferd-worker"),
@@ -76,18 +83,10 @@ func newCluster(tb testing.TB) *cluster {
 
 // addSlowModel puts an echo model with a simulated latency into the cluster's model
 // repository, for jobs that must still be running when the test acts on them. Call it
-// before starting processes: they discover models at start. This is the one place
-// that knows the repository's format (MODELS_DIR/<name>/<version>/model.yaml).
+// before starting processes: they discover models at start.
 func (c *cluster) addSlowModel(name, version string, delay time.Duration) {
 	c.tb.Helper()
-	dir := filepath.Join(c.models, name, version)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		c.tb.Fatal(err)
-	}
-	yaml := fmt.Sprintf("description: echo with simulated latency\nbackend: echo\ndelay: %s\n", delay)
-	if err := os.WriteFile(filepath.Join(dir, "model.yaml"), []byte(yaml), 0o644); err != nil {
-		c.tb.Fatal(err)
-	}
+	proctest.AddSlowModel(c.tb, c.models, name, version, delay)
 }
 
 // server is a running inferd API server.
@@ -100,15 +99,9 @@ type server struct {
 // entries override the defaults (the last of two equal names wins).
 func (c *cluster) startServer(env ...string) *server {
 	c.tb.Helper()
-	port := proctest.FreePort(c.tb)
-	p := proctest.Start(c.tb, c.serverBin, port, "/ready", append([]string{
-		"PORT=" + strconv.Itoa(port),
-		"QUEUE_URL=" + c.redis.URL(),
-		"MODELS_DIR=" + c.models,
+	p := c.start(c.serverBin, "PORT", []string{
 		"RATE_LIMIT_RPS=0", // tests and the benchmark submit far faster than a client would
-		"SHUTDOWN_TIMEOUT=10s",
-	}, env...)...)
-	failOnRace(c.tb, p)
+	}, env)
 	return &server{Proc: p, api: apitest.New(c.tb, p.URL)}
 }
 
@@ -121,16 +114,23 @@ type worker struct {
 // it takes jobs.
 func (c *cluster) startWorker(env ...string) *worker {
 	c.tb.Helper()
+	return &worker{Proc: c.start(c.workerBin, "WORKER_PORT", []string{"WORKER_CONCURRENCY=4"}, env)}
+}
+
+// start runs bin on the cluster's Redis and models with its HTTP port in portVar, then
+// defaults, then env, and waits until /ready answers 200.
+func (c *cluster) start(bin, portVar string, defaults, env []string) *proctest.Proc {
+	c.tb.Helper()
 	port := proctest.FreePort(c.tb)
-	p := proctest.Start(c.tb, c.workerBin, port, "/ready", append([]string{
-		"WORKER_PORT=" + strconv.Itoa(port),
+	all := append([]string{
+		portVar + "=" + strconv.Itoa(port),
 		"QUEUE_URL=" + c.redis.URL(),
 		"MODELS_DIR=" + c.models,
-		"WORKER_CONCURRENCY=4",
 		"SHUTDOWN_TIMEOUT=10s",
-	}, env...)...)
+	}, defaults...)
+	p := proctest.Start(c.tb, bin, port, "/ready", append(all, env...)...)
 	failOnRace(c.tb, p)
-	return &worker{Proc: p}
+	return p
 }
 
 // failOnRace fails the test when a -race binary reported a data race. It runs before

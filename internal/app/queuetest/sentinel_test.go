@@ -3,9 +3,9 @@ package queuetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
-	"time"
 
 	"github.com/inferd/inferd/internal/redistest"
 )
@@ -31,13 +31,7 @@ func TestSentinelFailoverLosesNoAcceptedJob(t *testing.T) {
 	primary.WaitReplicas(2)
 	sentinels := redistest.StartSentinels(t, primary, master, 3, 2)
 
-	c := &cluster{
-		tb:        t,
-		redis:     primary,
-		models:    t.TempDir(),
-		serverBin: binary(t, "inferd"),
-		workerBin: binary(t, "inferd-worker"),
-	}
+	c := newClusterOn(t, primary)
 	env := []string{"QUEUE_URL=" + sentinels.URL(0), "QUEUE_MIN_REPLICAS=1", "QUEUE_REPLICA_TIMEOUT=1s"}
 	servers := []*server{c.startServer(env...), c.startServer(env...)}
 	c.startWorker(env...)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/telemetry"
 )
 
 // DefaultQueueSize is the QueueSize of Options that leave it 0 (and JOB_QUEUE_SIZE's
@@ -26,11 +27,17 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// queued is a job waiting in the queue, with the trace context of its submission.
+type queued struct {
+	id    string
+	trace telemetry.Carried
+}
+
 // Runner is a job.Runner backed by a channel and a worker pool.
 type Runner struct {
 	exec  *job.Executor
 	log   *slog.Logger
-	queue chan string
+	queue chan queued
 
 	mu      sync.RWMutex // guards closed against sends on a closed queue
 	closed  bool
@@ -55,7 +62,7 @@ func New(exec *job.Executor, opts Options) *Runner {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	r := &Runner{exec: exec, log: opts.Logger, queue: make(chan string, opts.QueueSize)}
+	r := &Runner{exec: exec, log: opts.Logger, queue: make(chan queued, opts.QueueSize)}
 	r.ctx, r.stop = context.WithCancel(context.Background())
 	for range opts.Workers {
 		r.wg.Add(1)
@@ -64,15 +71,15 @@ func New(exec *job.Executor, opts Options) *Runner {
 	return r
 }
 
-// Enqueue queues a job without blocking.
-func (r *Runner) Enqueue(_ context.Context, rec job.Record) error {
+// Enqueue queues a job without blocking. The job's run joins the trace of ctx.
+func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
 		return job.ErrShuttingDown
 	}
 	select {
-	case r.queue <- rec.ID:
+	case r.queue <- queued{id: rec.ID, trace: telemetry.Carry(ctx)}:
 		return nil
 	default:
 		return fmt.Errorf("%w: %d jobs are waiting", job.ErrQueueFull, cap(r.queue))
@@ -118,16 +125,16 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 
 func (r *Runner) work() {
 	defer r.wg.Done()
-	for id := range r.queue {
+	for q := range r.queue {
 		if r.ctx.Err() != nil {
 			continue // the shutdown timed out: drain the queue without running it
 		}
-		r.runOne(id)
+		r.runOne(q.id, q.trace)
 	}
 }
 
-func (r *Runner) runOne(id string) {
-	ctx, cancel := context.WithCancel(r.ctx)
+func (r *Runner) runOne(id string, trace telemetry.Carried) {
+	ctx, cancel := context.WithCancel(trace.Into(r.ctx))
 	defer cancel()
 	r.cancels.Store(id, cancel)
 	defer r.cancels.Delete(id)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
@@ -66,7 +67,7 @@ type env struct {
 
 func setup(t *testing.T, opts inproc.Options) *env {
 	t.Helper()
-	e := &env{store: memstore.New(time.Hour, nil), b: newBlocker()}
+	e := &env{store: memstore.New(memstore.Options{TTL: time.Hour}), b: newBlocker()}
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.r = inproc.New(&job.Executor{Store: e.store, Predictor: e.b}, opts)
 	e.svc = &job.Service{Store: e.store, Runner: e.r}
@@ -97,14 +98,13 @@ func (e *env) status(t *testing.T, id string) job.Status {
 	return rec.Status
 }
 
+// waitFor waits, in a synctest bubble, until every other goroutine is blocked, and
+// checks that cond holds by then.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("everything blocked before %s", what)
 	}
 }
 
@@ -116,79 +116,84 @@ func TestQueueFull(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.workers)+" workers, queue "+strconv.Itoa(tt.queue), func(t *testing.T) {
-			e := setup(t, inproc.Options{Workers: tt.workers, QueueSize: tt.queue})
-			var accepted []job.Record
-			for i := range tt.workers { // one at a time, so none waits in the queue
-				accepted = append(accepted, e.submit(t, strconv.Itoa(i)))
-				e.b.waitEntered(t, 1)
-			}
-			for i := range tt.queue {
-				accepted = append(accepted, e.submit(t, strconv.Itoa(tt.workers+i)))
-			}
-			if e.r.Running() != tt.workers || e.r.Depth() != tt.queue {
-				t.Errorf("Running %d, Depth %d; want %d, %d", e.r.Running(), e.r.Depth(), tt.workers, tt.queue)
-			}
-
-			if err := e.r.Enqueue(context.Background(), job.Record{ID: "one-too-many"}); !errors.Is(err, job.ErrQueueFull) {
-				t.Fatalf("Enqueue into a full queue = %v, want ErrQueueFull", err)
-			}
-			if _, err := e.svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`0`)); !errors.Is(err, job.ErrQueueFull) {
-				t.Fatalf("Submit into a full queue = %v, want ErrQueueFull", err)
-			}
-
-			e.b.open()
-			if err := e.r.Shutdown(context.Background()); err != nil {
-				t.Fatalf("Shutdown: %v", err)
-			}
-			for _, rec := range accepted {
-				if s := e.status(t, rec.ID); s != job.StatusSucceeded {
-					t.Errorf("accepted job %s is %s", rec.Input, s)
+			synctest.Test(t, func(t *testing.T) {
+				e := setup(t, inproc.Options{Workers: tt.workers, QueueSize: tt.queue})
+				var accepted []job.Record
+				for i := range tt.workers { // one at a time, so none waits in the queue
+					accepted = append(accepted, e.submit(t, strconv.Itoa(i)))
+					e.b.waitEntered(t, 1)
 				}
-			}
+				for i := range tt.queue {
+					accepted = append(accepted, e.submit(t, strconv.Itoa(tt.workers+i)))
+				}
+				if e.r.Running() != tt.workers || e.r.Depth() != tt.queue {
+					t.Errorf("Running %d, Depth %d; want %d, %d", e.r.Running(), e.r.Depth(), tt.workers, tt.queue)
+				}
+
+				if err := e.r.Enqueue(context.Background(), job.Record{ID: "one-too-many"}); !errors.Is(err, job.ErrQueueFull) {
+					t.Fatalf("Enqueue into a full queue = %v, want ErrQueueFull", err)
+				}
+				if _, err := e.svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`0`)); !errors.Is(err, job.ErrQueueFull) {
+					t.Fatalf("Submit into a full queue = %v, want ErrQueueFull", err)
+				}
+
+				e.b.open()
+				if err := e.r.Shutdown(context.Background()); err != nil {
+					t.Fatalf("Shutdown: %v", err)
+				}
+				for _, rec := range accepted {
+					if s := e.status(t, rec.ID); s != job.StatusSucceeded {
+						t.Errorf("accepted job %s is %s", rec.Input, s)
+					}
+				}
+			})
 		})
 	}
 }
 
 func TestShutdownDrainsQueuedJobs(t *testing.T) {
-	e := setup(t, inproc.Options{Workers: 1, QueueSize: 10})
-	recs := []job.Record{e.submit(t, `0`)}
-	e.b.waitEntered(t, 1)
-	for i := 1; i < 5; i++ {
-		recs = append(recs, e.submit(t, strconv.Itoa(i)))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		e := setup(t, inproc.Options{Workers: 1, QueueSize: 10})
+		recs := []job.Record{e.submit(t, `0`)}
+		e.b.waitEntered(t, 1)
+		for i := 1; i < 5; i++ {
+			recs = append(recs, e.submit(t, strconv.Itoa(i)))
+		}
 
-	stopped := make(chan error, 1)
-	go func() { stopped <- e.r.Shutdown(context.Background()) }()
-	// A job id with no record is skipped by the executor, so probing adds no work.
-	waitFor(t, "the runner to stop taking jobs", func() bool {
-		return errors.Is(e.r.Enqueue(context.Background(), job.Record{ID: "probe"}), job.ErrShuttingDown)
+		stopped := make(chan error, 1)
+		go func() { stopped <- e.r.Shutdown(context.Background()) }()
+		// A job id with no record is skipped by the executor, so probing adds no work.
+		waitFor(t, "the runner to stop taking jobs", func() bool {
+			return errors.Is(e.r.Enqueue(context.Background(), job.Record{ID: "probe"}), job.ErrShuttingDown)
+		})
+		synctest.Wait()
+		select {
+		case err := <-stopped:
+			t.Fatalf("Shutdown returned %v while jobs were still queued", err)
+		default:
+		}
+
+		e.b.open()
+		select {
+		case err := <-stopped:
+			if err != nil {
+				t.Fatalf("Shutdown: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Shutdown did not return after the jobs finished")
+		}
+		for _, rec := range recs {
+			if s := e.status(t, rec.ID); s != job.StatusSucceeded {
+				t.Errorf("job %s is %s after the drain", rec.Input, s)
+			}
+		}
+		if n := e.b.calls.Load(); n != 5 {
+			t.Errorf("predictor called %d times, want 5", n)
+		}
+		if _, err := e.svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`9`)); !errors.Is(err, job.ErrShuttingDown) {
+			t.Errorf("Submit after Shutdown = %v, want ErrShuttingDown", err)
+		}
 	})
-	select {
-	case err := <-stopped:
-		t.Fatalf("Shutdown returned %v while jobs were still queued", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-
-	e.b.open()
-	select {
-	case err := <-stopped:
-		if err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Shutdown did not return after the jobs finished")
-	}
-	for _, rec := range recs {
-		if s := e.status(t, rec.ID); s != job.StatusSucceeded {
-			t.Errorf("job %s is %s after the drain", rec.Input, s)
-		}
-	}
-	if n := e.b.calls.Load(); n != 5 {
-		t.Errorf("predictor called %d times, want 5", n)
-	}
-	if _, err := e.svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`9`)); !errors.Is(err, job.ErrShuttingDown) {
-		t.Errorf("Submit after Shutdown = %v, want ErrShuttingDown", err)
-	}
 }
 
 func TestShutdownTimeoutInterruptsRunningJobs(t *testing.T) {
@@ -196,122 +201,133 @@ func TestShutdownTimeoutInterruptsRunningJobs(t *testing.T) {
 		name string
 		ctx  func() (context.Context, context.CancelFunc)
 		want error
+		took time.Duration // on the bubble's clock
 	}{
 		{"already cancelled", func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			return ctx, cancel
-		}, context.Canceled},
+		}, context.Canceled, 0},
 		{"deadline passes", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 20*time.Millisecond)
-		}, context.DeadlineExceeded},
+		}, context.DeadlineExceeded, 20 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := setup(t, inproc.Options{Workers: 2, QueueSize: 4})
-			recs := []job.Record{e.submit(t, `1`), e.submit(t, `2`)}
-			e.b.waitEntered(t, 2)
+			synctest.Test(t, func(t *testing.T) {
+				e := setup(t, inproc.Options{Workers: 2, QueueSize: 4})
+				recs := []job.Record{e.submit(t, `1`), e.submit(t, `2`)}
+				e.b.waitEntered(t, 2)
 
-			ctx, cancel := tt.ctx()
-			defer cancel()
-			start := time.Now()
-			err := e.r.Shutdown(ctx)
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("Shutdown = %v, want %v", err, tt.want)
-			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("Shutdown took %v", d)
-			}
-			for range recs {
-				if err := <-e.b.ctxErrs; !errors.Is(err, context.Canceled) {
-					t.Errorf("a running job's context ended with %v, want context.Canceled", err)
+				ctx, cancel := tt.ctx()
+				defer cancel()
+				start := time.Now()
+				err := e.r.Shutdown(ctx)
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("Shutdown = %v, want %v", err, tt.want)
 				}
-			}
-			for _, rec := range recs {
-				if s := e.status(t, rec.ID); s != job.StatusRunning {
-					t.Errorf("interrupted job %s is %s, want it left running", rec.Input, s)
+				if d := time.Since(start); d != tt.took {
+					t.Errorf("Shutdown took %v, want %v", d, tt.took)
 				}
-			}
-			if e.r.Running() != 0 {
-				t.Errorf("Running = %d after Shutdown", e.r.Running())
-			}
+				for range recs {
+					if err := <-e.b.ctxErrs; !errors.Is(err, context.Canceled) {
+						t.Errorf("a running job's context ended with %v, want context.Canceled", err)
+					}
+				}
+				for _, rec := range recs {
+					if s := e.status(t, rec.ID); s != job.StatusRunning {
+						t.Errorf("interrupted job %s is %s, want it left running", rec.Input, s)
+					}
+				}
+				if e.r.Running() != 0 {
+					t.Errorf("Running = %d after Shutdown", e.r.Running())
+				}
+			})
 		})
 	}
 }
 
 func TestAbandon(t *testing.T) {
 	t.Run("running job", func(t *testing.T) {
-		e := setup(t, inproc.Options{Workers: 1, QueueSize: 4})
-		rec := e.submit(t, `1`)
-		e.b.waitEntered(t, 1)
-		if _, err := e.svc.Cancel(context.Background(), rec.ID); err != nil {
-			t.Fatalf("Cancel: %v", err)
-		}
-		select {
-		case err := <-e.b.ctxErrs:
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("the job's context ended with %v", err)
+		synctest.Test(t, func(t *testing.T) {
+			e := setup(t, inproc.Options{Workers: 1, QueueSize: 4})
+			rec := e.submit(t, `1`)
+			e.b.waitEntered(t, 1)
+			if _, err := e.svc.Cancel(context.Background(), rec.ID); err != nil {
+				t.Fatalf("Cancel: %v", err)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("Abandon did not cancel the running job's context")
-		}
-		waitFor(t, "the worker to be free", func() bool { return e.r.Running() == 0 })
-		if s := e.status(t, rec.ID); s != job.StatusCancelled {
-			t.Errorf("status %s, want cancelled", s)
-		}
-		// The worker is free for the next job.
-		e.b.open()
-		next := e.submit(t, `2`)
-		waitFor(t, "the next job", func() bool { return e.status(t, next.ID) == job.StatusSucceeded })
+			select {
+			case err := <-e.b.ctxErrs:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("the job's context ended with %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Abandon did not cancel the running job's context")
+			}
+			waitFor(t, "the worker to be free", func() bool { return e.r.Running() == 0 })
+			if s := e.status(t, rec.ID); s != job.StatusCancelled {
+				t.Errorf("status %s, want cancelled", s)
+			}
+			// The worker is free for the next job.
+			e.b.open()
+			next := e.submit(t, `2`)
+			waitFor(t, "the next job", func() bool { return e.status(t, next.ID) == job.StatusSucceeded })
+		})
 	})
 
 	t.Run("queued job is skipped", func(t *testing.T) {
-		e := setup(t, inproc.Options{Workers: 1, QueueSize: 4})
-		first := e.submit(t, `1`)
-		e.b.waitEntered(t, 1)
-		queued := e.submit(t, `2`)
-		if _, err := e.svc.Cancel(context.Background(), queued.ID); err != nil {
-			t.Fatalf("Cancel: %v", err)
-		}
-		e.b.open()
-		if err := e.r.Shutdown(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if n := e.b.calls.Load(); n != 1 {
-			t.Errorf("predictor called %d times; the cancelled job must not run", n)
-		}
-		if s := e.status(t, first.ID); s != job.StatusSucceeded {
-			t.Errorf("first job %s", s)
-		}
-		if s := e.status(t, queued.ID); s != job.StatusCancelled {
-			t.Errorf("cancelled job %s", s)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			e := setup(t, inproc.Options{Workers: 1, QueueSize: 4})
+			first := e.submit(t, `1`)
+			e.b.waitEntered(t, 1)
+			queued := e.submit(t, `2`)
+			if _, err := e.svc.Cancel(context.Background(), queued.ID); err != nil {
+				t.Fatalf("Cancel: %v", err)
+			}
+			e.b.open()
+			if err := e.r.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := e.b.calls.Load(); n != 1 {
+				t.Errorf("predictor called %d times; the cancelled job must not run", n)
+			}
+			if s := e.status(t, first.ID); s != job.StatusSucceeded {
+				t.Errorf("first job %s", s)
+			}
+			if s := e.status(t, queued.ID); s != job.StatusCancelled {
+				t.Errorf("cancelled job %s", s)
+			}
+		})
 	})
 
 	t.Run("unknown job", func(t *testing.T) {
-		e := setup(t, inproc.Options{Workers: 1, QueueSize: 1})
-		if err := e.r.Abandon(context.Background(), "no-such-job"); err != nil {
-			t.Errorf("Abandon = %v", err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			e := setup(t, inproc.Options{Workers: 1, QueueSize: 1})
+			if err := e.r.Abandon(context.Background(), "no-such-job"); err != nil {
+				t.Errorf("Abandon = %v", err)
+			}
+		})
 	})
 }
 
 func TestDefaults(t *testing.T) {
-	e := setup(t, inproc.Options{})
-	for i := range runtime.NumCPU() {
-		e.submit(t, strconv.Itoa(i))
-		e.b.waitEntered(t, 1)
-	}
-	if e.r.Running() != runtime.NumCPU() {
-		t.Fatalf("Running = %d, want a worker per CPU (%d)", e.r.Running(), runtime.NumCPU())
-	}
-	// Ids with no record cost nothing when their turn comes.
-	for i := range 1024 {
-		if err := e.r.Enqueue(context.Background(), job.Record{ID: "x" + strconv.Itoa(i)}); err != nil {
-			t.Fatalf("Enqueue %d with the default queue size: %v", i, err)
+	synctest.Test(t, func(t *testing.T) {
+		e := setup(t, inproc.Options{})
+		for i := range runtime.NumCPU() {
+			e.submit(t, strconv.Itoa(i))
+			e.b.waitEntered(t, 1)
 		}
-	}
-	if err := e.r.Enqueue(context.Background(), job.Record{ID: "x"}); !errors.Is(err, job.ErrQueueFull) {
-		t.Fatalf("Enqueue beyond 1024 = %v, want ErrQueueFull", err)
-	}
+		if e.r.Running() != runtime.NumCPU() {
+			t.Fatalf("Running = %d, want a worker per CPU (%d)", e.r.Running(), runtime.NumCPU())
+		}
+		// Ids with no record cost nothing when their turn comes.
+		for i := range inproc.DefaultQueueSize {
+			if err := e.r.Enqueue(context.Background(), job.Record{ID: "x" + strconv.Itoa(i)}); err != nil {
+				t.Fatalf("Enqueue %d with the default queue size: %v", i, err)
+			}
+		}
+		if err := e.r.Enqueue(context.Background(), job.Record{ID: "x"}); !errors.Is(err, job.ErrQueueFull) {
+			t.Fatalf("Enqueue beyond inproc.DefaultQueueSize = %v, want ErrQueueFull", err)
+		}
+	})
 }

@@ -16,39 +16,60 @@ const sweepEvery = time.Minute
 // Store keeps records in a map. Finished records expire TTL after they finish, and
 // records that never finish MaxAge after their creation.
 type Store struct {
-	ttl    time.Duration
-	maxAge time.Duration
-	now    func() time.Time
+	ttl         time.Duration
+	maxAge      time.Duration
+	maxPerOwner int
+	now         func() time.Time
+
+	onFinal func(id string)
 
 	mu        sync.Mutex
 	recs      map[string]*job.Record
 	lastSweep time.Time
+	// open holds, per owner, the ids of its records that are not final, for the cap:
+	// a record leaves when it becomes final or is found expired.
+	open map[string]map[string]struct{}
 }
 
-// New returns a store whose finished records live for ttl (0 means job.DefaultTTL). now
-// defaults to time.Now.
-func New(ttl time.Duration, now func() time.Time) *Store {
-	if ttl <= 0 {
-		ttl = job.DefaultTTL
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Store{ttl: ttl, maxAge: job.DefaultMaxAge, now: now, recs: map[string]*job.Record{}}
+// Options configure a Store. The zero value of each field is a documented default.
+type Options struct {
+	// TTL is how long a record lives after it becomes final. 0 means job.DefaultTTL.
+	TTL time.Duration
+	// MaxAge is how long a record that never becomes final lives, from its creation.
+	// 0 means job.DefaultMaxAge.
+	MaxAge time.Duration
+	// Now is the clock records are created, finished and expired by; nil means
+	// time.Now.
+	Now func() time.Time
+	// MaxPerOwner caps the records of one owner (job.Record.Owner) that are not final;
+	// Create refuses one more with job.ErrJobLimit. 0 means no cap.
+	MaxPerOwner int
+	// OnFinal, when set, is called with a record's id after every write that makes it
+	// final (outside the store's lock): how job.Waiters learn that a job finished.
+	OnFinal func(id string)
 }
 
-// WithMaxAge sets how long a record that never finishes lives, from its creation (0
-// leaves job.DefaultMaxAge), and returns s. Call it before using s.
-func (s *Store) WithMaxAge(d time.Duration) *Store {
-	if d > 0 {
-		s.maxAge = d
+// New returns an empty store.
+func New(opts Options) *Store {
+	if opts.TTL <= 0 {
+		opts.TTL = job.DefaultTTL
 	}
-	return s
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = job.DefaultMaxAge
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Store{
+		ttl: opts.TTL, maxAge: opts.MaxAge, now: opts.Now, maxPerOwner: max(opts.MaxPerOwner, 0), onFinal: opts.OnFinal,
+		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{},
+	}
 }
 
 var _ job.Store = (*Store)(nil)
 
-// Create stores a new record.
+// Create stores a new record, or refuses it with job.ErrJobLimit when its owner holds
+// as many unfinished records as it may.
 func (s *Store) Create(_ context.Context, rec job.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -56,7 +77,7 @@ func (s *Store) Create(_ context.Context, rec job.Record) error {
 	if now.Sub(s.lastSweep) > sweepEvery {
 		for id, r := range s.recs {
 			if s.expired(r, now) {
-				delete(s.recs, id)
+				s.drop(id, r)
 			}
 		}
 		s.lastSweep = now
@@ -64,8 +85,57 @@ func (s *Store) Create(_ context.Context, rec job.Record) error {
 	if _, ok := s.recs[rec.ID]; ok {
 		return fmt.Errorf("job %s exists", rec.ID)
 	}
+	counted := rec.Owner != "" && s.maxPerOwner > 0 && !rec.Status.Final()
+	if counted && !s.room(rec.Owner, now) {
+		return job.LimitReached(s.maxPerOwner)
+	}
 	s.recs[rec.ID] = &rec
+	if counted {
+		ids := s.open[rec.Owner]
+		if ids == nil {
+			ids = map[string]struct{}{}
+			s.open[rec.Owner] = ids
+		}
+		ids[rec.ID] = struct{}{}
+	}
 	return nil
+}
+
+// room reports whether owner may have one more unfinished record. At the cap it first
+// drops the owner's records that expired unfinished (JOB_MAX_AGE), which the sweep may
+// not have reached yet, so a slot is free from the moment its record reads 404.
+func (s *Store) room(owner string, now time.Time) bool {
+	ids := s.open[owner]
+	if len(ids) < s.maxPerOwner {
+		return true
+	}
+	for id := range ids {
+		if r, ok := s.recs[id]; !ok || s.expired(r, now) {
+			s.drop(id, r)
+			delete(ids, id)
+		}
+	}
+	return len(ids) < s.maxPerOwner
+}
+
+// drop deletes a record and frees its owner's slot; r may be nil.
+func (s *Store) drop(id string, r *job.Record) {
+	delete(s.recs, id)
+	if r != nil {
+		s.release(r.Owner, id)
+	}
+}
+
+// release frees the slot of owner's record id, if it held one.
+func (s *Store) release(owner, id string) {
+	ids, ok := s.open[owner]
+	if !ok {
+		return
+	}
+	delete(ids, id)
+	if len(ids) == 0 {
+		delete(s.open, owner)
+	}
 }
 
 // Get returns a copy of a record.
@@ -81,18 +151,31 @@ func (s *Store) Get(_ context.Context, id string) (job.Record, error) {
 
 // Update applies fn to a copy and keeps it when fn succeeds.
 func (s *Store) Update(_ context.Context, id string, fn func(*job.Record) error) (job.Record, error) {
+	next, finished, err := s.update(id, fn)
+	if finished && s.onFinal != nil {
+		s.onFinal(id)
+	}
+	return next, err
+}
+
+// update is Update under the lock; finished reports that the record became final.
+func (s *Store) update(id string, fn func(*job.Record) error) (next job.Record, finished bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.lookup(id)
 	if err != nil {
-		return job.Record{}, err
+		return job.Record{}, false, err
 	}
-	next := *r
+	next = *r
 	if err := fn(&next); err != nil {
-		return job.Record{}, err
+		return job.Record{}, false, err
+	}
+	finished = !r.Status.Final() && next.Status.Final()
+	if finished {
+		s.release(r.Owner, id)
 	}
 	*r = next
-	return next, nil
+	return next, finished, nil
 }
 
 // UpdateFrom is Update: the record is in memory, there is no read to save.

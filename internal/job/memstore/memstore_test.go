@@ -71,7 +71,7 @@ func TestTTL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &clock{now: t0}
-			s := memstore.New(ttl, c.Now).WithMaxAge(maxAge)
+			s := memstore.New(memstore.Options{TTL: ttl, MaxAge: maxAge, Now: c.Now})
 			ctx := context.Background()
 			if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
 				t.Fatal(err)
@@ -99,7 +99,7 @@ func TestTTL(t *testing.T) {
 // The TTL counts from when the job finished, not from when it was created.
 func TestTTLCountsFromFinish(t *testing.T) {
 	c := &clock{now: t0}
-	s := memstore.New(time.Hour, c.Now)
+	s := memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
 	ctx := context.Background()
 	if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
 		t.Fatal(err)
@@ -118,26 +118,26 @@ func TestTTLCountsFromFinish(t *testing.T) {
 
 func TestDefaultTTL(t *testing.T) {
 	c := &clock{now: t0}
-	s := memstore.New(0, c.Now)
+	s := memstore.New(memstore.Options{Now: c.Now})
 	ctx := context.Background()
 	if err := s.Create(ctx, record("j", job.StatusSucceeded)); err != nil {
 		t.Fatal(err)
 	}
 	finish(t, s, "j", job.StatusSucceeded, t0)
-	c.Advance(24*time.Hour - time.Second)
+	c.Advance(job.DefaultTTL - time.Second)
 	if _, err := s.Get(ctx, "j"); err != nil {
-		t.Fatalf("Get before 24h: %v", err)
+		t.Fatalf("Get before job.DefaultTTL: %v", err)
 	}
 	c.Advance(time.Second)
 	if _, err := s.Get(ctx, "j"); !errors.Is(err, job.ErrNotFound) {
-		t.Fatalf("Get at 24h = %v, want ErrNotFound", err)
+		t.Fatalf("Get at job.DefaultTTL = %v, want ErrNotFound", err)
 	}
 }
 
 // Expired records are dropped from memory, not only hidden.
 func TestSweep(t *testing.T) {
 	c := &clock{now: t0}
-	s := memstore.New(time.Hour, c.Now)
+	s := memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
 	ctx := context.Background()
 	for i := range 10 {
 		id := strconv.Itoa(i)
@@ -158,7 +158,7 @@ func TestSweep(t *testing.T) {
 }
 
 func TestCreateGetUpdate(t *testing.T) {
-	s := memstore.New(time.Hour, nil)
+	s := memstore.New(memstore.Options{TTL: time.Hour})
 	ctx := context.Background()
 	rec := record("j", job.StatusCreated)
 	if err := s.Create(ctx, rec); err != nil {
@@ -202,7 +202,7 @@ func TestCreateGetUpdate(t *testing.T) {
 
 func TestUpdateIsAtomic(t *testing.T) {
 	const goroutines, each = 50, 20
-	s := memstore.New(time.Hour, nil)
+	s := memstore.New(memstore.Options{TTL: time.Hour})
 	ctx := context.Background()
 	rec := record("counter", job.StatusRunning)
 	rec.Input = json.RawMessage(`0`)

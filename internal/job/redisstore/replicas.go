@@ -26,11 +26,30 @@ type Replicas struct {
 
 var _ job.Replicas = (*Replicas)(nil)
 
-// NewReplicas waits for n replicas, at most timeout each time. rc's primary must have
-// them (min-replicas in its own config is not needed).
-func NewReplicas(rc *redis.Client, n int, timeout time.Duration) *Replicas {
+// DefaultReplicaTimeout is how long a submission waits for its replicas when
+// ReplicasOptions.Timeout is 0 (and QUEUE_REPLICA_TIMEOUT's default).
+const DefaultReplicaTimeout = time.Second
+
+// ReplicasOptions configure Replicas. The zero value of each field is a documented
+// default.
+type ReplicasOptions struct {
+	// Count is how many replicas must acknowledge a submission. 0 means 1.
+	Count int
+	// Timeout is how long one submission waits for them. 0 means DefaultReplicaTimeout.
+	Timeout time.Duration
+}
+
+// NewReplicas waits through rc for opts.Count replicas. rc's primary must have them
+// (min-replicas in its own config is not needed).
+func NewReplicas(rc *redis.Client, opts ReplicasOptions) *Replicas {
+	if opts.Count <= 0 {
+		opts.Count = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultReplicaTimeout
+	}
 	// WAIT blocks for up to timeout: the connection's read deadline must outlast it.
-	return &Replicas{rc: rc.WithTimeout(timeout + 3*time.Second), n: n, timeout: timeout}
+	return &Replicas{rc: rc.WithTimeout(opts.Timeout + 3*time.Second), n: opts.Count, timeout: opts.Timeout}
 }
 
 // Wait implements job.Replicas.

@@ -19,6 +19,10 @@ import (
 // DefaultPrefix is the key prefix of job records when Options.Prefix is empty.
 const DefaultPrefix = "inferd:job:"
 
+// DefaultOwnerPrefix is the key prefix of the sets of an owner's unfinished jobs when
+// Options.OwnerPrefix is empty. It is not under DefaultPrefix, which holds records only.
+const DefaultOwnerPrefix = "inferd:jobs-of:"
+
 // maxAttempts bounds the optimistic retries of one Update. A job has a handful of
 // writers at most (the submitting server, a worker or two, a cancel), so running out
 // means something is badly wrong rather than busy.
@@ -33,15 +37,23 @@ type Options struct {
 	// MaxAge is how long a record that never becomes final lives, from its creation.
 	// 0 means job.DefaultMaxAge.
 	MaxAge time.Duration
+	// MaxPerOwner caps the records of one owner (job.Record.Owner) that are not final;
+	// Create refuses one more with job.ErrJobLimit. 0 means no cap.
+	MaxPerOwner int
+	// OwnerPrefix is prepended to an owner to make the key of the sorted set of its
+	// unfinished jobs. "" means DefaultOwnerPrefix.
+	OwnerPrefix string
 }
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
 // processes. It does not own the client: the caller closes it.
 type Store struct {
-	rc     redis.UniversalClient
-	prefix string
-	ttl    time.Duration
-	maxAge time.Duration
+	rc          redis.UniversalClient
+	prefix      string
+	ownerPrefix string
+	ttl         time.Duration
+	maxAge      time.Duration
+	maxPerOwner int
 }
 
 var _ job.Store = (*Store)(nil)
@@ -57,14 +69,24 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.MaxAge <= 0 {
 		opts.MaxAge = job.DefaultMaxAge
 	}
-	return &Store{rc: rc, prefix: opts.Prefix, ttl: opts.TTL, maxAge: opts.MaxAge}
+	if opts.OwnerPrefix == "" {
+		opts.OwnerPrefix = DefaultOwnerPrefix
+	}
+	return &Store{
+		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix,
+		ttl: opts.TTL, maxAge: opts.MaxAge, maxPerOwner: max(opts.MaxPerOwner, 0),
+	}
 }
 
-// Create writes a new record; it fails if the id exists.
+// Create writes a new record; it fails if the id exists, or with job.ErrJobLimit when
+// the record's owner has MaxPerOwner unfinished records.
 func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	b, err := job.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
+	}
+	if s.counted(rec) {
+		return s.createCounted(ctx, rec, b)
 	}
 	// An unfinished record expires too, MaxAge after its creation: a job whose queueing
 	// failed half-way, or whose task was lost with a Redis that had no replica, would
@@ -82,6 +104,90 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	}
 	return nil
 }
+
+// counted reports whether rec takes a slot of its owner's cap.
+func (s *Store) counted(rec job.Record) bool {
+	return rec.Owner != "" && s.maxPerOwner > 0 && !rec.Status.Final()
+}
+
+// createCounted writes a record and adds it to its owner's set in one script, which
+// refuses it when the set is full.
+func (s *Store) createCounted(ctx context.Context, rec job.Record, b []byte) error {
+	keys, args := s.CreateArgs(rec, b)
+	n, err := createCapped.Run(ctx, s.rc, keys, args...).Int()
+	switch {
+	case err != nil:
+		return unavailable("creating", rec.ID, err)
+	case n == -1:
+		return fmt.Errorf("job %s exists", rec.ID)
+	case n == 0:
+		return job.LimitReached(s.maxPerOwner)
+	}
+	return nil
+}
+
+// LimitReached is the error of a create that CreateLua refused for its owner's cap.
+func (s *Store) LimitReached() error { return job.LimitReached(s.maxPerOwner) }
+
+// sweepEvery bounds how often an owner at its cap has its set checked id by id.
+const sweepEvery = time.Second
+
+// CreateArgs returns the keys and arguments of CreateLua for the record rec, encoded as
+// b: a script that embeds CreateLua passes them first and numbers its own after them
+// (KEYS from 4, ARGV from 9).
+func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any) {
+	limit := 0
+	if s.counted(rec) {
+		limit = s.maxPerOwner
+	}
+	now := time.Now()
+	owner := s.ownerKey(rec.Owner)
+	return []string{s.key(rec.ID), owner, owner + ":swept"},
+		[]any{b, s.maxAge.Milliseconds(), limit, now.UnixMilli(), now.Add(s.maxAge).UnixMilli(),
+			rec.ID, s.prefix, sweepEvery.Milliseconds()}
+}
+
+// CreateLua is the part of a script that creates a record as Create does, with the
+// keys and arguments of CreateArgs: it returns -1 when the record exists and 0 when
+// its owner is at the cap, and goes on when it has created it. queue.Submitter embeds
+// it to record and queue a job in one script.
+//
+// It creates the record KEYS[1] (value ARGV[1], expiring in ARGV[2] ms) and, when the
+// cap ARGV[3] is not 0, adds its id ARGV[6] to its owner's set KEYS[2] with score
+// ARGV[5], unless the set holds ARGV[3] ids. The set holds the ids of the owner's
+// unfinished records, scored by when each expires unfinished (MaxAge after its
+// creation).
+//
+// A record leaves the set in the script that makes it final (compareAndSet). One that
+// vanished otherwise leaves it here, when the owner is at its cap: ids scored before
+// now (ARGV[4]) expired unfinished with their records (JOB_MAX_AGE); and, at most once
+// per ARGV[8] ms (the marker KEYS[3]), every id left is checked for its record (prefix
+// ARGV[7]), for records deleted or evicted. The set expires with the last record it
+// may hold, so an idle owner leaves nothing behind.
+//
+// The script reads record keys it is not given in KEYS, which Redis Cluster forbids;
+// inferd uses one Redis (or a Sentinel-managed primary).
+const CreateLua = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local limit = tonumber(ARGV[3])
+if limit > 0 and redis.call('ZCARD', KEYS[2]) >= limit then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+  if redis.call('ZCARD', KEYS[2]) >= limit and redis.call('SET', KEYS[3], '1', 'PX', ARGV[8], 'NX') then
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+      if redis.call('EXISTS', ARGV[7] .. id) == 0 then redis.call('ZREM', KEYS[2], id) end
+    end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= limit then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if limit > 0 then
+  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+end
+`
+
+// createCapped is CreateLua on its own: 1 when it created.
+var createCapped = redis.NewScript(CreateLua + "return 1\n")
 
 // Get returns a record, or an error wrapping job.ErrNotFound.
 func (s *Store) Get(ctx context.Context, id string) (job.Record, error) {
@@ -111,7 +217,9 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*job.Record) erro
 // read: when the stored record is still prev, the write is one round trip, without a
 // read. Otherwise it goes on as Update, from a fresh read.
 func (s *Store) UpdateFrom(ctx context.Context, prev job.Record, fn func(*job.Record) error) (job.Record, error) {
-	b, err := json.Marshal(prev)
+	// Encoded as Create and update write it, or the digests of a record holding <, >
+	// or & would never match and every such write would cost a read.
+	b, err := job.EncodeJSON(prev)
 	if err != nil {
 		return job.Record{}, fmt.Errorf("encoding job %s: %w", prev.ID, err)
 	}
@@ -149,12 +257,19 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		}
 		// The expiry counts from when the job finished, or from its creation (MaxAge)
 		// while it has not: later writes keep it.
-		ttl := "keep"
+		ttl, channel := "keep", ""
 		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
+			channel = s.channel()
 		}
 		sum := sha1.Sum(cur)
-		n, err := compareAndSet.Run(ctx, s.rc, []string{key}, hex.EncodeToString(sum[:]), nb, ttl).Int()
+		keys := []string{key}
+		if ttl != "keep" && rec.Owner != "" {
+			// Final now: the job frees its slot in the same write. Whatever this store's
+			// cap, since the worker that finishes a job has none of its own.
+			keys = append(keys, s.ownerKey(rec.Owner))
+		}
+		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -178,8 +293,11 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 }
 
 // compareAndSet writes ARGV[2] to KEYS[1] if the stored value's SHA-1 is ARGV[1]. ARGV[3]
-// is the expiry: "" none, "keep" the current one, or milliseconds. It returns 1 when it
-// wrote, 0 when the value was another, -1 when there was none.
+// is the expiry: "" none, "keep" the current one, or milliseconds. When KEYS[2] is
+// given, it removes the id ARGV[5] from that owner's set. When ARGV[4] is not "" it
+// publishes ARGV[5] (the job id) there after writing: in the same script, so no
+// subscriber hears of a final record before it can read it. It returns 1 when it wrote,
+// 0 when the value was another, -1 when there was none.
 var compareAndSet = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -191,10 +309,24 @@ elseif ARGV[3] ~= '' then
 else
   redis.call('SET', KEYS[1], ARGV[2])
 end
+if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[5]) end
+if ARGV[4] ~= '' then
+  redis.call('PUBLISH', ARGV[4], ARGV[5])
+end
 return 1
 `)
 
 func (s *Store) key(id string) string { return s.prefix + id }
+
+func (s *Store) ownerKey(owner string) string { return s.ownerPrefix + owner }
+
+// channel is where the ids of jobs whose records became final are published: one
+// channel per prefix, so servers and workers that share records share it too.
+func (s *Store) channel() string { return s.prefix + finishedChannel }
+
+// finishedChannel ends the name of the finished-jobs channel. A channel is not a key,
+// so it cannot collide with a job's record.
+const finishedChannel = "finished"
 
 // errCorrupt marks a record that is in Redis but cannot be read back.
 var errCorrupt = errors.New("corrupt job record")

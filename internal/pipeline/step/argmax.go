@@ -54,7 +54,7 @@ func (s *argmax) Apply(ctx context.Context, batch []any) ([]any, error) {
 			for j := range n {
 				x := t.At(lo + j)
 				if math.IsNaN(x) {
-					return nil, s.execErr("the model returned NaN")
+					return nil, s.notFinite(x)
 				}
 				if x > t.At(lo+best) {
 					best = j

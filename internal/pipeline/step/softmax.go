@@ -55,7 +55,7 @@ func (s *softmax) Apply(ctx context.Context, batch []any) ([]any, error) {
 			m := math.Inf(-1)
 			for _, x := range row {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return nil, s.execErr("the model returned %v", x)
+					return nil, s.notFinite(x)
 				}
 				m = max(m, x)
 			}

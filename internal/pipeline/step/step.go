@@ -2,6 +2,8 @@ package step
 
 import (
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -96,15 +98,62 @@ func define[P any](name string, stage pipeline.Stage, check func(p *P, at string
 		Name:   name,
 		Stage:  stage,
 		Params: func() any { return new(P) },
-		check:  func(p any, at string) error { return check(params(p), at) },
+		check:  func(p any, at string) error { return checkAll(params(p), at, check) },
 		build: func(p any, in Sig, at string) (pipeline.Step, Sig, error) {
 			pp := params(p)
-			if err := check(pp, at); err != nil {
+			if err := checkAll(pp, at, check); err != nil {
 				return nil, Sig{}, err
 			}
 			return build(pp, in, at)
 		},
 	}
+}
+
+// checkAll checks that every number of p is finite, then runs the step's own check.
+func checkAll[P any](p *P, at string, check func(p *P, at string) error) error {
+	if err := finite(reflect.ValueOf(p).Elem(), at); err != nil {
+		return err
+	}
+	return check(p, at)
+}
+
+// finite returns an error naming the first parameter of v (a parameter struct, or a
+// value in it) that is NaN or infinite. YAML spells them .nan and .inf, and no step
+// has a use for them: a NaN mean or std would make every answer NaN, an infinite std
+// every feature 0, a NaN cut-off every score 0; nor can metadata write them as JSON.
+// at is the parameter's path in model.yaml.
+func finite(v reflect.Value, at string) error {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return bad(at, "must be a finite number, got %v", f)
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return finite(v.Elem(), at)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := finite(v.Index(i), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if err := finite(v.Field(i), at+"."+name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // catalogue lists every step; a function rather than a variable so nothing can

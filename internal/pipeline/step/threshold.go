@@ -20,12 +20,9 @@ type ThresholdParams struct {
 
 var thresholdDef = define("threshold", pipeline.StagePostprocess, checkThreshold, buildThreshold)
 
-func checkThreshold(p *ThresholdParams, at string) error {
-	if p.Value != nil && (math.IsNaN(*p.Value) || math.IsInf(*p.Value, 0)) {
-		return bad(at+".value", "must be a finite number")
-	}
-	return nil
-}
+// checkThreshold has nothing to add: define's check already refuses a value that is
+// not finite.
+func checkThreshold(*ThresholdParams, string) error { return nil }
 
 func buildThreshold(p *ThresholdParams, in Sig, at string) (pipeline.Step, Sig, error) {
 	sig, output, err := pickOutput(in, p.Output, at)
@@ -62,7 +59,7 @@ func (s *threshold) Apply(ctx context.Context, batch []any) ([]any, error) {
 		for j := range out {
 			x := t.At(j)
 			if math.IsNaN(x) {
-				return nil, s.execErr("the model returned NaN")
+				return nil, s.notFinite(x)
 			}
 			if x >= s.cut {
 				out[j] = 1

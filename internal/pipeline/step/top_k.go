@@ -89,7 +89,7 @@ func (s *topK) Apply(ctx context.Context, batch []any) ([]any, error) {
 		for j := range idx {
 			idx[j] = j
 			if x := t.At(j); math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, s.execErr("the model returned %v", x)
+				return nil, s.notFinite(x)
 			}
 		}
 		// Highest score first; a tie goes to the lower index, so results never vary.

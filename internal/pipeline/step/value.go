@@ -58,6 +58,19 @@ func (b base) tensorOf(v any) (*tensor.Tensor, error) {
 	return t, nil
 }
 
+// notFinite is the error of a step given NaN or an infinity it cannot use. A model
+// returns one for finite inputs only when they are too large for its arithmetic (3e38
+// through float32 weights, 1e308 standardised), so it is the input's fault: a 400
+// invalid_input naming the model output, as pipeline.encode's for a result that is
+// not finite, never a 500 a client could cause at will.
+func (s outputStep) notFinite(x float64) error {
+	from := "the value " + s.at + " receives"
+	if s.output != "" {
+		from = fmt.Sprintf("model output %q", s.output)
+	}
+	return pipeline.Invalid("", "%s is %v, not a finite number (%s cannot use it): the input is too large for the model's arithmetic; send values of the size the model was trained on", from, x, s.at)
+}
+
 // outputStep is embedded by postprocess steps that can take one model output.
 type outputStep struct {
 	base
