@@ -77,7 +77,7 @@ check-breaking:
 
 ## fuzz: each native Go fuzz target for FUZZTIME (-fuzz takes one target per package run);
 ## the committed corpora under testdata/fuzz/ also run as plain tests in `make test`
-FUZZTIME    ?= 10s
+FUZZTIME    ?= 50000x
 FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzSteps:./internal/pipeline/step FuzzOnePassMatchesValidator:./internal/httpapi \
                FuzzDecode:./internal/oip
