@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -27,7 +28,9 @@ var contentTypeJSON = []string{"application/json"}
 
 // writeJSON answers 200 with v, and X-Model-Version when version is set. It encodes
 // before writing the status, so a value that cannot be encoded can still be answered
-// as a problem.
+// as a problem. The answer is complete when written, so it is sent at once, with its
+// length: the metrics and the access log line, written when the handler returns, then
+// no longer stand between the client and its answer.
 func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	e := jsonEncoders.Get().(*jsonEncoder)
 	defer func() {
@@ -46,7 +49,12 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	if version != nil {
 		h["X-Model-Version"] = []string{*version}
 	}
+	h["Content-Length"] = []string{strconv.Itoa(e.buf.Len())}
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(e.buf.Bytes())
-	return err
+	if _, err := w.Write(e.buf.Bytes()); err != nil {
+		return err
+	}
+	// An error here is the connection's, which net/http also meets and handles.
+	_ = http.NewResponseController(w).Flush()
+	return nil
 }
