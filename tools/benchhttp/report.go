@@ -100,6 +100,8 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "connection sends its next request when the previous one is answered. The load")
 	fmt.Fprintln(w, "generator runs on the same machine and takes its share of the CPU, for inferd and")
 	fmt.Fprintln(w, "the baseline alike: compare ratios within one run, not figures across machines.")
+	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, so that a")
+	fmt.Fprintln(w, "ratio compares measurements seconds apart on a machine whose speed drifts.")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- Machine: %s, %d cores\n", m.CPU, m.Cores)
 	fmt.Fprintf(w, "- Go: %s\n", m.Go)

@@ -165,20 +165,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	h.bar.total = len(cases) * len(cfg.Conns)
-	for _, c := range cases {
-		for _, n := range cfg.Conns {
+	// Connection counts on the outside: every case at one count runs right after the
+	// baseline at that count, so that the ratios compare measurements seconds apart
+	// rather than minutes apart, on a machine whose speed drifts (a shared VM's can by
+	// a third over a run). The report lists them by case.
+	byCase := make([][]Result, len(cases))
+	for _, n := range cfg.Conns {
+		for i, c := range cases {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			if c.na != "" {
-				rep.Results = append(rep.Results, Result{Case: c.name, Conns: n, NA: c.na})
+				byCase[i] = append(byCase[i], Result{Case: c.name, Conns: n, NA: c.na})
 				h.bar.step()
 				continue
 			}
-			r := h.drive(ctx, c.name, n, c.op())
-			rep.Results = append(rep.Results, r)
+			byCase[i] = append(byCase[i], h.drive(ctx, c.name, n, c.op()))
 		}
 	}
+	rep.Results = slices.Concat(byCase...)
 	if queueNA != "" {
 		rep.PickupNA = queueNA
 	} else if len(cfg.Cases) > 0 {
