@@ -636,7 +636,7 @@ type OIPServerMetadata struct {
 	// Name Example: inferd
 	Name string `json:"name"`
 
-	// Version Example: 1.2.0
+	// Version Example: 1.3.0
 	Version string `json:"version"`
 }
 

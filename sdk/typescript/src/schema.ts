@@ -1533,7 +1533,7 @@ export interface components {
         OIPServerMetadata: {
             /** @example inferd */
             name: string;
-            /** @example 1.2.0 */
+            /** @example 1.3.0 */
             version: string;
             /**
              * @example [
