@@ -68,6 +68,7 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
+	m.ObserveWaits(waiters.Len)
 	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: runner.Shutdown}
 }
 
@@ -106,6 +107,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
 	// Long polls wait for the workers' final writes, heard on one subscription.
 	waiters := &job.Waiters{}
+	m.ObserveWaits(waiters.Len)
 	finished := make(chan struct{})
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
 	svc := &job.Service{Store: store, Runner: queue.NewSubmitter(runner, store), Waiters: waiters}

@@ -91,6 +91,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
+	m.ObserveWaits(waiters.Len)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

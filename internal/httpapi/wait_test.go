@@ -70,11 +70,14 @@ func TestJobWait(t *testing.T) {
 		id := submit(t, h.c, "/predict/async", `{"model":"gate","data":1}`)
 		got := wait(context.Background(), id, "30")
 		h.untilWaiting(t, 1)
+		checkSeries(t, scrape(t, h), []series{{"inferd_job_waits", nil, 1}})
 		release <- struct{}{}
 		a := <-got
 		if rec := record(t, a); rec.Status != "succeeded" {
 			t.Fatalf("record %+v", rec)
 		}
+		h.untilWaiting(t, 0)
+		checkSeries(t, scrape(t, h), []series{{"inferd_job_waits", nil, 0}})
 		// Far below the 30 s asked for: the finish woke the wait.
 		if a.elapsed > 20*time.Second {
 			t.Errorf("the wait took %s", a.elapsed)

@@ -164,6 +164,14 @@ func (m *Metrics) ObserveWorkers(workers func() int) {
 		workers))
 }
 
+// ObserveWaits registers a gauge read at scrape time: the long polls held open, each
+// a connection, for an operator to see before the cap makes polls answer at once.
+func (m *Metrics) ObserveWaits(held func() int) {
+	m.reg.MustRegister(gaugeFunc("job_waits",
+		"Long polls of a job (GET /jobs/{id}?wait=) held open now, each until its job is final or its wait runs out.",
+		held))
+}
+
 // ObserveQueue registers gauges read at scrape time: jobs waiting and jobs running.
 func (m *Metrics) ObserveQueue(queued, running func() int) {
 	m.reg.MustRegister(gaugeFunc("jobs_queued", "Jobs waiting for a worker.", queued),
