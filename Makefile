@@ -129,7 +129,7 @@ bench: onnxruntime
 
 ## bench-http: the HTTP benchmark harness (tools/benchhttp) against the built binaries;
 ## writes docs/benchmarks.md and docs/benchmarks.svg. BENCH_ARGS passes flags
-## (-duration 3s, -conns 1,16,64, -mem-total 1000000, -out docs; see -h).
+## (-duration 3s, -rounds 3, -conns 1,16,64, -mem-total 1000000, -out docs; see -h).
 BENCH_ARGS ?=
 bench-http: build onnxruntime
 	cd tools && $(GO) build -o ../$(BIN)/benchhttp ./benchhttp

@@ -31,6 +31,7 @@ func main() {
 type options struct {
 	bin, models, conns, out, command, cases string
 	duration, warmup                        time.Duration
+	rounds                                  int
 	memFirst, memTotal, pickup              int
 }
 
@@ -41,6 +42,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.models, "models", "models", "the model repository inferd serves")
 	fs.StringVar(&o.conns, "conns", "1,16,64", "connection counts, comma-separated")
 	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time per case and connection count")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds of every case at every connection count; each row is the round of median throughput")
 	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "warm-up before each measurement, not counted")
 	fs.IntVar(&o.memFirst, "mem-first", 10_000, "echo requests before the first RSS reading after traffic")
 	fs.IntVar(&o.memTotal, "mem-total", 1_000_000, "echo requests before the last RSS reading")
@@ -61,7 +63,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
 		return 2
 	}
-	cfg.Duration, cfg.Warmup = o.duration, o.warmup
+	cfg.Duration, cfg.Warmup, cfg.Rounds = o.duration, o.warmup, o.rounds
 	for _, c := range strings.Split(o.cases, ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			cfg.Cases = append(cfg.Cases, strings.ToLower(c))

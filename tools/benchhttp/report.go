@@ -40,7 +40,9 @@ func (m Memory) Growth() float64 {
 type Report struct {
 	Machine Machine
 	Results []Result
-	Memory  *Memory
+	// Rounds is how many times each row was measured; it shows the median round.
+	Rounds int
+	Memory *Memory
 	// PickupP50 is queue mode's idle pickup: submit to started, one job at a time.
 	PickupP50 time.Duration
 	PickupN   int
@@ -101,13 +103,17 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "generator runs on the same machine and takes its share of the CPU, for inferd and")
 	fmt.Fprintln(w, "the baseline alike: compare ratios within one run, not figures across machines.")
 	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, so that a")
-	fmt.Fprintln(w, "ratio compares measurements seconds apart on a machine whose speed drifts.")
+	fmt.Fprintln(w, "ratio compares measurements seconds apart on a machine whose speed drifts; the")
+	fmt.Fprintln(w, "whole is repeated, and each row is its round of median throughput.")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- Machine: %s, %d cores\n", m.CPU, m.Cores)
 	fmt.Fprintf(w, "- Go: %s\n", m.Go)
 	fmt.Fprintf(w, "- Commit: %s\n", m.Commit)
 	fmt.Fprintf(w, "- Date: %s\n", m.Date.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
+	if r.Rounds > 1 {
+		fmt.Fprintf(w, "- Rounds: %d (each row is the round of median throughput)\n", r.Rounds)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Throughput and latency")
 	fmt.Fprintln(w)

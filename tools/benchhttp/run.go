@@ -29,12 +29,15 @@ const (
 
 // Config is one run's shape.
 type Config struct {
-	Root       string // working directory of the children: where .onnxruntime/ is found
-	BinDir     string // inferd and inferd-worker, as make build writes them
-	ModelsDir  string
-	EchoBin    string // the executable that serves the baseline when echoAddrEnv is set
-	Conns      []int
-	Duration   time.Duration // measured, per case and connection count
+	Root      string // working directory of the children: where .onnxruntime/ is found
+	BinDir    string // inferd and inferd-worker, as make build writes them
+	ModelsDir string
+	EchoBin   string // the executable that serves the baseline when echoAddrEnv is set
+	Conns     []int
+	Duration  time.Duration // measured, per case and connection count
+	// Rounds is how many times every case is measured at every connection count; the
+	// report keeps the round of median throughput. 0 means 1.
+	Rounds     int
 	Warmup     time.Duration // driven and discarded before each measurement
 	MemFirst   int           // echo requests before the first RSS reading after traffic
 	MemTotal   int           // echo requests before the last
@@ -164,26 +167,39 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }},
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
-	h.bar.total = len(cases) * len(cfg.Conns)
+	rounds := max(cfg.Rounds, 1)
+	rep.Rounds = rounds
+	h.bar.total = rounds * len(cases) * len(cfg.Conns)
 	// Connection counts on the outside: every case at one count runs right after the
 	// baseline at that count, so that the ratios compare measurements seconds apart
 	// rather than minutes apart, on a machine whose speed drifts (a shared VM's can by
-	// a third over a run). The report lists them by case.
-	byCase := make([][]Result, len(cases))
-	for _, n := range cfg.Conns {
-		for i, c := range cases {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	// a third over a run). Rounds repeat the whole, and the median round of each row
+	// stands, since one short measurement here can be off by a tenth.
+	runs := make([][][]Result, len(cases)) // case, connection count, round
+	for i := range runs {
+		runs[i] = make([][]Result, len(cfg.Conns))
+	}
+	for range rounds {
+		for j, n := range cfg.Conns {
+			for i, c := range cases {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				r := Result{Case: c.name, Conns: n, NA: c.na}
+				if c.na == "" {
+					r = h.drive(ctx, c.name, n, c.op())
+				} else {
+					h.bar.step()
+				}
+				runs[i][j] = append(runs[i][j], r)
 			}
-			if c.na != "" {
-				byCase[i] = append(byCase[i], Result{Case: c.name, Conns: n, NA: c.na})
-				h.bar.step()
-				continue
-			}
-			byCase[i] = append(byCase[i], h.drive(ctx, c.name, n, c.op()))
 		}
 	}
-	rep.Results = slices.Concat(byCase...)
+	for _, byConns := range runs {
+		for _, rs := range byConns {
+			rep.Results = append(rep.Results, Median(rs))
+		}
+	}
 	if queueNA != "" {
 		rep.PickupNA = queueNA
 	} else if len(cfg.Cases) > 0 {

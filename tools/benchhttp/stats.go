@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -50,4 +51,13 @@ func Percentile(samples []time.Duration, p float64) time.Duration {
 	}
 	rank := int(math.Ceil(p/100*float64(len(samples)))) - 1
 	return samples[max(0, min(rank, len(samples)-1))]
+}
+
+// Median is the result of median throughput among rounds of one case and connection
+// count (the lower middle of an even number), whole, so that its latencies and errors
+// are those of the same measurement.
+func Median(rounds []Result) Result {
+	sorted := slices.Clone(rounds)
+	slices.SortStableFunc(sorted, func(a, b Result) int { return cmp.Compare(a.ReqPerSec(), b.ReqPerSec()) })
+	return sorted[(len(sorted)-1)/2]
 }

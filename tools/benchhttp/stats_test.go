@@ -67,3 +67,26 @@ func TestResultRates(t *testing.T) {
 		})
 	}
 }
+
+func TestMedian(t *testing.T) {
+	run := func(reqs int, p50 time.Duration) Result {
+		return Result{Requests: reqs, Elapsed: time.Second, P50: p50}
+	}
+	tests := []struct {
+		name   string
+		rounds []Result
+		want   Result
+	}{
+		{"one round", []Result{run(5, 1)}, run(5, 1)},
+		{"the middle of three, whole", []Result{run(9, 1), run(3, 2), run(6, 3)}, run(6, 3)},
+		{"the lower middle of two", []Result{run(9, 1), run(3, 2)}, run(3, 2)},
+		{"a case that could not run", []Result{{NA: "not served"}, {NA: "not served"}}, Result{NA: "not served"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Median(tt.rounds); got != tt.want {
+				t.Errorf("Median = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
