@@ -54,10 +54,19 @@ func Percentile(samples []time.Duration, p float64) time.Duration {
 }
 
 // Median is the result of median throughput among rounds of one case and connection
-// count (the lower middle of an even number), whole, so that its latencies and errors
-// are those of the same measurement.
+// count (the lower middle of an even number), whole, so that its rates and latencies
+// are those of one measurement; its errors are every round's, so that a failure in
+// another round is not hidden.
 func Median(rounds []Result) Result {
 	sorted := slices.Clone(rounds)
 	slices.SortStableFunc(sorted, func(a, b Result) int { return cmp.Compare(a.ReqPerSec(), b.ReqPerSec()) })
-	return sorted[(len(sorted)-1)/2]
+	m := sorted[(len(sorted)-1)/2]
+	m.Errors = 0
+	for _, r := range rounds {
+		m.Errors += r.Errors
+		if m.FirstError == "" {
+			m.FirstError = r.FirstError
+		}
+	}
+	return m
 }

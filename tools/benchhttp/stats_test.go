@@ -81,6 +81,8 @@ func TestMedian(t *testing.T) {
 		{"the middle of three, whole", []Result{run(9, 1), run(3, 2), run(6, 3)}, run(6, 3)},
 		{"the lower middle of two", []Result{run(9, 1), run(3, 2)}, run(3, 2)},
 		{"a case that could not run", []Result{{NA: "not served"}, {NA: "not served"}}, Result{NA: "not served"}},
+		{"errors of every round", []Result{run(9, 1), {Requests: 1, Elapsed: time.Second, Errors: 2, FirstError: "EOF"}, run(6, 3)},
+			Result{Requests: 6, Elapsed: time.Second, P50: 3, Errors: 2, FirstError: "EOF"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
