@@ -26,6 +26,12 @@ type Record struct {
 	FinishedAt time.Time       `json:"finished_at,omitzero"`
 }
 
+// HoldsSlot reports whether r takes one of its owner's slots when a store caps each
+// owner at max unfinished records (0: no cap).
+func (r *Record) HoldsSlot(max int) bool {
+	return r.Owner != "" && max > 0 && !r.Status.Final()
+}
+
 // Items returns the inputs of the job as a batch.
 func (r *Record) Items() ([]json.RawMessage, error) {
 	if !r.Batch {

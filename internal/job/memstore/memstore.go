@@ -85,7 +85,7 @@ func (s *Store) Create(_ context.Context, rec job.Record) error {
 	if _, ok := s.recs[rec.ID]; ok {
 		return fmt.Errorf("job %s exists", rec.ID)
 	}
-	counted := rec.Owner != "" && s.maxPerOwner > 0 && !rec.Status.Final()
+	counted := rec.HoldsSlot(s.maxPerOwner)
 	if counted && !s.room(rec.Owner, now) {
 		return job.LimitReached(s.maxPerOwner)
 	}

@@ -62,14 +62,10 @@ func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error 
 	switch {
 	case err != nil:
 		return fmt.Errorf("%w: recording and queueing job %s: %w", job.ErrQueueUnavailable, rec.ID, err)
-	case n == -1:
-		return fmt.Errorf("job %s exists", rec.ID)
-	case n == 0:
-		return s.store.LimitReached()
 	case n == -2:
 		return fmt.Errorf("job %s: %w", rec.ID, errTaskExists)
 	}
-	return nil
+	return s.store.Created(rec.ID, n)
 }
 
 // submittedPayload is the payload of the task a Submitter queues for a job whose

@@ -85,7 +85,7 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
-	if s.counted(rec) {
+	if rec.HoldsSlot(s.maxPerOwner) {
 		return s.createCounted(ctx, rec, b)
 	}
 	// An unfinished record expires too, MaxAge after its creation: a job whose queueing
@@ -105,29 +105,29 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	return nil
 }
 
-// counted reports whether rec takes a slot of its owner's cap.
-func (s *Store) counted(rec job.Record) bool {
-	return rec.Owner != "" && s.maxPerOwner > 0 && !rec.Status.Final()
-}
-
 // createCounted writes a record and adds it to its owner's set in one script, which
 // refuses it when the set is full.
 func (s *Store) createCounted(ctx context.Context, rec job.Record, b []byte) error {
 	keys, args := s.CreateArgs(rec, b)
 	n, err := createCapped.Run(ctx, s.rc, keys, args...).Int()
-	switch {
-	case err != nil:
+	if err != nil {
 		return unavailable("creating", rec.ID, err)
-	case n == -1:
-		return fmt.Errorf("job %s exists", rec.ID)
-	case n == 0:
+	}
+	return s.Created(rec.ID, n)
+}
+
+// Created is the outcome of CreateLua for the record id, from the script's result n:
+// -1 when the record existed, 0 when its owner was at the cap, nil for any other
+// (the script went on and created it).
+func (s *Store) Created(id string, n int) error {
+	switch n {
+	case -1:
+		return fmt.Errorf("job %s exists", id)
+	case 0:
 		return job.LimitReached(s.maxPerOwner)
 	}
 	return nil
 }
-
-// LimitReached is the error of a create that CreateLua refused for its owner's cap.
-func (s *Store) LimitReached() error { return job.LimitReached(s.maxPerOwner) }
 
 // sweepEvery bounds how often an owner at its cap has its set checked id by id.
 const sweepEvery = time.Second
@@ -137,7 +137,7 @@ const sweepEvery = time.Second
 // (KEYS from 4, ARGV from 9).
 func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any) {
 	limit := 0
-	if s.counted(rec) {
+	if rec.HoldsSlot(s.maxPerOwner) {
 		limit = s.maxPerOwner
 	}
 	now := time.Now()
