@@ -2,30 +2,14 @@ package main
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Op is one closed-loop step of a case: one request (or one job, submit to finished).
-// It returns the items the model computed.
-type Op func(ctx context.Context, c *http.Client) (items int, err error)
-
-// newClient is one keep-alive HTTP/1.1 connection: a transport of its own with one idle
-// connection, so that n clients hold exactly n connections.
-func newClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConns:        1,
-		MaxIdleConnsPerHost: 1,
-		MaxConnsPerHost:     1,
-		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
-		IdleConnTimeout:     time.Minute,
-	}, Timeout: 30 * time.Second}
-}
+// Op is one closed-loop step of a case: one request (or one job, submit to finished)
+// on its connection. It returns the items the model computed.
+type Op func(ctx context.Context, c *Conn) (items int, err error)
 
 // Load drives op closed-loop on conns connections until stop says so. samples keeps
 // every latency when set; a memory run of a million requests passes false.
@@ -66,8 +50,8 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := newClient()
-			defer c.CloseIdleConnections()
+			c := NewConn(ctx)
+			defer c.Close()
 			p := &parts[i]
 			if l.Samples {
 				p.lat = make([]time.Duration, 0, 1<<14)

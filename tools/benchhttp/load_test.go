@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 func TestLoadCountsOpsLongerThanTheRun(t *testing.T) {
 	release := make(chan struct{})
 	var started atomic.Int64
-	op := func(ctx context.Context, _ *http.Client) (int, error) {
+	op := func(ctx context.Context, _ *Conn) (int, error) {
 		started.Add(1)
 		select {
 		case <-release:
@@ -44,7 +43,7 @@ func TestLoadCountsOpsLongerThanTheRun(t *testing.T) {
 // TestLoadFirstError: a failing case's row says what the first failure was.
 func TestLoadFirstError(t *testing.T) {
 	var n atomic.Int64
-	op := func(context.Context, *http.Client) (int, error) {
+	op := func(context.Context, *Conn) (int, error) {
 		if n.Add(1) == 1 {
 			return 1, errors.New("POST /v2/models/echo/infer: 429 concurrency_limited")
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -59,28 +58,15 @@ func oipBinaryBody(size int) (body []byte, headerLen int) {
 
 // oipOp posts an infer request; headerLen >= 0 sends it as the binary data extension.
 func oipOp(url string, body []byte, headerLen int) Op {
-	return func(ctx context.Context, c *http.Client) (int, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			return 1, err
+	headers := jsonHeaders
+	if headerLen >= 0 {
+		headers = []Header{
+			{"Content-Type", "application/octet-stream"},
+			{"Inference-Header-Content-Length", strconv.Itoa(headerLen)},
+			{"X-API-Key", devKey},
 		}
-		req.Header.Set("X-API-Key", devKey)
-		if headerLen >= 0 {
-			req.Header.Set("Content-Type", "application/octet-stream")
-			req.Header.Set("Inference-Header-Content-Length", strconv.Itoa(headerLen))
-		} else {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			return 1, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-			return 1, fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, msg)
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		return 1, err
+	}
+	return func(_ context.Context, c *Conn) (int, error) {
+		return 1, c.Do(http.MethodPost, url, headers, body, nil)
 	}
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 )
@@ -35,40 +33,24 @@ func batchOf(n int) []byte {
 	return b.Bytes()
 }
 
-// do sends one request and drains the answer, so that the connection is reused.
-func do(ctx context.Context, c *http.Client, method, url string, body []byte, into any) error {
-	var rd io.Reader
+// jsonHeaders are a JSON request's headers.
+var jsonHeaders = []Header{{"Content-Type", "application/json"}, {"X-API-Key", devKey}}
+
+// keyHeaders are a bodiless request's.
+var keyHeaders = []Header{{"X-API-Key", devKey}}
+
+// do sends one request and reads the answer, into into when it is set.
+func do(c *Conn, method, url string, body []byte, into any) error {
 	if body != nil {
-		rd = bytes.NewReader(body)
+		return c.Do(method, url, jsonHeaders, body, into)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("X-API-Key", devKey)
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, msg)
-	}
-	if into != nil {
-		return json.NewDecoder(resp.Body).Decode(into)
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	return err
+	return c.Do(method, url, keyHeaders, nil, into)
 }
 
 // postOp posts body to url; each answer counts items model items.
 func postOp(url string, body []byte, items int) Op {
-	return func(ctx context.Context, c *http.Client) (int, error) {
-		return items, do(ctx, c, http.MethodPost, url, body, nil)
+	return func(_ context.Context, c *Conn) (int, error) {
+		return items, do(c, http.MethodPost, url, body, nil)
 	}
 }
 
@@ -87,14 +69,14 @@ const jobWait = "10"
 // runJob submits an echo job and long-polls it (GET /jobs/{id}?wait=) until it has
 // succeeded: the server answers as the job finishes, so the poll's latency is the
 // job's and a job costs the server two requests.
-func runJob(ctx context.Context, c *http.Client, base string) (job, error) {
+func runJob(ctx context.Context, c *Conn, base string) (job, error) {
 	var j job
-	if err := do(ctx, c, http.MethodPost, base+"/predict/async", asyncBody, &j); err != nil {
+	if err := do(c, http.MethodPost, base+"/predict/async", asyncBody, &j); err != nil {
 		return j, err
 	}
 	id := j.JobID
 	for {
-		if err := do(ctx, c, http.MethodGet, base+"/jobs/"+id+"?wait="+jobWait, nil, &j); err != nil {
+		if err := do(c, http.MethodGet, base+"/jobs/"+id+"?wait="+jobWait, nil, &j); err != nil {
 			return j, err
 		}
 		switch j.Status {
@@ -110,7 +92,7 @@ func runJob(ctx context.Context, c *http.Client, base string) (job, error) {
 }
 
 func jobOp(base string) Op {
-	return func(ctx context.Context, c *http.Client) (int, error) {
+	return func(ctx context.Context, c *Conn) (int, error) {
 		_, err := runJob(ctx, c, base)
 		return 1, err
 	}
@@ -118,6 +100,7 @@ func jobOp(base string) Op {
 
 // served says whether the server at base serves model/version.
 func served(base, model, version string) bool {
-	err := do(context.Background(), &http.Client{Timeout: 5 * time.Second}, http.MethodGet, base+"/models/"+model+"/"+version, nil, nil)
-	return err == nil
+	c := NewConn(context.Background())
+	defer c.Close()
+	return do(c, http.MethodGet, base+"/models/"+model+"/"+version, nil, nil) == nil
 }

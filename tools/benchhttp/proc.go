@@ -119,6 +119,37 @@ func RSSKB(pid int) (int64, error) {
 	return 0, fmt.Errorf("no VmRSS line for pid %d", pid)
 }
 
+// clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on
+// every Linux architecture Go runs on (the standard library cannot ask sysconf).
+const clockTicks = 100
+
+// CPUTime is the CPU time, user and system, that process pid has used so far.
+func CPUTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// Fields are counted after the command name, which is in parentheses and may hold
+	// spaces: utime and stime are the 14th and 15th fields of the line.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
 // capped keeps the first max bytes written to it and drops the rest.
 type capped struct {
 	mu  sync.Mutex

@@ -61,20 +61,24 @@ func (r *Report) find(name string, conns int) (Result, bool) {
 // WriteTable writes the results as a Markdown table; ratios compare with the baseline
 // at the same connection count.
 func (r *Report) WriteTable(w io.Writer) {
-	fmt.Fprintln(w, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | errors |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | server CPU/req | vs baseline | load generator CPU/req | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range r.Results {
 		if x.NA != "" {
-			fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | |\n", x.Case, x.Conns, x.NA)
+			fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | | | | |\n", x.Case, x.Conns, x.NA)
 			continue
 		}
-		thr, lat := "", ""
+		thr, lat, cpu := "", "", ""
 		if b, ok := r.find(Baseline, x.Conns); ok && x.Case != Baseline {
 			thr = ratio(x.ReqPerSec(), b.ReqPerSec())
 			lat = ratio(float64(x.P50), float64(b.P50))
+			if x.ServerCPU > 0 && b.ServerCPU > 0 {
+				cpu = ratio(float64(x.ServerCPUPerReq()), float64(b.ServerCPUPerReq()))
+			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %d |\n",
-			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat, x.Errors)
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
+			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat,
+			cpuDur(x.ServerCPU, x.ServerCPUPerReq()), cpu, cpuDur(x.ClientCPU, x.ClientCPUPerReq()), x.Errors)
 	}
 	// A row with errors says what the first one was: a count alone cannot tell a
 	// server's refusal from the load generator's own limit.
@@ -102,6 +106,12 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "connection sends its next request when the previous one is answered. The load")
 	fmt.Fprintln(w, "generator runs on the same machine and takes its share of the CPU, for inferd and")
 	fmt.Fprintln(w, "the baseline alike: compare ratios within one run, not figures across machines.")
+	fmt.Fprintln(w, "It writes each request's bytes on its connection and reads the answer with")
+	fmt.Fprintln(w, "http.ReadResponse, one goroutine per connection, as lean as wrk rather than")
+	fmt.Fprintln(w, "net/http's client, so that it leaves the servers most of the machine. The CPU")
+	fmt.Fprintln(w, "columns are read from /proc while a row is measured: the server processes' CPU")
+	fmt.Fprintln(w, "time per request (for queue mode: inferd, both workers and redis-server), which")
+	fmt.Fprintln(w, "does not depend on the load generator's share, and the load generator's own.")
 	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, so that a")
 	fmt.Fprintln(w, "ratio compares measurements seconds apart on a machine whose speed drifts; the")
 	fmt.Fprintln(w, "whole is repeated, and each row is its round of median throughput.")
@@ -309,5 +319,18 @@ func count(n int) string {
 		return fmt.Sprintf("%dk", n/1e3)
 	default:
 		return fmt.Sprint(n)
+	}
+}
+
+// cpuDur prints a CPU time per request; empty when none was measured (total is 0).
+// Below 100 us it keeps a decimal: that is where inferd and the baseline differ.
+func cpuDur(total, per time.Duration) string {
+	switch {
+	case total <= 0:
+		return ""
+	case per < 100*time.Microsecond:
+		return fmt.Sprintf("%.1f us", float64(per)/float64(time.Microsecond))
+	default:
+		return dur(per)
 	}
 }

@@ -18,9 +18,9 @@ func sample() *Report {
 		Machine: Machine{CPU: "Test CPU", Cores: 2, Go: "go1.x", Commit: "abc123", Date: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Command: "make bench-http"},
 		Results: []Result{
 			r(Baseline, 1, 10000, 10000, 50*time.Microsecond, 200*time.Microsecond),
-			r(Baseline, 64, 40000, 40000, 1500*time.Microsecond, 4*time.Millisecond),
+			withCPU(r(Baseline, 64, 40000, 40000, 1500*time.Microsecond, 4*time.Millisecond), 700*time.Millisecond, 400*time.Millisecond),
 			r(CaseEcho, 1, 8000, 8000, 60*time.Microsecond, 300*time.Microsecond),
-			r(CaseEcho, 64, 36000, 36000, 1700*time.Microsecond, 5*time.Millisecond),
+			withCPU(r(CaseEcho, 64, 36000, 36000, 1700*time.Microsecond, 5*time.Millisecond), 792*time.Millisecond, 360*time.Millisecond),
 			{Case: CaseDigitsOn, Conns: 1, NA: "model digits not served"},
 			r(CaseBatch, 1, 1000, 64000, time.Millisecond, 3*time.Millisecond),
 		},
@@ -28,6 +28,11 @@ func sample() *Report {
 		PickupN:   20,
 		PickupP50: 12 * time.Millisecond,
 	}
+}
+
+func withCPU(r Result, server, client time.Duration) Result {
+	r.ServerCPU, r.ClientCPU = server, client
+	return r
 }
 
 func TestWriteTable(t *testing.T) {
@@ -39,12 +44,13 @@ func TestWriteTable(t *testing.T) {
 		row  int
 		want string
 	}{
-		{"header", 0, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | errors |"},
-		{"baseline has no ratio to itself", 2, "| baseline: net/http JSON echo | 1 | 10.0k | 10.0k | 50 us | 200 us |  |  | 0 |"},
-		{"echo at 1 connection against the baseline at 1", 4, "| echo /predict | 1 | 8.00k | 8.00k | 60 us | 300 us | 0.80x | 1.20x | 0 |"},
-		{"echo at 64 connections against the baseline at 64", 5, "| echo /predict | 64 | 36.0k | 36.0k | 1.70 ms | 5.00 ms | 0.90x | 1.13x | 0 |"},
-		{"a model not served is a row, not a failure", 6, "| digits /predict, batching on | 1 | n/a: model digits not served | | | | | | |"},
-		{"a batch counts its items", 7, "| iris v1 /predict/batch of 64 | 1 | 1.00k | 64.0k | 1.00 ms | 3.00 ms | 0.10x | 20.00x | 0 |"},
+		{"header", 0, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | server CPU/req | vs baseline | load generator CPU/req | errors |"},
+		{"baseline has no ratio to itself", 2, "| baseline: net/http JSON echo | 1 | 10.0k | 10.0k | 50 us | 200 us |  |  |  |  |  | 0 |"},
+		{"baseline's CPU per request", 3, "| baseline: net/http JSON echo | 64 | 40.0k | 40.0k | 1.50 ms | 4.00 ms |  |  | 17.5 us |  | 10.0 us | 0 |"},
+		{"echo at 1 connection against the baseline at 1", 4, "| echo /predict | 1 | 8.00k | 8.00k | 60 us | 300 us | 0.80x | 1.20x |  |  |  | 0 |"},
+		{"echo at 64 connections against the baseline at 64, CPU too", 5, "| echo /predict | 64 | 36.0k | 36.0k | 1.70 ms | 5.00 ms | 0.90x | 1.13x | 22.0 us | 1.26x | 10.0 us | 0 |"},
+		{"a model not served is a row, not a failure", 6, "| digits /predict, batching on | 1 | n/a: model digits not served | | | | | | | | | |"},
+		{"a batch counts its items", 7, "| iris v1 /predict/batch of 64 | 1 | 1.00k | 64.0k | 1.00 ms | 3.00 ms | 0.10x | 20.00x |  |  |  | 0 |"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -138,9 +138,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	var queue *Proc
+	var queueProcs []*Proc // inferd, its workers and redis-server
 	queueNA := "not asked for (-cases)"
 	if cfg.wants(CaseQueue) {
-		queue, queueNA = h.queue()
+		first := len(h.procs)
+		if queue, queueNA = h.queue(); queueNA == "" {
+			queueProcs = h.procs[first:]
+		}
 	}
 	size := cfg.OIPTensorBytes
 	if size <= 0 {
@@ -150,21 +154,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	oipBinary, oipHeader := oipBinaryBody(size)
 
 	type kase struct {
-		name string
-		na   string
-		op   func() Op
+		name    string
+		na      string
+		op      func() Op
+		servers func() []*Proc // whose CPU time the case uses
 	}
+	one := func(p **Proc) func() []*Proc { return func() []*Proc { return []*Proc{*p} } }
 	cases := []kase{
-		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }},
-		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }},
-		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }},
-		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }},
-		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }},
-		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }},
-		{CaseAsync, "", func() Op { return jobOp(srv.URL) }},
-		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }},
-		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }},
-		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }},
+		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, one(&base)},
+		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, one(&srv)},
+		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, one(&srv)},
+		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, one(&srv)},
+		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, one(&noBatch)},
+		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, one(&srv)},
+		{CaseAsync, "", func() Op { return jobOp(srv.URL) }, one(&srv)},
+		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, func() []*Proc { return queueProcs }},
+		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }, one(&srv)},
+		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }, one(&srv)},
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)
@@ -187,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				r := Result{Case: c.name, Conns: n, NA: c.na}
 				if c.na == "" {
-					r = h.drive(ctx, c.name, n, c.op())
+					r = h.drive(ctx, c.name, n, c.op(), c.servers())
 				} else {
 					h.bar.step()
 				}
@@ -217,8 +223,9 @@ func naUnless(ok bool, why string) string {
 	return why
 }
 
-// drive warms a case up, then measures it for the configured duration.
-func (h *harness) drive(ctx context.Context, name string, conns int, op Op) Result {
+// drive warms a case up, then measures it for the configured duration, and the CPU
+// time its servers and the load generator used meanwhile.
+func (h *harness) drive(ctx context.Context, name string, conns int, op Op, servers []*Proc) Result {
 	label := fmt.Sprintf("%s, %d conn", name, conns)
 	if h.cfg.Warmup > 0 {
 		w := &Load{Conns: conns, Op: op, For: h.cfg.Warmup}
@@ -227,10 +234,40 @@ func (h *harness) drive(ctx context.Context, name string, conns int, op Op) Resu
 	}
 	l := &Load{Conns: conns, Op: op, Samples: true, For: h.cfg.Duration}
 	h.bar.watch(label, &l.Done, h.cfg.Duration)
+	server0, serverOK := cpuOf(servers)
+	client0, clientOK := cpuOf(nil)
 	r := l.Run(ctx, func(int64) bool { return false })
+	if server1, ok := cpuOf(servers); ok && serverOK {
+		r.ServerCPU = server1 - server0
+	}
+	if client1, ok := cpuOf(nil); ok && clientOK {
+		r.ClientCPU = client1 - client0
+	}
 	h.bar.step()
 	r.Case = name
 	return r
+}
+
+// cpuOf is the CPU time the processes have used, together; nil means this one, the
+// load generator. It is not ok when one cannot be read: the column is then empty
+// rather than wrong.
+func cpuOf(procs []*Proc) (time.Duration, bool) {
+	pids := []int{os.Getpid()}
+	if procs != nil {
+		pids = pids[:0]
+		for _, p := range procs {
+			pids = append(pids, p.Pid())
+		}
+	}
+	var sum time.Duration
+	for _, pid := range pids {
+		d, err := CPUTime(pid)
+		if err != nil {
+			return 0, false
+		}
+		sum += d
+	}
+	return sum, true
 }
 
 // memory reads inferd's RSS idle, after MemFirst echo requests and after MemTotal.
@@ -296,8 +333,8 @@ func (h *harness) queue() (*Proc, string) {
 // pickup measures how soon an idle worker starts a job: one job at a time, with a
 // pause before each so that both workers are back to polling an empty queue.
 func (h *harness) pickup(ctx context.Context, srv *Proc, rep *Report) error {
-	c := newClient()
-	defer c.CloseIdleConnections()
+	c := NewConn(ctx)
+	defer c.Close()
 	var samples []time.Duration
 	for i := range h.cfg.PickupJobs {
 		h.bar.show(fmt.Sprintf("queue idle pickup, job %d of %d", i+1, h.cfg.PickupJobs))

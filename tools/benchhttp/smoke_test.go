@@ -52,7 +52,10 @@ func TestSmoke(t *testing.T) {
 		CaseQueue:     redisErr != nil,
 	}
 	seen := map[string]int{}
+	var serverCPU, clientCPU time.Duration
 	for _, r := range rep.Results {
+		serverCPU += r.ServerCPU
+		clientCPU += r.ClientCPU
 		t.Run(r.Case+"/"+itoa(r.Conns), func(t *testing.T) {
 			seen[r.Case]++
 			if (r.NA != "") != wantNA[r.Case] {
@@ -70,6 +73,11 @@ func TestSmoke(t *testing.T) {
 		if seen[c] != len(cfg.Conns) {
 			t.Errorf("case %q has %d rows, want %d", c, seen[c], len(cfg.Conns))
 		}
+	}
+	// Per row, a short case may take less than one clock tick; over the run, both sides
+	// must have been read.
+	if serverCPU <= 0 || clientCPU <= 0 {
+		t.Errorf("CPU time: servers %s, load generator %s over the run; want both above 0", serverCPU, clientCPU)
 	}
 	if m := rep.Memory; m == nil || m.IdleKB <= 0 || m.FirstKB <= 0 || m.TotalKB <= 0 {
 		t.Errorf("memory readings missing: %+v", m)

@@ -21,6 +21,24 @@ type Result struct {
 	FirstError string
 	Elapsed    time.Duration
 	P50, P99   time.Duration
+	// ServerCPU is the CPU time the case's server processes used while it was measured
+	// (for queue mode: inferd, both workers and redis-server); ClientCPU is the load
+	// generator's own. Both are 0 where they could not be read.
+	ServerCPU, ClientCPU time.Duration
+}
+
+// ServerCPUPerReq is the servers' CPU time per completed request: unlike a rate, it
+// does not depend on how much of the machine the load generator left them.
+func (r Result) ServerCPUPerReq() time.Duration { return perReq(r.ServerCPU, r.Requests) }
+
+// ClientCPUPerReq is the load generator's CPU time per completed request.
+func (r Result) ClientCPUPerReq() time.Duration { return perReq(r.ClientCPU, r.Requests) }
+
+func perReq(d time.Duration, n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return d / time.Duration(n)
 }
 
 // ReqPerSec is completed requests (or jobs) per second of wall time.
