@@ -114,12 +114,13 @@ type Inference struct {
 // (as a *TensorError) or pipeline.ErrExecution.
 func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, error) {
 	route := r.traceRoute(ctx, req.Model, req.Version)
-	v, inst, done, err := r.hold(req.Model, req.Version, ModeInfer, 1)
-	endRoute(route, v, err)
+	h, err := r.hold(req.Model, req.Version, ModeInfer, 1)
+	endRoute(route, h.v, err)
 	if err != nil {
 		return Inference{}, err
 	}
-	defer done()
+	defer h.release()
+	v, inst := h.v, h.inst
 	rows := 1
 	outs, err := inst.infer(ctx, req, &rows)
 	r.settle(req.Model, v, ModeInfer, rows, err)

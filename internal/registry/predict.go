@@ -47,12 +47,13 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 		req.Mode = ModeSync
 	}
 	route := r.traceRoute(ctx, req.Model, req.Version)
-	v, inst, done, err := r.hold(req.Model, req.Version, req.Mode, len(req.Items))
-	endRoute(route, v, err)
+	h, err := r.hold(req.Model, req.Version, req.Mode, len(req.Items))
+	endRoute(route, h.v, err)
 	if err != nil {
 		return Prediction{}, err
 	}
-	defer done()
+	defer h.release()
+	v, inst := h.v, h.inst
 	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
 	results, err := inst.run(ctx, req.Items, observe)
 	r.settle(req.Model, v, req.Mode, len(req.Items), err)
@@ -64,11 +65,12 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 
 // hold routes model and ver to a servable version and holds its current instance for
 // one request, counted in flight under the read lock so that a swap cannot miss it;
-// done gives the instance back and records the request's latency. A request that
+// release gives the instance back and records the request's latency. A request that
 // finds the version unservable is counted unavailable.
-func (r *Registry) hold(model, ver string, mode Mode, n int) (v *version, inst *loaded, done func(), err error) {
+func (r *Registry) hold(model, ver string, mode Mode, n int) (held, error) {
 	r.mu.RLock()
-	v, err = r.lookupLocked(model, ver)
+	v, err := r.lookupLocked(model, ver)
+	var inst *loaded
 	if err == nil {
 		if err = v.servable(); err == nil {
 			inst = v.cur
@@ -80,14 +82,23 @@ func (r *Registry) hold(model, ver string, mode Mode, n int) (v *version, inst *
 		if v != nil {
 			r.obs.Predicted(model, v.version, mode, OutcomeUnavailable, n)
 		}
-		return nil, nil, nil, err
+		return held{}, err
 	}
-	start := time.Now()
 	v.obs.Begin()
-	return v, inst, func() {
-		v.obs.End(time.Since(start))
-		inst.inflight.Done()
-	}, nil
+	return held{v: v, inst: inst, start: time.Now()}, nil
+}
+
+// held is a version's instance held for one request: a value rather than a closure,
+// so that holding allocates nothing on the hot path.
+type held struct {
+	v     *version
+	inst  *loaded
+	start time.Time
+}
+
+func (h held) release() {
+	h.v.obs.End(time.Since(h.start))
+	h.inst.inflight.Done()
 }
 
 // settle counts the outcome of a held request of n items, and logs a panic of the
@@ -101,6 +112,9 @@ func (r *Registry) settle(model string, v *version, mode Mode, n int, err error)
 		outcome = OutcomeError
 	}
 	r.obs.Predicted(model, v.version, mode, outcome, n)
+	if err == nil {
+		return
+	}
 	if pe := (*pipeline.PanicError)(nil); errors.As(err, &pe) {
 		r.log.Error("pipeline panicked", "model", model, "version", v.version, "mode", string(mode), "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 	}
