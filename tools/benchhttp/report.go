@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -274,6 +275,39 @@ func (r *Report) writeTargets(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.what, t.want, t.got, met)
 	}
 	fmt.Fprintln(w)
+	r.writeCPUBounds(w)
+}
+
+// writeCPUBounds says what the servers' CPU per request implies for the two throughput
+// targets at the most connections, where the machine is saturated: there a rate ratio
+// can only move as far as the CPU per request allows.
+func (r *Report) writeCPUBounds(w io.Writer) {
+	n := slices.Max(append([]int{0}, r.connCounts()...))
+	on, okOn := r.find(CaseDigitsOn, n)
+	off, okOff := r.find(CaseDigitsOff, n)
+	if okOn && okOff && on.ServerCPU > 0 && off.ServerCPU > 0 {
+		fmt.Fprintf(w, "At %d connections the machine is saturated, so a ratio of throughputs follows the\n", n)
+		fmt.Fprintf(w, "CPU each request costs. Digits costs the server %s per request with batching on and\n", cpuDur(on.ServerCPU, on.ServerCPUPerReq()))
+		fmt.Fprintf(w, "%s with it off: batching makes a request %s cheaper, which is about as far as it\n", cpuDur(off.ServerCPU, off.ServerCPUPerReq()), ratio(float64(off.ServerCPUPerReq()), float64(on.ServerCPUPerReq())))
+		fmt.Fprintln(w, "can raise throughput while the runtime, the HTTP path and the load generator share")
+		fmt.Fprintln(w, "these cores.")
+	}
+	echo, okEcho := r.find(CaseEcho, n)
+	base, okBase := r.find(Baseline, n)
+	if okEcho && okBase && echo.ServerCPU > 0 && base.ServerCPU > 0 {
+		fmt.Fprintf(w, "Echo costs inferd %s per request against the baseline's %s (%s).\n",
+			cpuDur(echo.ServerCPU, echo.ServerCPUPerReq()), cpuDur(base.ServerCPU, base.ServerCPUPerReq()), ratio(float64(echo.ServerCPUPerReq()), float64(base.ServerCPUPerReq())))
+	}
+	fmt.Fprintln(w)
+}
+
+// connCounts are the connection counts of the results.
+func (r *Report) connCounts() []int {
+	var ns []int
+	for _, x := range r.Results {
+		ns = append(ns, x.Conns)
+	}
+	return ns
 }
 
 func ratio(a, b float64) string {

@@ -82,6 +82,7 @@ func TestWriteMarkdown(t *testing.T) {
 		"| digits, 64 connections, batching on vs off, items/s | >= 3x | n/a | n/a |",
 		"| queue mode, idle pickup p50 | <= 25 ms | 12.00 ms | yes |",
 		"| RSS growth from the first to the last echo count | <= 10% | +6.7% | yes |",
+		"Echo costs inferd 22.0 us per request against the baseline's 17.5 us (1.26x).",
 		"![throughput against p99 latency](benchmarks.svg)",
 	} {
 		t.Run(want, func(t *testing.T) {
@@ -151,6 +152,36 @@ func TestTicks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.got != tt.want {
 				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCPUBounds: the digits sentence compares server CPU per request off and on at the
+// most connections, and is left out where CPU was not measured.
+func TestCPUBounds(t *testing.T) {
+	row := func(name string, conns, reqs int, cpu time.Duration) Result {
+		return Result{Case: name, Conns: conns, Requests: reqs, Items: reqs, Elapsed: time.Second, ServerCPU: cpu}
+	}
+	tests := []struct {
+		name    string
+		results []Result
+		want    string // "" : no digits sentence
+	}{
+		{"on and off measured", []Result{
+			row(CaseDigitsOn, 16, 1000, 150*time.Millisecond),
+			row(CaseDigitsOn, 64, 10000, 1230*time.Millisecond),
+			row(CaseDigitsOff, 64, 5000, 1410*time.Millisecond),
+		}, "Digits costs the server 123 us per request with batching on and\n282 us with it off: batching makes a request 2.29x cheaper"},
+		{"no CPU figures", []Result{row(CaseDigitsOn, 64, 10000, 0), row(CaseDigitsOff, 64, 5000, 0)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			(&Report{Results: tt.results}).writeCPUBounds(&b)
+			got := b.String()
+			if tt.want == "" && strings.Contains(got, "Digits") || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("got:\n%s\nwant it to hold:\n%s", got, tt.want)
 			}
 		})
 	}
