@@ -26,16 +26,23 @@ func TestLoadCountsOpsLongerThanTheRun(t *testing.T) {
 			return 0, ctx.Err()
 		}
 	}
-	l := &Load{Conns: 4, Op: op, Samples: true, For: 10 * time.Millisecond}
+	const run = 200 * time.Millisecond // long enough for a late goroutine to start its op
+	l := &Load{Conns: 4, Op: op, Samples: true, For: run}
 	done := make(chan Result)
 	go func() { done <- l.Run(context.Background(), func(int64) bool { return false }) }()
-	time.Sleep(50 * time.Millisecond) // well past For: no connection may start a second op
+	// Released once every op has started (each timed from before its start) and the
+	// run is over: no connection may start a second op, and every op outlasts the run
+	// however late the machine ran its goroutine.
+	for started.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(run + 50*time.Millisecond)
 	close(release)
 	r := <-done
 	if r.Requests != 4 || r.Items != 12 || r.Errors != 0 || started.Load() != 4 {
 		t.Errorf("%d requests, %d items, %d errors, %d ops started; want 4, 12, 0, 4", r.Requests, r.Items, r.Errors, started.Load())
 	}
-	if r.P50 < 40*time.Millisecond || r.Elapsed < r.P50 || r.ReqPerSec() <= 0 {
+	if r.P50 < run || r.Elapsed < r.P50 || r.ReqPerSec() <= 0 {
 		t.Errorf("p50 %s, elapsed %s, %.1f req/s: the ops' whole time must count", r.P50, r.Elapsed, r.ReqPerSec())
 	}
 }
