@@ -135,8 +135,15 @@ func TestCompose(t *testing.T) {
 				t.Errorf("QUEUE_URL %q: want redis://redis:6379/<db>, the service redis", setting("QUEUE_URL"))
 			}
 
-			// Keys: API_KEYS_FILE is a secret of the service, and inferd accepts its file.
+			// Keys: API_KEYS_FILE is a secret of a server, and inferd accepts its file; a
+			// worker, which serves no API, is given neither.
 			file := setting("API_KEYS_FILE")
+			if slices.Contains(workers, name) {
+				if file != "" || len(s.Secrets) > 0 {
+					t.Errorf("API_KEYS_FILE=%q, secrets %v: a worker serves no API and needs no keys", file, s.Secrets)
+				}
+				return
+			}
 			secret, ok := strings.CutPrefix(file, "/run/secrets/")
 			if !ok || !slices.ContainsFunc(s.Secrets, func(r struct {
 				Source string `json:"source"`

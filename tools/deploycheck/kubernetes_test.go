@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,9 +151,10 @@ func TestKubernetesManifests(t *testing.T) {
 
 	for _, tt := range []struct {
 		deployment, command, portVar string
+		keys                         bool // serves the API, so it holds the API keys
 	}{
-		{"inferd", "", "PORT"},
-		{"inferd-worker", "inferd-worker", "WORKER_PORT"},
+		{"inferd", "", "PORT", true},
+		{"inferd-worker", "inferd-worker", "WORKER_PORT", false},
 	} {
 		t.Run(tt.deployment, func(t *testing.T) {
 			d := m.deployment(t, tt.deployment)
@@ -234,14 +236,26 @@ func TestKubernetesManifests(t *testing.T) {
 				}
 			}
 
-			// The keys come from a Secret through API_KEYS_FILE, never inline.
+			// The keys come from a Secret through API_KEYS_FILE, never inline; a worker,
+			// which serves no API, is given neither.
 			if _, inline := env["API_KEYS"]; inline {
 				t.Error("API_KEYS is set inline: take the keys from a Secret through API_KEYS_FILE")
 			}
-			if file := env["API_KEYS_FILE"]; file == "" {
+			switch file := env["API_KEYS_FILE"]; {
+			case !tt.keys && file != "":
+				t.Errorf("API_KEYS_FILE=%s: a worker serves no API and needs no keys", file)
+			case !tt.keys:
+				for _, v := range pod.Volumes {
+					if v.Secret != nil && v.Secret.SecretName == "inferd-api-keys" {
+						t.Errorf("volume %s: a worker is given the API keys' Secret it does not use", v.Name)
+					}
+				}
+			case file == "":
 				t.Error("API_KEYS_FILE is not set")
-			} else if err := fromSecret(pod, c, file); err != nil {
-				t.Errorf("API_KEYS_FILE=%s: %v", file, err)
+			default:
+				if err := fromSecret(pod, c, file); err != nil {
+					t.Errorf("API_KEYS_FILE=%s: %v", file, err)
+				}
 			}
 
 			// Every mount has its volume; a ConfigMap volume names a ConfigMap of these
@@ -348,8 +362,15 @@ func TestKubernetesManifests(t *testing.T) {
 		if mounted == 0 {
 			t.Fatal("the server mounts no routing.yaml from a ConfigMap")
 		}
-		if !reflect.DeepEqual(c.VolumeMounts, worker.Spec.Template.Spec.Containers[0].VolumeMounts) {
-			t.Error("the worker's volume mounts differ from the server's: both must read the same model repository")
+		// The keys are the server's alone; what lies in the model repository must match.
+		inRepo := func(mounts []corev1.VolumeMount) []corev1.VolumeMount {
+			return slices.DeleteFunc(slices.Clone(mounts), func(vm corev1.VolumeMount) bool {
+				rel, err := filepath.Rel(modelsDir, vm.MountPath)
+				return err != nil || strings.HasPrefix(rel, "..")
+			})
+		}
+		if !reflect.DeepEqual(inRepo(c.VolumeMounts), inRepo(worker.Spec.Template.Spec.Containers[0].VolumeMounts)) {
+			t.Error("the worker's mounts into MODELS_DIR differ from the server's: both must read the same model repository")
 		}
 		src := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{onnx.NewBackend(onnx.New(onnx.Options{})), echo.Backend{}}})
 		specs, err := src.Models(context.Background())
