@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 )
@@ -73,9 +72,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		if b, ok := r.find(Baseline, x.Conns); ok && x.Case != Baseline {
 			thr = ratio(x.ReqPerSec(), b.ReqPerSec())
 			lat = ratio(float64(x.P50), float64(b.P50))
-			if x.ServerCPU > 0 && b.ServerCPU > 0 {
-				cpu = ratio(float64(x.ServerCPUPerReq()), float64(b.ServerCPUPerReq()))
-			}
+			cpu = cpuRatio(x, b)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
 			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat,
@@ -181,6 +178,10 @@ type target struct {
 	ok              *bool
 }
 
+// manyConns is the connection count of the targets asked at many connections, where
+// two cores are saturated.
+const manyConns = 64
+
 func (r *Report) targets() []target {
 	var ts []target
 	check := func(what, want string, f func() (string, bool, bool)) {
@@ -191,9 +192,9 @@ func (r *Report) targets() []target {
 		}
 		ts = append(ts, t)
 	}
-	check("echo /predict, 64 connections, req/s vs baseline", ">= 0.85x", func() (string, bool, bool) {
-		e, ok1 := r.find(CaseEcho, 64)
-		b, ok2 := r.find(Baseline, 64)
+	check(fmt.Sprintf("echo /predict, %d connections, req/s vs baseline", manyConns), ">= 0.85x", func() (string, bool, bool) {
+		e, ok1 := r.find(CaseEcho, manyConns)
+		b, ok2 := r.find(Baseline, manyConns)
 		if !ok1 || !ok2 {
 			return "", false, false
 		}
@@ -209,9 +210,9 @@ func (r *Report) targets() []target {
 		x := float64(e.P50) / float64(b.P50)
 		return fmt.Sprintf("%.2fx", x), x <= 1.2, true
 	})
-	check("digits, 64 connections, batching on vs off, items/s", ">= 3x", func() (string, bool, bool) {
-		on, ok1 := r.find(CaseDigitsOn, 64)
-		off, ok2 := r.find(CaseDigitsOff, 64)
+	check(fmt.Sprintf("digits, %d connections, batching on vs off, items/s", manyConns), ">= 3x", func() (string, bool, bool) {
+		on, ok1 := r.find(CaseDigitsOn, manyConns)
+		off, ok2 := r.find(CaseDigitsOff, manyConns)
 		if !ok1 || !ok2 {
 			return "", false, false
 		}
@@ -279,35 +280,33 @@ func (r *Report) writeTargets(w io.Writer) {
 }
 
 // writeCPUBounds says what the servers' CPU per request implies for the two throughput
-// targets at the most connections, where the machine is saturated: there a rate ratio
-// can only move as far as the CPU per request allows.
+// targets at manyConns, where the machine is saturated: there a rate ratio can only
+// move as far as the CPU per request allows.
 func (r *Report) writeCPUBounds(w io.Writer) {
-	n := slices.Max(append([]int{0}, r.connCounts()...))
-	on, okOn := r.find(CaseDigitsOn, n)
-	off, okOff := r.find(CaseDigitsOff, n)
-	if okOn && okOff && on.ServerCPU > 0 && off.ServerCPU > 0 {
-		fmt.Fprintf(w, "At %d connections the machine is saturated, so a ratio of throughputs follows the\n", n)
+	on, okOn := r.find(CaseDigitsOn, manyConns)
+	off, okOff := r.find(CaseDigitsOff, manyConns)
+	if cheaper := cpuRatio(off, on); okOn && okOff && cheaper != "" {
+		fmt.Fprintf(w, "At %d connections the machine is saturated, so a ratio of throughputs follows the\n", manyConns)
 		fmt.Fprintf(w, "CPU each request costs. Digits costs the server %s per request with batching on and\n", cpuDur(on.ServerCPU, on.ServerCPUPerReq()))
-		fmt.Fprintf(w, "%s with it off: batching makes a request %s cheaper, which is about as far as it\n", cpuDur(off.ServerCPU, off.ServerCPUPerReq()), ratio(float64(off.ServerCPUPerReq()), float64(on.ServerCPUPerReq())))
+		fmt.Fprintf(w, "%s with it off: batching makes a request %s cheaper, which is about as far as it\n", cpuDur(off.ServerCPU, off.ServerCPUPerReq()), cheaper)
 		fmt.Fprintln(w, "can raise throughput while the runtime, the HTTP path and the load generator share")
 		fmt.Fprintln(w, "these cores.")
 	}
-	echo, okEcho := r.find(CaseEcho, n)
-	base, okBase := r.find(Baseline, n)
-	if okEcho && okBase && echo.ServerCPU > 0 && base.ServerCPU > 0 {
+	echo, okEcho := r.find(CaseEcho, manyConns)
+	base, okBase := r.find(Baseline, manyConns)
+	if costlier := cpuRatio(echo, base); okEcho && okBase && costlier != "" {
 		fmt.Fprintf(w, "Echo costs inferd %s per request against the baseline's %s (%s).\n",
-			cpuDur(echo.ServerCPU, echo.ServerCPUPerReq()), cpuDur(base.ServerCPU, base.ServerCPUPerReq()), ratio(float64(echo.ServerCPUPerReq()), float64(base.ServerCPUPerReq())))
+			cpuDur(echo.ServerCPU, echo.ServerCPUPerReq()), cpuDur(base.ServerCPU, base.ServerCPUPerReq()), costlier)
 	}
 	fmt.Fprintln(w)
 }
 
-// connCounts are the connection counts of the results.
-func (r *Report) connCounts() []int {
-	var ns []int
-	for _, x := range r.Results {
-		ns = append(ns, x.Conns)
+// cpuRatio is a's server CPU per request over b's; empty unless both were measured.
+func cpuRatio(a, b Result) string {
+	if a.ServerCPU <= 0 || b.ServerCPU <= 0 {
+		return ""
 	}
-	return ns
+	return ratio(float64(a.ServerCPUPerReq()), float64(b.ServerCPUPerReq()))
 }
 
 func ratio(a, b float64) string {

@@ -157,20 +157,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		name    string
 		na      string
 		op      func() Op
-		servers func() []*Proc // whose CPU time the case uses
+		servers []*Proc // whose CPU time the case uses
 	}
-	one := func(p **Proc) func() []*Proc { return func() []*Proc { return []*Proc{*p} } }
 	cases := []kase{
-		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, one(&base)},
-		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, one(&srv)},
-		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, one(&srv)},
-		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, one(&srv)},
-		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, one(&noBatch)},
-		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, one(&srv)},
-		{CaseAsync, "", func() Op { return jobOp(srv.URL) }, one(&srv)},
-		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, func() []*Proc { return queueProcs }},
-		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }, one(&srv)},
-		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }, one(&srv)},
+		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, []*Proc{base}},
+		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, []*Proc{srv}},
+		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, []*Proc{srv}},
+		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, []*Proc{srv}},
+		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, []*Proc{noBatch}},
+		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, []*Proc{srv}},
+		{CaseAsync, "", func() Op { return jobOp(srv.URL) }, []*Proc{srv}},
+		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, queueProcs},
+		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }, []*Proc{srv}},
+		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }, []*Proc{srv}},
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)
@@ -193,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				r := Result{Case: c.name, Conns: n, NA: c.na}
 				if c.na == "" {
-					r = h.drive(ctx, c.name, n, c.op(), c.servers())
+					r = h.drive(ctx, c.name, n, c.op(), c.servers)
 				} else {
 					h.bar.step()
 				}
@@ -234,13 +233,18 @@ func (h *harness) drive(ctx context.Context, name string, conns int, op Op, serv
 	}
 	l := &Load{Conns: conns, Op: op, Samples: true, For: h.cfg.Duration}
 	h.bar.watch(label, &l.Done, h.cfg.Duration)
-	server0, serverOK := cpuOf(servers)
-	client0, clientOK := cpuOf(nil)
+	serverPids := make([]int, len(servers))
+	for i, p := range servers {
+		serverPids[i] = p.Pid()
+	}
+	self := []int{os.Getpid()}
+	server0, serverOK := cpuOf(serverPids)
+	client0, clientOK := cpuOf(self)
 	r := l.Run(ctx, func(int64) bool { return false })
-	if server1, ok := cpuOf(servers); ok && serverOK {
+	if server1, ok := cpuOf(serverPids); ok && serverOK {
 		r.ServerCPU = server1 - server0
 	}
-	if client1, ok := cpuOf(nil); ok && clientOK {
+	if client1, ok := cpuOf(self); ok && clientOK {
 		r.ClientCPU = client1 - client0
 	}
 	h.bar.step()
@@ -248,17 +252,9 @@ func (h *harness) drive(ctx context.Context, name string, conns int, op Op, serv
 	return r
 }
 
-// cpuOf is the CPU time the processes have used, together; nil means this one, the
-// load generator. It is not ok when one cannot be read: the column is then empty
-// rather than wrong.
-func cpuOf(procs []*Proc) (time.Duration, bool) {
-	pids := []int{os.Getpid()}
-	if procs != nil {
-		pids = pids[:0]
-		for _, p := range procs {
-			pids = append(pids, p.Pid())
-		}
-	}
+// cpuOf is the CPU time the processes have used, together. It is not ok when one
+// cannot be read: the column is then empty rather than wrong.
+func cpuOf(pids []int) (time.Duration, bool) {
 	var sum time.Duration
 	for _, pid := range pids {
 		d, err := CPUTime(pid)
