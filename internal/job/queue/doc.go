@@ -19,11 +19,13 @@
 // tuned away from three asynq defaults that do not fit an API whose clients poll:
 //
 //   - Pickup: an idle asynq server polls every TaskCheckInterval, sleeping between
-//     0.5 and 1.5 times it, and nothing cuts the sleep short. A Runner announces each
-//     task it queues on a pub/sub channel, and a Worker holds its empty polls (a hook on
-//     its Redis client, see waker) until an announcement or WorkerOptions.PollInterval
-//     (50 ms), so an idle worker starts an announced job a round trip after it was
-//     queued, and any other (a retry, a lost announcement) within the interval.
+//     0.5 and 1.5 times it, and nothing cuts the sleep short. A Runner announces on a
+//     pub/sub channel each task that finds the queue empty (a busy queue needs no
+//     announcement: no worker holds while tasks wait, see submitScript), and a Worker
+//     holds its empty polls (a hook on its Redis client, see waker) until an
+//     announcement or WorkerOptions.PollInterval (50 ms), so an idle worker starts an
+//     announced job a round trip after it was queued, and any other (a retry, a lost
+//     announcement) within the interval.
 //   - Crash recovery: asynq v0.26.0 holds a task under a 30 s lease that the worker's
 //     heartbeat extends every 5 s, and its recoverer, every minute, retries tasks whose
 //     lease ended more than 30 s ago: 60 to 120 s after a SIGKILL, plus the retry delay.

@@ -84,13 +84,19 @@ func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte
 // cap); then what asynq's enqueue script writes (KEYS[4] with the task's message
 // ARGV[9] and the time ARGV[10] in unix ns, and its id ARGV[6] pushed on the pending
 // list KEYS[5]), lists the queue ARGV[11] in KEYS[6] as asynq's client does once per
-// process, and announces the task on the channel ARGV[12]. It returns 1 when it wrote.
+// process, and announces the task on the channel ARGV[12] when the list was empty. It
+// returns 1 when it wrote.
+//
+// Only a task that finds the list empty is announced: a worker holds its dequeue only
+// after finding the list empty, so the push that made it non-empty since was announced
+// and woke it, and a worker dequeues again at once after each task it takes, until the
+// list is empty. Announcing every task cost each worker a message per job under load,
+// when none holds.
 var submitScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
 ` + redisstore.CreateLua + `
 redis.call('HSET', KEYS[4], 'msg', ARGV[9], 'state', 'pending', 'pending_since', ARGV[10])
-redis.call('LPUSH', KEYS[5], ARGV[6])
 redis.call('SADD', KEYS[6], ARGV[11])
-redis.call('PUBLISH', ARGV[12], ARGV[6])
+if redis.call('LPUSH', KEYS[5], ARGV[6]) == 1 then redis.call('PUBLISH', ARGV[12], ARGV[6]) end
 return 1
 `)

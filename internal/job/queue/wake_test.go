@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,4 +74,43 @@ func TestWakeUpMissedAnnouncement(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
+}
+
+// TestWakeUpBurst: only a task that finds the queue empty is announced, and that is
+// enough. With no worker, five submissions make one announcement; then two idle
+// workers that poll once a minute take a burst of 40 jobs, 39 of them unannounced,
+// without waiting for a poll, since a worker dequeues again at once after every task
+// it takes.
+func TestWakeUpBurst(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ps := e.rc.Subscribe(ctx, wakeChannel(e.tasks.Queue))
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
+		t.Fatal(err)
+	}
+	for range 5 {
+		e.submit(t, false, `1`)
+	}
+	if _, err := ps.ReceiveMessage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ps.ReceiveTimeout(ctx, 300*time.Millisecond); err == nil {
+		t.Fatalf("a second announcement for a queue that was not empty: %+v", m)
+	}
+
+	opts := WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute}
+	for range 2 {
+		e.startWorker(t, &echo{}, opts)
+	}
+	time.Sleep(300 * time.Millisecond) // the five are taken, and both workers hold
+	ids := make([]string, 40)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() { ids[i] = e.submit(t, false, `1`).ID })
+	}
+	wg.Wait()
+	for _, id := range ids {
+		e.waitStatus(t, id, job.StatusSucceeded, 10*time.Second)
+	}
 }
