@@ -86,7 +86,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 		reg.Load(context.Background())
 	}
 	waiters := &job.Waiters{}
-	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: waiters.Wake})
+	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: waiters.Finish})
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)

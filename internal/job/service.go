@@ -141,7 +141,8 @@ const MaxWait = 30 * time.Second
 // Wait returns a job's record once it is final, or as it is when d passes, ctx ends
 // (the client went away) or the waits are closed (shutdown). It re-reads the record
 // after registering the wait, so a job that finished in between is not missed, and
-// again on every wake. When the waits are full it answers at once, as Get.
+// again on every wake that did not bring the final record. When the waits are full it
+// answers at once, as Get.
 func (s *Service) Wait(ctx context.Context, id string, d time.Duration) (Record, error) {
 	if d <= 0 || s.Waiters == nil {
 		return s.Get(ctx, id)
@@ -162,6 +163,9 @@ func (s *Service) Wait(ctx context.Context, id string, d time.Duration) (Record,
 		}
 		select {
 		case <-wt.woken:
+			if f := s.Waiters.finalOf(wt); f != nil {
+				return *f, nil
+			}
 		case <-timer.C:
 			return rec, nil
 		case <-ctx.Done():

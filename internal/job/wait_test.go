@@ -16,7 +16,7 @@ import (
 func waitSetup(t *testing.T, max int) (*job.Service, *job.Waiters) {
 	t.Helper()
 	w := &job.Waiters{Max: max}
-	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Wake})
+	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Finish})
 	create(t, store, job.Record{ID: "job-1", Status: job.StatusRunning, CreatedAt: time.Now()})
 	create(t, store, job.Record{ID: "job-2", Status: job.StatusRunning, CreatedAt: time.Now()})
 	return &job.Service{Store: store, Runner: &fakeRunner{}, Waiters: w}, w
@@ -77,6 +77,22 @@ func TestWait(t *testing.T) {
 					t.Fatal(err)
 				}
 				return 0
+			}},
+		// Finish hands the record, and the wait answers with it without reading the
+		// store (which still says running).
+		{name: "finished with its record", wait: 30 * time.Second, want: job.StatusSucceeded, wantHeld: 1,
+			act: func(_ *testing.T, _ *job.Service, w *job.Waiters, _ context.CancelFunc) time.Duration {
+				w.Finish(job.Record{ID: "job-1", Status: job.StatusSucceeded})
+				return 0
+			}},
+		// A wake by id alone (a record too large to publish, an older worker) re-reads:
+		// while the job runs the wait goes on.
+		{name: "woken by id", wait: 30 * time.Second, want: job.StatusFailed, wantHeld: 1,
+			act: func(t *testing.T, s *job.Service, w *job.Waiters, _ context.CancelFunc) time.Duration {
+				w.Wake("job-1")
+				time.Sleep(time.Second)
+				finish(t, s, "job-1", job.StatusFailed)
+				return time.Second
 			}},
 		{name: "another job finishing does not end it", wait: 5 * time.Second, want: job.StatusRunning, wantHeld: 1,
 			act: func(t *testing.T, s *job.Service, w *job.Waiters, _ context.CancelFunc) time.Duration {

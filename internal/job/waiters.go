@@ -8,10 +8,11 @@ import (
 const DefaultMaxWaiters = 10000
 
 // Waiters wakes the requests that wait for jobs to finish (a long poll). Whoever learns
-// that a job's record became final calls Wake with its id: the store that wrote it in
-// this process, or the subscription to the finished-jobs channel in queue mode. A woken
-// waiter re-reads the record, so a wake that was not for a final record costs one read.
-// The zero value is ready to use.
+// that a job's record became final calls Finish with the record, or Wake with its id
+// when it has only that: the store that wrote it in this process, or the subscription
+// to the finished-jobs channels in queue mode. A wait finished with its record answers
+// with it; one woken by id re-reads the record, so a wake that was not for a final
+// record costs one read. The zero value is ready to use.
 type Waiters struct {
 	// Max bounds the waits held at once; a wait beyond it answers at once. 0 means
 	// DefaultMaxWaiters.
@@ -25,8 +26,12 @@ type Waiters struct {
 }
 
 // waiter is one wait; woken holds at most one wake, since a woken waiter re-reads the
-// record whatever number of wakes it missed.
-type waiter struct{ woken chan struct{} }
+// record whatever number of wakes it missed, unless it was handed the final record
+// (final, guarded by the Waiters' mu).
+type waiter struct {
+	woken chan struct{}
+	final *Record
+}
 
 // add registers a wait for id. ok is false when the wait must answer at once: too many
 // waits, or Close was called.
@@ -76,6 +81,24 @@ func (w *Waiters) Wake(id string) {
 	for wt := range w.byID[id] {
 		wt.wake()
 	}
+}
+
+// Finish ends the waits for rec's job with rec, which must be final: they answer with
+// it and read nothing.
+func (w *Waiters) Finish(rec Record) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for wt := range w.byID[rec.ID] {
+		wt.final = &rec
+		wt.wake()
+	}
+}
+
+// finalOf returns the record Finish handed wt, or nil.
+func (w *Waiters) finalOf(wt *waiter) *Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return wt.final
 }
 
 // WakeAll wakes every wait, for a caller that may have missed wakes (a subscription

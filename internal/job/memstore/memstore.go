@@ -21,7 +21,7 @@ type Store struct {
 	maxPerOwner int
 	now         func() time.Time
 
-	onFinal func(id string)
+	onFinal func(job.Record)
 
 	mu        sync.Mutex
 	recs      map[string]*job.Record
@@ -44,9 +44,9 @@ type Options struct {
 	// MaxPerOwner caps the records of one owner (job.Record.Owner) that are not final;
 	// Create refuses one more with job.ErrJobLimit. 0 means no cap.
 	MaxPerOwner int
-	// OnFinal, when set, is called with a record's id after every write that makes it
-	// final (outside the store's lock): how job.Waiters learn that a job finished.
-	OnFinal func(id string)
+	// OnFinal, when set, is called with a record after every write that makes it final
+	// (outside the store's lock): how job.Waiters learn that a job finished.
+	OnFinal func(job.Record)
 }
 
 // New returns an empty store.
@@ -153,7 +153,7 @@ func (s *Store) Get(_ context.Context, id string) (job.Record, error) {
 func (s *Store) Update(_ context.Context, id string, fn func(*job.Record) error) (job.Record, error) {
 	next, finished, err := s.update(id, fn)
 	if finished && s.onFinal != nil {
-		s.onFinal(id)
+		s.onFinal(next)
 	}
 	return next, err
 }

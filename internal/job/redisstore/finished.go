@@ -8,16 +8,23 @@ import (
 	"github.com/inferd/inferd/internal/job"
 )
 
-// Finished relays the ids of jobs whose records became final, published by every
-// Store that shares this one's prefix (the workers' included), to w: one subscription
-// per process, however many waits it holds. It returns when ctx ends.
+// Finished relays the jobs whose records became final, published by every Store that
+// shares this one's prefix (the workers' included), to w: one subscription per process,
+// however many waits it holds. It returns when ctx ends.
+//
+// A final record of at most maxPublished bytes comes whole, and its waits answer from
+// it (Waiters.Finish); every final record's id comes too, and wakes its waits to read
+// the record (Waiters.Wake) when they have not had it. Ids alone are what a Store of an
+// earlier version publishes, so a server of this version still hears its workers during
+// a rolling upgrade.
 //
 // go-redis re-subscribes by itself after a lost connection; what was published
 // meanwhile is lost, so on every (re)subscription every wait is woken to re-read its
 // record. A wait also re-reads after it registers, so none sleeps through a job that
 // finished before the subscription was up.
 func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
-	ps := s.rc.Subscribe(ctx, s.channel())
+	records := s.recordsChannel()
+	ps := s.rc.Subscribe(ctx, records, s.channel())
 	defer func() { _ = ps.Close() }()
 	ch := ps.ChannelWithSubscriptions(redis.WithChannelSize(1024))
 	for {
@@ -30,7 +37,11 @@ func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
 			}
 			switch m := m.(type) {
 			case *redis.Message:
-				w.Wake(m.Payload)
+				if m.Channel != records {
+					w.Wake(m.Payload)
+				} else if rec, err := decode("published", []byte(m.Payload)); err == nil && rec.Status.Final() {
+					w.Finish(rec)
+				} // one unreadable is still woken by its id, which follows it
 			case *redis.Subscription:
 				if m.Kind == "subscribe" {
 					w.WakeAll()

@@ -257,10 +257,10 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		}
 		// The expiry counts from when the job finished, or from its creation (MaxAge)
 		// while it has not: later writes keep it.
-		ttl, channel := "keep", ""
+		ttl, channel, records := "keep", "", ""
 		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
-			channel = s.channel()
+			channel, records = s.channel(), s.recordsChannel()
 		}
 		sum := sha1.Sum(cur)
 		keys := []string{key}
@@ -269,7 +269,7 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			// cap, since the worker that finishes a job has none of its own.
 			keys = append(keys, s.ownerKey(rec.Owner))
 		}
-		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id).Int()
+		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -295,9 +295,12 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 // compareAndSet writes ARGV[2] to KEYS[1] if the stored value's SHA-1 is ARGV[1]. ARGV[3]
 // is the expiry: "" none, "keep" the current one, or milliseconds. When KEYS[2] is
 // given, it removes the id ARGV[5] from that owner's set. When ARGV[4] is not "" it
-// publishes ARGV[5] (the job id) there after writing: in the same script, so no
-// subscriber hears of a final record before it can read it. It returns 1 when it wrote,
-// 0 when the value was another, -1 when there was none.
+// publishes, after writing (in the same script, so no subscriber hears of a final
+// record before it can read it), the record itself on ARGV[6] if it is at most ARGV[7]
+// bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so that a server
+// subscribed to both answers its long polls from it, and the id for servers of earlier
+// versions, which hear only ids. It returns 1 when it wrote, 0 when the value was
+// another, -1 when there was none.
 var compareAndSet = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -311,6 +314,7 @@ else
 end
 if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[5]) end
 if ARGV[4] ~= '' then
+  if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call('PUBLISH', ARGV[6], ARGV[2]) end
   redis.call('PUBLISH', ARGV[4], ARGV[5])
 end
 return 1
@@ -324,9 +328,22 @@ func (s *Store) ownerKey(owner string) string { return s.ownerPrefix + owner }
 // channel per prefix, so servers and workers that share records share it too.
 func (s *Store) channel() string { return s.prefix + finishedChannel }
 
-// finishedChannel ends the name of the finished-jobs channel. A channel is not a key,
-// so it cannot collide with a job's record.
-const finishedChannel = "finished"
+// recordsChannel is where the final records themselves are published, beside
+// channel.
+func (s *Store) recordsChannel() string { return s.prefix + finalChannel }
+
+// finishedChannel and finalChannel end the names of the finished-jobs channels. A
+// channel is not a key, so neither can collide with a job's record.
+const (
+	finishedChannel = "finished"
+	finalChannel    = "final"
+)
+
+// maxPublished bounds the final records published whole: a long poll answers from the
+// record it hears of rather than reading it again, which saves a round trip per job,
+// but every server hears every record, so a large result (an echo of a 1 MB tensor) is
+// published as its id only and read by the one server that waits for it.
+const maxPublished = 64 << 10
 
 // errCorrupt marks a record that is in Redis but cannot be read back.
 var errCorrupt = errors.New("corrupt job record")
