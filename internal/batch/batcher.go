@@ -54,8 +54,9 @@ type Batcher struct {
 	// back soon with their next request, which is what gathering waits for.
 	lastDone int
 	closed   bool
-	wake     chan struct{} // capacity 1: something was queued, or Close was called
+	wake     chan struct{} // capacity 1: something was queued, a slot freed, or Close was called
 	done     chan struct{} // closed when the loop has stopped
+	calls    sync.WaitGroup
 }
 
 // request is one caller's items on their way through calls.
@@ -88,6 +89,13 @@ func New(fn Func, opts Options) *Batcher {
 // Do runs items through fn, possibly in one call with other callers' items, and returns
 // exactly their results in their order. When ctx ends before the results are ready it
 // returns at once, and items not yet dispatched are never run.
+//
+// A request that finds the model idle (no call running, nothing queued) and fits in one
+// call runs that call itself, on its caller's goroutine, as if there were no batcher:
+// handing it to the loop and back costs two goroutine switches, which on a busy machine
+// cost more than a small model call, and it would wait for no one anyway. Its caller
+// then returns when the call ends, whatever ctx does, as without batching; requests
+// that arrive meanwhile queue for the loop as usual.
 func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 	if len(items) == 0 {
 		return b.fn(ctx, items)
@@ -99,8 +107,18 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 		return nil, ErrClosed
 	}
 	req.busy = b.running > 0
+	lone := b.running == 0 && b.items == 0 && (b.opts.MaxSize <= 0 || len(items) <= b.opts.MaxSize)
 	b.queue = append(b.queue, req)
 	b.items += len(items)
+	if lone {
+		segs := b.takeLocked()
+		b.running++
+		b.calls.Add(1)
+		b.mu.Unlock()
+		defer b.calls.Done()
+		b.call(segs)
+		return req.out, req.err
+	}
 	b.mu.Unlock()
 	b.signal()
 
@@ -138,20 +156,21 @@ func (b *Batcher) signal() {
 	}
 }
 
-// loop dispatches calls, at most MaxCalls at a time. It dispatches at once when the
-// model was idle, so a lone request never waits for company; requests that queue up
-// while a call runs form the next one, which may wait up to MaxQueueDelay for more
-// while it is not full.
+// loop dispatches the calls of queued requests, at most MaxCalls at a time counting the
+// calls lone requests run themselves (see Do). It dispatches at once when the model was
+// idle, so a lone request never waits for company; requests that queue up while a call
+// runs form the next one, which may wait up to MaxQueueDelay for more while it is not
+// full.
 func (b *Batcher) loop() {
 	defer close(b.done)
-	slots := make(chan struct{}, max(b.opts.MaxCalls, 1))
-	var calls sync.WaitGroup
-	defer calls.Wait()
+	defer b.calls.Wait()
+	maxCalls := max(b.opts.MaxCalls, 1)
+	b.mu.Lock()
 	for {
-		slots <- struct{}{}
-		b.mu.Lock()
-		for b.items == 0 && !b.closed {
-			b.queue = b.queue[:0] // only requests that left remain
+		for (b.items == 0 && !b.closed) || (b.items > 0 && b.running >= maxCalls) {
+			if b.items == 0 {
+				b.queue = b.queue[:0] // only requests that left remain
+			}
 			b.mu.Unlock()
 			<-b.wake
 			// Callers a finished call just woke may be runnable on this P behind us;
@@ -166,14 +185,17 @@ func (b *Batcher) loop() {
 		}
 		b.gatherLocked()
 		segs := b.takeLocked()
+		if len(segs) == 0 {
+			continue // every request gathered left
+		}
 		b.running++
+		b.calls.Add(1)
 		b.mu.Unlock()
-		calls.Add(1)
 		go func() {
-			defer calls.Done()
+			defer b.calls.Done()
 			b.call(segs)
-			<-slots
 		}()
+		b.mu.Lock()
 	}
 }
 
@@ -287,6 +309,9 @@ func (b *Batcher) call(segs []segment) {
 	// request as soon as it has them finds the model idle.
 	b.running--
 	b.lastDone = len(items)
+	if b.items > 0 {
+		b.signal() // the loop may be waiting for this slot
+	}
 	off := 0
 	for _, s := range segs {
 		r := s.req

@@ -1,9 +1,11 @@
 package batch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -246,6 +248,59 @@ func TestLoneRequestDoesNotWait(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestLoneRequestRunsItsOwnCall: a request that finds the model idle runs the call
+// inside Do, on its caller's goroutine, with no hand-off to the batcher's loop; a caller
+// whose context ends meanwhile gets its results when the call ends, as without
+// batching. A request while that call runs, or one too large for one call, goes
+// through the loop.
+func TestLoneRequestRunsItsOwnCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var inDo []bool // per call: whether Do is on its stack
+		gate := make(chan struct{})
+		b := New(func(_ context.Context, in []any) ([]any, error) {
+			stack := make([]byte, 64<<10)
+			stack = stack[:runtime.Stack(stack, false)]
+			mu.Lock()
+			inDo = append(inDo, bytes.Contains(stack, []byte("batch.(*Batcher).Do(")))
+			first := len(inDo) == 1
+			mu.Unlock()
+			if first {
+				<-gate
+			}
+			return in, nil
+		}, Options{MaxSize: 4})
+		defer b.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		lone := do(ctx, b, items(0, 2))
+		synctest.Wait()
+		queued := do(context.Background(), b, items(1, 1))
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		select {
+		case r := <-lone:
+			t.Fatalf("the caller left its own call: %v, %v", r.out, r.err)
+		default:
+		}
+		close(gate)
+		if r := <-lone; r.err != nil || !slices.Equal(r.out, items(0, 2)) {
+			t.Errorf("the lone caller got %v, %v", r.out, r.err)
+		}
+		if r := <-queued; r.err != nil || !slices.Equal(r.out, items(1, 1)) {
+			t.Errorf("the queued caller got %v, %v", r.out, r.err)
+		}
+		if out, err := b.Do(context.Background(), items(2, 6)); err != nil || !slices.Equal(out, items(2, 6)) {
+			t.Errorf("the large request got %v, %v", out, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []bool{true, false, false, false}; !slices.Equal(inDo, want) {
+			t.Errorf("calls inside Do: %v, want %v (the lone one only)", inDo, want)
+		}
+	})
 }
 
 // TestMaxCalls: with MaxCalls n, requests that arrive while fewer than n calls run get
