@@ -1,8 +1,10 @@
 package redisstore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,13 +122,16 @@ func receive(t *testing.T, got <-chan job.Record) job.Record {
 	}
 }
 
-// TestFinishedWakes: a worker's final write, through another client, wakes a wait held
-// by the server's one subscription; and when that subscription is lost and comes back,
-// every wait re-reads its record, so a finish published while it was away is not
-// missed.
+// TestFinishedWakes: a long poll held by the server's one subscription answers as the
+// job finishes, however it hears of it: a worker's final write through another client
+// (the record whole, or its id alone when the record is large), a record published
+// whole (answered as published: the stored one still says running), an id alone as a
+// worker of an earlier version publishes it (the record is read), or nothing at all
+// while the subscription was lost (when it comes back, every wait reads its record).
 func TestFinishedWakes(t *testing.T) {
 	srv := redistest.Start(t)
-	server := redisstore.New(srv.Client(), redisstore.Options{})
+	rc := srv.Client()
+	server := redisstore.New(rc, redisstore.Options{})
 	worker := redisstore.New(srv.Client(), redisstore.Options{})
 	w := &job.Waiters{}
 	ctx, stop := context.WithCancel(context.Background())
@@ -134,111 +139,70 @@ func TestFinishedWakes(t *testing.T) {
 	go func() { defer close(relayed); server.Finished(ctx, w) }()
 	defer func() { stop(); <-relayed }()
 
-	t.Run("a final write", func(t *testing.T) {
-		rec := newRecord("a")
-		rec.Status = job.StatusRunning
-		if err := server.Create(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		got := startWait(t, server, w, "a")
-		if _, err := worker.Update(ctx, "a", func(r *job.Record) error { r.Status = job.StatusSucceeded; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if rec := receive(t, got); rec.Status != job.StatusSucceeded {
-			t.Fatalf("record %+v", rec)
-		}
-	})
-	t.Run("a large final write", func(t *testing.T) {
-		rec := newRecord("big")
-		rec.Status = job.StatusRunning
-		if err := server.Create(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		got := startWait(t, server, w, "big")
-		if _, err := worker.Update(ctx, "big", func(r *job.Record) error {
-			r.Status, r.Result = job.StatusSucceeded, bigResult
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if rec := receive(t, got); rec.Status != job.StatusSucceeded || len(rec.Result) != len(bigResult) {
-			t.Fatalf("record %s with %d bytes of result", rec.Status, len(rec.Result))
-		}
-	})
-	// The wait answers with the record it hears of and reads nothing more: the stored
-	// one still says running here.
-	t.Run("a published record", func(t *testing.T) {
-		rec := newRecord("c")
-		rec.Status = job.StatusRunning
-		if err := server.Create(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		got := startWait(t, server, w, "c")
-		rec.Status, rec.Result = job.StatusSucceeded, json.RawMessage(`"as published"`)
-		publish(t, srv.Client(), recordsChannel, rec)
-		if rec := receive(t, got); rec.Status != job.StatusSucceeded || string(rec.Result) != `"as published"` {
-			t.Fatalf("record %+v", rec)
-		}
-	})
-	// A worker of an earlier version publishes ids only: the wait reads the record.
-	t.Run("an id alone", func(t *testing.T) {
-		rec := newRecord("d")
-		rec.Status = job.StatusRunning
-		if err := server.Create(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		got := startWait(t, server, w, "d")
-		rec.Status = job.StatusSucceeded
-		rc := srv.Client()
-		b, err := job.EncodeJSON(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := rc.Set(ctx, redisstore.DefaultPrefix+"d", b, 0).Err(); err != nil {
-			t.Fatal(err)
-		}
-		if err := rc.Publish(ctx, finishedChannel, "d").Err(); err != nil {
-			t.Fatal(err)
-		}
-		if rec := receive(t, got); rec.Status != job.StatusSucceeded {
-			t.Fatalf("record %+v", rec)
-		}
-	})
-	t.Run("a lost subscription", func(t *testing.T) {
-		rec := newRecord("b")
-		rec.Status = job.StatusRunning
-		if err := server.Create(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		got := startWait(t, server, w, "b")
-		// The record becomes final with no message, as when the message was published
-		// while the subscription was down; then the subscription drops and comes back.
-		rec.Status = job.StatusSucceeded
-		b, err := job.EncodeJSON(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rc := srv.Client()
-		if err := rc.Set(ctx, redisstore.DefaultPrefix+"b", b, 0).Err(); err != nil {
-			t.Fatal(err)
-		}
-		if err := rc.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
-			t.Fatal(err)
-		}
-		if rec := receive(t, got); rec.Status != job.StatusSucceeded {
-			t.Fatalf("record %+v", rec)
-		}
-	})
+	tests := []struct {
+		name   string
+		result json.RawMessage
+		// finish makes rec, final and holding result, known as the case says.
+		finish func(t *testing.T, rec job.Record)
+	}{
+		{"a final write", json.RawMessage(`1`), func(t *testing.T, rec job.Record) {
+			if _, err := worker.Update(ctx, rec.ID, func(r *job.Record) error { *r = rec; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a large final write", bigResult, func(t *testing.T, rec job.Record) {
+			if _, err := worker.Update(ctx, rec.ID, func(r *job.Record) error { *r = rec; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a published record", json.RawMessage(`"as published"`), func(t *testing.T, rec job.Record) {
+			if err := rc.Publish(ctx, recordsChannel, encode(t, rec)).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"an id alone", json.RawMessage(`2`), func(t *testing.T, rec job.Record) {
+			writeSilently(t, rc, rec)
+			if err := rc.Publish(ctx, finishedChannel, rec.ID).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a lost subscription", json.RawMessage(`3`), func(t *testing.T, rec job.Record) {
+			writeSilently(t, rc, rec)
+			if err := rc.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := newRecord(fmt.Sprint("job-", i))
+			rec.Status = job.StatusRunning
+			if err := server.Create(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			got := startWait(t, server, w, rec.ID)
+			rec.Status, rec.Result = job.StatusSucceeded, tt.result
+			tt.finish(t, rec)
+			if rec := receive(t, got); rec.Status != job.StatusSucceeded || !bytes.Equal(rec.Result, tt.result) {
+				t.Fatalf("record %s with result %.40s", rec.Status, rec.Result)
+			}
+		})
+	}
 }
 
-// publish sends rec on channel as a Store's final write would.
-func publish(t *testing.T, rc *redis.Client, channel string, rec job.Record) {
+func encode(t *testing.T, rec job.Record) []byte {
 	t.Helper()
 	b, err := job.EncodeJSON(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.Publish(context.Background(), channel, b).Err(); err != nil {
+	return b
+}
+
+// writeSilently stores rec with no message, as a write whose message was lost.
+func writeSilently(t *testing.T, rc *redis.Client, rec job.Record) {
+	t.Helper()
+	if err := rc.Set(context.Background(), redisstore.DefaultPrefix+rec.ID, encode(t, rec), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
