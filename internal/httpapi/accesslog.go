@@ -8,13 +8,18 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
+// readinessProbes answer 503 by design while the models load and once the server
+// drains. An orchestrator asks every few seconds, so each such answer at error would
+// be a false alarm in the log, flushed at once.
+var readinessProbes = map[string]bool{"ready": true, "oipServerReady": true}
+
 // logRequest writes the request's line of the access log: at info, or at error for a
-// 5xx. The record is made here rather than by Logger.LogAttrs, which walks the stack
+// 5xx other than a readiness probe's. The record is made here rather than by Logger.LogAttrs, which walks the stack
 // for its caller's position on every call: a cost per request for a source position
 // that is the same on every line.
 func (s *Server) logRequest(r *http.Request, info *reqInfo, op string, status int, end time.Time, d time.Duration) {
 	level := slog.LevelInfo
-	if status >= 500 {
+	if status >= 500 && !readinessProbes[op] {
 		level = slog.LevelError
 	}
 	ctx := r.Context()

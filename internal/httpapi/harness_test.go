@@ -71,7 +71,10 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	for _, m := range mods {
 		m(&s)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := s.opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	prom := prometheus.NewRegistry()
 	m := metrics.New(prom)
 	reg := registry.New(registry.Options{

@@ -139,6 +139,8 @@ func TestBadRequests(t *testing.T) {
 		code, detail                  string
 	}{
 		{"malformed JSON", "/predict", "application/json", `{"model":"echo","data":`, 400, "invalid_request", "body"},
+		{"no body", "/predict", "application/json", ``, 400, "invalid_request", "body: the request has no body; send the JSON object"},
+		{"no batch body", "/predict/batch", "application/json", ``, 400, "invalid_request", "body: the request has no body"},
 		{"not an object", "/predict", "application/json", `[1,2]`, 400, "invalid_request", "body"},
 		{"missing data", "/predict", "application/json", `{"model":"echo"}`, 400, "invalid_request", `"data" is missing`},
 		{"missing model", "/predict", "application/json", `{"data":1}`, 400, "invalid_request", `"model" is missing`},

@@ -72,7 +72,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		BaseRouter:  r,
 		Middlewares: []api.MiddlewareFunc{s.plainJSON, s.tracedValidation(validate), s.limitBody, s.gate},
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeParamError(r, err))
 		},
 	})
 	return s.traced(s.observe(r)), nil

@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
+	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 )
 
@@ -256,6 +257,9 @@ func describeRequestError(err error) string {
 		}
 		return fmt.Sprintf("%s: %s", where, schemaErr.Reason)
 	}
+	if reqErr.RequestBody != nil && errors.Is(reqErr.Err, openapi3filter.ErrInvalidRequired) {
+		return "body: the request has no body; send the JSON object this operation takes (GET /openapi.yaml has its schema)"
+	}
 	msg := reqErr.Reason
 	if reqErr.Err != nil {
 		msg = firstLine(reqErr.Err.Error())
@@ -264,6 +268,33 @@ func describeRequestError(err error) string {
 		return msg
 	}
 	return where + ": " + msg
+}
+
+// describeParamError words a parameter the generated code could not parse (it
+// parses them before the validator runs) as the validator words the ones it refuses:
+// `query parameter "wait": "abc" is not a number`.
+func describeParamError(r *http.Request, err error) string {
+	var format *api.InvalidParamFormatError
+	if !errors.As(err, &format) {
+		return firstLine(err.Error())
+	}
+	in := "path"
+	if r.URL.Query().Has(format.ParamName) {
+		in = "query"
+	}
+	msg := firstLine(format.Err.Error())
+	var num *strconv.NumError
+	if errors.As(format.Err, &num) {
+		kind := "a number"
+		if num.Func != "ParseFloat" {
+			kind = "a whole number"
+		}
+		msg = fmt.Sprintf("%q is not %s", num.Num, kind)
+		if errors.Is(num.Err, strconv.ErrRange) {
+			msg = fmt.Sprintf("%q is out of range", num.Num)
+		}
+	}
+	return fmt.Sprintf("%s parameter %q: %s", in, format.ParamName, msg)
 }
 
 func firstLine(s string) string {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,10 +140,15 @@ func TestJobWait(t *testing.T) {
 	})
 	t.Run("out of range", func(t *testing.T) {
 		id := submit(t, h.c, "/predict/async", `{"model":"echo","data":7}`)
-		for _, w := range []string{"31", "-1", "soon", "1e9", "", "NaN", "Inf"} {
-			resp := h.c.Get("/jobs/"+id+"?wait="+w, keyRead) // wait= empty is no number either
-			if resp.Status != http.StatusBadRequest || resp.Problem(t).Code == "" || resp.Problem(t).Detail == "" {
-				t.Errorf("wait=%s: %d %s", w, resp.Status, resp.Body)
+		for w, detail := range map[string]string{
+			"31": `query parameter "wait"`, "-1": `query parameter "wait": number must be at least 0`,
+			"soon": `query parameter "wait": "soon" is not a number`, "1e9": `query parameter "wait"`,
+			"": `query parameter "wait": "" is not a number`, "1e999": `query parameter "wait": "1e999" is out of range`,
+			"NaN": `query parameter "wait"`, "Inf": `query parameter "wait"`,
+		} {
+			resp := h.c.Get("/jobs/"+id+"?wait="+w, keyRead)
+			if resp.Status != http.StatusBadRequest || resp.Problem(t).Code != "invalid_request" || !strings.Contains(resp.Problem(t).Detail, detail) {
+				t.Errorf("wait=%s: %d %s, want a detail with %s", w, resp.Status, resp.Body, detail)
 			}
 		}
 	})
