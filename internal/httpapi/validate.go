@@ -260,6 +260,9 @@ func describeRequestError(err error) string {
 	if reqErr.RequestBody != nil && errors.Is(reqErr.Err, openapi3filter.ErrInvalidRequired) {
 		return "body: the request has no body; send the JSON object this operation takes (GET /openapi.yaml has its schema)"
 	}
+	if num, ok := notANumber(reqErr.Err); ok && reqErr.Parameter != nil {
+		return where + ": " + num
+	}
 	msg := reqErr.Reason
 	if reqErr.Err != nil {
 		msg = firstLine(reqErr.Err.Error())
@@ -283,18 +286,35 @@ func describeParamError(r *http.Request, err error) string {
 		in = "query"
 	}
 	msg := firstLine(format.Err.Error())
-	var num *strconv.NumError
-	if errors.As(format.Err, &num) {
-		kind := "a number"
-		if num.Func != "ParseFloat" {
-			kind = "a whole number"
-		}
-		msg = fmt.Sprintf("%q is not %s", num.Num, kind)
-		if errors.Is(num.Err, strconv.ErrRange) {
-			msg = fmt.Sprintf("%q is out of range", num.Num)
-		}
+	if num, ok := notANumber(format.Err); ok {
+		msg = num
 	}
 	return fmt.Sprintf("%s parameter %q: %s", in, format.ParamName, msg)
+}
+
+// notANumber words a parameter that is no number, or out of range, if err says so:
+// the generated code's error holds strconv's, kin-openapi's its own ParseError.
+func notANumber(err error) (string, bool) {
+	var value string
+	var whole, outOfRange bool
+	var num *strconv.NumError
+	var parse *openapi3filter.ParseError
+	switch {
+	case errors.As(err, &num):
+		value, whole, outOfRange = num.Num, num.Func != "ParseFloat", errors.Is(num.Err, strconv.ErrRange)
+	case errors.As(err, &parse) && parse.Kind == openapi3filter.KindInvalidFormat && strings.HasPrefix(parse.Reason, "an invalid "):
+		value, _ = parse.Value.(string)
+		whole, outOfRange = parse.Reason == "an invalid integer", errors.Is(parse.Cause, strconv.ErrRange)
+	default:
+		return "", false
+	}
+	switch {
+	case outOfRange:
+		return fmt.Sprintf("%q is out of range", value), true
+	case whole:
+		return fmt.Sprintf("%q is not a whole number", value), true
+	}
+	return fmt.Sprintf("%q is not a number", value), true
 }
 
 func firstLine(s string) string {
