@@ -58,7 +58,9 @@ func (c problemConn) CloseWrite() error {
 // when p is not one.
 func cannedProblem(p []byte) []byte {
 	const proto = "HTTP/1.1 "
-	if !bytes.HasPrefix(p, []byte(proto)) || len(p) < len(proto)+3 {
+	// A handler's answers pass through here too, most of them 2xx: the status's first
+	// digit turns those away before anything is searched.
+	if len(p) < len(proto)+3 || p[len(proto)] < '4' || !bytes.HasPrefix(p, []byte(proto)) {
 		return nil
 	}
 	end := bytes.Index(p, []byte("\r\n"))
