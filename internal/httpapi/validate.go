@@ -273,8 +273,8 @@ func describeRequestError(err error) string {
 	return where + ": " + msg
 }
 
-// describeParamError words a parameter the generated code could not parse (it
-// parses them before the validator runs) as the validator words the ones it refuses:
+// describeParamError words a parameter the validator let pass but the generated
+// code could not parse as the validator words the ones it refuses:
 // `query parameter "wait": "abc" is not a number`.
 func describeParamError(r *http.Request, err error) string {
 	var format *api.InvalidParamFormatError
