@@ -14,9 +14,9 @@ import (
 var readinessProbes = map[string]bool{"ready": true, "oipServerReady": true}
 
 // logRequest writes the request's line of the access log: at info, or at error for a
-// 5xx other than a readiness probe's. The record is made here rather than by Logger.LogAttrs, which walks the stack
-// for its caller's position on every call: a cost per request for a source position
-// that is the same on every line.
+// 5xx other than a readiness probe's. The record is made here rather than by
+// Logger.LogAttrs, which walks the stack for its caller's position on every call: a
+// cost per request for a source position that is the same on every line.
 func (s *Server) logRequest(r *http.Request, info *reqInfo, op string, status int, end time.Time, d time.Duration) {
 	level := slog.LevelInfo
 	if status >= 500 && !readinessProbes[op] {
