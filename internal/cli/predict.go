@@ -41,7 +41,11 @@ func modelAndStdin(pos []string, src *source, cmd string) (string, error) {
 		}
 		src.file, pos = "-", pos[:1]
 	}
-	if len(pos) != 1 {
+	switch {
+	case len(pos) == 2:
+		// The second is most likely the input, which a flag carries.
+		return "", usagef("%s takes one model name, got 2 arguments; give the input with --input (inferctl %s %s --input '%s'), -f file or -", cmd, cmd, pos[0], pos[1])
+	case len(pos) != 1:
 		return "", usagef("%s takes one model name, got %d arguments", cmd, len(pos))
 	}
 	return pos[0], nil
