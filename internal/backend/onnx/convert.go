@@ -56,28 +56,76 @@ func elemName(t ort.TensorElementDataType) string {
 // stack builds one input tensor of shape [len(items), item...] from items of equal
 // shape.
 func stack(d tensor.DType, item []int64, items []*tensor.Tensor) (ort.Value, error) {
-	shape := append(ort.Shape{int64(len(items))}, item...)
-	switch d {
-	case tensor.Float32:
-		return fill(shape, items, func(t *tensor.Tensor, i int) float32 { return float32(t.Float[i]) })
-	case tensor.Float64:
-		return fill(shape, items, func(t *tensor.Tensor, i int) float64 { return t.Float[i] })
-	case tensor.Int32:
-		return fill(shape, items, func(t *tensor.Tensor, i int) int32 { return int32(t.Int[i]) })
-	case tensor.Int64:
-		return fill(shape, items, func(t *tensor.Tensor, i int) int64 { return t.Int[i] })
+	in, err := newTensor(d, append(ort.Shape{int64(len(items))}, item...))
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("inferd cannot feed %s inputs", d)
+	if err := load(in, items); err != nil {
+		in.Destroy()
+		return nil, err
+	}
+	return in, nil
 }
 
-func fill[T ort.TensorData](shape ort.Shape, items []*tensor.Tensor, at func(*tensor.Tensor, int) T) (ort.Value, error) {
-	data := make([]T, 0, shape.FlattenedSize())
+// load writes items, one after the other, into in, a tensor of their stacked shape.
+func load(in ort.Value, items []*tensor.Tensor) error {
+	switch t := in.(type) {
+	case *ort.Tensor[float32]:
+		return put(t.GetData(), items, func(t *tensor.Tensor, i int) float32 { return float32(t.Float[i]) })
+	case *ort.Tensor[float64]:
+		return put(t.GetData(), items, func(t *tensor.Tensor, i int) float64 { return t.Float[i] })
+	case *ort.Tensor[int32]:
+		return put(t.GetData(), items, func(t *tensor.Tensor, i int) int32 { return int32(t.Int[i]) })
+	case *ort.Tensor[int64]:
+		return put(t.GetData(), items, func(t *tensor.Tensor, i int) int64 { return t.Int[i] })
+	}
+	return fmt.Errorf("inferd cannot feed %T inputs", in)
+}
+
+func put[T ort.TensorData](data []T, items []*tensor.Tensor, at func(*tensor.Tensor, int) T) error {
+	k := 0
 	for _, t := range items {
+		if k+t.Len() > len(data) {
+			return fmt.Errorf("the items hold more than the %d values of the input", len(data))
+		}
 		for i := range t.Len() {
-			data = append(data, at(t, i))
+			data[k] = at(t, i)
+			k++
 		}
 	}
-	return ort.NewTensor(shape, data)
+	if k != len(data) {
+		return fmt.Errorf("the items hold %d values, not the %d of the input", k, len(data))
+	}
+	return nil
+}
+
+// newTensor allocates a tensor of type d and the given shape.
+func newTensor(d tensor.DType, shape ort.Shape) (ort.Value, error) {
+	switch d {
+	case tensor.Float32:
+		return ort.NewEmptyTensor[float32](shape)
+	case tensor.Float64:
+		return ort.NewEmptyTensor[float64](shape)
+	case tensor.Int8:
+		return ort.NewEmptyTensor[int8](shape)
+	case tensor.Int16:
+		return ort.NewEmptyTensor[int16](shape)
+	case tensor.Int32:
+		return ort.NewEmptyTensor[int32](shape)
+	case tensor.Int64:
+		return ort.NewEmptyTensor[int64](shape)
+	case tensor.Uint8:
+		return ort.NewEmptyTensor[uint8](shape)
+	case tensor.Uint16:
+		return ort.NewEmptyTensor[uint16](shape)
+	case tensor.Uint32:
+		return ort.NewEmptyTensor[uint32](shape)
+	case tensor.Uint64:
+		return ort.NewEmptyTensor[uint64](shape)
+	case tensor.Bool:
+		return ort.NewEmptyTensor[bool](shape)
+	}
+	return nil, fmt.Errorf("inferd cannot hold %s tensors", d)
 }
 
 // split cuts an output of shape [n, item...] into n item tensors.

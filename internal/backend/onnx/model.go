@@ -42,9 +42,10 @@ type Model struct {
 	batched bool
 	opts    ModelOptions
 
-	mu     sync.RWMutex // Close waits for running Predicts
-	closed bool
-	sess   *ort.DynamicAdvancedSession
+	mu      sync.RWMutex // Close waits for running Predicts
+	closed  bool
+	sess    *ort.DynamicAdvancedSession
+	singles singles // the tensors of one-item Runs, kept for the next
 }
 
 type ioInfo struct {
@@ -92,6 +93,7 @@ func (r *Runtime) openBytes(name string, data []byte, opts ModelOptions) (*Model
 	if err := m.describeOutputs(outs); err != nil {
 		return nil, err
 	}
+	m.singles.fixed.Store(fixedShapes(append([]ioInfo{m.input}, m.outputs...)...))
 
 	so, err := ort.NewSessionOptions()
 	if err != nil {
@@ -244,28 +246,57 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 
 // run is one session Run over items stacked on the batch dimension.
 func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
+	if len(items) == 1 && m.singles.fixed.Load() {
+		if res, err := m.runSingle(items); err == nil || !errors.Is(err, errShapes) {
+			return res, err
+		}
+	}
 	in, err := stack(m.input.dtype, items[0].Shape, items)
 	if err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
-	defer in.Destroy()
-	outs := make([]ort.Value, len(m.outputs)) // nil: ONNX Runtime allocates them
-	defer func() {
-		for _, o := range outs {
-			if o != nil {
-				o.Destroy()
-			}
-		}
-	}()
-	if err := m.sess.Run([]ort.Value{in}, outs); err != nil {
+	set := &runSet{in: in, outs: make([]ort.Value, len(m.outputs))} // nil outputs: ONNX Runtime allocates them
+	defer set.destroy()
+	if err := m.sess.Run([]ort.Value{set.in}, set.outs); err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
-	res := make([]any, len(items))
+	return m.results(set.outs, len(items))
+}
+
+// errShapes: a Run into outputs of the declared shapes failed, which a model whose
+// outputs are not the shapes it declares does.
+var errShapes = errors.New("the outputs are not of their declared shapes")
+
+// runSingle runs one item with a kept set of tensors, which it keeps again after. A
+// Run that fails with them is tried again once as any other (errShapes), and the
+// model keeps no tensors from then on: its outputs may not be the shapes it declares.
+func (m *Model) runSingle(items []*tensor.Tensor) ([]any, error) {
+	set, err := m.singles.take(m)
+	if err != nil {
+		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
+	}
+	if err := load(set.in, items); err != nil {
+		set.destroy()
+		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
+	}
+	if err := m.sess.Run([]ort.Value{set.in}, set.outs); err != nil {
+		set.destroy()
+		m.singles.fixed.Store(false)
+		return nil, errShapes
+	}
+	res, err := m.results(set.outs, 1)
+	m.singles.give(set)
+	return res, err
+}
+
+// results cuts each output of a Run of n items into one tensor.Map per item.
+func (m *Model) results(outs []ort.Value, n int) ([]any, error) {
+	res := make([]any, n)
 	for i := range res {
 		res[i] = make(tensor.Map, len(m.outputs))
 	}
 	for j, o := range outs {
-		parts, err := split(o, len(items))
+		parts, err := split(o, n)
 		if err != nil {
 			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.label, m.outputs[j].name, err)
 		}
@@ -284,6 +315,7 @@ func (m *Model) Close() error {
 		return nil
 	}
 	m.closed = true
+	m.singles.close()
 	return m.sess.Destroy()
 }
 

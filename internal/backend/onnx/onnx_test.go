@@ -99,7 +99,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-func open(t *testing.T, g onnxtest.Graph, opts onnx.ModelOptions) *onnx.Model {
+func open(t testing.TB, g onnxtest.Graph, opts onnx.ModelOptions) *onnx.Model {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "model.onnx")
 	onnxtest.Write(t, path, g)
@@ -260,5 +260,22 @@ func TestWarmupModel(t *testing.T) {
 	want := onnxtest.Identity(onnxtest.Float, []int64{-1, 1}).Encode()
 	if got := onnx.WarmupModel(); string(got) != string(want) {
 		t.Fatalf("warmupModel is out of date: regenerate it from onnxtest.Identity")
+	}
+}
+
+// TestOutputsNotOfTheirDeclaredShapes: one-item Runs write into kept outputs of the
+// shapes the model declares; a model whose outputs are other shapes still answers,
+// the first time and after.
+func TestOutputsNotOfTheirDeclaredShapes(t *testing.T) {
+	m := open(t, onnxtest.Linear(-1, weights, bias), onnx.ModelOptions{})
+	onnx.MisdeclareOutput(m, 0, []int64{-1, 5}) // it computes 3
+	for range 3 {
+		got, err := predict(t, m, tensor.NewFloat(tensor.Float32, []int64{2}, []float64{1, 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `[{"y":[1.5,2,0]}]`; got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
 	}
 }

@@ -1,0 +1,32 @@
+package onnx_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// BenchmarkPredict runs an iris-sized classifier (4 features, 3 classes, a label and
+// probabilities out) on one item, as a lone request does, and on a batch of 64.
+func BenchmarkPredict(b *testing.B) {
+	w := [][]float32{{0.4, -0.2, 0.1}, {0.3, 0.5, -0.6}, {-0.9, 0.2, 0.4}, {-0.1, -0.8, 0.7}}
+	m := open(b, onnxtest.Classifier(w, []float32{0.1, 0, -0.1}), onnx.ModelOptions{})
+	for _, n := range []int{1, 64} {
+		batch := make([]any, n)
+		for i := range batch {
+			batch[i] = tensor.NewFloat(tensor.Float32, []int64{4}, []float64{5.1, 3.5, 1.4, float64(i) / 10})
+		}
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Predict(context.Background(), batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
