@@ -188,7 +188,15 @@ func encode(batch []any) ([]json.RawMessage, error) {
 			out[i] = raw
 			continue
 		}
-		b, err := json.Marshal(v)
+		var b []byte
+		var err error
+		if m, ok := v.(json.Marshaler); ok {
+			// The catalogue's result types (tensors, rankings, labels) write compact,
+			// escaped JSON themselves: json.Marshal would only scan it all again.
+			b, err = m.MarshalJSON()
+		} else {
+			b, err = json.Marshal(v)
+		}
 		if errors.Is(err, tensor.ErrNotFinite) {
 			return nil, AtItem(i, Invalid("", "the result is not a finite number: the input is too large for the model's arithmetic; send values of the size the model was trained on"))
 		}
