@@ -103,29 +103,39 @@ func put[T ort.TensorData](data []T, items []*tensor.Tensor, at func(*tensor.Ten
 func newTensor(d tensor.DType, shape ort.Shape) (ort.Value, error) {
 	switch d {
 	case tensor.Float32:
-		return ort.NewEmptyTensor[float32](shape)
+		return emptyOf[float32](shape)
 	case tensor.Float64:
-		return ort.NewEmptyTensor[float64](shape)
+		return emptyOf[float64](shape)
 	case tensor.Int8:
-		return ort.NewEmptyTensor[int8](shape)
+		return emptyOf[int8](shape)
 	case tensor.Int16:
-		return ort.NewEmptyTensor[int16](shape)
+		return emptyOf[int16](shape)
 	case tensor.Int32:
-		return ort.NewEmptyTensor[int32](shape)
+		return emptyOf[int32](shape)
 	case tensor.Int64:
-		return ort.NewEmptyTensor[int64](shape)
+		return emptyOf[int64](shape)
 	case tensor.Uint8:
-		return ort.NewEmptyTensor[uint8](shape)
+		return emptyOf[uint8](shape)
 	case tensor.Uint16:
-		return ort.NewEmptyTensor[uint16](shape)
+		return emptyOf[uint16](shape)
 	case tensor.Uint32:
-		return ort.NewEmptyTensor[uint32](shape)
+		return emptyOf[uint32](shape)
 	case tensor.Uint64:
-		return ort.NewEmptyTensor[uint64](shape)
+		return emptyOf[uint64](shape)
 	case tensor.Bool:
-		return ort.NewEmptyTensor[bool](shape)
+		return emptyOf[bool](shape)
 	}
 	return nil, fmt.Errorf("inferd cannot hold %s tensors", d)
+}
+
+// emptyOf is ort.NewEmptyTensor as an ort.Value that is nil, not a nil *Tensor, on
+// failure, so that a caller's nil checks hold.
+func emptyOf[T ort.TensorData](shape ort.Shape) (ort.Value, error) {
+	t, err := ort.NewEmptyTensor[T](shape)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // split cuts an output of shape [n, item...] into n item tensors.
