@@ -3,5 +3,6 @@
 // drift from the contract without a test failing; every GET is also sent as HEAD,
 // which must answer with the GET's status and headers and no body. NewInMemory serves
 // a handler over in-memory connections, for tests that run in a testing/synctest
-// bubble on its fake clock.
+// bubble on its fake clock. Log is a server's JSON log, from which a test reads a
+// request's access log line.
 package apitest

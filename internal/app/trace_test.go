@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -19,33 +17,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/telemetry"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // tracedApp is a server traced into memory, with its JSON log.
 type tracedApp struct {
 	*started
 	spans *tracetest.InMemoryExporter
-	log   *syncBuffer
+	log   *apitest.Log
 }
 
 func startTraced(t *testing.T, env map[string]string) *tracedApp {
@@ -53,7 +34,7 @@ func startTraced(t *testing.T, env map[string]string) *tracedApp {
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
-	log := &syncBuffer{}
+	log := &apitest.Log{}
 	s := startAppWith(t, env, true, app.Options{Logger: slog.New(slog.NewJSONHandler(log, nil)), TracerProvider: tp})
 	return &tracedApp{started: s, spans: spans, log: log}
 }
@@ -64,20 +45,14 @@ func (a *tracedApp) traceOf(t *testing.T, requestID string) (trace.TraceID, trac
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		sc := bufio.NewScanner(strings.NewReader(a.log.String()))
-		for sc.Scan() {
-			var line struct {
-				Msg       string `json:"msg"`
-				RequestID string `json:"request_id"`
-				TraceID   string `json:"trace_id"`
-				SpanID    string `json:"span_id"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) != nil || line.Msg != "request" || line.RequestID != requestID {
-				continue
-			}
+		var line struct {
+			TraceID string `json:"trace_id"`
+			SpanID  string `json:"span_id"`
+		}
+		if a.log.AccessLine(requestID, &line) {
 			id, err := trace.TraceIDFromHex(line.TraceID)
 			if err != nil {
-				t.Fatalf("the access log line of %s has no trace id: %s", requestID, sc.Text())
+				t.Fatalf("the access log line of %s has no trace id:\n%s", requestID, a.log)
 			}
 			var spans tracetest.SpanStubs
 			server := false

@@ -1,15 +1,10 @@
 package httpapi_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/inferd/inferd/internal/apitest"
@@ -17,41 +12,10 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 )
 
-// lockedBuffer is a log's output, written by the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// accessLevel is the level of the access log line of the request that got resp.
-func (b *lockedBuffer) accessLevel(t *testing.T, requestID string) string {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	sc := bufio.NewScanner(strings.NewReader(b.b.String()))
-	for sc.Scan() {
-		var line struct {
-			Level, Msg string
-			RequestID  string `json:"request_id"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "request" && line.RequestID == requestID {
-			return line.Level
-		}
-	}
-	t.Fatalf("no access log line for request %s:\n%s", requestID, b.b.String())
-	return ""
-}
-
 // TestAccessLogLevels: a 5xx is logged at error, but not a readiness probe's 503,
 // which is how it says "not yet" or "no longer".
 func TestAccessLogLevels(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &apitest.Log{}
 	failing := registry.Fixed{{Name: "failing", Versions: []registry.VersionSpec{{Version: "v1",
 		Loader: fixed(&pipeline.Pipeline{Model: funcModel(func(context.Context, []any) ([]any, error) {
 			return nil, errors.New("the runtime gave up")
@@ -66,8 +30,12 @@ func TestAccessLogLevels(t *testing.T) {
 		if resp.Status != status {
 			t.Fatalf("%s: status %d, want %d: %s", name, resp.Status, status, resp.Body)
 		}
-		if got := out.accessLevel(t, resp.Header.Get("X-Request-Id")); got != level {
-			t.Errorf("%s: logged at %s, want %s", name, got, level)
+		var line struct{ Level string }
+		if !out.AccessLine(resp.Header.Get("X-Request-Id"), &line) {
+			t.Fatalf("%s: no access log line:\n%s", name, out)
+		}
+		if line.Level != level {
+			t.Errorf("%s: logged at %s, want %s", name, line.Level, level)
 		}
 	}
 	check("/ready while loading", h.c.Get("/ready", ""), http.StatusServiceUnavailable, "INFO")
