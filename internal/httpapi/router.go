@@ -74,7 +74,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate), s.plainJSON),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeParamError(r, err))
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},
 	})
 	return s.traced(s.observe(r)), nil

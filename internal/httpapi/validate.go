@@ -17,7 +17,6 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
-	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 )
 
@@ -273,45 +272,18 @@ func describeRequestError(err error) string {
 	return where + ": " + msg
 }
 
-// describeParamError words a parameter the validator let pass but the generated
-// code could not parse as the validator words the ones it refuses:
-// `query parameter "wait": "abc" is not a number`.
-func describeParamError(r *http.Request, err error) string {
-	var format *api.InvalidParamFormatError
-	if !errors.As(err, &format) {
-		return firstLine(err.Error())
-	}
-	in := "path"
-	if r.URL.Query().Has(format.ParamName) {
-		in = "query"
-	}
-	msg := firstLine(format.Err.Error())
-	if num, ok := notANumber(format.Err); ok {
-		msg = num
-	}
-	return fmt.Sprintf("%s parameter %q: %s", in, format.ParamName, msg)
-}
-
-// notANumber words a parameter that is no number, or out of range, if err says so:
-// the generated code's error holds strconv's, kin-openapi's its own ParseError.
+// notANumber words kin-openapi's error for a parameter that is no number, or out of
+// range, if err is one.
 func notANumber(err error) (string, bool) {
-	var value string
-	var whole, outOfRange bool
-	var num *strconv.NumError
 	var parse *openapi3filter.ParseError
-	switch {
-	case errors.As(err, &num):
-		value, whole, outOfRange = num.Num, num.Func != "ParseFloat", errors.Is(num.Err, strconv.ErrRange)
-	case errors.As(err, &parse) && parse.Kind == openapi3filter.KindInvalidFormat && strings.HasPrefix(parse.Reason, "an invalid "):
-		value, _ = parse.Value.(string)
-		whole, outOfRange = parse.Reason == "an invalid integer", errors.Is(parse.Cause, strconv.ErrRange)
-	default:
+	if !errors.As(err, &parse) || parse.Kind != openapi3filter.KindInvalidFormat || !strings.HasPrefix(parse.Reason, "an invalid ") {
 		return "", false
 	}
+	value, _ := parse.Value.(string)
 	switch {
-	case outOfRange:
+	case errors.Is(parse.Cause, strconv.ErrRange):
 		return fmt.Sprintf("%q is out of range", value), true
-	case whole:
+	case parse.Reason == "an invalid integer":
 		return fmt.Sprintf("%q is not a whole number", value), true
 	}
 	return fmt.Sprintf("%q is not a number", value), true
