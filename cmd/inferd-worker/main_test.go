@@ -18,7 +18,9 @@ import (
 func TestWorkerProbes(t *testing.T) {
 	redis := redistest.Start(t)
 	bin := proctest.Build(t, "inferd-worker")
-	p := proctest.StartListening(t, bin, "/health",
+	// Started once ready, not just live: /ready turning 200 between the GET and the
+	// HEAD of a pair would fail the comparison on a slow machine.
+	p := proctest.StartListening(t, bin, "/ready",
 		"WORKER_PORT=1", "WORKER_LISTEN_ADDR=127.0.0.1:0", "MODELS_DIR="+t.TempDir(), "QUEUE_URL="+redis.URL())
 	if !regexp.MustCompile(`msg="worker listening" addr=127\.0\.0\.1:\d+`).MatchString(p.Logs()) {
 		t.Errorf("the log does not name the bound address:\n%s", p.Logs())

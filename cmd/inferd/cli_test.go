@@ -171,7 +171,8 @@ func repoRoot(t *testing.T) string {
 func TestListenAddr(t *testing.T) {
 	bin := proctest.Build(t, "inferd")
 	port := proctest.FreePort(t)
-	p := proctest.StartListening(t, bin, "/health",
+	// Once ready, not just live, so that HEAD /ready below cannot meet the loading 503.
+	p := proctest.StartListening(t, bin, "/ready",
 		"PORT="+strconv.Itoa(port), "LISTEN_ADDR=127.0.0.1:0", "MODELS_DIR="+t.TempDir())
 	if !regexp.MustCompile(`msg=listening addr=127\.0\.0\.1:\d+ `).MatchString(p.Logs()) {
 		t.Errorf("the log does not name the bound address:\n%s", p.Logs())
