@@ -8,8 +8,8 @@ import (
 	"sync"
 )
 
-// Log is a server's JSON log (slog.NewJSONHandler over it), written by the server's
-// goroutines while a test reads it.
+// Log is a server's log, written by the server's goroutines (slog.NewJSONHandler
+// over it) or by a child process (proctest) while a test reads it.
 type Log struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/apitest"
 )
 
 var (
@@ -91,7 +93,7 @@ func FreePort(t testing.TB) int {
 type Proc struct {
 	t    testing.TB
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *apitest.Log
 	done chan struct{}
 	err  error
 	// URL is http://127.0.0.1:<port> of the process's HTTP port.
@@ -142,7 +144,7 @@ func spawn(t testing.TB, bin string, env []string) *Proc {
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
-	logs := &syncBuffer{}
+	logs := &apitest.Log{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
@@ -228,20 +230,3 @@ func (p *Proc) Wait(ctx context.Context) (int, error) {
 
 // Logs returns what the process printed so far.
 func (p *Proc) Logs() string { return p.logs.String() }
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
