@@ -303,13 +303,15 @@ type JobRecord struct {
 	// Example: {"text":"hello"}
 	Result AnyValue `json:"result"`
 
-	// StartedAt When a worker started it; absent until then.
+	// StartedAt When a worker started it; absent until the job is shown running or has finished.
 	//
 	// Example: 2026-11-22T10:00:00.125Z
 	StartedAt *time.Time `json:"started_at,omitempty"`
 
 	// Status created (recorded, not yet queued) -> pending (queued) -> running -> succeeded |
-	// failed; cancelled ends a job that had not finished.
+	// failed; cancelled ends a job that had not finished. In queue mode a job is shown
+	// running once it has run for 100 ms: a quicker one goes from pending straight to
+	// its final status, with its started_at.
 	//
 	//
 	// Example: succeeded
@@ -322,7 +324,9 @@ type JobRecord struct {
 }
 
 // JobStatus created (recorded, not yet queued) -> pending (queued) -> running -> succeeded |
-// failed; cancelled ends a job that had not finished.
+// failed; cancelled ends a job that had not finished. In queue mode a job is shown
+// running once it has run for 100 ms: a quicker one goes from pending straight to
+// its final status, with its started_at.
 //
 // Example: succeeded
 type JobStatus string

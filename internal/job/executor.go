@@ -39,7 +39,16 @@ type Executor struct {
 	// Tracer, when set, gives each run a consumer span, child of the submission's
 	// trace context when ctx carries one; nil: no span.
 	Tracer trace.Tracer
+	// RunningAfter is how long a job started by ExecuteFresh runs before the store
+	// marks it running. 0 means DefaultRunningAfter; a negative value marks it running
+	// before it runs, as Execute does.
+	RunningAfter time.Duration
 }
+
+// DefaultRunningAfter is RunningAfter when it is 0: longer than most predictions, so
+// that they are recorded once, and short enough that a poll soon sees a long job
+// running.
+const DefaultRunningAfter = 100 * time.Millisecond
 
 // Execute runs the job once if it has not finished. Delivery may be at least once, but
 // the result is written once: a job already final (done, or cancelled) is not run
@@ -61,14 +70,78 @@ func (e *Executor) ExecuteFrom(ctx context.Context, held Record) error {
 	return e.execute(ctx, held.ID, &held)
 }
 
+// ExecuteFresh is ExecuteFrom for a first delivery, whose held record is the one
+// submitted, pending: the job runs at once, and the store marks it running only if it
+// has not finished within RunningAfter. A job that finishes sooner is recorded once,
+// from pending to its final status with its start time, which saves a store round
+// trip per job and one before the model runs (Celery, likewise, records no started
+// state by default). A job found final or gone when it would be marked running is
+// stopped and its result discarded. A redelivery should use ExecuteFrom: its job
+// has likely run, and it is checked before it runs again.
+func (e *Executor) ExecuteFresh(ctx context.Context, held Record) error {
+	after := e.RunningAfter
+	if after == 0 {
+		after = DefaultRunningAfter
+	}
+	if after < 0 || held.Status != StatusPending {
+		return e.execute(ctx, held.ID, &held)
+	}
+	rec := held
+	rec.move(StatusRunning, e.now())
+	obs := e.observer()
+	obs.Started(rec)
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		marked  Record
+		markErr error
+		done    = make(chan struct{})
+	)
+	timer := time.AfterFunc(after, func() {
+		defer close(done)
+		marked, markErr = e.Store.UpdateFrom(ctx, held, func(r *Record) error {
+			if r.Status.Final() {
+				return errNoChange
+			}
+			setRunning(r, rec.StartedAt)
+			return nil
+		})
+		if errors.Is(markErr, errNoChange) || errors.Is(markErr, ErrNotFound) {
+			stop() // cancelled, or taken by another delivery: its result would be discarded
+		}
+	})
+	result, runErr := e.runSpanned(runCtx, rec)
+	prev := held
+	if !timer.Stop() {
+		<-done
+		switch {
+		case markErr == nil:
+			prev = marked
+		case errors.Is(markErr, errNoChange), errors.Is(markErr, ErrNotFound):
+			return nil
+		}
+		// Any other failure to mark it is the store's: the final write tries from held.
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return fmt.Errorf("job %s interrupted: %w", held.ID, ctx.Err())
+	}
+	return e.finish(ctx, prev, rec.StartedAt, result, runErr, obs)
+}
+
+// setRunning moves a record that is not running yet to running, from at.
+func setRunning(r *Record, at time.Time) {
+	if r.Status != StatusRunning {
+		r.move(StatusRunning, at)
+	}
+}
+
 func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
 	start := func(r *Record) error {
 		if r.Status.Final() {
 			return errNoChange
 		}
-		if r.Status != StatusRunning {
-			r.move(StatusRunning, e.now())
-		}
+		setRunning(r, e.now())
 		return nil
 	}
 	var rec Record
@@ -87,13 +160,29 @@ func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
 	obs := e.observer()
 	obs.Started(rec)
 
-	rctx, span := startSpan(ctx, e.Tracer, telemetry.SpanJobRun, trace.SpanKindConsumer, rec)
-	result, runErr := e.run(rctx, rec)
-	telemetry.End(span, runErr)
+	result, runErr := e.runSpanned(ctx, rec)
 	if runErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("job %s interrupted: %w", id, ctx.Err())
 	}
-	final, err := e.Store.UpdateFrom(context.WithoutCancel(ctx), rec, func(r *Record) error {
+	return e.finish(ctx, rec, rec.StartedAt, result, runErr, obs)
+}
+
+// runSpanned runs the job in a consumer span.
+func (e *Executor) runSpanned(ctx context.Context, rec Record) (json.RawMessage, error) {
+	ctx, span := startSpan(ctx, e.Tracer, telemetry.SpanJobRun, trace.SpanKindConsumer, rec)
+	result, err := e.run(ctx, rec)
+	telemetry.End(span, err)
+	return result, err
+}
+
+// finish records the run's outcome from prev, the record as last written or read; a
+// record still pending (ExecuteFresh) is recorded as started at started.
+func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, result json.RawMessage, runErr error, obs Observer) error {
+	id := prev.ID
+	final, err := e.Store.UpdateFrom(context.WithoutCancel(ctx), prev, func(r *Record) error {
+		if !r.Status.Final() {
+			setRunning(r, started)
+		}
 		to := StatusSucceeded
 		if runErr != nil {
 			to = StatusFailed

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -394,5 +397,168 @@ func TestExecuteFrom(t *testing.T) {
 				t.Errorf("record %+v, want result 5 and a start time", got)
 			}
 		})
+	}
+}
+
+// ExecuteFresh writes a quick job once, from pending to final; a job that outlasts
+// RunningAfter is marked running while it runs; one cancelled while it runs is stopped
+// at that mark.
+func TestExecuteFresh(t *testing.T) {
+	type run struct {
+		s       *recordingStore
+		release chan struct{} // closed by the test to let a blocking model return
+		marked  chan struct{} // closed when the store is first asked to write
+		stopped atomic.Bool   // the model saw its context end
+	}
+	block := func(r *run) func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
+		return func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
+			select {
+			case <-r.release:
+				return items, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	tests := []struct {
+		name  string
+		held  job.Status
+		after time.Duration
+		model func(t *testing.T, r *run) func(context.Context, []json.RawMessage) ([]json.RawMessage, error)
+		// during runs while the model blocks, when the test has a model that does
+		during func(t *testing.T, r *run)
+		fail   bool // the store fails the first write
+		writes []job.Status
+		want   job.Status
+	}{
+		{
+			name:   "a job that ends within RunningAfter is written once",
+			held:   job.StatusPending,
+			after:  time.Hour,
+			writes: []job.Status{job.StatusSucceeded}, want: job.StatusSucceeded,
+		},
+		{
+			name:  "a long job is marked running",
+			held:  job.StatusPending,
+			after: time.Millisecond,
+			model: func(t *testing.T, r *run) func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
+				return block(r)
+			},
+			during: func(t *testing.T, r *run) {
+				waitFor(t, func() bool { return get(t, r.s, "job-1").Status == job.StatusRunning })
+				if got := get(t, r.s, "job-1"); !got.StartedAt.Equal(t0) {
+					t.Errorf("running since %v, want %v", got.StartedAt, t0)
+				}
+			},
+			writes: []job.Status{job.StatusRunning, job.StatusSucceeded}, want: job.StatusSucceeded,
+		},
+		{
+			name:  "a job cancelled while it runs is stopped when it would be marked",
+			held:  job.StatusPending,
+			after: time.Millisecond,
+			model: func(t *testing.T, r *run) func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
+				return func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
+					if _, err := (&job.Service{Store: r.s.Store, Runner: &fakeRunner{}}).Cancel(ctx, "job-1"); err != nil {
+						t.Error(err)
+					}
+					select {
+					case <-ctx.Done():
+						r.stopped.Store(true)
+						return nil, ctx.Err()
+					case <-time.After(5 * time.Second):
+						return items, nil
+					}
+				}
+			},
+			during: func(t *testing.T, r *run) {
+				waitFor(t, r.stopped.Load)
+			},
+			writes: nil, want: job.StatusCancelled,
+		},
+		{
+			name:  "a failed mark leaves the final write to try from the held record",
+			held:  job.StatusPending,
+			after: time.Millisecond,
+			model: func(t *testing.T, r *run) func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
+				return func(_ context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
+					<-r.marked
+					return items, nil
+				}
+			},
+			fail:   true,
+			writes: []job.Status{job.StatusSucceeded}, want: job.StatusSucceeded,
+		},
+		{
+			name:   "a negative RunningAfter marks it first",
+			held:   job.StatusPending,
+			after:  -1,
+			writes: []job.Status{job.StatusRunning, job.StatusSucceeded}, want: job.StatusSucceeded,
+		},
+		{
+			name:   "a held record that is not pending is marked first",
+			held:   job.StatusRunning,
+			writes: []job.Status{job.StatusRunning, job.StatusSucceeded}, want: job.StatusSucceeded,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClock()
+			r := &run{s: &recordingStore{Store: newStore(c)}, release: make(chan struct{}), marked: make(chan struct{})}
+			var once sync.Once
+			r.s.failUpdate = func(n int) error {
+				once.Do(func() { close(r.marked) })
+				if tt.fail && n == 0 {
+					return errBoom
+				}
+				return nil
+			}
+			rec := job.Record{Status: tt.held, Input: json.RawMessage(`5`)}
+			if tt.held == job.StatusRunning {
+				rec.StartedAt = t0 // by a worker that died
+			}
+			held := create(t, r.s.Store, rec)
+			p := &predictor{}
+			if tt.model != nil {
+				p.fn = tt.model(t, r)
+			}
+			obs := &observer{}
+			e := &job.Executor{Store: r.s, Predictor: p, Observer: obs, Now: c.Now, RunningAfter: tt.after}
+			errc := make(chan error, 1)
+			go func() { errc <- e.ExecuteFresh(context.Background(), held) }()
+			if tt.during != nil {
+				tt.during(t, r)
+			}
+			close(r.release)
+			if err := <-errc; err != nil {
+				t.Fatalf("ExecuteFresh: %v", err)
+			}
+			if got := r.s.Writes(); !slices.Equal(got, tt.writes) {
+				t.Errorf("writes %v, want %v", got, tt.writes)
+			}
+			got := get(t, r.s, held.ID)
+			if got.Status != tt.want {
+				t.Fatalf("status %s, want %s", got.Status, tt.want)
+			}
+			if tt.want == job.StatusSucceeded {
+				if string(got.Result) != "5" || !got.StartedAt.Equal(t0) || got.FinishedAt.IsZero() {
+					t.Errorf("record %+v, want result 5, started at %v and a finish time", got, t0)
+				}
+				if obs.started.Load() != 1 || obs.finished.Load() != 1 {
+					t.Errorf("observer told of %d starts and %d finishes, want 1 and 1", obs.started.Load(), obs.finished.Load())
+				}
+			}
+		})
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a few seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -12,8 +12,10 @@
 // one script (the record, pending; the task, laid out as asynq's client would; the
 // announcement to idle workers), one round trip where four were. Its task carries the
 // record when small, so the worker marks the job running without reading it first.
-// A job's life costs the API one round trip and a worker about four: dequeue, mark
-// running, record the result, tell asynq the task is done (TestRoundTripsPerJob).
+// A job's life costs the API one round trip and a worker about three: dequeue, record
+// the result, tell asynq the task is done (TestRoundTripsPerJob). A first delivery
+// runs at once and is marked running only if it outlasts job.DefaultRunningAfter
+// (job.Executor.ExecuteFresh); a retry is marked first, since it has likely run.
 //
 // A Worker is an asynq.Server whose one handler calls job.Executor.Execute. It is
 // tuned away from three asynq defaults that do not fit an API whose clients poll:

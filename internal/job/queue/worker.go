@@ -182,15 +182,35 @@ func (w *Worker) ProcessTask(ctx context.Context, t *asynq.Task) error {
 }
 
 // execute runs the job from the record the task carries when it carries one that
-// reads, else from the store's.
+// reads, else from the store's: a first delivery at once (ExecuteFresh), a later one,
+// which has likely run, after checking and marking it (ExecuteFrom).
 func (w *Worker) execute(ctx context.Context, p payload) error {
 	if p.Record != nil {
 		var held job.Record
 		if err := json.Unmarshal(p.Record, &held); err == nil && held.ID == p.JobID {
+			if firstDelivery(ctx, held) {
+				return w.exec.ExecuteFresh(ctx, held)
+			}
 			return w.exec.ExecuteFrom(ctx, held)
 		}
 	}
 	return w.exec.Execute(ctx, p.JobID)
+}
+
+// freshFor is how young a job's record must be for its task to count as a first
+// delivery: half the shortest retry delay, so that clocks a little apart on the API
+// server and the worker do not matter.
+var freshFor = retryDelay(0, nil, nil) / 2
+
+// firstDelivery tells a task's first delivery from a later one. asynq counts a retry
+// after a failure, but not the redelivery of a task cancelled while it ran (its
+// context error is no failure, see isFailure); that one, like every retry, comes at
+// least retryDelay(0) after the job was created. A young job delivered again anyway
+// (its worker stopped at once, or a cancel that raced the dequeue) runs again as
+// ExecuteFresh runs it, which stops it if it is final by the time it is marked.
+func firstDelivery(ctx context.Context, held job.Record) bool {
+	retried, _ := asynq.GetRetryCount(ctx)
+	return retried == 0 && time.Since(held.CreatedAt) < freshFor
 }
 
 // handleError runs before asynq schedules a failed task's retry or archives it. It

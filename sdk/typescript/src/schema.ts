@@ -1005,7 +1005,9 @@ export interface components {
         JobId: string;
         /**
          * @description created (recorded, not yet queued) -> pending (queued) -> running -> succeeded |
-         *     failed; cancelled ends a job that had not finished.
+         *     failed; cancelled ends a job that had not finished. In queue mode a job is shown
+         *     running once it has run for 100 ms: a quicker one goes from pending straight to
+         *     its final status, with its started_at.
          * @example succeeded
          * @enum {string}
          */
@@ -1045,7 +1047,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When a worker started it; absent until then.
+             * @description When a worker started it; absent until the job is shown running or has finished.
              * @example 2026-11-22T10:00:00.125Z
              */
             started_at?: string;
