@@ -105,8 +105,9 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	regCtx, stopRegistering := context.WithCancel(context.Background())
 	registered := make(chan struct{})
 	go func() { defer close(registered); runner.KeepRegistered(regCtx, queueRegisterInterval) }()
-	// Long polls wait for the workers' final writes, heard on one subscription.
-	waiters := &job.Waiters{}
+	// Long polls wait for the workers' final writes, heard on one subscription; one
+	// for a job submitted here starts without reading the record.
+	waiters := &job.Waiters{Track: trackedJobs}
 	m.ObserveWaits(waiters.Len)
 	finished := make(chan struct{})
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
@@ -126,6 +127,12 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		},
 	}, nil
 }
+
+// trackedJobs is how many of the jobs it submitted a queue-mode server remembers as
+// unfinished until it hears of their final records (job.Waiters.Track): a long poll
+// for one of them starts without a read. A client polls its job moments after it
+// submitted it; about 100 bytes each.
+const trackedJobs = 10000
 
 // queueRegisterInterval is how often the server lists its queue in Redis again.
 const queueRegisterInterval = 5 * time.Second

@@ -59,6 +59,14 @@ func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, b
 	}
 	ctx, span := startSpan(ctx, s.Tracer, telemetry.SpanJobSend, trace.SpanKindProducer, rec)
 	defer func() { telemetry.End(span, err) }()
+	if s.Waiters != nil {
+		s.Waiters.Submitting(rec.ID)
+		defer func() {
+			if err != nil {
+				s.Waiters.Forget(rec.ID)
+			}
+		}()
+	}
 	if rr, ok := s.Runner.(RecordingRunner); ok {
 		return s.submitAtOnce(ctx, rr, rec)
 	}
@@ -139,10 +147,11 @@ func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 const MaxWait = 30 * time.Second
 
 // Wait returns a job's record once it is final, or as it is when d passes, ctx ends
-// (the client went away) or the waits are closed (shutdown). It re-reads the record
-// after registering the wait, so a job that finished in between is not missed, and
-// again on every wake that did not bring the final record. When the waits are full it
-// answers at once, as Get.
+// (the client went away) or the waits are closed (shutdown). It reads the record after
+// registering the wait, so a job that finished in between is not missed, and again on
+// every wake that did not bring the final record; a job the Waiters tracks as
+// submitted here and unfinished is read only if the wait ends without its final
+// record. When the waits are full it answers at once, as Get.
 func (s *Service) Wait(ctx context.Context, id string, d time.Duration) (Record, error) {
 	if d <= 0 || s.Waiters == nil {
 		return s.Get(ctx, id)
@@ -156,23 +165,33 @@ func (s *Service) Wait(ctx context.Context, id string, d time.Duration) (Record,
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	closing := s.Waiters.closing()
+	// A job submitted here and not heard of as final since is unfinished: the wait
+	// starts without reading it, and reads it only when it ends without the final
+	// record.
+	unread := s.Waiters.unfinished(id)
 	for {
-		rec, err := s.Store.Get(ctx, id)
-		if err != nil || rec.Status.Final() {
-			return rec, err
+		var rec Record
+		if !unread {
+			var err error
+			if rec, err = s.Store.Get(ctx, id); err != nil || rec.Status.Final() {
+				return rec, err
+			}
 		}
 		select {
 		case <-wt.woken:
 			if f := s.Waiters.finalOf(wt); f != nil {
 				return *f, nil
 			}
+			unread = false
+			continue
 		case <-timer.C:
-			return rec, nil
 		case <-ctx.Done():
-			return rec, nil
 		case <-closing:
-			return rec, nil
 		}
+		if unread {
+			return s.Store.Get(context.WithoutCancel(ctx), id)
+		}
+		return rec, nil
 	}
 }
 

@@ -2,7 +2,9 @@ package job_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -178,4 +180,86 @@ func TestWaitForNoJob(t *testing.T) {
 			t.Fatal("a wait left behind")
 		}
 	})
+}
+
+// getCounter counts the reads of the store it wraps.
+type getCounter struct {
+	job.Store
+	gets atomic.Int32
+}
+
+func (s *getCounter) Get(ctx context.Context, id string) (job.Record, error) {
+	s.gets.Add(1)
+	return s.Store.Get(ctx, id)
+}
+
+// TestWaitForAJobSubmittedHere: a wait for a job this process submitted, whose final
+// record the Waiters has not heard of since, reads nothing before it waits; it reads
+// the record when that is no longer known: not listening yet, heard of as final,
+// forgotten at a re-subscription or past Track, or when the wait ends without it.
+func TestWaitForAJobSubmittedHere(t *testing.T) {
+	tests := []struct {
+		name   string
+		listen bool // the Waiters listens before the submissions
+		jobs   int  // submitted; the wait is on the first
+		// before runs between the submissions and the wait
+		before func(t *testing.T, s *job.Service, w *job.Waiters, id string)
+		wait   time.Duration
+		finish bool // the job finishes a second into the wait
+		want   job.Status
+		reads  int32
+		took   time.Duration
+	}{
+		{name: "tracked: no read", listen: true, jobs: 1, wait: 30 * time.Second, finish: true,
+			want: job.StatusSucceeded, reads: 0, took: time.Second},
+		{name: "not listening yet", listen: false, jobs: 1, wait: 30 * time.Second, finish: true,
+			want: job.StatusSucceeded, reads: 1, took: time.Second},
+		{name: "finished before the wait", listen: true, jobs: 1, wait: 30 * time.Second,
+			before: func(t *testing.T, s *job.Service, _ *job.Waiters, id string) {
+				finish(t, s, id, job.StatusSucceeded)
+			},
+			want: job.StatusSucceeded, reads: 1, took: 0},
+		{name: "runs out: read as it is then", listen: true, jobs: 1, wait: 2 * time.Second,
+			want: job.StatusPending, reads: 1, took: 2 * time.Second},
+		{name: "forgotten at a re-subscription", listen: true, jobs: 1, wait: 30 * time.Second, finish: true,
+			before: func(_ *testing.T, _ *job.Service, w *job.Waiters, _ string) { w.WakeAll() },
+			want:   job.StatusSucceeded, reads: 1, took: time.Second},
+		{name: "forgotten past Track", listen: true, jobs: 3, wait: 30 * time.Second, finish: true,
+			want: job.StatusSucceeded, reads: 1, took: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &job.Waiters{Track: 2}
+				store := &getCounter{Store: memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Finish})}
+				s := &job.Service{Store: store, Runner: &fakeRunner{}, Waiters: w}
+				if tt.listen {
+					w.WakeAll() // the subscription is confirmed
+				}
+				var ids []string
+				for range tt.jobs {
+					rec, err := s.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, rec.ID)
+				}
+				if tt.before != nil {
+					tt.before(t, s, w, ids[0])
+				}
+				got := startWait(context.Background(), s, ids[0], tt.wait)
+				if tt.finish {
+					time.Sleep(time.Second)
+					finish(t, s, ids[0], job.StatusSucceeded)
+				}
+				r := <-got
+				if r.err != nil || r.rec.Status != tt.want || r.took != tt.took {
+					t.Errorf("Wait: %s after %s (%v), want %s after %s", r.rec.Status, r.took, r.err, tt.want, tt.took)
+				}
+				if n := store.gets.Load(); n != tt.reads {
+					t.Errorf("the wait read the record %d times, want %d", n, tt.reads)
+				}
+			})
+		})
+	}
 }

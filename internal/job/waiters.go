@@ -17,12 +17,25 @@ type Waiters struct {
 	// Max bounds the waits held at once; a wait beyond it answers at once. 0 means
 	// DefaultMaxWaiters.
 	Max int
+	// Track, when not 0, is how many jobs submitted in this process the Waiters keeps
+	// track of (Submitting), so that a wait for one need not read its record before
+	// it waits: a job whose final record the Waiters has not heard of since it was
+	// submitted has not finished. Set it only where every final record reaches the
+	// Waiters while it listens; it starts tracking at the first WakeAll (a
+	// subscription confirmed), and each later one forgets every job it tracked, whose
+	// final records it may have missed.
+	Track int
 
 	mu     sync.Mutex
 	byID   map[string]map[*waiter]struct{}
 	n      int
 	closed bool
 	done   chan struct{} // closed by Close
+
+	listening bool
+	tracked   map[string]struct{} // submitted here, final record not heard of
+	order     []string            // tracked ids oldest first, as a ring of Track
+	next      int                 // the ring's oldest when it is full
 }
 
 // waiter is one wait; woken holds at most one wake, since a woken waiter re-reads the
@@ -78,6 +91,7 @@ func (w *Waiters) remove(id string, wt *waiter) {
 func (w *Waiters) Wake(id string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	delete(w.tracked, id) // a job's id is published when it becomes final
 	for wt := range w.byID[id] {
 		wt.wake()
 	}
@@ -88,6 +102,7 @@ func (w *Waiters) Wake(id string) {
 func (w *Waiters) Finish(rec Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	delete(w.tracked, rec.ID)
 	for wt := range w.byID[rec.ID] {
 		wt.final = &rec
 		wt.wake()
@@ -102,15 +117,68 @@ func (w *Waiters) finalOf(wt *waiter) *Record {
 }
 
 // WakeAll wakes every wait, for a caller that may have missed wakes (a subscription
-// that was re-established): each re-reads its record.
+// that was re-established): each re-reads its record. The jobs tracked are forgotten,
+// for the same reason, and the Waiters tracks those submitted from now on.
 func (w *Waiters) WakeAll() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	clear(w.tracked)
+	w.listening = true
 	for _, set := range w.byID {
 		for wt := range set {
 			wt.wake()
 		}
 	}
+}
+
+// Submitting tracks the job id, which this process is about to submit, when Track is
+// set and the Waiters listens: until its final record is heard of, a wait for it reads
+// nothing before it waits. It comes before the submission, so that the final record
+// cannot be heard of first; Forget undoes it for a submission that failed.
+func (w *Waiters) Submitting(id string) {
+	if w.Track <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.listening {
+		return
+	}
+	if w.tracked == nil {
+		w.tracked = map[string]struct{}{}
+	}
+	if len(w.order) < w.Track {
+		w.order = append(w.order, id)
+	} else {
+		delete(w.tracked, w.order[w.next])
+		w.order[w.next] = id
+		w.next = (w.next + 1) % len(w.order)
+	}
+	w.tracked[id] = struct{}{}
+}
+
+// Forget stops tracking the job id.
+func (w *Waiters) Forget(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.tracked, id)
+}
+
+// Tracking reports whether the Waiters tracks the jobs submitted from now on: Track is
+// set, and it listens.
+func (w *Waiters) Tracking() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.Track > 0 && w.listening
+}
+
+// unfinished reports whether the job id is tracked: submitted here, and not heard of
+// as final since.
+func (w *Waiters) unfinished(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.tracked[id]
+	return ok
 }
 
 // Len returns the number of waits held.

@@ -15,8 +15,7 @@ import (
 )
 
 // BenchmarkIdlePickup measures how long an idle worker takes to start a job: from the
-// moment Submit returns to the moment the model is called (the job is then already
-// marked running). Between jobs it waits a random 0-150 ms, so each job arrives at a
+// moment Submit returns to the moment the model is called. Between jobs it waits a random 0-150 ms, so each job arrives at a
 // random point of the worker's poll cycle. ns/op is the mean; the p50, p99 and max
 // metrics are in milliseconds.
 //
@@ -79,7 +78,7 @@ func (c *finishCounter) Finished(job.Record) {
 // BenchmarkEndToEnd submits b.N single jobs through the API's job.Service from 16
 // goroutines and waits until two workers (8 jobs at once each, separate Redis clients
 // like separate processes) have finished them all. jobs/s is the throughput of the
-// whole path: record, enqueue, pick up, mark running, run the echo model, record.
+// whole path: record, enqueue, pick up, run the echo model, record.
 //
 //	go test -run '^$' -bench EndToEnd -benchtime 5000x ./internal/job/queue
 func BenchmarkEndToEnd(b *testing.B) {

@@ -1,17 +1,19 @@
 package queue
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/redistest"
 )
 
 // TestRoundTripsPerJob counts the Redis round trips of a job's life on each side of
 // queue mode: the API server's Submit, and a worker's pickup, run and completion. A
 // round trip is a wait for Redis, so their number bounds a job's latency and its
-// share of Redis; the test keeps it from creeping back up. Polls (one GET each) are
-// the client's to spend and are not counted.
+// share of Redis; the test keeps it from creeping back up. Polls are the client's to
+// spend and are not counted here (TestLongPollRoundTrips counts the long poll).
 func TestRoundTripsPerJob(t *testing.T) {
 	const jobs = 200
 	e := newEnv(t)
@@ -55,5 +57,48 @@ func TestRoundTripsPerJob(t *testing.T) {
 	// a little for the rest of its time.
 	if workerPerJob > 3.5 {
 		t.Errorf("a worker makes %.2f round trips per job, want at most 3.5", workerPerJob)
+	}
+}
+
+// TestLongPollRoundTrips: a long poll for a job its server submitted reads nothing
+// from Redis; it is answered from the final record the server's subscription hears,
+// so a job costs the API its submission alone.
+func TestLongPollRoundTrips(t *testing.T) {
+	const jobs = 20
+	e := newEnv(t)
+	w := e.newWorker(t, &echo{}, WorkerOptions{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Shutdown)
+	waiters := &job.Waiters{Track: jobs}
+	e.svc.Waiters = waiters
+	ctx, stop := context.WithCancel(context.Background())
+	heard := make(chan struct{})
+	go func() { defer close(heard); e.store.Finished(ctx, waiters) }()
+	t.Cleanup(func() { stop(); <-heard })
+	for deadline := time.Now().Add(10 * time.Second); !waiters.Tracking(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription was not confirmed")
+		}
+	}
+	api := &redistest.RoundTrips{}
+	e.rc.AddHook(api)
+	poll := func() {
+		rec := e.submit(t, false, `{"x":1}`)
+		got, err := e.svc.Wait(context.Background(), rec.ID, 10*time.Second)
+		if err != nil || got.Status != job.StatusSucceeded || string(got.Result) != `{"x":1}` {
+			t.Fatalf("Wait: %+v, %v", got, err)
+		}
+	}
+	poll() // loads the submission script
+	api.Reset()
+	for range jobs {
+		poll()
+	}
+	perJob := float64(api.Count()) / jobs
+	t.Logf("API round trips per job, submission and long poll: %.2f", perJob)
+	if perJob > 1 {
+		t.Errorf("a job costs the API %.2f round trips, want 1: its submission", perJob)
 	}
 }
