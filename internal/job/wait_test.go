@@ -263,3 +263,28 @@ func TestWaitForAJobSubmittedHere(t *testing.T) {
 		})
 	}
 }
+
+// TestAwaited: a final record heard of while no wait holds for its job need not be
+// decoded, and the job is no longer tracked, so a later wait reads the record at once.
+func TestAwaited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, w := waitSetup(t, 0)
+		w.Track = 2
+		w.WakeAll()
+		w.Submitting("job-1")
+		got := startWait(context.Background(), s, "job-2", 30*time.Second)
+		if w.Awaited("job-1") {
+			t.Error("Awaited(job-1) with no wait held for it")
+		}
+		if !w.Awaited("job-2") {
+			t.Error("not Awaited(job-2) while a wait holds for it")
+		}
+		finish(t, s, "job-1", job.StatusSucceeded) // in the store alone: no one tells w
+		start := time.Now()
+		if rec, err := s.Wait(context.Background(), "job-1", 30*time.Second); err != nil || rec.Status != job.StatusSucceeded || time.Since(start) != 0 {
+			t.Errorf("Wait(job-1): %s after %s (%v), want succeeded at once", rec.Status, time.Since(start), err)
+		}
+		finish(t, s, "job-2", job.StatusSucceeded)
+		<-got
+	})
+}

@@ -164,6 +164,17 @@ func (w *Waiters) Forget(id string) {
 	delete(w.tracked, id)
 }
 
+// Awaited reports whether a wait holds for the job id, whose final record the caller
+// has heard of and not decoded yet, and stops tracking the job either way: a wait that
+// comes later reads the record, final by then. A caller that finds none need not
+// decode the record for nobody.
+func (w *Waiters) Awaited(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.tracked, id)
+	return len(w.byID[id]) > 0
+}
+
 // Tracking reports whether the Waiters tracks the jobs submitted from now on: Track is
 // set, and it listens.
 func (w *Waiters) Tracking() bool {

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -39,6 +40,9 @@ func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
 			case *redis.Message:
 				if m.Channel != records {
 					w.Wake(m.Payload)
+				} else if id, ok := publishedID(m.Payload); ok && !w.Awaited(id) {
+					// Every server hears every record; only the one that holds a wait
+					// for it decodes it.
 				} else if rec, err := decode("published", []byte(m.Payload)); err == nil && rec.Status.Final() {
 					w.Finish(rec)
 				} // one unreadable is still woken by its id, which follows it
@@ -49,4 +53,18 @@ func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
 			}
 		}
 	}
+}
+
+// publishedID reads the id at the head of a published record, as job.EncodeJSON
+// writes one, without decoding the rest; ok is false for any other layout.
+func publishedID(payload string) (id string, ok bool) {
+	rest, ok := strings.CutPrefix(payload, `{"id":"`)
+	if !ok {
+		return "", false
+	}
+	end := strings.IndexAny(rest, `"\`)
+	if end < 0 || rest[end] != '"' {
+		return "", false
+	}
+	return rest[:end], true
 }
