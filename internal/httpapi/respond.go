@@ -28,9 +28,11 @@ var contentTypeJSON = []string{"application/json"}
 
 // writeJSON answers 200 with v, and X-Model-Version when version is set. It encodes
 // before writing the status, so a value that cannot be encoded can still be answered
-// as a problem. The answer is complete when written, so it is sent at once, with its
-// length: the metrics and the access log line, written when the handler returns, then
-// no longer stand between the client and its answer.
+// as a problem, and sends the length, so that a large answer is not chunked. It does
+// not flush: net/http sends an answer that fits its 4 KiB buffer when the handler
+// returns, by when the request has given back its place under MAX_CONCURRENT_PER_KEY,
+// so a client that sends its next request on receiving this one is not refused for it.
+// Flushing here did that to TestConcurrencyCap on a slow machine.
 func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	e := jsonEncoders.Get().(*jsonEncoder)
 	defer func() {
@@ -51,10 +53,6 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	}
 	h["Content-Length"] = []string{strconv.Itoa(e.buf.Len())}
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(e.buf.Bytes()); err != nil {
-		return err
-	}
-	// An error here is the connection's, which net/http also meets and handles.
-	_ = http.NewResponseController(w).Flush()
-	return nil
+	_, err := w.Write(e.buf.Bytes())
+	return err
 }
