@@ -76,7 +76,12 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			return
 		}
 		if n != nil {
-			defer n.Add(-1)
+			if sw, ok := w.(*statusWriter); ok {
+				sw.held = n // given back before the answer goes out (writeJSON)
+				defer sw.giveBack()
+			} else {
+				defer n.Add(-1)
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -63,7 +63,7 @@ func TestEchoRoundTrip(t *testing.T) {
 				if out.Version != version || resp.Header.Get("X-Model-Version") != version {
 					t.Errorf("version %q, header %q, want %q", out.Version, resp.Header.Get("X-Model-Version"), version)
 				}
-				// Sent with its length (writeJSON sets it), never chunked.
+				// Sent at once with its length (writeJSON flushes), never chunked.
 				if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(resp.Body)) {
 					t.Errorf("Content-Length %q for a body of %d bytes", cl, len(resp.Body))
 				}

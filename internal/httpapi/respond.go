@@ -28,11 +28,11 @@ var contentTypeJSON = []string{"application/json"}
 
 // writeJSON answers 200 with v, and X-Model-Version when version is set. It encodes
 // before writing the status, so a value that cannot be encoded can still be answered
-// as a problem, and sends the length, so that a large answer is not chunked. It does
-// not flush: net/http sends an answer that fits its 4 KiB buffer when the handler
-// returns, by when the request has given back its place under MAX_CONCURRENT_PER_KEY,
-// so a client that sends its next request on receiving this one is not refused for it.
-// Flushing here did that to TestConcurrencyCap on a slow machine.
+// as a problem, and sends the length, so that a large answer is not chunked. On a
+// nearly idle server (statusWriter.early) the answer is complete when written, so it
+// is sent at once. The request gives back its place under MAX_CONCURRENT_PER_KEY
+// first, so that a client that sends its next request on receiving this answer is not
+// refused for this one. Otherwise net/http sends it when the handler returns.
 func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	e := jsonEncoders.Get().(*jsonEncoder)
 	defer func() {
@@ -53,6 +53,13 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 	}
 	h["Content-Length"] = []string{strconv.Itoa(e.buf.Len())}
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(e.buf.Bytes())
-	return err
+	if _, err := w.Write(e.buf.Bytes()); err != nil {
+		return err
+	}
+	if sw, ok := w.(*statusWriter); ok && sw.early {
+		sw.giveBack()
+		// An error here is the connection's, which net/http also meets and handles.
+		_ = http.NewResponseController(w).Flush()
+	}
+	return nil
 }
