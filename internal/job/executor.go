@@ -100,14 +100,8 @@ func (e *Executor) ExecuteFresh(ctx context.Context, held Record) error {
 	)
 	timer := time.AfterFunc(after, func() {
 		defer close(done)
-		marked, markErr = e.Store.UpdateFrom(ctx, held, func(r *Record) error {
-			if r.Status.Final() {
-				return errNoChange
-			}
-			setRunning(r, rec.StartedAt)
-			return nil
-		})
-		if errors.Is(markErr, errNoChange) || errors.Is(markErr, ErrNotFound) {
+		marked, markErr = e.Store.UpdateFrom(ctx, held, startAt(rec.StartedAt))
+		if gone(markErr) {
 			stop() // cancelled, or taken by another delivery: its result would be discarded
 		}
 	})
@@ -118,7 +112,7 @@ func (e *Executor) ExecuteFresh(ctx context.Context, held Record) error {
 		switch {
 		case markErr == nil:
 			prev = marked
-		case errors.Is(markErr, errNoChange), errors.Is(markErr, ErrNotFound):
+		case gone(markErr):
 			return nil
 		}
 		// Any other failure to mark it is the store's: the final write tries from held.
@@ -129,6 +123,24 @@ func (e *Executor) ExecuteFresh(ctx context.Context, held Record) error {
 	return e.finish(ctx, prev, rec.StartedAt, result, runErr, obs)
 }
 
+// startAt is the update that marks a job running from at, or errNoChange when it has
+// finished.
+func startAt(at time.Time) func(*Record) error {
+	return func(r *Record) error {
+		if r.Status.Final() {
+			return errNoChange
+		}
+		setRunning(r, at)
+		return nil
+	}
+}
+
+// gone reports whether an update found the job finished, cancelled or expired, so
+// that there is nothing left to run or record.
+func gone(err error) bool {
+	return errors.Is(err, errNoChange) || errors.Is(err, ErrNotFound)
+}
+
 // setRunning moves a record that is not running yet to running, from at.
 func setRunning(r *Record, at time.Time) {
 	if r.Status != StatusRunning {
@@ -137,13 +149,7 @@ func setRunning(r *Record, at time.Time) {
 }
 
 func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
-	start := func(r *Record) error {
-		if r.Status.Final() {
-			return errNoChange
-		}
-		setRunning(r, e.now())
-		return nil
-	}
+	start := startAt(e.now())
 	var rec Record
 	var err error
 	if held != nil {
@@ -151,7 +157,7 @@ func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
 	} else {
 		rec, err = e.Store.Update(ctx, id, start)
 	}
-	if errors.Is(err, errNoChange) || errors.Is(err, ErrNotFound) {
+	if gone(err) {
 		return nil // finished, cancelled or expired: nothing to run
 	}
 	if err != nil {
@@ -198,7 +204,7 @@ func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, r
 		return nil
 	})
 	switch {
-	case errors.Is(err, errNoChange), errors.Is(err, ErrNotFound):
+	case gone(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("recording job %s: %w", id, err)
@@ -213,7 +219,7 @@ func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, r
 func (e *Executor) Fail(ctx context.Context, id, msg string) (bool, error) {
 	rec, err := e.Store.Update(ctx, id, func(r *Record) error { return r.fail(msg, e.now()) })
 	switch {
-	case errors.Is(err, errNoChange), errors.Is(err, ErrNotFound):
+	case gone(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("failing job %s: %w", id, err)
