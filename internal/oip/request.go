@@ -51,7 +51,7 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	if !json.Valid(header) {
+	if !valid(header) {
 		return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
 	}
 	top, ok := members(header)

@@ -1,0 +1,182 @@
+package oip
+
+// maxDepth is encoding/json's limit on nesting: deeper text is not valid to it.
+const maxDepth = 10000
+
+// valid reports whether raw is one JSON value, as json.Valid does, byte for byte
+// the same answer (FuzzValid). json.Valid steps a state machine through a function
+// call per byte, a fifth of the time Decode spends on a megabyte tensor sent as JSON;
+// this loop reads numbers, the bulk of such a body, a run at a time.
+func valid(raw []byte) bool {
+	var open []byte // '{' or '[' of each enclosing value
+	i := skipSpace(raw, 0)
+	for {
+		// A value starts at i.
+		if i >= len(raw) {
+			return false
+		}
+		switch c := raw[i]; {
+		case c == '{' || c == '[':
+			if len(open) >= maxDepth {
+				return false
+			}
+			i = skipSpace(raw, i+1)
+			if i < len(raw) && raw[i] == c+2 { // '}' or ']': empty
+				i++
+				break
+			}
+			open = append(open, c)
+			if c == '{' {
+				if i = validKey(raw, i); i < 0 {
+					return false
+				}
+			}
+			continue
+		case c == '"':
+			i = validString(raw, i)
+		case c == '-' || c >= '0' && c <= '9':
+			i = validNumber(raw, i)
+		case c == 't':
+			i = validLiteral(raw, i, "true")
+		case c == 'f':
+			i = validLiteral(raw, i, "false")
+		case c == 'n':
+			i = validLiteral(raw, i, "null")
+		default:
+			return false
+		}
+		if i < 0 {
+			return false
+		}
+		// A value ended at i: close what it ends, then expect the next.
+		for {
+			i = skipSpace(raw, i)
+			if len(open) == 0 {
+				return i == len(raw)
+			}
+			if i >= len(raw) {
+				return false
+			}
+			top := open[len(open)-1]
+			if raw[i] == top+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if raw[i] != ',' {
+				return false
+			}
+			i = skipSpace(raw, i+1)
+			if top == '{' {
+				if i = validKey(raw, i); i < 0 {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+// validKey reads an object member's name and colon at raw[i], and returns where its value
+// starts, or -1.
+func validKey(raw []byte, i int) int {
+	if i >= len(raw) || raw[i] != '"' {
+		return -1
+	}
+	if i = validString(raw, i); i < 0 {
+		return -1
+	}
+	i = skipSpace(raw, i)
+	if i >= len(raw) || raw[i] != ':' {
+		return -1
+	}
+	return skipSpace(raw, i+1)
+}
+
+// validString returns the index after the string starting at raw[i], or -1. Like
+// encoding/json, it takes any byte but a control character, unchecked as UTF-8.
+func validString(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			return j + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			j++
+			if j >= len(raw) {
+				return -1
+			}
+			switch raw[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(raw) {
+					return -1
+				}
+				for _, h := range raw[j+1 : j+5] {
+					if !isHex(h) {
+						return -1
+					}
+				}
+				j += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// validNumber returns the index after the number starting at raw[i], or -1: -?(0|[1-9]d*)
+// (.d+)?([eE][+-]?d+)?
+func validNumber(raw []byte, i int) int {
+	if raw[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(raw):
+		return -1
+	case raw[i] == '0':
+		i++
+	case raw[i] >= '1' && raw[i] <= '9':
+		i = digits(raw, i+1)
+	default:
+		return -1
+	}
+	if i < len(raw) && raw[i] == '.' {
+		j := digits(raw, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		j := digits(raw, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(raw []byte, i int) int {
+	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// validLiteral returns the index after word at raw[i], or -1.
+func validLiteral(raw []byte, i int, word string) int {
+	if len(raw)-i < len(word) || string(raw[i:i+len(word)]) != word {
+		return -1
+	}
+	return i + len(word)
+}
