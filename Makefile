@@ -80,7 +80,7 @@ check-breaking:
 FUZZTIME    ?= 50000x
 FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzSteps:./internal/pipeline/step FuzzOnePassMatchesValidator:./internal/httpapi \
-               FuzzDecode:./internal/oip FuzzValueEnd:./internal/oip FuzzValid:./internal/oip
+               FuzzDecode:./internal/oip FuzzValueEnd:./internal/oip FuzzValid:./internal/jsonscan
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \

@@ -2,13 +2,14 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // fastBody is the common case of decodeBody, in one scan of the body: a body that is
@@ -88,7 +89,7 @@ func newFastBody(op *bodyRoute) *fastBody {
 // decode returns the body's input when b takes the fast path and the schema accepts
 // it; ok false sends it to the general path.
 func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
-	if !utf8.Valid(b) || !json.Valid(b) {
+	if !utf8.Valid(b) || !jsonscan.Valid(b) {
 		return nil, false
 	}
 	// b is a pooled buffer, reused once the request is answered, and the raw members

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // scopeExtension is the operation extension in openapi.yaml that names the scope an
@@ -127,7 +127,7 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 	if err := notUTF8(body, b); err != nil {
 		return err
 	}
-	if len(b) > 0 && !json.Valid(b) {
+	if len(b) > 0 && !jsonscan.Valid(b) {
 		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
 	}
 	if n := hugeNumber(b); n != "" {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/inferd/inferd/internal/jsonscan"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
@@ -51,7 +52,7 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	if !valid(header) {
+	if !jsonscan.Valid(header) {
 		return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
 	}
 	top, ok := members(header)

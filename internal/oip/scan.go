@@ -6,9 +6,9 @@ import (
 	"strconv"
 )
 
-// Decode checks a request's JSON once (valid, which answers as json.Valid) and then
-// walks it with the splitters below, which trust it: encoding/json would scan a
-// megabyte of tensor data again for every level it decodes.
+// Decode checks a request's JSON once (jsonscan.Valid, which answers as json.Valid)
+// and then walks it with the splitters below, which trust it: encoding/json would
+// scan a megabyte of tensor data again for every level it decodes.
 
 // members splits valid JSON text holding an object into its members, without copying
 // their values; ok is false when raw is not an object. A later duplicate key wins, as

@@ -1,0 +1,6 @@
+// Package jsonscan checks JSON text on the request path. Valid gives encoding/json's
+// answer to whether bytes are one JSON value, in a loop that reads a run of digits or
+// string bytes at a time rather than stepping a state machine through a call per byte:
+// every predict body and inference request is checked once before it is decoded, and
+// a tensor's data can be megabytes of numbers.
+package jsonscan
