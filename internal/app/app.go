@@ -88,6 +88,7 @@ func Run(ctx context.Context, opts Options) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState:         srv.ConnState,
 	}
 
 	// Listen first, so /health answers while the pipelines load.

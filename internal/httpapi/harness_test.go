@@ -115,6 +115,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 		return &harness{c: apitest.NewInMemory(t, h), reg: reg, runner: runner, prom: prom}
 	}
 	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ConnState = srv.ConnState // as internal/app serves it
 	if s.listener != nil {
 		ts.Listener = s.listener(ts.Listener)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"sync"
@@ -118,20 +119,35 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	held   *atomic.Int64 // the key's count of requests in progress; nil: none held
-	// early says the answer may be sent as soon as it is written (writeJSON): the
-	// server was nearly idle when the request came.
+	// early says the answer may be sent as soon as it is written (writeJSON): no
+	// more than quietConns connections were open when the request came.
 	early bool
 }
 
-// quietRequests is how many requests in the handler still count as a nearly idle
-// server, whose answers are sent as soon as they are written. A client then has its
-// answer before the metrics and the access log line are written: on a 2-core VM, p50
-// at one connection went from 1.2x the bare net/http baseline's to 1.04-1.11x. Under
-// load it costs: the next request arrives while the handler is still running, and
-// net/http's background read (which watches for the client leaving) wakes to read
-// it; echo at 64 connections cost 1.31-1.36x the baseline's CPU per request sent at
-// once, 1.12-1.18x sent when the handler returned.
-const quietRequests = 2
+// quietConns is how many open connections still count as a nearly idle server, whose
+// answers are sent as soon as they are written: one client and, say, a metrics
+// scraper. A client then has its answer before the metrics and the access log line
+// are written: on a 2-core VM, p50 at one connection went from 1.2x the bare
+// net/http baseline's to 1.04-1.11x. Under load it costs: the next request arrives
+// while the handler is still running, and net/http's background read (which watches
+// for the client leaving) wakes to read it; echo at 64 connections cost 1.27-1.29x
+// the baseline's CPU per request sent at once, 1.05-1.14x sent when the handler
+// returned. Connections, not requests in the handler, tell load apart: on 2 cores a
+// saturated server rarely has more than two requests in its handlers at once, so
+// counting those sent most answers early at 64 connections (4-6% more CPU per
+// request than counting connections, both servers driven side by side).
+const quietConns = 2
+
+// ConnState is for http.Server.ConnState: it counts the open connections that tell
+// a quiet server (quietConns). A server without it counts as quiet.
+func (s *Server) ConnState(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Add(-1)
+	}
+}
 
 // giveBack gives the request's place under MAX_CONCURRENT_PER_KEY back, once: when
 // the request is done, or earlier, just before its answer is sent (writeJSON).
@@ -174,8 +190,7 @@ func (s *Server) observe(router chi.Router) http.Handler {
 		st := &reqState{info: reqInfo{id: id, path: r.URL.Path}, hdr: [1]string{id}}
 		info, sw := &st.info, &st.sw
 		sw.ResponseWriter = w
-		sw.early = s.busy.Add(1) <= quietRequests
-		defer s.busy.Add(-1)
+		sw.early = s.conns.Load() <= quietConns
 		st.ctx = reqContext{Context: r.Context(), info: info, route: rctx}
 		r = r.WithContext(&st.ctx)
 		w.Header()[headerRequestID] = st.hdr[:]

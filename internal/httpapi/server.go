@@ -91,7 +91,7 @@ type Server struct {
 	operations map[string]string // "METHOD /route/{param}" -> operationId
 	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
 	draining   atomic.Bool       // set by Drain
-	busy       atomic.Int32      // requests in the handler (observe)
+	conns      atomic.Int32      // open connections, counted by ConnState
 	repoDirs   []string          // the model repository, as load errors may spell it
 }
 
