@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,7 +40,13 @@ func (m Memory) Growth() float64 {
 // Report is everything one run measured.
 type Report struct {
 	Machine Machine
+	// Results are the rows, each the round of median throughput of its case and
+	// connection count.
 	Results []Result
+	// Runs, when set, holds every round of each row of Results, in the same order, so
+	// that a ratio between two rows can be taken within each round (paired) rather
+	// than between two median rounds, which may lie minutes apart.
+	Runs [][]Result
 	// Rounds is how many times each row was measured; it shows the median round.
 	Rounds int
 	Memory *Memory
@@ -50,12 +57,74 @@ type Report struct {
 }
 
 func (r *Report) find(name string, conns int) (Result, bool) {
-	for _, x := range r.Results {
-		if x.Case == name && x.Conns == conns && x.NA == "" {
-			return x, true
+	i := r.index(name, conns)
+	if i < 0 {
+		return Result{}, false
+	}
+	return r.Results[i], true
+}
+
+// index is the place in Results of a measured row, or -1.
+func (r *Report) index(name string, conns int) int {
+	return slices.IndexFunc(r.Results, func(x Result) bool { return x.Case == name && x.Conns == conns && x.NA == "" })
+}
+
+// rounds returns every round of a measured row: Runs' when it has them, else the row
+// alone, as one round.
+func (r *Report) rounds(name string, conns int) []Result {
+	i := r.index(name, conns)
+	switch {
+	case i < 0:
+		return nil
+	case len(r.Runs) == len(r.Results) && len(r.Runs[i]) > 0:
+		return r.Runs[i]
+	}
+	return r.Results[i : i+1]
+}
+
+// paired is the median over rounds of f(a)/f(b), a and b the rows of cases a and b at
+// conns measured in the same round, seconds apart: the machine's speed, which drifts
+// by a fifth over a run, moves both alike. ok is false unless some round has both
+// figures (f returns 0 for one not measured).
+func (r *Report) paired(a, b string, conns int, f func(Result) float64) (x float64, ok bool) {
+	ra, rb := r.rounds(a, conns), r.rounds(b, conns)
+	var ratios []float64
+	for i := range min(len(ra), len(rb)) {
+		if fa, fb := f(ra[i]), f(rb[i]); fa > 0 && fb > 0 {
+			ratios = append(ratios, fa/fb)
 		}
 	}
-	return Result{}, false
+	if len(ratios) == 0 {
+		return 0, false
+	}
+	slices.Sort(ratios)
+	n := len(ratios)
+	if n%2 == 1 {
+		return ratios[n/2], true
+	}
+	return (ratios[n/2-1] + ratios[n/2]) / 2, true
+}
+
+// The figures paired compares.
+func reqPerSec(x Result) float64   { return x.ReqPerSec() }
+func itemsPerSec(x Result) float64 { return x.ItemsPerSec() }
+func p50(x Result) float64         { return float64(x.P50) }
+
+// serverCPU is the servers' CPU time per request, or 0 where it was not measured.
+func serverCPU(x Result) float64 {
+	if x.ServerCPU <= 0 {
+		return 0
+	}
+	return float64(x.ServerCPUPerReq())
+}
+
+// pairedRatio prints paired's ratio, or "" without one.
+func (r *Report) pairedRatio(a, b string, conns int, f func(Result) float64) string {
+	x, ok := r.paired(a, b, conns, f)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%.2fx", x)
 }
 
 // WriteTable writes the results as a Markdown table; ratios compare with the baseline
@@ -69,10 +138,10 @@ func (r *Report) WriteTable(w io.Writer) {
 			continue
 		}
 		thr, lat, cpu := "", "", ""
-		if b, ok := r.find(Baseline, x.Conns); ok && x.Case != Baseline {
-			thr = ratio(x.ReqPerSec(), b.ReqPerSec())
-			lat = ratio(float64(x.P50), float64(b.P50))
-			cpu = cpuRatio(x, b)
+		if x.Case != Baseline {
+			thr = r.pairedRatio(x.Case, Baseline, x.Conns, reqPerSec)
+			lat = r.pairedRatio(x.Case, Baseline, x.Conns, p50)
+			cpu = r.pairedRatio(x.Case, Baseline, x.Conns, serverCPU)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
 			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat,
@@ -110,9 +179,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "columns are read from /proc while a row is measured: the server processes' CPU")
 	fmt.Fprintln(w, "time per request (for queue mode: inferd, both workers and redis-server), which")
 	fmt.Fprintln(w, "does not depend on the load generator's share, and the load generator's own.")
-	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, so that a")
-	fmt.Fprintln(w, "ratio compares measurements seconds apart on a machine whose speed drifts; the")
-	fmt.Fprintln(w, "whole is repeated, and each row is its round of median throughput.")
+	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, and the")
+	fmt.Fprintln(w, "whole is repeated: each row is its round of median throughput, and each ratio")
+	fmt.Fprintln(w, "the median of its rounds' ratios, every one between measurements of one round,")
+	fmt.Fprintln(w, "seconds apart, on a machine whose speed drifts.")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- Machine: %s, %d cores\n", m.CPU, m.Cores)
 	fmt.Fprintf(w, "- Go: %s\n", m.Go)
@@ -120,7 +190,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "- Date: %s\n", m.Date.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
 	if r.Rounds > 1 {
-		fmt.Fprintf(w, "- Rounds: %d (each row is the round of median throughput)\n", r.Rounds)
+		fmt.Fprintf(w, "- Rounds: %d (each row is the round of median throughput; each ratio the median of the rounds' ratios)\n", r.Rounds)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Throughput and latency")
@@ -192,42 +262,23 @@ func (r *Report) targets() []target {
 		}
 		ts = append(ts, t)
 	}
-	check(fmt.Sprintf("echo /predict, %d connections, req/s vs baseline", manyConns), ">= 0.85x", func() (string, bool, bool) {
-		e, ok1 := r.find(CaseEcho, manyConns)
-		b, ok2 := r.find(Baseline, manyConns)
-		if !ok1 || !ok2 {
-			return "", false, false
+	// compare checks a paired ratio of two rows against its bound.
+	compare := func(a, b string, conns int, f func(Result) float64, ok func(float64) bool) func() (string, bool, bool) {
+		return func() (string, bool, bool) {
+			x, have := r.paired(a, b, conns, f)
+			return fmt.Sprintf("%.2fx", x), have && ok(x), have
 		}
-		x := e.ReqPerSec() / b.ReqPerSec()
-		return fmt.Sprintf("%.2fx", x), x >= 0.85, true
-	})
-	check("echo /predict, 1 connection, p50 vs baseline", "<= 1.2x", func() (string, bool, bool) {
-		e, ok1 := r.find(CaseEcho, 1)
-		b, ok2 := r.find(Baseline, 1)
-		if !ok1 || !ok2 {
-			return "", false, false
-		}
-		x := float64(e.P50) / float64(b.P50)
-		return fmt.Sprintf("%.2fx", x), x <= 1.2, true
-	})
-	check(fmt.Sprintf("digits, %d connections, batching on vs off, items/s", manyConns), ">= 3x", func() (string, bool, bool) {
-		on, ok1 := r.find(CaseDigitsOn, manyConns)
-		off, ok2 := r.find(CaseDigitsOff, manyConns)
-		if !ok1 || !ok2 {
-			return "", false, false
-		}
-		x := on.ItemsPerSec() / off.ItemsPerSec()
-		return fmt.Sprintf("%.2fx", x), x >= 3, true
-	})
-	check("digits, 1 connection, p50 batching on vs off", "<= 1.1x", func() (string, bool, bool) {
-		on, ok1 := r.find(CaseDigitsOn, 1)
-		off, ok2 := r.find(CaseDigitsOff, 1)
-		if !ok1 || !ok2 {
-			return "", false, false
-		}
-		x := float64(on.P50) / float64(off.P50)
-		return fmt.Sprintf("%.2fx", x), x <= 1.1, true
-	})
+	}
+	atLeast := func(v float64) func(float64) bool { return func(x float64) bool { return x >= v } }
+	atMost := func(v float64) func(float64) bool { return func(x float64) bool { return x <= v } }
+	check(fmt.Sprintf("echo /predict, %d connections, req/s vs baseline", manyConns), ">= 0.85x",
+		compare(CaseEcho, Baseline, manyConns, reqPerSec, atLeast(0.85)))
+	check("echo /predict, 1 connection, p50 vs baseline", "<= 1.2x",
+		compare(CaseEcho, Baseline, 1, p50, atMost(1.2)))
+	check(fmt.Sprintf("digits, %d connections, batching on vs off, items/s", manyConns), ">= 3x",
+		compare(CaseDigitsOn, CaseDigitsOff, manyConns, itemsPerSec, atLeast(3)))
+	check("digits, 1 connection, p50 batching on vs off", "<= 1.1x",
+		compare(CaseDigitsOn, CaseDigitsOff, 1, p50, atMost(1.1)))
 	check("in-process async, best jobs/s", ">= 5000", func() (string, bool, bool) {
 		return r.best(CaseAsync, 5000)
 	})
@@ -285,7 +336,7 @@ func (r *Report) writeTargets(w io.Writer) {
 func (r *Report) writeCPUBounds(w io.Writer) {
 	on, okOn := r.find(CaseDigitsOn, manyConns)
 	off, okOff := r.find(CaseDigitsOff, manyConns)
-	if cheaper := cpuRatio(off, on); okOn && okOff && cheaper != "" {
+	if cheaper := r.pairedRatio(CaseDigitsOff, CaseDigitsOn, manyConns, serverCPU); okOn && okOff && cheaper != "" {
 		fmt.Fprintf(w, "At %d connections the machine is saturated, so a ratio of throughputs follows the\n", manyConns)
 		fmt.Fprintf(w, "CPU each request costs. Digits costs the server %s per request with batching on and\n", cpuDur(on.ServerCPU, on.ServerCPUPerReq()))
 		fmt.Fprintf(w, "%s with it off: batching makes a request %s cheaper, which is about as far as it\n", cpuDur(off.ServerCPU, off.ServerCPUPerReq()), cheaper)
@@ -294,26 +345,11 @@ func (r *Report) writeCPUBounds(w io.Writer) {
 	}
 	echo, okEcho := r.find(CaseEcho, manyConns)
 	base, okBase := r.find(Baseline, manyConns)
-	if costlier := cpuRatio(echo, base); okEcho && okBase && costlier != "" {
+	if costlier := r.pairedRatio(CaseEcho, Baseline, manyConns, serverCPU); okEcho && okBase && costlier != "" {
 		fmt.Fprintf(w, "Echo costs inferd %s per request against the baseline's %s (%s).\n",
 			cpuDur(echo.ServerCPU, echo.ServerCPUPerReq()), cpuDur(base.ServerCPU, base.ServerCPUPerReq()), costlier)
 	}
 	fmt.Fprintln(w)
-}
-
-// cpuRatio is a's server CPU per request over b's; empty unless both were measured.
-func cpuRatio(a, b Result) string {
-	if a.ServerCPU <= 0 || b.ServerCPU <= 0 {
-		return ""
-	}
-	return ratio(float64(a.ServerCPUPerReq()), float64(b.ServerCPUPerReq()))
-}
-
-func ratio(a, b float64) string {
-	if b == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.2fx", a/b)
 }
 
 // rate prints a per-second figure with three significant digits.

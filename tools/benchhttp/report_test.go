@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +186,62 @@ func TestCPUBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPairedRatios: a ratio to another row is the median of the rounds' ratios, each
+// between measurements of one round, not the ratio of the two median rounds; a row
+// stays its round of median throughput.
+func TestPairedRatios(t *testing.T) {
+	round := func(name string, reqs int, p50 time.Duration) Result {
+		return Result{Case: name, Conns: 64, Requests: reqs, Items: reqs, Elapsed: time.Second, P50: p50,
+			ServerCPU: time.Duration(reqs) * 20 * time.Microsecond}
+	}
+	// The machine is fast, then slow, then in between; echo runs at 0.90x, 0.60x and
+	// 0.95x the baseline of its round. The median rounds are the baseline's first and
+	// echo's second, whose ratio (0.75x) no round measured.
+	base := []Result{round(Baseline, 40000, time.Millisecond), round(Baseline, 50000, 800*time.Microsecond), round(Baseline, 30000, 1300*time.Microsecond)}
+	echo := []Result{round(CaseEcho, 36000, 1100*time.Microsecond), round(CaseEcho, 30000, 1200*time.Microsecond), round(CaseEcho, 28500, 1400*time.Microsecond)}
+	rep := &Report{Results: []Result{Median(base), Median(echo)}, Runs: [][]Result{base, echo}}
+
+	var b bytes.Buffer
+	rep.WriteTable(&b)
+	if want := "| echo /predict | 64 | 30.0k | 30.0k | 1.20 ms | 0 us | 0.90x | 1.10x | 20.0 us | 1.00x |  | 0 |"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant the row:\n%s", b.String(), want)
+	}
+	tests := []struct {
+		name string
+		f    func(Result) float64
+		want float64
+	}{
+		{"throughput", reqPerSec, 0.90},
+		{"p50", p50, 1.10},    // 1.1, 1.5, 1.08
+		{"CPU", serverCPU, 1}, // 20 us a request throughout
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := rep.paired(CaseEcho, Baseline, 64, tt.f)
+			if !ok || math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("paired = %v, %v; want %v", got, ok, tt.want)
+			}
+		})
+	}
+	t.Run("an even number of rounds: the mean of the middle two", func(t *testing.T) {
+		rep := &Report{Results: []Result{Median(base[:2]), Median(echo[:2])}, Runs: [][]Result{base[:2], echo[:2]}}
+		if got, _ := rep.paired(CaseEcho, Baseline, 64, reqPerSec); math.Abs(got-0.75) > 1e-9 {
+			t.Errorf("paired = %v, want 0.75", got)
+		}
+	})
+	t.Run("a row not measured has no ratio", func(t *testing.T) {
+		rep := &Report{Results: []Result{Median(base), {Case: CaseEcho, Conns: 64, NA: "not asked for"}}}
+		if got, ok := rep.paired(CaseEcho, Baseline, 64, reqPerSec); ok {
+			t.Errorf("paired = %v, true; want no ratio", got)
+		}
+	})
+	t.Run("the target line", func(t *testing.T) {
+		var b bytes.Buffer
+		rep.writeTargets(&b)
+		if want := "| echo /predict, 64 connections, req/s vs baseline | >= 0.85x | 0.90x | yes |"; !strings.Contains(b.String(), want) {
+			t.Errorf("targets:\n%s\nwant the line:\n%s", b.String(), want)
+		}
+	})
 }

@@ -178,8 +178,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// Connection counts on the outside: every case at one count runs right after the
 	// baseline at that count, so that the ratios compare measurements seconds apart
 	// rather than minutes apart, on a machine whose speed drifts (a shared VM's can by
-	// a third over a run). Rounds repeat the whole, and the median round of each row
-	// stands, since one short measurement here can be off by a tenth.
+	// a third over a run). Rounds repeat the whole, since one short measurement here
+	// can be off by a tenth: the median round of each row stands, and a ratio is the
+	// median of the rounds' own (Report.paired).
 	runs := make([][][]Result, len(cases)) // case, connection count, round
 	for i := range runs {
 		runs[i] = make([][]Result, len(cfg.Conns))
@@ -203,6 +204,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, byConns := range runs {
 		for _, rs := range byConns {
 			rep.Results = append(rep.Results, Median(rs))
+			rep.Runs = append(rep.Runs, rs)
 		}
 	}
 	if queueNA != "" {
