@@ -98,11 +98,11 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 	var shape bodyShape
 	in = &predictInput{}
 	var raws [64][]byte // per name index, the member's value
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
 		// A member name: valid JSON guarantees the quotes.
 		end := i + 1
@@ -117,16 +117,16 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 			return nil, false // unknown or repeated: the general path words it
 		}
 		shape.members |= 1 << k
-		i = skipSpace(b, end+1) + 1 // past the ':'
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, end+1) + 1 // past the ':'
+		i = jsonscan.SkipSpace(b, i)
 		vend, huge := skipValue(b, i)
 		if huge {
 			return nil, false
 		}
 		raws[k] = b[i:vend]
-		i = skipSpace(b, vend)
+		i = jsonscan.SkipSpace(b, vend)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		}
 	}
 	var strs, arrays int
@@ -215,13 +215,6 @@ func (f *fastBody) accepts(shape bodyShape) bool {
 	f.seen[shape] = struct{}{}
 	f.mu.Unlock()
 	return true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // skipValue returns the end of the JSON value that starts at b[i] (b is valid JSON

@@ -10,7 +10,7 @@ const maxDepth = 10000
 // bulk of a tensor, a run at a time.
 func Valid(raw []byte) bool {
 	var open []byte // '{' or '[' of each enclosing value
-	i := skipSpace(raw, 0)
+	i := SkipSpace(raw, 0)
 	for {
 		// A value starts at i.
 		if i >= len(raw) {
@@ -21,7 +21,7 @@ func Valid(raw []byte) bool {
 			if len(open) >= maxDepth {
 				return false
 			}
-			i = skipSpace(raw, i+1)
+			i = SkipSpace(raw, i+1)
 			if i < len(raw) && raw[i] == c+2 { // '}' or ']': empty
 				i++
 				break
@@ -36,7 +36,7 @@ func Valid(raw []byte) bool {
 		case c == '"':
 			i = validString(raw, i)
 		case c == '-' || c >= '0' && c <= '9':
-			i = validNumber(raw, i)
+			i = NumberEnd(raw, i)
 		case c == 't':
 			i = validLiteral(raw, i, "true")
 		case c == 'f':
@@ -51,7 +51,7 @@ func Valid(raw []byte) bool {
 		}
 		// A value ended at i: close what it ends, then expect the next.
 		for {
-			i = skipSpace(raw, i)
+			i = SkipSpace(raw, i)
 			if len(open) == 0 {
 				return i == len(raw)
 			}
@@ -67,7 +67,7 @@ func Valid(raw []byte) bool {
 			if raw[i] != ',' {
 				return false
 			}
-			i = skipSpace(raw, i+1)
+			i = SkipSpace(raw, i+1)
 			if top == '{' {
 				if i = validKey(raw, i); i < 0 {
 					return false
@@ -87,11 +87,11 @@ func validKey(raw []byte, i int) int {
 	if i = validString(raw, i); i < 0 {
 		return -1
 	}
-	i = skipSpace(raw, i)
+	i = SkipSpace(raw, i)
 	if i >= len(raw) || raw[i] != ':' {
 		return -1
 	}
-	return skipSpace(raw, i+1)
+	return SkipSpace(raw, i+1)
 }
 
 // validString returns the index after the string starting at raw[i], or -1. Like
@@ -130,35 +130,35 @@ func validString(raw []byte, i int) int {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
-// validNumber returns the index after the number starting at raw[i], or -1: -?(0|[1-9]d*)
-// (.d+)?([eE][+-]?d+)?
-func validNumber(raw []byte, i int) int {
-	if raw[i] == '-' {
+// NumberEnd returns the index after the JSON number (RFC 8259's grammar,
+// -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?) that starts at b[i], or -1 when none does.
+func NumberEnd(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
 		i++
 	}
 	switch {
-	case i >= len(raw):
+	case i >= len(b):
 		return -1
-	case raw[i] == '0':
+	case b[i] == '0':
 		i++
-	case raw[i] >= '1' && raw[i] <= '9':
-		i = digits(raw, i+1)
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i+1)
 	default:
 		return -1
 	}
-	if i < len(raw) && raw[i] == '.' {
-		j := digits(raw, i+1)
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
 		if j == i+1 {
 			return -1
 		}
 		i = j
 	}
-	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
-		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		j := digits(raw, i)
+		j := digits(b, i)
 		if j == i {
 			return -1
 		}
@@ -167,8 +167,8 @@ func validNumber(raw []byte, i int) int {
 	return i
 }
 
-func digits(raw []byte, i int) int {
-	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 		i++
 	}
 	return i
@@ -182,8 +182,10 @@ func validLiteral(raw []byte, i int, word string) int {
 	return i + len(word)
 }
 
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+// SkipSpace returns the index of the first byte at or after b[i] that is not JSON
+// white space.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i

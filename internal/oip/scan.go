@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // Decode checks a request's JSON once (jsonscan.Valid, which answers as json.Valid)
@@ -19,7 +21,7 @@ func members(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 		return nil, false
 	}
 	out := map[string]json.RawMessage{}
-	i := skipSpace(raw, 1)
+	i := jsonscan.SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
 		var key string
@@ -28,13 +30,13 @@ func members(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 		} else if json.Unmarshal(raw[i:end], &key) != nil {
 			return nil, false
 		}
-		i = skipSpace(raw, end)
-		i = skipSpace(raw, i+1) // the colon
+		i = jsonscan.SkipSpace(raw, end)
+		i = jsonscan.SkipSpace(raw, i+1) // the colon
 		vend := valueEnd(raw, i)
 		out[key] = raw[i:vend]
-		i = skipSpace(raw, vend)
+		i = jsonscan.SkipSpace(raw, vend)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
 	}
 	return out, true
@@ -48,23 +50,16 @@ func elements(raw json.RawMessage) ([]json.RawMessage, bool) {
 		return nil, false
 	}
 	out := []json.RawMessage{}
-	i := skipSpace(raw, 1)
+	i := jsonscan.SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] != ']' {
 		end := valueEnd(raw, i)
 		out = append(out, raw[i:end])
-		i = skipSpace(raw, end)
+		i = jsonscan.SkipSpace(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
 	}
 	return out, true
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // stringEnd returns the index after the string starting at raw[i].

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferd/inferd/internal/jsonscan"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/tensor"
 )
@@ -146,14 +147,14 @@ func (s *toTensor) convert(raw json.RawMessage) (*tensor.Tensor, error) {
 // and words the errors of.
 func (s *toTensor) flatFloats(raw []byte) (vals []float64, ok bool) {
 	n := int(s.shape[0])
-	i := skipSpace(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i == len(raw) || raw[i] != '[' {
 		return nil, false
 	}
 	vals = make([]float64, 0, n)
-	i = skipSpace(raw, i+1)
+	i = jsonscan.SkipSpace(raw, i+1)
 	for len(vals) < n {
-		end := numberEnd(raw, i)
+		end := jsonscan.NumberEnd(raw, i)
 		if end < 0 {
 			return nil, false
 		}
@@ -165,66 +166,18 @@ func (s *toTensor) flatFloats(raw []byte) (vals []float64, ok bool) {
 			f = float64(float32(f))
 		}
 		vals = append(vals, f)
-		i = skipSpace(raw, end)
+		i = jsonscan.SkipSpace(raw, end)
 		if len(vals) < n {
 			if i == len(raw) || raw[i] != ',' {
 				return nil, false
 			}
-			i = skipSpace(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
 	}
-	if i == len(raw) || raw[i] != ']' || skipSpace(raw, i+1) != len(raw) {
+	if i == len(raw) || raw[i] != ']' || jsonscan.SkipSpace(raw, i+1) != len(raw) {
 		return nil, false
 	}
 	return vals, true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// numberEnd is the end of the JSON number (RFC 8259's grammar) that starts at b[i],
-// or -1 when none does.
-func numberEnd(b []byte, i int) int {
-	digits := func(i int) int {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(i)
-	default:
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(i + 1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
 }
 
 // decode reads an item of any form through a JSON tree, naming what is wrong.
