@@ -334,18 +334,19 @@ func (r *Report) writeTargets(w io.Writer) {
 // targets at manyConns, where the machine is saturated: there a rate ratio can only
 // move as far as the CPU per request allows.
 func (r *Report) writeCPUBounds(w io.Writer) {
-	on, okOn := r.find(CaseDigitsOn, manyConns)
-	off, okOff := r.find(CaseDigitsOff, manyConns)
-	if cheaper := r.pairedRatio(CaseDigitsOff, CaseDigitsOn, manyConns, serverCPU); okOn && okOff && cheaper != "" {
+	// A paired ratio exists only where both rows were measured, with their CPU.
+	on, _ := r.find(CaseDigitsOn, manyConns)
+	off, _ := r.find(CaseDigitsOff, manyConns)
+	if cheaper := r.pairedRatio(CaseDigitsOff, CaseDigitsOn, manyConns, serverCPU); cheaper != "" {
 		fmt.Fprintf(w, "At %d connections the machine is saturated, so a ratio of throughputs follows the\n", manyConns)
 		fmt.Fprintf(w, "CPU each request costs. Digits costs the server %s per request with batching on and\n", cpuDur(on.ServerCPU, on.ServerCPUPerReq()))
 		fmt.Fprintf(w, "%s with it off: batching makes a request %s cheaper, which is about as far as it\n", cpuDur(off.ServerCPU, off.ServerCPUPerReq()), cheaper)
 		fmt.Fprintln(w, "can raise throughput while the runtime, the HTTP path and the load generator share")
 		fmt.Fprintln(w, "these cores.")
 	}
-	echo, okEcho := r.find(CaseEcho, manyConns)
-	base, okBase := r.find(Baseline, manyConns)
-	if costlier := r.pairedRatio(CaseEcho, Baseline, manyConns, serverCPU); okEcho && okBase && costlier != "" {
+	echo, _ := r.find(CaseEcho, manyConns)
+	base, _ := r.find(Baseline, manyConns)
+	if costlier := r.pairedRatio(CaseEcho, Baseline, manyConns, serverCPU); costlier != "" {
 		fmt.Fprintf(w, "Echo costs inferd %s per request against the baseline's %s (%s).\n",
 			cpuDur(echo.ServerCPU, echo.ServerCPUPerReq()), cpuDur(base.ServerCPU, base.ServerCPUPerReq()), costlier)
 	}
