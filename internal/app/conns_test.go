@@ -2,9 +2,7 @@ package app_test
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,15 +18,8 @@ func TestAnswerAfterAccessLineWhileConnectionsAreOpen(t *testing.T) {
 	hold := apitest.NewHoldAccessLine("predict")
 	defer hold.Let()
 	s := startAppWith(t, map[string]string{"MODELS_DIR": t.TempDir()}, true, app.Options{Logger: slog.New(hold)})
-	for range 2 {
-		c, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	// The client's request then goes on a connection dialled after those two, which
-	// the server has counted by the time it accepts it.
+	apitest.IdleConns(t, s.url, 2)
+	// The client's request then goes on a connection dialled after those two.
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	answered := hold.Send(t, s.c, s.c.NewRequest(http.MethodPost, "/predict", "dev-key", `{"model":"echo","data":1}`))
 	select {

@@ -2,9 +2,7 @@ package httpapi_test
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,15 +26,7 @@ func TestAnswerBeforeAccessLogWhenQuiet(t *testing.T) {
 			hold := apitest.NewHoldAccessLine("predict")
 			h := newHarness(t, func(s *setup) { s.opts.Logger = slog.New(hold) })
 			defer hold.Let()
-			// Dialled before the client's connection, so the server has counted them
-			// when it accepts that one.
-			for range tc.idle {
-				c, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer c.Close()
-			}
+			apitest.IdleConns(t, h.url, tc.idle) // before the client's connection
 			answered := hold.Send(t, h.c, h.c.NewRequest(http.MethodPost, "/predict", keyPredict, `{"model":"echo","data":1}`))
 			// Now the handler is held writing its access log line.
 			var resp *apitest.Response
