@@ -54,6 +54,8 @@ type setup struct {
 	noLoad  bool // leave loading to the test
 	// listener, when set, wraps the server's listener (to count what it reads, say).
 	listener func(net.Listener) net.Listener
+	// writeTimeout is the server's WriteTimeout (0: none, as httptest serves).
+	writeTimeout time.Duration
 	// inMemory serves over net.Pipe connections instead of a socket, for a test in a
 	// synctest bubble (see apitest.NewInMemory); the harness's url is then empty.
 	inMemory bool
@@ -116,6 +118,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	ts := httptest.NewUnstartedServer(h)
 	ts.Config.ConnState = srv.ConnState // as internal/app serves it
+	ts.Config.WriteTimeout = s.writeTimeout
 	if s.listener != nil {
 		ts.Listener = s.listener(ts.Listener)
 	}
