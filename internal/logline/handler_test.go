@@ -58,10 +58,15 @@ func randomAttr(rng *rand.Rand) slog.Attr {
 
 func randomRecord(rng *rand.Rand) slog.Record {
 	t := time.Time{}
-	switch rng.IntN(4) {
+	switch rng.IntN(6) {
 	case 0: // zero: no time key
 	case 1:
 		t = time.Date(2026, 11, 25, 17, 18, 47, 0, time.UTC) // whole seconds: trailing zeros
+	case 2: // one second in three zones: the handler's formatted second is reused, or not
+		zones := []*time.Location{time.UTC, time.Local, time.FixedZone("", -5*3600)}
+		t = time.Date(2026, 11, 25, 17, 18, 48, rng.IntN(1e9)/(1+rng.IntN(1e6)), time.UTC).In(zones[rng.IntN(3)])
+	case 3: // a year RFC 3339 cannot write: slog's JSON writes an error in its place
+		t = time.Date(10000+rng.IntN(2), 1, 2, 3, 4, 5, 6, time.UTC)
 	default:
 		t = time.Unix(1_700_000_000+rng.Int64N(1e8), rng.Int64N(1e9)).In(time.FixedZone("", 3600*(rng.IntN(5)-2)))
 	}
