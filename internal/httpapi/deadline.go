@@ -59,9 +59,4 @@ func (c *deadlineConn) SetDeadline(t time.Time) error {
 }
 
 // CloseWrite keeps net/http's half-close, which it finds by this method.
-func (c *deadlineConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
+func (c *deadlineConn) CloseWrite() error { return closeWrite(c.Conn) }

@@ -47,8 +47,12 @@ func (c problemConn) Write(p []byte) (int, error) {
 }
 
 // CloseWrite keeps net/http's half-close after a 431, which it finds by this method.
-func (c problemConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+func (c problemConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+// closeWrite half-closes c when it can: the CloseWrite of a connection wrapper, which
+// hides the TCP connection's own from net/http.
+func closeWrite(c net.Conn) error {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
 	return nil
