@@ -69,7 +69,8 @@ func Run(ctx context.Context, opts Options) error {
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui,
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
-		PublicURL: cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
+		TrustedProxies: cfg.TrustedProxies,
+		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
 		ReadyAllowFailed: cfg.ReadyAllowFailed,
 		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -44,8 +45,11 @@ type Config struct {
 	MaxConcurrentPerKey int
 	// AuthFailuresPerMinute is AUTH_FAILURES_PER_MINUTE; 0: no throttle.
 	AuthFailuresPerMinute int
-	JobTTL                time.Duration // JOB_TTL
-	JobMaxAge             time.Duration // JOB_MAX_AGE
+	// TrustedProxies is TRUSTED_PROXIES: the networks whose Forwarded and
+	// X-Forwarded-For are believed; empty: none.
+	TrustedProxies []netip.Prefix
+	JobTTL         time.Duration // JOB_TTL
+	JobMaxAge      time.Duration // JOB_MAX_AGE
 	// MaxJobsPerKey is MAX_JOBS_PER_KEY; 0: no cap.
 	MaxJobsPerKey     int
 	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
@@ -308,6 +312,29 @@ func (p *parser) origins() []string {
 		default:
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// prefixes reads a comma-separated list of networks (CIDR) and single addresses.
+func (p *parser) prefixes() []netip.Prefix {
+	v := p.set()
+	var out []netip.Prefix
+	for _, e := range strings.Split(v, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(e); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		n, err := netip.ParsePrefix(e)
+		if err != nil {
+			p.fail(v, fmt.Sprintf("%q is neither an IP address nor a network such as 10.0.0.0/8", e))
+			continue
+		}
+		out = append(out, n.Masked())
 	}
 	return out
 }

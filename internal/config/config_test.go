@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"reflect"
@@ -67,6 +68,7 @@ func TestDefaults(t *testing.T) {
 		{"LISTEN_ADDR", c.ListenAddr, ":8080"},
 		{"WORKER_LISTEN_ADDR", c.WorkerListenAddr, ":8081"},
 		{"CORS_ALLOWED_ORIGINS", len(c.CORSAllowedOrigins), 0},
+		{"TRUSTED_PROXIES", len(c.TrustedProxies), 0},
 		{"production", c.Production(), false},
 		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
 	}
@@ -190,6 +192,9 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"CORS_ALLOWED_ORIGINS", "ftp://files.example.com"},
 		{"CORS_ALLOWED_ORIGINS", "*,https://app.example.com"},
 		{"CORS_ALLOWED_ORIGINS", "https://"},
+		{"TRUSTED_PROXIES", "10.0.0.0/8/8"},
+		{"TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"TRUSTED_PROXIES", "ingress.local"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -394,6 +399,28 @@ func TestCORSAllowedOrigins(t *testing.T) {
 			}
 			if !reflect.DeepEqual(c.CORSAllowedOrigins, tt.want) {
 				t.Errorf("origins %q, want %q", c.CORSAllowedOrigins, tt.want)
+			}
+		})
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	tests := []struct {
+		value string
+		want  string
+	}{
+		{"", "[]"},
+		{"10.0.0.0/8", "[10.0.0.0/8]"},
+		{" 10.1.2.3/8 , 192.168.1.7,,fd00::/8, ::1", "[10.0.0.0/8 192.168.1.7/32 fd00::/8 ::1/128]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			c, err := load(map[string]string{"TRUSTED_PROXIES": tt.value}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(c.TrustedProxies); got != tt.want {
+				t.Errorf("networks %s, want %s", got, tt.want)
 			}
 		})
 	}

@@ -259,7 +259,7 @@ func TestMetrics(t *testing.T) {
 		{"inferd_jobs_running", nil},
 		{"inferd_models_loaded", nil},
 		{"inferd_model_reloads_total", map[string]string{"outcome": "success"}},
-		{"inferd_rate_limited_requests_total", map[string]string{"operation": "predict"}},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "predict", "code": "rate_limited"}},
 		{"go_goroutines", nil},
 		{"process_resident_memory_bytes", nil},
 	}

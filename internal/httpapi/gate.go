@@ -109,30 +109,27 @@ func (s *Server) writeLimit(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // checkKey authorizes key for scope on behalf of r's client, and records the outcome
-// on the request for the layers after it and the log line. A client throttled for
-// its failures gets a *limitError without its key being looked at; a missing or
-// unknown key counts as a failure.
+// on the request for the layers after it and the log line. A missing or unknown key is
+// a failure charged to the client's address and that key; once they have failed too
+// often, the answer is a *limitError (429) instead of 401. A valid key is never
+// throttled, whatever other clients at the same address do.
 func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.Principal, error) {
-	addr := ""
-	if s.authFails != nil {
-		addr = clientAddr(r)
-		if d := s.authFails.wait(addr); d > 0 {
-			secs := retrySeconds(d)
-			return auth.Principal{}, &limitError{code: codeAuthThrottled, retry: secs, detail: fmt.Sprintf(
-				"more than %d failed authentications a minute from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
-				s.authFails.perMinute, secs)}
-		}
-	}
 	_, err := apiKey(r) // two X-API-Key headers are refused, never resolved to one
 	var p auth.Principal
 	if err == nil {
 		p, err = s.keys.Authorize(key, scope)
 	}
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		s.authFails.fail(addr)
-	}
 	if info := infoFrom(r.Context()); info != nil {
 		info.scope, info.principal, info.authed = scope, p, err == nil
+	}
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		if d := s.authFails.failed(s.proxies.clientAddr(r), key); d > 0 {
+			secs := retrySeconds(d)
+			s.metrics.RateLimited(s.operation(r), codeAuthThrottled)
+			return auth.Principal{}, &limitError{code: codeAuthThrottled, retry: secs, detail: fmt.Sprintf(
+				"more than %d failed authentications a minute with this key from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
+				s.authFails.perMinute, secs)}
+		}
 	}
 	return p, err
 }
@@ -144,6 +141,7 @@ func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*at
 	var n *atomic.Int64
 	if s.inflight != nil {
 		if n = s.inflight.acquire(p.ID); n == nil {
+			s.metrics.RateLimited(s.operation(r), codeConcurrencyLimited)
 			return nil, &limitError{code: codeConcurrencyLimited, retry: retryAfterSeconds, detail: fmt.Sprintf(
 				"this key already has %d requests in progress (MAX_CONCURRENT_PER_KEY); retry when one has been answered", s.inflight.max)}
 		}
@@ -154,7 +152,7 @@ func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*at
 				n.Add(-1)
 			}
 			secs := retrySeconds(wait)
-			s.metrics.RateLimited(s.operation(r))
+			s.metrics.RateLimited(s.operation(r), codeRateLimited)
 			return nil, &limitError{code: codeRateLimited, retry: secs, detail: fmt.Sprintf(
 				"rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
 				float64(s.limiter.rps), s.limiter.burst, secs)}

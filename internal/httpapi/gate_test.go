@@ -249,54 +249,6 @@ func TestConcurrencyCap(t *testing.T) {
 	})
 }
 
-// TestAuthThrottle: a client address that keeps failing authentication is refused
-// 429 before its key is looked at, on every operation that needs one, until its
-// bucket refills; a valid key without the scope is no failure.
-func TestAuthThrottle(t *testing.T) {
-	h := newHarness(t, func(s *setup) { s.opts.AuthFailuresPerMinute = 3 })
-	body := `{"model":"echo","data":1}`
-	for i := range 5 {
-		if resp := h.c.Post("/predict", keyRead, body); resp.Status != http.StatusForbidden {
-			t.Fatalf("403 number %d: status %d: %s", i, resp.Status, resp.Body)
-		}
-	}
-	for i := range 3 {
-		if resp := h.c.Post("/predict", keyUnknown, body); resp.Status != http.StatusUnauthorized {
-			t.Fatalf("failure %d: status %d, want 401: %s", i, resp.Status, resp.Body)
-		}
-	}
-	tests := []struct{ name, method, path, key string }{
-		{"another unknown key", http.MethodPost, "/predict", keyUnknown},
-		{"a valid key", http.MethodPost, "/predict", keyPredict},
-		{"no key on a GET", http.MethodGet, "/models", ""},
-		{"the admin key on a profile", http.MethodGet, "/debug/pprof/cmdline", keyAdmin},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var b any
-			if tt.method == http.MethodPost {
-				b = body
-			}
-			resp := h.c.Do(h.c.NewRequest(tt.method, tt.path, tt.key, b))
-			if resp.Status != http.StatusTooManyRequests {
-				t.Fatalf("status %d, want 429: %s", resp.Status, resp.Body)
-			}
-			if p := resp.Problem(t); p.Code != "auth_throttled" || !strings.Contains(p.Detail, "AUTH_FAILURES_PER_MINUTE") {
-				t.Errorf("problem %+v", p)
-			}
-			// One failure back every 20 s (3 a minute).
-			if ra, _ := strconv.Atoi(resp.Header.Get("Retry-After")); ra < 1 || ra > 20 {
-				t.Errorf("Retry-After %q, want 1 to 20", resp.Header.Get("Retry-After"))
-			}
-		})
-	}
-	t.Run("operations without a key are served", func(t *testing.T) {
-		if resp := h.c.Get("/health", ""); resp.Status != http.StatusOK {
-			t.Errorf("status %d", resp.Status)
-		}
-	})
-}
-
 // errorCode is the code of an error answer: a problem's, or on the Open Inference
 // Protocol's routes (/v2) the code beside the protocol's "error" message.
 func errorCode(t *testing.T, path string, resp *apitest.Response) string {

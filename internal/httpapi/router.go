@@ -28,7 +28,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	s.bodyless = bodylessRoutes(contract)
 	s.gates = gateRoutes(contract)
 	if s.limiter != nil {
-		s.metrics.RateLimitedOperations(scopedOperations(contract, auth.ScopePredict))
+		s.metrics.RateLimitedOperations(scopedOperations(contract, auth.ScopePredict), codeRateLimited)
 	}
 
 	r := chi.NewRouter()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 
@@ -52,9 +53,14 @@ type Options struct {
 	SharedRateLimit SharedLimiter
 	// MaxConcurrentPerKey caps the requests one key has in progress at once; 0: no cap.
 	MaxConcurrentPerKey int
-	// AuthFailuresPerMinute is how many failed authentications a client address may
-	// make a minute before its requests are refused unread; 0: no throttle.
+	// AuthFailuresPerMinute is how many failed authentications one key (or none) may
+	// make a minute from one client address before they are answered 429 instead of
+	// 401; 0: no throttle.
 	AuthFailuresPerMinute int
+	// TrustedProxies are the networks whose Forwarded and X-Forwarded-For are believed
+	// when telling a request's client address (TRUSTED_PROXIES); empty: the peer's
+	// address is the client's.
+	TrustedProxies []netip.Prefix
 	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
 	// empty: no CORS headers at all.
 	CORSAllowedOrigins []string
@@ -87,6 +93,7 @@ type Server struct {
 	limiter    *limiter
 	inflight   *inflight
 	authFails  *authThrottle
+	proxies    proxies
 	gates      map[gateKey]opGate
 	operations map[string]string // "METHOD /route/{param}" -> operationId
 	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
@@ -119,6 +126,7 @@ func NewServer(opts Options) (*Server, error) {
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
 		log: opts.Logger, limiter: lim, repoDirs: repositoryDirs(opts.ModelsDir),
 		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
+		proxies: opts.TrustedProxies,
 	}, nil
 }
 

@@ -110,8 +110,8 @@ func New(reg prometheus.Registerer) *Metrics {
 			"Time a request waited in a version's dynamic batcher before its items went to the model.",
 			[]float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1}, "model", "version"),
 		rateLimited: counterVec("rate_limited_requests_total",
-			"Requests refused with 429 by the per-key rate limit, by operation.",
-			"operation"),
+			"Requests refused with 429 by a limit before their body was read, by operation and code: rate_limited (the key's token bucket), concurrency_limited (the key's requests in progress), auth_throttled (failed authentications of one key from one address).",
+			"operation", "code"),
 		jobWait: histogram("job_queue_wait_seconds",
 			"Time from a job's submission to its start: how long it waited for a worker.",
 			prometheus.ExponentialBuckets(0.0005, 4, 10)),
@@ -150,10 +150,10 @@ func New(reg prometheus.Registerer) *Metrics {
 }
 
 // RateLimitedOperations starts inferd_rate_limited_requests_total at zero for the
-// operations the rate limit applies to.
-func (m *Metrics) RateLimitedOperations(ops []string) {
+// operations a limit applies to, under its code.
+func (m *Metrics) RateLimitedOperations(ops []string, code string) {
 	for _, op := range ops {
-		m.rateLimited.WithLabelValues(op)
+		m.rateLimited.WithLabelValues(op, code)
 	}
 }
 
@@ -185,8 +185,10 @@ func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
 	o.duration.Observe(d.Seconds())
 }
 
-// RateLimited records a request refused by the rate limit.
-func (m *Metrics) RateLimited(operation string) { m.rateLimited.WithLabelValues(operation).Inc() }
+// RateLimited records a request refused by a limit, under the problem's code.
+func (m *Metrics) RateLimited(operation, code string) {
+	m.rateLimited.WithLabelValues(operation, code).Inc()
+}
 
 // RateLimitFallback counts a request whose rate limit was decided by the local bucket
 // because the shared one could not be reached.
