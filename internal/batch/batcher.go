@@ -29,8 +29,8 @@ type Options struct {
 	// A second call lets a batch gather and run while another is running, so a
 	// runtime that uses one core per call can keep more than one busy.
 	MaxCalls int
-	// Called, when set, is told the items of every call.
-	Called func(n int)
+	// Called, when set, is told the items of every call and how long it took, after it.
+	Called func(n int, d time.Duration)
 	// Queued, when set, is told how long each request waited before its first items
 	// went to a call.
 	Queued func(d time.Duration)
@@ -285,9 +285,6 @@ func (b *Batcher) call(segs []segment) {
 	for _, s := range segs {
 		items = append(items, s.req.items[s.lo:s.hi]...)
 	}
-	if b.opts.Called != nil {
-		b.opts.Called(len(items))
-	}
 	var end func(error)
 	if b.opts.Call != nil {
 		callers := make([]context.Context, len(segs))
@@ -296,7 +293,11 @@ func (b *Batcher) call(segs []segment) {
 		}
 		end = b.opts.Call(callers, len(items))
 	}
+	start := time.Now()
 	out, err := b.run(items)
+	if b.opts.Called != nil {
+		b.opts.Called(len(items), time.Since(start))
+	}
 	if err == nil && len(out) != len(items) {
 		err = fmt.Errorf("the model returned %d results for %d items", len(out), len(items))
 	}

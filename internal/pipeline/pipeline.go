@@ -59,6 +59,9 @@ type Info struct {
 	ArtifactBytes int64
 	Inputs        []Tensor
 	Outputs       []Tensor
+	// MaxBatchSize caps the items of one model call (larger batches run in chunks); 0:
+	// no cap.
+	MaxBatchSize int
 }
 
 // Tensor describes a model input or output as the model file declares it; -1 in Shape

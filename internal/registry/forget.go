@@ -4,11 +4,13 @@ import (
 	"slices"
 )
 
-// forget drops versions their source no longer has (their directory was deleted), so
-// that listings agree with the 404 their reload answers. A pipeline that served one
-// retires once its requests have finished. The model keeps rule when it still fits the
-// versions left, else routes to the latest; a model left without versions is dropped.
-func (r *Registry) forget(name string, rule Rule, vers ...string) {
+// forget drops versions: ones their source no longer has (their directory was deleted),
+// so that listings agree with the 404 their reload answers, or ones an operator
+// unloads; why says which, for the log. A pipeline that served one retires once its
+// requests have finished; the channels returned close when each has. The model keeps
+// rule when it still fits the versions left, else routes to the latest; a model left
+// without versions is dropped.
+func (r *Registry) forget(name string, rule Rule, why string, vers ...string) []<-chan struct{} {
 	r.mu.RLock()
 	m := r.models[name]
 	var vs []*version
@@ -20,6 +22,7 @@ func (r *Registry) forget(name string, rule Rule, vers ...string) {
 		}
 	}
 	r.mu.RUnlock()
+	var retired []<-chan struct{}
 	for _, v := range vs {
 		v.reload.Lock() // no load of it is under way, and none starts: put sees gone
 		r.mu.Lock()
@@ -42,10 +45,11 @@ func (r *Registry) forget(name string, rule Rule, vers ...string) {
 		v.reload.Unlock()
 		r.obs.Loaded(n)
 		if old != nil {
-			r.retire(old)
+			retired = append(retired, r.retire(old))
 		}
-		r.log.Info("model version dropped: its source no longer has it", "model", name, "version", v.version)
+		r.log.Info("model version dropped: "+why, "model", name, "version", v.version)
 	}
+	return retired
 }
 
 // versionsOf lists the versions the registry holds of name.

@@ -123,22 +123,11 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 	v, inst := h.v, h.inst
 	rows := 1
 	outs, err := inst.infer(ctx, req, &rows)
-	r.settle(req.Model, v, ModeInfer, rows, err)
+	r.settle(req.Model, h, ModeInfer, rows, err)
 	if err != nil {
 		return Inference{}, err
 	}
 	return Inference{Model: req.Model, Version: v.version, Outputs: outs}, nil
-}
-
-// Route names the version a request for name and version goes to, loaded or not.
-func (r *Registry) Route(name, version string) (string, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	v, err := r.lookupLocked(name, version)
-	if err != nil {
-		return "", err
-	}
-	return v.version, nil
 }
 
 // predict is the model stage of one call: the batcher when the version has one.
@@ -149,7 +138,9 @@ func (l *loaded) predict(ctx context.Context, items []any) (out []any, err error
 		if v := recover(); v != nil {
 			err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
 		}
-		l.obs.Stage(l.name, l.version, pipeline.StageModel, time.Since(start))
+		d := time.Since(start)
+		l.obs.Stage(l.name, l.version, pipeline.StageModel, d)
+		l.stats.stage(pipeline.StageModel, d)
 		if span != nil {
 			telemetry.End(span, err)
 		}

@@ -17,6 +17,9 @@ type Entry struct {
 	LoadDuration  time.Duration
 	Memory        Memory
 	Info          pipeline.Info
+	// Batching is how the loaded pipeline coalesces requests: zero when it does not
+	// (its config asks for none, or DYNAMIC_BATCHING=false).
+	Batching pipeline.Batching
 	// Pre and Post describe the steps of the loaded pipeline.
 	Pre, Post []pipeline.StepInfo
 }
@@ -67,6 +70,9 @@ func entryLocked(v *version) Entry {
 	if v.cur != nil {
 		e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
 		e.Pre, e.Post = v.cur.p.Steps()
+		if v.cur.batcher != nil {
+			e.Batching = v.cur.p.Batching
+		}
 	}
 	return e
 }

@@ -26,10 +26,12 @@ type loaded struct {
 	mem           Memory
 	obs           Observer
 	tracing       *pipeline.Tracing // nil: tracing off
+	stats         *versionStats     // its version's
 }
 
 // build loads one pipeline, measuring the memory the load took, and starts its batcher.
-func (r *Registry) build(ctx context.Context, name, ver string, l Loader) (inst *loaded, err error) {
+func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loaded, err error) {
+	name, ver, stats := v.name, v.version, &v.stats
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("loading %s %s panicked: %v", name, ver, v)
@@ -50,14 +52,20 @@ func (r *Registry) build(ctx context.Context, name, ver string, l Loader) (inst 
 	dur := time.Since(start)
 	after := takeSnapshot()
 	alone = alone && r.loadSeq.Load() == seq
-	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver)}
+	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver), stats: stats}
 	if b := p.Batching; b.Enabled && !r.opts.NoDynamicBatching {
 		opts := batch.Options{
 			MaxSize:       b.MaxSize,
 			MaxQueueDelay: b.MaxQueueDelay,
 			MaxCalls:      b.MaxCalls,
-			Called:        func(n int) { r.obs.Batched(name, ver, n) },
-			Queued:        func(d time.Duration) { r.obs.Queued(name, ver, d) },
+			Called: func(n int, d time.Duration) {
+				r.obs.Batched(name, ver, n)
+				stats.called(n, d)
+			},
+			Queued: func(d time.Duration) {
+				r.obs.Queued(name, ver, d)
+				stats.queue.add(d)
+			},
 		}
 		if inst.tracing != nil {
 			opts.Call = inst.tracedCall
@@ -98,7 +106,10 @@ func (l *loaded) call(ctx context.Context, batch []any) (out []any, err error) {
 	if span := l.runtimeSpan(ctx, len(batch)); span != nil {
 		defer func() { telemetry.End(span, err) }()
 	}
-	return l.p.Model.Predict(ctx, batch)
+	start := time.Now()
+	out, err = l.p.Model.Predict(ctx, batch)
+	l.stats.called(len(batch), time.Since(start))
+	return out, err
 }
 
 // close waits for the requests in flight, drains the batcher and closes the pipeline.
@@ -128,7 +139,7 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 		}
 		r.mu.Unlock()
 	}
-	inst, err := r.build(ctx, v.name, v.version, l)
+	inst, err := r.build(ctx, v, l)
 	r.mu.Lock()
 	if first {
 		r.loading--
@@ -174,13 +185,16 @@ func (r *Registry) loadedLocked() int {
 }
 
 // retire closes a replaced version once its in-flight requests have finished and its
-// batcher has drained.
-func (r *Registry) retire(old *loaded) {
+// batcher has drained; the channel closes then.
+func (r *Registry) retire(old *loaded) <-chan struct{} {
+	done := make(chan struct{})
 	r.drains.Add(1)
 	go func() {
 		defer r.drains.Done()
+		defer close(done)
 		if err := old.close(); err != nil {
 			r.log.Warn("closing a replaced pipeline", "model", old.name, "version", old.version, "error", err)
 		}
 	}()
+	return done
 }

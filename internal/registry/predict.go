@@ -54,9 +54,12 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	}
 	defer h.release()
 	v, inst := h.v, h.inst
-	observe := func(stage pipeline.Stage, d time.Duration) { r.obs.Stage(req.Model, v.version, stage, d) }
+	observe := func(stage pipeline.Stage, d time.Duration) {
+		r.obs.Stage(req.Model, v.version, stage, d)
+		v.stats.stage(stage, d)
+	}
 	results, err := inst.run(ctx, req.Items, observe)
-	r.settle(req.Model, v, req.Mode, len(req.Items), err)
+	r.settle(req.Model, h, req.Mode, len(req.Items), err)
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -65,11 +68,11 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 
 // hold routes model and ver to a servable version and holds its current instance for
 // one request, counted in flight under the read lock so that a swap cannot miss it;
-// release gives the instance back and records the request's latency. A request that
-// finds the version unservable is counted unavailable.
+// settle records the request's outcome and latency, and release gives the instance
+// back. A request that finds the version unservable is counted unavailable.
 func (r *Registry) hold(model, ver string, mode Mode, n int) (held, error) {
 	r.mu.RLock()
-	v, err := r.lookupLocked(model, ver)
+	v, err := r.lookupLocked(model, ver, mode == ModeInfer)
 	var inst *loaded
 	if err == nil {
 		if err = v.servable(); err == nil {
@@ -96,14 +99,16 @@ type held struct {
 	start time.Time
 }
 
-func (h held) release() {
-	h.v.obs.End(time.Since(h.start))
-	h.inst.inflight.Done()
-}
+func (h held) release() { h.inst.inflight.Done() }
 
-// settle counts the outcome of a held request of n items, and logs a panic of the
-// version's code with its stack.
-func (r *Registry) settle(model string, v *version, mode Mode, n int, err error) {
+// settle counts the outcome and latency of a held request of n items, and logs a panic
+// of the version's code with its stack.
+func (r *Registry) settle(model string, h held, mode Mode, n int, err error) {
+	v := h.v
+	end := time.Now()
+	d := end.Sub(h.start)
+	v.obs.End(d)
+	v.stats.request(n, end, d, err)
 	outcome := OutcomeSuccess
 	switch {
 	case errors.Is(err, pipeline.ErrInvalidInput):

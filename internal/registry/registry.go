@@ -129,7 +129,8 @@ type version struct {
 	reload        sync.Mutex // one load of a version at a time
 	// gone: the source no longer has the version and the registry dropped it; a load
 	// that was under way puts nothing in place.
-	gone bool
+	gone  bool
+	stats versionStats
 }
 
 // New returns an empty registry; Discover and Load fill it.

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// goneFromSource is why forget drops a version its source no longer has.
+const goneFromSource = "its source no longer has it"
+
 // Reloaded describes the pipeline a reload put in place.
 type Reloaded struct {
 	Name, Version string
@@ -23,14 +26,14 @@ type Reloaded struct {
 func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, error) {
 	spec, src, err := r.specFor(ctx, name)
 	if errors.Is(err, ErrModelNotFound) {
-		r.forget(name, Rule{}, r.versionsOf(name)...)
+		r.forget(name, Rule{}, goneFromSource, r.versionsOf(name)...)
 	}
 	if err != nil {
 		return Reloaded{}, err
 	}
 	idx := slices.IndexFunc(spec.Versions, func(vs VersionSpec) bool { return vs.Version == ver })
 	if idx < 0 {
-		r.forget(name, spec.Rule, ver)
+		r.forget(name, spec.Rule, goneFromSource, ver)
 		return Reloaded{}, fmt.Errorf("%w: model %q has no version %q", ErrVersionNotFound, name, ver)
 	}
 	vs := spec.Versions[idx]
@@ -97,7 +100,7 @@ func (r *Registry) versionFor(spec ModelSpec, src Source, ver string) *version {
 	}
 	v := m.versions[ver]
 	if v == nil {
-		v = &version{name: spec.Name, version: ver, status: StatusFailed, err: errors.New("not loaded yet")}
+		v = &version{name: spec.Name, version: ver, status: StatusLoading}
 		r.observe(v)
 		m.versions[ver] = v
 		m.order = append(m.order, ver)

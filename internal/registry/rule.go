@@ -100,6 +100,29 @@ func (r Rule) Choose(versions []string, rnd *rand.Rand) string {
 	}
 }
 
+// Main is the rule's main version among versions (sorted in natural order): the one it
+// always picks, or under a weighted rule the heaviest (the later in natural order on a
+// tie), the version the rest are canaries beside.
+func (r Rule) Main(versions []string) string {
+	switch r.Strategy {
+	case Static:
+		return r.Version
+	case Weighted:
+		main, most := "", -1.0
+		for _, v := range versions {
+			if w, ok := r.Weights[v]; ok && w >= most {
+				main, most = v, w
+			}
+		}
+		return main
+	default:
+		if len(versions) == 0 {
+			return ""
+		}
+		return versions[len(versions)-1]
+	}
+}
+
 func compareNatural(a, b string) int {
 	switch {
 	case naturalLess(a, b):

@@ -40,6 +40,7 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 			ArtifactBytes: m.Size() + cfgBytes,
 			Inputs:        m.Inputs(),
 			Outputs:       m.Outputs(),
+			MaxBatchSize:  c.MaxBatchSize,
 		},
 		Batching: c.batching(),
 	}
