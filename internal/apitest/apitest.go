@@ -96,6 +96,28 @@ func (r *Response) Problem(t testing.TB) Problem {
 	return p
 }
 
+// OIPError decodes the Open Inference Protocol's error body, which every answer under
+// /v2 that is not a success has.
+func (r *Response) OIPError(t testing.TB) OIPError {
+	t.Helper()
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type %q, want application/json (body %s)", ct, r.Body)
+	}
+	var e OIPError
+	r.JSON(t, &e)
+	if e.Error == "" || e.Code == "" || e.RequestID == "" {
+		t.Fatalf("%s is not the protocol's error: want error, code and request_id", r.Body)
+	}
+	return e
+}
+
+// OIPError is the Open Inference Protocol's error, with inferd's code and request id.
+type OIPError struct {
+	Error     string `json:"error"`
+	Code      string `json:"code"`
+	RequestID string `json:"request_id"`
+}
+
 // Problem is an RFC 9457 problem as the contract defines it.
 type Problem struct {
 	Type      string `json:"type"`
@@ -289,9 +311,9 @@ func Validate(req *http.Request, reqBody []byte, resp *Response) error {
 	route, params, err := rt.FindRoute(r)
 	if err != nil {
 		if head {
-			return validateHeadProblem(resp)
+			return validateHeadProblem(r.URL.Path, resp)
 		}
-		return validateProblem(spec, resp)
+		return validateProblem(spec, r.URL.Path, resp)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
@@ -316,9 +338,20 @@ func (e validationError) Error() string { return string(e) }
 
 const errMissingRequestID = validationError("no X-Request-ID header")
 
-func validateHeadProblem(resp *Response) error {
-	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-		return validationError("a HEAD outside the contract's paths must be answered as application/problem+json, got " + ct)
+// outsideContentType is the type of an answer to a path or method the contract does not
+// have: a problem, or under /v2 the Open Inference Protocol's error, which its clients
+// read there whatever went wrong.
+func outsideContentType(path string) (string, string) {
+	if path == "/v2" || strings.HasPrefix(path, "/v2/") {
+		return "application/json", "OIPError"
+	}
+	return "application/problem+json", "Problem"
+}
+
+func validateHeadProblem(path string, resp *Response) error {
+	want, _ := outsideContentType(path)
+	if ct := resp.Header.Get("Content-Type"); ct != want {
+		return validationError("a HEAD outside the contract's operations must be answered as " + want + ", got " + ct)
 	}
 	return nil
 }
@@ -340,13 +373,14 @@ func validatePreflight(resp *Response) error {
 	return nil
 }
 
-func validateProblem(spec *openapi3.T, resp *Response) error {
-	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-		return validationError("a response outside the contract's paths must be application/problem+json, got " + ct)
+func validateProblem(spec *openapi3.T, path string, resp *Response) error {
+	want, schema := outsideContentType(path)
+	if ct := resp.Header.Get("Content-Type"); ct != want {
+		return validationError("a response outside the contract's operations must be " + want + ", got " + ct)
 	}
 	var v any
 	if err := json.Unmarshal(resp.Body, &v); err != nil {
 		return err
 	}
-	return spec.Components.Schemas["Problem"].Value.VisitJSON(v)
+	return spec.Components.Schemas[schema].Value.VisitJSON(v)
 }

@@ -21,7 +21,7 @@ import (
 // when halfClose is set, as a client that gave up on its body does) and reads one
 // answer. The answer is validated against openapi.yaml as the answer to the request's
 // operation; one net/http gives before routing (canned) is validated as the answer to
-// a path outside the contract, which must be a problem.
+// a path outside the contract, which must be a problem (under /v2, the protocol's error).
 func rawExchange(t *testing.T, addr, raw string, halfClose, canned bool) *apitest.Response {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -38,7 +38,11 @@ func rawExchange(t *testing.T, addr, raw string, halfClose, canned bool) *apites
 	}
 	route, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
 	if err != nil || canned {
-		route, _ = http.NewRequest(http.MethodGet, "http://"+addr+"/unparseable-request", nil)
+		path := "/unparseable-request"
+		if _, target, _ := strings.Cut(raw, " "); strings.HasPrefix(target, "/v2/") || strings.HasPrefix(target, "/v2 ") {
+			path = "/v2" + path
+		}
+		route, _ = http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
 	} else {
 		route.URL.Scheme, route.URL.Host = "http", addr
 	}
@@ -135,15 +139,28 @@ func TestClientMistakes(t *testing.T) {
 				for _, m := range []string{method, http.MethodHead} {
 					req := m + " " + bad + " HTTP/1.1\r\nHost: x\r\nX-API-Key: admin-key\r\nContent-Length: 0\r\n\r\n"
 					resp := rawExchange(t, addr, req, false, true)
-					if resp.Status != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/problem+json" {
+					oip := strings.HasPrefix(bad, "/v2/") // "/v2%G0" is no path under /v2
+					want := "application/problem+json"
+					if oip {
+						want = "application/json"
+					}
+					if resp.Status != http.StatusBadRequest || resp.Header.Get("Content-Type") != want {
 						t.Errorf("%s %s: %d %s %q", m, bad, resp.Status, resp.Header.Get("Content-Type"), resp.Body)
 						continue
 					}
 					if m == http.MethodHead {
 						continue // no body to read the problem from
 					}
-					if p := resp.Problem(t); p.Code != "invalid_request" || !strings.Contains(p.Detail, "percent-escape") {
-						t.Errorf("%s %s: problem %+v", m, bad, p)
+					code, detail := "", ""
+					if oip {
+						e := resp.OIPError(t)
+						code, detail = e.Code, e.Error
+					} else {
+						p := resp.Problem(t)
+						code, detail = p.Code, p.Detail
+					}
+					if code != "invalid_request" || !strings.Contains(detail, "percent-escape") {
+						t.Errorf("%s %s: code %q, detail %q", m, bad, code, detail)
 					}
 				}
 			}

@@ -61,26 +61,22 @@ func routePattern(r *http.Request) string {
 // limitBody answers 415 to a body that is not JSON and caps every body at
 // MaxRequestBytes. The cap is a reader, not a Content-Length check, so a chunked body
 // is cut off as soon as it passes the limit; the validator reports the cut as 413.
+// Under /v2 the rules are Triton's, which its clients count on (see oipBody).
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuseBody(w, r) || s.refuseBodyless(w, r) || refuseEncoding(w, r) {
+		if refuseBody(w, r) || s.refuseBodyless(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost || !hasBody(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ct := r.Header.Get("Content-Type")
-		mt, err := ct, error(nil)
-		if ct != "application/json" { // the common spelling needs no parsing
-			mt, _, err = mime.ParseMediaType(ct)
-		}
-		if (err != nil || mt != "application/json") && !(s.isOIPInfer(r) && oipBodyType(r)) {
-			if ct == "" {
-				ct = "none"
+		oip := oipPath(r.URL.Path)
+		if oip {
+			if !s.oipBody(w, r) {
+				return
 			}
-			writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
-				fmt.Sprintf("send the body as Content-Type: application/json, not %s", ct))
+		} else if refuseEncoding(w, r) || !jsonBody(w, r) {
 			return
 		}
 		if r.ContentLength > s.opts.MaxRequestBytes {
@@ -89,11 +85,28 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		}
 		if r.ContentLength < 0 {
 			// A body of a declared length (checked above) cannot pass it: net/http reads no
-			// further. Only a chunked one needs counting.
+			// further. Only a chunked (or decompressed) one needs counting.
 			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// jsonBody answers 415 to a body not sent as application/json.
+func jsonBody(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" { // the common spelling needs no parsing
+		return true
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/json" {
+		return true
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+		fmt.Sprintf("send the body as Content-Type: application/json, not %s", ct))
+	return false
 }
 
 func (s *Server) tooLarge() string {

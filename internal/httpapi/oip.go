@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,29 +27,22 @@ import (
 const oipPrefix = "/v2"
 
 // oipExtensions are the protocol extensions GET /v2 lists.
-var oipExtensions = []string{"binary_tensor_data"}
+var oipExtensions = []string{"binary_tensor_data", "model_configuration", "statistics", "model_repository"}
 
 // headerInferenceLength is the binary data extension's header, canonical.
 const headerInferenceLength = "Inference-Header-Content-Length"
 
-// oipRoute reports whether r was routed to an operation of the protocol, whose errors
-// take its shape; anything else (an unknown path under /v2, a method the path does not
-// take) is outside the protocol and answered as a problem.
-func oipRoute(r *http.Request) bool {
-	p := routePattern(r)
-	if p != oipPrefix && !strings.HasPrefix(p, oipPrefix+"/") {
-		return false
-	}
-	if strings.HasSuffix(p, "/infer") {
-		return r.Method == http.MethodPost
-	}
-	return r.Method == http.MethodGet || r.Method == http.MethodHead
+// oipPath reports whether path lies under the Open Inference Protocol's prefix. Every
+// answer there takes the protocol's error shape, an unknown path or method included:
+// an OIP client reads `error` whatever went wrong.
+func oipPath(path string) bool {
+	return strings.HasPrefix(path, oipPrefix) && (len(path) == len(oipPrefix) || path[len(oipPrefix)] == '/')
 }
 
-// sendError writes p in the shape r's operation answers errors in.
+// sendError writes p in the shape r's path answers errors in.
 func sendError(w http.ResponseWriter, r *http.Request, p api.Problem) {
 	traceProblem(r.Context(), p)
-	if oipRoute(r) {
+	if oipPath(r.URL.Path) {
 		sendOIPError(w, p)
 		return
 	}
@@ -57,7 +52,7 @@ func sendError(w http.ResponseWriter, r *http.Request, p api.Problem) {
 // sendOIPError writes a problem in the protocol's error shape, keeping inferd's code
 // and request id beside the message.
 func sendOIPError(w http.ResponseWriter, p api.Problem) {
-	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+	if (p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -110,7 +105,7 @@ func (s *Server) OipModelVersionMetadata(_ context.Context, req api.OipModelVers
 // oipMetadata describes a loaded version: the tensors are known once it has loaded,
 // so a loading or failed one is a 503 as its infer calls are.
 func (s *Server) oipMetadata(name, version string) (api.OIPModelMetadata, error) {
-	ver, err := s.reg.Resolve(name, version)
+	ver, err := s.reg.ResolveTensors(name, version)
 	if err != nil {
 		return api.OIPModelMetadata{}, namedInPath(err)
 	}
@@ -172,7 +167,7 @@ func (s *Server) OipModelVersionReady(_ context.Context, req api.OipModelVersion
 }
 
 func (s *Server) oipReady(name, version string) (api.OIPModelReady, error) {
-	ver, err := s.reg.Route(name, version)
+	ver, err := s.reg.RouteTensors(name, version)
 	if err != nil {
 		return api.OIPModelReady{}, namedInPath(err)
 	}
@@ -323,9 +318,63 @@ func oipName(d tensor.DType) string {
 	return string(d)
 }
 
-// oipBodyType reports whether an infer body comes in one of its media types: JSON, or
-// the binary data extension's application/octet-stream.
-func oipBodyType(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && (mt == "application/json" || mt == "application/octet-stream")
+// oipBody applies Triton's rules to a /v2 body, which Triton's and KServe's clients
+// count on: Triton never reads a request's Content-Type, so tritonclient sends none
+// (and its asyncio flavour application/octet-stream on every POST, JSON included).
+// An infer body without one is told JSON or binary by Inference-Header-Content-Length
+// alone (see infer); the other POSTs take JSON whatever their (lack of) type says,
+// and the validator is told so. Any other declared type is refused 415, as a type the
+// protocol does not send. A body compressed with gzip or deflate, as tritonclient
+// sends when asked, is decompressed, and MAX_REQUEST_BYTES caps what it decompresses
+// to. It answers the request and returns false when the body is refused.
+func (s *Server) oipBody(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	mt := ""
+	if ct != "" {
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil {
+			mt = ct
+		}
+	}
+	switch mt {
+	case "", "application/octet-stream":
+		if !s.isOIPInfer(r) {
+			r.Header.Set("Content-Type", "application/json")
+		}
+	case "application/json":
+	default:
+		writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+			fmt.Sprintf("send the body as Content-Type: application/json or application/octet-stream (or none), not %.60s", ct))
+		return false
+	}
+	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	var body io.ReadCloser
+	switch enc {
+	case "", "identity":
+		return true
+	case "gzip":
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "the body is sent with Content-Encoding: gzip, but is not gzip data: "+err.Error())
+			return false
+		}
+		body = zr
+	case "deflate":
+		// HTTP's deflate is the zlib format (RFC 9110 8.4.1.2), which tritonclient sends.
+		zr, err := zlib.NewReader(r.Body)
+		if err != nil {
+			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "the body is sent with Content-Encoding: deflate, but is not zlib data: "+err.Error())
+			return false
+		}
+		body = zr
+	default:
+		writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+			fmt.Sprintf("the body is sent with Content-Encoding: %.40s, which the server does not decode; send it uncompressed, or with gzip or deflate", enc))
+		return false
+	}
+	r.Body = body
+	r.ContentLength = -1
+	r.Header.Del("Content-Encoding")
+	r.Header.Del("Content-Length")
+	return true
 }

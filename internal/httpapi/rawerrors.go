@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/inferd/inferd/gen/api"
 )
@@ -16,7 +17,8 @@ import (
 // Transfer-Encoding it does not know (501), an HTTP version it does not speak (505).
 // net/http writes those as text/plain in one write straight to the connection, in a
 // shape no handler's answer has (no Date, no X-Request-ID), which is how they are told
-// apart here.
+// apart here. Under /v2 they take the Open Inference Protocol's error shape, as every
+// answer there does.
 func ProblemListener(ln net.Listener) net.Listener { return problemListener{ln} }
 
 type problemListener struct{ net.Listener }
@@ -26,17 +28,28 @@ func (l problemListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return problemConn{c}, nil
+	return &problemConn{Conn: c}, nil
 }
 
-type problemConn struct{ net.Conn }
+type problemConn struct {
+	net.Conn
+	// oip: the last request line read names a path under /v2. net/http answers a
+	// request it cannot parse without telling which it was; the request line is
+	// where a connection's reads start, for all but pipelined requests. Atomic since
+	// net/http's background read runs beside a handler's writes.
+	oip atomic.Bool
+}
 
-// cannedHeaders is what net/http puts between the status line and the text of the
-// answers it writes itself.
-const cannedHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+func (c *problemConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if oip, ok := requestLineOIP(p[:n]); ok {
+		c.oip.Store(oip)
+	}
+	return n, err
+}
 
-func (c problemConn) Write(p []byte) (int, error) {
-	out := cannedProblem(p)
+func (c *problemConn) Write(p []byte) (int, error) {
+	out := cannedProblem(p, c.oip.Load())
 	if out == nil {
 		return c.Conn.Write(p)
 	}
@@ -46,8 +59,32 @@ func (c problemConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// cannedHeaders is what net/http puts between the status line and the text of the
+// answers it writes itself.
+const cannedHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// requestLineOIP reads the start of a request line ("METHOD /target ..."): whether its
+// target is a path under /v2, and whether b starts with a request line at all.
+func requestLineOIP(b []byte) (oip, ok bool) {
+	sp := bytes.IndexByte(b[:min(len(b), 16)], ' ')
+	if sp <= 0 {
+		return false, false
+	}
+	for _, c := range b[:sp] {
+		if c < 'A' || c > 'Z' {
+			return false, false
+		}
+	}
+	target := b[sp+1:]
+	if !bytes.HasPrefix(target, []byte(oipPrefix)) {
+		return false, true
+	}
+	rest := target[len(oipPrefix):]
+	return len(rest) == 0 || rest[0] == '/' || rest[0] == '?' || rest[0] == ' ', true
+}
+
 // CloseWrite keeps net/http's half-close after a 431, which it finds by this method.
-func (c problemConn) CloseWrite() error { return closeWrite(c.Conn) }
+func (c *problemConn) CloseWrite() error { return closeWrite(c.Conn) }
 
 // closeWrite half-closes c when it can: the CloseWrite of a connection wrapper, which
 // hides the TCP connection's own from net/http.
@@ -58,9 +95,9 @@ func closeWrite(c net.Conn) error {
 	return nil
 }
 
-// cannedProblem rewrites one of net/http's own answers as a problem, or returns nil
-// when p is not one.
-func cannedProblem(p []byte) []byte {
+// cannedProblem rewrites one of net/http's own answers as a problem, or in the
+// protocol's error shape when oip, or returns nil when p is not one.
+func cannedProblem(p []byte, oip bool) []byte {
 	const proto = "HTTP/1.1 "
 	// A handler's answers pass through here too, most of them 2xx: the status's first
 	// digit turns those away before anything is searched.
@@ -77,19 +114,24 @@ func cannedProblem(p []byte) []byte {
 	}
 	_, said, _ := bytes.Cut(p[len(proto):end], []byte(": "))
 	code, detail := cannedCode(status, string(said))
-	prob := api.Problem{Type: problemTypeBase + code, Title: titles[code], Status: status, Code: code, Detail: detail, RequestId: newRequestID()}
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
+	id := newRequestID()
+	var body any = api.Problem{Type: problemTypeBase + code, Title: titles[code], Status: status, Code: code, Detail: detail, RequestId: id}
+	ct := "application/problem+json"
+	if oip {
+		body, ct = api.OIPError{Error: detail, Code: code, RequestId: id}, "application/json"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(prob) != nil {
+	if enc.Encode(body) != nil {
 		return nil
 	}
 	var out bytes.Buffer
 	out.WriteString(proto + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\n")
-	out.WriteString("Content-Type: application/problem+json\r\nConnection: close\r\n")
-	out.WriteString("X-Request-Id: " + prob.RequestId + "\r\n")
-	out.WriteString("Content-Length: " + strconv.Itoa(body.Len()) + "\r\n\r\n")
-	out.Write(body.Bytes())
+	out.WriteString("Content-Type: " + ct + "\r\nConnection: close\r\n")
+	out.WriteString("X-Request-Id: " + id + "\r\n")
+	out.WriteString("Content-Length: " + strconv.Itoa(b.Len()) + "\r\n\r\n")
+	out.Write(b.Bytes())
 	return out.Bytes()
 }
 
