@@ -52,6 +52,15 @@ var methods = map[string]string{
 	"oipModelVersionReady":    "OIPModelReady",
 	"oipInfer":                "OIPInfer",
 	"oipInferVersion":         "OIPInfer",
+
+	"oipModelConfig":            "OIPModelConfig",
+	"oipModelVersionConfig":     "OIPModelConfig",
+	"oipStatistics":             "OIPStatistics",
+	"oipModelStatistics":        "OIPStatistics",
+	"oipModelVersionStatistics": "OIPStatistics",
+	"oipRepositoryIndex":        "OIPRepositoryIndex",
+	"oipRepositoryLoad":         "OIPLoad",
+	"oipRepositoryUnload":       "OIPUnload",
 }
 
 // TestEveryOperationHasAMethod keeps the SDK complete as the contract grows.

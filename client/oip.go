@@ -25,6 +25,12 @@ type (
 	OIPResponseOutput = gen.OIPResponseOutput
 	OIPDatatype       = gen.OIPDatatype
 	OIPParameters     = gen.OIPParameters
+
+	OIPModelConfig      = gen.OIPModelConfig
+	OIPStatistics       = gen.OIPStatistics
+	OIPModelStatistics  = gen.OIPModelStatistics
+	OIPRepositoryModel  = gen.OIPRepositoryModel
+	OIPRepositoryStates = gen.OIPRepositoryModelState
 )
 
 // OIPServerMetadata names the server, its version and its protocol extensions (GET
@@ -55,8 +61,8 @@ func (c *Client) OIPReady(ctx context.Context) error {
 
 // OIPModelMetadata describes a model's tensors (GET /v2/models/{model}, operation
 // oipModelMetadata, or with a version GET /v2/models/{model}/versions/{version},
-// operation oipModelVersionMetadata; scope read_models). version "" lets the model's
-// routing rule choose.
+// operation oipModelVersionMetadata; scope read_models). version "" describes the
+// version tensor calls without one go to.
 func (c *Client) OIPModelMetadata(ctx context.Context, model, version string) (*OIPModelMetadata, error) {
 	var resp *http.Response
 	var err error
@@ -137,6 +143,83 @@ func (c *Client) OIPInferBinary(ctx context.Context, model, version string, head
 		return nil, nil, fmt.Errorf("inferd: decoding the inference response: %w", err)
 	}
 	return &out, body[hl:], nil
+}
+
+// OIPModelConfig is Triton's configuration of a model version (GET
+// /v2/models/{model}/config, operation oipModelConfig, or .../versions/{version}/config,
+// operation oipModelVersionConfig; scope read_models); version "" as in
+// OIPModelMetadata.
+func (c *Client) OIPModelConfig(ctx context.Context, model, version string) (*OIPModelConfig, error) {
+	var resp *http.Response
+	var err error
+	if version == "" {
+		resp, err = c.gen.OipModelConfig(ctx, model)
+	} else {
+		resp, err = c.gen.OipModelVersionConfig(ctx, model, version)
+	}
+	var out OIPModelConfig
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// OIPStatistics is Triton's inference statistics: of every version of every model
+// (model "": GET /v2/models/stats, operation oipStatistics), of every version of one
+// (version "": GET /v2/models/{model}/stats, operation oipModelStatistics), or of one
+// version (operation oipModelVersionStatistics); scope read_models.
+func (c *Client) OIPStatistics(ctx context.Context, model, version string) (*OIPStatistics, error) {
+	var resp *http.Response
+	var err error
+	switch {
+	case model == "":
+		resp, err = c.gen.OipStatistics(ctx)
+	case version == "":
+		resp, err = c.gen.OipModelStatistics(ctx, model)
+	default:
+		resp, err = c.gen.OipModelVersionStatistics(ctx, model, version)
+	}
+	var out OIPStatistics
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// OIPRepositoryIndex lists the model repository with each version's state (POST
+// /v2/repository/index, operation oipRepositoryIndex; scope read_models); readyOnly
+// keeps the versions that serve.
+func (c *Client) OIPRepositoryIndex(ctx context.Context, readyOnly bool) ([]OIPRepositoryModel, error) {
+	resp, err := c.gen.OipRepositoryIndex(ctx, gen.OIPRepositoryIndexRequest{Ready: &readyOnly})
+	var out []OIPRepositoryModel
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OIPLoad loads what the model repository holds of a model (POST
+// /v2/repository/models/{model}/load, operation oipRepositoryLoad; scope admin) and
+// returns the model's index entries.
+func (c *Client) OIPLoad(ctx context.Context, model string) ([]OIPRepositoryModel, error) {
+	resp, err := c.gen.OipRepositoryLoad(ctx, model, gen.OIPRepositoryLoadRequest{})
+	var out []OIPRepositoryModel
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OIPUnload unloads every version of a model, once its requests in flight have
+// finished (POST /v2/repository/models/{model}/unload, operation oipRepositoryUnload;
+// scope admin), and returns the model's index entries.
+func (c *Client) OIPUnload(ctx context.Context, model string) ([]OIPRepositoryModel, error) {
+	resp, err := c.gen.OipRepositoryUnload(ctx, model, gen.OIPRepositoryUnloadRequest{})
+	var out []OIPRepositoryModel
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *Client) oipPost(ctx context.Context, model, version, contentType string, headerLen *int, body []byte) (*http.Response, error) {

@@ -141,6 +141,78 @@ func (e OIPDatatype) Valid() bool {
 	}
 }
 
+// Defines values for OIPModelConfigTensorDataType.
+const (
+	TYPEBOOL   OIPModelConfigTensorDataType = "TYPE_BOOL"
+	TYPEFP16   OIPModelConfigTensorDataType = "TYPE_FP16"
+	TYPEFP32   OIPModelConfigTensorDataType = "TYPE_FP32"
+	TYPEFP64   OIPModelConfigTensorDataType = "TYPE_FP64"
+	TYPEINT16  OIPModelConfigTensorDataType = "TYPE_INT16"
+	TYPEINT32  OIPModelConfigTensorDataType = "TYPE_INT32"
+	TYPEINT64  OIPModelConfigTensorDataType = "TYPE_INT64"
+	TYPEINT8   OIPModelConfigTensorDataType = "TYPE_INT8"
+	TYPESTRING OIPModelConfigTensorDataType = "TYPE_STRING"
+	TYPEUINT16 OIPModelConfigTensorDataType = "TYPE_UINT16"
+	TYPEUINT32 OIPModelConfigTensorDataType = "TYPE_UINT32"
+	TYPEUINT64 OIPModelConfigTensorDataType = "TYPE_UINT64"
+	TYPEUINT8  OIPModelConfigTensorDataType = "TYPE_UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPModelConfigTensorDataType enum.
+func (e OIPModelConfigTensorDataType) Valid() bool {
+	switch e {
+	case TYPEBOOL:
+		return true
+	case TYPEFP16:
+		return true
+	case TYPEFP32:
+		return true
+	case TYPEFP64:
+		return true
+	case TYPEINT16:
+		return true
+	case TYPEINT32:
+		return true
+	case TYPEINT64:
+		return true
+	case TYPEINT8:
+		return true
+	case TYPESTRING:
+		return true
+	case TYPEUINT16:
+		return true
+	case TYPEUINT32:
+		return true
+	case TYPEUINT64:
+		return true
+	case TYPEUINT8:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPRepositoryModelState.
+const (
+	LOADING     OIPRepositoryModelState = "LOADING"
+	READY       OIPRepositoryModelState = "READY"
+	UNAVAILABLE OIPRepositoryModelState = "UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the OIPRepositoryModelState enum.
+func (e OIPRepositoryModelState) Valid() bool {
+	switch e {
+	case LOADING:
+		return true
+	case READY:
+		return true
+	case UNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReadinessStatus.
 const (
 	ReadinessStatusLoading  ReadinessStatus = "loading"
@@ -463,10 +535,36 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPBatchStats The model calls of one batch size and the nanoseconds they took (`compute_infer`); inferd times no separate input and output copies, so those stay 0.
+type OIPBatchStats struct {
+	// BatchSize Example: 8
+	BatchSize int64 `json:"batch_size"`
+
+	// ComputeInfer A count of events and the nanoseconds they took in all.
+	ComputeInfer OIPStat `json:"compute_infer"`
+
+	// ComputeInput A count of events and the nanoseconds they took in all.
+	ComputeInput OIPStat `json:"compute_input"`
+
+	// ComputeOutput A count of events and the nanoseconds they took in all.
+	ComputeOutput OIPStat `json:"compute_output"`
+}
+
 // OIPDatatype A tensor element type of the Open Inference Protocol.
 //
 // Example: FP32
 type OIPDatatype string
+
+// OIPDynamicBatching Present when the version coalesces concurrent requests into one model call.
+type OIPDynamicBatching struct {
+	// MaxQueueDelayMicroseconds Example: 500
+	MaxQueueDelayMicroseconds int64 `json:"max_queue_delay_microseconds"`
+
+	// PreferredBatchSize The most items one coalesced call takes, when capped.
+	//
+	// Example: [64]
+	PreferredBatchSize *[]int64 `json:"preferred_batch_size,omitempty"`
+}
 
 // OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
 // message; `code` (the codes of `Problem`) and `request_id` are inferd's.
@@ -526,11 +624,90 @@ type OIPInferResponse struct {
 	Parameters *OIPParameters `json:"parameters,omitempty"`
 }
 
+// OIPInferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
+// batcher (`queue`, batched requests only); and the pipeline's stages per request:
+// `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
+// `compute_output` (postprocess). Tensor calls have no preprocess or
+// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+type OIPInferenceStats struct {
+	// CacheHit A count of events and the nanoseconds they took in all.
+	CacheHit OIPStat `json:"cache_hit"`
+
+	// CacheMiss A count of events and the nanoseconds they took in all.
+	CacheMiss OIPStat `json:"cache_miss"`
+
+	// ComputeInfer A count of events and the nanoseconds they took in all.
+	ComputeInfer OIPStat `json:"compute_infer"`
+
+	// ComputeInput A count of events and the nanoseconds they took in all.
+	ComputeInput OIPStat `json:"compute_input"`
+
+	// ComputeOutput A count of events and the nanoseconds they took in all.
+	ComputeOutput OIPStat `json:"compute_output"`
+
+	// Fail A count of events and the nanoseconds they took in all.
+	Fail OIPStat `json:"fail"`
+
+	// Queue A count of events and the nanoseconds they took in all.
+	Queue OIPStat `json:"queue"`
+
+	// Success A count of events and the nanoseconds they took in all.
+	Success OIPStat `json:"success"`
+}
+
 // OIPLive defines model for OIPLive.
 type OIPLive struct {
 	// Live Example: true
 	Live bool `json:"live"`
 }
+
+// OIPModelConfig Triton's model configuration, with the fields inferd can state.
+type OIPModelConfig struct {
+	// Backend Example: onnxruntime
+	Backend string `json:"backend"`
+
+	// DynamicBatching Present when the version coalesces concurrent requests into one model call.
+	DynamicBatching *OIPDynamicBatching    `json:"dynamic_batching,omitempty"`
+	Input           []OIPModelConfigTensor `json:"input"`
+
+	// MaxBatchSize Most items of one model call; 0 when the model takes no batch dimension or sets no cap.
+	//
+	// Example: 256
+	MaxBatchSize int64 `json:"max_batch_size"`
+
+	// Name Example: iris
+	Name   string                 `json:"name"`
+	Output []OIPModelConfigTensor `json:"output"`
+
+	// Platform Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Version The version described (inferd's; Triton's configuration names none).
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPModelConfigTensor defines model for OIPModelConfigTensor.
+type OIPModelConfigTensor struct {
+	// DataType Triton's data type name.
+	//
+	// Example: TYPE_FP32
+	DataType OIPModelConfigTensorDataType `json:"data_type"`
+
+	// Dims The dimensions without the batch dimension when `max_batch_size` is above 0; -1 is a dimension of any size.
+	//
+	// Example: [4]
+	Dims []int64 `json:"dims"`
+
+	// Name Example: input
+	Name string `json:"name"`
+}
+
+// OIPModelConfigTensorDataType Triton's data type name.
+//
+// Example: TYPE_FP32
+type OIPModelConfigTensorDataType string
 
 // OIPModelMetadata defines model for OIPModelMetadata.
 type OIPModelMetadata struct {
@@ -564,6 +741,39 @@ type OIPModelReady struct {
 	Version *string `json:"version,omitempty"`
 }
 
+// OIPModelStatistics One version's statistics since it was first loaded, across reloads.
+type OIPModelStatistics struct {
+	BatchStats []OIPBatchStats `json:"batch_stats"`
+
+	// ExecutionCount Model calls; below `inference_count` when batches or dynamic batching put several items in one call.
+	//
+	// Example: 150
+	ExecutionCount int64 `json:"execution_count"`
+
+	// InferenceCount Items (rows of the batch dimension) inferred by requests that succeeded.
+	//
+	// Example: 1200
+	InferenceCount int64 `json:"inference_count"`
+
+	// InferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
+	// batcher (`queue`, batched requests only); and the pipeline's stages per request:
+	// `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
+	// `compute_output` (postprocess). Tensor calls have no preprocess or
+	// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+	InferenceStats OIPInferenceStats `json:"inference_stats"`
+
+	// LastInference When the last request succeeded, in milliseconds since 1970 (UTC); 0 for never.
+	//
+	// Example: 1795766400000
+	LastInference int64 `json:"last_inference"`
+
+	// Name Example: digits
+	Name string `json:"name"`
+
+	// Version Example: v1
+	Version string `json:"version"`
+}
+
 // OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
 //
 // Example: {"binary_data_output":false}
@@ -573,6 +783,56 @@ type OIPParameters map[string]AnyValue
 type OIPReady struct {
 	// Ready Example: true
 	Ready bool `json:"ready"`
+}
+
+// OIPRepositoryIndexRequest defines model for OIPRepositoryIndexRequest.
+type OIPRepositoryIndexRequest struct {
+	// Ready true lists only the versions that serve.
+	//
+	// Example: false
+	Ready *bool `json:"ready,omitempty"`
+}
+
+// OIPRepositoryLoadRequest defines model for OIPRepositoryLoadRequest.
+type OIPRepositoryLoadRequest struct {
+	// Parameters Triton's load parameters; inferd loads a model as the repository holds it, so it takes none (`config` and `file:...` are refused with 400), and an empty object is the same as none.
+	//
+	// Example: {}
+	Parameters *map[string]interface{} `json:"parameters,omitempty"`
+}
+
+// OIPRepositoryModel defines model for OIPRepositoryModel.
+type OIPRepositoryModel struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Reason Why it is UNAVAILABLE.
+	//
+	// Example: not loaded; POST /v2/repository/models/iris/load loads it
+	Reason *string `json:"reason,omitempty"`
+
+	// State READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+	//
+	// Example: READY
+	State OIPRepositoryModelState `json:"state"`
+
+	// Version Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPRepositoryModelState READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+//
+// Example: READY
+type OIPRepositoryModelState string
+
+// OIPRepositoryUnloadRequest defines model for OIPRepositoryUnloadRequest.
+type OIPRepositoryUnloadRequest struct {
+	Parameters *struct {
+		// UnloadDependents Accepted for Triton's clients; inferd has no ensembles, so it changes nothing.
+		//
+		// Example: false
+		UnloadDependents *bool `json:"unload_dependents,omitempty"`
+	} `json:"parameters,omitempty"`
 }
 
 // OIPRequestInput defines model for OIPRequestInput.
@@ -639,7 +899,7 @@ type OIPResponseOutput struct {
 
 // OIPServerMetadata defines model for OIPServerMetadata.
 type OIPServerMetadata struct {
-	// Extensions Example: ["binary_tensor_data"]
+	// Extensions Example: ["binary_tensor_data","model_configuration","statistics","model_repository"]
 	Extensions []string `json:"extensions"`
 
 	// Name Example: inferd
@@ -653,6 +913,20 @@ type OIPServerMetadata struct {
 //
 // Example: [1,4]
 type OIPShape = []int64
+
+// OIPStat A count of events and the nanoseconds they took in all.
+type OIPStat struct {
+	// Count Example: 1200
+	Count int64 `json:"count"`
+
+	// Ns Example: 96000000
+	Ns int64 `json:"ns"`
+}
+
+// OIPStatistics defines model for OIPStatistics.
+type OIPStatistics struct {
+	ModelStats []OIPModelStatistics `json:"model_stats"`
+}
 
 // OIPTensorMetadata defines model for OIPTensorMetadata.
 type OIPTensorMetadata struct {
@@ -1094,6 +1368,15 @@ type OipInferJSONRequestBody = OIPInferRequest
 // OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
 type OipInferVersionJSONRequestBody = OIPInferRequest
 
+// OipRepositoryIndexJSONRequestBody defines body for OipRepositoryIndex for application/json ContentType.
+type OipRepositoryIndexJSONRequestBody = OIPRepositoryIndexRequest
+
+// OipRepositoryLoadJSONRequestBody defines body for OipRepositoryLoad for application/json ContentType.
+type OipRepositoryLoadJSONRequestBody = OIPRepositoryLoadRequest
+
+// OipRepositoryUnloadJSONRequestBody defines body for OipRepositoryUnload for application/json ContentType.
+type OipRepositoryUnloadJSONRequestBody = OIPRepositoryUnloadRequest
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ModelMemory Memory used per pipeline
@@ -1150,24 +1433,48 @@ type ServerInterface interface {
 	// OipServerReady Server readiness
 	// (GET /v2/health/ready)
 	OipServerReady(w http.ResponseWriter, r *http.Request)
+	// OipStatistics Inference statistics of every model version
+	// (GET /v2/models/stats)
+	OipStatistics(w http.ResponseWriter, r *http.Request)
 	// OipModelMetadata Model metadata (the version routing chooses)
 	// (GET /v2/models/{model_name})
 	OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelConfig Model configuration (the version routing chooses)
+	// (GET /v2/models/{model_name}/config)
+	OipModelConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
 	// OipInfer Inference on tensors (the version routing chooses)
 	// (POST /v2/models/{model_name}/infer)
 	OipInfer(w http.ResponseWriter, r *http.Request, modelName OIPModelName, params OipInferParams)
 	// OipModelReady Model readiness (the version routing chooses)
 	// (GET /v2/models/{model_name}/ready)
 	OipModelReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipModelStatistics Inference statistics of every version of a model
+	// (GET /v2/models/{model_name}/stats)
+	OipModelStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
 	// OipModelVersionMetadata Model metadata of one version
 	// (GET /v2/models/{model_name}/versions/{model_version})
 	OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipModelVersionConfig Configuration of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/config)
+	OipModelVersionConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
 	// OipInferVersion Inference on tensors with one version
 	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
 	OipInferVersion(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion, params OipInferVersionParams)
 	// OipModelVersionReady Readiness of one model version
 	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
 	OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipModelVersionStatistics Inference statistics of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/stats)
+	OipModelVersionStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion)
+	// OipRepositoryIndex The model repository's index
+	// (POST /v2/repository/index)
+	OipRepositoryIndex(w http.ResponseWriter, r *http.Request)
+	// OipRepositoryLoad Load a model from the repository
+	// (POST /v2/repository/models/{model_name}/load)
+	OipRepositoryLoad(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
+	// OipRepositoryUnload Unload a model
+	// (POST /v2/repository/models/{model_name}/unload)
+	OipRepositoryUnload(w http.ResponseWriter, r *http.Request, modelName OIPModelName)
 }
 
 // Unimplemented server implementation that returns http.StatusNotImplemented for each endpoint.
@@ -1282,9 +1589,21 @@ func (_ Unimplemented) OipServerReady(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// OipStatistics Inference statistics of every model version
+// (GET /v2/models/stats)
+func (_ Unimplemented) OipStatistics(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // OipModelMetadata Model metadata (the version routing chooses)
 // (GET /v2/models/{model_name})
 func (_ Unimplemented) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelConfig Model configuration (the version routing chooses)
+// (GET /v2/models/{model_name}/config)
+func (_ Unimplemented) OipModelConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1300,9 +1619,21 @@ func (_ Unimplemented) OipModelReady(w http.ResponseWriter, r *http.Request, mod
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
+// OipModelStatistics Inference statistics of every version of a model
+// (GET /v2/models/{model_name}/stats)
+func (_ Unimplemented) OipModelStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
 // OipModelVersionMetadata Model metadata of one version
 // (GET /v2/models/{model_name}/versions/{model_version})
 func (_ Unimplemented) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionConfig Configuration of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/config)
+func (_ Unimplemented) OipModelVersionConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1315,6 +1646,30 @@ func (_ Unimplemented) OipInferVersion(w http.ResponseWriter, r *http.Request, m
 // OipModelVersionReady Readiness of one model version
 // (GET /v2/models/{model_name}/versions/{model_version}/ready)
 func (_ Unimplemented) OipModelVersionReady(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipModelVersionStatistics Inference statistics of one model version
+// (GET /v2/models/{model_name}/versions/{model_version}/stats)
+func (_ Unimplemented) OipModelVersionStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipRepositoryIndex The model repository's index
+// (POST /v2/repository/index)
+func (_ Unimplemented) OipRepositoryIndex(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipRepositoryLoad Load a model from the repository
+// (POST /v2/repository/models/{model_name}/load)
+func (_ Unimplemented) OipRepositoryLoad(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// OipRepositoryUnload Unload a model
+// (POST /v2/repository/models/{model_name}/unload)
+func (_ Unimplemented) OipRepositoryUnload(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1673,6 +2028,20 @@ func (siw *ServerInterfaceWrapper) OipServerReady(w http.ResponseWriter, r *http
 	handler.ServeHTTP(w, r)
 }
 
+// OipStatistics operation middleware
+func (siw *ServerInterfaceWrapper) OipStatistics(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipStatistics(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // OipModelMetadata operation middleware
 func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *http.Request) {
 
@@ -1690,6 +2059,32 @@ func (siw *ServerInterfaceWrapper) OipModelMetadata(w http.ResponseWriter, r *ht
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.OipModelMetadata(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelConfig operation middleware
+func (siw *ServerInterfaceWrapper) OipModelConfig(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelConfig(w, r, modelName)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -1775,6 +2170,32 @@ func (siw *ServerInterfaceWrapper) OipModelReady(w http.ResponseWriter, r *http.
 	handler.ServeHTTP(w, r)
 }
 
+// OipModelStatistics operation middleware
+func (siw *ServerInterfaceWrapper) OipModelStatistics(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelStatistics(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
 // OipModelVersionMetadata operation middleware
 func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request) {
 
@@ -1801,6 +2222,41 @@ func (siw *ServerInterfaceWrapper) OipModelVersionMetadata(w http.ResponseWriter
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.OipModelVersionMetadata(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionConfig operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionConfig(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionConfig(w, r, modelName, modelVersion)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -1895,6 +2351,107 @@ func (siw *ServerInterfaceWrapper) OipModelVersionReady(w http.ResponseWriter, r
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.OipModelVersionReady(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipModelVersionStatistics operation middleware
+func (siw *ServerInterfaceWrapper) OipModelVersionStatistics(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "model_version" -------------
+	var modelVersion OIPModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_version", chi.URLParam(r, "model_version"), &modelVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_version", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipModelVersionStatistics(w, r, modelName, modelVersion)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipRepositoryIndex operation middleware
+func (siw *ServerInterfaceWrapper) OipRepositoryIndex(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipRepositoryIndex(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipRepositoryLoad operation middleware
+func (siw *ServerInterfaceWrapper) OipRepositoryLoad(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipRepositoryLoad(w, r, modelName)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// OipRepositoryUnload operation middleware
+func (siw *ServerInterfaceWrapper) OipRepositoryUnload(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "model_name" -------------
+	var modelName OIPModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "model_name", chi.URLParam(r, "model_name"), &modelName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "model_name", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.OipRepositoryUnload(w, r, modelName)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2088,6 +2645,30 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 	})
 	r.Group(func(r chi.Router) {
 		r.Post(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/infer", wrapper.OipInferVersion)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/stats", wrapper.OipStatistics)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/stats", wrapper.OipModelStatistics)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/stats", wrapper.OipModelVersionStatistics)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/config", wrapper.OipModelConfig)
+	})
+	r.Group(func(r chi.Router) {
+		r.Get(options.BaseURL+"/v2/models/{model_name}/versions/{model_version}/config", wrapper.OipModelVersionConfig)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/repository/index", wrapper.OipRepositoryIndex)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/repository/models/{model_name}/load", wrapper.OipRepositoryLoad)
+	})
+	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/v2/repository/models/{model_name}/unload", wrapper.OipRepositoryUnload)
 	})
 
 	return r
@@ -4155,6 +4736,23 @@ func (response OipServerMetadata413JSONResponse) VisitOipServerMetadataResponse(
 	return err
 }
 
+type OipServerMetadata429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipServerMetadata429JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipServerMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
 
 func (response OipServerMetadata500JSONResponse) VisitOipServerMetadataResponse(w http.ResponseWriter) error {
@@ -4291,6 +4889,100 @@ func (response OipServerReady503JSONResponse) VisitOipServerReadyResponse(w http
 	return err
 }
 
+type OipStatisticsRequestObject struct {
+}
+
+type OipStatisticsResponseObject interface {
+	VisitOipStatisticsResponse(w http.ResponseWriter) error
+}
+
+type OipStatistics200JSONResponse OIPStatistics
+
+func (response OipStatistics200JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipStatistics401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipStatistics401JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipStatistics403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipStatistics403JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipStatistics413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipStatistics413JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipStatistics429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipStatistics429JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipStatistics500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipStatistics500JSONResponse) VisitOipStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipModelMetadataRequestObject struct {
 	ModelName OIPModelName `json:"model_name"`
 }
@@ -4383,6 +5075,23 @@ func (response OipModelMetadata413JSONResponse) VisitOipModelMetadataResponse(w 
 	return err
 }
 
+type OipModelMetadata429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelMetadata429JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipModelMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
 
 func (response OipModelMetadata500JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
@@ -4402,6 +5111,148 @@ type OipModelMetadata503JSONResponse struct {
 }
 
 func (response OipModelMetadata503JSONResponse) VisitOipModelMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfigRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelConfigResponseObject interface {
+	VisitOipModelConfigResponse(w http.ResponseWriter) error
+}
+
+type OipModelConfig200JSONResponse OIPModelConfig
+
+func (response OipModelConfig200JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelConfig400JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelConfig401JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelConfig403JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelConfig404JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelConfig413JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelConfig429JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelConfig500JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelConfig503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelConfig503JSONResponse) VisitOipModelConfigResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4703,6 +5554,23 @@ func (response OipModelReady413JSONResponse) VisitOipModelReadyResponse(w http.R
 	return err
 }
 
+type OipModelReady429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelReady429JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipModelReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
 
 func (response OipModelReady500JSONResponse) VisitOipModelReadyResponse(w http.ResponseWriter) error {
@@ -4737,6 +5605,129 @@ func (response OipModelReady503JSONResponse) VisitOipModelReadyResponse(w http.R
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatisticsRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+}
+
+type OipModelStatisticsResponseObject interface {
+	VisitOipModelStatisticsResponse(w http.ResponseWriter) error
+}
+
+type OipModelStatistics200JSONResponse OIPStatistics
+
+func (response OipModelStatistics200JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelStatistics400JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelStatistics401JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelStatistics403JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelStatistics404JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelStatistics413JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelStatistics429JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelStatistics500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelStatistics500JSONResponse) VisitOipModelStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4834,6 +5825,23 @@ func (response OipModelVersionMetadata413JSONResponse) VisitOipModelVersionMetad
 	return err
 }
 
+type OipModelVersionMetadata429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelVersionMetadata429JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipModelVersionMetadata500JSONResponse struct{ OIPInternalErrorJSONResponse }
 
 func (response OipModelVersionMetadata500JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
@@ -4853,6 +5861,149 @@ type OipModelVersionMetadata503JSONResponse struct {
 }
 
 func (response OipModelVersionMetadata503JSONResponse) VisitOipModelVersionMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfigRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionConfigResponseObject interface {
+	VisitOipModelVersionConfigResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionConfig200JSONResponse OIPModelConfig
+
+func (response OipModelVersionConfig200JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionConfig400JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionConfig401JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionConfig403JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionConfig404JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionConfig413JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelVersionConfig429JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionConfig500JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionConfig503JSONResponse struct {
+	OIPServiceUnavailableJSONResponse
+}
+
+func (response OipModelVersionConfig503JSONResponse) VisitOipModelVersionConfigResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5156,6 +6307,23 @@ func (response OipModelVersionReady413JSONResponse) VisitOipModelVersionReadyRes
 	return err
 }
 
+type OipModelVersionReady429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelVersionReady429JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OipModelVersionReady500JSONResponse struct{ OIPInternalErrorJSONResponse }
 
 func (response OipModelVersionReady500JSONResponse) VisitOipModelVersionReadyResponse(w http.ResponseWriter) error {
@@ -5190,6 +6358,535 @@ func (response OipModelVersionReady503JSONResponse) VisitOipModelVersionReadyRes
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatisticsRequestObject struct {
+	ModelName    OIPModelName    `json:"model_name"`
+	ModelVersion OIPModelVersion `json:"model_version"`
+}
+
+type OipModelVersionStatisticsResponseObject interface {
+	VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error
+}
+
+type OipModelVersionStatistics200JSONResponse OIPStatistics
+
+func (response OipModelVersionStatistics200JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipModelVersionStatistics400JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipModelVersionStatistics401JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipModelVersionStatistics403JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipModelVersionStatistics404JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipModelVersionStatistics413JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipModelVersionStatistics429JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipModelVersionStatistics500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipModelVersionStatistics500JSONResponse) VisitOipModelVersionStatisticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndexRequestObject struct {
+	Body *OipRepositoryIndexJSONRequestBody
+}
+
+type OipRepositoryIndexResponseObject interface {
+	VisitOipRepositoryIndexResponse(w http.ResponseWriter) error
+}
+
+type OipRepositoryIndex200JSONResponse []OIPRepositoryModel
+
+func (response OipRepositoryIndex200JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipRepositoryIndex400JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipRepositoryIndex401JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipRepositoryIndex403JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipRepositoryIndex413JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipRepositoryIndex415JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipRepositoryIndex429JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryIndex500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipRepositoryIndex500JSONResponse) VisitOipRepositoryIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoadRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Body      *OipRepositoryLoadJSONRequestBody
+}
+
+type OipRepositoryLoadResponseObject interface {
+	VisitOipRepositoryLoadResponse(w http.ResponseWriter) error
+}
+
+type OipRepositoryLoad200JSONResponse []OIPRepositoryModel
+
+func (response OipRepositoryLoad200JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipRepositoryLoad400JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipRepositoryLoad401JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipRepositoryLoad403JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipRepositoryLoad404JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipRepositoryLoad413JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipRepositoryLoad415JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipRepositoryLoad429JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryLoad500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipRepositoryLoad500JSONResponse) VisitOipRepositoryLoadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnloadRequestObject struct {
+	ModelName OIPModelName `json:"model_name"`
+	Body      *OipRepositoryUnloadJSONRequestBody
+}
+
+type OipRepositoryUnloadResponseObject interface {
+	VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error
+}
+
+type OipRepositoryUnload200JSONResponse []OIPRepositoryModel
+
+func (response OipRepositoryUnload200JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload400JSONResponse struct{ OIPBadRequestJSONResponse }
+
+func (response OipRepositoryUnload400JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload401JSONResponse struct{ OIPUnauthorizedJSONResponse }
+
+func (response OipRepositoryUnload401JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload403JSONResponse struct{ OIPForbiddenJSONResponse }
+
+func (response OipRepositoryUnload403JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload404JSONResponse struct{ OIPNotFoundJSONResponse }
+
+func (response OipRepositoryUnload404JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload413JSONResponse struct{ OIPPayloadTooLargeJSONResponse }
+
+func (response OipRepositoryUnload413JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload415JSONResponse struct {
+	OIPUnsupportedMediaTypeJSONResponse
+}
+
+func (response OipRepositoryUnload415JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload429JSONResponse struct{ OIPTooManyRequestsJSONResponse }
+
+func (response OipRepositoryUnload429JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OipRepositoryUnload500JSONResponse struct{ OIPInternalErrorJSONResponse }
+
+func (response OipRepositoryUnload500JSONResponse) VisitOipRepositoryUnloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5250,24 +6947,48 @@ type StrictServerInterface interface {
 	// OipServerReady Server readiness
 	// (GET /v2/health/ready)
 	OipServerReady(ctx context.Context, request OipServerReadyRequestObject) (OipServerReadyResponseObject, error)
+	// OipStatistics Inference statistics of every model version
+	// (GET /v2/models/stats)
+	OipStatistics(ctx context.Context, request OipStatisticsRequestObject) (OipStatisticsResponseObject, error)
 	// OipModelMetadata Model metadata (the version routing chooses)
 	// (GET /v2/models/{model_name})
 	OipModelMetadata(ctx context.Context, request OipModelMetadataRequestObject) (OipModelMetadataResponseObject, error)
+	// OipModelConfig Model configuration (the version routing chooses)
+	// (GET /v2/models/{model_name}/config)
+	OipModelConfig(ctx context.Context, request OipModelConfigRequestObject) (OipModelConfigResponseObject, error)
 	// OipInfer Inference on tensors (the version routing chooses)
 	// (POST /v2/models/{model_name}/infer)
 	OipInfer(ctx context.Context, request OipInferRequestObject) (OipInferResponseObject, error)
 	// OipModelReady Model readiness (the version routing chooses)
 	// (GET /v2/models/{model_name}/ready)
 	OipModelReady(ctx context.Context, request OipModelReadyRequestObject) (OipModelReadyResponseObject, error)
+	// OipModelStatistics Inference statistics of every version of a model
+	// (GET /v2/models/{model_name}/stats)
+	OipModelStatistics(ctx context.Context, request OipModelStatisticsRequestObject) (OipModelStatisticsResponseObject, error)
 	// OipModelVersionMetadata Model metadata of one version
 	// (GET /v2/models/{model_name}/versions/{model_version})
 	OipModelVersionMetadata(ctx context.Context, request OipModelVersionMetadataRequestObject) (OipModelVersionMetadataResponseObject, error)
+	// OipModelVersionConfig Configuration of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/config)
+	OipModelVersionConfig(ctx context.Context, request OipModelVersionConfigRequestObject) (OipModelVersionConfigResponseObject, error)
 	// OipInferVersion Inference on tensors with one version
 	// (POST /v2/models/{model_name}/versions/{model_version}/infer)
 	OipInferVersion(ctx context.Context, request OipInferVersionRequestObject) (OipInferVersionResponseObject, error)
 	// OipModelVersionReady Readiness of one model version
 	// (GET /v2/models/{model_name}/versions/{model_version}/ready)
 	OipModelVersionReady(ctx context.Context, request OipModelVersionReadyRequestObject) (OipModelVersionReadyResponseObject, error)
+	// OipModelVersionStatistics Inference statistics of one model version
+	// (GET /v2/models/{model_name}/versions/{model_version}/stats)
+	OipModelVersionStatistics(ctx context.Context, request OipModelVersionStatisticsRequestObject) (OipModelVersionStatisticsResponseObject, error)
+	// OipRepositoryIndex The model repository's index
+	// (POST /v2/repository/index)
+	OipRepositoryIndex(ctx context.Context, request OipRepositoryIndexRequestObject) (OipRepositoryIndexResponseObject, error)
+	// OipRepositoryLoad Load a model from the repository
+	// (POST /v2/repository/models/{model_name}/load)
+	OipRepositoryLoad(ctx context.Context, request OipRepositoryLoadRequestObject) (OipRepositoryLoadResponseObject, error)
+	// OipRepositoryUnload Unload a model
+	// (POST /v2/repository/models/{model_name}/unload)
+	OipRepositoryUnload(ctx context.Context, request OipRepositoryUnloadRequestObject) (OipRepositoryUnloadResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, request any) (any, error)
@@ -5782,6 +7503,30 @@ func (sh *strictHandler) OipServerReady(w http.ResponseWriter, r *http.Request) 
 	}
 }
 
+// OipStatistics operation middleware
+func (sh *strictHandler) OipStatistics(w http.ResponseWriter, r *http.Request) {
+	var request OipStatisticsRequestObject
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipStatistics(ctx, request.(OipStatisticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipStatistics")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipStatisticsResponseObject); ok {
+		if err := validResponse.VisitOipStatisticsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // OipModelMetadata operation middleware
 func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
 	var request OipModelMetadataRequestObject
@@ -5801,6 +7546,32 @@ func (sh *strictHandler) OipModelMetadata(w http.ResponseWriter, r *http.Request
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(OipModelMetadataResponseObject); ok {
 		if err := validResponse.VisitOipModelMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelConfig operation middleware
+func (sh *strictHandler) OipModelConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelConfigRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelConfig(ctx, request.(OipModelConfigRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelConfig")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelConfigResponseObject); ok {
+		if err := validResponse.VisitOipModelConfigResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -5874,6 +7645,32 @@ func (sh *strictHandler) OipModelReady(w http.ResponseWriter, r *http.Request, m
 	}
 }
 
+// OipModelStatistics operation middleware
+func (sh *strictHandler) OipModelStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipModelStatisticsRequestObject
+
+	request.ModelName = modelName
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelStatistics(ctx, request.(OipModelStatisticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelStatistics")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelStatisticsResponseObject); ok {
+		if err := validResponse.VisitOipModelStatisticsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // OipModelVersionMetadata operation middleware
 func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
 	var request OipModelVersionMetadataRequestObject
@@ -5894,6 +7691,33 @@ func (sh *strictHandler) OipModelVersionMetadata(w http.ResponseWriter, r *http.
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(OipModelVersionMetadataResponseObject); ok {
 		if err := validResponse.VisitOipModelVersionMetadataResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipModelVersionConfig operation middleware
+func (sh *strictHandler) OipModelVersionConfig(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionConfigRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionConfig(ctx, request.(OipModelVersionConfigRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionConfig")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionConfigResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionConfigResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -5969,229 +7793,413 @@ func (sh *strictHandler) OipModelVersionReady(w http.ResponseWriter, r *http.Req
 	}
 }
 
+// OipModelVersionStatistics operation middleware
+func (sh *strictHandler) OipModelVersionStatistics(w http.ResponseWriter, r *http.Request, modelName OIPModelName, modelVersion OIPModelVersion) {
+	var request OipModelVersionStatisticsRequestObject
+
+	request.ModelName = modelName
+	request.ModelVersion = modelVersion
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipModelVersionStatistics(ctx, request.(OipModelVersionStatisticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipModelVersionStatistics")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipModelVersionStatisticsResponseObject); ok {
+		if err := validResponse.VisitOipModelVersionStatisticsResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipRepositoryIndex operation middleware
+func (sh *strictHandler) OipRepositoryIndex(w http.ResponseWriter, r *http.Request) {
+	var request OipRepositoryIndexRequestObject
+
+	var body OipRepositoryIndexJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipRepositoryIndex(ctx, request.(OipRepositoryIndexRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipRepositoryIndex")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipRepositoryIndexResponseObject); ok {
+		if err := validResponse.VisitOipRepositoryIndexResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipRepositoryLoad operation middleware
+func (sh *strictHandler) OipRepositoryLoad(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipRepositoryLoadRequestObject
+
+	request.ModelName = modelName
+
+	var body OipRepositoryLoadJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipRepositoryLoad(ctx, request.(OipRepositoryLoadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipRepositoryLoad")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipRepositoryLoadResponseObject); ok {
+		if err := validResponse.VisitOipRepositoryLoadResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// OipRepositoryUnload operation middleware
+func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Request, modelName OIPModelName) {
+	var request OipRepositoryUnloadRequestObject
+
+	request.ModelName = modelName
+
+	var body OipRepositoryUnloadJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.OipRepositoryUnload(ctx, request.(OipRepositoryUnloadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OipRepositoryUnload")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(OipRepositoryUnloadResponseObject); ok {
+		if err := validResponse.VisitOipRepositoryUnloadResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9u49ehXweh3ZyLvj5IlW85DnvuHk3V2vZvEru203UYZESIhC2sKUAnQsprr734HBw+CFCnRjp1u",
-	"t5npdB2RxOOcg4PzPl9aEZ8vOCNMitbwS2tGcExS+POETUlKWEQ6P8OPnTecScJk5x1hV3KmXomJiFK6",
-	"kJSz1rD1mjKcrlCMJUbkVhImKGdDJGcEJfAJogxNVpIIxKfw8y8Xpx+QnhLJGZZISJxKoZ6N2ITHq0N4",
-	"baIHViPyVKApTxK+RFR2R6wVtEQ0I3OslkNu8XyRkNawf7AXtOaU0Xk2bw17QUuuFqQ1bFEmyRVJW3d3",
-	"QeucyHTVOZpKkq5v5YJEnMUCSY6WmEo0IVOeEiTTFWVXCF9hyro1U2+d+O+d9zwmSeevJBUwW3nyyxlB",
-	"N/qhgQpJb0gMoEjJPzMiJGqrf3BGUMozqdYUzbggaDkjrPAew3MSI8YZ2alZcOtmr+XWKWRK2VXrTq1z",
-	"gVM8J7JMDZoYDC3ckxSWVM4QZijEi0VCI6ze3uWRJLIjZErwPEQK60GRZkZsnWioXY7bqU8/VG4gHE01",
-	"VC1Tk14raCkwtYZbSf7BxPYLn5z8WI3p8Hc+GdM4RBiJbDKnAvCeEpmljMRddLlakBhhgTBaJJgypHEU",
-	"qJ8oQxFnMsWRRP1ur9sLkOAjBqBgHEUJJcxCRv2lCMaQMhUoJdNMAHUsDxVWaKxfVcAQ6vvf+QS18YjN",
-	"cTLlqSIkNQBlUZLFJN5RY4SD3kC9N2Zcjqc8Y3HowXeBAWgGunqjraClUEZTEreGMs1INVX2Js+nL/HB",
-	"Xmc/GsSdwfQ56bzC/UlnL9qPB+Rg+hy/mLSC1hzfWhrs770EPLh/r1N10IKj9wHWU0bGEUrJFRWSpCRG",
-	"c/XeMwGw6FZvB/7TbDMkmvGHLraWTZwyYo+EXa3hGqJmxeZxw0Xf9B+w5NOTs0cEMbwyvgegaUrFV6z6",
-	"EWGtl/7kEL9TI4sFZ4IAm36N43PNENW/Is2+1J8+x12kfJKQ+f/+LvRe3QrUF7EHeHumW0ErJhLTRJE9",
-	"1yAwV8tIzc+IHLUO0U/Hl2gXHgqUUKEv8jWUCwMNIqRiB8PWwbQXPcd75FXcnwyiF1ixWYllJlrDQU/x",
-	"UyoBPO/1tFwiuygDjZmUCzHc3YVLIe7G5MZuUeyWd3Lng/7/pGTaGrb+ZzcXgnb1U7F7pkfQMF5n2/ba",
-	"oQJ57DE1zBMzlLFrxpfMAIunlmAC9bdHSCO2SMki5RERQl3kKfmdRNJc95QtMtlFb3hMxBCFlN3ghMZj",
-	"M3kYoLC0vzAYsdDM5P+afwtDApO+C1qvebz6wOVRFJGFVMT5FTSzwKuE43gsOR8nOL0iPtUAacwITuQM",
-	"SXyt7xcLQ3Xn34co+vs5UZzpWZHkHNlZG5DF+mIfizD4gqQAsup9BggzfY8usYBbWaMXhWtLCrtqUW84",
-	"myY0+rrzrK7eKWVUzEjhMKsbHicpwfEK2edDuPeb3L+K+EUWRYTEJL7XqX6VI/CXiiU0w2FhU4+FviqI",
-	"KKkKUYkizBT3mRD1V0SSRMlnGnn+WjTe3vJ0QuOYsK9C3NSN4mFNzqjw6IwREmtWi+O5EhAjviD3Qod3",
-	"nt56EzbAQb6+x0LANVkpugJmhSaZRAmOrvX2YGPwV2nzFgtuNRoFJ0ySlOHkOE15+lVoILckytS7YwJj",
-	"echQsh266Q8No08zhqaYJvc6EAf+NXds50J2rgZ4KC/wsbCxoAuSUEbMntByRhOiNsnUXdUOS/OGO/Z2",
-	"A501RTMqEWYjljFyu9D32hRniUTtkBrs2C/NlfSBy7dwU38tv6uTXtQJB0WUxs24XDslEU9jgcjtgqYE",
-	"/XL6enx5+Q7hqQS7BbGcYudeh25Q5IH3lGuKO3wMdH/gipnPtNYXFnU6QKsmcGuZaK+LHqhC8tiBk3h6",
-	"ctZIMq3HaEF8aQUtTebq90Um0Uj/d9QaIjHDC4I+9YP9zyjmcAFLNKUSfer0g8FnbVvQLzkpDMUkSnBK",
-	"toumjQF9enKm2U4FpI88kdFMp6VCY6cALTzmbuX5OtvLGY1mWizUksRSvatECXu+doy4WCktloRAg5om",
-	"V1WzK8pipfaGWqQkppHUrPwQZYIgDCwf9jzjSSwQld8GDfa2efgFc3py1vSO2UTZPh8sANGxUcN9cy6a",
-	"rA7RPzMuiW/tG9NYWwBXPEMpWfBUflNgahr9qpsCNbkoDOgb3BT30XAt2OdFNXOIajXebwNZy5fLiqQ7",
-	"5434sAWa0ZcuOX8Has9DYFel6flE6+s7iNxGcPr7vcHLgxfPjQOg/f7o7+Pz4798PL64HL/+7fL4YucQ",
-	"iUViuN0Ey2im9ioIi1FChABb8rcjZVg6FVqlBOcEQ+HamkNg2xgMHxFOU0qEUu22aHSnJ2cXJL2hEfnI",
-	"8A2mCZ4k5CuIWM1B2dUaCZvfh4imSqDug7omaeKeHKKUyHSFxIynMll9O+haGUIBWC9FwdEwDsnhRydg",
-	"mDdyY0eWQy3cceYUS3TqLvTUM3DzGFEt9Hw+IRLax9NtBb7Xq+QWqtqleXvXf/XOmBEvOX+P2cpIOuJB",
-	"WE2xJOOEzqkkPl9SPyP4GfEp6vd6dstiV6D2JEuFRHu93o45cYqBAmioULecxbWGRB+Jb3rHPhPIWz5V",
-	"0soMZ0LmCrS/6fBxcfKR4UzOeEr/RR52V2T+ADlCgDdho6kenZ1o1VX73/7eOTo76fxKVsj5mL4RtEM3",
-	"dWhdq1Qg8CvpY6aFLM9CeU1WFgv+Th2z+shEtlDCBInfk5jiS9BOHgRHN9B4rkYag6JTgqi07BcLZP1v",
-	"asohKs8CzLfGkxjADS7JrdwFt9m3vzoYoXKmuE552SFiPN3gA82RUQUujZbm1/hXGm4ffp//aSy695EF",
-	"QirJXIRohgWaQ8jADLMRg9dfH12++Xl8cnn8/iJEJCFztYgNsoK2h5ir5JLOCc++zgps0SHNWB6a1R6H",
-	"aA3ZMY3hHCnZ5oYAc6NzMtRimRLYJeIsIoG+voVswOh8E8jLHOvn1o3v1tYA5+UNPSrGS3tfUjkzzF1r",
-	"LOpOI4pO9eSozRlBc8oySczNS9ByxhMyYmadO+6yK67bovpeUuF2dP8zIxkZT7MkKR/o3/kEwVNzGfR7",
-	"e+DFF6j9y+nr8V8+Hn88Hl+c/ON4x4oNCb4fbg98m/JfYCqzkAZo9Rb+WBhd8vTas99LfE0YYnypad6T",
-	"RwsC8rpUOmJNxdIinKmA/aN2mG/OvDVi+pUJjq7hWAmUsZTgaKaGcl8Uhi/pzmrds0xCIFDMl0yt0v4w",
-	"Vj+EO00kYQjceCS5q7kg3IBvFQViR8rfWiL2WNee58G65BzNMVu52RsyL39Xj0HnRwYWNq6nwM1N1I8U",
-	"mrkpLUlxL03/axI6Z+CWjmkkO9oo5gxiArXD86PL4/G7k/cnl+PzM3Xz+b+8/nh+cRkeIoW8ESsK9uZc",
-	"mPkMuNS1skj5VarU/DZclW9OP7z5eH5+/OFyfHZ8Pv71+Ld8wIizKEtTwqKVP67CrEWEObNKliVMGkIT",
-	"aJryOcyvA6OeiRHDcWymPfp4+fP47dHJu4/nxxcw6/uTDx8vj83EKFSjjeUs5VImJA4DhJlYQliDuhp4",
-	"Jkcs4fwaAgSl3eZOF52mAdAdBnaQx3gFcHUWUQK6BJZE42XElEZhvZFKpFBShdog8OolptIwKWtmw0Ld",
-	"ynO8MnD85fT1RQ7BEYuss1I40NljAIZD7uJc5jCfdWnudMssA6/EiOlwQ65HeFT20VBn2847Srqb4x2P",
-	"qrz5Mk0/Zwwfi3M34AmF1T7W3ffIGuE91cEmKKpRC4vIaq4X3lv38zWRAx9/bmEIFobMwhphsnJTj62T",
-	"qI1CaCcWFYomcEWqw0xM8C0KLeyOFTdQEsyIta/+RReBOtQ7AdIuJk+6cF60mCiMbVNPlSzrtgmM4Iit",
-	"/oqTDHCO2ep02hp++mKByLL5RJ364Es5uC3/ZcJ5QjCDn0DB2gY9N+OdQxZOU7yCEXAcUwUjnJyl6lqT",
-	"lNxrQJYlRjjXoXxmAj75nUSydfd57V5mKx20fKNGCJD63kXRdtEbMBzHoEjDRaH+CBAjCvYp6RDg2or+",
-	"U55dzUZsmnAMjH/BKZNd1D5dEKZY2H63B1ybcSBUGGykIK40FzjpaupRS1/6kxSzaEbEiE1IwpdILIha",
-	"l0Tc+hbVW3azSG/PfAWRJlLA0+4OMH7vXKuTB9HVScIVwG47V7xjoKTosnuOl++JEBh0e/e0I67posMX",
-	"Gjcd2J26OhSU74LWkVix6EJdn/LchDxWR1TT2MZqQjCPH1YdpUTdrt1W0FoUcG9ik7dQwS98chK3dNCl",
-	"Def8ZL/9vEYJQes1ltHsTAtSnve7mgKnOBFkXajTvhAjjenYcBjoECkKWSF1IJQAICyF6LOL56Tose8W",
-	"kWTO0Sd1Xy15K1Co/Bxo14ENWb4rg8kdvgqos0UmRaBkn4RgoYPNFRVhieZcSLRmAyksqLyOex/zOWUn",
-	"+pv+2pm3u9o8mgtcfktJAtfvTaMUDa6g30V/AwFqTqUkcVAIFbY5GmmWEBTNOBfGT+QD4P7Rv02PTolc",
-	"NSwshLdRbeX2LVHyqUeXwopPPFUihjmChlifCaBTUSLCArVBKHOWyAqqdIho3eytU+UDsetmq4r21g/R",
-	"QglLksyDppv72uvJp7lNQ5hQdbOZGhT74ed6r1Xofgva0nsLxDKqLZ0vIcMITLNav1rnosQGQRTH+Nts",
-	"pTN68m8DxPBcnQn1+5QmmlVM1W4Uw9Cu/+WMgAWV6HyVtROjw8l3aUrF7s2+DvXurvA8GaI8pvpT73NX",
-	"8rGOrelC4M8QzSE014QK7X/20DzJpGGbNrLodtQyobyfBvmb6zlTNvT/K5jMgxFuUiRyfGtMVGH7ZwjC",
-	"XkfSO3pDGBFiHatWNv7SIiybq+n4tRo6RwS/blWlVfgrNINUrUjfqhWU9zufqKMVKx1+Skka6DSoijQp",
-	"yPhacC2/gKAbQsS54U67WMkOu1/0TX1XvHmaphpNeTrHSq7JMhpXof8XPjmHSMGKvTAES5ilnPFMqJ2V",
-	"OCEwVCcDGDllDPPt9faed/r9zt7eZb837Kn/dft7+/+waB7PjSw1VNwyaFmlfcPX+331tRV6GidbVXHr",
-	"KoEP0vA2L//gH57W1fKjyD1e31/n9QZOaxdymhFjZdFX0+98EhiWZVg5BRUX+OwaM6ey6n4yyFhTQgro",
-	"WWd2JgUT4kzBzKZogsSoff72Ddrf33+lKZRPp4LInSItbsC1o78YS9KRdE6qiLBEEXWsWC1Oc+JDrY9k",
-	"DKJsNEbAXO14fI2+k89ZILhKeFDpTEmHCE9AH82YpIlaDOsinVGj4GSCbAUKTZhtqH0PDcCkiboZmO4l",
-	"7wdfJ2HcRxrwT04lJDG4MkiKzJvA+coQBfSCU4AvmTMO8rRg02tCeAfNIZrfElsgeqFffKSbzyWVmvmD",
-	"CuHHO64OJ+WTUnMxXbhdFXFhhrSx4SDQcIlWRGqHT7yDOqOs19snaEEY+JLa5QcWL/bfjgmi/zdi9nC6",
-	"UCZEWCyMEVkHy+LYRAgbfKITZrxNCgTmVUsFI+bIQFudgRYgW4Gn4DuZiyHC6J8ZjRR5Ke3tihNjNLd7",
-	"EDLF9GomkeQjppjmlDKcGK4RmLB6KVBOxtoqbAUHAzYlYugRFUL0uhQKvVvA5VA4ABRFDv/dNVp8x3G8",
-	"QaJ1SQ0zJW5ShuZkztNV6UYGd3ycaa/HWAn1vW5vL4DfN9xt/8hzQM09uflCW5+mvOCf+RIl3MjKNjTi",
-	"GjSSOU0S6gWy5Unp3QP/4PJM8e9gzebmb6bmIqPCSwIxpOb8o22MUgJLSokgcIluv9Ca85Q/kECdA6qK",
-	"U3gE944KWW0wsGAUJbrLjW02p1gf8KLneV0uN0dkba6/FkaZ4RuCGM+R6OZFExLhTICGRdOidgYnWau4",
-	"WGjbUSPN1tcl72rsMBUkfgyWrPUlHhrv7BKn8062CEqmLQGQc1DDwoj9+mHohBo+J54802gjPgtZ20iV",
-	"ui1yplVFIe9hP+cQlL++//cEiwwypDVmlJapKc4BJacSo9giySVOKvQ1R2cFi91GZ4P5Qi+yCnFmzgZe",
-	"C/WaHacEp3xh+YCVsFLwPGYyXVXbZqxFgk8RXksvL3Hx+7DiPwy7qQVKNXPRp6eYnpVn3qcrdM34UgSW",
-	"oniq5IYqS5wAx8xGkG14vNe6+1xtm2tOiR7qG566Wli9JxJD0kAlDRWgBYaFdYghWoZScZyTVElXCxJR",
-	"KycJssAJHNQFkThBc32uIdIPqrXMu3m4q9bWtd0cAB+bjYCDZ38vFyRulXA0w+qhzmK7+3wfOcRUxeCZ",
-	"3D5Vwq8oRLB48+3DfAsupGMDOZkIPpVzrFYIBYMUhu88MpF8Mb72H7auW8P9oJXgiaa3liCSC2xJKeIJ",
-	"JEHd0PSKMhrh1uc7mN0Z9PzJnWGvMMP65qYEyywlZr4FTsaJq+gD/1zSGP4FaMsf6n/qh59zmAz0moxd",
-	"X9vIUizJ1ao1bC2JkpBBMNV/wppu+q3hq16gTsmw37vzFKYWhHeUT5r7J6xZ/7DXWj9fBYr8UpeU9Uwg",
-	"pQl6TwNNsEpYjzib0qui2PZQ0q62RzQyCT+CIcKepSo45MmVLlGNJjoSsLnh/hIGuViQqOqS3C5Ma586",
-	"+G7rZOoq+8i/W6J2nOMegL2iN48G2ALrqVqDkGQh0ITIJTFw1iuxIpOtkQNRZ0r/B+0JzH+Nl3ghyaJ2",
-	"gR53ara+3HUERdLsQmHZj7w4j01tGuJcv3aeJaRozylux6p+ubFpSlMhzUnWxCwOkY5ZW2qTlSN2iCgR",
-	"h3mOqIGGxwZQW8GCcURwmlCSlj/W+qWxJ+Spb5aJ5iJ4fmLss7XT8CDRzefM1ZKYJ58WccrULYSTHLe5",
-	"+ztn8R7G1xa8USBa01mdSSwvWpEv1nHL/HgX6Lh46nIq8rZfK3rlzKPyNKiFNhDeH1Q2DTKWfsQSSxOW",
-	"Vjb+aHZl8y90oIxB1OmCMORqAKKzlEse8cQnuNenp+9aQevjyYfLl+a//efmD5A01B/PB62gZd6wL9jn",
-	"9vHbM/j57Rn8+vYMfoREkiLtmheqdnlcfbUemcIhW3blRfQOUahTq9V1azRMeOeZGDFjID1EYcRjEurK",
-	"kxFkHvMpCk2cWrgDLCzM4+xChFOi6zTGz0xseVF00eF/6xgSEgKO5jiaUUY66vTCD+p9W/bQzVukmHKV",
-	"iObiCJZoCVFyKWdX1vxBXZByXmtBchRzhCc8k2X9YL0YhctlH+jgLwHWVleiYvA5QFdcov2qpfohi1/q",
-	"K5CBhzRAOBE8j181sUadkx9NxGdxnRUBkJu9t5aBAMoKS6viAVAWYUpSL+JpjUTXC3g2OIRe9FKs85k6",
-	"/VZRhQKF79NBtx/sdw+CfncQ9Lp7nwN4YBZqjpRVjgypWNleq1frkU8VWDiOZpzEFupWxiiC2q5xg6za",
-	"6II/PTkz4DyBBW+LeNoospmHJnQ7S1mAJitgy4cIJ4kLAV96IU2NRZF8pacwTaW8VKgtu2W0s/zlMl0a",
-	"IG4mwjxWsI6AvDqTeQ3JQgFHo5MVVGhNanvdftDpdQdBp999sYnQ1jRrrVjXUFoDCvJXXVEEs+b9m8Zl",
-	"h1PMttYZXmA5KxcZLoW0ra3DI83mBKWR+PQUVSg5aldaQ1/v6A2AvuTQMb86MBSUVRdFUJoXvqqZZ82c",
-	"VSKYGq33eL6QKxMUodUhQKuOZcIsr4vcVoLWzn0OuFbX3JIq8NGcLB9ADtunXyRYKo245upUysucoHbI",
-	"Gbs1/xqrv00mUaggEhZgZ5J8LNCKhF4eZoOyIQpQeXy5HyR3u/sKIX8TjZ2DorRGYM1xmdoBthB/09Da",
-	"GTFZVhC9o2Su7QymGjp6ZTWbPyswj6/NDyjux8nbOYcqFCcv1kgHvVmgUD8cq4djQf9FwqDwW6ilbf8t",
-	"jd+wHFa29oYJa7qrhkQNBTTFawn2G4FeEGfWZrSsrjHQPZVvC/dw2mE1mzLy4BYt88H3jbv/vxSC3wf+",
-	"+Xe2PMokKIabysuDgmwEwf29ZrxCL8GD2mYcmWu3AWNwQs5Tga9qP7WLLwgNtSRWPK9vEywDlPJlZ45/",
-	"56kzx8JdwIzo7HKuvEP8KNHfj0bGDhFPQrlbvrqA976S9i4g+6xe7HE8s3yjGp6nL2pgffe5XKt5wpSk",
-	"8RYLYv56v7vf7TW9mLyY7XxDdSCx8K+zwj8TKKZzM8oh6vRRG2IpNAwRZ8kK2jbg/DUwxLEVUrdMOSNn",
-	"M1O6HyPS5bGKglvlkXxULr4epvgYJOyWacerwlcpqKIi5gNCPeY29AOnPDOlwa3J+5moCf3BqaRTHMkx",
-	"VN+p6L/iN0zJnTLGumcN6lC+pN3TSYcZTWSHmnr1oqjIHewN9l6+DJqQQM2CFIkSIekcS2du9XY55Vwu",
-	"UspkgOb4tp0KMY5JIrHeX4CK+0X/i2YEL/xXius1tYkaLZjcRkkmjM5WugqUoGR8GIxDMScd64aZTfGH",
-	"WCQl9kONcPULLEpADr7J8SybCetE4vKe1hf0U8qXEDkOM/3EAQyIMl1HNUq5EM6dEpjQKYx+eoPaajkT",
-	"ghi5wpLelPT0Qe9VM1hZWjUuzn+rT7JEI9uAZRwZ2gEIKSVIEAlcrwy5LdC6D3E9SSii3m9QZgLrIKkg",
-	"KZ/ei/isZGFfl7kqKLtKSEXqajmqxtwFrDXs7+0PDp6/ePmqZ/7qQWn0Un5JKRFlc1TXfTWJ77mi64mE",
-	"Voiqo5CaLNE1AmiS/nkvStiM+m+WtvGUSZs1cNflIapcK+dv36BXg4MXyBSj6KIjsKFoDvfz5eWZrewA",
-	"MRq2NhB2nhgoPgU2whHLC2HjlNgRBZKcB0j9yFZgAx6iQa+3XnJcB4jrUSGIdcTAYkxEhBcEMlJMQRLX",
-	"XWOBU0F2AjTY76NQP/WK4qG2KRmDuNrA88GI/Upfa+fjQa+PQsblmCr6mhMmSQwruEwxE1OSupIXSF/m",
-	"UMkvmmXsmsQ7j+WhHKISEAJU8EoGI1Yq2BygtXLNAfLrrkD9IF13PCg2WwtGzO88AkkodoQ5kTMew7s4",
-	"SfhSPV6rMqgmqirjEYyYX7gpQBVVlwJULIkEa3OFhYIRK5X8VoDwK3kHJndgbIPOC4XVHJy8wmcByqun",
-	"2b8LjwtFzwJXeG/skkgCRcJKFB5TNrZFpwJUKsgXoDLhBSNWoqxuserFdtezrWbzRL5nMEHYOMeC51ln",
-	"e4gNrmbKhFQQqslbwLkYVXWBt2ya7ZN7sW3Neyq1VK5r3EPhK8fs7unorg90unTMUociQu2bothcaY0z",
-	"1YMquMaMpxKJbD7H6coC9JqyWNdRqFj+iaYpVEtTdUEuH89P/AT7jZNsqmK0hahLN5itjgQA8MKPDOU3",
-	"DR8oJhGs7e6skP5gFTHw56wTaZGfX/ExSMSKH0ZbdWd4C7L8rKal11j0/bzcf/nyea+ZcmznFyuxdXaY",
-	"0KSD8InElJE4r2B3eoEmK6sFGs9TUUt5/uLFi73+86br2rCkSwXovHHvw9e0d9B/fvByb9BwTVoUJkXz",
-	"3mCv6mWl+dSs/nxN3StqhBWGDnWut66w7OpwKwgqyawK+SXAF/ZcdTDOiboZK4NM3SO7O6g8q6ONI9I8",
-	"d+xySxbaWmYYaqvrQd1VCejK6sXc6KQYtKCSp6udQ0TAHw2Mm3FGUEzjLvqbGk7xkwjkTr2JAGH1Skd/",
-	"kVCoJoQwOujtoznBLG8b4Cc0m856yQq5rMQ2OHCn9JbEKOVJwjO5Y4p/eAXOwE31WCluddeJDoiF5FtS",
-	"zHZTe9Ch44duX1omty1+oD5KITjDJgi7bgm67hcjqG0C6M+Pj378bXz07t3p36Cs5fGP/1dpeDuHSEi+",
-	"WKhJ4ORenPx0eXz+fsS4ifYwQNGFcHXMLVgIw4ufP17+ePq3D+Mfz49OPoSgtzIYTewU03xtwG0enmvn",
-	"bBSYW106ZGN63Tng+9wpbhs6mZnuyEu7Ny/xskkG8P7GzJuDR8oAzvn43kMyeWstcwf/+fm3wTrAKinC",
-	"C2evTKnGxdbhruu1VwxaceOqOkd5ts9adDyWasQFtS2lZvRqpn5xo5aiwFH7pt9DpgLAzSs4nljSCOFk",
-	"iVfCjGQb+oSHyKYX6W45Ql25ockzCguh8bASI4bRyGUjlYPjvXSlTd6tepsWtisGkxWst0kUmJcbVRdw",
-	"0YDqS6IhSSPCJL4iAlJo8/S+WOcsLBS/7Pd6tiKvA6Zae+n0lzK21khsjUsZmqgiRpeeUSGr6/QrcAHl",
-	"qQ6SLNbJbt3NpdS2GKcx/RepdfVuALH2RFSnqzwTXsQKwsJbZ4BiAhW61N0LtSnommWPYAZxuC8HwX63",
-	"9zzY7754HvQhFFdIBbBe9+V+0OsOBkG/++JF0Ou+eP55K5ANWzD7qoK0l0hUAWu/shdPrTMfryUv2X6A",
-	"RssuGZSrta5jP6OgbXIPAwR/PB+A8cP8R/084TwJULfbLYVM5jmLtdw4f/l2o4ezuLwfi37heicwamci",
-	"w0myyjtxFddoGineyzPcJCgl3upSLVwZteituswf1s1ekChLqVxdqCtLI/9oQX8lq6OsqoTaEbOVpLvo",
-	"V7JSR2ZOtJQVHp2djH89/u0iRLv5P8ZvT94dK55uYgt1xxjTFSAmNyThC6CpazVaGJObzjVZhahtDC4B",
-	"iK5j47LVMWHQA7j02oh57wW6TfAOGHRxpIR2Lb1BF3tX8dpIMK52dI5WDCDQlYkpm3Jb/BnrJtUurn5K",
-	"0hjNMWWgKKZKgsvSxLM4XFE5yybdiM+N8cH8Z52xm8GMxGbtrgnBKZS0McUgwCT88+Xl2RD5xdaMF0JB",
-	"B6jZlbZXhyGAvgtX2vf+O58IY4YErQMsSyzWAKPA4RVhjdiI+Tn3cJYc727nSVSutI9+z1UEyhOrdlwt",
-	"EJwnn/PpiNk+8nl5C+M1ysUWDiV4nWhQ70eCdhBwR4cBCrVgEEKYq73/wh3f16TjEyHSmxXEIVdtj2kS",
-	"dXPbyo0mizH8ewfEws5f7XOThaIg98MPR4W6/N0ffkAamrmvgdxGZCFRaFrGq2XvgrIAf82J0hcF/B3z",
-	"SIQjBqS/yxeE4QXt/hCalqOYVVQ/76IjqPauy55DewOB2qEhCuig7x0XNQvgP9w59JqEYrbW35QKcKgw",
-	"JZJRKUYsvO1YNqe7KIReoGdV1WazFiWbGEYidrro1CVqjZjlFBVDY2ji72raqx1arq5eULv2ar57pd5H",
-	"DErjmWYGg16/VPU9MC1aXQS0A8Kgt1/oiarRe2qr6kUzooTBH35AttUqhrZBwsIwJfod34pk/TvWK8VW",
-	"IwalsY1hw1Y+18Er2HW7sKfiikiAZdjv9aBOPGUZMbhjefeJEQM/hUDtwd4r/6nuhDTo72tLhW5XB5yl",
-	"oueTaVEJlvmit8wLtVdqeYAG/QN/RMYlFAU3Mw96OgwHzPzUdMI18IQ8P5Efk8HtrfZ33d6aooZljx9q",
-	"h3Ul+MMdTURabK/0YplEP3eYvZw+Wx1eTZsIbsMgR8yc+txi71oNqNMMy3b5UUANNWleHggFypgaINy9",
-	"2QttGDg4jkylYSy9REWob6AT6ygTkuBYneMvI526NmoN0ajV7XZHrQCNwA5d+infpPfgLkTt0GZahjuB",
-	"q5gEx1t3ETGUaDIo7RGoSWL74QfYzm6323XJlnX5me1fIQIS3ewFI3aZUsnZMwHX2+758cWl2/uONsm5",
-	"N0xIqslzLYaXB5qSgXlD6JK9cwJgNoHhQAEyh0PRQLxieE4jfXeSFKosWY9P2EWXJonkio9YwfZHpSDJ",
-	"FLVPP3z4u6kOjigLEPzbZqDxTO6Ydg1e8fI8MmzEoHI+5M9rKSWhETHpXEbSOFrgaEY6exBzWZQwlstl",
-	"F8PjLk+vds23YvfdyZvjDxfH8E3ussnjPHODjY7lvAta5m5pDVv73V53H7QQOQOZcBfuB1N1anfu/BZX",
-	"pMIWdVZV2gmgpu3qCuxg0VtikQcHKsjiaxKgRZIJ33ytgA5loNB78PcOvTJjir/amj+MIKwuB0khyU/L",
-	"OwRHM1NRzhn+tKwotgZNtRUR8GhXIXlXSRc2B9gLTVOCh3UEnBMcvyfzC4mlulPz4DT9lXbl6WmvIHJL",
-	"nTY1qebKxvugOY2NfKqKZ4SLJKbiuotC+ModNNO/z9wj5xcXI6Zn0jKeGdNMBXAGH4x+p4vegvKrPUP5",
-	"nAa+YKNVYsiWMEHUDt+dHv2YNzh681torT99LZLPcXpN4hELXaTWEEGAVWjLFK0K0YWQoedmfSbsguG0",
-	"OG56EreGti4S0CeElwBDBhre6/Ua9PRs1rukUOusooHJ+7zImYMjlP82Xc2cZ+YuaA16/brp3Pp3P5ba",
-	"5gx6+9s/yrveqy/6Db54zePVBy6PQNAyM+292v5duRfaXdA60ODe/F2xtzwopNp5nMMQRB8fkEpNw1dQ",
-	"NAi4ktKjy7Ki0uHgmRqyyLy+KJ56t/vFMMC7Xe1IgUhtL2/gU/XS81dyszDUDGvystEVWrbWVIVvNKPQ",
-	"qAgxsvQK6BiqsYqKxzV4ApwvQGKJF9AaSylaks9phJNkFYxYAkUrWWeaQFlT15JM+5SQyUEz41j2xlCU",
-	"gK5EpVHKoFMKWY5YvipME5F7zfxRrglZCFcIyLJML8/NiXHqYtccz5RhRB94oUFn1SHXrpD3JprsyQ55",
-	"weNS06WogCfq9mwOdoMT8FrNoINPvyEv6A22f/GBy7fqDv2PZB4/c9kxHlI/3eChvAMCsaDwW9Dajckk",
-	"u7LsRN+OtbJQqeynuUu9wqiuoLAWUpQcgaBLnK4w3MkWtjQoolKpdMLIBI1rhFadoHdUSK/+p3jKY1Su",
-	"HFtzkkoS4/e7cePdqPGu4xVlssop6v4Ursl5sUj5tEDg8MsuRHiIigeThEfXFb9H8xhO2voTF/tR8UzJ",
-	"oRU/zzNJbit+NyGOFU/Eaj7hScUDOVPCsy7PXfU4xZH7Pd/xzPUSqTzeNux4r9dT505wzqyvxRpI1Ykl",
-	"THTRW56ixLQggftPF48rHkzTu+QJj6OZoeYU2lWD+YPekO7XHI+HkrnxSbSGnz77RG/7t3gkLlZCknnr",
-	"MxDy73wiXAeUWpRdWt5pujE4dlnXSQXpLYl6u+OIjRhE+YRLTCVYE6Ga+YInydAPw9H2WE8WKvYzcFHp",
-	"uuj8iJm4zHboasGHAQp1kIg2b7uwX90xWS/AtjtGCyyEMWhBr72Iz4kYMShnZ4JbsBc4n0NEW/Dghbbg",
-	"YJGHR2CSMrY9XRgfgpW0BKfmBpWQZ3Kni45ME1oETgwTa6VuOujMYSOaqG7JakU+Y9kCPRj6wCoYCjUY",
-	"jA4mOWgTQHCarAqxWoW1B3kBFxvtM8ukGLGYL1neEdT101WjC9uI9hBhu3ZB54tkhbC4FghfYcrsUsDz",
-	"oBc9YhHPmDQv2D5wFQ1+UUKvwd6rtdmqi/knIn/hk1ZQ1kXq6uVzWAyU3jNID5y6AH0UuKYqS1M21Ffb",
-	"npU6r9CvJFbU08FRxvG94yjDdMD3PGj/zAhcNMY6pVbQ8rt+miEgl99LKgPvpE7y3+9VZvzbqAcoPftU",
-	"DDBvYlTDA/VRVG98YzH+TyiUq68arPJCR3F+zDMdSgLPT0Sadh8aM94doNi+Lht8L/X9Fz45+VHX87bu",
-	"tto7471+buP2z1I+J3JGMgEteBG5hRhQpZrrQAHUtqp6r9vrDnYCqDm2SAnEaY5YqM2w49Czdv7Edelh",
-	"cwFHPElIJHkqKs1cZsFbj4nXIrhwQPKwgf9BPx+/OzNlDI1HcGyE8TNnaM0lzbIK0x2x/0GXv50dVw9x",
-	"hbMrMmKVz/ZgZ+WghMozaTD0RxJHPCqYO3RUCiZ5hfgNOmJeztfSjnZfGo9D7sbQVlGd+MAFgbvYAHRF",
-	"ZLdS13t6LW+rfmc38EwgG6UhdONpU5hPixt28+1CDOHOd21wgzaowL5WaNanxryRQIUq6EUCtDxyXTOU",
-	"1tIvpHf59kmqLRIzvlTUG2FoWgimfe3we6afO3+erd4xYoTFkK2r4wyGIC56k8FnYCixkrGT/1xBWGzi",
-	"+UdMvbijDZM1FbxtEFxQrtagq1nbwWk6YvnNERRLWZczmosBLSemZ7D1BqqnMPiI4ZSYIw4h8z4A83j5",
-	"GhnxyW2fxYJ8NUfaLNfD4He757/daWIL4UxBryrECz6IIwTf0C2iuI+NcDL06v+0wnNr2bH5mMMvNZ6U",
-	"84wJFOpKcr7j3Z7ZglsObFnC08bzhpouc6Z4Bs9cPqhRAhURPNrpK1WluCuGk5pu8U929r2KB7VWIr/c",
-	"gYlnUsOWouLqZjJf7JZfh+n+yOzj5fYvzLIudZ51YyZypvPWLzl/h9Mror87aLIrl9z+nsQUX5qCUf+J",
-	"St55po1BfmhrTmoe97Knv5p92ad3HqPQVr16dvFXnNAYSyL89NpAp8eASUnyPD8tMEqobVapWIj2ECEq",
-	"uyN2VLSc5EYq2+7ZdHLeZnfUoYtgNzOWKZAMwLz0y+nri9ywpHRgZ5biqWu8CaGCg71XIxb6lQtCw+oU",
-	"sG0lbNvYokriuMgmc2oMU38+fnekAK+36EppbzANFToeO9THf3jR5zvvekrepekHYReL/2RMbNc1CK9m",
-	"Ze/oNUHh2elFmbeEfvtwL6xDEbVxMAjQuEIt/oRakVOaSlVH8RCyY8J6fvFazfN0TAOG/845vnOOPwvn",
-	"0G39n5Bx+L7RmCREViTRvQGHYqkNtyi14T5Ctjs4T13nbNOLOyVzfuOlO4wYUPkhwnmbdh0rhSeYxZwR",
-	"8NpNdJqy7hlOUhRhhtpUet3MphAAAy7MQH0eUxFhdZR2dLy9Fq6cfwte9B2kcOKY9oPOMLsiYsScS8/5",
-	"I9UuTJ2uCcl7kw/RoPcKhX4pqkrOp8Fnmd692Y5f11xzeVN40GvwXtfJfv8fay3fTQNOu+K6r/vdA50z",
-	"b1rND1u9yfPpS3yw19mPBnFnMH1OOq9wf9LZi/bjATmYPscvJq2grrqdntV1f8z7m6/XCXhElx0VOboO",
-	"kSadf4MT7+ltUr0GPO4NZ9OERvK/zU+ozx/CrMhHf4cDWfQYbuaeQbWt+xwSBIUXsgEktj1GZN2CxJOH",
-	"84nvnu4/LQUrumhEv1/l8baCwRZdAqyoOrnNthPMJf+CXTUPR/ULgfixtyMW4STpWu1ChCBYuG91R2Jd",
-	"4QhUDCw2qRhG8Acl4M+rYPhLaGSPFUGtnvbdUvtdZ3lMSy0u2Gm18vK1+orrwlN5+e71eijUSfJby4wd",
-	"9PZRaKpzhX6naXRkGZQxrZbLjEFgoCvUBsUTIE6wXVHDTTgn9s5QKzsmsFNIvBLFRWi/sYve1OUPIDZP",
-	"ZNEsLzYE9dBWgVkzHjGTx6D+zyTkQKxpTfmz0HnA3ZAxJ1qDU3vT2Y/53oZoDawu306gGb6xofmBKZhm",
-	"y0ZArtGI2Q3pAOd8bBPhXJm+o2uifZ1+ZOv7QVBOsdF8Y70iLzdYwViP64gLtXlqIk9rkRAY2uS2HFvE",
-	"syTe+ebxS+7ANwNsqXJifuDdoSkdF6XSQYlwHyNfbBNa6KK2e7OvQ0rAfztEefGQT73PXclNG5supLYP",
-	"Te1C00B2/zOk/qkbLECTTBbKG41at6OWqUDwaZC/6XU+1U3cPKVzH5LvHL3Y8n13d3kpv8K+LzTJuyp/",
-	"65utHu5xSPCskOgs/LVAEz9cg5XSXX9OZLrqQFbRtnvef/XublP4W77wmqi3m73NMfgQlv1MACMMCuzP",
-	"b9CcZ/aDG85coRWZE6d0Ueqn9IRy2XrzphrJzO2yFCHTQAo6PTl7kCB0enJ2/3A2aIS1Jtc04jjQhrY+",
-	"IkXDye3foxZOF01D0m72TCbOru09WisgbE7DCXQMviu7s4GO3ukOIk9JQzDFRspBVKD75eE8OiZrzr/B",
-	"a7KelAN4LaFtu2BXJ9A5y6xjfAaDWmLRkp4pIMugbo55cQNqv0ICaYxbPUczuaK8x38TtpsKC18Pgw0X",
-	"27e4uy7yqsh0E/HaSNi8ZfLmvDIbXKavNCqFiwTV/7Jda/MQ0urA1BHLI1NBzuz0je+2pp6hq2PovQBZ",
-	"XjtdBIr7iM29yMBNXegrBPZTuijGgz7tyWkUe2pBff/I09OTswfYJB7tNm5i+zw9Obu3+fNpOMHWD7ea",
-	"CgCbeYPGth/n7LVc54KInfsLB/e1gVry0gGqn+vPuS7UeP+qIKUJgk2GVVnoDpKzglK06hCFurhUiOaZ",
-	"kC5Zwp6BETO1p/J4dWT7N+rCP0ad0uYOagoIGBajCyTkHGTEyizk0MbRUoGmCYYSI657rLUzpogRIUnc",
-	"RW9sHx3putMIHT4H47tqlmpRKfGilLV5GPooRjPuEmJ0LJ0uFEKhlomOpBc2qN4YROo7TntF9UasUDeO",
-	"R5LIjpApwfNwiDAUrHN13aYodAyy8zP82HmjmVxHV1UNdeU+YZJpwZqjlVNtHsgJo7vW71rtIMVLlFAp",
-	"E9IhLKaYmfFQG6rvWaM77BajQQfKBBY+8O3mrozUTuAKWHpmYE1DXXRqcxEElCXkqVmst8Ih0qYk6C6Q",
-	"JDZIMDCV9TzCzUsoVzXrNuPs6Dqx2pRmDf5LvKq5bADorfsebYcqjSmDKFP9VmeUPr6PAFjnVEmU1j8Q",
-	"tOoIrDiqKymsoVadCPftPA35Rlwc06PuZP0Gd6e3/kTazqQrW8ea2uJ/Oq1enVbFZPSS73NukX9sc84x",
-	"YjZRZ82LYh4YZ5QnoW6ZapvUuu3z5p6W/yrBppHLBfb2FV6X05OzhzpenlSmysV2dbsZueHrJauCK6ZG",
-	"LNquyLvCCy6VEw4S0zJLVffPwBXexb7zGO6vBZazHVCScblEkFH94e6CZdkqgsYcQKXxmUDVWahLW24q",
-	"s0nb+RZGAm+izTl2XirSd3bwB7Z43AuhthUST5/Sfl/SxHIP3X+MKmaNKPbXrRnJ/wW2GBOI8d0k890k",
-	"87UmGZMqvJ4k/E0OftD4/WKe8D15xePYcx6y2O8moO8moO8moIeYgP7qONJ3S9B3S9B3S9B3S9B3S1AT",
-	"SxAw6PuKdE2MP7XC1X+PVcjcSd+NQ9+NQ38q41ChvfqmylF/XKWwGPBTbGT56TPE/ULcT1VFXS/iDlQk",
-	"1zmbChTzKFMieBe9JjMKytQi5berAIVnH1+/O3kz/nj+Lsybro8YfB2jiC8oEQjHNySVVEBLPTwRPMkk",
-	"QR/P39lqx5rf6L5OuyCgGmCXV3nhJVyAVudnYFB7FXTzAOg8nXE9kVFXsOHTtUwz4Q0AqWbrX196/e91",
-	"WUfvG0cC65UpdKxg4Bkh1TZM+UzQQ3gazQj0oVQ3GZTLi1K8UOpTPoOJM16fQTcS5ClyhQS9r0zN+4rN",
-	"UOj9K1McSaMtT1K+FCRFH09gVbpJrhkHysNXw6Su09nNnt/szCSN5J3OdvISQVb6rGxuNkS27dc1kFjX",
-	"9BelfHdJJoJKArXrdyPOIB11F6fRjEoSySwlu2qsziLBjOze7HUWrh9dvjN1tu8+3/3/AAAA//8=",
+	"7L17UyM5sgf6VRQ+N6LxnMKYVz9M3D/oHnqGGbphgZ7d2XGHS66SsYay5C3JgE9fvvsNZUoqVbn8Arrn",
+	"sWxsxDSul5RKpfL5yy+NRI7GUjChVaPzpTFkNGU5/PNYDFjORMI2f4QfN99JoZnQmydMXOmhuSVlKsn5",
+	"WHMpGp3GWy5oPiUp1ZSwO82E4lJ0iB4yksEjhAvSn2qmiBzAzz9dnH4k+Emih1QTpWmulbnWFX2ZTg/g",
+	"tj6+2LxR5ooMZJbJW8J1qysaUUMlQzaiZjjsjo7GGWt0tvd3osaICz6ajBqddtTQ0zFrdBpcaHbF8sb9",
+	"fdQ4Zzqfbh4ONMtnp3LBEilSRbQkt5Rr0mcDmTOi8ykXV4ReUS5acz699MP/2vwgU5Zt/sJyBV+rfvxy",
+	"yMgNXrRUYfkNS4EUOfvPhClNNswfUjCSy4k2Y0qGUjFyO2SidJ+gI5YSIQVrzhlw42an4cepdM7FVePe",
+	"jHNMczpiusoNyAyWF9ZkhVuuh4QKEtPxOOMJNXdvyUQzval0zugoJmbVozLPdMUs03A3HD/TkH+4XsA4",
+	"yDXcDBNZrxE1DJkanaUs/2Bm+0n2j7+vX+n4d9nv8TQmlKhJf8QVrHvO9CQXLG2Ry+mYpYQqQsk4o1wQ",
+	"XKPI/MQFSaTQOU002W61W+2IKNkVQAohSZJxJhxlzL8Mw1hW5orkbDBRwB23B2ZVeIq3GmIo8/zvsk82",
+	"aFeMaDaQuWEk8wIukmySsrRp3hHvtffMfT0hdW8gJyKNA/qOKRDNUhcn2ogaZsl4ztJGR+cTVs+V7f7L",
+	"wWu6v7O5m+ylm3uDl2zzDd3ub+4ku+ke2x+8pK/6jagxoneOB7d3XsM6+L9nuTpqwNb7COOpLsYhydkV",
+	"V5rlLCUjc98LBbRo1U8H/rPaZFgylA8d7FwxcSqY2xJutFZqqDkjtpdXHPTN9gOGfHp89oQkhlt6axCa",
+	"51w9YtRPSGsc+len+L15sxpLoRiI6bc0PUeBaP5KUHyZf4YSd5zLfsZG//u7wrn6EZgn0oDwbk83okbK",
+	"NOWZYXuJJLBHS9d8XzDdbRyQH44uyRZcVCTjCg/ymSVXlhpMaSMOOo39QTt5SXfYm3S7v5e8okbMaqon",
+	"qtHZaxt5yjWQ5wN+VmriBmWpMdR6rDpbW3AopK2U3bgpqq3qTO5D0v8/ORs0Oo3/2SqUoC28qrbO8A1I",
+	"41mx7Y4drkggHnMrPKkgE3Et5K2wxJK5Y5jI/DtgpK4Y52ycy4QpZQ7ynP3OEm2Pey7GE90i72TKVIfE",
+	"XNzQjKc9+/E4InFlfnHUFbH9Uvhr8Sy8EoT0fdR4K9PpR6kPk4SNtWHOR/DMmE4zSdOelrKX0fyKhVwD",
+	"rDFkNNNDouk1ni+OhubMX4cptncLpjjDrxItJXFfXYEtZgf7VIwhxywHktXPMyJU4Dl6SxWcyri8JJ4Z",
+	"Utwyg3onxSDjyeP2szl6B1xwNWSlzWxOeJrljKZT4q534Nxf5fw1zK8mScJYytK1dvWbYgF/qhnCamtY",
+	"mtRTLV8dRYxWRbgmCRVG+vSZ+VfCsszoZ7h44Vhw3d7LvM/TlIlHLdzAvyVYNT3kKuAzwViKopamI6Mg",
+	"JnLM1lqOYD+9Dz64whoU43uqBbhmU8NXIKxIf6JJRpNrnB5MDP5VmbxbBT8aXIJjoVkuaHaU5zJ/1DKw",
+	"O5ZMzL09Bu8KFsPoduRmu2MFfT4RZEB5ttaG2A+PuSP3LeK+tcI6VAf4VKsx5mOWccHsnMjtkGfMTFKY",
+	"s2ojrnw3brrTDWzWnAy5JlR0xUSwuzGeawM6yTTZiLldHfekPZI+Sv0eTurHyrt52ovZ4WCI8nQ1KbeR",
+	"s0TmqSLsbsxzRn46fdu7vDwhdKDBb8GcpGiuten2yjJwTb2mPMOnWO6P0gjzIVp9cdmmg2VFBneeiY1Z",
+	"1YPUaB5N2Imnx2craabzV7SkvjSiBrK5+X080aSL/+02OkQN6ZiR37aj3c8klXAAazLgmvy2uR3tfUbf",
+	"At7ktTCSsiSjOVuumq5M6NPjMxQ7NZQ+DFRG+znUCq2fAqzwVPqRF+PcuB3yZIhqIWoSt+Zeo0q4/dW0",
+	"6mKttlhRAu3SrHJUrXZEuVWZe0KNc5byRKMoPyATxQgFkQ9zHsosVYTrb7MM7rR5+AFzeny26hmziLND",
+	"OVgiohejVvoWUjSbHpD/TKRmobevx1P0AE7lhORsLHP9TYmJPPqok4KsclBY0q9wUqxj4Tqyj8pmZofM",
+	"tXi/DWWdXK4akn6frySHHdGsvXQp5QmYPQ+hXZ2lFzJtaO8QdpfA7t9u773ef/XSBgA2Phz+q3d+9I9P",
+	"RxeXvbe/Xh5dNA+IGmdW2vWpToZmroqJlGRMKfAlfztWhqFzhSYlBCcEiWfGHIPYpuD4SGiec6aMabfE",
+	"ojs9Prtg+Q1P2CdBbyjPaD9jj2Bi8w0urmZY2P7eITw3CvU2mGuaZ/7KAcmZzqdEDWWus+m3o67TIQyB",
+	"cSiGjlZwaAk/egXD3lE4OyYF1eKmd6c4pjNnYWCeQZjHqmpxEPOJicIYT6sRhVGvSliobpb27q3w1nvr",
+	"RryU8gMVU6vpqAetak4162V8xDUL5ZL5mcDPRA7Idrvtpqy2FNnoT3KlyU673bQ7zghQIA1X5pRza42U",
+	"2CbfTNXBEbtYQ0k82EiEVrjdzMoZw5tsVBaKTpWNbEmcRZNswpuu2fSFIgFhNuKQeHHk9I1NPNn9qa6a",
+	"EXzXUZBwQca5vMqNpNmIEymSSZ4zkUz9u5p2r0OEBhnWufi8/uI5WBI50EyQQS5HuAQ0Te3L6UQPe3qY",
+	"S60zBgryUzLgJ2HeL3P+f+xhB+MkfEHBfSCIqTXLD8+O0U7HYOO/Ng/Pjjd/ZlPiA2rfSJDE/tOxiyNz",
+	"FS4RapSBO/aaTZ14DmfqJfMnoSZjozmx9ANLOb0EU+xBdPQv6o3Mm3pg1VUoqt1ZQxVxwUbzyQ6pfgW4",
+	"b07YNAJ1RbM7vQUxwm98TjrriVBi5oh7gSsiGNdDI3erc4mJkPmiKPAGtSKB66GcaEJLxMHgJYWo6GXO",
+	"NcRLKVgObpe6249EIuF8CTRNbxWmzKwV2Yiv/o+PYzCn4pQNMqpZTGjO7A3OpDIcU7emyDurK1aPdKU/",
+	"XMP62/jY19HOYq7ZSMVkSBUZQRLHkIqugNvfHl6++7F3fHn04SImLGMjM4gF2ht6qOzhfslHTE4e55d3",
+	"y6Htu4JlNnPskJnFTnkKvGu0zRsGEpiPWAcVZWNCaSJFwiJUqJReQRqHTqnXxaqfu8QKP7YV1rw6oSdd",
+	"8crcjXCwJxDu7BdWLNiPkw0pGBlxMdHM6kKM3A5lxrrCjtPv7Mq43VKvpacvX+7/TNiE9QaTLKtu6N9l",
+	"n8BVe2Jtt3cgr0KRjZ9O3/b+8eno01Hv4vjfR02nyBkpla/lYw529D/gU3YgKyxrMPCnWtFbmV8HERVN",
+	"r5kgQt4izwcWQslkmbUTumJVQ6FMZ65g/mQjLiZn7+oKvKVPk2vYVopMRM5oMjSv8k+UXl/xZphxDyca",
+	"UrNSeSvMKN0PPfND3FzFNoFUmidSDlc3TVaQW2UTxbPyt7ZRAtG1E8QUL6UkIyqm/usrCq9wVk/B5w+x",
+	"fjr1lo0UkChQa8wYg+nw8qh3cvzh+LJ3fmZOvvCXt5/OLy7jA2IWryvKJpLdF/Z79eaQOSrfnX589+n8",
+	"/OjjZe/s6Lz389GvxQvnm0vaLYTds0bhZkJbRlPOPmI2Ve2F6orCUDr8dPlj7/3h8cmn86ML+OqH44+f",
+	"Lo/sh0nVkooIFeoWEk2s3tgVmZTXkLKp3TSbLXKaR8B3FMRBkXUXwdFZXhIweKhmuC5dYcweFx82KoXR",
+	"KswEQVbfUq6tkHKOT2q0UjKiU0vHn07fXhQU7IrEhY+VJ53bBmDySp95NILvuSBzs0VmreSuKJnJTyo+",
+	"VjQsl8uOioHpZceTWpihTrNdCIZP5W+vIBNKo32qs++JzdY1bdZVlmiO7VperNWN17UN1NAS2Q/Xzw+M",
+	"wMCIHdhKK1k7qae2ScxEIdmWqhrDF6Qix8Qfmw5N4qqxGnfFhjFJI7OpmxHBoN98C3aZeWp0WT9NEASH",
+	"YvoLzSaw5lRMTweNzm9fHBHFZNQ3uz76Uk03LH7pS5kxKuAnMLCWUc9/8d4vFs1zOoU30DTlhkY0O8vN",
+	"saY5W+uFYpJZ5RyTK+0HZP93lujG/eeZc1lMMY38xrwhIuZ5n9fcIu/AlZ+CIQ0HhflHRAQztM/ZJgOp",
+	"bfg/l5OrYVcMMklB8I8lF7pFNk7HTBgRtttqg9QWEj0j5mVdQ3FjucBON5/uNvDQ7+dUJEOmuqLPMnlL",
+	"1JiZcWkiXbTX3OUmS3B69inI/dEKrraaIPiDfW12HuS7Z5k0BLvbvJKblkqGL1vn9PYDU4qCbe+vbqpr",
+	"Pt6UY1ybTZidOToMle+jxqGaiuTCHJ/63Cah1ue489Rlz0J6VZjonuTMnK6tRtQYl9beZosv4YKfZP84",
+	"bWAarEuw/c09+3mGE6LGW6qT4RkqUkE+Qj0HDmim2KxSh9Epq41htj686IAYDpkSsyGMAqAch+DepSNW",
+	"zqFolRfJ7qPfzHl1KxuRWcrPEQZzXBL5fZVMfvPVUF2MJ1pFRvfJGFWY/m+4iGoykkqTGR9IaUDVcay9",
+	"zUdcHOMz2zN73s1q8dt8Kvl7zjI4fm9WKpqRhvot8k9QoEZca5ZGpeRtVzWTTzJGkqGUykbuQgKsn4+9",
+	"6tapsCvSwlF4GdfWTt8xpRwEfKmc+iRzo2LYLWiZ9YUCPlUVJixxGySXTzJdw5V+IRo3O7Nc+cDV9V+r",
+	"y7/Hi2RslCXNRtGqk3vs8RTy3KJX2OIBO5k5SxwWBOBc65b7PVhLHxwRq0vt+PwWar7ANYv21awUZS4t",
+	"pfyOfw6nWGNVPBsRQUfOUz7gGYqKgZkNgdCWIf7tkIEHlWEF0cyOwQT/LZ5ztXWzi8n3rSkdZR1SZLn/",
+	"1v7c0rKH2U4tSMXqkBEkS9vkrd3PwTL3J9qKTZfrdddt2OTq3/aKO2er2FwxxiOEzIMX3BatFOuNK1G3",
+	"2j9CWvzsIp3wGyaYUrOr6nTjLw0mJiPzOXltXl0shLxu1BW6hCO0L6kbEZ6qNZz3u+ybrZUaG37AWR5h",
+	"YVpN4RrU4I0l6i+g6MZQA2Cl0xY1usPWFzyp78snz6rFXwOZj6jRayYTntYt/0+yfw65mzVzEQSGMMyl",
+	"kBNlZlaRhCBQvQ5g9ZQefG+nvfNyc3t7c2fncrvdaZv/t7Z3dv/tlrk3srpUx0jLqOGM9gVP726bp53S",
+	"s3L5W520rlP4oDBy8fD3/x1YXY0wrz+Q9duzst7SaeZAzifMelnwaPpd9iMrsqwo52DigpydEeZc151P",
+	"djFmjJDS8swKO1sUC5m/4GYzPMFSsnH+/h3Z3d19gxwqBwPFdLPMiwvW2vNfSjXb1HzE6piwwhHzRLEZ",
+	"HEriA7RHJgLynnBFwF3tZfwce6f4ZonhaunBtXclHRDaB3t0IjTPzGBEi2CNk6GTTXtWJLaJzzHGHlYg",
+	"EzL1amRaS9+PHqdhrKMNhDunlpIUQhksJ/ZOkHxVisLyQlBA3grvHJR5yae3CuPtr07R4pRYQtELvPGJ",
+	"Tj5f5mu/H9UoP8F29WtS3SlzDqYLP6vyWthXumx9UGikJlOmMeCTNslmd9Ju7zIyZgJiSRvVC25d3N9e",
+	"CJL/ryvc5vTJZYSJVFknMqYv09TmbNv1JMfCRpsMCeytjgu6wrMBep2BF6B+ROYQOxmpDqHkPxOeGPYy",
+	"1tuVZNZp7uagdE751VATLbvCCM0BFzSzUiOyhQ5akYKN0SvsFAdLNqNi4BvNguC4zBIGp4CvavEEKKsc",
+	"4b0zvHgiabpAo/VlJkOjbnJBRmwk82nlRIZwfDrBqEfPKPXtVnsngt8XnG3/Lqpy7Tm5+ECb/Ux1wD/K",
+	"W5JJqyu71IhrsEhGPMt4kFpYwAS09sONKydGfkczPrdwMnMOMq6CshzLaj4+ukFJzmBIOVMMDtHlB9rq",
+	"MuVPpFAXhKqTFAHDnXCl6x0GjoyqwneFs81VeVfy+4Dcs3q53SIz3/ql9JYhvWFEyGIR/XdJnyV0osDC",
+	"4nnZOoOdjCYuVeg7WsmyDW3J+zl+mBoWPwJP1uwQD2x09pbmo83JOKq4thRQzlONKqv248XYKzVyxAJ9",
+	"ZqWJhCJkZiJ15rYqhFYdh3yA+ZxDmcTs/D8wqiZQs44rY6xM5DhPlIJLrGFLtNQ0q7HXPJ+VPHYLgw32",
+	"CRxk3cLZb64QtTC3ufdU6FQMrHhhLa0MPY+Ezqf1vhnnkZADQmcK/itSfB1R/KcRN3OJUi9ccPeUC+YK",
+	"LIR8Sq6FvFWR4yiZG72hzhOnIDCzkGQLLu807j/X++ZW58Rg6VfcdXNp9YFpCmUctTxUohY4FmYpRniV",
+	"SuX3HOdGuxqzhDs9SbExzWCjjpmmGRnhvoZMP8DPGbWKnFy01tFvDoRP7UQgwLO7UygSd0Y5GlJzEesK",
+	"7z+vo4dYnBI50cs/lckrDhkswfd24XtjqbQXAwWbKDnQI2pGCBBOZoXvAzbRcty7Di82rhud3aiR0T7y",
+	"W0MxLRV1rJTIDMrSbnh+xQVPaOPzPXzdO/TCj3vHXukLs5MbMKonObPfG9Osl3mMJfjzlqfwFyxbcRH/",
+	"xIufC5rs4ZisXx99ZDnV7Gra6DRumdGQQTHFf8KYbrYbnTftyOySznb7PjCYGpDeUd1p/k8YM/6w05jd",
+	"XyWO/DKvTO6FIsYSDK5GyLBGWU+kGPCrstr2UNau90es5BJ+AkeE20t1dCjKXX3pIM8wE3B1x/0lvORi",
+	"zJK6Q3K5Mo0xdYjdztOp6/wjf7RG7SXHGoS94jdPRtiS6Kkbg9JsrEif6Vtm6YwjcSqTQy2CrDNj/4P1",
+	"BO6/lYd4odl47gAD6bTa+IrQEcDWuYHCsJ94cIGYWvSKc7ztfJKxsj+nPB1n+hXOpgHPlbY7GZlZHRDM",
+	"WbtFl5VndsgoUQdF1a6lRiAGyIahhZCE0TzjLK8+jPal9ScUxYhOiBYqeLFj3LWZ3fAg1S2UzPWaWKCf",
+	"ltdUmFOIZsXaFuHvQsQHKz4z4IUK0YzN6l1iBYxIMVgvLYvtXeLj8q4ruCiY/lzVqxAetbvBDHQF5f1B",
+	"QHYW/UEnwwtN54ksFA4JzTLAeQSgQogaKP5/rEh9oUIqB805ZFNwu0C93mg80awHaV9x8wDhIbEQAJJv",
+	"zFEJybQYQgQIJiAxSeSYMwUIPxpiE0rTKWnP2nAwnJ4ZTiln7nUg57nQL/caARjk9iwYZNQoDXaF+itD",
+	"tfJz44l+wHM44ZUfrLByMP3qUKpTmvlkHVeeHp99TzXVNlWx6hDEI8zV5GDylN28p2MmiEfqJGe51DKR",
+	"WSiE3p6enjSixqfjj5ev7X+3X9p/gPZp/gFLZe9wN7jr7vL7M/j5/Rn8+v4MfoTiorI8szfUcf73U0FH",
+	"PIENYGV+ebJnOcNsQCd6nbBKJM2YShjog5hgrcMUbS1hnxRbZ5ZpR/Suh8UKKcvotDfiSe52UImNAYFo",
+	"PiO36xh5nLMBy3OW9sp7o253K43RPBixm1gKo0aFL8L5J3Q8rgRCfnu5F0rgmUHODmxE7+YlHlUt1kX0",
+	"mcO2R/X686HFa1rCpkHafofEiGhhdGrrRoJ7XqiusFGQAxInMmUxAv4mAPggByS2yahxE6sWi2RaLFxE",
+	"+ffCFpCUeQJzfGe3nNKQVTiihk/Zpjmi4Qdzv0Ob9d8tHwtVcJ7VbQ6qyS0wfy7FlfNxcl+JUEDcaElS",
+	"SWhfTnTVCTCLAeQhRPYww1NBSMUjA+19jsiV1GS3bqhhXvKX+cCPkAYREZopWSSp24TCzePvbVp3eZw1",
+	"Wc6LUzSclgBLVhraHN4EfgvSGmdYdBY3eQWpGqQopli0uLndKPtJwKvz235rO9pt7Ufbrb2o3dr5HMEF",
+	"O1ArI50HxLKKM+DRhzKb3lizCkfJULLUUd0ZEmVSuzEuMEhX0uJPj88sOY9hwMvSGhfaZfairc+Y5CIi",
+	"/SnoXgfECEJX53Eb5C2ubG8UIz3FU7fOKCpBei9521lxc5UvLREXM2GREDyPgQJ43wK6t4Sbax0vJT8Z",
+	"stpOazvabLf2os3t1qtFjDbjPkPv2RxOW4GDwlHXYA/Puf9mZbT3nIql8O5jqodVbPdK3urMOALWXJ2h",
+	"cBG/PkeVkJ7dSBfxl5FSc+wJV+Fogc99DB/yGW00DcpXpPnPgQ22Ac6/lSkp6mxdAYoNy13JZxyhVVLg",
+	"thmFJps2D4pQkLWNX4DD7IopiBzZuztQLBfozjHZKAy8ZkQqlgzygbVW3VjsQC0IexS8Eulm3lnYic0W",
+	"QU+ONa588NF/lsi8K4InWs56umZsbPFrkQ1IQpMh65AY/tsbcm1BE/DvEVcqdvZTneLhnlrHePFvfpCl",
+	"9Ke2sNA1ssbtwINr3A+svwblqgmi9nE7Tvf9tc2/KFj50orO2d8n/AZmWcnKsL96MVfyOPtUwMoc4Kk5",
+	"3wHHyDtwtdelL3ItxQvlzCu4zeaEBMF4yI9WbsckVICbnNW5D6CWvHxkSCHu8omY5xq2YgjNqxX8hTXW",
+	"ptN41pH6AV1QdFRsqvbOXk0eAb1baAZ+CEzAQcVuPSDt4mjDnz12NnqBUj7CHiKICafhUkLHpXNvZ//l",
+	"2jbs6sd4sbm/Kh3HGdVmDnMZpWf+vcR1Ol/DwCt9lpINZyMeEM/rJS73fUBW0i/qPZ9+NpHfADOsEnlb",
+	"YLG7aJacMzLCKIG9epeSnyM498Gf5BpPOK/R5a9nRz3rOoJ/O/+R/wOcQf4v0DL9X8Bs8Ff4VOmh0jOl",
+	"R6yfyf67uMl6nODfF5fnxx9/KPudwgdmxQefVxnmt5PyCEsF6mKx12BPxuXlAmcF7csbRtoHZBNABWm4",
+	"PweEiim4bctenIc7cXZ3ZrdJzb6t9z3U82XBKJZMi3guTFuo2AxzoptHo7Ge2uR3K8/AhwFCzZDHReg2",
+	"WDKUzXVsPGR9P6T7lUizUKStZREs/3wowGq8JyjEyEZcFWkWMSI2FIlLtPMsikQry6I1JGPZ4/n08R1V",
+	"FngzwZxFPHYOAbEZBlt9LXP3giX60aollENm0TTsfp/oh54BOLJFkzfaJ1eaJ2phdhmaVPZOorjNmr6F",
+	"DHoX8DTGHU1yqZTNg1VzQznOelyV94MYVuUgN/+b3QkF4nEiJ6Iux7AIeh0QLPmOvYMOH4pRCKPtZ0w1",
+	"Z5sSpxSS8UQTxW5YTjOrYHGEDXEhgaBT2fpO/sp4alKu4JMbubz1Hdoq50gT1eMcKuoLw7lsnZcHutN+",
+	"zEj9yi5Z0Ioj4T5qZFTpnn/RgqQRc6N3ofpJzGSAWy7dfvOqTTY+Xb5rGlXXyDbAEijP+dWb/VcvX+5Z",
+	"Znq0Hpty6/dapCg+ZD8HGdhlas0yy+wemF2mqLQd54iJs5Kb6bFwEdX4m43MFL6sUvfAchNDizQZ48Ue",
+	"KBKgF0Wl36xjJLzLemeqVYYzd9gqt/t6Ssw5KFYV/5UlXSibz9lYKq5lPj0WKbsLwgpzvl2mqxmAbQMm",
+	"RTatSaeH9JFV6vvulw3wRJa6S1Syr1dgnlqkB28zQDJMyB7W3ofzxespPmPVjcr3M3ANhJxVKxiCDA/4",
+	"lWWUAc9Yp9VqYfjO4YWBm2Gv3W5iqjkVhIFmaZE/bNgQsu8pvrfMXbN0W0pJX6LzCEVE1WkX/xxODQm4",
+	"Ip8+Hv5yeHxy+PbkqKxTCOnO8ANydnpxSbZudrYKcm6F1eWwJEh/rudVv9VI8POjw+9/xUOVa5/9dHJ6",
+	"+P3xxx9s0wKOw1AH4VD9M+UiEAfo46NRfvGd2tpn5pTGeYXmJoykETXstxtRI/ha2cxztz61KEcaLd3+",
+	"n0S2+v4qX5sIrKZiYyZS12S4EpW0zefgXCxcEQAIV2w1i6LDhGKjfmYzdrgmyZCKK0RDMtrQw6TJ3F0R",
+	"RP5qnQ1rnTpBussyL567daGluyTr6sGhGR8q+1ICg1lswC9WTxYZ83NYE4YQUO3zwjU69d65ZXLLxwO/",
+	"Fvnq5jN38KX42lwWK2+Y9xnVEcnl7eaI/i5zn54MNrNwiW0OgyzQYp4EDeXJ2NgvxFfh3GUBD7jvkbx3",
+	"AWhs891DXmmseh6s0ocOjZ7tbIIh0JIL1opoaxu7W4ozZh3XRb0kMbJ15YNlu7Xbaq9vJgRkmEdIt2rz",
+	"ctlfqMBnCW7HDahIRMpjDHZlT+QyUbauL9LFz2pyqsDoMSNhN1CVsTiRlQtSm8XnLe/HGcgVNnzzsv0Q",
+	"W7Oy2s6sW7C4Je9OTS3a+p6YqtdoBXdMbb7BQpuz4uqsFc5Pep7PqrBPIcz8MN376qZbKTetqYaFItiR",
+	"K4qluZzYNrZBwkN9UTTNNR/QRPegL8Hsu9+Gzf2LchVVSqewjWHQedKf8ExvcttbWZWjU/s7ezuv67Ky",
+	"ZzfEnAEZscOU5iOqfdJxMMuBlHqcc6EjMqJ3G7lSvZRlmuL8IlKeL/lfMmR0HN5SHq/t2rDSgNldkk2U",
+	"DYRXlAKj69rqDqML23JlyCay4MdgJ2o+YjbbnREYlAJ0YptQUs2tnOdErs5pdkA/5PIWMHXgSz9IIIMR",
+	"cdDzDz20rtAkskXllPzwjmyY4fQZEeyKan5TCT7utd+sRivHq7b46w+t1qrwyDJi2UQcLI0CsC2imLal",
+	"EGXKLaHWOsz1VUAacL5RVQjMkqSGpUJ+L69nrQh7HKan4uIqYzWgntV6Y3sWCHMI7+7tv3z1+k3b/guP",
+	"nQryVgWia3G9+7o25TOK5izEItBwAYfMwc+cYYBVgDHX4oTFS//NAK2+JpzlHLojcHZdPvr5+3fkzd7+",
+	"K2JhulvkEKKOKOF+vLw8c5jXUL3quiZQH3uBthwQVe+KomkrzZl7ozK6dUTMj2IKibMdstduz7bHRegc",
+	"fCvAe3QFpNkyldAxA6wuC9XuO8GPaa5YMyJ7u9skxqtBuyCyYcH0iTQTeLnXFT/zt1ixsd/eJrGQuscN",
+	"f42Y0CyFEVzmVKgBy4vOVXiYQ4+jZDgR1yxtPlVZR4dUiBCRUilH1BWV5qIRmWktGpEQkR46K2CP3IiU",
+	"mkhHXRF2yQd4LveGEdNDmcK9NMvkrbk803/JfKgO4DzqirClRURq+lFEpNwsAsbmWy5EXVFpT2sIEXad",
+	"jWw0uecSiEstZzydgpYwESn6yrh/ly6X2sFEviVRz8NrRYaFjSrc46Ln2nFEpNKqKCJVxou6osJZrTIe",
+	"+PJ6HYfz/5UKdsAZ5RAgSuU6iIOlFtTncKE0rQ3OXrrE+DIWcPnTDoD0q5f+uP7M3Fb2YT9maAnihd2a",
+	"1UHzS8AvvbBEkAboClBWm2tdAravQo3UGMpcEzUZjWg+dQS95iJFhOma4R8jT5G5PDWv1PPT+XEIPbzw",
+	"I4v6Oyxh6soJ5vpGAAGCwmzL+avWXJXhlWpqO0NgKGeIQQbULJOW5fmV7IFGbORhstR2hrsA/9BZWjjG",
+	"crbU693Xr1+2VzOO3ffVVC39OnzQAmXJvqZcsLTo7XN6QfpTZwXaXK2ylfLy1atXO9svVx3XgiFdGkLb",
+	"Dohy8Igx7exvv9x/vbO34phQFWZlD9veTt3NxvKZM/rzGXOvbBHWODpq/XdLfHbFCKJaNqtb/ArhS3Ou",
+	"2xjnzJyMtfAb/pKbHfTkQxyWhK2Oqne5BJ9vBjOPbJjjARLDwFY2NxZOp8Kt3jywcXYQ3BCuT3naIv80",
+	"rzPyJAG9EycREWpu2cQnMg59Fggl++1dMmJUFC2uQ6hXhCAQ2ZR4vMYNSHkc8DuWklxmmZzopoVFD1q/",
+	"QLLFU4H/zTtOECoEYElZGQfQzMGF6N28UCeP7NEPyPGlijYHneo7ew+pS4Kw0EIQ3+4dnpyc/hMafh19",
+	"//8aC695QJSW47H5COzci+MfLo/OP3SFtCVylijYIhCD+eAhjC9+/HT5/ek/P/a+Pz88/hiD3SrgbapZ",
+	"BkB1UCQFcIn75kqQJfWg6guBB88ZhtOd4TYflxK5WshbN7cgh2YVbNTdhZhk+0+EjRpEJR6CcTrXM7f/",
+	"10cmjWYJVssRAdBPLdhsYZkiR9jKjLBNppHGdR0gChy0Gdwgqs0bxzy5Rs4a8quh+cW/tYKPQzZuttvE",
+	"YiPfvIHtSTVPCM1u6VTZN8X28fiAOOA1osYZdNWbktgisMUl0CAYiYt2Jh6nrQobFAC5Paz8hboRg8sK",
+	"xrtK6WyAGjcv93AFrq+ohixPmChKRAvgwxTRnMZGXm63265XoSemGXtl91ew7OoSXMpSyvJEHTN64Kra",
+	"eCZGpwMUVEDSmmW72TCXMdtSmqdY81Mf9F9AYoxE1AN5vVBBdh6hKhhnRFIGvUvM2Quo3XzGs8eoAPCC",
+	"13vRbqv9MtptvXoZbQN+gdKGYO3W692o3drbi7Zbr15F7darl5+XEtmVQOG86igdQKzV0DrseSJzl9ZB",
+	"Z2DdfPd1XmNFpPVW11GIq7NhURkjAv94uQfOD/sf83NfyiwirVarUgdWoDnOlcbFzXcLI5zl4X1fjvXP",
+	"D+yTjYma0Mxml0IicXmMCM65XrR/lfSkdGlItXRkzF3eusN8fY85gFeyZJJzPb0wRxYu/uGY/8ymh5O6",
+	"5jKHwvXYbJGf2dRsmRFDLSs+PDvu/Xz060VMtoo/eu+PT46MTLdpjdjb3/ZLTtkNy+QYeOravC1O2c3m",
+	"NZtigXvKEx2B6tqzIVvMeqXpiIvKbV0R3BdBWzvRBIcuTYzSjtobF+BZt71ArQbju2oWy0qBBNizkYuB",
+	"dG0xaaIDLGKbYziiXIChmBsNbpJngcfhiuvhpN9K5Mg6H+x/ZgW7fZnV2JzfNWM0B7B/C5MNLuEfLy/P",
+	"OiRsQ2OjEIY6wM2+6a/ZDBF0pL7C2Pvvsq+sGxKsDvAsiRQJxkHCG8bqiq4I0YhhL3nZHaAP+KYHeJ/v",
+	"lRBACXiUdFrA8spBV6A6EgJ/26hRobZIaE7oVYP5cSRolA1ndByRGBWDGArD3PkXN8NYE6bqAzyGKKlD",
+	"vg+RQBb133Y9rWwqTvyvTVALN39x1y10j6Hcd98dljoWt777jiA1i1gDu0vYWJN4awh9nMywt8BYgH+N",
+	"mLEXFfw7lYmKuwJYf0uOmaBj3vouJoIx7PY62xe2RQ6hDy5mkkPjZ0U2YssUcdQVcbBdzFdg/eMm0gU7",
+	"RVMRDBc/xhUEVIRRybhWXRHfbToxh/2l46Dmoa6fpR2L0U2sIFHNFjn16FZd4SRFzasp5Pz6br9mhk6q",
+	"mxvMrINuuEET3K6ApkG2zfNee7vSD9dY4+ZtYVkrEmGvvUtiH5uI7fKeun5DyZAZZfC776DzDXR5Fil2",
+	"zkAa5gzvCb1ILr7jolJi2hXQNNQVQtmesJi8Qn1ev9sVV7aSPd5ut6GDLhcTZtdOFH25uwLiFIps7O28",
+	"Ca+a93fI3vauT07nVrJAa8fzo398Orq47AFgXYyl8wI88+VoWVCcaszyiOxt74dvFFJDu1T75b02puGA",
+	"m59r5E1LTwBHU8U22bu7w3jX3Z1t91SN+JGNeF5z4riJTIRqe20Uy6Kj+c0cAKG5vrnms5mSLiG2K+yu",
+	"Lzz2vgmz2c0wbA8qZadhSyEnwtwVb93sxEg0JE5XUGLBMoJSgDmIWhb4GcHIuFCa0dRs4y9dhPvqNjqk",
+	"22i1Wt1GRLrghq78VMwxuHAfk43YodOZbWD29Ez74WbkW0wAzjQm2SN/WjA6bEVboNS9cApm2hVwh7LF",
+	"KIamFAMuM3TxBmrBZBt77T0MeULMzwyFdgUG/gpMI9/Z2LCjeWafxLPBwdi69uJD83fsymN8DA3it0HE",
+	"NnAVhZFb8/6aQDDEcyOy395uOikxBxztu+9g0ltQuGOrcebh/m38DOnC5GYn6gpf5mA0gK3zo4tLD/7X",
+	"xKn5O2z+tgXELBejRbjZ4XyD7C53LEcgjyMrpCNi5YehUql+lOXQosMFxWIHFqTIleyKknuUa8WyAdk4",
+	"/fjxX7a1LOEiIvC3QzaTE920vb6DzrdF8lxXQNtlAF82Qh5ZBsTkiE5RB3Wim5Z6igMCoSeKmQjS07zT",
+	"sTE0Jee6Y8WWpRyiGPgV2fwReGLTvRyVali+MSJxRnaUEHi/5UYKLEaDCaqSzcCq7uSuKDKg4RwBVoSe",
+	"QZa/fH8YKZAkhrMcdQAjsyCK03FGE6XJiDEbUsJl6wpst3Kz44qlvhTIWvexh//w5TPQUMquc6iGmalS",
+	"LrrCfg6lgtPMCJwS8IvV0CI8p0EMeEXNnZE33OzJDWBTaB2HHnLNWfMgdGwkFFkdW4FOkqEDBBbZ1J1H",
+	"yvEeFWlXOL6j2JUUxlyUi0ckzemtcJEe68UhdIStm6RZ2YL3Ee8Km2iVMpuoQoZCyyPjCbO4dtZ6OBzT",
+	"ZMg2dyA3vmw13N7etihcbsn8ass+q7ZOjt8dfbw4gmeKMGyRj184Ybdbe3iP1RcbncZuq93aBc+CHoKd",
+	"twU6n1vxkY9FXrEa//JZXSMboB3Gysz0wUt/S1WR8GtYhF6ziIyziQpDUkZKQNMb8gHEdCdoqmRWxXU4",
+	"EYxQDYsOaIdowzCaDG3/LC+h0f5TSxMhN8zKyWTLSKUtw5cODDVINzXGhAvunTOafmAjKPWOw4RTfArD",
+	"8/jZK8jGNEel+ShqWjaiiNqDy2asy1EG5TDl6rpFYnjKnwyQnOHxYc8vLroCv4Snl32n/RTQGeKqeE+L",
+	"vAeHFkZ7i29a+kLcxZgWS1J/yUZ8cnr4fe/d6cd3n87Pjz6++zV2Ht1tNLNHNL82h33ssy87BJImY9eU",
+	"ZVrKGAZ1wX/1hXIDht3iz//j1AEe2Fg5pIyBkgU8vNNuO9ucYbFDVXkBZzb445e6+cPOTmD612azj0Mo",
+	"ewAHlHk52nofNfba2/M+58e/9SkwQfCh3eUPvXe2CDyxvcITb2U6/Si1K5iE53beLH/uUsoPVEwdLqJ5",
+	"bh/Jvfi5Y5sChYjH4GTChJCChmDOhIRsRA1Nr6BFCkilxueoUbX/Gh17zbyyLLy+wEG19cUKwPstDI5W",
+	"y0x/qx96cUsR6oEOSavcbA/hhuusU5PvMOEZ1HsLdhu0C7Fc4w7mQGrILMWjUt3SMZ4iZkvKETcH2zTq",
+	"igxa9InNQQZNHD04BsaJiUVise9x4k2QJAP/B9fW0QI1Rey2K4pRUZ6pIhIevgVxHV3bEycyA7QXb5oZ",
+	"rQMlnm06Rz5Kb7wara1uk2N484PNEP1qm7wURa3Z5JdIkqCFnZ+z3dgr7IC3RdnzN5QF7b3lT3yU+r05",
+	"Q/+SwuNHqTdt1kNYQvRQ2QHJlQrxDrZS1p9cOXGCp+NcXajS5NCepUEbSN8+FZUUo0eQQ9AcoJ/q5mTs",
+	"GiESrrsC0S7W6ohYt4NOuNJBt0P1NbdRtU/mnJ1U0Rifz8aFZyOuu23ZkE0Ljlqfw5Gdx+NcDkoMDr9s",
+	"QdaWqrnQz2RyXfN7Mkphp81e8flcNdeMHlrz82ii2V3N7zZtueaKmo76Mqu5oIdGecZmxHWXc5r434sZ",
+	"o8d97vZ2pQQ77bbZd0oas7NkWUDkhAnVIu9lTjJ+wyAvzZx/2CqrvDF/xO99xe1ovzBnF7pRg0uT37DW",
+	"Y7bHQ9ncxhkbnd8+h0x/YokXsLiaKs1Gjc/AyL/Lvtr6gs3B7+cu2aWTnbb3vBeX1krfomoqEv+euEVw",
+	"Smp+LKErugIy9+JbyjVECKB381hmWSd0DWKMJdCFyt3bfaUJttjuCptrvRF7/K84IjEmfmHIyqfyx00M",
+	"YZkBEFf4PaZKWSc1A9ekHDHVFYBlZxPWaFAMU1CEO+gfQTbACWsvBS5p2wYcEhBRgwPY8BzxIZotcmid",
+	"vwQCkzZ/0px0Zqo+S9EiyTmVz7qrwQ4eQTmNzDJw5MHbwSUMTdEZzbNpKf+yNPaogPt1GXzDiVZdkcpb",
+	"gPi1SyElgc+YtxuWh7DaAaFu7IqPxtmUUHWtCL2iXLihgO8GB90VUKJub1AaQyPe/r3snR2d934++jUm",
+	"Gb+GGA5as3UH8w9M/yT7jahqi8zrDi5hMIAKZxc98uYCdI2XyFWOp1z6PsaTjDlvlt9orKSNCY82maXp",
+	"OYNqyNMMouL/mTA4aKx3yoygEQXix74CivuDQlHIOMCq/912LQSAy2SCRptfSwD+JPvnwCzzZCBuRXPH",
+	"N1bj/4ZKuXlqhVFeYGb2p6J6qaLw/MA0ocHKBGeAEfvYJHUt8/0n2T/+HrsXuxD63DPjA153cbezXI6Y",
+	"HrKJIprdacLuwBFvTHNM/iEbzlRvt9qtvWYEzVfGOYPc665ADM60Fwfezh8kNlq1B3Ais4wlWuaq1s1l",
+	"B7x0m5jxbY0zyisbpEgF+h/y49HJmQXBslH+nlXGz7yjtdA0qyZMqyv+h1z+enZU/4orOrliXVF7bQdm",
+	"Vk00qt2TdoX+TOpIwAUjvxy1iknRD3uBjVg0L3W8gykJLnTi427oFeUuwEAKTDsyZbpVa+t9fStvqX3n",
+	"JuBCXBAgyjVCtkJ3SFA33OQ3SnnBzWdrcIE1aMg+01Yz5MaibXqNKRhk9zQCdp1xlM7lXyjZDP2THD0S",
+	"Q3lruBeii0ZHocpHVOF6EfK0CDhdwUQKFfiYO9QBdTH4GDwGjhKnGXv9z3fGo7ZGpwu4gM0oDF7OS2yN",
+	"ZhvrsLHyyiXPu6I4OaJy494qSkE5SQ2Q/VTkw9fmKry8K2jO7BaHMpiQgEUNzBwd8av7Psuw9HO2dIGa",
+	"7Vbw2e/5hwdNHGBZ2AKlKBxZXyJE3zAsYqSPy1q0/Br+NKUj59lxNdadL3MiKecToUiMQMlhpojbs6Ww",
+	"HPiyVGCNI9aES6ybzh6qZ77G2xqBhgmebPdVkGbuyyniAE3yFfd+gGIy10sUQpjYHEXz2kqm67wv2Se2",
+	"qrfD5/7M4uP18ifssC4RO2FlIXKGWBSXUp7Q/Irhc/urzMoDVnxgKaeXFgTur2jknU/QGRSmqxesFkgv",
+	"t/vrxZe7eh8ICvTqzRcXv9CMp1QzFZbMR1jyBi4lLYvMqMgaocqapEaEYISIcN3qisOy56RwUv0u+wDt",
+	"cABuraV+R0xHBr+Z9UyBZgDupZ9O314UjiVjA3u3lMxJPhFQCgDpv3s7b7oiDtFIYivqDLFdS1DXxr9O",
+	"47iY9EfcOqb+fvLu0BAep+h7ii5wDd1SZdffFlnD0qd/etXnWXZ9TdmF/EOor6/5akJsC/Jq54uyE37N",
+	"SIzo9qUHXc8jeD5I6zBMbQMMCiyuGNUfbMQljKWSQzYW5ni4eoYYKt7i+fICutl8PaEBr3+WHM+S4+8i",
+	"ObCp0VcUHGFsNGUZq+te8Q4Cik6zAd0Dy7G0j9lBaA/i6KnRNcZMgDfS3A8G00jeBCVMXQFcfkCo10ok",
+	"5krRPhWpFAyidn2EHoD+bQKrKMgGJEqDLIoIH0ACDIQwI/N4ylVCzVZqtsilV658fAtuDAOksOMExkGx",
+	"pUNX+JCej0eaWdgKjj4j/ukO2Wu/IXEIL1cr+ZB8TuitLXbCtj0o5S2YqKV3LcqG+X9re2f3340IC3x6",
+	"I6YUvWKNjphkWdRwI5739HZrH3EwkD8anUa7/3Lwmu7vbO4me+nm3uAl23xDt/ubO8luusf2By/pq34j",
+	"modYiV910C8NT8Qa7I8nDNlxVSzXAUHW+QOCeF/fJ9VeQca9k2KQ8UT/t8UJcf8RKspy9HfYkOWI4WLp",
+	"GdX7us+h6FcFKRvAYstzRGY9SDJ7uJx4jnT/bTnY8MVK/PuoiLdTDJbYEuBFxYJVZgE9Cs2/5Fct0lFD",
+	"cJ8w97YroF2ksy5UDIqFfzaDKjlELQMTg6pFJoZV/MEI+PsaGOEQVvLHqmiunfbsqX22WZ7SU0tLflo0",
+	"Xh5rr/hGj7WH7067TWIEvlgKHbjf3iWxRdyLi8gOKPtWQFnXahU6EBIDPfgiAKJAnuBGDS5jUTDc7KCx",
+	"YxM7laZTVR5EZPsw2uxNLGCH3DwoRPUAYoBxOI3smKHkvNSK0KJExnMgDWMfAS9a8ruSdzM3rH4s5tYh",
+	"M2T19XaKDOkN812PEQTRQcFArVFXuAlhgnPxbpvhXFu+gziHj7OPHGYnJOU4UwP5Z2W7ooAQrRGsR/OY",
+	"i2zI3MEDzFuEyPKmdBCLiZxkafOb5y/5Db8aYStoqMWG95umsl2MSQew/+GKfEEz1Lbw3LrZxZQSiN92",
+	"SAEI9Fv7c0tL26SsBXgVHYtHiuAVv+1+htI/c4JFpD/RJciybuOu27C13L/tFXcWmam2g2hgdO5C8Z3n",
+	"FwfJeX9fwHOW5n2BLO+RO2cnW/+6p2HBs1KhswrHAuXwdM6qVM76c6bz6SZUFS0758Nb7+8Xpb8VA5+T",
+	"9XazszgHH9KyXygQhFFJ/NnyCUS1CJANuCb2CK2pnDjl40q3vK+ol8225pujmflZVjJkVtCCTo/PHqQI",
+	"nR6frZ/OBm0OZ/WaVVST0+Ozh2on0CF9fjILktiTLmA0ycerZrPd7Nginq3MtrWaq1ssruCJMH3fo3At",
+	"YMETbCj0NdkPPrGQ6QhXZL0SnnomeMRKzhEddl2z2XoeWNfKsi3XCefpgt6p62WmXUFUdlBJtHjSAmC0",
+	"7I0LlvYRysvKa4vfWE0lqc7xD1rtVfWMx9NgwZn4LY69iwIknS9iXptE6xtP1p+DLgM2wPfx510HwrXI",
+	"1u50xD6fPls8TAzvCrBcfPcW8ARYRCJFNsAJ0AzQg3w7mjDPlbhKJpF2RTIZTSyMfdhNVPFquuot8GGu",
+	"tLcUis8gvk5/2hVoIUKzVOIbqTjoOotvF8/DFer4Hvjm77QrACjI+pC4Ls7XACmstAZbLifXvdelNdd6",
+	"l8x2D9viflVFIugyOkee+zuetYfVtYcCIS3YXZUNNJsYu55mUcOqC5Vel32KOq/hW8eW+Nc4o3og81GR",
+	"Y16fud4VReo67N7NbZvcMQfE2IMXBzfAlm22CHj2ACjPpw4vgJmbs13KCeNfd8eslJzuSL1+avrp8dkD",
+	"nJZPtuFWCY6cHp+tHR/5s2zSFX2Q1sRa6IYERihE/0Z4KLmiDIvk21x/j68bX3Gcicnvn+eLiC1E91uu",
+	"FtRgAYbQjGa6gCMYa3gCa5bjF6or4iume2G/99jiFSssSC8ETTyidz0QDT0jKixwch0EXqAmALkB2h0A",
+	"Hz2YOhbkOFjcqsC5HTLRFdUPYiqIvGGkHXhUyW3ObTruyKJvxhZYEh8Gvy6+MVz2RNKMKaPyOD0I/aUl",
+	"aEOLViSceLVaypUkWi6Sb+9w3b6BdLNfmiPbShzxLNj+roKtvPH/MtINzI718dQqH4gWhaR1qVdioSNV",
+	"6nw6JEZBFiOYqSszdcpBV1g5VxFtXrJR64jGQBG30EsOrhgkSKFadUVVtzpwFUhckUFGAZwtl7ebI/q7",
+	"zF2ENieCKc3SFnnnuopqjzOssPDASTx7IqihsX2L+i4MrENX+WQofSkxViEgxFqIa6pcOaINJcEMEMq2",
+	"jP4bQoxXwJ5lopneVDpndATWGRxEDuV6sBwOF3HMlYUhgTgYuvUxsFIwRguH1jNDsycGVSSntyTjWmds",
+	"k4mUU2HfRzYAi9ylK8BsKdnbBND00gNhxoEH4GxGHs4/CKAjD7XIqaviVADSLnM72GCEHYJBOOi1lmWu",
+	"vCKyOOMB4xYNZUov6OHa2Pc0EbEYg5AuVeKWTuecUkD0xrpb2y8VrpRdKNsLBLE4nj67AuTngOVFZkXU",
+	"mMdg5bf6BitItXoIgW+Xo1FMxGeAP+lMZo9/v3vn70iEvwGoGezq49GqO15tNEIGh7zOviXhti0kR6Em",
+	"zuSf2AvW0RI46JZ8apnTbtnjq+eo/HcpRqskq8DcHpGv8mdVrAp/hjndrN7weM2qlMQyRy1aHsfwkFUe",
+	"BMObKRXwdDe6qAa23Z1fY6qHTfCP0iq4oo18wNkFw3L4yzYawrXNNoEeHICKXm2xuchM+hYxkuBDi9EJ",
+	"giLuZ3Hw57KT/hBecD1lZf41kyYqllyRFvWXseIeEbmK6iNXhb2yoRibDdHEzdZckfJnjsY8S5S/UNwn",
+	"4EcbUfwzbbp5Qcr/5qCSTTl/ji09C4I/MLZkz68HB4wfJzOile8vgymtKWaeKjBlpEZArdnzviYatuj0",
+	"t5N6Dr887/1vsvfflRh7CZTa30oAPEns5iGDfQ73PId7nsM9Dwn3/OIl0nPU5znq8xz1eY76PEd9Von6",
+	"gIBe16ZbJdAzV7n674kA2TPpORD0bLE9B4Iq9bL/Vfbko6NIC91IS8NGdvDP0aNnMfTI6NFfecfmDPoT",
+	"yXy6xUUKDRXneFsqDt7iwbAssRxIC2sQLXiKMbHhJt/cP4g0Be/Eu4tuxiOyQVOjpWCJITRAjYjMu2Ii",
+	"UH9pBg1TzfqwFjm0mhyOykiHmJydXlxGhTdjRKdoV3tVqSuc1WD02xKQi+38pohiIkU87zrxcu6ncQwk",
+	"/WrmcuVDARDVY81bKAldawTYduQeGrkd49PbbfM/b8ICVPA82QfMF9X2+/nLCMP/JgusJBgva3bwC4Vr",
+	"+uD6yUAy1akVD2vMvmIhwQqyrkU+ALrMjIwjt67n0Qjj3DNSzca7bc2yvO0EDZpBxklBUq6uQ1kHXkT4",
+	"uyuoICj0mra/un+8DrSK5ozonLMUe1AGd19JwboCwHjhc+bONJfjsSvTjq1VCeg8MQGRwZQz+sALHmBm",
+	"wde7wrUjAKQJ6BabsYEuOoduWPzxVTrvx4Z6fWx8LwVrtsgRLfCwwlYtXEGb+zG2n7sdyoxFREkSOs/B",
+	"8HXxeQCxCgifMwsAnLPBRLEUnehFX/qwQQwwdtcwV86ZahXnQ+wK6hDOi2esExfOXfsV6aFqWLr0BDlB",
+	"IKWvfoCcyEBw/sXOj6Nq9k6xu/xOAmZ8Vqv/jqfPCUg5l6xkocUDmb3SCRQ0PV9+9qD0/WNPnwVMr7Qc",
+	"K6LpNRdXRfjwIGwujQjoHtHPS0kuyCDjV0NNUDEfIcqfQ5IxZ09qo6PjEthKkkkvNN0o6NT7/os5RIiZ",
+	"lALuh3aaHyC6fvp4+Mvh8cnh25Oj2GEc4plhPZRwgMFJGDRvzhkckKq5VJZ+Etk3kqb4pb+yPm7B9BRx",
+	"5hXCpuNiuYPvWZz+DcUp8u5aGbBOeJaxkb40Dsf8ZzY9nOhho/PbZ0BXhD1b17c8ACcDLdaqj3rIFUll",
+	"MhkxoVvkLRtySMYY5/JuGpH47NPbk+N3vU/nJ7GFhwQtD55OSSLHRmGl6Q3LNVcMwLP7SmYTzcin8xPX",
+	"Ux5FxyTPGp3GFkhmO+nqKC8CWFvICglxbj2mUquAmSxA42fh4rFPmBzM4Hmr4AUA6D37dGhyofERPOO9",
+	"SrP9fxBWLQqqDgCPyTaxBq9qngyZ0jnVMrdNSZOcjlkejsqiOc5+4RTEr8yJb9caPGX5pGYyXBEjC3Oa",
+	"aJtt08/lrWI5+XQMo+I6eE8qk3k0mZNETG52yAZ2mCU3O5EDkvjx8vJs6/zo4rJZNGJz0WsL/1BOg+mQ",
+	"odZj1dnaugYWa11xPZz0W1xu3bK+4pptmcFtJeZoHWu1RfNkyDVL9CRnW+Zdm+OMCrZ1s7PpYCyB9+zM",
+	"zB67/3z//wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

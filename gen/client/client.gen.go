@@ -136,6 +136,78 @@ func (e OIPDatatype) Valid() bool {
 	}
 }
 
+// Defines values for OIPModelConfigTensorDataType.
+const (
+	TYPEBOOL   OIPModelConfigTensorDataType = "TYPE_BOOL"
+	TYPEFP16   OIPModelConfigTensorDataType = "TYPE_FP16"
+	TYPEFP32   OIPModelConfigTensorDataType = "TYPE_FP32"
+	TYPEFP64   OIPModelConfigTensorDataType = "TYPE_FP64"
+	TYPEINT16  OIPModelConfigTensorDataType = "TYPE_INT16"
+	TYPEINT32  OIPModelConfigTensorDataType = "TYPE_INT32"
+	TYPEINT64  OIPModelConfigTensorDataType = "TYPE_INT64"
+	TYPEINT8   OIPModelConfigTensorDataType = "TYPE_INT8"
+	TYPESTRING OIPModelConfigTensorDataType = "TYPE_STRING"
+	TYPEUINT16 OIPModelConfigTensorDataType = "TYPE_UINT16"
+	TYPEUINT32 OIPModelConfigTensorDataType = "TYPE_UINT32"
+	TYPEUINT64 OIPModelConfigTensorDataType = "TYPE_UINT64"
+	TYPEUINT8  OIPModelConfigTensorDataType = "TYPE_UINT8"
+)
+
+// Valid indicates whether the value is a known member of the OIPModelConfigTensorDataType enum.
+func (e OIPModelConfigTensorDataType) Valid() bool {
+	switch e {
+	case TYPEBOOL:
+		return true
+	case TYPEFP16:
+		return true
+	case TYPEFP32:
+		return true
+	case TYPEFP64:
+		return true
+	case TYPEINT16:
+		return true
+	case TYPEINT32:
+		return true
+	case TYPEINT64:
+		return true
+	case TYPEINT8:
+		return true
+	case TYPESTRING:
+		return true
+	case TYPEUINT16:
+		return true
+	case TYPEUINT32:
+		return true
+	case TYPEUINT64:
+		return true
+	case TYPEUINT8:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OIPRepositoryModelState.
+const (
+	LOADING     OIPRepositoryModelState = "LOADING"
+	READY       OIPRepositoryModelState = "READY"
+	UNAVAILABLE OIPRepositoryModelState = "UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the OIPRepositoryModelState enum.
+func (e OIPRepositoryModelState) Valid() bool {
+	switch e {
+	case LOADING:
+		return true
+	case READY:
+		return true
+	case UNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReadinessStatus.
 const (
 	ReadinessStatusLoading  ReadinessStatus = "loading"
@@ -458,10 +530,36 @@ type ModelMetadataStatus string
 // Example: echo
 type ModelNameField = string
 
+// OIPBatchStats The model calls of one batch size and the nanoseconds they took (`compute_infer`); inferd times no separate input and output copies, so those stay 0.
+type OIPBatchStats struct {
+	// BatchSize Example: 8
+	BatchSize int64 `json:"batch_size"`
+
+	// ComputeInfer A count of events and the nanoseconds they took in all.
+	ComputeInfer OIPStat `json:"compute_infer"`
+
+	// ComputeInput A count of events and the nanoseconds they took in all.
+	ComputeInput OIPStat `json:"compute_input"`
+
+	// ComputeOutput A count of events and the nanoseconds they took in all.
+	ComputeOutput OIPStat `json:"compute_output"`
+}
+
 // OIPDatatype A tensor element type of the Open Inference Protocol.
 //
 // Example: FP32
 type OIPDatatype string
+
+// OIPDynamicBatching Present when the version coalesces concurrent requests into one model call.
+type OIPDynamicBatching struct {
+	// MaxQueueDelayMicroseconds Example: 500
+	MaxQueueDelayMicroseconds int64 `json:"max_queue_delay_microseconds"`
+
+	// PreferredBatchSize The most items one coalesced call takes, when capped.
+	//
+	// Example: [64]
+	PreferredBatchSize *[]int64 `json:"preferred_batch_size,omitempty"`
+}
 
 // OIPError An error of the Open Inference Protocol operations: `error` is the protocol's
 // message; `code` (the codes of `Problem`) and `request_id` are inferd's.
@@ -521,11 +619,90 @@ type OIPInferResponse struct {
 	Parameters *OIPParameters `json:"parameters,omitempty"`
 }
 
+// OIPInferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
+// batcher (`queue`, batched requests only); and the pipeline's stages per request:
+// `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
+// `compute_output` (postprocess). Tensor calls have no preprocess or
+// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+type OIPInferenceStats struct {
+	// CacheHit A count of events and the nanoseconds they took in all.
+	CacheHit OIPStat `json:"cache_hit"`
+
+	// CacheMiss A count of events and the nanoseconds they took in all.
+	CacheMiss OIPStat `json:"cache_miss"`
+
+	// ComputeInfer A count of events and the nanoseconds they took in all.
+	ComputeInfer OIPStat `json:"compute_infer"`
+
+	// ComputeInput A count of events and the nanoseconds they took in all.
+	ComputeInput OIPStat `json:"compute_input"`
+
+	// ComputeOutput A count of events and the nanoseconds they took in all.
+	ComputeOutput OIPStat `json:"compute_output"`
+
+	// Fail A count of events and the nanoseconds they took in all.
+	Fail OIPStat `json:"fail"`
+
+	// Queue A count of events and the nanoseconds they took in all.
+	Queue OIPStat `json:"queue"`
+
+	// Success A count of events and the nanoseconds they took in all.
+	Success OIPStat `json:"success"`
+}
+
 // OIPLive defines model for OIPLive.
 type OIPLive struct {
 	// Live Example: true
 	Live bool `json:"live"`
 }
+
+// OIPModelConfig Triton's model configuration, with the fields inferd can state.
+type OIPModelConfig struct {
+	// Backend Example: onnxruntime
+	Backend string `json:"backend"`
+
+	// DynamicBatching Present when the version coalesces concurrent requests into one model call.
+	DynamicBatching *OIPDynamicBatching    `json:"dynamic_batching,omitempty"`
+	Input           []OIPModelConfigTensor `json:"input"`
+
+	// MaxBatchSize Most items of one model call; 0 when the model takes no batch dimension or sets no cap.
+	//
+	// Example: 256
+	MaxBatchSize int64 `json:"max_batch_size"`
+
+	// Name Example: iris
+	Name   string                 `json:"name"`
+	Output []OIPModelConfigTensor `json:"output"`
+
+	// Platform Example: onnxruntime_onnx
+	Platform string `json:"platform"`
+
+	// Version The version described (inferd's; Triton's configuration names none).
+	//
+	// Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPModelConfigTensor defines model for OIPModelConfigTensor.
+type OIPModelConfigTensor struct {
+	// DataType Triton's data type name.
+	//
+	// Example: TYPE_FP32
+	DataType OIPModelConfigTensorDataType `json:"data_type"`
+
+	// Dims The dimensions without the batch dimension when `max_batch_size` is above 0; -1 is a dimension of any size.
+	//
+	// Example: [4]
+	Dims []int64 `json:"dims"`
+
+	// Name Example: input
+	Name string `json:"name"`
+}
+
+// OIPModelConfigTensorDataType Triton's data type name.
+//
+// Example: TYPE_FP32
+type OIPModelConfigTensorDataType string
 
 // OIPModelMetadata defines model for OIPModelMetadata.
 type OIPModelMetadata struct {
@@ -559,6 +736,39 @@ type OIPModelReady struct {
 	Version *string `json:"version,omitempty"`
 }
 
+// OIPModelStatistics One version's statistics since it was first loaded, across reloads.
+type OIPModelStatistics struct {
+	BatchStats []OIPBatchStats `json:"batch_stats"`
+
+	// ExecutionCount Model calls; below `inference_count` when batches or dynamic batching put several items in one call.
+	//
+	// Example: 150
+	ExecutionCount int64 `json:"execution_count"`
+
+	// InferenceCount Items (rows of the batch dimension) inferred by requests that succeeded.
+	//
+	// Example: 1200
+	InferenceCount int64 `json:"inference_count"`
+
+	// InferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
+	// batcher (`queue`, batched requests only); and the pipeline's stages per request:
+	// `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
+	// `compute_output` (postprocess). Tensor calls have no preprocess or
+	// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+	InferenceStats OIPInferenceStats `json:"inference_stats"`
+
+	// LastInference When the last request succeeded, in milliseconds since 1970 (UTC); 0 for never.
+	//
+	// Example: 1795766400000
+	LastInference int64 `json:"last_inference"`
+
+	// Name Example: digits
+	Name string `json:"name"`
+
+	// Version Example: v1
+	Version string `json:"version"`
+}
+
 // OIPParameters Protocol parameters; the binary data extension reads `binary_data_size`, `binary_data` and `binary_data_output`.
 //
 // Example: {"binary_data_output":false}
@@ -568,6 +778,56 @@ type OIPParameters map[string]AnyValue
 type OIPReady struct {
 	// Ready Example: true
 	Ready bool `json:"ready"`
+}
+
+// OIPRepositoryIndexRequest defines model for OIPRepositoryIndexRequest.
+type OIPRepositoryIndexRequest struct {
+	// Ready true lists only the versions that serve.
+	//
+	// Example: false
+	Ready *bool `json:"ready,omitempty"`
+}
+
+// OIPRepositoryLoadRequest defines model for OIPRepositoryLoadRequest.
+type OIPRepositoryLoadRequest struct {
+	// Parameters Triton's load parameters; inferd loads a model as the repository holds it, so it takes none (`config` and `file:...` are refused with 400), and an empty object is the same as none.
+	//
+	// Example: {}
+	Parameters *map[string]interface{} `json:"parameters,omitempty"`
+}
+
+// OIPRepositoryModel defines model for OIPRepositoryModel.
+type OIPRepositoryModel struct {
+	// Name Example: iris
+	Name string `json:"name"`
+
+	// Reason Why it is UNAVAILABLE.
+	//
+	// Example: not loaded; POST /v2/repository/models/iris/load loads it
+	Reason *string `json:"reason,omitempty"`
+
+	// State READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+	//
+	// Example: READY
+	State OIPRepositoryModelState `json:"state"`
+
+	// Version Example: v1
+	Version *string `json:"version,omitempty"`
+}
+
+// OIPRepositoryModelState READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+//
+// Example: READY
+type OIPRepositoryModelState string
+
+// OIPRepositoryUnloadRequest defines model for OIPRepositoryUnloadRequest.
+type OIPRepositoryUnloadRequest struct {
+	Parameters *struct {
+		// UnloadDependents Accepted for Triton's clients; inferd has no ensembles, so it changes nothing.
+		//
+		// Example: false
+		UnloadDependents *bool `json:"unload_dependents,omitempty"`
+	} `json:"parameters,omitempty"`
 }
 
 // OIPRequestInput defines model for OIPRequestInput.
@@ -634,7 +894,7 @@ type OIPResponseOutput struct {
 
 // OIPServerMetadata defines model for OIPServerMetadata.
 type OIPServerMetadata struct {
-	// Extensions Example: ["binary_tensor_data"]
+	// Extensions Example: ["binary_tensor_data","model_configuration","statistics","model_repository"]
 	Extensions []string `json:"extensions"`
 
 	// Name Example: inferd
@@ -648,6 +908,20 @@ type OIPServerMetadata struct {
 //
 // Example: [1,4]
 type OIPShape = []int64
+
+// OIPStat A count of events and the nanoseconds they took in all.
+type OIPStat struct {
+	// Count Example: 1200
+	Count int64 `json:"count"`
+
+	// Ns Example: 96000000
+	Ns int64 `json:"ns"`
+}
+
+// OIPStatistics defines model for OIPStatistics.
+type OIPStatistics struct {
+	ModelStats []OIPModelStatistics `json:"model_stats"`
+}
 
 // OIPTensorMetadata defines model for OIPTensorMetadata.
 type OIPTensorMetadata struct {
@@ -1155,6 +1429,15 @@ type OipInferJSONRequestBody = OIPInferRequest
 // OipInferVersionJSONRequestBody defines body for OipInferVersion for application/json ContentType.
 type OipInferVersionJSONRequestBody = OIPInferRequest
 
+// OipRepositoryIndexJSONRequestBody defines body for OipRepositoryIndex for application/json ContentType.
+type OipRepositoryIndexJSONRequestBody = OIPRepositoryIndexRequest
+
+// OipRepositoryLoadJSONRequestBody defines body for OipRepositoryLoad for application/json ContentType.
+type OipRepositoryLoadJSONRequestBody = OIPRepositoryLoadRequest
+
+// OipRepositoryUnloadJSONRequestBody defines body for OipRepositoryUnload for application/json ContentType.
+type OipRepositoryUnloadJSONRequestBody = OIPRepositoryUnloadRequest
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -1554,6 +1837,17 @@ type ClientInterface interface {
 	// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
 	OipServerReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OipStatistics Inference statistics of every model version
+	//
+	// Triton's statistics extension: for every version of every model the registry
+	// holds, requests, inferences (items) and model executions with their counts and
+	// cumulative nanoseconds since the version was first loaded, and model calls by
+	// batch size. The path is read before `/v2/models/{model_name}`: a model named
+	// `stats` has its metadata under `/v2/models/stats/versions/{model_version}`.
+	//
+	// Corresponds with GET /v2/models/stats (the `OipStatistics` operationId).
+	OipStatistics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OipModelMetadata Model metadata (the version routing chooses)
 	//
 	// The model's name, its versions, its platform, and the tensors the model file
@@ -1562,6 +1856,17 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
 	OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelConfig Model configuration (the version routing chooses)
+	//
+	// Triton's model configuration extension, the JSON `tritonclient`'s
+	// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
+	// outputs with their data type and dimensions (without the batch dimension when
+	// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
+	// the version coalesces requests. Without a version, the one tensor calls go to.
+	//
+	// Corresponds with GET /v2/models/{model_name}/config (the `OipModelConfig` operationId).
+	OipModelConfig(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OipInferWithBody Inference on tensors (the version routing chooses)
 	//
@@ -1608,6 +1913,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
 	OipModelReady(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OipModelStatistics Inference statistics of every version of a model
+	//
+	// Triton's statistics extension, for every version of one model (see `/v2/models/stats`).
+	//
+	// Corresponds with GET /v2/models/{model_name}/stats (the `OipModelStatistics` operationId).
+	OipModelStatistics(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OipModelVersionMetadata Model metadata of one version
 	//
 	// The model's name, its versions, its platform, and the tensors the model file
@@ -1616,6 +1928,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
 	OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelVersionConfig Configuration of one model version
+	//
+	// Triton's model configuration extension, for one version (see `/v2/models/{model_name}/config`).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/config (the `OipModelVersionConfig` operationId).
+	OipModelVersionConfig(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OipInferVersionWithBody Inference on tensors with one version
 	//
@@ -1661,6 +1980,93 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
 	OipModelVersionReady(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipModelVersionStatistics Inference statistics of one model version
+	//
+	// Triton's statistics extension, for one version (see `/v2/models/stats`).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/stats (the `OipModelVersionStatistics` operationId).
+	OipModelVersionStatistics(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryIndexWithBody The model repository's index
+	//
+	// Triton's model repository extension: every version the registry holds and every
+	// version the model repository holds beside them (added since start, or
+	// unloaded), with its state. As with every `/v2` POST, the body may come without a
+	// Content-Type, as Triton's clients send it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+	OipRepositoryIndexWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryIndex The model repository's index
+	//
+	// Triton's model repository extension: every version the registry holds and every
+	// version the model repository holds beside them (added since start, or
+	// unloaded), with its state. As with every `/v2` POST, the body may come without a
+	// Content-Type, as Triton's clients send it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+	OipRepositoryIndex(ctx context.Context, body OipRepositoryIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryLoadWithBody Load a model from the repository
+	//
+	// Triton's model repository extension. Makes the registry hold what the model
+	// repository holds of the model now: versions added on disk since start (or since
+	// an unload) load, versions that failed to load are tried again, versions gone
+	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+	// model's other versions are never refused. The answer is the model's index
+	// entries. Triton's `config` and `file:` parameters are not supported.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+	OipRepositoryLoadWithBody(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryLoad Load a model from the repository
+	//
+	// Triton's model repository extension. Makes the registry hold what the model
+	// repository holds of the model now: versions added on disk since start (or since
+	// an unload) load, versions that failed to load are tried again, versions gone
+	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+	// model's other versions are never refused. The answer is the model's index
+	// entries. Triton's `config` and `file:` parameters are not supported.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+	OipRepositoryLoad(ctx context.Context, modelName OIPModelName, body OipRepositoryLoadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryUnloadWithBody Unload a model
+	//
+	// Triton's model repository extension. Every version of the model stops taking
+	// requests; the answer comes once the requests in flight on them have finished
+	// and their pipelines are closed. The model stays in the repository, listed by
+	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+	OipRepositoryUnloadWithBody(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OipRepositoryUnload Unload a model
+	//
+	// Triton's model repository extension. Every version of the model stops taking
+	// requests; the answer comes once the requests in flight on them have finished
+	// and their pipelines are closed. The model stays in the repository, listed by
+	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+	OipRepositoryUnload(ctx context.Context, modelName OIPModelName, body OipRepositoryUnloadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ModelMemory Memory used per pipeline
@@ -2358,6 +2764,27 @@ func (c *Client) OipServerReady(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+// OipStatistics Inference statistics of every model version
+//
+// Triton's statistics extension: for every version of every model the registry
+// holds, requests, inferences (items) and model executions with their counts and
+// cumulative nanoseconds since the version was first loaded, and model calls by
+// batch size. The path is read before `/v2/models/{model_name}`: a model named
+// `stats` has its metadata under `/v2/models/stats/versions/{model_version}`.
+//
+// Corresponds with GET /v2/models/stats (the `OipStatistics` operationId).
+func (c *Client) OipStatistics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipStatisticsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OipModelMetadata Model metadata (the version routing chooses)
 //
 // The model's name, its versions, its platform, and the tensors the model file
@@ -2367,6 +2794,27 @@ func (c *Client) OipServerReady(ctx context.Context, reqEditors ...RequestEditor
 // Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
 func (c *Client) OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOipModelMetadataRequest(c.Server, modelName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelConfig Model configuration (the version routing chooses)
+//
+// Triton's model configuration extension, the JSON `tritonclient`'s
+// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
+// outputs with their data type and dimensions (without the batch dimension when
+// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
+// the version coalesces requests. Without a version, the one tensor calls go to.
+//
+// Corresponds with GET /v2/models/{model_name}/config (the `OipModelConfig` operationId).
+func (c *Client) OipModelConfig(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelConfigRequest(c.Server, modelName)
 	if err != nil {
 		return nil, err
 	}
@@ -2452,6 +2900,23 @@ func (c *Client) OipModelReady(ctx context.Context, modelName OIPModelName, reqE
 	return c.Client.Do(req)
 }
 
+// OipModelStatistics Inference statistics of every version of a model
+//
+// Triton's statistics extension, for every version of one model (see `/v2/models/stats`).
+//
+// Corresponds with GET /v2/models/{model_name}/stats (the `OipModelStatistics` operationId).
+func (c *Client) OipModelStatistics(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelStatisticsRequest(c.Server, modelName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OipModelVersionMetadata Model metadata of one version
 //
 // The model's name, its versions, its platform, and the tensors the model file
@@ -2461,6 +2926,23 @@ func (c *Client) OipModelReady(ctx context.Context, modelName OIPModelName, reqE
 // Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
 func (c *Client) OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOipModelVersionMetadataRequest(c.Server, modelName, modelVersion)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelVersionConfig Configuration of one model version
+//
+// Triton's model configuration extension, for one version (see `/v2/models/{model_name}/config`).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/config (the `OipModelVersionConfig` operationId).
+func (c *Client) OipModelVersionConfig(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelVersionConfigRequest(c.Server, modelName, modelVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -2536,6 +3018,163 @@ func (c *Client) OipInferVersion(ctx context.Context, modelName OIPModelName, mo
 // Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
 func (c *Client) OipModelVersionReady(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOipModelVersionReadyRequest(c.Server, modelName, modelVersion)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipModelVersionStatistics Inference statistics of one model version
+//
+// Triton's statistics extension, for one version (see `/v2/models/stats`).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/stats (the `OipModelVersionStatistics` operationId).
+func (c *Client) OipModelVersionStatistics(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipModelVersionStatisticsRequest(c.Server, modelName, modelVersion)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryIndexWithBody The model repository's index
+//
+// Triton's model repository extension: every version the registry holds and every
+// version the model repository holds beside them (added since start, or
+// unloaded), with its state. As with every `/v2` POST, the body may come without a
+// Content-Type, as Triton's clients send it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+func (c *Client) OipRepositoryIndexWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryIndexRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryIndex The model repository's index
+//
+// Triton's model repository extension: every version the registry holds and every
+// version the model repository holds beside them (added since start, or
+// unloaded), with its state. As with every `/v2` POST, the body may come without a
+// Content-Type, as Triton's clients send it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+func (c *Client) OipRepositoryIndex(ctx context.Context, body OipRepositoryIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryIndexRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryLoadWithBody Load a model from the repository
+//
+// Triton's model repository extension. Makes the registry hold what the model
+// repository holds of the model now: versions added on disk since start (or since
+// an unload) load, versions that failed to load are tried again, versions gone
+// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+// model's other versions are never refused. The answer is the model's index
+// entries. Triton's `config` and `file:` parameters are not supported.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+func (c *Client) OipRepositoryLoadWithBody(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryLoadRequestWithBody(c.Server, modelName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryLoad Load a model from the repository
+//
+// Triton's model repository extension. Makes the registry hold what the model
+// repository holds of the model now: versions added on disk since start (or since
+// an unload) load, versions that failed to load are tried again, versions gone
+// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+// model's other versions are never refused. The answer is the model's index
+// entries. Triton's `config` and `file:` parameters are not supported.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+func (c *Client) OipRepositoryLoad(ctx context.Context, modelName OIPModelName, body OipRepositoryLoadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryLoadRequest(c.Server, modelName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryUnloadWithBody Unload a model
+//
+// Triton's model repository extension. Every version of the model stops taking
+// requests; the answer comes once the requests in flight on them have finished
+// and their pipelines are closed. The model stays in the repository, listed by
+// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+func (c *Client) OipRepositoryUnloadWithBody(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryUnloadRequestWithBody(c.Server, modelName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OipRepositoryUnload Unload a model
+//
+// Triton's model repository extension. Every version of the model stops taking
+// requests; the answer comes once the requests in flight on them have finished
+// and their pipelines are closed. The model stays in the repository, listed by
+// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+func (c *Client) OipRepositoryUnload(ctx context.Context, modelName OIPModelName, body OipRepositoryUnloadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOipRepositoryUnloadRequest(c.Server, modelName, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3793,6 +4432,33 @@ func NewOipServerReadyRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewOipStatisticsRequest constructs an http.Request for the OipStatistics method
+func NewOipStatisticsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewOipModelMetadataRequest constructs an http.Request for the OipModelMetadata method
 func NewOipModelMetadataRequest(server string, modelName OIPModelName) (*http.Request, error) {
 	var err error
@@ -3810,6 +4476,40 @@ func NewOipModelMetadataRequest(server string, modelName OIPModelName) (*http.Re
 	}
 
 	operationPath := fmt.Sprintf("/v2/models/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipModelConfigRequest constructs an http.Request for the OipModelConfig method
+func NewOipModelConfigRequest(server string, modelName OIPModelName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/config", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -3923,6 +4623,40 @@ func NewOipModelReadyRequest(server string, modelName OIPModelName) (*http.Reque
 	return req, nil
 }
 
+// NewOipModelStatisticsRequest constructs an http.Request for the OipModelStatistics method
+func NewOipModelStatisticsRequest(server string, modelName OIPModelName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewOipModelVersionMetadataRequest constructs an http.Request for the OipModelVersionMetadata method
 func NewOipModelVersionMetadataRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion) (*http.Request, error) {
 	var err error
@@ -3947,6 +4681,47 @@ func NewOipModelVersionMetadataRequest(server string, modelName OIPModelName, mo
 	}
 
 	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipModelVersionConfigRequest constructs an http.Request for the OipModelVersionConfig method
+func NewOipModelVersionConfigRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "model_version", modelVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s/config", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4070,6 +4845,181 @@ func NewOipModelVersionReadyRequest(server string, modelName OIPModelName, model
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewOipModelVersionStatisticsRequest constructs an http.Request for the OipModelVersionStatistics method
+func NewOipModelVersionStatisticsRequest(server string, modelName OIPModelName, modelVersion OIPModelVersion) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "model_version", modelVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/models/%s/versions/%s/stats", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOipRepositoryIndexRequest calls the generic OipRepositoryIndex builder with application/json body
+func NewOipRepositoryIndexRequest(server string, body OipRepositoryIndexJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOipRepositoryIndexRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewOipRepositoryIndexRequestWithBody constructs an http.Request for the OipRepositoryIndex method, with any body, and a specified content type
+func NewOipRepositoryIndexRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/repository/index")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOipRepositoryLoadRequest calls the generic OipRepositoryLoad builder with application/json body
+func NewOipRepositoryLoadRequest(server string, modelName OIPModelName, body OipRepositoryLoadJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOipRepositoryLoadRequestWithBody(server, modelName, "application/json", bodyReader)
+}
+
+// NewOipRepositoryLoadRequestWithBody constructs an http.Request for the OipRepositoryLoad method, with any body, and a specified content type
+func NewOipRepositoryLoadRequestWithBody(server string, modelName OIPModelName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/repository/models/%s/load", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOipRepositoryUnloadRequest calls the generic OipRepositoryUnload builder with application/json body
+func NewOipRepositoryUnloadRequest(server string, modelName OIPModelName, body OipRepositoryUnloadJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOipRepositoryUnloadRequestWithBody(server, modelName, "application/json", bodyReader)
+}
+
+// NewOipRepositoryUnloadRequestWithBody constructs an http.Request for the OipRepositoryUnload method, with any body, and a specified content type
+func NewOipRepositoryUnloadRequestWithBody(server string, modelName OIPModelName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "model_name", modelName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/repository/models/%s/unload", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -4501,6 +5451,19 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
 	OipServerReadyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipServerReadyResponse, error)
 
+	// OipStatisticsWithResponse Inference statistics of every model version
+	//
+	// Triton's statistics extension: for every version of every model the registry
+	// holds, requests, inferences (items) and model executions with their counts and
+	// cumulative nanoseconds since the version was first loaded, and model calls by
+	// batch size. The path is read before `/v2/models/{model_name}`: a model named
+	// `stats` has its metadata under `/v2/models/stats/versions/{model_version}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/stats (the `OipStatistics` operationId).
+	OipStatisticsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipStatisticsResponse, error)
+
 	// OipModelMetadataWithResponse Model metadata (the version routing chooses)
 	//
 	// The model's name, its versions, its platform, and the tensors the model file
@@ -4511,6 +5474,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
 	OipModelMetadataWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelMetadataResponse, error)
+
+	// OipModelConfigWithResponse Model configuration (the version routing chooses)
+	//
+	// Triton's model configuration extension, the JSON `tritonclient`'s
+	// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
+	// outputs with their data type and dimensions (without the batch dimension when
+	// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
+	// the version coalesces requests. Without a version, the one tensor calls go to.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/config (the `OipModelConfig` operationId).
+	OipModelConfigWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelConfigResponse, error)
 
 	// OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
 	//
@@ -4559,6 +5535,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/models/{model_name}/ready (the `OipModelReady` operationId).
 	OipModelReadyWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelReadyResponse, error)
 
+	// OipModelStatisticsWithResponse Inference statistics of every version of a model
+	//
+	// Triton's statistics extension, for every version of one model (see `/v2/models/stats`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/stats (the `OipModelStatistics` operationId).
+	OipModelStatisticsWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelStatisticsResponse, error)
+
 	// OipModelVersionMetadataWithResponse Model metadata of one version
 	//
 	// The model's name, its versions, its platform, and the tensors the model file
@@ -4569,6 +5554,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
 	OipModelVersionMetadataWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionMetadataResponse, error)
+
+	// OipModelVersionConfigWithResponse Configuration of one model version
+	//
+	// Triton's model configuration extension, for one version (see `/v2/models/{model_name}/config`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/config (the `OipModelVersionConfig` operationId).
+	OipModelVersionConfigWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionConfigResponse, error)
 
 	// OipInferVersionWithBodyWithResponse Inference on tensors with one version
 	//
@@ -4616,6 +5610,95 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/ready (the `OipModelVersionReady` operationId).
 	OipModelVersionReadyWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionReadyResponse, error)
+
+	// OipModelVersionStatisticsWithResponse Inference statistics of one model version
+	//
+	// Triton's statistics extension, for one version (see `/v2/models/stats`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/stats (the `OipModelVersionStatistics` operationId).
+	OipModelVersionStatisticsWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionStatisticsResponse, error)
+
+	// OipRepositoryIndexWithBodyWithResponse The model repository's index
+	//
+	// Triton's model repository extension: every version the registry holds and every
+	// version the model repository holds beside them (added since start, or
+	// unloaded), with its state. As with every `/v2` POST, the body may come without a
+	// Content-Type, as Triton's clients send it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+	OipRepositoryIndexWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryIndexResponse, error)
+
+	// OipRepositoryIndexWithResponse The model repository's index
+	//
+	// Triton's model repository extension: every version the registry holds and every
+	// version the model repository holds beside them (added since start, or
+	// unloaded), with its state. As with every `/v2` POST, the body may come without a
+	// Content-Type, as Triton's clients send it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+	OipRepositoryIndexWithResponse(ctx context.Context, body OipRepositoryIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryIndexResponse, error)
+
+	// OipRepositoryLoadWithBodyWithResponse Load a model from the repository
+	//
+	// Triton's model repository extension. Makes the registry hold what the model
+	// repository holds of the model now: versions added on disk since start (or since
+	// an unload) load, versions that failed to load are tried again, versions gone
+	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+	// model's other versions are never refused. The answer is the model's index
+	// entries. Triton's `config` and `file:` parameters are not supported.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+	OipRepositoryLoadWithBodyWithResponse(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryLoadResponse, error)
+
+	// OipRepositoryLoadWithResponse Load a model from the repository
+	//
+	// Triton's model repository extension. Makes the registry hold what the model
+	// repository holds of the model now: versions added on disk since start (or since
+	// an unload) load, versions that failed to load are tried again, versions gone
+	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+	// model's other versions are never refused. The answer is the model's index
+	// entries. Triton's `config` and `file:` parameters are not supported.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+	OipRepositoryLoadWithResponse(ctx context.Context, modelName OIPModelName, body OipRepositoryLoadJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryLoadResponse, error)
+
+	// OipRepositoryUnloadWithBodyWithResponse Unload a model
+	//
+	// Triton's model repository extension. Every version of the model stops taking
+	// requests; the answer comes once the requests in flight on them have finished
+	// and their pipelines are closed. The model stays in the repository, listed by
+	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+	OipRepositoryUnloadWithBodyWithResponse(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryUnloadResponse, error)
+
+	// OipRepositoryUnloadWithResponse Unload a model
+	//
+	// Triton's model repository extension. Every version of the model stops taking
+	// requests; the answer comes once the requests in flight on them have finished
+	// and their pipelines are closed. The model stays in the repository, listed by
+	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+	OipRepositoryUnloadWithResponse(ctx context.Context, modelName OIPModelName, body OipRepositoryUnloadJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryUnloadResponse, error)
 }
 
 // ModelMemoryResponse429Headers the declared response headers of an HTTP 429 response for ModelMemory
@@ -7094,6 +8177,11 @@ func (r ReadyResponse) ContentType() string {
 	return ""
 }
 
+// OipServerMetadataResponse429Headers the declared response headers of an HTTP 429 response for OipServerMetadata
+type OipServerMetadataResponse429Headers struct {
+	RetryAfter *int
+}
+
 type OipServerMetadataResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7105,8 +8193,12 @@ type OipServerMetadataResponse struct {
 	JSON403 *OIPForbidden
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipServerMetadataResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7127,6 +8219,11 @@ func (r OipServerMetadataResponse) GetJSON403() *OIPForbidden {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OipServerMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipServerMetadataResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7287,6 +8384,94 @@ func (r OipServerReadyResponse) ContentType() string {
 	return ""
 }
 
+// OipStatisticsResponse429Headers the declared response headers of an HTTP 429 response for OipStatistics
+type OipStatisticsResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipStatisticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPStatistics
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipStatisticsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipStatisticsResponse) GetJSON200() *OIPStatistics {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipStatisticsResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipStatisticsResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipStatisticsResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipStatisticsResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipStatisticsResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipStatisticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipStatisticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipStatisticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipStatisticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelMetadataResponse429Headers the declared response headers of an HTTP 429 response for OipModelMetadata
+type OipModelMetadataResponse429Headers struct {
+	RetryAfter *int
+}
+
 // OipModelMetadataResponse503Headers the declared response headers of an HTTP 503 response for OipModelMetadata
 type OipModelMetadataResponse503Headers struct {
 	RetryAfter *int
@@ -7307,10 +8492,14 @@ type OipModelMetadataResponse struct {
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OIPInternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *OIPServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelMetadataResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *OipModelMetadataResponse503Headers
 }
@@ -7343,6 +8532,11 @@ func (r OipModelMetadataResponse) GetJSON404() *OIPNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OipModelMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelMetadataResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7378,6 +8572,117 @@ func (r OipModelMetadataResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OipModelMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelConfigResponse429Headers the declared response headers of an HTTP 429 response for OipModelConfig
+type OipModelConfigResponse429Headers struct {
+	RetryAfter *int
+}
+
+// OipModelConfigResponse503Headers the declared response headers of an HTTP 503 response for OipModelConfig
+type OipModelConfigResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelConfig
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelConfigResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelConfigResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelConfigResponse) GetJSON200() *OIPModelConfig {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelConfigResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelConfigResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelConfigResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelConfigResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelConfigResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelConfigResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelConfigResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelConfigResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelConfigResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7509,6 +8814,11 @@ func (r OipInferResponse) ContentType() string {
 	return ""
 }
 
+// OipModelReadyResponse429Headers the declared response headers of an HTTP 429 response for OipModelReady
+type OipModelReadyResponse429Headers struct {
+	RetryAfter *int
+}
+
 // OipModelReadyResponse503Headers the declared response headers of an HTTP 503 response for OipModelReady
 type OipModelReadyResponse503Headers struct {
 	RetryAfter *int
@@ -7529,10 +8839,14 @@ type OipModelReadyResponse struct {
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OIPInternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *OIPModelReady
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelReadyResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *OipModelReadyResponse503Headers
 }
@@ -7565,6 +8879,11 @@ func (r OipModelReadyResponse) GetJSON404() *OIPNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OipModelReadyResponse) GetJSON413() *OIPPayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelReadyResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7606,6 +8925,108 @@ func (r OipModelReadyResponse) ContentType() string {
 	return ""
 }
 
+// OipModelStatisticsResponse429Headers the declared response headers of an HTTP 429 response for OipModelStatistics
+type OipModelStatisticsResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipModelStatisticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPStatistics
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelStatisticsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON200() *OIPStatistics {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelStatisticsResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelStatisticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelStatisticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelStatisticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelStatisticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelVersionMetadataResponse429Headers the declared response headers of an HTTP 429 response for OipModelVersionMetadata
+type OipModelVersionMetadataResponse429Headers struct {
+	RetryAfter *int
+}
+
 // OipModelVersionMetadataResponse503Headers the declared response headers of an HTTP 503 response for OipModelVersionMetadata
 type OipModelVersionMetadataResponse503Headers struct {
 	RetryAfter *int
@@ -7626,10 +9047,14 @@ type OipModelVersionMetadataResponse struct {
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OIPInternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *OIPServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelVersionMetadataResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *OipModelVersionMetadataResponse503Headers
 }
@@ -7662,6 +9087,11 @@ func (r OipModelVersionMetadataResponse) GetJSON404() *OIPNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OipModelVersionMetadataResponse) GetJSON413() *OIPPayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelVersionMetadataResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7697,6 +9127,117 @@ func (r OipModelVersionMetadataResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OipModelVersionMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelVersionConfigResponse429Headers the declared response headers of an HTTP 429 response for OipModelVersionConfig
+type OipModelVersionConfigResponse429Headers struct {
+	RetryAfter *int
+}
+
+// OipModelVersionConfigResponse503Headers the declared response headers of an HTTP 503 response for OipModelVersionConfig
+type OipModelVersionConfigResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OipModelVersionConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPModelConfig
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OIPServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelVersionConfigResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OipModelVersionConfigResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON200() *OIPModelConfig {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OipModelVersionConfigResponse) GetJSON503() *OIPServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelVersionConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelVersionConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelVersionConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelVersionConfigResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7828,6 +9369,11 @@ func (r OipInferVersionResponse) ContentType() string {
 	return ""
 }
 
+// OipModelVersionReadyResponse429Headers the declared response headers of an HTTP 429 response for OipModelVersionReady
+type OipModelVersionReadyResponse429Headers struct {
+	RetryAfter *int
+}
+
 // OipModelVersionReadyResponse503Headers the declared response headers of an HTTP 503 response for OipModelVersionReady
 type OipModelVersionReadyResponse503Headers struct {
 	RetryAfter *int
@@ -7848,10 +9394,14 @@ type OipModelVersionReadyResponse struct {
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OIPInternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *OIPModelReady
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelVersionReadyResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *OipModelVersionReadyResponse503Headers
 }
@@ -7884,6 +9434,11 @@ func (r OipModelVersionReadyResponse) GetJSON404() *OIPNotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OipModelVersionReadyResponse) GetJSON413() *OIPPayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelVersionReadyResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7919,6 +9474,408 @@ func (r OipModelVersionReadyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OipModelVersionReadyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipModelVersionStatisticsResponse429Headers the declared response headers of an HTTP 429 response for OipModelVersionStatistics
+type OipModelVersionStatisticsResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipModelVersionStatisticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OIPStatistics
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipModelVersionStatisticsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON200() *OIPStatistics {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipModelVersionStatisticsResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipModelVersionStatisticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipModelVersionStatisticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipModelVersionStatisticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipModelVersionStatisticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipRepositoryIndexResponse429Headers the declared response headers of an HTTP 429 response for OipRepositoryIndex
+type OipRepositoryIndexResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipRepositoryIndexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]OIPRepositoryModel
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *OIPUnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipRepositoryIndexResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON200() *[]OIPRepositoryModel {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON415() *OIPUnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipRepositoryIndexResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipRepositoryIndexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipRepositoryIndexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipRepositoryIndexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipRepositoryIndexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipRepositoryLoadResponse429Headers the declared response headers of an HTTP 429 response for OipRepositoryLoad
+type OipRepositoryLoadResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipRepositoryLoadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]OIPRepositoryModel
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *OIPUnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipRepositoryLoadResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON200() *[]OIPRepositoryModel {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON415() *OIPUnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipRepositoryLoadResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipRepositoryLoadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipRepositoryLoadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipRepositoryLoadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipRepositoryLoadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OipRepositoryUnloadResponse429Headers the declared response headers of an HTTP 429 response for OipRepositoryUnload
+type OipRepositoryUnloadResponse429Headers struct {
+	RetryAfter *int
+}
+
+type OipRepositoryUnloadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]OIPRepositoryModel
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OIPBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OIPUnauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OIPForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *OIPNotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *OIPPayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *OIPUnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *OIPTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *OIPInternalError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OipRepositoryUnloadResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON200() *[]OIPRepositoryModel {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON400() *OIPBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON401() *OIPUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON403() *OIPForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON404() *OIPNotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON413() *OIPPayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON415() *OIPUnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON429() *OIPTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OipRepositoryUnloadResponse) GetJSON500() *OIPInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OipRepositoryUnloadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OipRepositoryUnloadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OipRepositoryUnloadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OipRepositoryUnloadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8530,6 +10487,25 @@ func (c *ClientWithResponses) OipServerReadyWithResponse(ctx context.Context, re
 	return ParseOipServerReadyResponse(rsp)
 }
 
+// OipStatisticsWithResponse Inference statistics of every model version
+//
+// Triton's statistics extension: for every version of every model the registry
+// holds, requests, inferences (items) and model executions with their counts and
+// cumulative nanoseconds since the version was first loaded, and model calls by
+// batch size. The path is read before `/v2/models/{model_name}`: a model named
+// `stats` has its metadata under `/v2/models/stats/versions/{model_version}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/stats (the `OipStatistics` operationId).
+func (c *ClientWithResponses) OipStatisticsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OipStatisticsResponse, error) {
+	rsp, err := c.OipStatistics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipStatisticsResponse(rsp)
+}
+
 // OipModelMetadataWithResponse Model metadata (the version routing chooses)
 //
 // The model's name, its versions, its platform, and the tensors the model file
@@ -8545,6 +10521,25 @@ func (c *ClientWithResponses) OipModelMetadataWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseOipModelMetadataResponse(rsp)
+}
+
+// OipModelConfigWithResponse Model configuration (the version routing chooses)
+//
+// Triton's model configuration extension, the JSON `tritonclient`'s
+// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
+// outputs with their data type and dimensions (without the batch dimension when
+// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
+// the version coalesces requests. Without a version, the one tensor calls go to.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/config (the `OipModelConfig` operationId).
+func (c *ClientWithResponses) OipModelConfigWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelConfigResponse, error) {
+	rsp, err := c.OipModelConfig(ctx, modelName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelConfigResponse(rsp)
 }
 
 // OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
@@ -8612,6 +10607,21 @@ func (c *ClientWithResponses) OipModelReadyWithResponse(ctx context.Context, mod
 	return ParseOipModelReadyResponse(rsp)
 }
 
+// OipModelStatisticsWithResponse Inference statistics of every version of a model
+//
+// Triton's statistics extension, for every version of one model (see `/v2/models/stats`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/stats (the `OipModelStatistics` operationId).
+func (c *ClientWithResponses) OipModelStatisticsWithResponse(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*OipModelStatisticsResponse, error) {
+	rsp, err := c.OipModelStatistics(ctx, modelName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelStatisticsResponse(rsp)
+}
+
 // OipModelVersionMetadataWithResponse Model metadata of one version
 //
 // The model's name, its versions, its platform, and the tensors the model file
@@ -8627,6 +10637,21 @@ func (c *ClientWithResponses) OipModelVersionMetadataWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseOipModelVersionMetadataResponse(rsp)
+}
+
+// OipModelVersionConfigWithResponse Configuration of one model version
+//
+// Triton's model configuration extension, for one version (see `/v2/models/{model_name}/config`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/config (the `OipModelVersionConfig` operationId).
+func (c *ClientWithResponses) OipModelVersionConfigWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionConfigResponse, error) {
+	rsp, err := c.OipModelVersionConfig(ctx, modelName, modelVersion, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelVersionConfigResponse(rsp)
 }
 
 // OipInferVersionWithBodyWithResponse Inference on tensors with one version
@@ -8692,6 +10717,137 @@ func (c *ClientWithResponses) OipModelVersionReadyWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseOipModelVersionReadyResponse(rsp)
+}
+
+// OipModelVersionStatisticsWithResponse Inference statistics of one model version
+//
+// Triton's statistics extension, for one version (see `/v2/models/stats`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/models/{model_name}/versions/{model_version}/stats (the `OipModelVersionStatistics` operationId).
+func (c *ClientWithResponses) OipModelVersionStatisticsWithResponse(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*OipModelVersionStatisticsResponse, error) {
+	rsp, err := c.OipModelVersionStatistics(ctx, modelName, modelVersion, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipModelVersionStatisticsResponse(rsp)
+}
+
+// OipRepositoryIndexWithBodyWithResponse The model repository's index
+//
+// Triton's model repository extension: every version the registry holds and every
+// version the model repository holds beside them (added since start, or
+// unloaded), with its state. As with every `/v2` POST, the body may come without a
+// Content-Type, as Triton's clients send it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+func (c *ClientWithResponses) OipRepositoryIndexWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryIndexResponse, error) {
+	rsp, err := c.OipRepositoryIndexWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryIndexResponse(rsp)
+}
+
+// OipRepositoryIndexWithResponse The model repository's index
+//
+// Triton's model repository extension: every version the registry holds and every
+// version the model repository holds beside them (added since start, or
+// unloaded), with its state. As with every `/v2` POST, the body may come without a
+// Content-Type, as Triton's clients send it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/index (the `OipRepositoryIndex` operationId).
+func (c *ClientWithResponses) OipRepositoryIndexWithResponse(ctx context.Context, body OipRepositoryIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryIndexResponse, error) {
+	rsp, err := c.OipRepositoryIndex(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryIndexResponse(rsp)
+}
+
+// OipRepositoryLoadWithBodyWithResponse Load a model from the repository
+//
+// Triton's model repository extension. Makes the registry hold what the model
+// repository holds of the model now: versions added on disk since start (or since
+// an unload) load, versions that failed to load are tried again, versions gone
+// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+// model's other versions are never refused. The answer is the model's index
+// entries. Triton's `config` and `file:` parameters are not supported.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+func (c *ClientWithResponses) OipRepositoryLoadWithBodyWithResponse(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryLoadResponse, error) {
+	rsp, err := c.OipRepositoryLoadWithBody(ctx, modelName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryLoadResponse(rsp)
+}
+
+// OipRepositoryLoadWithResponse Load a model from the repository
+//
+// Triton's model repository extension. Makes the registry hold what the model
+// repository holds of the model now: versions added on disk since start (or since
+// an unload) load, versions that failed to load are tried again, versions gone
+// from disk are dropped, and `routing.yaml` applies when it fits. A version that
+// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+// model's other versions are never refused. The answer is the model's index
+// entries. Triton's `config` and `file:` parameters are not supported.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/models/{model_name}/load (the `OipRepositoryLoad` operationId).
+func (c *ClientWithResponses) OipRepositoryLoadWithResponse(ctx context.Context, modelName OIPModelName, body OipRepositoryLoadJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryLoadResponse, error) {
+	rsp, err := c.OipRepositoryLoad(ctx, modelName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryLoadResponse(rsp)
+}
+
+// OipRepositoryUnloadWithBodyWithResponse Unload a model
+//
+// Triton's model repository extension. Every version of the model stops taking
+// requests; the answer comes once the requests in flight on them have finished
+// and their pipelines are closed. The model stays in the repository, listed by
+// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+func (c *ClientWithResponses) OipRepositoryUnloadWithBodyWithResponse(ctx context.Context, modelName OIPModelName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OipRepositoryUnloadResponse, error) {
+	rsp, err := c.OipRepositoryUnloadWithBody(ctx, modelName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryUnloadResponse(rsp)
+}
+
+// OipRepositoryUnloadWithResponse Unload a model
+//
+// Triton's model repository extension. Every version of the model stops taking
+// requests; the answer comes once the requests in flight on them have finished
+// and their pipelines are closed. The model stays in the repository, listed by
+// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/repository/models/{model_name}/unload (the `OipRepositoryUnload` operationId).
+func (c *ClientWithResponses) OipRepositoryUnloadWithResponse(ctx context.Context, modelName OIPModelName, body OipRepositoryUnloadJSONRequestBody, reqEditors ...RequestEditorFn) (*OipRepositoryUnloadResponse, error) {
+	rsp, err := c.OipRepositoryUnload(ctx, modelName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOipRepositoryUnloadResponse(rsp)
 }
 
 // ParseModelMemoryResponse parses an HTTP response from a ModelMemoryWithResponse call
@@ -10945,6 +13101,13 @@ func ParseOipServerMetadataResponse(rsp *http.Response) (*OipServerMetadataRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest OIPInternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10952,6 +13115,19 @@ func ParseOipServerMetadataResponse(rsp *http.Response) (*OipServerMetadataRespo
 		}
 		response.JSON500 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipServerMetadataResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -11057,6 +13233,80 @@ func ParseOipServerReadyResponse(rsp *http.Response) (*OipServerReadyResponse, e
 	return response, nil
 }
 
+// ParseOipStatisticsResponse parses an HTTP response from a OipStatisticsWithResponse call
+func ParseOipStatisticsResponse(rsp *http.Response) (*OipStatisticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipStatisticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPStatistics
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipStatisticsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseOipModelMetadataResponse parses an HTTP response from a OipModelMetadataWithResponse call
 func ParseOipModelMetadataResponse(rsp *http.Response) (*OipModelMetadataResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11113,6 +13363,13 @@ func ParseOipModelMetadataResponse(rsp *http.Response) (*OipModelMetadataRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest OIPInternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11130,8 +13387,123 @@ func ParseOipModelMetadataResponse(rsp *http.Response) (*OipModelMetadataRespons
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelMetadataResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers OipModelMetadataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelConfigResponse parses an HTTP response from a OipModelConfigWithResponse call
+func ParseOipModelConfigResponse(rsp *http.Response) (*OipModelConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelConfig
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelConfigResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OipModelConfigResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -11326,6 +13698,13 @@ func ParseOipModelReadyResponse(rsp *http.Response) (*OipModelReadyResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest OIPInternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11343,6 +13722,16 @@ func ParseOipModelReadyResponse(rsp *http.Response) (*OipModelReadyResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelReadyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers OipModelReadyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11353,6 +13742,94 @@ func ParseOipModelReadyResponse(rsp *http.Response) (*OipModelReadyResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelStatisticsResponse parses an HTTP response from a OipModelStatisticsWithResponse call
+func ParseOipModelStatisticsResponse(rsp *http.Response) (*OipModelStatisticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelStatisticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPStatistics
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelStatisticsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -11414,6 +13891,13 @@ func ParseOipModelVersionMetadataResponse(rsp *http.Response) (*OipModelVersionM
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest OIPInternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11431,8 +13915,123 @@ func ParseOipModelVersionMetadataResponse(rsp *http.Response) (*OipModelVersionM
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelVersionMetadataResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers OipModelVersionMetadataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelVersionConfigResponse parses an HTTP response from a OipModelVersionConfigWithResponse call
+func ParseOipModelVersionConfigResponse(rsp *http.Response) (*OipModelVersionConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelVersionConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPModelConfig
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OIPServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelVersionConfigResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OipModelVersionConfigResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -11627,6 +14226,13 @@ func ParseOipModelVersionReadyResponse(rsp *http.Response) (*OipModelVersionRead
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest OIPInternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11644,6 +14250,16 @@ func ParseOipModelVersionReadyResponse(rsp *http.Response) (*OipModelVersionRead
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelVersionReadyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers OipModelVersionReadyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11654,6 +14270,372 @@ func ParseOipModelVersionReadyResponse(rsp *http.Response) (*OipModelVersionRead
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipModelVersionStatisticsResponse parses an HTTP response from a OipModelVersionStatisticsWithResponse call
+func ParseOipModelVersionStatisticsResponse(rsp *http.Response) (*OipModelVersionStatisticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipModelVersionStatisticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OIPStatistics
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipModelVersionStatisticsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipRepositoryIndexResponse parses an HTTP response from a OipRepositoryIndexWithResponse call
+func ParseOipRepositoryIndexResponse(rsp *http.Response) (*OipRepositoryIndexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipRepositoryIndexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []OIPRepositoryModel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest OIPUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipRepositoryIndexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipRepositoryLoadResponse parses an HTTP response from a OipRepositoryLoadWithResponse call
+func ParseOipRepositoryLoadResponse(rsp *http.Response) (*OipRepositoryLoadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipRepositoryLoadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []OIPRepositoryModel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest OIPUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipRepositoryLoadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOipRepositoryUnloadResponse parses an HTTP response from a OipRepositoryUnloadWithResponse call
+func ParseOipRepositoryUnloadResponse(rsp *http.Response) (*OipRepositoryUnloadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OipRepositoryUnloadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []OIPRepositoryModel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OIPBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OIPUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OIPForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest OIPNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest OIPPayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest OIPUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest OIPTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest OIPInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OipRepositoryUnloadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

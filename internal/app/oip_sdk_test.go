@@ -63,4 +63,30 @@ func oipGoSDK(t *testing.T, s *started) {
 	if !client.IsCode(err, client.CodeInvalidInput) || !errors.As(err, &e) || e.Status != 400 || e.Detail != `input "input" is FP64; the model takes FP32` || e.RequestID == "" {
 		t.Errorf("error %#v, want a 400 invalid_input with the protocol's message", err)
 	}
+
+	if cfg, err := c.OIPModelConfig(ctx, "digits", ""); err != nil || cfg.MaxBatchSize != 128 || cfg.DynamicBatching == nil || !slices.Equal(cfg.Input[0].Dims, []int64{64}) {
+		t.Errorf("digits config %+v, %v", cfg, err)
+	}
+	if st, err := c.OIPStatistics(ctx, "iris", "v1"); err != nil || len(st.ModelStats) != 1 || st.ModelStats[0].InferenceStats.Success.Count < 1 {
+		t.Errorf("iris v1 statistics %+v, %v; want the infer above counted", st, err)
+	}
+	if st, err := c.OIPStatistics(ctx, "", ""); err != nil || len(st.ModelStats) < 6 {
+		t.Errorf("statistics of every version: %+v, %v", st, err)
+	}
+	if idx, err := c.OIPRepositoryIndex(ctx, true); err != nil || slices.ContainsFunc(idx, func(m client.OIPRepositoryModel) bool { return m.State != "READY" }) {
+		t.Errorf("ready index %+v, %v", idx, err)
+	}
+	admin, err := client.New(s.url, client.WithAPIKey("k-admin"), client.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, nil)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx, err := admin.OIPUnload(ctx, "diabetes"); err != nil || len(idx) != 1 || idx[0].State != "UNAVAILABLE" {
+		t.Errorf("unload %+v, %v", idx, err)
+	}
+	if idx, err := admin.OIPLoad(ctx, "diabetes"); err != nil || len(idx) != 1 || idx[0].State != "READY" {
+		t.Errorf("load %+v, %v", idx, err)
+	}
+	if _, err := c.OIPUnload(ctx, "diabetes"); !client.IsCode(err, client.CodeForbidden) {
+		t.Errorf("unload without the admin scope: %v", err)
+	}
 }

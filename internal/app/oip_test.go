@@ -25,8 +25,8 @@ import (
 // https://github.com/triton-inference-server/server/blob/main/docs/protocol/extension_binary_data.md.
 // Every response below comes through apitest, which validates it against openapi.yaml.
 
-// oipKeys: one key per scope, to show which scope each operation needs.
-const oipKeys = "k-all:predict+read_models,k-predict:predict,k-read:read_models"
+// oipKeys: one key per scope, to show which scope each operation needs, and an admin's.
+const oipKeys = "k-all:predict+read_models,k-predict:predict,k-read:read_models,k-admin:predict+read_models+admin"
 
 // oipRepo is the example repository plus a version that fails to load.
 func oipRepo(t *testing.T) string {
@@ -123,7 +123,7 @@ func oipEndpoints(t *testing.T, s *started) {
 		status int
 		want   []string // substrings of the body
 	}{
-		{"/v2", "k-read", 200, []string{`"name":"inferd"`, `"extensions":["binary_tensor_data"]`}},
+		{"/v2", "k-read", 200, []string{`"name":"inferd"`, `"extensions":["binary_tensor_data","model_configuration","statistics","model_repository"]`}},
 		{"/v2/health/live", "", 200, []string{`{"live":true}`}},
 		{"/v2/health/ready", "", 200, []string{`{"ready":true}`}},
 		// Routed 90/10 to v1 and v2, whose outputs differ; their input is the same.

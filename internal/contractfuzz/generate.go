@@ -110,11 +110,15 @@ func (g *Generator) param(p *openapi3.Parameter, earlier map[string]string) stri
 				return g.tgt.JobIDs[g.v.pick(len(g.tgt.JobIDs))]
 			}
 			return uuid.NewString()
-		case "name":
+		case "name", "model_name":
 			names := slices.Sorted(maps.Keys(g.tgt.Models))
 			return names[g.v.pick(len(names))]
 		case "version":
 			if vs := g.tgt.Models[earlier["name"]]; len(vs) > 0 {
+				return vs[g.v.pick(len(vs))]
+			}
+		case "model_version":
+			if vs := g.tgt.Models[earlier["model_name"]]; len(vs) > 0 {
 				return vs[g.v.pick(len(vs))]
 			}
 		}

@@ -117,8 +117,19 @@ func bodyMutations() []mutation {
 			req.Body = []byte(others[g.v.pick(len(others))])
 			return true
 		}},
-		{"empty body", Invalid, http.StatusBadRequest, func(_ *Generator, _ Operation, req *Request) bool {
+		{"empty body", Invalid, http.StatusBadRequest, func(_ *Generator, op Operation, req *Request) bool {
+			if !op.BodyRequired {
+				return false
+			}
 			req.Body = nil
+			return true
+		}},
+		{"no body, which the operation does not require", Valid, 0, func(_ *Generator, op Operation, req *Request) bool {
+			if op.BodyRequired {
+				return false
+			}
+			req.Body, req.HasBody = nil, false
+			req.Header.Del("Content-Type")
 			return true
 		}},
 		{"wrong content type", Invalid, http.StatusUnsupportedMediaType, func(g *Generator, _ Operation, req *Request) bool {
@@ -127,8 +138,27 @@ func bodyMutations() []mutation {
 			req.Header.Set("Content-Type", types[g.v.pick(len(types))])
 			return true
 		}},
-		{"no content type", Invalid, http.StatusUnsupportedMediaType, func(_ *Generator, _ Operation, req *Request) bool {
+		{"no content type", Invalid, http.StatusUnsupportedMediaType, func(_ *Generator, op Operation, req *Request) bool {
+			if op.OIP {
+				return false
+			}
 			req.Header.Del("Content-Type")
+			return true
+		}},
+		// Triton never reads a Content-Type, so its clients send none (tritonclient) or
+		// application/octet-stream on every POST (its asyncio client).
+		{"no content type, as Triton's clients send", Valid, 0, func(_ *Generator, op Operation, req *Request) bool {
+			if !op.OIP {
+				return false
+			}
+			req.Header.Del("Content-Type")
+			return true
+		}},
+		{"JSON as application/octet-stream, as tritonclient's asyncio client sends", Valid, 0, func(_ *Generator, op Operation, req *Request) bool {
+			if !op.OIP || op.Binary {
+				return false
+			}
+			req.Header.Set("Content-Type", octetStream)
 			return true
 		}},
 		{"missing required field", Invalid, http.StatusBadRequest, func(g *Generator, op Operation, req *Request) bool {

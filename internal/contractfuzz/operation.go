@@ -23,6 +23,11 @@ type Operation struct {
 	Secured    bool
 	// Body is the JSON request body's schema; nil when the operation takes none.
 	Body *openapi3.SchemaRef
+	// BodyRequired: a request without a body is a mistake.
+	BodyRequired bool
+	// OIP: the operation is the Open Inference Protocol's (under /v2), whose bodies may
+	// come without a Content-Type, as Triton's and KServe's clients send them.
+	OIP bool
 	// Binary: the body may also be application/octet-stream with the header
 	// Inference-Header-Content-Length (the Open Inference Protocol's binary data
 	// extension).
@@ -70,7 +75,9 @@ func Operations(spec *openapi3.T) []Operation {
 					o.Body = mt.Schema
 				}
 				o.Binary = o.Body != nil && op.RequestBody.Value.Content.Get(octetStream) != nil
+				o.BodyRequired = op.RequestBody.Value.Required
 			}
+			o.OIP = path == "/v2" || strings.HasPrefix(path, "/v2/")
 			out = append(out, o)
 		}
 	}

@@ -888,6 +888,209 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/models/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inference statistics of every model version
+         * @description Triton's statistics extension: for every version of every model the registry
+         *     holds, requests, inferences (items) and model executions with their counts and
+         *     cumulative nanoseconds since the version was first loaded, and model calls by
+         *     batch size. The path is read before `/v2/models/{model_name}`: a model named
+         *     `stats` has its metadata under `/v2/models/stats/versions/{model_version}`.
+         */
+        get: operations["oipStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Inference statistics of every version of a model
+         * @description Triton's statistics extension, for every version of one model (see `/v2/models/stats`).
+         */
+        get: operations["oipModelStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/versions/{model_version}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Inference statistics of one model version
+         * @description Triton's statistics extension, for one version (see `/v2/models/stats`).
+         */
+        get: operations["oipModelVersionStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Model configuration (the version routing chooses)
+         * @description Triton's model configuration extension, the JSON `tritonclient`'s
+         *     `get_model_config` returns: the platform, `max_batch_size`, the inputs and
+         *     outputs with their data type and dimensions (without the batch dimension when
+         *     `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
+         *     the version coalesces requests. Without a version, the one tensor calls go to.
+         */
+        get: operations["oipModelConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/models/{model_name}/versions/{model_version}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Configuration of one model version
+         * @description Triton's model configuration extension, for one version (see `/v2/models/{model_name}/config`).
+         */
+        get: operations["oipModelVersionConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/repository/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The model repository's index
+         * @description Triton's model repository extension: every version the registry holds and every
+         *     version the model repository holds beside them (added since start, or
+         *     unloaded), with its state. As with every `/v2` POST, the body may come without a
+         *     Content-Type, as Triton's clients send it.
+         */
+        post: operations["oipRepositoryIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/repository/models/{model_name}/load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Load a model from the repository
+         * @description Triton's model repository extension. Makes the registry hold what the model
+         *     repository holds of the model now: versions added on disk since start (or since
+         *     an unload) load, versions that failed to load are tried again, versions gone
+         *     from disk are dropped, and `routing.yaml` applies when it fits. A version that
+         *     already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
+         *     rebuilds one). Each version's pipeline is swapped in whole, so requests to the
+         *     model's other versions are never refused. The answer is the model's index
+         *     entries. Triton's `config` and `file:` parameters are not supported.
+         */
+        post: operations["oipRepositoryLoad"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/repository/models/{model_name}/unload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unload a model
+         * @description Triton's model repository extension. Every version of the model stops taking
+         *     requests; the answer comes once the requests in flight on them have finished
+         *     and their pipelines are closed. The model stays in the repository, listed by
+         *     the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+         */
+        post: operations["oipRepositoryUnload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1509,6 +1712,172 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description A count of events and the nanoseconds they took in all. */
+        OIPStat: {
+            /**
+             * Format: int64
+             * @example 1200
+             */
+            count: number;
+            /**
+             * Format: int64
+             * @example 96000000
+             */
+            ns: number;
+        };
+        /**
+         * @description Requests that succeeded and failed, end to end; their wait in the dynamic
+         *     batcher (`queue`, batched requests only); and the pipeline's stages per request:
+         *     `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
+         *     `compute_output` (postprocess). Tensor calls have no preprocess or
+         *     postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+         */
+        OIPInferenceStats: {
+            success: components["schemas"]["OIPStat"];
+            fail: components["schemas"]["OIPStat"];
+            queue: components["schemas"]["OIPStat"];
+            compute_input: components["schemas"]["OIPStat"];
+            compute_infer: components["schemas"]["OIPStat"];
+            compute_output: components["schemas"]["OIPStat"];
+            cache_hit: components["schemas"]["OIPStat"];
+            cache_miss: components["schemas"]["OIPStat"];
+        };
+        /** @description The model calls of one batch size and the nanoseconds they took (`compute_infer`); inferd times no separate input and output copies, so those stay 0. */
+        OIPBatchStats: {
+            /**
+             * Format: int64
+             * @example 8
+             */
+            batch_size: number;
+            compute_input: components["schemas"]["OIPStat"];
+            compute_infer: components["schemas"]["OIPStat"];
+            compute_output: components["schemas"]["OIPStat"];
+        };
+        /** @description One version's statistics since it was first loaded, across reloads. */
+        OIPModelStatistics: {
+            /** @example digits */
+            name: string;
+            /** @example v1 */
+            version: string;
+            /**
+             * Format: int64
+             * @description When the last request succeeded, in milliseconds since 1970 (UTC); 0 for never.
+             * @example 1795766400000
+             */
+            last_inference: number;
+            /**
+             * Format: int64
+             * @description Items (rows of the batch dimension) inferred by requests that succeeded.
+             * @example 1200
+             */
+            inference_count: number;
+            /**
+             * Format: int64
+             * @description Model calls; below `inference_count` when batches or dynamic batching put several items in one call.
+             * @example 150
+             */
+            execution_count: number;
+            inference_stats: components["schemas"]["OIPInferenceStats"];
+            batch_stats: components["schemas"]["OIPBatchStats"][];
+        };
+        OIPStatistics: {
+            model_stats: components["schemas"]["OIPModelStatistics"][];
+        };
+        OIPModelConfigTensor: {
+            /** @example input */
+            name: string;
+            /**
+             * @description Triton's data type name.
+             * @example TYPE_FP32
+             * @enum {string}
+             */
+            data_type: "TYPE_BOOL" | "TYPE_UINT8" | "TYPE_UINT16" | "TYPE_UINT32" | "TYPE_UINT64" | "TYPE_INT8" | "TYPE_INT16" | "TYPE_INT32" | "TYPE_INT64" | "TYPE_FP16" | "TYPE_FP32" | "TYPE_FP64" | "TYPE_STRING";
+            /**
+             * @description The dimensions without the batch dimension when `max_batch_size` is above 0; -1 is a dimension of any size.
+             * @example [
+             *       4
+             *     ]
+             */
+            dims: number[];
+        };
+        /** @description Triton's model configuration, with the fields inferd can state. */
+        OIPModelConfig: {
+            /** @example iris */
+            name: string;
+            /**
+             * @description The version described (inferd's; Triton's configuration names none).
+             * @example v1
+             */
+            version?: string;
+            /** @example onnxruntime_onnx */
+            platform: string;
+            /** @example onnxruntime */
+            backend: string;
+            /**
+             * Format: int64
+             * @description Most items of one model call; 0 when the model takes no batch dimension or sets no cap.
+             * @example 256
+             */
+            max_batch_size: number;
+            input: components["schemas"]["OIPModelConfigTensor"][];
+            output: components["schemas"]["OIPModelConfigTensor"][];
+            dynamic_batching?: components["schemas"]["OIPDynamicBatching"];
+        };
+        /** @description Present when the version coalesces concurrent requests into one model call. */
+        OIPDynamicBatching: {
+            /**
+             * Format: int64
+             * @example 500
+             */
+            max_queue_delay_microseconds: number;
+            /**
+             * @description The most items one coalesced call takes, when capped.
+             * @example [
+             *       64
+             *     ]
+             */
+            preferred_batch_size?: number[];
+        };
+        OIPRepositoryIndexRequest: {
+            /**
+             * @description true lists only the versions that serve.
+             * @example false
+             */
+            ready?: boolean;
+        };
+        OIPRepositoryModel: {
+            /** @example iris */
+            name: string;
+            /** @example v1 */
+            version?: string;
+            /**
+             * @description READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+             * @example READY
+             * @enum {string}
+             */
+            state: "READY" | "LOADING" | "UNAVAILABLE";
+            /**
+             * @description Why it is UNAVAILABLE.
+             * @example not loaded; POST /v2/repository/models/iris/load loads it
+             */
+            reason?: string;
+        };
+        OIPRepositoryLoadRequest: {
+            /**
+             * @description Triton's load parameters; inferd loads a model as the repository holds it, so it takes none (`config` and `file:...` are refused with 400), and an empty object is the same as none.
+             * @example {}
+             */
+            parameters?: Record<string, never>;
+        };
+        OIPRepositoryUnloadRequest: {
+            parameters?: {
+                /**
+                 * @description Accepted for Triton's clients; inferd has no ensembles, so it changes nothing.
+                 * @example false
+                 */
+                unload_dependents?: boolean;
+            };
+        };
         /**
          * @description A tensor element type of the Open Inference Protocol.
          * @example FP32
@@ -1539,7 +1908,10 @@ export interface components {
             version: string;
             /**
              * @example [
-             *       "binary_tensor_data"
+             *       "binary_tensor_data",
+             *       "model_configuration",
+             *       "statistics",
+             *       "model_repository"
              *     ]
              */
             extensions: string[];
@@ -2060,7 +2432,7 @@ export interface components {
                 "application/json": components["schemas"]["OIPError"];
             };
         };
-        /** @description The body is neither `application/json` nor `application/octet-stream`. Code `unsupported_media_type`. */
+        /** @description The body declares a type that is neither `application/json` nor `application/octet-stream` (a body without a Content-Type is read as Triton reads it), or a Content-Encoding the server does not decode (`gzip` and `deflate` are decoded). Code `unsupported_media_type`. */
         OIPUnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -2076,7 +2448,7 @@ export interface components {
                 "application/json": components["schemas"]["OIPError"];
             };
         };
-        /** @description The key's rate limit is exhausted. Code `rate_limited`. */
+        /** @description A limit refused the request before its body was read (`Retry-After` says when to retry) - the key's rate limit (`rate_limited`, predict-scope operations), its requests in progress (`concurrency_limited`), or a missing or unknown key that failed too often from this address (`auth_throttled`). */
         OIPTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -3000,6 +3372,7 @@ export interface operations {
             401: components["responses"]["OIPUnauthorized"];
             403: components["responses"]["OIPForbidden"];
             413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
         };
     };
@@ -3083,6 +3456,7 @@ export interface operations {
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
             413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
             503: components["responses"]["OIPServiceUnavailable"];
         };
@@ -3115,6 +3489,7 @@ export interface operations {
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
             413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
             503: components["responses"]["OIPServiceUnavailable"];
         };
@@ -3145,6 +3520,7 @@ export interface operations {
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
             413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
             /** @description The version is loading or failed to load. */
             503: {
@@ -3186,6 +3562,7 @@ export interface operations {
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
             413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
             /** @description The version is loading or failed to load. */
             503: {
@@ -3297,6 +3674,258 @@ export interface operations {
             429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
             503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPStatistics"];
+                };
+            };
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipModelStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPStatistics"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipModelVersionStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPStatistics"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipModelConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelConfig"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipModelVersionConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+                /** @description One of the model's versions. */
+                model_version: components["parameters"]["OIPModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPModelConfig"];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+            503: components["responses"]["OIPServiceUnavailable"];
+        };
+    };
+    oipRepositoryIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OIPRepositoryIndexRequest"];
+            };
+        };
+        responses: {
+            /** @description The index, by name then version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPRepositoryModel"][];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            415: components["responses"]["OIPUnsupportedMediaType"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipRepositoryLoad: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OIPRepositoryLoadRequest"];
+            };
+        };
+        responses: {
+            /** @description Every version of the model on disk serves. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPRepositoryModel"][];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            415: components["responses"]["OIPUnsupportedMediaType"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
+        };
+    };
+    oipRepositoryUnload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                model_name: components["parameters"]["OIPModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OIPRepositoryUnloadRequest"];
+            };
+        };
+        responses: {
+            /** @description The model is unloaded; its index entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIPRepositoryModel"][];
+                };
+            };
+            400: components["responses"]["OIPBadRequest"];
+            401: components["responses"]["OIPUnauthorized"];
+            403: components["responses"]["OIPForbidden"];
+            404: components["responses"]["OIPNotFound"];
+            413: components["responses"]["OIPPayloadTooLarge"];
+            415: components["responses"]["OIPUnsupportedMediaType"];
+            429: components["responses"]["OIPTooManyRequests"];
+            500: components["responses"]["OIPInternalError"];
         };
     };
 }

@@ -1,0 +1,219 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// Triton's extensions of the protocol that its clients and tools call: model
+// configuration, statistics and the model repository, each over what the registry
+// already knows and measures.
+
+// OipModelConfig describes the configuration of the version tensor calls go to.
+func (s *Server) OipModelConfig(_ context.Context, req api.OipModelConfigRequestObject) (api.OipModelConfigResponseObject, error) {
+	c, err := s.oipConfig(req.ModelName, "")
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelConfig200JSONResponse(c), nil
+}
+
+// OipModelVersionConfig describes one version's configuration.
+func (s *Server) OipModelVersionConfig(_ context.Context, req api.OipModelVersionConfigRequestObject) (api.OipModelVersionConfigResponseObject, error) {
+	c, err := s.oipConfig(req.ModelName, req.ModelVersion)
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelVersionConfig200JSONResponse(c), nil
+}
+
+// oipConfig is a loaded version's configuration as Triton writes it: dimensions
+// without the batch dimension when max_batch_size is above 0.
+func (s *Server) oipConfig(name, version string) (api.OIPModelConfig, error) {
+	ver, err := s.reg.ResolveTensors(name, version)
+	if err != nil {
+		return api.OIPModelConfig{}, namedInPath(err)
+	}
+	m, err := s.reg.Describe(name)
+	if err != nil {
+		return api.OIPModelConfig{}, namedInPath(err)
+	}
+	var e registry.Entry
+	for _, v := range m.Versions {
+		if v.Version == ver {
+			e = v
+		}
+	}
+	out := api.OIPModelConfig{Name: name, Version: &ver, Platform: "echo", Backend: "echo", MaxBatchSize: int64(e.Info.MaxBatchSize)}
+	if len(e.Info.Inputs) > 0 {
+		out.Platform, out.Backend = "onnxruntime_onnx", "onnxruntime"
+	}
+	batched := out.MaxBatchSize > 0
+	out.Input, out.Output = configTensors(e.Info.Inputs, batched), configTensors(e.Info.Outputs, batched)
+	if b := e.Batching; b.Enabled {
+		out.DynamicBatching = &api.OIPDynamicBatching{MaxQueueDelayMicroseconds: b.MaxQueueDelay.Microseconds()}
+		if b.MaxSize > 0 {
+			out.DynamicBatching.PreferredBatchSize = &[]int64{int64(b.MaxSize)}
+		}
+	}
+	return out, nil
+}
+
+func configTensors(ts []pipeline.Tensor, batched bool) []api.OIPModelConfigTensor {
+	out := make([]api.OIPModelConfigTensor, len(ts))
+	for i, t := range ts {
+		dims := t.Shape
+		if batched && len(dims) > 0 {
+			dims = dims[1:]
+		}
+		out[i] = api.OIPModelConfigTensor{Name: t.Name, DataType: tritonType(tensor.DType(t.DType)), Dims: append([]int64{}, dims...)}
+	}
+	return out
+}
+
+// tritonType is the configuration's name of an element type: TYPE_ and the protocol's
+// datatype, but for BYTES, which Triton's configuration calls TYPE_STRING.
+func tritonType(d tensor.DType) api.OIPModelConfigTensorDataType {
+	if d == tensor.Bytes {
+		return api.TYPESTRING
+	}
+	return api.OIPModelConfigTensorDataType("TYPE_" + oip.Datatype(d))
+}
+
+// OipStatistics reports every version of every model.
+func (s *Server) OipStatistics(context.Context, api.OipStatisticsRequestObject) (api.OipStatisticsResponseObject, error) {
+	st, err := s.oipStats("", "")
+	if err != nil {
+		return nil, err
+	}
+	return api.OipStatistics200JSONResponse(st), nil
+}
+
+// OipModelStatistics reports every version of one model.
+func (s *Server) OipModelStatistics(_ context.Context, req api.OipModelStatisticsRequestObject) (api.OipModelStatisticsResponseObject, error) {
+	st, err := s.oipStats(req.ModelName, "")
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelStatistics200JSONResponse(st), nil
+}
+
+// OipModelVersionStatistics reports one version.
+func (s *Server) OipModelVersionStatistics(_ context.Context, req api.OipModelVersionStatisticsRequestObject) (api.OipModelVersionStatisticsResponseObject, error) {
+	st, err := s.oipStats(req.ModelName, req.ModelVersion)
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelVersionStatistics200JSONResponse(st), nil
+}
+
+func (s *Server) oipStats(name, version string) (api.OIPStatistics, error) {
+	stats, err := s.reg.Stats(name, version)
+	if err != nil {
+		return api.OIPStatistics{}, namedInPath(err)
+	}
+	out := api.OIPStatistics{ModelStats: make([]api.OIPModelStatistics, len(stats))}
+	for i, st := range stats {
+		m := api.OIPModelStatistics{
+			Name: st.Name, Version: st.Version,
+			InferenceCount: int64(st.Inferences), ExecutionCount: int64(st.Executions),
+			InferenceStats: api.OIPInferenceStats{
+				Success: oipStat(st.Success), Fail: oipStat(st.Fail), Queue: oipStat(st.Queue),
+				ComputeInput: oipStat(st.Input), ComputeInfer: oipStat(st.Infer), ComputeOutput: oipStat(st.Output),
+			},
+			BatchStats: make([]api.OIPBatchStats, len(st.Batches)),
+		}
+		if !st.LastInference.IsZero() {
+			m.LastInference = st.LastInference.UnixMilli()
+		}
+		for j, b := range st.Batches {
+			m.BatchStats[j] = api.OIPBatchStats{BatchSize: int64(b.Size), ComputeInfer: oipStat(b.Calls)}
+		}
+		out.ModelStats[i] = m
+	}
+	return out, nil
+}
+
+func oipStat(s registry.Stat) api.OIPStat {
+	return api.OIPStat{Count: int64(s.Count), Ns: s.Total.Nanoseconds()}
+}
+
+// OipRepositoryIndex lists the model repository.
+func (s *Server) OipRepositoryIndex(ctx context.Context, req api.OipRepositoryIndexRequestObject) (api.OipRepositoryIndexResponseObject, error) {
+	readyOnly := req.Body != nil && req.Body.Ready != nil && *req.Body.Ready
+	idx, err := s.oipIndex(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := idx[:0]
+	for _, m := range idx {
+		if !readyOnly || m.State == api.READY {
+			out = append(out, m)
+		}
+	}
+	return api.OipRepositoryIndex200JSONResponse(out), nil
+}
+
+// OipRepositoryLoad loads what the repository holds of a model.
+func (s *Server) OipRepositoryLoad(ctx context.Context, req api.OipRepositoryLoadRequestObject) (api.OipRepositoryLoadResponseObject, error) {
+	if err := s.reg.LoadModel(ctx, req.ModelName); err != nil {
+		return nil, namedInPath(err)
+	}
+	idx, err := s.oipIndex(ctx, req.ModelName)
+	if err != nil {
+		return nil, err
+	}
+	return api.OipRepositoryLoad200JSONResponse(idx), nil
+}
+
+// OipRepositoryUnload unloads a model, once its requests in flight have finished.
+func (s *Server) OipRepositoryUnload(ctx context.Context, req api.OipRepositoryUnloadRequestObject) (api.OipRepositoryUnloadResponseObject, error) {
+	if err := s.reg.UnloadModel(ctx, req.ModelName); err != nil {
+		return nil, namedInPath(err)
+	}
+	idx, err := s.oipIndex(ctx, req.ModelName)
+	if err != nil {
+		return nil, err
+	}
+	return api.OipRepositoryUnload200JSONResponse(idx), nil
+}
+
+// oipIndex is the repository's index, of one model when name is set.
+func (s *Server) oipIndex(ctx context.Context, name string) ([]api.OIPRepositoryModel, error) {
+	entries, err := s.reg.Index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []api.OIPRepositoryModel{}
+	for _, e := range entries {
+		if name != "" && e.Name != name {
+			continue
+		}
+		m := api.OIPRepositoryModel{Name: e.Name, Version: &e.Version}
+		var reason string
+		switch e.Status {
+		case registry.StatusReady:
+			m.State = api.READY
+		case registry.StatusLoading:
+			m.State = api.LOADING
+		case registry.StatusFailed:
+			m.State, reason = api.UNAVAILABLE, s.loadErrorText(e.Err)
+		default:
+			m.State, reason = api.UNAVAILABLE, fmt.Sprintf("not loaded; POST /v2/repository/models/%s/load loads it", e.Name)
+			if e.Err != nil {
+				reason = "not loaded, and it cannot load: " + s.loadErrorText(e.Err)
+			}
+		}
+		if reason != "" {
+			m.Reason = &reason
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
