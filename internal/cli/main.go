@@ -115,7 +115,7 @@ Commands:
 	b.WriteString(`
 Global flags (before or after the command):
   --url URL          server URL (default $INFERD_URL, else ` + defaultURL + `)
-  --api-key KEY      API key sent as X-API-Key (default $INFERD_API_KEY)
+  --api-key KEY      API key sent as X-API-Key (default $INFERD_API_KEY, ` + e.keyState() + `)
   -o json|table      output: JSON, one document per line (default), or a table for people
   --timeout D        give up on a request after D (default 1m)
 
