@@ -55,7 +55,7 @@ func (e *env) parse(fs *flag.FlagSet, c string, args []string) ([]string, error)
 				e.commandUsage(fs, c)
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{flagProblem(fs, err)}
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {

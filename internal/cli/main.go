@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			e.usage(stdout)
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "inferctl: %v; run 'inferctl --help' for usage\n", err)
+		fmt.Fprintf(stderr, "inferctl: %s\nrun 'inferctl --help' for usage\n", flagProblem(fs, err))
 		return ExitUsage
 	}
 	if err := e.checkGlobals(); err != nil {
@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return exitCode(err)
 	}
-	fmt.Fprintf(stderr, "inferctl: unknown command %q; run 'inferctl --help' for the list\n", name)
+	fmt.Fprint(stderr, unknownCommand(name))
 	return ExitUsage
 }
 

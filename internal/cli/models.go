@@ -16,6 +16,8 @@ func runModels(e *env, args []string) error {
 	switch {
 	case len(pos) == 1 && pos[0] == "list":
 	case len(pos) == 2 && pos[0] == "get":
+	case len(pos) > 0 && pos[0] != "list" && pos[0] != "get":
+		return usagef("models %q: want list or get%s", pos[0], didYouMean(pos[0], []string{"list", "get"}))
 	default:
 		return usagef("models takes list, or get and a model name")
 	}
