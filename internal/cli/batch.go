@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/inferd/inferd/client"
@@ -53,43 +51,19 @@ func runBatch(e *env, args []string) error {
 	}
 	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its}
 	if *progress || isTerminal(e.stderr) {
-		b.bar = newProgressBar(e.stderr, len(its.values))
+		b.bar = newProgressBar(e.stderr, len(its.lines))
 	}
-	out := bufio.NewWriter(e.stdout)
-	var tw *tabwriter.Writer
-	if e.output == "table" {
-		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	}
-	err = b.run(func(i int, r json.RawMessage) error {
-		if tw != nil {
-			if i == 0 {
-				fmt.Fprintln(tw, "ITEM\tLINE\tRESULT")
-			}
-			v, err := decodeOrdered(r)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(tw, "%d\t%d\t%s\n", i+1, its.lines[i], cell(v))
-			return err
-		}
-		if _, err := out.Write(r); err != nil {
-			return err
-		}
-		return out.WriteByte('\n')
-	})
-	if tw != nil {
-		if ferr := tw.Flush(); err == nil {
-			err = ferr
-		}
-	}
-	if ferr := out.Flush(); err == nil {
+	out := newBatchOutput(e, its)
+	err = b.run(out.write)
+	if ferr := out.flush(); err == nil {
 		err = ferr
 	}
 	b.bar.finish()
 	return err
 }
 
-// batcher sends items in chunks, in order, and hands each result on as it arrives.
+// batcher sends items in chunks, in order, and hands on what became of each item, in
+// the order of the file, as its chunk is answered.
 type batcher struct {
 	e       *env
 	api     *client.Client
@@ -100,28 +74,39 @@ type batcher struct {
 	bar     *progressBar
 }
 
+// outcome is what became of one item: its result and the version that answered it.
+type outcome struct {
+	item    int
+	result  json.RawMessage
+	version string
+}
+
 // run sends every item. A 413 halves the chunk size and sends the same items again in
 // smaller chunks (later chunks stay small); a 429 or 503 with Retry-After waits and
 // retries. Without --version, the version routing picks for the first chunk is kept,
 // so one file is never split across a canary.
-func (b *batcher) run(emit func(int, json.RawMessage) error) error {
-	vals := b.items.values
-	for off := 0; off < len(vals); {
-		n := min(b.size, len(vals)-off)
-		res, err := b.send(vals[off : off+n])
+func (b *batcher) run(emit func(outcome) error) error {
+	total := len(b.items.values)
+	for off := 0; off < total; {
+		n := min(b.size, total-off)
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = off + i
+		}
+		res, err := b.send(idx)
 		if p := asProblem(err); p != nil && p.Status == 413 && n > 1 {
 			b.size = n / 2
 			continue
 		}
 		if err != nil {
-			return &chunkError{err: err, items: b.items, off: off, n: n}
+			return &chunkError{err: err, items: b.items, idx: idx}
 		}
 		if len(res.Results) != n {
-			return fmt.Errorf("the server answered %d results for %d items (items %d-%d of %s)", len(res.Results), n, off+1, off+n, b.items.name)
+			return fmt.Errorf("the server answered %d results for %d items (%s)", len(res.Results), n, (&chunkError{items: b.items, idx: idx}).where())
 		}
 		b.version = res.Version
 		for i, r := range res.Results {
-			if err := emit(off+i, r); err != nil {
+			if err := emit(outcome{item: off + i, result: r, version: res.Version}); err != nil {
 				return err
 			}
 		}
@@ -131,11 +116,28 @@ func (b *batcher) run(emit func(int, json.RawMessage) error) error {
 	return nil
 }
 
-// send makes one call, retrying while the server asks to come back later.
-func (b *batcher) send(chunk []json.RawMessage) (*client.BatchPrediction, error) {
+var itemIndex = regexp.MustCompile(`^items\[(\d+)\]`)
+
+// namedItem returns the k of a problem detail that starts items[k], k < n.
+func namedItem(p *client.Error, n int) (int, bool) {
+	m := itemIndex.FindStringSubmatch(p.Detail)
+	if m == nil {
+		return 0, false
+	}
+	k, err := strconv.Atoi(m[1])
+	return k, err == nil && k < n
+}
+
+// send makes one call with the items idx, retrying while the server asks to come back
+// later.
+func (b *batcher) send(idx []int) (*client.BatchPrediction, error) {
+	chunk := make([]any, len(idx))
+	for i, k := range idx {
+		chunk[i] = b.items.values[k]
+	}
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := b.e.call()
-		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: anyItems(chunk)})
+		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: chunk})
 		cancel()
 		p := asProblem(err)
 		if p == nil || (p.Status != 429 && p.Status != 503) || p.RetryAfter <= 0 || attempt == maxRetries {
@@ -163,25 +165,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 type chunkError struct {
 	err   error
 	items *items
-	off   int
-	n     int
+	idx   []int // the chunk's items, in order
 }
 
 func (e *chunkError) Error() string { return e.err.Error() + "; " + e.where() }
 func (e *chunkError) Unwrap() error { return e.err }
 
-var itemIndex = regexp.MustCompile(`^items\[(\d+)\]`)
-
 func (e *chunkError) where() string {
 	if p := asProblem(e.err); p != nil {
-		if m := itemIndex.FindStringSubmatch(p.Detail); m != nil {
-			if k, err := strconv.Atoi(m[1]); err == nil && k < e.n {
-				return fmt.Sprintf("items[%d] is item %d, line %d of %s", k, e.off+k+1, e.items.lines[e.off+k], e.items.name)
-			}
+		if k, ok := namedItem(p, len(e.idx)); ok {
+			i := e.idx[k]
+			return fmt.Sprintf("items[%d] is item %d, line %d of %s", k, i+1, e.items.lines[i], e.items.name)
 		}
 	}
-	if e.n == 1 {
-		return fmt.Sprintf("item %d, line %d of %s", e.off+1, e.items.lines[e.off], e.items.name)
+	first, last := e.idx[0], e.idx[len(e.idx)-1]
+	if len(e.idx) == 1 {
+		return fmt.Sprintf("item %d, line %d of %s", first+1, e.items.lines[first], e.items.name)
 	}
-	return fmt.Sprintf("in items %d-%d, lines %d-%d of %s", e.off+1, e.off+e.n, e.items.lines[e.off], e.items.lines[e.off+e.n-1], e.items.name)
+	return fmt.Sprintf("in items %d-%d, lines %d-%d of %s", first+1, last+1, e.items.lines[first], e.items.lines[last], e.items.name)
 }

@@ -45,11 +45,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"predict", "<model> [--version v] [--input JSON | -f file | -]", "run one synchronous prediction", runPredict},
-		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--progress]", "predict every line of a JSON Lines or CSV file; one result per line, in order", runBatch},
+		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--progress]", "predict every line of a JSON Lines or CSV file; one answer per line, in order", runBatch},
 		{"submit", "<model> [--version v] [--batch] [--input JSON | -f file | -] [--wait [--progress]]", "submit an asynchronous job; --wait shows progress until it ends", runSubmit},
 		{"jobs", "get|cancel|wait <id> [--progress]", "show, cancel or wait for a job", runJobs},
-		{"models", "list | get <name> [version]", "list the registry, or show one model version's metadata (default: the latest)", runModels},
-		{"reload", "<name> [version]", "hot-reload a model version (admin); without a version, the latest", runReload},
+		{"models", "list | get <name> [version]", "list the registry, or show one model version's metadata", runModels},
+		{"reload", "<name> [version]", "hot-reload a model version (admin)", runReload},
 		{"memory", "", "memory used by each pipeline (admin)", runMemory},
 		{"version", "", "inferctl's version and the contract it speaks", runVersion},
 	}
