@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -25,6 +27,7 @@ func runBatch(e *env, args []string) error {
 	chunk := fs.Int("chunk", defaultChunk, "items per request; halved when the server answers 413")
 	format := fs.String("format", "", "jsonl or csv (default: from the file's extension; stdin is jsonl)")
 	progress := fs.Bool("progress", false, "show the progress bar even when stderr is not a terminal")
+	keepGoing := fs.Bool("continue-on-error", false, "go on past a line that is not an item or that the model refuses; report each, exit 8 if some failed")
 	pos, err := e.parse(fs, "batch", args)
 	if err != nil {
 		return err
@@ -41,7 +44,7 @@ func runBatch(e *env, args []string) error {
 	if *chunk < 1 {
 		return usagef("--chunk %d: want at least 1", *chunk)
 	}
-	its, err := e.readItems(*file, *format)
+	its, err := e.readItems(*file, *format, *keepGoing)
 	if err != nil {
 		return err
 	}
@@ -49,71 +52,134 @@ func runBatch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its}
+	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its, keepGoing: *keepGoing}
 	if *progress || isTerminal(e.stderr) {
 		b.bar = newProgressBar(e.stderr, len(its.lines))
 	}
 	out := newBatchOutput(e, its)
-	err = b.run(out.write)
+	err = b.run(func(o outcome) error {
+		if o.err != nil {
+			b.bar.clear()
+			fmt.Fprintln(e.stderr, "inferctl: "+message(o.err))
+		}
+		return out.write(o)
+	})
 	if ferr := out.flush(); err == nil {
 		err = ferr
 	}
 	b.bar.finish()
+	if err == nil && len(b.failed) > 0 {
+		err = newBatchFailures(its, b.failed)
+	}
 	return err
 }
 
 // batcher sends items in chunks, in order, and hands on what became of each item, in
 // the order of the file, as its chunk is answered.
 type batcher struct {
-	e       *env
-	api     *client.Client
-	model   string
-	version string
-	size    int
-	items   *items
-	bar     *progressBar
+	e         *env
+	api       *client.Client
+	model     string
+	version   string
+	size      int
+	items     *items
+	bar       *progressBar
+	keepGoing bool
+	// failed holds, by index, the items that will not be answered: unreadable lines,
+	// and (with keepGoing) items the server refused.
+	failed map[int]error
 }
 
-// outcome is what became of one item: its result and the version that answered it.
+// outcome is what became of one item: its result and the version that answered it, or
+// why it failed.
 type outcome struct {
 	item    int
 	result  json.RawMessage
 	version string
+	err     error
 }
 
 // run sends every item. A 413 halves the chunk size and sends the same items again in
 // smaller chunks (later chunks stay small); a 429 or 503 with Retry-After waits and
-// retries. Without --version, the version routing picks for the first chunk is kept,
-// so one file is never split across a canary.
+// retries. Without --version, the version routing picks for the first chunk answered
+// is kept, so one file is never split across a canary. With keepGoing, an item the
+// server's refusal names is set aside and the rest of its chunk sent again; a refusal
+// that names no item (a key, a model, a server in trouble) stops the run either way,
+// since every later chunk would meet it too.
 func (b *batcher) run(emit func(outcome) error) error {
-	total := len(b.items.values)
+	b.failed = maps.Clone(b.items.unreadable)
+	if b.failed == nil {
+		b.failed = map[int]error{}
+	}
+	total := len(b.items.lines)
+window:
 	for off := 0; off < total; {
-		n := min(b.size, total-off)
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = off + i
+		// The window holds up to size items to send, and the unreadable lines among them.
+		var idx []int
+		end := off
+		for ; end < total && len(idx) < b.size; end++ {
+			if b.failed[end] == nil {
+				idx = append(idx, end)
+			}
 		}
-		res, err := b.send(idx)
-		if p := asProblem(err); p != nil && p.Status == 413 && n > 1 {
-			b.size = n / 2
-			continue
+		results := make([]json.RawMessage, end-off)
+		version := ""
+		for len(idx) > 0 {
+			res, err := b.send(idx)
+			if p := asProblem(err); p != nil && p.Status == 413 && len(idx) > 1 {
+				b.size = len(idx) / 2
+				continue window
+			}
+			if err != nil {
+				ce := &chunkError{err: err, items: b.items, idx: slices.Clone(idx)}
+				k, ok := refusedItem(err, len(idx))
+				if !ok || !b.keepGoing {
+					return ce
+				}
+				b.failed[idx[k]] = ce
+				idx = slices.Delete(idx, k, k+1)
+				continue
+			}
+			if len(res.Results) != len(idx) {
+				return fmt.Errorf("the server answered %d results for %d items (%s)", len(res.Results), len(idx), (&chunkError{items: b.items, idx: idx}).where())
+			}
+			b.version, version = res.Version, res.Version
+			for i, r := range res.Results {
+				results[idx[i]-off] = r
+			}
+			break
 		}
-		if err != nil {
-			return &chunkError{err: err, items: b.items, idx: idx}
-		}
-		if len(res.Results) != n {
-			return fmt.Errorf("the server answered %d results for %d items (%s)", len(res.Results), n, (&chunkError{items: b.items, idx: idx}).where())
-		}
-		b.version = res.Version
-		for i, r := range res.Results {
-			if err := emit(outcome{item: off + i, result: r, version: res.Version}); err != nil {
+		for i := off; i < end; i++ {
+			o := outcome{item: i, err: b.failed[i]}
+			if o.err == nil {
+				o.result, o.version = results[i-off], version
+			}
+			if err := emit(o); err != nil {
 				return err
 			}
 		}
-		b.bar.add(n)
-		off += n
+		b.bar.add(end - off)
+		off = end
 	}
 	return nil
+}
+
+// refusedItem returns which of a chunk's n items a refusal is about: the one its
+// detail names (items[k]: ...), or the only one, when too large or refused as input.
+func refusedItem(err error, n int) (int, bool) {
+	p := asProblem(err)
+	switch {
+	case p == nil:
+		return 0, false
+	case p.Status == 400:
+		if k, ok := namedItem(p, n); ok {
+			return k, true
+		}
+		return 0, n == 1 && p.Code == client.CodeInvalidInput
+	case p.Status == 413:
+		return 0, n == 1
+	}
+	return 0, false
 }
 
 var itemIndex = regexp.MustCompile(`^items\[(\d+)\]`)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -137,6 +138,10 @@ func TestBatchSplitsOn413(t *testing.T) {
 		{name: "MAX_BATCH_ITEMS", env: "MAX_BATCH_ITEMS=10", args: []string{"-f", file, "--chunk", "64"}, stdout: strings.Join(want, "\n")},
 		{name: "one item too large", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", huge}, code: 3,
 			stdout: `{"line":1,"result":1,"version":"v1"}`, stderr: "inferctl: 413 payload_too_large: the request body exceeds 4096 bytes (MAX_REQUEST_BYTES)... (request ...); item 2, line 2 of " + huge},
+		{name: "one item too large, --continue-on-error", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", huge, "--continue-on-error"}, code: 8,
+			stdout: `{"line":1,"result":1,"version":"v1"}` + "\n" + `{"error":{"code":"payload_too_large","detail":"the request body exceeds 4096 bytes (MAX_REQUEST_BYTES); split the batch or send less data","request_id":"...","status":413},"line":2}`,
+			stderr: "inferctl: 413 payload_too_large: the request body exceeds 4096 bytes (MAX_REQUEST_BYTES)... (request ...); item 2, line 2 of " + huge + "\n" +
+				"inferctl: 1 of 2 items failed (line 2 of " + huge + "); 1 answered"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,6 +176,112 @@ func BenchmarkBatch10k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// TestBatchContinueOnError runs files with lines that are not items and items the model
+// refuses: with --continue-on-error every other line is answered, each failure is a
+// line of its own on stdout and on stderr, in the file's order, and the exit code says
+// whether some (8) or all (that of the first failure) failed. Refusals that name no
+// item stop the run, with or without the flag.
+func TestBatchContinueOnError(t *testing.T) {
+	s := startServer(t)
+	env := []string{"INFERD_URL=" + s.URL, "INFERD_API_KEY=dev-key"}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// Lines 2 and 9 are not JSON, 3 and 5 are flowers the model refuses, 7 is blank.
+	mixed := write("mixed.jsonl", "[5.1,3.5,1.4,0.2]\n{oops\n[5.1,3.5,1.4]\n[6.7,3.0,5.2,2.3]\n\"a flower\"\n[4.9,3.0,1.4,0.2]\n\n[6.3,3.3,6.0,2.5]\n[1,2\n")
+	badCSV := write("bad.csv", "sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n4.9,,1.4,0.2\n7.0,3.2,4.7\n6.3,3.3,6.0,2.5\n")
+	allRefused := write("refused.jsonl", "[1]\n[1,2]\n")
+	allUnreadable := write("unreadable.jsonl", "{\n[\n")
+	const (
+		setosa    = `{"line":1,"result":[{"label":"setosa","score":0.9816},...],"version":"v1"}`
+		virginica = `{"line":4,"result":[{"label":"virginica","score":0.9199},...],"version":"v1"}`
+	)
+	mixedOut := strings.Join([]string{
+		setosa,
+		`{"error":{"code":"invalid_line","detail":"` + mixed + `:2 is not a JSON value: invalid character 'o' looking for beginning of object key string"},"line":2}`,
+		`{"error":{"code":"invalid_input","detail":"data: expected 4 numbers, got 3","request_id":"...","status":400},"line":3}`,
+		virginica,
+		`{"error":{"code":"invalid_input","detail":"data: expected 4 numbers or an object of features (sepal_length, sepal_width, petal_length, petal_width), got a string","request_id":"...","status":400},"line":5}`,
+		`{"line":6,"result":[{"label":"setosa","score":0.9713},...],"version":"v1"}`,
+		`{"line":8,"result":[{"label":"virginica","score":0.9961},...],"version":"v1"}`,
+		`{"error":{"code":"invalid_line","detail":"` + mixed + `:9 is not a JSON value: unexpected end of JSON input"},"line":9}`,
+	}, "\n")
+	mixedErr := strings.Join([]string{
+		"inferctl: " + mixed + ":2 is not a JSON value: ...",
+		"inferctl: 400 invalid_input: items[1]: expected 4 numbers, got 3 (request ...); items[1] is item 3, line 3 of " + mixed,
+		"inferctl: 400 invalid_input: items[...]: ... (request ...); items[...] is item 5, line 5 of " + mixed,
+		"inferctl: " + mixed + ":9 is not a JSON value: ...",
+		"inferctl: 4 of 8 items failed (lines 2, 3, 5 and 9 of " + mixed + "); 4 answered",
+	}, "\n")
+	tests := []struct {
+		name   string
+		model  string // iris when empty
+		args   []string
+		code   int
+		stdout string
+		stderr string
+		calls  int  // POST /predict/batch calls
+		stop   bool // without --continue-on-error
+	}{
+		{name: "JSON Lines", args: []string{"-f", mixed}, code: 8, stdout: mixedOut, stderr: mixedErr,
+			calls: 3}, // the refusals of lines 3 and 5, then the four good lines
+		{name: "JSON Lines in chunks of 2", args: []string{"-f", mixed, "--chunk", "2"}, code: 8, stdout: mixedOut, stderr: mixedErr,
+			calls: 5}, // lines 1 and 3, then 1 alone, 4 and 5, then 4 alone, 6 and 8
+		{name: "CSV", args: []string{"-f", badCSV}, code: 8,
+			stdout: `{"line":2,"result":[{"label":"setosa","score":0.9816},...],"version":"v1"}` + "\n" +
+				`{"error":{"code":"invalid_input","detail":"data: missing the feature \"sepal_width\" (features: sepal_length, sepal_width, petal_length, petal_width)","request_id":"...","status":400},"line":3}` + "\n" +
+				`{"error":{"code":"invalid_line","detail":"` + badCSV + `: record on line 4: wrong number of fields"},"line":4}` + "\n" +
+				`{"line":5,"result":[{"label":"virginica","score":0.9961},...],"version":"v1"}`,
+			stderr: "inferctl: 400 invalid_input: items[1]: missing the feature \"sepal_width\"... (request ...); items[1] is item 2, line 3 of " + badCSV + "\n" +
+				"inferctl: " + badCSV + ": record on line 4: wrong number of fields\n" +
+				"inferctl: 2 of 4 items failed (lines 3 and 4 of " + badCSV + "); 2 answered",
+			calls: 2},
+		{name: "CSV as a table", args: []string{"-f", badCSV, "-o", "table"}, code: 8,
+			stdout: "ITEM  LINE  VERSION  RESULT\n" +
+				"1     2     v1       [{\"label\":\"setosa\",\"score\":0.9816},...]\n" +
+				"2     3     -        error: 400 invalid_input: data: missing the feature \"sepal_width\"... (request ...)\n" +
+				"3     4     -        error: " + badCSV + ": record on line 4: wrong number of fields\n" +
+				"4     5     v1       [{\"label\":\"virginica\",\"score\":0.9961},...]",
+			stderr: "...\n...\ninferctl: 2 of 4 items failed (lines 3 and 4 of " + badCSV + "); 2 answered", calls: 2},
+		{name: "every item refused", args: []string{"-f", allRefused}, code: 3,
+			stdout: `{"error":{"code":"invalid_input","detail":"data: expected 4 numbers, got 1","request_id":"...","status":400},"line":1}` + "\n" +
+				`{"error":{"code":"invalid_input","detail":"data: expected 4 numbers, got 2","request_id":"...","status":400},"line":2}`,
+			stderr: "...\n...\ninferctl: all 2 items of " + allRefused + " failed", calls: 2},
+		{name: "no line readable: nothing sent", args: []string{"-f", allUnreadable}, code: 2,
+			stdout: `{"error":{"code":"invalid_line","detail":"` + allUnreadable + `:1 is not a JSON value: unexpected end of JSON input"},"line":1}` + "\n" +
+				`{"error":{"code":"invalid_line","detail":"` + allUnreadable + `:2 is not a JSON value: unexpected end of JSON input"},"line":2}`,
+			stderr: "...\n...\ninferctl: all 2 items of " + allUnreadable + " failed"},
+		{name: "a refusal that names no item stops the run", model: "nope", args: []string{"-f", mixed, "--chunk", "2"}, code: 3,
+			stderr: "inferctl: 400 model_not_found: ... (request ...); in items 1-3, lines 1-3 of " + mixed, calls: 1},
+		{name: "without the flag, the first unreadable line stops the run", args: []string{"-f", badCSV}, stop: true, code: 2,
+			stderr: "inferctl: " + badCSV + ": record on line 4: wrong number of fields\n..."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			model, args := cmp.Or(tc.model, "iris"), tc.args
+			if !tc.stop {
+				args = append(args, "--continue-on-error")
+			}
+			before := len(s.seen(http.MethodPost, "/predict/batch"))
+			r := inferctl(t, env, "", append([]string{"batch", model, "--version", "v1"}, args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			check(t, "stdout", tc.stdout, r.stdout)
+			check(t, "stderr", tc.stderr, r.stderr)
+			if got := len(s.seen(http.MethodPost, "/predict/batch")) - before; got != tc.calls {
+				t.Errorf("%d calls of /predict/batch, want %d", got, tc.calls)
+			}
+		})
+	}
 }
 
 // TestBatchKeepsTheVersionThatAnswered sends flowers.csv to iris, whose routing

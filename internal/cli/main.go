@@ -45,7 +45,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"predict", "<model> [--version v] [--input JSON | -f file | -]", "run one synchronous prediction", runPredict},
-		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--progress]", "predict every line of a JSON Lines or CSV file; one answer per line, in order", runBatch},
+		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--continue-on-error] [--progress]", "predict every line of a JSON Lines or CSV file; one answer per line, in order", runBatch},
 		{"submit", "<model> [--version v] [--batch] [--input JSON | -f file | -] [--wait [--progress]]", "submit an asynchronous job; --wait shows progress until it ends", runSubmit},
 		{"jobs", "get|cancel|wait <id> [--progress]", "show, cancel or wait for a job", runJobs},
 		{"models", "list | get <name> [version]", "list the registry, or show one model version's metadata", runModels},
