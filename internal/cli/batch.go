@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/inferd/inferd/client"
@@ -27,6 +27,7 @@ func runBatch(e *env, args []string) error {
 	chunk := fs.Int("chunk", defaultChunk, "items per request; halved when the server answers 413")
 	format := fs.String("format", "", "jsonl or csv (default: from the file's extension; stdin is jsonl)")
 	progress := fs.Bool("progress", false, "show the progress bar even when stderr is not a terminal")
+	keepGoing := fs.Bool("continue-on-error", false, "go on past a line that is not an item or that the model refuses; report each, exit 8 if some failed")
 	pos, err := e.parse(fs, "batch", args)
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func runBatch(e *env, args []string) error {
 	if *chunk < 1 {
 		return usagef("--chunk %d: want at least 1", *chunk)
 	}
-	its, err := e.readItems(*file, *format)
+	its, err := e.readItems(*file, *format, *keepGoing)
 	if err != nil {
 		return err
 	}
@@ -51,91 +52,158 @@ func runBatch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its}
+	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its, keepGoing: *keepGoing}
 	if *progress || isTerminal(e.stderr) {
-		b.bar = newProgressBar(e.stderr, len(its.values))
+		b.bar = newProgressBar(e.stderr, len(its.lines))
 	}
-	out := bufio.NewWriter(e.stdout)
-	var tw *tabwriter.Writer
-	if e.output == "table" {
-		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	}
-	err = b.run(func(i int, r json.RawMessage) error {
-		if tw != nil {
-			if i == 0 {
-				fmt.Fprintln(tw, "ITEM\tLINE\tRESULT")
-			}
-			v, err := decodeOrdered(r)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(tw, "%d\t%d\t%s\n", i+1, its.lines[i], cell(v))
-			return err
+	out := newBatchOutput(e, its)
+	err = b.run(func(o outcome) error {
+		if o.err != nil {
+			b.bar.clear()
+			fmt.Fprintln(e.stderr, "inferctl: "+message(o.err))
 		}
-		if _, err := out.Write(r); err != nil {
-			return err
-		}
-		return out.WriteByte('\n')
+		return out.write(o)
 	})
-	if tw != nil {
-		if ferr := tw.Flush(); err == nil {
-			err = ferr
-		}
-	}
-	if ferr := out.Flush(); err == nil {
+	if ferr := out.flush(); err == nil {
 		err = ferr
 	}
 	b.bar.finish()
+	if err == nil && len(b.failed) > 0 {
+		err = newBatchFailures(its, b.failed)
+	}
 	return err
 }
 
-// batcher sends items in chunks, in order, and hands each result on as it arrives.
+// batcher sends items in chunks, in order, and hands on what became of each item, in
+// the order of the file, as its chunk is answered.
 type batcher struct {
-	e       *env
-	api     *client.Client
-	model   string
+	e         *env
+	api       *client.Client
+	model     string
+	version   string
+	size      int
+	items     *items
+	bar       *progressBar
+	keepGoing bool
+	// failed holds, by index, the items that will not be answered: unreadable lines,
+	// and (with keepGoing) items the server refused.
+	failed map[int]error
+}
+
+// outcome is what became of one item: its result and the version that answered it, or
+// why it failed.
+type outcome struct {
+	item    int
+	result  json.RawMessage
 	version string
-	size    int
-	items   *items
-	bar     *progressBar
+	err     error
 }
 
 // run sends every item. A 413 halves the chunk size and sends the same items again in
 // smaller chunks (later chunks stay small); a 429 or 503 with Retry-After waits and
-// retries. Without --version, the version routing picks for the first chunk is kept,
-// so one file is never split across a canary.
-func (b *batcher) run(emit func(int, json.RawMessage) error) error {
-	vals := b.items.values
-	for off := 0; off < len(vals); {
-		n := min(b.size, len(vals)-off)
-		res, err := b.send(vals[off : off+n])
-		if p := asProblem(err); p != nil && p.Status == 413 && n > 1 {
-			b.size = n / 2
-			continue
+// retries. Without --version, the version routing picks for the first chunk answered
+// is kept, so one file is never split across a canary. With keepGoing, an item the
+// server's refusal names is set aside and the rest of its chunk sent again; a refusal
+// that names no item (a key, a model, a server in trouble) stops the run either way,
+// since every later chunk would meet it too.
+func (b *batcher) run(emit func(outcome) error) error {
+	b.failed = maps.Clone(b.items.unreadable)
+	if b.failed == nil {
+		b.failed = map[int]error{}
+	}
+	total := len(b.items.lines)
+window:
+	for off := 0; off < total; {
+		// The window holds up to size items to send, and the unreadable lines among them.
+		var idx []int
+		end := off
+		for ; end < total && len(idx) < b.size; end++ {
+			if b.failed[end] == nil {
+				idx = append(idx, end)
+			}
 		}
-		if err != nil {
-			return &chunkError{err: err, items: b.items, off: off, n: n}
+		results := make([]json.RawMessage, end-off)
+		version := ""
+		for len(idx) > 0 {
+			res, err := b.send(idx)
+			if p := asProblem(err); p != nil && p.Status == 413 && len(idx) > 1 {
+				b.size = len(idx) / 2
+				continue window
+			}
+			if err != nil {
+				ce := &chunkError{err: err, items: b.items, idx: slices.Clone(idx)}
+				k, ok := refusedItem(err, len(idx))
+				if !ok || !b.keepGoing {
+					return ce
+				}
+				b.failed[idx[k]] = ce
+				idx = slices.Delete(idx, k, k+1)
+				continue
+			}
+			if len(res.Results) != len(idx) {
+				return fmt.Errorf("the server answered %d results for %d items (%s)", len(res.Results), len(idx), (&chunkError{items: b.items, idx: idx}).where())
+			}
+			b.version, version = res.Version, res.Version
+			for i, r := range res.Results {
+				results[idx[i]-off] = r
+			}
+			break
 		}
-		if len(res.Results) != n {
-			return fmt.Errorf("the server answered %d results for %d items (items %d-%d of %s)", len(res.Results), n, off+1, off+n, b.items.name)
-		}
-		b.version = res.Version
-		for i, r := range res.Results {
-			if err := emit(off+i, r); err != nil {
+		for i := off; i < end; i++ {
+			o := outcome{item: i, err: b.failed[i]}
+			if o.err == nil {
+				o.result, o.version = results[i-off], version
+			}
+			if err := emit(o); err != nil {
 				return err
 			}
 		}
-		b.bar.add(n)
-		off += n
+		b.bar.add(end - off)
+		off = end
 	}
 	return nil
 }
 
-// send makes one call, retrying while the server asks to come back later.
-func (b *batcher) send(chunk []json.RawMessage) (*client.BatchPrediction, error) {
+// refusedItem returns which of a chunk's n items a refusal is about: the one its
+// detail names (items[k]: ...), or the only one, when too large or refused as input.
+func refusedItem(err error, n int) (int, bool) {
+	p := asProblem(err)
+	switch {
+	case p == nil:
+		return 0, false
+	case p.Status == 400:
+		if k, ok := namedItem(p, n); ok {
+			return k, true
+		}
+		return 0, n == 1 && p.Code == client.CodeInvalidInput
+	case p.Status == 413:
+		return 0, n == 1
+	}
+	return 0, false
+}
+
+var itemIndex = regexp.MustCompile(`^items\[(\d+)\]`)
+
+// namedItem returns the k of a problem detail that starts items[k], k < n.
+func namedItem(p *client.Error, n int) (int, bool) {
+	m := itemIndex.FindStringSubmatch(p.Detail)
+	if m == nil {
+		return 0, false
+	}
+	k, err := strconv.Atoi(m[1])
+	return k, err == nil && k < n
+}
+
+// send makes one call with the items idx, retrying while the server asks to come back
+// later.
+func (b *batcher) send(idx []int) (*client.BatchPrediction, error) {
+	chunk := make([]any, len(idx))
+	for i, k := range idx {
+		chunk[i] = b.items.values[k]
+	}
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := b.e.call()
-		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: anyItems(chunk)})
+		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: chunk})
 		cancel()
 		p := asProblem(err)
 		if p == nil || (p.Status != 429 && p.Status != 503) || p.RetryAfter <= 0 || attempt == maxRetries {
@@ -163,25 +231,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 type chunkError struct {
 	err   error
 	items *items
-	off   int
-	n     int
+	idx   []int // the chunk's items, in order
 }
 
 func (e *chunkError) Error() string { return e.err.Error() + "; " + e.where() }
 func (e *chunkError) Unwrap() error { return e.err }
 
-var itemIndex = regexp.MustCompile(`^items\[(\d+)\]`)
-
 func (e *chunkError) where() string {
 	if p := asProblem(e.err); p != nil {
-		if m := itemIndex.FindStringSubmatch(p.Detail); m != nil {
-			if k, err := strconv.Atoi(m[1]); err == nil && k < e.n {
-				return fmt.Sprintf("items[%d] is item %d, line %d of %s", k, e.off+k+1, e.items.lines[e.off+k], e.items.name)
-			}
+		if k, ok := namedItem(p, len(e.idx)); ok {
+			i := e.idx[k]
+			return fmt.Sprintf("items[%d] is item %d, line %d of %s", k, i+1, e.items.lines[i], e.items.name)
 		}
 	}
-	if e.n == 1 {
-		return fmt.Sprintf("item %d, line %d of %s", e.off+1, e.items.lines[e.off], e.items.name)
+	first, last := e.idx[0], e.idx[len(e.idx)-1]
+	if len(e.idx) == 1 {
+		return fmt.Sprintf("item %d, line %d of %s", first+1, e.items.lines[first], e.items.name)
 	}
-	return fmt.Sprintf("in items %d-%d, lines %d-%d of %s", e.off+1, e.off+e.n, e.items.lines[e.off], e.items.lines[e.off+e.n-1], e.items.name)
+	return fmt.Sprintf("in items %d-%d, lines %d-%d of %s", first+1, last+1, e.items.lines[first], e.items.lines[last], e.items.name)
 }

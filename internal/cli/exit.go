@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/inferd/inferd/client"
@@ -21,6 +24,7 @@ const (
 	ExitServer    = 5 // 5xx, or the server could not be reached or timed out
 	ExitJobFailed = 6 // the job ended failed
 	ExitCancelled = 7 // the job ended cancelled
+	ExitPartial   = 8 // batch --continue-on-error: some items failed, the others were answered
 )
 
 const exitCodesHelp = `Exit codes:
@@ -32,6 +36,7 @@ const exitCodesHelp = `Exit codes:
   5  server: 5xx, or the server could not be reached or did not answer in time
   6  the job failed (jobs wait, submit --wait)
   7  the job was cancelled (jobs wait, submit --wait)
+  8  batch --continue-on-error: some items failed (all failed: the first one's code)
 `
 
 // usageError is a mistake on the command line: nothing was sent to the server.
@@ -57,6 +62,10 @@ type located interface {
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	var bf *batchFailures
+	if errors.As(err, &bf) {
+		return bf.exitCode()
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -128,4 +137,54 @@ func message(err error) string {
 // one record per failure.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// batchFailures ends a batch run with --continue-on-error in which items failed; each
+// was reported on its own as it came.
+type batchFailures struct {
+	name  string
+	total int
+	lines []int // the failed items' lines, in order
+	first error
+}
+
+func newBatchFailures(its *items, failed map[int]error) *batchFailures {
+	idx := slices.Sorted(maps.Keys(failed))
+	f := &batchFailures{name: its.name, total: len(its.lines), first: failed[idx[0]]}
+	for _, i := range idx {
+		f.lines = append(f.lines, its.lines[i])
+	}
+	return f
+}
+
+// shownLines bounds the lines the summary lists; each failure has had its own line.
+const shownLines = 5
+
+func (f *batchFailures) Error() string {
+	if len(f.lines) == f.total {
+		return fmt.Sprintf("all %d items of %s failed", f.total, f.name)
+	}
+	var ls []string
+	for _, l := range f.lines[:min(len(f.lines), shownLines)] {
+		ls = append(ls, strconv.Itoa(l))
+	}
+	list := ""
+	switch {
+	case len(f.lines) == 1:
+		list = "line " + ls[0]
+	case len(f.lines) > shownLines:
+		list = fmt.Sprintf("lines %s and %d more", strings.Join(ls, ", "), len(f.lines)-shownLines)
+	default:
+		list = "lines " + strings.Join(ls[:len(ls)-1], ", ") + " and " + ls[len(ls)-1]
+	}
+	return fmt.Sprintf("%d of %d items failed (%s of %s); %d answered", len(f.lines), f.total, list, f.name, f.total-len(f.lines))
+}
+
+// exitCode is ExitPartial when some items were answered; when none was, the code of
+// the first failure, as if the run had stopped there without --continue-on-error.
+func (f *batchFailures) exitCode() int {
+	if len(f.lines) < f.total {
+		return ExitPartial
+	}
+	return exitCode(f.first)
 }

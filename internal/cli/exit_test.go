@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -35,6 +36,16 @@ func TestExitCodeAndMessage(t *testing.T) {
 		{"job cancelled", &client.JobError{Record: &client.JobRecord{JobId: "j", Status: client.JobCancelled}}, ExitCancelled, "job j cancelled"},
 		{"not found locally", notFoundError("no model named \"x\""), ExitClient, "no model named \"x\""},
 		{"other", errors.New("open x: no such file"), ExitError, "open x: no such file"},
+		{"batch: one of many failed", batchFailed(10, map[int]error{2: refused}), ExitPartial,
+			"1 of 10 items failed (line 3 of f.jsonl); 9 answered"},
+		{"batch: some failed", batchFailed(10, map[int]error{5: refused, 1: usagef("f.jsonl:2 is not a JSON value")}), ExitPartial,
+			"2 of 10 items failed (lines 2 and 6 of f.jsonl); 8 answered"},
+		{"batch: many failed", batchFailed(10, map[int]error{0: refused, 1: refused, 2: refused, 3: refused, 4: refused, 6: refused, 8: refused}), ExitPartial,
+			"7 of 10 items failed (lines 1, 2, 3, 4, 5 and 2 more of f.jsonl); 3 answered"},
+		{"batch: all refused", batchFailed(2, map[int]error{0: refused, 1: usagef("f.jsonl:2 is not a JSON value")}), ExitClient,
+			"all 2 items of f.jsonl failed"},
+		{"batch: all unreadable", batchFailed(2, map[int]error{1: refused, 0: usagef("f.jsonl:1 is not a JSON value")}), ExitUsage,
+			"all 2 items of f.jsonl failed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,4 +57,17 @@ func TestExitCodeAndMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refused is the server's refusal of one item.
+var refused = &client.Error{Status: 400, Code: "invalid_input", Detail: "items[0]: expected 4 numbers, got 3"}
+
+// batchFailed is the end of a --continue-on-error run over n items, one a line from
+// line 1, of which those in failed failed.
+func batchFailed(n int, failed map[int]error) error {
+	its := &items{name: "f.jsonl"}
+	for i := range n {
+		its.add(i+1, json.RawMessage("1"), nil)
+	}
+	return newBatchFailures(its, failed)
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -17,16 +18,15 @@ func (e *env) flagSet(name string) *flag.FlagSet {
 	// Problems and help are printed by run and parse, once, where they belong.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	url := e.getenv("INFERD_URL")
-	if url == "" {
-		url = defaultURL
+	u := e.getenv("INFERD_URL")
+	if u == "" {
+		u = defaultURL
 	}
 	if e.url != "" {
-		url = e.url
+		u = e.url
 	}
-	key := e.getenv("INFERD_API_KEY")
-	if e.apiKey != "" {
-		key = e.apiKey
+	if e.apiKey == "" {
+		e.apiKey = e.getenv("INFERD_API_KEY")
 	}
 	out := e.output
 	if out == "" {
@@ -36,8 +36,10 @@ func (e *env) flagSet(name string) *flag.FlagSet {
 	if timeout == 0 {
 		timeout = time.Minute
 	}
-	fs.StringVar(&e.url, "url", url, "server URL (env INFERD_URL)")
-	fs.StringVar(&e.apiKey, "api-key", key, "API key sent as X-API-Key (env INFERD_API_KEY)")
+	fs.StringVar(&e.url, "url", u, "server URL (env INFERD_URL)")
+	// A URL may carry a user and password; --help shows it without the password.
+	fs.Lookup("url").DefValue = redactURL(u)
+	fs.Var(secret{&e.apiKey}, "api-key", "API `key` sent as X-API-Key (default $INFERD_API_KEY, "+e.keyState()+")")
 	fs.StringVar(&e.output, "o", out, "output: json (one JSON document per line) or table")
 	fs.DurationVar(&e.timeout, "timeout", timeout, "give up on a request after this long")
 	return fs
@@ -53,7 +55,7 @@ func (e *env) parse(fs *flag.FlagSet, c string, args []string) ([]string, error)
 				e.commandUsage(fs, c)
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{flagProblem(fs, err)}
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
@@ -92,4 +94,32 @@ func (e *env) commandUsage(fs *flag.FlagSet, name string) {
 	fs.SetOutput(e.stdout)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// secret is a flag whose value --help never prints: PrintDefaults shows a flag's
+// String as its default, and a key in INFERD_API_KEY would otherwise end up in a
+// terminal recording or a pasted bug report.
+type secret struct{ p *string }
+
+func (s secret) Set(v string) error { *s.p = v; return nil }
+func (s secret) String() string     { return "" }
+
+// keyState says whether a key will be sent and where it comes from, never what it is.
+func (e *env) keyState() string {
+	switch env := e.getenv("INFERD_API_KEY"); {
+	case e.apiKey == "":
+		return "which is not set: no key is sent"
+	case e.apiKey == env:
+		return "which is set; the value is not shown"
+	}
+	return "overridden by --api-key; the value is not shown"
+}
+
+// redactURL hides the password of a URL's user information.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }

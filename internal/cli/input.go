@@ -73,11 +73,26 @@ type items struct {
 	name   string
 	values []json.RawMessage
 	lines  []int
+	// unreadable holds, by index, the lines that are not an item (not JSON, a ragged
+	// CSV row) when the reader was told to keep going past them; their values are nil.
+	unreadable map[int]error
+}
+
+// add appends one line's item, or why the line is not one.
+func (its *items) add(line int, v json.RawMessage, err error) {
+	if err != nil {
+		if its.unreadable == nil {
+			its.unreadable = map[int]error{}
+		}
+		its.unreadable[len(its.values)] = err
+	}
+	its.values, its.lines = append(its.values, v), append(its.lines, line)
 }
 
 // readItems reads a JSON Lines or CSV file. format is "jsonl", "csv" or "" (from the
-// file's extension; stdin is JSON Lines).
-func (e *env) readItems(file, format string) (*items, error) {
+// file's extension; stdin is JSON Lines). A line that is not an item stops the reading,
+// unless keepGoing, which notes it in unreadable and reads on.
+func (e *env) readItems(file, format string, keepGoing bool) (*items, error) {
 	if format == "" {
 		format = "jsonl"
 		if strings.EqualFold(filepath.Ext(file), ".csv") {
@@ -92,33 +107,33 @@ func (e *env) readItems(file, format string) (*items, error) {
 	var its *items
 	switch format {
 	case "jsonl":
-		its, err = readJSONLines(r, name)
+		its, err = readJSONLines(r, name, keepGoing)
 	case "csv":
-		its, err = readCSV(r, name)
+		its, err = readCSV(r, name, keepGoing)
 	default:
 		return nil, usagef("--format %q: want jsonl or csv", format)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(its.values) == 0 {
+	if len(its.lines) == 0 {
 		return nil, usagef("%s holds no items", name)
 	}
 	return its, nil
 }
 
 // readJSONLines reads one JSON value per line; blank lines are skipped.
-func readJSONLines(r io.Reader, name string) (*items, error) {
+func readJSONLines(r io.Reader, name string, keepGoing bool) (*items, error) {
 	its := &items{name: name}
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(text)) > 0 {
 			v, verr := compactJSON(fmt.Sprintf("%s:%d", name, line), text)
-			if verr != nil {
+			if verr != nil && !keepGoing {
 				return nil, verr
 			}
-			its.values, its.lines = append(its.values, v), append(its.lines, line)
+			its.add(line, v, verr)
 		}
 		if errors.Is(err, io.EOF) {
 			return its, nil
@@ -136,7 +151,7 @@ var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9
 // readCSV reads a header row naming the fields, then one object per row. Numbers are
 // sent as numbers, other cells as strings; an empty cell is left out, so a model that
 // needs the field says which one is missing.
-func readCSV(r io.Reader, name string) (*items, error) {
+func readCSV(r io.Reader, name string, keepGoing bool) (*items, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
@@ -165,6 +180,13 @@ func readCSV(r io.Reader, name string) (*items, error) {
 		if errors.Is(err, io.EOF) {
 			return its, nil
 		}
+		// After a ParseError the reader goes on at the next record; any other error
+		// is the file's, not a line's.
+		var pe *csv.ParseError
+		if err != nil && keepGoing && errors.As(err, &pe) {
+			its.add(pe.StartLine, nil, usagef("%s: %v", name, err))
+			continue
+		}
 		if err != nil {
 			return nil, usagef("%s: %v", name, err)
 		}
@@ -189,6 +211,6 @@ func readCSV(r io.Reader, name string) (*items, error) {
 			}
 		}
 		b.WriteByte('}')
-		its.values, its.lines = append(its.values, b.Bytes()), append(its.lines, line)
+		its.add(line, b.Bytes(), nil)
 	}
 }

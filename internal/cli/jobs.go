@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/inferd/inferd/client"
+import (
+	"slices"
+
+	"github.com/inferd/inferd/client"
+)
 
 func runJobs(e *env, args []string) error {
 	fs := e.flagSet("jobs")
@@ -9,13 +13,14 @@ func runJobs(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	verbs := []string{"get", "cancel", "wait"}
+	if len(pos) > 0 && !slices.Contains(verbs, pos[0]) {
+		return usagef("jobs %q: want get, cancel or wait%s", pos[0], didYouMean(pos[0], verbs))
+	}
 	if len(pos) != 2 {
 		return usagef("jobs takes get, cancel or wait and a job id")
 	}
 	verb, id := pos[0], pos[1]
-	if verb != "get" && verb != "cancel" && verb != "wait" {
-		return usagef("jobs %q: want get, cancel or wait", verb)
-	}
 	c, err := e.client()
 	if err != nil {
 		return err

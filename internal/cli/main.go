@@ -45,11 +45,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"predict", "<model> [--version v] [--input JSON | -f file | -]", "run one synchronous prediction", runPredict},
-		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--progress]", "predict every line of a JSON Lines or CSV file; one result per line, in order", runBatch},
+		{"batch", "<model> -f file.jsonl|file.csv|- [--version v] [--chunk N] [--format jsonl|csv] [--continue-on-error] [--progress]", "predict every line of a JSON Lines or CSV file; one answer per line, in order", runBatch},
 		{"submit", "<model> [--version v] [--batch] [--input JSON | -f file | -] [--wait [--progress]]", "submit an asynchronous job; --wait shows progress until it ends", runSubmit},
 		{"jobs", "get|cancel|wait <id> [--progress]", "show, cancel or wait for a job", runJobs},
-		{"models", "list | get <name> [--version v]", "list the registry, or show one model version's metadata", runModels},
-		{"reload", "<name> [--version v]", "hot-reload a model version (admin)", runReload},
+		{"models", "list | get <name> [version]", "list the registry, or show one model version's metadata", runModels},
+		{"reload", "<name> [version]", "hot-reload a model version (admin)", runReload},
 		{"memory", "", "memory used by each pipeline (admin)", runMemory},
 		{"version", "", "inferctl's version and the contract it speaks", runVersion},
 	}
@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			e.usage(stdout)
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "inferctl: %v; run 'inferctl --help' for usage\n", err)
+		fmt.Fprintf(stderr, "inferctl: %s\nrun 'inferctl --help' for usage\n", flagProblem(fs, err))
 		return ExitUsage
 	}
 	if err := e.checkGlobals(); err != nil {
@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return exitCode(err)
 	}
-	fmt.Fprintf(stderr, "inferctl: unknown command %q; run 'inferctl --help' for the list\n", name)
+	fmt.Fprint(stderr, unknownCommand(name))
 	return ExitUsage
 }
 
@@ -115,7 +115,7 @@ Commands:
 	b.WriteString(`
 Global flags (before or after the command):
   --url URL          server URL (default $INFERD_URL, else ` + defaultURL + `)
-  --api-key KEY      API key sent as X-API-Key (default $INFERD_API_KEY)
+  --api-key KEY      API key sent as X-API-Key (default $INFERD_API_KEY, ` + e.keyState() + `)
   -o json|table      output: JSON, one document per line (default), or a table for people
   --timeout D        give up on a request after D (default 1m)
 

@@ -8,16 +8,24 @@ import (
 
 func runModels(e *env, args []string) error {
 	fs := e.flagSet("models")
-	version := fs.String("version", "", "with get: the version (default: the model's latest)")
+	flagVersion := fs.String("version", "", "deprecated: give get the version as its second argument")
 	pos, err := e.parse(fs, "models", args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(pos) == 1 && pos[0] == "list":
-	case len(pos) == 2 && pos[0] == "get":
+	case len(pos) >= 2 && pos[0] == "get":
+	case len(pos) > 0 && pos[0] != "list" && pos[0] != "get":
+		return usagef("models %q: want list or get%s", pos[0], didYouMean(pos[0], []string{"list", "get"}))
 	default:
 		return usagef("models takes list, or get and a model name")
+	}
+	var name, v string
+	if pos[0] == "get" {
+		if name, v, err = e.nameVersion("models get", pos[1:], *flagVersion); err != nil {
+			return err
+		}
 	}
 	c, err := e.client()
 	if err != nil {
@@ -32,7 +40,6 @@ func runModels(e *env, args []string) error {
 		}
 		return e.print(l)
 	}
-	name, v := pos[1], *version
 	if v == "" {
 		if v, err = latest(e, c, name); err != nil {
 			return err

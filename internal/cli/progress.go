@@ -31,6 +31,7 @@ type progressBar struct {
 	done  int
 	start time.Time
 	drawn time.Time
+	width int // of the line drawn last
 	now   func() time.Time
 }
 
@@ -48,8 +49,20 @@ func (p *progressBar) add(n int) {
 	p.done += n
 	if now := p.now(); now.Sub(p.drawn) >= redrawEvery && p.done < p.total {
 		p.drawn = now
-		fmt.Fprint(p.w, "\r"+p.line(now))
+		s := p.line(now)
+		p.width = len(s)
+		fmt.Fprint(p.w, "\r"+s)
 	}
+}
+
+// clear wipes the line drawn so far, so that a message can take its place; the bar is
+// drawn again at the next add.
+func (p *progressBar) clear() {
+	if p == nil || p.width == 0 {
+		return
+	}
+	fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.width)+"\r")
+	p.drawn, p.width = time.Time{}, 0
 }
 
 // finish draws the final state and ends the line.

@@ -48,3 +48,30 @@ func TestProgressRedraws(t *testing.T) {
 		t.Errorf("the last draw is %q", out)
 	}
 }
+
+// TestProgressClears checks that a message can take the bar's place: clear wipes the
+// line drawn, does nothing when none is, and the next add draws the bar again at once.
+func TestProgressClears(t *testing.T) {
+	var b strings.Builder
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	p := &progressBar{w: &b, total: 300, start: now, now: func() time.Time { return now }}
+	p.clear() // nothing drawn yet
+	if b.Len() != 0 {
+		t.Fatalf("clear before a draw wrote %q", b.String())
+	}
+	p.add(100)
+	drawn := strings.TrimPrefix(b.String(), "\r")
+	b.Reset()
+	p.clear()
+	if want := "\r" + strings.Repeat(" ", len(drawn)) + "\r"; b.String() != want {
+		t.Errorf("clear wrote %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p.clear() // wiped already
+	p.add(100)
+	if !strings.HasPrefix(b.String(), "\r[====================>") {
+		t.Errorf("after clear, add wrote %q, want the bar again", b.String())
+	}
+	var none *progressBar
+	none.clear() // no bar (not a terminal): nothing to do, no panic
+}

@@ -30,7 +30,7 @@ func runSubmit(e *env, args []string) error {
 	var items []json.RawMessage
 	switch {
 	case *batch && src.inline == "" && itemsFile(src.file):
-		its, err := e.readItems(src.file, "")
+		its, err := e.readItems(src.file, "", false)
 		if err != nil {
 			return err
 		}
