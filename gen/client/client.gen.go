@@ -179,8 +179,7 @@ func (e RoutingRuleStrategy) Valid() bool {
 }
 
 // AnyValue Any JSON value, null included. Carried byte for byte, never re-encoded through
-// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-// below spell it out, and the nullable object branch admits null.)
+// floating point.
 //
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
@@ -296,8 +295,7 @@ type JobRecord struct {
 	Model ModelNameField `json:"model"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -573,8 +571,7 @@ type OIPReady struct {
 // OIPRequestInput defines model for OIPRequestInput.
 type OIPRequestInput struct {
 	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -711,8 +708,7 @@ type PipelineMemory struct {
 // Example: {"data":{"n":12345678901234567000,"text":"hello"},"model":"echo","version":"v1"}
 type PredictRequest struct {
 	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -739,8 +735,7 @@ type Prediction struct {
 	Model ModelNameField `json:"model"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}

@@ -894,8 +894,7 @@ export interface components {
     schemas: {
         /**
          * @description Any JSON value, null included. Carried byte for byte, never re-encoded through
-         *     floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-         *     below spell it out, and the nullable object branch admits null.)
+         *     floating point.
          * @example {
          *       "text": "hello"
          *     }
