@@ -21,9 +21,10 @@ all: check-generated lint lint-contract check-breaking test
 generate: generate-ts
 	$(GO) generate ./gen/...
 
-## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript)
+## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript's
+## own output: its CLI, no transform)
 generate-ts: sdk-ts-deps
-	cd sdk/typescript && node scripts/generate.mjs
+	cd sdk/typescript && npm run --silent generate
 
 ## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
 docs:
