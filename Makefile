@@ -13,7 +13,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -21,9 +21,10 @@ all: check-generated lint lint-contract check-breaking test
 generate: generate-ts
 	$(GO) generate ./gen/...
 
-## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript)
+## generate-ts: rewrite sdk/typescript/src/schema.ts from openapi.yaml (openapi-typescript's
+## own output: its CLI, no transform)
 generate-ts: sdk-ts-deps
-	cd sdk/typescript && node scripts/generate.mjs
+	cd sdk/typescript && npm run --silent generate
 
 ## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
 docs:
@@ -36,7 +37,15 @@ check-generated: generate
 	  echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
 	@echo "gen/ and sdk/typescript/src/schema.ts are up to date"
 
-## npm-tools: the npm tools pinned in tools/package.json (linters, proxy, browser driver)
+## check-generators: stock client generators on openapi.yaml, with no project-specific
+## transform: openapi-typescript and @hey-api/openapi-ts (strict tsc), ogen and oapi-codegen
+## (go build); each client's program (tools/generators) predicts, submits and reads a job,
+## and reads a problem's code against a live inferd (tools/check-generators.sh)
+check-generators: build npm-tools
+	bash tools/check-generators.sh
+
+## npm-tools: the npm tools pinned in tools/package.json (linters, proxy, browser driver,
+## the TypeScript generators and tsc)
 npm-tools: tools/node_modules/.package-lock.json
 tools/node_modules/.package-lock.json: tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --loglevel=error

@@ -251,8 +251,7 @@ func (e RoutingRuleStrategy) Valid() bool {
 }
 
 // AnyValue Any JSON value, null included. Carried byte for byte, never re-encoded through
-// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-// below spell it out, and the nullable object branch admits null.)
+// floating point.
 //
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
@@ -368,8 +367,7 @@ type JobRecord struct {
 	Model ModelNameField `json:"model"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -833,8 +831,7 @@ type OIPRepositoryUnloadRequest struct {
 // OIPRequestInput defines model for OIPRequestInput.
 type OIPRequestInput struct {
 	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -985,8 +982,7 @@ type PipelineMemory struct {
 // Example: {"data":{"n":12345678901234567000,"text":"hello"},"model":"echo","version":"v1"}
 type PredictRequest struct {
 	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}
@@ -1013,8 +1009,7 @@ type Prediction struct {
 	Model ModelNameField `json:"model"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
-	// floating point. (OpenAPI 3.0 has no type for "anything or null": the branches
-	// below spell it out, and the nullable object branch admits null.)
+	// floating point.
 	//
 	//
 	// Example: {"text":"hello"}

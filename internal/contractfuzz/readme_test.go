@@ -27,6 +27,7 @@ func TestReadmeContractChecks(t *testing.T) {
 	}
 	makefile := read(t, "../../Makefile")
 	script := read(t, "../../tools/breaking-check.sh")
+	generators := read(t, "../../tools/check-generators.sh")
 	summary := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.TrimSuffix(summaryFormat, "\n")), "%d", `\d+`) + "$")
 
 	var commands, passLines int
@@ -74,10 +75,17 @@ func TestReadmeContractChecks(t *testing.T) {
 					t.Errorf("make check-breaking does not compare %s with %s", m[1], m[2])
 				}
 			})
+		case strings.HasPrefix(line, "# check-generators: "):
+			passLines++
+			t.Run(line, func(t *testing.T) {
+				if !strings.Contains(generators, `echo "`+strings.TrimPrefix(line, "# ")+`"`) {
+					t.Errorf("tools/check-generators.sh prints no such line")
+				}
+			})
 		}
 	}
-	if commands < 2 || passLines < 2 {
-		t.Errorf("found %d commands and %d pass lines, want the fuzzer's and the breaking check's", commands, passLines)
+	if commands < 3 || passLines < 3 {
+		t.Errorf("found %d commands and %d pass lines, want the fuzzer's, the breaking check's and the generators check's", commands, passLines)
 	}
 	t.Run("defaults", func(t *testing.T) {
 		if want := fmt.Sprintf("with %d requests per", defaultRequests); !strings.Contains(section, want) {

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// maxDepth bounds the nesting of generated values: the contract's AnyValue is
-// recursive.
+// maxDepth bounds the nesting of generated values: any JSON value (the contract's
+// AnyValue, a schema without type) is drawn recursively by anyJSON.
 const maxDepth = 4
 
 // values draws values that satisfy a schema: the right type, enums, bounds, required

@@ -15,6 +15,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
+
+	"github.com/inferd/inferd"
 )
 
 // onePassOperations are the operations whose bodies are decoded once: the generic
@@ -45,7 +47,7 @@ type bodyRoute struct {
 	schema   *openapi3.Schema
 	security openapi3.SecurityRequirements
 	schemes  [][]securityScheme
-	// anyValue is the validator's simplified AnyValue: it accepts every JSON value, so
+	// anyValue is the validator's AnyValue (nullable): it accepts every JSON value, so
 	// a member it describes needs no decoding to be validated.
 	anyValue *openapi3.Schema
 	// fast decodes the common bodies in one scan (nil: every body takes decodeBody's
@@ -57,16 +59,16 @@ type bodyRoute struct {
 }
 
 // onePassRoutes reads the one-pass operations from the validator's copy of the
-// contract (AnyValue already simplified), by path (all are POSTs). The embedded copy
+// contract (AnyValue already nullable), by path (all are POSTs). The embedded copy
 // spells operation ids capitalised, so they are matched regardless of case.
 func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
-	ref := spec.Components.Schemas[anyValueSchema]
+	ref := spec.Components.Schemas[inferd.AnyValue]
 	if ref == nil || ref.Value == nil {
-		return nil, fmt.Errorf("the contract has no %s schema", anyValueSchema)
+		return nil, fmt.Errorf("the contract has no %s schema", inferd.AnyValue)
 	}
 	// The placeholders the one-pass path validates in place of raw members are nulls.
 	if err := ref.Value.VisitJSON(nil); err != nil {
-		return nil, fmt.Errorf("the simplified %s schema refuses null: %w", anyValueSchema, err)
+		return nil, fmt.Errorf("the validator's %s schema refuses null: %w", inferd.AnyValue, err)
 	}
 	out := map[string]*bodyRoute{}
 	for path, item := range spec.Paths.Map() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
 )
 
@@ -94,7 +95,9 @@ func testOnePassRoutes(t testing.TB) map[string]*bodyRoute {
 	if err != nil {
 		t.Fatal(err)
 	}
-	simplifyAnyValue(spec)
+	if err := inferd.NullableAnyValue(spec); err != nil {
+		t.Fatal(err)
+	}
 	routes, err := onePassRoutes(spec)
 	if err != nil {
 		t.Fatal(err)

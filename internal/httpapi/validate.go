@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
+	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/jsonscan"
 )
@@ -24,21 +25,6 @@ import (
 // operation needs. Reading it here keeps openapi.yaml the only list of who may call
 // what.
 const scopeExtension = "x-required-scope"
-
-// anyValueSchema is the contract's schema for "any JSON value, null included".
-const anyValueSchema = "AnyValue"
-
-// simplifyAnyValue replaces, in the validator's copy of the contract, the AnyValue
-// schema by one kin-openapi reads the same way: no type, nullable. The contract spells
-// AnyValue out as an anyOf of every JSON type (recursive, so that nested nulls pass)
-// because that is what linters and generators accept; kin-openapi would try the
-// branches on every element of every batch item, which made a 100-item batch about 5x
-// slower to validate. Both accept exactly the JSON values (TestAnyValueSchemas).
-func simplifyAnyValue(spec *openapi3.T) {
-	if ref := spec.Components.Schemas[anyValueSchema]; ref != nil && ref.Value != nil {
-		*ref.Value = openapi3.Schema{Nullable: true, Description: ref.Value.Description}
-	}
-}
 
 // validator validates every request against the contract. Its AuthenticationFunc is
 // the API-key check, so the scheme and the scope come from openapi.yaml.
@@ -52,7 +38,9 @@ func simplifyAnyValue(spec *openapi3.T) {
 // The predict operations take a path of their own (decodeOnce) that decodes the body
 // once; the route chi matched names the operation, so gorillamux is not asked.
 func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, error) {
-	simplifyAnyValue(spec)
+	if err := inferd.NullableAnyValue(spec); err != nil {
+		return nil, err
+	}
 	spec.Servers = nil // match any host: the server does not know the name it is reached by
 	onePass, err := onePassRoutes(spec)
 	if err != nil {

@@ -10,7 +10,11 @@ export { ProblemError, type Problem } from "./problem.js";
 export type { components, paths, operations } from "./schema.js";
 
 type S = components["schemas"];
-/** Any JSON value, null included: what `data`, `items[]` and `result` carry. */
+/**
+ * Any JSON value, null included: what `data`, `items[]` and `result` carry. It is
+ * `unknown`, openapi-typescript's reading of the contract's AnyValue (a schema without
+ * type): anything can be sent, and a result is narrowed or cast before use.
+ */
 export type JsonValue = S["AnyValue"];
 export type PredictRequest = S["PredictRequest"];
 export type BatchPredictRequest = S["BatchPredictRequest"];

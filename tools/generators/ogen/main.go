@@ -1,0 +1,73 @@
+// Command ogen uses the client that stock ogen generates from openapi.yaml (into
+// ./client, by make check-generators) as an integrator would: it predicts with `data`,
+// reads `result`, submits a job and reads its record, and reads a problem's `code`.
+// Built by make check-generators; run against the server INFERD_URL names.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/inferd/inferd/tools/generators/ogen/client"
+	"github.com/inferd/inferd/tools/generators/shared"
+)
+
+// apiKey is the contract's security scheme, as ogen asks for it.
+type apiKey string
+
+func (k apiKey) ApiKeyAuth(context.Context, client.OperationName) (client.ApiKeyAuth, error) {
+	return client.ApiKeyAuth{APIKey: string(k)}, nil
+}
+
+func main() {
+	url, key := shared.Target()
+	c, err := client.NewClient(url, apiKey(key))
+	shared.Check(err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// predict with data, read result (jx.Raw: the bytes as sent, numbers exact)
+	res, err := c.Predict(ctx, &client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.Data)})
+	shared.Check(err)
+	p, ok := res.(*client.PredictionHeaders)
+	if !ok {
+		shared.Fail("predict answered %T, want a prediction", res)
+	}
+	shared.SameJSON("predict's result", []byte(p.Response.Result), shared.Data)
+
+	// submit a job, read its record until it has finished
+	sub, err := c.SubmitJob(ctx, &client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.JobData)})
+	shared.Check(err)
+	s, ok := sub.(*client.AsyncSubmitResponse)
+	if !ok {
+		shared.Fail("submitJob answered %T, want a job id", sub)
+	}
+	id := uuid.UUID(s.JobID).String()
+	var job *client.JobRecord
+	for job == nil || job.Status != client.JobStatusSucceeded {
+		if job != nil && job.Status != client.JobStatusCreated && job.Status != client.JobStatusPending && job.Status != client.JobStatusRunning {
+			shared.Fail("job %s is %s: %v", id, job.Status, job.ErrorMessage)
+		}
+		r, err := c.GetJob(ctx, client.GetJobParams{JobID: id, Wait: client.NewOptFloat64(5)})
+		shared.Check(err)
+		if job, ok = r.(*client.JobRecord); !ok {
+			shared.Fail("getJob answered %T, want a job record", r)
+		}
+	}
+	shared.SameJSON("the job's result", []byte(job.Result), shared.JobData)
+
+	// a problem: its code
+	res, err = c.Predict(ctx, &client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)})
+	shared.Check(err)
+	bad, ok := res.(*client.PredictBadRequest)
+	if !ok {
+		shared.Fail("predict of an unknown model answered %T, want a 400 problem", res)
+	}
+	shared.Code(bad.Code)
+
+	fmt.Fprintf(os.Stdout, "ogen: predict, job %s %s, problem %s\n", id, job.Status, bad.Code)
+}
