@@ -217,10 +217,11 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 		echo.Backend{},
 	}
 	builtin := builtins()
-	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, Backends: backends, Reserved: names(builtin)})
+	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, Backends: backends, Reserved: names(builtin), MaxModelBytes: cfg.MaxModelBytes})
 	reg := registry.New(registry.Options{
 		Sources:           append([]registry.Source{builtin, repo}, extra...),
 		LoadConcurrency:   cfg.LoadConcurrency,
+		LoadTimeout:       cfg.ModelLoadTimeout,
 		NoDynamicBatching: !cfg.DynamicBatching,
 		Logger:            log,
 		Observer:          obs,

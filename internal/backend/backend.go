@@ -2,6 +2,8 @@ package backend
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
@@ -33,6 +35,17 @@ type Settings struct {
 	// Preprocess and Postprocess count the steps the config lists: a runtime whose
 	// model takes raw JSON items has no tensors for steps to work on.
 	Preprocess, Postprocess int
+	// Read reads a file of Dir, as the repository allows it to be read: a regular
+	// file inside the repository, under its size cap. nil: os.ReadFile.
+	Read func(name string) ([]byte, error)
+}
+
+// ReadFile reads the file name of the version directory through s.Read.
+func (s Settings) ReadFile(name string) ([]byte, error) {
+	if s.Read == nil {
+		return os.ReadFile(filepath.Join(s.Dir, name))
+	}
+	return s.Read(name)
 }
 
 // Model is a loaded version's runtime stage together with what it declares, which

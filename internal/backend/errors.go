@@ -1,6 +1,13 @@
 package backend
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnsafeFile marks a model file refused before it is read (see Settings.Read): its
+// error names the file already.
+var ErrUnsafeFile = errors.New("refused model file")
 
 // FieldError is a fault in one model.yaml field, such as "artifact"; the repository
 // adds the file's name before anyone sees it.

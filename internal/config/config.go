@@ -55,6 +55,8 @@ type Config struct {
 	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
 	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
 	LoadConcurrency   int           // LOAD_CONCURRENCY
+	MaxModelBytes     int64         // MAX_MODEL_BYTES
+	ModelLoadTimeout  time.Duration // MODEL_LOAD_TIMEOUT
 	LoadStrict        bool          // LOAD_STRICT: a version that fails to load stops the process
 	ReadyAllowFailed  bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
 	DynamicBatching   bool          // DYNAMIC_BATCHING: false turns it off for every version

@@ -11,6 +11,7 @@ import (
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/ratelimit"
+	"github.com/inferd/inferd/internal/repository"
 	"github.com/inferd/inferd/internal/telemetry"
 )
 
@@ -21,6 +22,7 @@ const (
 	DefaultMaxConcurrentPerKey   = 128
 	DefaultAuthFailuresPerMinute = 30
 	DefaultShutdownDrain         = 5 * time.Second
+	DefaultModelLoadTimeout      = 10 * time.Minute
 )
 
 // Setting is one environment variable. Settings is the only list of them: Load parses
@@ -129,6 +131,10 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},
 	{Name: "READY_ALLOW_FAILED", Default: "false", Meaning: "`true`: `/ready` answers 200 once loading has finished even when versions failed to load (each still answers 503 `model_unavailable`); `false`: 503 naming them",
 		parse: func(p *parser, c *Config) { c.ReadyAllowFailed = p.bool() }},
+	{Name: "MAX_MODEL_BYTES", Default: strconv.Itoa(repository.DefaultMaxModelBytes), Meaning: "largest model file (artifact) a version may load; a bigger one fails to load with the file named. Only regular files inside `MODELS_DIR` load: a link to a file outside it, a named pipe or a device is refused before it is read",
+		parse: func(p *parser, c *Config) { c.MaxModelBytes = int64(p.int(1, 1<<40)) }},
+	{Name: "MODEL_LOAD_TIMEOUT", Default: durationText(DefaultModelLoadTimeout), Meaning: "how long one load of one version may take; a load that overruns it fails (the pipeline serving keeps serving, and the next reload is not held up behind it)",
+		parse: func(p *parser, c *Config) { c.ModelLoadTimeout = p.duration() }},
 	{Name: "LOAD_CONCURRENCY", Default: "1", Meaning: "pipelines loading at once; above 1, memory figures may overlap (`exclusive: false`)",
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
 	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",

@@ -3,10 +3,14 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -165,5 +169,43 @@ func TestUnloadModel(t *testing.T) {
 		if p := predict(t, r, "m", ""); servedBy(t, p) != "v1" {
 			t.Errorf("after the load, served by %s", servedBy(t, p))
 		}
+	})
+}
+
+// TestLoadTimeout: a load that overruns LoadTimeout fails with the reason, the version
+// keeps its state, and the next reload of the version is not held up behind the one
+// still running (a FIFO as an artifact once made every later reload of its version
+// hang too). The abandoned load's pipeline is closed if it ever finishes.
+func TestLoadTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		stuck := newModel("stuck")
+		var calls atomic.Int32
+		loader := registry.LoaderFunc(func(context.Context) (*pipeline.Pipeline, error) {
+			if calls.Add(1) == 1 {
+				<-release // ignores its context, as a read of a FIFO would
+				return pipelineOf(stuck), nil
+			}
+			return pipelineOf(newModel("v1")), nil
+		})
+		r := newRegistry(t, registry.Options{
+			Sources:     []registry.Source{registry.Fixed{{Name: "m", Versions: []registry.VersionSpec{{Version: "v1", Loader: loader}}}}},
+			LoadTimeout: time.Minute,
+		})
+		if err := r.Discover(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r.Load(context.Background())
+		if e := entry(t, r, "m", "v1"); e.Status != registry.StatusFailed || !strings.Contains(e.Err.Error(), "took longer than 1m0s (MODEL_LOAD_TIMEOUT)") {
+			t.Fatalf("after an overrun: %s %v", e.Status, e.Err)
+		}
+		if _, err := r.Reload(context.Background(), "m", "v1"); err != nil {
+			t.Fatalf("the reload after it: %v", err)
+		}
+		if p := predict(t, r, "m", "v1"); servedBy(t, p) != "v1" {
+			t.Errorf("served by %s", servedBy(t, p))
+		}
+		close(release)
+		waitFor(t, "the abandoned pipeline to close", func() bool { return stuck.closes.Load() == 1 })
 	})
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -42,7 +43,7 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 	defer r.activeLoads.Add(-1)
 	before := takeSnapshot()
 	start := time.Now()
-	p, err := l.Load(ctx)
+	p, err := r.loadPipeline(ctx, name, ver, l)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +74,48 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 		inst.batcher = batch.New(safeModel(p.Model), opts)
 	}
 	return inst, nil
+}
+
+// loadPipeline runs l.Load within LoadTimeout. A load that overruns it is abandoned,
+// so that the version's reloads (one at a time) are not held up behind it for ever: its
+// error says so, and the pipeline it builds if it ever finishes is closed unused.
+func (r *Registry) loadPipeline(ctx context.Context, name, ver string, l Loader) (*pipeline.Pipeline, error) {
+	if r.opts.LoadTimeout <= 0 {
+		return l.Load(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.LoadTimeout)
+	type result struct {
+		p   *pipeline.Pipeline
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var res result
+		defer func() {
+			if v := recover(); v != nil {
+				res = result{err: fmt.Errorf("loading %s %s panicked: %v", name, ver, v)}
+			}
+			done <- res
+		}()
+		res.p, res.err = l.Load(ctx)
+	}()
+	select {
+	case res := <-done:
+		cancel()
+		return res.p, res.err
+	case <-ctx.Done():
+		cancel()
+		go func() {
+			if res := <-done; res.p != nil {
+				r.log.Warn("a load abandoned for its time finished at last; its pipeline is closed unused", "model", name, "version", ver)
+				_ = res.p.Close()
+			}
+		}()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("loading %s %s took longer than %s (MODEL_LOAD_TIMEOUT); a model file that is slow to read, or a runtime that hangs, is the usual cause", name, ver, r.opts.LoadTimeout)
+		}
+		return nil, ctx.Err()
+	}
 }
 
 // safeModel turns a panic in a shared model call into the pipeline's PanicError, with

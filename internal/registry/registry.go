@@ -80,6 +80,8 @@ type Options struct {
 	// NoDynamicBatching turns dynamic batching off for every version, whatever their
 	// pipelines ask for (DYNAMIC_BATCHING=false).
 	NoDynamicBatching bool
+	// LoadTimeout bounds one load of one version (MODEL_LOAD_TIMEOUT); 0: no bound.
+	LoadTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Observer defaults to one that records nothing.

@@ -72,15 +72,15 @@ const (
 )
 
 // readConfig reads and checks a model.yaml as far as it can without the artifact.
-func readConfig(file string, backends backend.Catalogue) (*Config, int64, error) {
-	data, err := os.ReadFile(file)
+func (s *Source) readConfig(file string) (*Config, int64, error) {
+	data, err := s.readFile(file, maxConfigBytes)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, 0, &ConfigError{File: file, Msg: "missing: every version directory needs one"}
 		}
 		return nil, 0, err
 	}
-	c, err := parseConfig(data, backends)
+	c, err := parseConfig(data, s.opts.Backends)
 	return c, int64(len(data)), inFile(file, err)
 }
 
@@ -204,8 +204,8 @@ func (c *Config) settings(dir string) backend.Settings {
 
 // readRule reads a model's routing.yaml; a model without one routes to its latest
 // version.
-func readRule(file string, versions []string) (registry.Rule, error) {
-	data, err := os.ReadFile(file)
+func (s *Source) readRule(file string, versions []string) (registry.Rule, error) {
+	data, err := s.readFile(file, maxConfigBytes)
 	if os.IsNotExist(err) {
 		return registry.Rule{}, nil
 	}

@@ -20,13 +20,17 @@ type loader struct {
 // against what the model declares. Any failure leaves nothing open.
 func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 	file := filepath.Join(l.dir, ConfigFile)
-	c, cfgBytes, err := readConfig(file, l.src.opts.Backends)
+	c, cfgBytes, err := l.src.readConfig(file)
 	if err != nil {
 		return nil, err
 	}
 	// readConfig found it: the config names a backend of the catalogue.
 	b, _ := l.src.opts.Backends.Lookup(c.Backend)
-	m, err := b.Open(ctx, c.settings(l.dir))
+	settings := c.settings(l.dir)
+	settings.Read = func(name string) ([]byte, error) {
+		return l.src.readFile(filepath.Join(l.dir, name), l.src.opts.MaxModelBytes)
+	}
+	m, err := b.Open(ctx, settings)
 	if fe := (*backend.FieldError)(nil); errors.As(err, &fe) {
 		return nil, inFile(file, err)
 	}

@@ -26,6 +26,9 @@ type Options struct {
 	// Reserved are model names the repository may not use because built-in models
 	// have them.
 	Reserved []string
+	// MaxModelBytes caps the artifact a version loads (MAX_MODEL_BYTES); 0 means
+	// DefaultMaxModelBytes.
+	MaxModelBytes int64
 }
 
 // Source reads models from a repository directory. It keeps no state between calls,
@@ -36,6 +39,9 @@ type Source struct {
 
 // New returns a Source for the repository opts.Dir.
 func New(opts Options) *Source {
+	if opts.MaxModelBytes <= 0 {
+		opts.MaxModelBytes = DefaultMaxModelBytes
+	}
 	return &Source{opts: opts}
 }
 
@@ -103,7 +109,7 @@ func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, erro
 		v := registry.VersionSpec{Version: e.Name()}
 		if !validName.MatchString(v.Version) {
 			v.Err = &ConfigError{File: filepath.Join(dir, v.Version), Msg: "a version name may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit"}
-		} else if _, _, err := readConfig(filepath.Join(dir, v.Version, ConfigFile), s.opts.Backends); err != nil {
+		} else if _, _, err := s.readConfig(filepath.Join(dir, v.Version, ConfigFile)); err != nil {
 			v.Err = err
 		} else {
 			v.Loader = &loader{src: s, dir: filepath.Join(dir, v.Version)}
@@ -111,7 +117,7 @@ func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, erro
 		spec.Versions = append(spec.Versions, v)
 		versions = append(versions, v.Version)
 	}
-	rule, err := readRule(filepath.Join(dir, RoutingFile), versions)
+	rule, err := s.readRule(filepath.Join(dir, RoutingFile), versions)
 	if err != nil {
 		// A bad rule must not route requests by guesswork, so the model's versions
 		// all fail with its reason and the rest of the repository still serves.

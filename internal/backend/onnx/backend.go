@@ -36,10 +36,15 @@ func (Backend) Check(s *backend.Settings) error {
 	return nil
 }
 
-// Open reads the artifact afresh and creates its session.
+// Open reads the artifact afresh, as the repository allows (s.Read), and creates its
+// session from the bytes read.
 func (b Backend) Open(ctx context.Context, s backend.Settings) (backend.Model, error) {
 	artifact := filepath.Join(s.Dir, s.Artifact)
-	if _, err := os.Stat(artifact); err != nil {
+	data, err := s.ReadFile(s.Artifact)
+	if err != nil {
+		if errors.Is(err, backend.ErrUnsafeFile) {
+			return nil, err
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, backend.Errorf("artifact", "%s does not exist", artifact)
 		}
@@ -48,7 +53,7 @@ func (b Backend) Open(ctx context.Context, s backend.Settings) (backend.Model, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m, err := b.rt.Open(artifact, ModelOptions{MaxBatchSize: s.MaxBatchSize})
+	m, err := b.rt.OpenBytes(artifact, data, ModelOptions{MaxBatchSize: s.MaxBatchSize})
 	if err != nil {
 		return nil, err
 	}
