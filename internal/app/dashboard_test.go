@@ -3,10 +3,13 @@ package app_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/redistest"
 )
 
@@ -100,4 +103,57 @@ func TestQueueDashboardWrites(t *testing.T) {
 			t.Fatalf("%d %s, want a 404 problem", resp.Status, resp.Body)
 		}
 	})
+}
+
+// TestQueueDashboardControls: pausing a paused queue and resuming a running one are
+// idempotent 204s (asynqmon answered both 500 and logged an ERROR), and a queue that
+// does not exist is a 404 problem (asynqmon paused it without a word).
+func TestQueueDashboardControls(t *testing.T) {
+	rs := redistest.Start(t)
+	log := &apitest.Log{}
+	s := startAppWith(t, map[string]string{"QUEUE_URL": rs.URL(), "MODELS_DIR": t.TempDir()}, true,
+		app.Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	c := s.c
+	paused := func() bool {
+		resp := dashboardDo(t, c.NewRequest(http.MethodGet, "/admin/queues/api/queues/inferd", "admin-key", nil))
+		var q struct {
+			Current struct {
+				Paused bool `json:"paused"`
+			} `json:"current"`
+		}
+		if err := json.Unmarshal(resp.Body, &q); err != nil {
+			t.Fatalf("the queue's state: %d %s", resp.Status, resp.Body)
+		}
+		return q.Current.Paused
+	}
+	for _, step := range []struct {
+		action, queue string
+		status        int
+		paused        bool
+	}{
+		{"pause", "inferd", http.StatusNoContent, true},
+		{"pause", "inferd", http.StatusNoContent, true},
+		{"resume", "inferd", http.StatusNoContent, false},
+		{"resume", "inferd", http.StatusNoContent, false},
+		{"pause", "no-such-queue", http.StatusNotFound, false},
+		{"resume", "no-such-queue", http.StatusNotFound, false},
+	} {
+		resp := dashboardDo(t, c.NewRequest(http.MethodPost, "/admin/queues/api/queues/"+step.queue+":"+step.action, "admin-key", nil))
+		if resp.Status != step.status {
+			t.Fatalf("%s %s: %d %s, want %d", step.action, step.queue, resp.Status, resp.Body, step.status)
+		}
+		if step.status == http.StatusNotFound && resp.Problem(t).Code != "not_found" {
+			t.Errorf("%s %s: %s, want a not_found problem", step.action, step.queue, resp.Body)
+		}
+		if paused() != step.paused {
+			t.Errorf("after %s %s: paused %v, want %v", step.action, step.queue, paused(), step.paused)
+		}
+	}
+	resp := dashboardDo(t, c.NewRequest(http.MethodGet, "/admin/queues/api/queues", "admin-key", nil))
+	if strings.Contains(string(resp.Body), "no-such-queue") {
+		t.Errorf("a queue was made by pausing a name: %s", resp.Body)
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("the server logged an error:\n%s", log.String())
+	}
 }

@@ -31,8 +31,9 @@ import (
 // jobs is how the server runs jobs: in this process, or on the Redis queue.
 type jobs struct {
 	svc *job.Service
-	// ui is the queue dashboard, in queue mode only.
-	ui http.Handler
+	// ui is the queue dashboard, in queue mode only, and control its pause and resume.
+	ui      http.Handler
+	control job.QueueControl
 	// limit shares the per-key rate limit between servers, in queue mode only (and
 	// when RATE_LIMIT_RPS is not 0).
 	limit httpapi.SharedLimiter
@@ -116,9 +117,10 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout})
 	}
 	return &jobs{
-		svc:   svc,
-		ui:    ui,
-		limit: limit,
+		svc:     svc,
+		ui:      ui,
+		control: queue.NewControl(insp),
+		limit:   limit,
 		shutdown: func(context.Context) error {
 			stopRegistering()
 			<-registered

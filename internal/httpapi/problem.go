@@ -177,6 +177,8 @@ func classifyDomain(err error) (int, string) {
 		return http.StatusConflict, codeJobFinished
 	case errors.Is(err, job.ErrJobLimit):
 		return http.StatusTooManyRequests, codeJobsLimited
+	case errors.Is(err, job.ErrUnknownQueue):
+		return http.StatusNotFound, codeNotFound
 	case errors.Is(err, job.ErrQueueFull):
 		return http.StatusServiceUnavailable, codeQueueFull
 	case errors.Is(err, job.ErrQueueUnavailable):

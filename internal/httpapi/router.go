@@ -52,7 +52,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 
 	if s.opts.QueueUI != nil {
-		ui := sameOriginWrites(s.requireScope(auth.ScopeAdmin, s.problemErrors(s.opts.QueueUI)))
+		ui := sameOriginWrites(s.requireScope(auth.ScopeAdmin, s.problemErrors(s.queueControls(s.opts.QueueUI))))
 		r.Handle(queueUIPath, ui)
 		r.Handle(queueUIPath+"/*", ui)
 	}

@@ -67,6 +67,8 @@ type Options struct {
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler
+	// QueueControl, when set, answers the dashboard's pause and resume of a queue.
+	QueueControl job.QueueControl
 	// ModelsDir is the model repository (MODELS_DIR): /ready shows the paths in load
 	// errors relative to it, never the server's own layout.
 	ModelsDir string

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/inferd/inferd/internal/auth"
 )
@@ -47,5 +48,38 @@ func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler 
 			}
 			next.ServeHTTP(w, r)
 		}
+	})
+}
+
+// queueControls answers the dashboard's pause and resume of a queue through
+// Options.QueueControl, which is idempotent and knows an unknown queue, instead of
+// through asynqmon, which answered 500 to a repeated pause or resume and 204 to a
+// queue that does not exist.
+func (s *Server) queueControls(next http.Handler) http.Handler {
+	if s.opts.QueueControl == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, queueUIPath+"/api/queues/")
+		i := strings.LastIndexByte(rest, ':')
+		if !ok || r.Method != http.MethodPost || i < 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var err error
+		switch name, action := rest[:i], rest[i+1:]; action {
+		case "pause":
+			err = s.opts.QueueControl.PauseQueue(name)
+		case "resume":
+			err = s.opts.QueueControl.ResumeQueue(name)
+		default:
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	})
 }
