@@ -112,7 +112,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	m.ObserveWaits(waiters.Len)
 	finished := make(chan struct{})
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
-	svc := &job.Service{Store: store, Runner: queue.NewSubmitter(runner, store), Waiters: waiters}
+	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, plainAsynq(log, m)), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
 		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout})
 	}
@@ -183,4 +183,17 @@ func queueWorkers(insp *asynq.Inspector, queue string) func() int {
 		}
 		return n
 	}
+}
+
+// plainAsynq is the asynq version this binary was built with, after logging, at ERROR,
+// and counting a version whose Redis layout inferd does not know: then submissions
+// queue through asynq's own client and workers poll (see queue.LayoutKnown).
+func plainAsynq(log *slog.Logger, m *metrics.Metrics) string {
+	v := queue.AsynqVersion()
+	if !queue.LayoutKnown(v) {
+		log.Error("this binary is built with an asynq whose Redis layout inferd does not know: jobs queue through asynq's own client and idle workers poll Redis every poll interval; build with the asynq inferd was checked against",
+			"asynq", v, "layout", queue.LayoutVersion)
+		m.PlainAsynq("version")
+	}
+	return v
 }

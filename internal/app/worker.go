@@ -58,7 +58,9 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 				log.Info("queue connection changed", "up", err == nil, "error", err)
 			}
 		},
-		Logger: log,
+		PlainAsynq: !queue.LayoutKnown(plainAsynq(log, m)),
+		FellBack:   func() { m.PlainAsynq("dequeue_unrecognised") },
+		Logger:     log,
 	})
 
 	hs := &http.Server{

@@ -27,6 +27,7 @@ type Metrics struct {
 	reloads       *prometheus.CounterVec
 	rateLimited   *prometheus.CounterVec
 	rateFallbacks prometheus.Counter
+	plainAsynq    *prometheus.GaugeVec
 	batchSize     *prometheus.HistogramVec
 	batchQueue    *prometheus.HistogramVec
 	jobWait       prometheus.Histogram
@@ -116,10 +117,13 @@ func New(reg prometheus.Registerer) *Metrics {
 			"Time from a job's submission to its start: how long it waited for a worker.",
 			prometheus.ExponentialBuckets(0.0005, 4, 10)),
 		versions: newVersionVecs(),
+		plainAsynq: gaugeVec("queue_plain_asynq",
+			"1 while this process runs asynq as it comes, without inferd's one-round-trip submit and held dequeues, by reason: version (built with an asynq whose Redis layout inferd does not know) or dequeue_unrecognised (a worker stopped recognising asynq's dequeue and polls instead).",
+			"reason"),
 		rateFallbacks: counter("rate_limit_local_fallbacks_total",
 			"Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached."),
 	}
-	reg.MustRegister(m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
+	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
@@ -189,6 +193,9 @@ func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
 func (m *Metrics) RateLimited(operation, code string) {
 	m.rateLimited.WithLabelValues(operation, code).Inc()
 }
+
+// PlainAsynq records that this process runs plain asynq, and why.
+func (m *Metrics) PlainAsynq(reason string) { m.plainAsynq.WithLabelValues(reason).Set(1) }
 
 // RateLimitFallback counts a request whose rate limit was decided by the local bucket
 // because the shared one could not be reached.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -81,11 +82,15 @@ func TestSubmitterAsAsynq(t *testing.T) {
 	if err := json.Unmarshal(p.Record, &held); err != nil || held.ID != rec.ID || held.Status != job.StatusPending {
 		t.Errorf("held record %s: %v", p.Record, err)
 	}
-	// The hash has the fields asynq's enqueue script writes, and the queue is listed.
-	fields := e.rc.HKeys(ctx, taskKey(e.tasks.Queue, rec.ID)).Val()
-	slices.Sort(fields)
-	if want := []string{"msg", "pending_since", "state"}; !slices.Equal(fields, want) {
-		t.Errorf("task hash fields %v, want %v", fields, want)
+	// The hash has what asynq's own client writes for a task of the same options (the
+	// message itself is TestTaskMessageAsAsynq's), and the queue is listed.
+	const byAsynq = "0b6f2b0e-2f5e-4c55-9d43-6f1c3b1e7a11"
+	task, enqOpts := e.tasks.newTask(byAsynq, 0, nil)
+	if _, err := asynq.NewClientFromRedisClient(e.rc).Enqueue(task, enqOpts...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := asynqHash(t, e, rec.ID), asynqHash(t, e, byAsynq); !maps.Equal(got, want) {
+		t.Errorf("the task hash holds %v (%v); asynq's client writes %v (%v)", keysOf(got), got, keysOf(want), want)
 	}
 	if qs := e.rc.SMembers(ctx, allQueuesKey).Val(); !slices.Contains(qs, e.tasks.Queue) {
 		t.Errorf("queues %v, want %s listed", qs, e.tasks.Queue)
@@ -105,8 +110,8 @@ func TestSubmitterAsAsynq(t *testing.T) {
 	if n := e.rc.Exists(ctx, redisstore.DefaultPrefix+rec.ID).Val(); n != 0 {
 		t.Error("a refused CreateAndEnqueue wrote the record")
 	}
-	if n := e.rc.LLen(ctx, pendingKey(e.tasks.Queue)).Val(); n != 1 {
-		t.Errorf("%d tasks pending, want the one", n)
+	if n := e.rc.LLen(ctx, pendingKey(e.tasks.Queue)).Val(); n != 2 {
+		t.Errorf("%d tasks pending, want the Submitter's and asynq's", n)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,16 +28,20 @@ func wakeChannel(queue string) string { return "inferd:wake:" + queue }
 // most a poll interval, as before.
 //
 // The dequeue script is recognised by its keys, those of asynq v0.26.0's layout for the
-// queue: pending, paused, active, lease. TestWakeUp fails if that stops being so.
+// queue: pending, paused, active, lease. TestWakeUp fails if that stops being so. At
+// run time, a guard watches for the sign that it has (see guard): then every script
+// that finds nothing is held, announcement or PollInterval, so that the worker polls
+// as plain asynq would rather than a thousand times a second.
 type waker struct {
 	pending, paused, active string
 	wait                    time.Duration
 	wake                    chan struct{} // one buffered announcement
 	stop                    chan struct{} // closed on shutdown: holds end at once
 	stopOnce                sync.Once
+	guard                   guard
 }
 
-func newWaker(queue string, wait time.Duration) *waker {
+func newWaker(queue string, wait time.Duration, fellBack func()) *waker {
 	prefix := "asynq:{" + queue + "}:"
 	return &waker{
 		pending: prefix + "pending",
@@ -45,6 +50,7 @@ func newWaker(queue string, wait time.Duration) *waker {
 		wait:    wait,
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
+		guard:   guard{fellBack: fellBack},
 	}
 }
 
@@ -70,18 +76,17 @@ func (w *waker) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if !errors.Is(err, redis.Nil) || !w.isDequeue(cmd) {
+		if !errors.Is(err, redis.Nil) || !isScript(cmd) {
 			return err
 		}
-		t := time.NewTimer(w.wait)
-		defer t.Stop()
-		select {
-		case <-w.wake:
-		case <-t.C:
+		if !w.isDequeue(cmd) {
+			if w.guard.emptyUnknown(time.Now()) {
+				w.hold(ctx) // plain polling: whatever found nothing is asked again later
+			}
 			return err
-		case <-w.stop:
-			return err
-		case <-ctx.Done():
+		}
+		w.guard.held()
+		if !w.hold(ctx) {
 			return err
 		}
 		cmd.SetErr(nil)
@@ -89,13 +94,78 @@ func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// isDequeue tells asynq's dequeue script on the waker's queue: EVALSHA or EVAL, sha or
-// body, 4 keys: pending, paused, active, lease.
-func (w *waker) isDequeue(cmd redis.Cmder) bool {
+// hold waits for an announcement (true) or the poll interval, shutdown or ctx (false).
+func (w *waker) hold(ctx context.Context) bool {
+	t := time.NewTimer(w.wait)
+	defer t.Stop()
+	select {
+	case <-w.wake:
+		return true
+	case <-t.C:
+	case <-w.stop:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func isScript(cmd redis.Cmder) bool {
 	name := strings.ToLower(cmd.Name())
-	if name != "evalsha" && name != "eval" {
+	return name == "evalsha" || name == "eval"
+}
+
+// guard tells a waker that no longer recognises asynq's dequeue. A recognised empty
+// dequeue is held, so an idle worker makes a few a second; one not recognised returns
+// at once, and asynq, whose own pause is a millisecond, asks again: hundreds of empty
+// script answers a second and no hold is that sign. The guard then falls back for good.
+type guard struct {
+	mu       sync.Mutex
+	since    time.Time // the window's start
+	empty    int       // unrecognised empty script answers in the window
+	holds    int       // recognised dequeues held in the window
+	fallen   atomic.Bool
+	fellBack func() // told once, when the guard falls back
+}
+
+// The guard falls back after guardEmpties unrecognised empty answers within
+// guardWindow with no hold among them; an idle worker whose dequeue is recognised
+// makes about one per poll interval of its own.
+const (
+	guardWindow  = time.Second
+	guardEmpties = 100
+)
+
+// held counts a recognised dequeue held.
+func (g *guard) held() {
+	g.mu.Lock()
+	g.holds++
+	g.mu.Unlock()
+}
+
+// emptyUnknown counts a script that found nothing and was not recognised, and reports
+// whether the waker has fallen back to holding every such answer.
+func (g *guard) emptyUnknown(now time.Time) bool {
+	if g.fallen.Load() {
+		return true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.Sub(g.since) > guardWindow {
+		g.since, g.empty, g.holds = now, 0, 0
+	}
+	g.empty++
+	if g.empty < guardEmpties || g.holds > 0 {
 		return false
 	}
+	g.fallen.Store(true)
+	if g.fellBack != nil {
+		g.fellBack()
+	}
+	return true
+}
+
+// isDequeue tells asynq's dequeue script on the waker's queue among scripts (EVALSHA
+// or EVAL, sha or body): 4 keys, pending, paused, active, lease.
+func (w *waker) isDequeue(cmd redis.Cmder) bool {
 	a := cmd.Args()
 	if len(a) < 7 {
 		return false

@@ -47,6 +47,14 @@ type WorkerOptions struct {
 	// HealthCheck, when set, is called every 5 s with the outcome of a Redis ping, for
 	// a readiness probe.
 	HealthCheck func(error)
+	// PlainAsynq runs asynq as it comes, for an asynq whose layout is not
+	// LayoutVersion's: no dequeue is recognised and held, announcements are not
+	// listened to, and an idle worker polls every PollInterval.
+	PlainAsynq bool
+	// FellBack, when set, is told once if the worker falls back to polling while it
+	// runs: asynq's dequeue has stopped being recognised (see waker), which the ERROR
+	// log line and this hook report.
+	FellBack func()
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -102,16 +110,27 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 		log:         opts.Logger,
 		runner:      NewRunner(rc, opts.Tasks),
 		rc:          rc,
-		waker:       newWaker(opts.Tasks.Queue, opts.PollInterval),
 		stopRecover: make(chan struct{}),
 	}
-	rc.AddHook(w.waker)
+	// The waker holds an empty dequeue for up to PollInterval; asynq's own sleep after
+	// it is only a gap in which an announcement waits. Plain asynq sleeps the interval.
+	check := time.Millisecond
+	if opts.PlainAsynq {
+		check = opts.PollInterval
+	} else {
+		w.waker = newWaker(opts.Tasks.Queue, opts.PollInterval, func() {
+			w.log.Error("asynq's dequeue is no longer recognised: idle workers would poll Redis a thousand times a second, so this one now polls every poll interval; run the asynq version inferd was built for",
+				"asynq", AsynqVersion(), "layout", LayoutVersion, "poll_interval", opts.PollInterval)
+			if opts.FellBack != nil {
+				opts.FellBack()
+			}
+		})
+		rc.AddHook(w.waker)
+	}
 	w.srv = asynq.NewServerFromRedisClient(rc, asynq.Config{
-		Concurrency: opts.Concurrency,
-		Queues:      map[string]int{opts.Tasks.Queue: 1},
-		// The waker holds an empty dequeue for up to PollInterval; asynq's own sleep
-		// after it is only a gap in which an announcement waits.
-		TaskCheckInterval:        time.Millisecond,
+		Concurrency:              opts.Concurrency,
+		Queues:                   map[string]int{opts.Tasks.Queue: 1},
+		TaskCheckInterval:        check,
 		DelayedTaskCheckInterval: opts.RetryCheckInterval,
 		RetryDelayFunc:           retryDelay,
 		IsFailure:                isFailure,
@@ -132,11 +151,12 @@ func (w *Worker) Start() error {
 	mux.Handle(TaskType, w)
 	// Subscribed before the first dequeue, so no announcement falls in between. The
 	// subscription connects and reconnects by itself, as asynq does.
-	w.wakeup = w.rc.Subscribe(context.Background(), wakeChannel(w.opts.Tasks.Queue))
-	w.recovered.Go(func() { w.waker.listen(w.wakeup) })
+	if w.waker != nil {
+		w.wakeup = w.rc.Subscribe(context.Background(), wakeChannel(w.opts.Tasks.Queue))
+		w.recovered.Go(func() { w.waker.listen(w.wakeup) })
+	}
 	if err := w.srv.Start(mux); err != nil {
-		w.waker.close()
-		_ = w.wakeup.Close()
+		w.stopWaking()
 		return fmt.Errorf("starting the queue worker: %w", err)
 	}
 	w.recovered.Go(w.recoverLoop)
@@ -148,13 +168,20 @@ func (w *Worker) Start() error {
 func (w *Worker) Shutdown() {
 	w.shutdown.Do(func() {
 		close(w.stopRecover)
-		w.waker.close() // a dequeue held for an announcement returns now
-		if w.wakeup != nil {
-			_ = w.wakeup.Close()
-		}
+		w.stopWaking() // a dequeue held for an announcement returns now
 		w.recovered.Wait()
 		w.srv.Shutdown()
 	})
+}
+
+// stopWaking ends the waker's holds and its subscription.
+func (w *Worker) stopWaking() {
+	if w.waker != nil {
+		w.waker.close()
+	}
+	if w.wakeup != nil {
+		_ = w.wakeup.Close()
+	}
 }
 
 // Ping checks the worker's connection to Redis.
