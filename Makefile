@@ -75,7 +75,7 @@ check-compose:
 ## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types, and checked
 ## against the settings inferd reads and the image (tools/deploycheck)
 check-kubernetes:
-	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests)$$' ./deploycheck
+	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests|TestSecretReadable)$$' ./deploycheck
 	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests"
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract

@@ -397,4 +397,31 @@ func TestTracing(t *testing.T) {
 			t.Errorf("a tensor call has no pipeline steps, got spans %v", names)
 		}
 	})
+	t.Run("probes are not traced", func(t *testing.T) {
+		const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		probes := []string{"/health", "/ready", "/metrics", "/v2/health/live", "/v2/health/ready"}
+		for _, path := range probes {
+			req := a.c.NewRequest(http.MethodGet, path, "", "")
+			req.Header.Set("traceparent", parent) // a sampled caller's, even
+			if resp := a.c.Do(req); resp.Status != http.StatusOK {
+				t.Fatalf("%s: %d %s", path, resp.Status, resp.Body)
+			}
+		}
+		// A traced request after them: once its server span has ended, theirs would have.
+		code, body, id := post("/predict", `{"model":"echo","data":1}`)
+		if code != http.StatusOK {
+			t.Fatalf("%d %s", code, body)
+		}
+		a.traceOf(t, id)
+		for _, s := range a.spans.GetSpans() {
+			if s.SpanContext.TraceID().String() == "4bf92f3577b34da6a3ce929d0e0e4736" {
+				t.Errorf("span %q of a probe", s.Name)
+			}
+			for _, path := range probes {
+				if s.Name == "GET "+path {
+					t.Errorf("span %q of a probe", s.Name)
+				}
+			}
+		}
+	})
 }

@@ -94,7 +94,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		}
 		redisUp.Store(w.Ping() == nil)
 		taking.Store(true)
-		log.Info("worker taking jobs", "concurrency", cfg.WorkerConcurrency)
+		log.Info("worker taking jobs", "concurrency", w.Concurrency())
 	}
 
 	select {

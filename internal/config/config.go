@@ -356,7 +356,7 @@ func (p *parser) keys() *auth.Keyring {
 	case file != "":
 		b, err := p.readFile(file)
 		if err != nil {
-			p.errs = append(p.errs, fmt.Errorf("API_KEYS_FILE: %w", err))
+			p.errs = append(p.errs, fmt.Errorf("API_KEYS_FILE: %w", unreadable(file, err)))
 			return nil
 		}
 		k, err := auth.Parse("API_KEYS_FILE "+file, string(b))

@@ -13,14 +13,18 @@ import (
 // be a false alarm in the log, flushed at once.
 var readinessProbes = map[string]bool{"ready": true, "oipServerReady": true}
 
-// logRequest writes the request's line of the access log: at info, or at error for a
-// 5xx other than a readiness probe's. The record is made here rather than by
-// Logger.LogAttrs, which walks the stack for its caller's position on every call: a
-// cost per request for a source position that is the same on every line.
+// logRequest writes the request's line of the access log: at info, at debug for a
+// probe (probeOperations), or at error for a 5xx other than a readiness probe's. The
+// record is made here rather than by Logger.LogAttrs, which walks the stack for its
+// caller's position on every call: a cost per request for a source position that is
+// the same on every line.
 func (s *Server) logRequest(r *http.Request, info *reqInfo, op string, status int, end time.Time, d time.Duration) {
 	level := slog.LevelInfo
-	if status >= 500 && !readinessProbes[op] {
+	switch {
+	case status >= 500 && !readinessProbes[op]:
 		level = slog.LevelError
+	case probeOperations[op]:
+		level = slog.LevelDebug
 	}
 	ctx := r.Context()
 	h := s.log.Handler()

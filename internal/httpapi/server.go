@@ -75,8 +75,8 @@ type Options struct {
 	// ReadyAllowFailed lets /ready answer 200 when versions failed to load
 	// (READY_ALLOW_FAILED); false is strict readiness.
 	ReadyAllowFailed bool
-	// Tracer, when set, traces every request (TracerProvider must be its provider,
-	// for otelhttp's server span); nil: tracing off, at no cost.
+	// Tracer, when set, traces every request but the probes (TracerProvider must be
+	// its provider, for otelhttp's server span); nil: tracing off, at no cost.
 	Tracer         trace.Tracer
 	TracerProvider trace.TracerProvider
 	// PublicURL, when set, is the absolute URL the served contract and Swagger UI

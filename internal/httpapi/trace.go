@@ -16,13 +16,16 @@ import (
 
 // traced wraps the whole API in otelhttp when tracing is on: it joins the trace of an
 // incoming traceparent (and takes its baggage) and starts the server span, which
-// observe names by the route once chi has matched it. Off, the handler is returned as
-// it is: no wrapper, no context value, no allocation.
+// observe names by the route once chi has matched it. The probes (probeOperations)
+// are left untraced. Off, the handler is returned as it is: no wrapper, no context
+// value, no allocation.
 func (s *Server) traced(h http.Handler) http.Handler {
 	if s.opts.Tracer == nil {
 		return h
 	}
+	probes := probePaths(s.operations)
 	return otelhttp.NewHandler(h, "inferd",
+		otelhttp.WithFilter(func(r *http.Request) bool { return !probes[r.URL.Path] }),
 		otelhttp.WithTracerProvider(s.opts.TracerProvider),
 		otelhttp.WithPropagators(telemetry.Propagator),
 		// The route is known only after routing; until observe renames it, the span is

@@ -23,21 +23,78 @@ type Handler struct {
 }
 
 // New returns a handler writing to w like slog.NewJSONHandler(w, opts) when json is
-// set, else like slog.NewTextHandler(w, opts). Each record is one Write, made from
-// the goroutine that logs it, so w must be safe for concurrent use (an *os.File or a
+// set, else like slog.NewTextHandler(w, opts), with MillisDurations applied to every
+// attribute before opts.ReplaceAttr. Each record is one Write, made from the
+// goroutine that logs it, so w must be safe for concurrent use (an *os.File or a
 // logbuf.Writer is).
 func New(w io.Writer, json bool, opts *slog.HandlerOptions) *Handler {
-	if opts == nil {
-		opts = &slog.HandlerOptions{}
+	o := slog.HandlerOptions{}
+	if opts != nil {
+		o = *opts
 	}
-	h := &Handler{w: w, json: json, sep: ' ', fast: opts.ReplaceAttr == nil && !opts.AddSource}
+	h := &Handler{w: w, json: json, sep: ' ', fast: o.ReplaceAttr == nil && !o.AddSource}
+	o.ReplaceAttr = withMillis(o.ReplaceAttr)
 	if json {
 		h.sep = ','
-		h.slow = slog.NewJSONHandler(w, opts)
+		h.slow = slog.NewJSONHandler(w, &o)
 	} else {
-		h.slow = slog.NewTextHandler(w, opts)
+		h.slow = slog.NewTextHandler(w, &o)
 	}
 	return h
+}
+
+// MillisDurations is the slog.HandlerOptions.ReplaceAttr this handler applies to
+// every attribute: a duration under key k becomes k_ms, its milliseconds rounded to
+// the microsecond, written as a plain decimal number in both formats (duration=61µs
+// is duration_ms=0.061; 2h is 7200000, never 7.2e+06). slog writes a duration as Go's
+// string in text but as integer nanoseconds in JSON, a number whose unit a reader of
+// the log has to know; milliseconds, with the unit in the key, read the same in both
+// formats and sum and compare as numbers in a log store.
+func MillisDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.Any(a.Key+"_ms", toMillis(a.Value.Duration()))
+	}
+	return a
+}
+
+// millis is a duration in whole microseconds, written as milliseconds: the integer
+// part, then up to three decimals without trailing zeros. slog writes it through
+// MarshalText in text and MarshalJSON in JSON, so both formats show the same number,
+// which a float64 attribute would not give (strconv's 'g' in text: 1e+06 from a
+// thousand seconds on).
+type millis int64
+
+func toMillis(d time.Duration) millis { return millis(d.Round(time.Microsecond) / time.Microsecond) }
+
+func (m millis) append(b []byte) []byte {
+	us := uint64(m)
+	if m < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendUint(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	digits := [...]byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := len(digits)
+	for digits[n-1] == '0' {
+		n--
+	}
+	return append(b, digits[:n]...)
+}
+
+func (m millis) MarshalText() ([]byte, error) { return m.append(nil), nil }
+
+func (m millis) MarshalJSON() ([]byte, error) { return m.append(nil), nil }
+
+// withMillis returns the ReplaceAttr that applies MillisDurations, then next.
+func withMillis(next func([]string, slog.Attr) slog.Attr) func([]string, slog.Attr) slog.Attr {
+	if next == nil {
+		return MillisDurations
+	}
+	return func(groups []string, a slog.Attr) slog.Attr { return next(groups, MillisDurations(groups, a)) }
 }
 
 // Enabled is slog's handler's answer.
@@ -104,6 +161,12 @@ func (h *Handler) appendRecord(b []byte, r slog.Record) (_ []byte, ok bool) {
 			ok = false
 			return false
 		}
+		if a.Value.Kind() == slog.KindDuration { // MillisDurations
+			if b, ok = h.appendMillisKey(b, a.Key); ok {
+				b = toMillis(a.Value.Duration()).append(b)
+			}
+			return ok
+		}
 		if b, ok = h.appendKey(b, a.Key); ok {
 			b, ok = h.appendValue(b, a.Value)
 		}
@@ -143,6 +206,24 @@ func (h *Handler) appendKey(b []byte, key string) ([]byte, bool) {
 	return append(b, '='), ok
 }
 
+// appendMillisKey appends the separator and key+"_ms", or reports false when key
+// needs quoting or escaping (a key slog's handler then writes, suffix and all).
+func (h *Handler) appendMillisKey(b []byte, key string) ([]byte, bool) {
+	bare := &textBare
+	if h.json {
+		bare = &jsonBare
+	}
+	for i := 0; i < len(key); i++ {
+		if !bare[key[i]] {
+			return nil, false
+		}
+	}
+	if h.json {
+		return append(append(append(b, h.sep, '"'), key...), `_ms":`...), true
+	}
+	return append(append(append(b, h.sep), key...), "_ms="...), true
+}
+
 func (h *Handler) appendValue(b []byte, v slog.Value) ([]byte, bool) {
 	switch v.Kind() {
 	case slog.KindString:
@@ -153,11 +234,6 @@ func (h *Handler) appendValue(b []byte, v slog.Value) ([]byte, bool) {
 		return strconv.AppendUint(b, v.Uint64(), 10), true
 	case slog.KindBool:
 		return strconv.AppendBool(b, v.Bool()), true
-	case slog.KindDuration:
-		if h.json {
-			return strconv.AppendInt(b, int64(v.Duration()), 10), true // as json.Marshal does
-		}
-		return append(b, v.Duration().String()...), true
 	}
 	return nil, false
 }

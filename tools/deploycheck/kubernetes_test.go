@@ -253,8 +253,17 @@ func TestKubernetesManifests(t *testing.T) {
 			case file == "":
 				t.Error("API_KEYS_FILE is not set")
 			default:
-				if err := fromSecret(pod, c, file); err != nil {
+				mode, err := fromSecret(pod, c, file)
+				if err != nil {
 					t.Errorf("API_KEYS_FILE=%s: %v", file, err)
+					break
+				}
+				// The image's user must read it, and no one else need.
+				if err := readableBy(pod.SecurityContext, mode); err != nil {
+					t.Errorf("API_KEYS_FILE=%s: %v", file, err)
+				}
+				if mode&0o004 != 0 {
+					t.Errorf("API_KEYS_FILE=%s has mode %04o: any user of the pod may read the keys; give the Secret volume defaultMode 0440 (with fsGroup)", file, mode)
 				}
 			}
 
@@ -407,8 +416,10 @@ func volume(pod corev1.PodSpec, name string) *corev1.Volume {
 	return nil
 }
 
-// fromSecret reports whether file is a file of a Secret volume mounted into c.
-func fromSecret(pod corev1.PodSpec, c corev1.Container, file string) error {
+// fromSecret checks that file is a file of a Secret volume mounted into c, and
+// returns the mode the Secret volume gives it (its item's mode, else the volume's
+// defaultMode, else the API's default 0644).
+func fromSecret(pod corev1.PodSpec, c corev1.Container, file string) (os.FileMode, error) {
 	for _, vm := range c.VolumeMounts {
 		rel, err := filepath.Rel(vm.MountPath, file)
 		if err != nil || strings.HasPrefix(rel, "..") || rel == "." {
@@ -416,22 +427,92 @@ func fromSecret(pod corev1.PodSpec, c corev1.Container, file string) error {
 		}
 		v := volume(pod, vm.Name)
 		if v == nil || v.Secret == nil {
-			return fmt.Errorf("the volume mounted at %s is not a Secret", vm.MountPath)
+			return 0, fmt.Errorf("the volume mounted at %s is not a Secret", vm.MountPath)
 		}
 		if vm.SubPath != "" {
-			return fmt.Errorf("mount the Secret as a directory, not by subPath, so that a rotated key reaches the pod")
+			return 0, fmt.Errorf("mount the Secret as a directory, not by subPath, so that a rotated key reaches the pod")
+		}
+		mode := os.FileMode(corev1.SecretVolumeSourceDefaultMode)
+		if v.Secret.DefaultMode != nil {
+			mode = os.FileMode(*v.Secret.DefaultMode)
 		}
 		if len(v.Secret.Items) == 0 {
-			return nil // every key is a file
+			return mode, nil // every key is a file
 		}
 		for _, it := range v.Secret.Items {
 			if it.Path == rel {
-				return nil
+				if it.Mode != nil {
+					mode = os.FileMode(*it.Mode)
+				}
+				return mode, nil
 			}
 		}
-		return fmt.Errorf("Secret %s's items put no file at %s", v.Secret.SecretName, rel)
+		return 0, fmt.Errorf("Secret %s's items put no file at %s", v.Secret.SecretName, rel)
 	}
-	return fmt.Errorf("no volume is mounted where the file is")
+	return 0, fmt.Errorf("no volume is mounted where the file is")
+}
+
+// readableBy says whether the pod's user reads a file of a Secret volume with mode.
+// The kubelet writes such files owned by root; with the pod's fsGroup it gives them
+// that group and adds read for it (0440, the volume being read-only), and the
+// processes of the pod have fsGroup among their groups.
+func readableBy(sc *corev1.PodSecurityContext, mode os.FileMode) error {
+	var uid int64
+	groups := []int64{0}
+	var fsGroup *int64
+	if sc != nil {
+		if sc.RunAsUser != nil {
+			uid = *sc.RunAsUser
+		}
+		if sc.RunAsGroup != nil {
+			groups = []int64{*sc.RunAsGroup}
+		}
+		groups = append(groups, sc.SupplementalGroups...)
+		if sc.FSGroup != nil {
+			fsGroup = sc.FSGroup
+			groups = append(groups, *sc.FSGroup)
+		}
+	}
+	group := int64(0)
+	if fsGroup != nil {
+		group = *fsGroup
+		mode |= 0o440
+	}
+	switch {
+	case uid == 0, mode&0o004 != 0:
+		return nil
+	case slices.Contains(groups, group) && mode&0o040 != 0:
+		return nil
+	}
+	return fmt.Errorf("mode %04o, owned by root and group %d: the pod's user %d (groups %v) cannot read it; set the pod's securityContext.fsGroup to the image's group", mode, group, uid, groups)
+}
+
+// TestSecretReadable: how a Secret volume's mode and the pod's fsGroup decide whether
+// the image's user reads the keys.
+func TestSecretReadable(t *testing.T) {
+	id := func(n int64) *int64 { return &n }
+	user := &corev1.PodSecurityContext{RunAsUser: id(10001), RunAsGroup: id(10001)}
+	withFS := user.DeepCopy()
+	withFS.FSGroup = id(10001)
+	for _, tc := range []struct {
+		name string
+		sc   *corev1.PodSecurityContext
+		mode os.FileMode
+		ok   bool
+	}{
+		{"fsGroup, 0440", withFS, 0o440, true},
+		{"fsGroup, 0400: the kubelet adds group read", withFS, 0o400, true},
+		{"no fsGroup, the default 0644", user, 0o644, true},
+		{"no fsGroup, 0400", user, 0o400, false},
+		{"no fsGroup, 0440", user, 0o440, false},
+		{"root", nil, 0o400, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := readableBy(tc.sc, tc.mode); (err == nil) != tc.ok {
+				t.Errorf("readableBy: %v, want readable %v", err, tc.ok)
+			}
+		})
+	}
 }
 
 // copyModelConfigs copies models/ without its artifacts (model.yaml and routing.yaml

@@ -2,6 +2,9 @@ package queuetest
 
 import (
 	"net/http"
+	"regexp"
+	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -137,6 +140,36 @@ func TestWorkerSIGTERMDuringLongJob(t *testing.T) {
 			}
 			if n := metric(t, second.Proc, `inferd_jobs_finished_total{status="succeeded"}`); n != 1 {
 				t.Errorf("the second worker finished %v jobs, want 1", n)
+			}
+		})
+	}
+}
+
+// TestWorkerLogsItsConcurrency: the worker's start line gives the number of jobs it
+// runs at once, WORKER_CONCURRENCY's default (4 × CPUs) worked out, not the setting
+// as read (0 when unset).
+func TestWorkerLogsItsConcurrency(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	for _, tc := range []struct {
+		name, setting string
+		want          int
+	}{
+		{"unset", "", 4 * runtime.NumCPU()},
+		{"set", "3", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := c.startWorker("WORKER_CONCURRENCY=" + tc.setting)
+			line := regexp.MustCompile(`msg="worker taking jobs" concurrency=(\d+)`)
+			var m []string
+			for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				m = line.FindStringSubmatch(w.Logs())
+			}
+			if m == nil {
+				t.Fatalf("no start line with the concurrency:\n%s", w.Logs())
+			}
+			if got, _ := strconv.Atoi(m[1]); got != tc.want {
+				t.Errorf("logged concurrency=%d, want %d (WORKER_CONCURRENCY=%q on %d CPUs)", got, tc.want, tc.setting, runtime.NumCPU())
 			}
 		})
 	}

@@ -145,6 +145,10 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 	return w
 }
 
+// Concurrency is how many jobs the worker runs at once: WorkerOptions.Concurrency,
+// or its default when that is 0.
+func (w *Worker) Concurrency() int { return w.opts.Concurrency }
+
 // Start starts taking jobs, and the recoverer. It does not block.
 func (w *Worker) Start() error {
 	mux := asynq.NewServeMux()

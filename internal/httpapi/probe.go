@@ -1,0 +1,27 @@
+package httpapi
+
+import "strings"
+
+// probeOperations are the operations that orchestrators, load balancers and scrapers
+// call every few seconds on every process: liveness, readiness and metrics. Their
+// access lines are written at debug rather than info, and they are not traced: a
+// Kubernetes pod's probes and one Prometheus make over 20 requests a minute
+// that say nothing an operator reads, and would bury the lines and traces of the
+// API's requests (at LOG_LEVEL=debug the lines are there). A 5xx of one is still
+// logged at error, except the readiness answers' 503 (readinessProbes).
+var probeOperations = map[string]bool{
+	"health": true, "ready": true, "metrics": true, "oipServerLive": true, "oipServerReady": true,
+}
+
+// probePaths returns the paths of the probe operations, by the contract's routes
+// (operationIDs): tracing decides before routing, from the path alone.
+func probePaths(operations map[string]string) map[string]bool {
+	paths := map[string]bool{}
+	for route, op := range operations {
+		if probeOperations[op] {
+			_, path, _ := strings.Cut(route, " ")
+			paths[path] = true
+		}
+	}
+	return paths
+}
