@@ -150,6 +150,9 @@ func New(reg prometheus.Registerer) *Metrics {
 	for _, status := range []job.Status{job.StatusSucceeded, job.StatusFailed} {
 		m.jobsFinished.WithLabelValues(string(status))
 	}
+	for _, reason := range []string{"version", "dequeue_unrecognised"} {
+		m.plainAsynq.WithLabelValues(reason).Set(0)
+	}
 	return m
 }
 
