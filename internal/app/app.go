@@ -98,7 +98,7 @@ func Run(ctx context.Context, opts Options) error {
 	wrap := func(ln net.Listener) net.Listener {
 		return httpapi.ProblemListener(httpapi.CoalescedWriteDeadlines(ln, hs.WriteTimeout/10))
 	}
-	serveErr, err := p.serve(opts, hs, cfg.ListenAddr, wrap, "listening", "queue", queueMode(cfg))
+	serveErr, _, err := p.serve(opts, hs, cfg.ListenAddr, wrap, "listening", "queue", queueMode(cfg))
 	if err != nil {
 		return abort(err)
 	}
