@@ -1,12 +1,15 @@
 package main_test
 
 import (
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferd/inferd/internal/proctest"
 	"github.com/inferd/inferd/internal/redistest"
@@ -81,5 +84,45 @@ func TestWorkerNeedsNoKeys(t *testing.T) {
 	code, _, stderr := proctest.Exec(t, proctest.Build(t, "inferd"), nil, append(env, "LISTEN_ADDR=127.0.0.1:0")...)
 	if code != 2 || !strings.Contains(stderr, "refusing to start with the built-in development keys") {
 		t.Errorf("inferd in production without keys: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestWorkerConnectionCaps: the worker's probe port takes the server's connection
+// caps (issue 25, point 7): past MAX_CONNECTIONS_PER_ADDRESS a connection is closed
+// at once and counted, and the probes still answer from another address.
+func TestWorkerConnectionCaps(t *testing.T) {
+	const perAddress = 3
+	redis := redistest.Start(t)
+	port := proctest.FreePort(t)
+	p := proctest.Start(t, proctest.Build(t, "inferd-worker"), port, "/health",
+		"WORKER_PORT="+strconv.Itoa(port), "MODELS_DIR="+t.TempDir(), "QUEUE_URL="+redis.URL(),
+		"MAX_CONNECTIONS_PER_ADDRESS="+strconv.Itoa(perAddress))
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.7")}, Timeout: 5 * time.Second}
+	closed := 0
+	for range perAddress + 2 {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		_, err = c.Read(make([]byte, 1))
+		var ne net.Error
+		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+			closed++
+		}
+	}
+	if closed != 2 {
+		t.Errorf("%d of %d connections from one address closed at once, want 2", closed, perAddress+2)
+	}
+	resp, err := http.Get(p.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := `inferd_connections_refused_total{reason="max_connections_per_address"} 2`; !strings.Contains(string(body), want) {
+		t.Errorf("/metrics lacks %s", want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/listen"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -98,7 +99,7 @@ func Run(ctx context.Context, opts Options) error {
 	wrap := func(ln net.Listener) net.Listener {
 		return httpapi.ProblemListener(httpapi.CoalescedWriteDeadlines(ln, hs.WriteTimeout/10))
 	}
-	serveErr, err := p.serve(opts, hs, cfg.ListenAddr, wrap, "listening", "queue", queueMode(cfg))
+	serveErr, ln, err := p.serve(opts, hs, cfg.ListenAddr, wrap, "listening", "queue", queueMode(cfg))
 	if err != nil {
 		return abort(err)
 	}
@@ -136,6 +137,9 @@ wait:
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	if ctx.Err() != nil && runErr == nil {
+		quiesce(shutdownCtx, ln, log)
+	}
 	var errs []error
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		errs = append(errs, fmt.Errorf("draining requests: %w", err))
@@ -166,10 +170,14 @@ wait:
 // listener closes (Kubernetes updates endpoints a few seconds after SIGTERM). A stop
 // for another reason (a failed strict load, a dead listener) does not wait.
 func drain(ctx context.Context, srv *httpapi.Server, cfg config.Config, serveErr <-chan error, log *slog.Logger) error {
-	if ctx.Err() == nil || cfg.ShutdownDrain <= 0 {
+	if ctx.Err() == nil {
 		return nil
 	}
+	// Even with no drain, the answers sent while quiesce waits close their connections.
 	srv.Drain()
+	if cfg.ShutdownDrain <= 0 {
+		return nil
+	}
 	log.Info("draining: /ready answers 503 until the listener closes", "drain", cfg.ShutdownDrain)
 	t := time.NewTimer(cfg.ShutdownDrain)
 	defer t.Stop()
@@ -179,6 +187,19 @@ func drain(ctx context.Context, srv *httpapi.Server, cfg config.Config, serveErr
 	case err := <-serveErr:
 		return err
 	}
+}
+
+// quiesce makes the kernel refuse new connections and serves those it had already
+// taken before the listener closes: closing it with connections in its queue resets
+// them, and net/http's Shutdown drops a request it reads after it began. Past the
+// drain, a client is either served in full or refused, and a refused one sent nothing.
+func quiesce(ctx context.Context, ln *listen.Listener, log *slog.Logger) {
+	start := time.Now()
+	if err := ln.Quiesce(ctx); err != nil {
+		log.Warn("closing the listener without refusing new connections first: connections still in the kernel's queue are reset", "error", err)
+		return
+	}
+	log.Info("new connections refused; closing the listener", "waited", time.Since(start))
 }
 
 // load loads every pipeline. With LOAD_STRICT a version that failed is fatal: the

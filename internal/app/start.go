@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/listen"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/telemetry"
 )
@@ -70,26 +72,56 @@ func (p *process) stopTracing() error {
 }
 
 // serve listens on addr, or takes opts.Listener, and serves hs in the background
-// through wrap (when not nil); the returned channel receives Serve's error. Once it
-// listens it logs msg with the address, which tells the port ":0" got, and tells
-// opts.Started.
-func (p *process) serve(opts Options, hs *http.Server, addr string, wrap func(net.Listener) net.Listener, msg string, attrs ...any) (<-chan error, error) {
+// through the connection caps (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS) and then
+// wrap (when not nil); the returned channel receives Serve's error. Once it listens it
+// logs msg with the address, which tells the port ":0" got, and tells opts.Started.
+func (p *process) serve(opts Options, hs *http.Server, addr string, wrap func(net.Listener) net.Listener, msg string, attrs ...any) (<-chan error, *listen.Listener, error) {
 	ln := opts.Listener
 	if ln == nil {
 		var err error
-		if ln, err = net.Listen("tcp", addr); err != nil {
-			return nil, fmt.Errorf("listening: %w", err)
+		if ln, err = listen.TCP(addr); err != nil {
+			return nil, nil, fmt.Errorf("listening: %w", err)
 		}
 	}
-	served := ln
+	// Innermost, so that a connection past a cap costs one accept and one close.
+	capped := listen.New(ln, listen.Options{
+		Max: p.cfg.MaxConnections, MaxPerAddress: p.cfg.MaxConnectionsPerAddress,
+		Refused: p.refused(),
+	})
+	reasons := make([]string, len(listen.Reasons))
+	for i, r := range listen.Reasons {
+		reasons[i] = string(r)
+	}
+	p.metrics.ObserveConnections(capped.Open, reasons...)
+	var served net.Listener = capped
 	if wrap != nil {
-		served = wrap(ln)
+		served = wrap(capped)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(served) }()
-	p.log.Info(msg, append([]any{"addr", ln.Addr().String()}, attrs...)...)
+	p.log.Info(msg, append([]any{"addr", ln.Addr().String(), "max_connections", capped.Max(),
+		"max_connections_per_address", capped.MaxPerAddress()}, attrs...)...)
 	if opts.Started != nil {
 		opts.Started(ln.Addr().String())
 	}
-	return serveErr, nil
+	return serveErr, capped, nil
+}
+
+// refused counts each connection a cap closed, and says so in the log at most once a
+// minute (count: the refusals since the last line): under a flood, a line per
+// connection would be a flood of its own.
+func (p *process) refused() func(listen.Reason) {
+	var mu sync.Mutex
+	var last time.Time
+	var since int
+	return func(r listen.Reason) {
+		p.metrics.ConnectionRefused(string(r))
+		mu.Lock()
+		defer mu.Unlock()
+		since++
+		if now := time.Now(); now.Sub(last) >= time.Minute {
+			p.log.Warn("connections refused: a connection cap is reached", "reason", string(r), "count", since)
+			last, since = now, 0
+		}
+	}
 }

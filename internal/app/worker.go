@@ -73,7 +73,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	serveErr, err := p.serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
+	serveErr, _, err := p.serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
 	if err != nil {
 		return err
 	}

@@ -48,8 +48,14 @@ type Config struct {
 	// TrustedProxies is TRUSTED_PROXIES: the networks whose Forwarded and
 	// X-Forwarded-For are believed; empty: none.
 	TrustedProxies []netip.Prefix
-	JobTTL         time.Duration // JOB_TTL
-	JobMaxAge      time.Duration // JOB_MAX_AGE
+	// MaxConnections is MAX_CONNECTIONS; 0: listen.DefaultMax(), from the file
+	// descriptor limit.
+	MaxConnections int
+	// MaxConnectionsPerAddress is MAX_CONNECTIONS_PER_ADDRESS; 0: half of
+	// MaxConnections.
+	MaxConnectionsPerAddress int
+	JobTTL                   time.Duration // JOB_TTL
+	JobMaxAge                time.Duration // JOB_MAX_AGE
 	// MaxJobsPerKey is MAX_JOBS_PER_KEY; 0: no cap.
 	MaxJobsPerKey     int
 	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)

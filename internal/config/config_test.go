@@ -69,6 +69,8 @@ func TestDefaults(t *testing.T) {
 		{"WORKER_LISTEN_ADDR", c.WorkerListenAddr, ":8081"},
 		{"CORS_ALLOWED_ORIGINS", len(c.CORSAllowedOrigins), 0},
 		{"TRUSTED_PROXIES", len(c.TrustedProxies), 0},
+		{"MAX_CONNECTIONS", c.MaxConnections, 0},
+		{"MAX_CONNECTIONS_PER_ADDRESS", c.MaxConnectionsPerAddress, 0},
 		{"production", c.Production(), false},
 		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
 	}

@@ -28,6 +28,7 @@ type Metrics struct {
 	rateLimited   *prometheus.CounterVec
 	rateFallbacks prometheus.Counter
 	plainAsynq    *prometheus.GaugeVec
+	connsRefused  *prometheus.CounterVec
 	batchSize     *prometheus.HistogramVec
 	batchQueue    *prometheus.HistogramVec
 	jobWait       prometheus.Histogram
@@ -122,8 +123,11 @@ func New(reg prometheus.Registerer) *Metrics {
 			"reason"),
 		rateFallbacks: counter("rate_limit_local_fallbacks_total",
 			"Requests whose rate limit this server decided alone, with its own bucket, because the limit shared through Redis could not be reached."),
+		connsRefused: counterVec("connections_refused_total",
+			"Connections closed as soon as they were accepted, before anything was read from them, by the cap reached: max_connections (MAX_CONNECTIONS open in all) or max_connections_per_address (MAX_CONNECTIONS_PER_ADDRESS open from the peer's IP address).",
+			"reason"),
 	}
-	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
+	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.connsRefused, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
@@ -184,6 +188,20 @@ func (m *Metrics) ObserveQueue(queued, running func() int) {
 	m.reg.MustRegister(gaugeFunc("jobs_queued", "Jobs waiting for a worker.", queued),
 		gaugeFunc("jobs_running", "Jobs running now.", running))
 }
+
+// ObserveConnections registers a gauge read at scrape time, the connections open
+// now, and starts inferd_connections_refused_total at zero for each of reasons.
+func (m *Metrics) ObserveConnections(open func() int, reasons ...string) {
+	m.reg.MustRegister(gaugeFunc("connections_open",
+		"Connections open now on the HTTP port, idle keep-alive ones included.",
+		open))
+	for _, r := range reasons {
+		m.connsRefused.WithLabelValues(r)
+	}
+}
+
+// ConnectionRefused counts a connection closed at once because a cap was reached.
+func (m *Metrics) ConnectionRefused(reason string) { m.connsRefused.WithLabelValues(reason).Inc() }
 
 // HTTP records one request.
 func (m *Metrics) HTTP(operation string, code int, d time.Duration) {

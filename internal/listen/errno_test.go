@@ -1,0 +1,5 @@
+package listen
+
+import "syscall"
+
+const syscallECONNREFUSED = syscall.ECONNREFUSED
