@@ -295,7 +295,11 @@ func oipInvalid(err error) error {
 	}
 	var oe *oip.Error
 	if errors.As(err, &oe) {
-		return &problemError{status: http.StatusBadRequest, code: codeInvalidInput, detail: oe.Msg}
+		code := codeInvalidInput
+		if oe.Malformed {
+			code = codeInvalidRequest // as a malformed body of /predict is
+		}
+		return &problemError{status: http.StatusBadRequest, code: code, detail: oe.Msg}
 	}
 	var te *registry.TensorError
 	if !errors.As(err, &te) {
