@@ -14,6 +14,7 @@ const (
 	CodeNotFound             = "not_found"              // 404: no such endpoint
 	CodeMethodNotAllowed     = "method_not_allowed"     // 405
 	CodePayloadTooLarge      = "payload_too_large"      // 413: body or batch too large, or a body where none is taken
+	CodeResponseTooLarge     = "response_too_large"     // 413: the answer would pass MAX_RESPONSE_BYTES; ask for less
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a body not sent as application/json
 	CodeRateLimited          = "rate_limited"           // 429: see Error.RetryAfter
 	CodeConcurrencyLimited   = "concurrency_limited"    // 429: the key has MAX_CONCURRENT_PER_KEY requests in progress

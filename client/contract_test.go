@@ -105,6 +105,7 @@ var codes = map[string]string{
 	"CodeNotFound":             client.CodeNotFound,
 	"CodeMethodNotAllowed":     client.CodeMethodNotAllowed,
 	"CodePayloadTooLarge":      client.CodePayloadTooLarge,
+	"CodeResponseTooLarge":     client.CodeResponseTooLarge,
 	"CodeUnsupportedMediaType": client.CodeUnsupportedMediaType,
 	"CodeRateLimited":          client.CodeRateLimited,
 	"CodeConcurrencyLimited":   client.CodeConcurrencyLimited,

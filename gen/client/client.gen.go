@@ -1028,7 +1028,7 @@ type Prediction struct {
 type Problem struct {
 	// Code A stable machine-readable code: invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
-	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
+	// job_finished, not_found, method_not_allowed, payload_too_large, response_too_large, unsupported_media_type,
 	// rate_limited, concurrency_limited, auth_throttled, jobs_limited,
 	// execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
@@ -1264,6 +1264,10 @@ type OIPBadRequest = OIPError
 // message; `code` (the codes of `Problem`) and `request_id` are inferd's.
 type OIPForbidden = OIPError
 
+// OIPInferTooLarge An error of the Open Inference Protocol operations: `error` is the protocol's
+// message; `code` (the codes of `Problem`) and `request_id` are inferd's.
+type OIPInferTooLarge = OIPError
+
 // OIPInternalError An error of the Open Inference Protocol operations: `error` is the protocol's
 // message; `code` (the codes of `Problem`) and `request_id` are inferd's.
 type OIPInternalError = OIPError
@@ -1297,6 +1301,12 @@ type OIPUnsupportedMediaType = OIPError
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type PayloadTooLarge = Problem
+
+// PredictionTooLarge An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type PredictionTooLarge = Problem
 
 // ProfileBusy An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -7424,7 +7434,7 @@ type PredictResponse struct {
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *PayloadTooLarge
+	ApplicationproblemJSON413 *PredictionTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -7467,7 +7477,7 @@ func (r PredictResponse) GetApplicationproblemJSON408() *RequestTimeout {
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PredictResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+func (r PredictResponse) GetApplicationproblemJSON413() *PredictionTooLarge {
 	return r.ApplicationproblemJSON413
 }
 
@@ -8007,7 +8017,7 @@ type PredictBatchResponse struct {
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *PayloadTooLarge
+	ApplicationproblemJSON413 *PredictionTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -8050,7 +8060,7 @@ func (r PredictBatchResponse) GetApplicationproblemJSON408() *RequestTimeout {
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PredictBatchResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+func (r PredictBatchResponse) GetApplicationproblemJSON413() *PredictionTooLarge {
 	return r.ApplicationproblemJSON413
 }
 
@@ -8713,7 +8723,7 @@ type OipInferResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
-	JSON413 *OIPPayloadTooLarge
+	JSON413 *OIPInferTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *OIPUnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -8756,7 +8766,7 @@ func (r OipInferResponse) GetJSON404() *OIPNotFound {
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r OipInferResponse) GetJSON413() *OIPPayloadTooLarge {
+func (r OipInferResponse) GetJSON413() *OIPInferTooLarge {
 	return r.JSON413
 }
 
@@ -9268,7 +9278,7 @@ type OipInferVersionResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *OIPNotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
-	JSON413 *OIPPayloadTooLarge
+	JSON413 *OIPInferTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *OIPUnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9311,7 +9321,7 @@ func (r OipInferVersionResponse) GetJSON404() *OIPNotFound {
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r OipInferVersionResponse) GetJSON413() *OIPPayloadTooLarge {
+func (r OipInferVersionResponse) GetJSON413() *OIPInferTooLarge {
 	return r.JSON413
 }
 
@@ -12366,7 +12376,7 @@ func ParsePredictResponse(rsp *http.Response) (*PredictResponse, error) {
 		response.ApplicationproblemJSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest PayloadTooLarge
+		var dest PredictionTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12922,7 +12932,7 @@ func ParsePredictBatchResponse(rsp *http.Response) (*PredictBatchResponse, error
 		response.ApplicationproblemJSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest PayloadTooLarge
+		var dest PredictionTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13562,7 +13572,7 @@ func ParseOipInferResponse(rsp *http.Response) (*OipInferResponse, error) {
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest OIPPayloadTooLarge
+		var dest OIPInferTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14090,7 +14100,7 @@ func ParseOipInferVersionResponse(rsp *http.Response) (*OipInferVersionResponse,
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest OIPPayloadTooLarge
+		var dest OIPInferTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

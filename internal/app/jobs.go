@@ -65,7 +65,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer) *jobs {
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, OnFinal: waiters.Finish})
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer}
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })

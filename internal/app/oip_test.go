@@ -344,7 +344,9 @@ func splitBinary(t *testing.T, resp *apitest.Response) (oipResponse, []byte) {
 
 // oipBinary: the binary data extension both ways. FP32 and BYTES tensors sent as
 // raw bytes come back from echo byte for byte when asked for as binary (per output, or
-// all with binary_data_output), and as JSON otherwise; iris takes a binary input too.
+// all with binary_data_output), and as JSON otherwise, save BYTES that are not UTF-8
+// text, which JSON cannot carry unchanged (400, telling the client to ask for binary
+// data); iris takes a binary input too.
 func oipBinary(t *testing.T, s *started) {
 	f := fp32(1.5, -2.25, 3.4028235e38, 1e-45)
 	bs := byteElems("hello", "", "wörld\x00\xff")
@@ -364,10 +366,22 @@ func oipBinary(t *testing.T, s *started) {
 		}
 	})
 	t.Run("one output binary, one JSON", func(t *testing.T) {
-		h := strings.Replace(header, `"parameters":{"binary_data_output":true}`, `"outputs":[{"name":"s"},{"name":"f","parameters":{"binary_data":true}}]`, 1)
-		r, raw := splitBinary(t, postBinary(s, "/v2/models/echo/versions/v1/infer", h, f, bs))
-		if r.Outputs[0].Name != "s" || string(r.Outputs[0].Data) != `["hello","","wörld\u0000\ufffd"]` || !bytes.Equal(raw, f) {
+		text := byteElems("hello", "", "wörld\x00")
+		h := fmt.Sprintf(`{"inputs":[{"name":"f","shape":[2,2],"datatype":"FP32","parameters":{"binary_data_size":%d}},`+
+			`{"name":"s","shape":[3],"datatype":"BYTES","parameters":{"binary_data_size":%d}}],"outputs":[{"name":"s"},{"name":"f","parameters":{"binary_data":true}}]}`, len(f), len(text))
+		r, raw := splitBinary(t, postBinary(s, "/v2/models/echo/versions/v1/infer", h, f, text))
+		if r.Outputs[0].Name != "s" || string(r.Outputs[0].Data) != `["hello","","wörld\u0000"]` || !bytes.Equal(raw, f) {
 			t.Errorf("outputs %s %s, binary %x", r.Outputs[0].Name, r.Outputs[0].Data, raw)
+		}
+	})
+	t.Run("BYTES that are not text, as JSON", func(t *testing.T) {
+		h := strings.Replace(header, `"parameters":{"binary_data_output":true}`, `"outputs":[{"name":"s"},{"name":"f","parameters":{"binary_data":true}}]`, 1)
+		resp := postBinary(s, "/v2/models/echo/versions/v1/infer", h, f, bs)
+		var e oipError
+		resp.JSON(t, &e)
+		if resp.Status != http.StatusBadRequest || e.Code != "invalid_input" || !strings.Contains(e.Error, `output "s" is BYTES, and its element 2 is not UTF-8 text`) ||
+			!strings.Contains(e.Error, `"outputs":[{"name":"s","parameters":{"binary_data":true}}]`) {
+			t.Errorf("%d %s; want 400 invalid_input asking for binary data", resp.Status, resp.Body)
 		}
 	})
 	t.Run("binary in, JSON out", func(t *testing.T) {
@@ -420,6 +434,11 @@ func oipErrors(t *testing.T, s *started) {
 		{"too many values", infer, in("[1,4]", "FP32", "[1,2,3,4,5]"), "more than the 4 values of shape [1,4]"},
 		{"negative dimension", infer, in("[-1,4]", "FP32", "[1,2,3,4]"), "shape[0] is -1; dimensions of a request cannot be negative"},
 		{"fractional dimension", infer, in("[1.5,4]", "FP32", "[1,2,3,4]"), "dimensions are whole numbers"},
+		{"dimension a string", infer, in(`["1",4]`, "FP32", "[1,2,3,4]"), `shape[0] is "1", a string; dimensions are whole numbers, written without quotes, fraction or exponent`},
+		{"dimension null", infer, in("[null,4]", "FP32", "[1,2,3,4]"), "shape[0] is null; dimensions are whole numbers"},
+		{"dimension 4.0", infer, in("[1,4.0]", "FP32", "[1,2,3,4]"), "shape[1] is 4.0, a number with a fraction or exponent"},
+		{"member named twice", infer, `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4],"datatype":"FP64"}]}`, `duplicate member "datatype" in inputs[0]`},
+		{"output asked for twice", infer, `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}],"outputs":[{"name":"logits"},{"name":"logits"}]}`, `outputs[1] asks for output "logits", as outputs[0] does`},
 		{"shape product overflows", infer, in("[4294967296,4294967296,4]", "FP32", "[1,2,3,4]"), "more elements than any request can carry"},
 		{"huge shape, little data", infer, in("[1000000000,4]", "FP32", "[1,2,3,4]"), "data holds 4 values; shape [1000000000,4] needs 4000000000"},
 		{"shape not an array", infer, in(`"1x4"`, "FP32", "[1,2,3,4]"), "shape must be an array"},
@@ -533,6 +552,51 @@ func oipErrors(t *testing.T, s *started) {
 			t.Errorf("%d %s", resp.Status, resp.Body)
 		}
 	})
+}
+
+// TestResponseBytes: MAX_RESPONSE_BYTES as the binary serves it, over a socket: a /v2
+// infer answer past it (a binary BOOL tensor asked for as JSON, six times its size) is
+// 413 response_too_large in the protocol's shape, and a /predict answer past it a
+// problem; the default is 8 x MAX_REQUEST_BYTES, which both answers fit.
+func TestResponseBytes(t *testing.T) {
+	const n = 16 << 10 // 16 KiB of BOOL, 80 to 96 KiB of JSON
+	header := fmt.Sprintf(`{"inputs":[{"name":"b","shape":[%d],"datatype":"BOOL","parameters":{"binary_data_size":%d}}]}`, n, n)
+	tests := []struct {
+		name   string
+		env    map[string]string
+		status int
+	}{
+		{"over MAX_RESPONSE_BYTES", map[string]string{"MAX_REQUEST_BYTES": "65536", "MAX_RESPONSE_BYTES": "32768"}, http.StatusRequestEntityTooLarge},
+		{"the default, 8 x MAX_REQUEST_BYTES", map[string]string{"MAX_REQUEST_BYTES": "65536"}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startOIP(t, tt.env)
+			resp := postBinary(s, "/v2/models/echo/versions/v1/infer", header, make([]byte, n))
+			if resp.Status != tt.status {
+				t.Fatalf("infer: %d %.300s; want %d", resp.Status, resp.Body, tt.status)
+			}
+			pred := s.c.Post("/predict", "k-all", `{"model":"echo","data":"`+strings.Repeat("x", 40000)+`","version":"v1"}`)
+			if tt.status == http.StatusOK {
+				if pred.Status != http.StatusOK {
+					t.Fatalf("predict: %d %.300s", pred.Status, pred.Body)
+				}
+				return
+			}
+			var e oipError
+			resp.JSON(t, &e)
+			if e.Code != "response_too_large" || !strings.Contains(e.Error, "more than MAX_RESPONSE_BYTES (32768) allows") {
+				t.Errorf("infer: %.300s", resp.Body)
+			}
+			// 40 KB of text: within MAX_REQUEST_BYTES, its answer past MAX_RESPONSE_BYTES.
+			if pred.Status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("predict: %d %.300s", pred.Status, pred.Body)
+			}
+			if p := pred.Problem(t); p.Code != "response_too_large" {
+				t.Errorf("predict: %+v", p)
+			}
+		})
+	}
 }
 
 // TestOIPRateLimit: infer takes a token of the key's bucket as /predict does.

@@ -48,6 +48,8 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		Predictor: predictor{reg},
 		Observer:  m,
 		Tracer:    p.tracing.Tracer,
+		// As the server caps a prediction's answer: a record is read whole.
+		MaxResultBytes: cfg.MaxResponseBytes,
 	}
 	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{

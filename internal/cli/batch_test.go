@@ -119,7 +119,8 @@ func TestBatch(t *testing.T) {
 }
 
 // TestBatchSplitsOn413 runs batches against servers whose limits are smaller than the
-// chunks: each 413 halves the chunk, and every result still comes back, in order.
+// chunks (or their answers): each 413 halves the chunk, and every result still comes
+// back, in order.
 func TestBatchSplitsOn413(t *testing.T) {
 	file, want := echoLines(t, 1000)
 	huge := filepath.Join(t.TempDir(), "huge.jsonl")
@@ -136,6 +137,7 @@ func TestBatchSplitsOn413(t *testing.T) {
 	}{
 		{name: "MAX_REQUEST_BYTES", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", file}, stdout: strings.Join(want, "\n")},
 		{name: "MAX_BATCH_ITEMS", env: "MAX_BATCH_ITEMS=10", args: []string{"-f", file, "--chunk", "64"}, stdout: strings.Join(want, "\n")},
+		{name: "MAX_RESPONSE_BYTES", env: "MAX_RESPONSE_BYTES=4096", args: []string{"-f", file}, stdout: strings.Join(want, "\n")},
 		{name: "one item too large", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", huge}, code: 3,
 			stdout: `{"line":1,"result":1,"version":"v1"}`, stderr: "inferctl: 413 payload_too_large: the request body exceeds 4096 bytes (MAX_REQUEST_BYTES)... (request ...); item 2, line 2 of " + huge},
 		{name: "one item too large, --continue-on-error", env: "MAX_REQUEST_BYTES=4096", args: []string{"-f", huge, "--continue-on-error"}, code: 8,

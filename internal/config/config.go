@@ -36,11 +36,13 @@ type Config struct {
 	LogFormat           string        // LOG_FORMAT
 	// GCPercent is GOGC: the collector's target percentage, -1 for off.
 	GCPercent       int
-	ONNXRuntimeLib  string  // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
-	MaxRequestBytes int64   // MAX_REQUEST_BYTES
-	MaxBatchItems   int     // MAX_BATCH_ITEMS
-	RateLimitRPS    float64 // RATE_LIMIT_RPS; 0 disables rate limiting
-	RateLimitBurst  int     // RATE_LIMIT_BURST
+	ONNXRuntimeLib  string // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
+	MaxRequestBytes int64  // MAX_REQUEST_BYTES
+	// MaxResponseBytes is MAX_RESPONSE_BYTES, resolved: its 0 is 8 × MaxRequestBytes.
+	MaxResponseBytes int64
+	MaxBatchItems    int     // MAX_BATCH_ITEMS
+	RateLimitRPS     float64 // RATE_LIMIT_RPS; 0 disables rate limiting
+	RateLimitBurst   int     // RATE_LIMIT_BURST
 	// MaxConcurrentPerKey is MAX_CONCURRENT_PER_KEY; 0: no cap.
 	MaxConcurrentPerKey int
 	// AuthFailuresPerMinute is AUTH_FAILURES_PER_MINUTE; 0: no throttle.

@@ -105,6 +105,12 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.ONNXRuntimeLib = p.str() }},
 	{Name: "MAX_REQUEST_BYTES", Default: strconv.Itoa(httpapi.DefaultMaxRequestBytes), Meaning: "largest request body",
 		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
+	{Name: "MAX_RESPONSE_BYTES", Default: "0", Shown: "8 × `MAX_REQUEST_BYTES`", Meaning: "largest answer encoded from a model's results: a `/predict` or `/predict/batch` answer or a `/v2` infer answer (JSON header and binary data together) over it is `413 response_too_large`, and a job whose result is over it fails (set it alike on servers and workers). `0`, the default: 8 × `MAX_REQUEST_BYTES`, room for any tensor of a request sent back as JSON text (at most 6 bytes per byte of binary data, a BOOL element as `false,`), while a model's answer many times larger than its request is refused",
+		parse: func(p *parser, c *Config) {
+			if c.MaxResponseBytes = int64(p.int(0, 1<<36)); c.MaxResponseBytes == 0 {
+				c.MaxResponseBytes = httpapi.ResponseBytesPerRequestByte * c.MaxRequestBytes
+			}
+		}},
 	{Name: "MAX_BATCH_ITEMS", Default: strconv.Itoa(httpapi.DefaultMaxBatchItems), Meaning: "most items in a batch",
 		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
 	{Name: "RATE_LIMIT_RPS", Default: strconv.Itoa(ratelimit.DefaultRPS), Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",

@@ -13,7 +13,7 @@ import (
 )
 
 // fastBody is the common case of decodeBody, in one scan of the body: a body that is
-// valid UTF-8 and valid JSON, an object of distinct plainly spelled members, each
+// valid UTF-8 and valid JSON naming no member twice, an object of plainly spelled members, each
 // string member a plain ASCII string, with no number beyond a double. What the
 // contract's schema says of such a body depends only on its shape (which members,
 // the strings, how many elements the arrays have): the other members are AnyValue,
@@ -86,10 +86,10 @@ func newFastBody(op *bodyRoute) *fastBody {
 	return f
 }
 
-// decode returns the body's input when b takes the fast path and the schema accepts
-// it; ok false sends it to the general path.
+// decode returns the body's input when b, which jsonscan.Check has accepted, takes the
+// fast path and the schema accepts it; ok false sends it to the general path.
 func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
-	if !utf8.Valid(b) || !jsonscan.Valid(b) {
+	if !utf8.Valid(b) {
 		return nil, false
 	}
 	// b is a pooled buffer, reused once the request is answered, and the raw members

@@ -92,7 +92,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: waiters.Finish})
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m}
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes}
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })

@@ -280,7 +280,7 @@ func (s *Server) infer(ctx context.Context, model, version string, headerLen *in
 	if err != nil {
 		return inferResult{}, oipInvalid(namedInPath(err))
 	}
-	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs},
+	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(s.opts.MaxResponseBytes)},
 		func(name string) bool { return req.BinaryOutput || binary[name] })
 	if err != nil {
 		return inferResult{}, oipInvalid(err)
@@ -293,9 +293,18 @@ func oipInvalid(err error) error {
 	if errors.Is(err, registry.ErrTooManyRows) {
 		return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge, detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
 	}
+	var big *oip.SizeError
+	if errors.As(err, &big) {
+		return responseTooLarge(int64(big.AtLeast), int64(big.MaxBytes),
+			"ask for fewer rows or outputs, or for binary data (\"parameters\":{\"binary_data_output\":true}), which takes a fraction of JSON's bytes")
+	}
 	var oe *oip.Error
 	if errors.As(err, &oe) {
-		return &problemError{status: http.StatusBadRequest, code: codeInvalidInput, detail: oe.Msg}
+		code := codeInvalidInput
+		if oe.Malformed {
+			code = codeInvalidRequest // as a malformed body of /predict is
+		}
+		return &problemError{status: http.StatusBadRequest, code: code, detail: oe.Msg}
 	}
 	var te *registry.TensorError
 	if !errors.As(err, &te) {

@@ -13,7 +13,9 @@ import (
 
 // BenchmarkOIPInfer sends a 1 MB FP32 tensor through echo's /v2 infer, as JSON both
 // ways and as binary tensor data both ways, through the whole handler without a
-// socket: what the binary data extension saves is the server's own work.
+// socket: what the binary data extension saves is the server's own work. bool sends
+// a 1 MB BOOL tensor as binary data and asks for it as JSON, about 5.5 MB of true and
+// false: the dearest answer per byte sent.
 func BenchmarkOIPInfer(b *testing.B) {
 	h := benchHandlerWith(b, 16<<20)
 
@@ -31,6 +33,12 @@ func BenchmarkOIPInfer(b *testing.B) {
 		bin = binary.LittleEndian.AppendUint32(bin, math.Float32bits(v))
 	}
 	js.WriteString(`]}]}`)
+	const bools = 1 << 20
+	boolHeader := fmt.Sprintf(`{"inputs":[{"name":"b","shape":[1,%d],"datatype":"BOOL","parameters":{"binary_data_size":%d}}]}`, bools, bools)
+	boolBody := []byte(boolHeader)
+	for i := range bools {
+		boolBody = append(boolBody, byte(i/3%2))
+	}
 
 	cases := []struct {
 		name, contentType string
@@ -39,6 +47,7 @@ func BenchmarkOIPInfer(b *testing.B) {
 	}{
 		{"json", "application/json", js.Bytes(), -1},
 		{"binary", "application/octet-stream", bin, len(header)},
+		{"bool", "application/octet-stream", boolBody, len(boolHeader)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

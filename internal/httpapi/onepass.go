@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
 	"github.com/inferd/inferd"
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // onePassOperations are the operations whose bodies are decoded once: the generic
@@ -201,8 +203,17 @@ func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.Request
 // gives. Anything off the common path (malformed JSON, data after the value, a body
 // that is not an object) goes through the generic validator's own code, so every
 // refusal reads as it did.
+//
+// The body is scanned once (jsonscan.Check) for its syntax and for a member named
+// twice, at any depth, data and items included: readers disagree on which of two
+// counts, so a proxy or firewall in front may have judged the other one.
 func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
-	if op.fast != nil && r.Header.Get("Content-Type") == "application/json" {
+	ct := r.Header.Get("Content-Type")
+	if ct != "application/json" && op.body.Content.Get(ct) == nil {
+		return s.decodeSlowly(ctx, r, op, b)
+	}
+	checked := jsonscan.Check(b)
+	if checked == nil && op.fast != nil && ct == "application/json" {
 		if in, ok := op.fast.decode(b); ok {
 			return in, nil
 		}
@@ -211,8 +222,11 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 	if err := notUTF8(op.body, b); err != nil {
 		return nil, err
 	}
+	if err := duplicateMember(op.body, checked); err != nil {
+		return nil, err
+	}
 	var members map[string]json.RawMessage
-	if op.body.Content.Get(r.Header.Get("Content-Type")) == nil || json.Unmarshal(b, &members) != nil || members == nil {
+	if checked != nil || json.Unmarshal(b, &members) != nil || members == nil {
 		return s.decodeSlowly(ctx, r, op, b)
 	}
 	values := make(map[string]any, len(members))
@@ -260,6 +274,11 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
 	if err := notUTF8(op.body, b); err != nil {
 		return nil, err
+	}
+	if op.body.Content.Get(r.Header.Get("Content-Type")) != nil {
+		if err := duplicateMember(op.body, jsonscan.Check(b)); err != nil {
+			return nil, err
+		}
 	}
 	r.Body, r.GetBody = io.NopCloser(bytes.NewReader(b)), nil
 	err := openapi3filter.ValidateRequestBody(ctx, &openapi3filter.RequestValidationInput{
@@ -346,4 +365,15 @@ func splitArray(raw json.RawMessage) (elems []json.RawMessage, ok bool) {
 func tooHuge(body *openapi3.RequestBody, n string) error {
 	return &openapi3filter.RequestError{RequestBody: body, Reason: fmt.Sprintf(
 		"the number %.40s is beyond the range of a double (about 1.8e308), which JSON readers cannot hold", n)}
+}
+
+// duplicateMember is the validator's error for a body that names a member twice (a
+// *jsonscan.DuplicateError from checked), or nil.
+func duplicateMember(body *openapi3.RequestBody, checked error) error {
+	var dup *jsonscan.DuplicateError
+	if !errors.As(checked, &dup) {
+		return nil
+	}
+	return &openapi3filter.RequestError{RequestBody: body, Reason: "duplicate member",
+		Err: fmt.Errorf("%w; send each member of an object once (readers disagree on which of two counts)", dup)}
 }

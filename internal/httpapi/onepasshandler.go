@@ -32,7 +32,7 @@ func answer[Resp, OK any](s *Server, w http.ResponseWriter, r *http.Request, res
 	if err == nil {
 		if res, isOK := any(resp).(OK); isOK {
 			body, version := ok(res)
-			err = writeJSON(w, body, version)
+			err = writeJSON(w, body, version, s.opts.MaxResponseBytes)
 		} else if any(resp) != nil {
 			err = visit(resp, w)
 		}

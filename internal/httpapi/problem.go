@@ -30,6 +30,7 @@ const (
 	codeNotFound             = "not_found"
 	codeMethodNotAllowed     = "method_not_allowed"
 	codePayloadTooLarge      = "payload_too_large"
+	codeResponseTooLarge     = "response_too_large"
 	codeUnsupportedMediaType = "unsupported_media_type"
 	codeRateLimited          = "rate_limited"
 	codeConcurrencyLimited   = "concurrency_limited"
@@ -62,6 +63,7 @@ var titles = map[string]string{
 	codeNotFound:             "Not found",
 	codeMethodNotAllowed:     "Method not allowed",
 	codePayloadTooLarge:      "Payload too large",
+	codeResponseTooLarge:     "Response too large",
 	codeUnsupportedMediaType: "Unsupported media type",
 	codeRateLimited:          "Too many requests",
 	codeConcurrencyLimited:   "Too many concurrent requests",

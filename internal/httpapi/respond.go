@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -27,13 +28,14 @@ var jsonEncoders = sync.Pool{New: func() any {
 var contentTypeJSON = []string{"application/json"}
 
 // writeJSON answers 200 with v, and X-Model-Version when version is set. It encodes
-// before writing the status, so a value that cannot be encoded can still be answered
-// as a problem, and sends the length, so that a large answer is not chunked. On a
+// before writing the status, so a value that cannot be encoded, or that passes limit
+// (MAX_RESPONSE_BYTES), can still be answered as a problem, and sends the length, so
+// that a large answer is not chunked. On a
 // nearly idle server (statusWriter.early) the answer is complete when written, so it
 // is sent at once. The request gives back its place under MAX_CONCURRENT_PER_KEY
 // first, so that a client that sends its next request on receiving this answer is not
 // refused for this one. Otherwise net/http sends it when the handler returns.
-func writeJSON(w http.ResponseWriter, v any, version *string) error {
+func writeJSON(w http.ResponseWriter, v any, version *string, limit int64) error {
 	e := jsonEncoders.Get().(*jsonEncoder)
 	defer func() {
 		if e.buf.Cap() <= 1<<20 {
@@ -45,6 +47,9 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 		if err := e.enc.Encode(v); err != nil {
 			return err
 		}
+	}
+	if n := int64(e.buf.Len()); n > limit {
+		return responseTooLarge(n, limit, "split the batch, or send less data")
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
@@ -62,4 +67,13 @@ func writeJSON(w http.ResponseWriter, v any, version *string) error {
 		_ = http.NewResponseController(w).Flush()
 	}
 	return nil
+}
+
+// responseTooLarge refuses an answer of at least n bytes, over limit. 413 is the
+// status of a request too large to serve: this one asks for more than the server
+// sends, and the remedy is the same, to ask for less (a client that halves a batch on
+// 413, as inferctl does, recovers); the code says which.
+func responseTooLarge(n, limit int64, remedy string) error {
+	return &problemError{status: http.StatusRequestEntityTooLarge, code: codeResponseTooLarge,
+		detail: fmt.Sprintf("the response would take at least %d bytes, more than MAX_RESPONSE_BYTES (%d) allows; %s", n, limit, remedy)}
 }

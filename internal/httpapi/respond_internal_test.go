@@ -22,7 +22,7 @@ func TestWriteJSONSendsAtOnceWhenQuiet(t *testing.T) {
 			held.Store(1)
 			rec := httptest.NewRecorder()
 			sw := &statusWriter{ResponseWriter: rec, held: held, early: early}
-			if err := writeJSON(sw, map[string]int{"a": 1}, nil); err != nil {
+			if err := writeJSON(sw, map[string]int{"a": 1}, nil, 1<<20); err != nil {
 				t.Fatal(err)
 			}
 			if rec.Flushed != early {

@@ -31,6 +31,13 @@ const (
 	DefaultMaxBatchItems   = 1024
 )
 
+// ResponseBytesPerRequestByte is MAX_RESPONSE_BYTES's default, times MAX_REQUEST_BYTES:
+// room for any tensor of a request sent back as JSON text, which takes at most 6 bytes
+// for each byte it took as binary data (a BOOL element as "false,", an INT8 as
+// "-128,"), while a model that answers a small request with a great deal more is
+// refused before it ties up memory and the network.
+const ResponseBytesPerRequestByte = 8
+
 // Options configure a Server. Limits left at zero take the defaults of DESIGN.md.
 type Options struct {
 	Registry *registry.Registry
@@ -44,6 +51,9 @@ type Options struct {
 	MaxRequestBytes int64
 	// MaxBatchItems caps items of a batch; 0 means DefaultMaxBatchItems.
 	MaxBatchItems int
+	// MaxResponseBytes caps the answers the server encodes from a model's results
+	// (predictions, /v2 infer); 0 means ResponseBytesPerRequestByte × MaxRequestBytes.
+	MaxResponseBytes int64
 	// RateLimitRPS and RateLimitBurst set each key's token bucket on the predict-scope
 	// operations; RateLimitRPS 0 disables it.
 	RateLimitRPS   float64
@@ -119,6 +129,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.MaxBatchItems <= 0 {
 		opts.MaxBatchItems = DefaultMaxBatchItems
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = ResponseBytesPerRequestByte * opts.MaxRequestBytes
 	}
 	lim := newLimiter(opts.RateLimitRPS, opts.RateLimitBurst)
 	if lim != nil && opts.SharedRateLimit != nil {

@@ -88,8 +88,13 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 			err = openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
 				Request: r, PathParams: params, Route: route, Options: opts,
 			})
-			if err == nil && route.Operation.RequestBody != nil {
-				err = oneJSONValue(r, route.Operation.RequestBody.Value)
+			if body := route.Operation.RequestBody; body != nil && (err == nil || bodyFault(err)) {
+				// A member named twice is the fault to report even when the schema
+				// refused the value kin-openapi kept (the last): the client sees why.
+				var dup *jsonscan.DuplicateError
+				if e := oneJSONValue(r, body.Value); e != nil && (err == nil || errors.As(e, &dup)) {
+					err = e
+				}
 			}
 			if err != nil {
 				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: validationStatus(err), MatchedRoute: matched})
@@ -115,8 +120,14 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 	if err := notUTF8(body, b); err != nil {
 		return err
 	}
-	if len(b) > 0 && !jsonscan.Valid(b) {
-		return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
+	if len(b) > 0 {
+		checked := jsonscan.Check(b)
+		if err := duplicateMember(body, checked); err != nil {
+			return err
+		}
+		if checked != nil {
+			return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
+		}
 	}
 	if n := hugeNumber(b); n != "" {
 		return tooHuge(body, n)
@@ -280,6 +291,14 @@ func notANumber(err error) (string, bool) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// bodyFault reports whether the validator refused the body itself (its value, not
+// its reading, which a body cut off at MAX_REQUEST_BYTES fails).
+func bodyFault(err error) bool {
+	var reqErr *openapi3filter.RequestError
+	var tooBig *http.MaxBytesError
+	return errors.As(err, &reqErr) && reqErr.RequestBody != nil && !errors.As(err, &tooBig) && !errors.Is(err, errBodyTimeout)
 }
 
 // validationStatus is the status class of a validator's error: 401 for a failed

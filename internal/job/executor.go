@@ -43,6 +43,24 @@ type Executor struct {
 	// marks it running. 0 means DefaultRunningAfter; a negative value marks it running
 	// before it runs, as Execute does.
 	RunningAfter time.Duration
+	// MaxResultBytes caps a result: a larger one fails the job (*ResultTooLargeError)
+	// rather than be kept for JOB_TTL and sent whole with the record each time it is
+	// read. 0: no cap.
+	MaxResultBytes int64
+}
+
+// ResultTooLargeError is a job's result over Executor.MaxResultBytes.
+type ResultTooLargeError struct {
+	Size, Max int64
+	Batch     bool
+}
+
+func (e *ResultTooLargeError) Error() string {
+	remedy := "send less data"
+	if e.Batch {
+		remedy = "split the batch into smaller jobs"
+	}
+	return fmt.Sprintf("the result takes %d bytes, more than MAX_RESPONSE_BYTES (%d) allows; %s", e.Size, e.Max, remedy)
 }
 
 // DefaultRunningAfter is RunningAfter when it is 0: longer than most predictions, so
@@ -237,13 +255,19 @@ func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error)
 	if err != nil {
 		return nil, err
 	}
+	var result json.RawMessage
 	if !rec.Batch {
 		if len(out) != 1 {
 			return nil, fmt.Errorf("the model returned %d results for one input", len(out))
 		}
-		return out[0], nil
+		result = out[0]
+	} else if result, err = EncodeJSON(out); err != nil {
+		return nil, err
 	}
-	return EncodeJSON(out)
+	if limit := e.MaxResultBytes; limit > 0 && int64(len(result)) > limit {
+		return nil, &ResultTooLargeError{Size: int64(len(result)), Max: limit, Batch: rec.Batch}
+	}
+	return result, nil
 }
 
 func (e *Executor) now() time.Time {

@@ -1,7 +1,12 @@
 package jsonscan
 
+import "errors"
+
 // maxDepth is encoding/json's limit on nesting: deeper text is not valid to it.
 const maxDepth = 10000
+
+// ErrSyntax is Check's answer for text that is not one JSON value.
+var ErrSyntax = errors.New("not one JSON value")
 
 // Valid reports whether raw is one JSON value: json.Valid's answer on any input
 // (FuzzValid), depth limit included. json.Valid steps a state machine through a
@@ -9,17 +14,48 @@ const maxDepth = 10000
 // sent as JSON and 0.3 us of a small predict body's; this loop reads numbers, the
 // bulk of a tensor, a run at a time.
 func Valid(raw []byte) bool {
-	var open []byte // '{' or '[' of each enclosing value
+	ok, _ := scan(raw, false)
+	return ok
+}
+
+// Check is Valid that also refuses an object naming a member twice: nil when raw is
+// one JSON value whose every object, at any depth, names each member once; a
+// *DuplicateError for the first member named again; ErrSyntax otherwise. JSON
+// (RFC 8259) leaves duplicates to the reader: encoding/json and kin-openapi keep the
+// last, many proxies and firewalls the first, so a body that names one twice means
+// one thing to what checked it and another to inferd. Check is the same pass as
+// Valid, so a request body is scanned once for both.
+func Check(raw []byte) error {
+	ok, dup := scan(raw, true)
+	switch {
+	case ok:
+		return nil
+	case dup >= 0:
+		return duplicateAt(raw, dup)
+	}
+	return ErrSyntax
+}
+
+// scan reads raw as one JSON value. With unique set, it fails at the first member
+// name an enclosing object has already used, and returns where that name starts as
+// dup; dup is -1 for every other outcome.
+func scan(raw []byte, unique bool) (ok bool, dup int) {
+	var openBuf [64]byte
+	open := openBuf[:0] // '{' or '[' of each enclosing value
+	// The names of the open objects, innermost last, when unique is set.
+	var nameBuf [16]name
+	var objectBuf [8]object
+	names, objects := nameBuf[:0], objectBuf[:0]
 	i := SkipSpace(raw, 0)
 	for {
 		// A value starts at i.
 		if i >= len(raw) {
-			return false
+			return false, -1
 		}
 		switch c := raw[i]; {
 		case c == '{' || c == '[':
 			if len(open) >= maxDepth {
-				return false
+				return false, -1
 			}
 			i = SkipSpace(raw, i+1)
 			if i < len(raw) && raw[i] == c+2 { // '}' or ']': empty
@@ -28,8 +64,17 @@ func Valid(raw []byte) bool {
 			}
 			open = append(open, c)
 			if c == '{' {
-				if i = validKey(raw, i); i < 0 {
-					return false
+				start := i
+				end := 0
+				if end, i = validKey(raw, i); i < 0 {
+					return false, -1
+				}
+				if unique {
+					objects = openObject(objects, names)
+					var fresh bool
+					if names, fresh = addName(raw, names, &objects[len(objects)-1], start, end); !fresh {
+						return false, start
+					}
 				}
 			}
 			continue
@@ -44,33 +89,44 @@ func Valid(raw []byte) bool {
 		case c == 'n':
 			i = validLiteral(raw, i, "null")
 		default:
-			return false
+			return false, -1
 		}
 		if i < 0 {
-			return false
+			return false, -1
 		}
 		// A value ended at i: close what it ends, then expect the next.
 		for {
 			i = SkipSpace(raw, i)
 			if len(open) == 0 {
-				return i == len(raw)
+				return i == len(raw), -1
 			}
 			if i >= len(raw) {
-				return false
+				return false, -1
 			}
 			top := open[len(open)-1]
 			if raw[i] == top+2 {
 				open = open[:len(open)-1]
+				if unique && top == '{' {
+					objects, names = closeObject(objects, names)
+				}
 				i++
 				continue
 			}
 			if raw[i] != ',' {
-				return false
+				return false, -1
 			}
 			i = SkipSpace(raw, i+1)
 			if top == '{' {
-				if i = validKey(raw, i); i < 0 {
-					return false
+				start := i
+				end := 0
+				if end, i = validKey(raw, i); i < 0 {
+					return false, -1
+				}
+				if unique {
+					var fresh bool
+					if names, fresh = addName(raw, names, &objects[len(objects)-1], start, end); !fresh {
+						return false, start
+					}
 				}
 			}
 			break
@@ -78,20 +134,20 @@ func Valid(raw []byte) bool {
 	}
 }
 
-// validKey reads an object member's name and colon at raw[i], and returns where its value
-// starts, or -1.
-func validKey(raw []byte, i int) int {
+// validKey reads an object member's name and colon at raw[i], and returns the index
+// after the name and where its value starts, or -1 as the latter.
+func validKey(raw []byte, i int) (end, value int) {
 	if i >= len(raw) || raw[i] != '"' {
-		return -1
+		return 0, -1
 	}
-	if i = validString(raw, i); i < 0 {
-		return -1
+	if end = validString(raw, i); end < 0 {
+		return 0, -1
 	}
-	i = SkipSpace(raw, i)
+	i = SkipSpace(raw, end)
 	if i >= len(raw) || raw[i] != ':' {
-		return -1
+		return 0, -1
 	}
-	return SkipSpace(raw, i+1)
+	return end, SkipSpace(raw, i+1)
 }
 
 // validString returns the index after the string starting at raw[i], or -1. Like

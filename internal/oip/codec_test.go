@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/registry"
@@ -122,5 +123,60 @@ func TestEncodeNotFinite(t *testing.T) {
 	}
 	if _, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || n < 0 {
 		t.Errorf("binary: %d %v", n, err)
+	}
+}
+
+// TestEncodeMaxBytes: an answer exactly MaxBytes long is sent and one byte more is a
+// *SizeError, for JSON and binary outputs of every kind of element, large enough that
+// appendData looks at the cap on its way (it does every stride elements); the answer
+// within the cap is the one Encode writes without one.
+func TestEncodeMaxBytes(t *testing.T) {
+	const n = 3*stride + 7
+	ints, floats, bools := make([]int64, n), make([]float64, n), make([]int64, n)
+	strs := make([][]byte, n)
+	for i := range n {
+		ints[i], floats[i], bools[i] = int64(i*i-5000), float64(i)/7, int64(i%3&1)
+		strs[i] = []byte(fmt.Sprint("s", i))
+	}
+	outputs := []registry.Named{
+		{Name: "i", Tensor: tensor.NewInt(tensor.Int64, []int64{n}, ints)},
+		{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{n}, floats)},
+		{Name: "b", Tensor: tensor.NewInt(tensor.Bool, []int64{n}, bools)},
+		{Name: "s", Tensor: &tensor.Tensor{DType: tensor.Bytes, Shape: []int64{n}, Bytes: strs}},
+	}
+	for _, o := range outputs {
+		for _, bin := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s binary=%v", o.Tensor.DType, bin), func(t *testing.T) {
+				resp := Response{Model: "m", Version: "v1", Outputs: []registry.Named{o}}
+				binary := func(string) bool { return bin }
+				whole, _, err := Encode(resp, binary)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.MaxBytes = len(whole)
+				if got, _, err := Encode(resp, binary); err != nil || !bytes.Equal(got, whole) {
+					t.Fatalf("at the cap: %v", err)
+				}
+				resp.MaxBytes = len(whole) - 1
+				var big *SizeError
+				if _, _, err := Encode(resp, binary); !errors.As(err, &big) || big.MaxBytes != len(whole)-1 || big.AtLeast <= big.MaxBytes {
+					t.Fatalf("a byte past the cap: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestEncodeBytesNotText: BYTES elements that are not UTF-8 text are an *Error as JSON,
+// which would carry them as U+FFFD, and go unchanged as binary data.
+func TestEncodeBytesNotText(t *testing.T) {
+	out := []registry.Named{{Name: "s", Tensor: &tensor.Tensor{DType: tensor.Bytes, Shape: []int64{2}, Bytes: [][]byte{[]byte("é"), {0xc3}}}}}
+	_, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false })
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, `element 1 is not UTF-8 text`) || !strings.Contains(e.Msg, `"binary_data":true`) {
+		t.Errorf("JSON: err %v", err)
+	}
+	if body, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || !bytes.Equal(body[n:], []byte("\x02\x00\x00\x00é\x01\x00\x00\x00\xc3")) {
+		t.Errorf("binary: %q %v", body, err)
 	}
 }

@@ -2,7 +2,9 @@ package oip
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +26,14 @@ func FuzzDecode(f *testing.F) {
 	json(`{"inputs":[{"name":"x","shape":[9223372036854775807,2],"datatype":"FP64","data":[]}]}`)
 	json(`{"inputs":[]}`)
 	json(`[]`)
+	// Members named twice, strict dimensions, outputs asked for twice.
+	json(`{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}],"inputs":[]}`)
+	json(`{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1],"\u0064ata":[2]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1],"parameters":{"a":{"b":1,"b":2}}}]}`)
+	json(`{"inputs":[{"name":"x","shape":["1"],"datatype":"INT8","data":[1]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[null],"datatype":"INT8","data":[1]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[1.0],"datatype":"INT8","data":[1]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[1],"datatype":"INT8","data":[1]}],"outputs":[{"name":"x"},{"name":"x"}]}`)
 	fp32 := `{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","parameters":{"binary_data_size":8}}]}`
 	bin(fp32, "\x00\x00\x80\x3f\x00\x00\x00\x40", 0)
 	bin(fp32, "\x00\x00\x80\x3f", 0)                     // truncated binary part: 8 bytes declared, 4 sent
@@ -45,6 +55,15 @@ func FuzzDecode(f *testing.F) {
 			header, tail = body[:headerLen], body[headerLen:]
 		}
 		req, err := Decode(header, tail)
+		// encoding/json accepts a member named twice (the last wins); Decode refuses
+		// it, as a malformed request, whatever else is wrong with the request.
+		if stdjson.Valid(header) && namesTwice(t, header) {
+			var e *Error
+			if !errors.As(err, &e) || !e.Malformed || !strings.Contains(e.Msg, "duplicate member") {
+				t.Fatalf("Decode of a request naming a member twice: %v", err)
+			}
+			return
+		}
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Msg == "" {
@@ -74,4 +93,42 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// namesTwice reports whether valid JSON text has an object that names a member twice,
+// as encoding/json's tokenizer reads the names.
+func namesTwice(t *testing.T, b []byte) bool {
+	dec := stdjson.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var walk func() bool
+	walk = func() bool {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("Token: %v", err)
+		}
+		switch tok {
+		case stdjson.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, _ := dec.Token()
+				if seen[k.(string)] {
+					return true
+				}
+				seen[k.(string)] = true
+				if walk() {
+					return true
+				}
+			}
+			_, _ = dec.Token()
+		case stdjson.Delim('['):
+			for dec.More() {
+				if walk() {
+					return true
+				}
+			}
+			_, _ = dec.Token()
+		}
+		return false
+	}
+	return walk()
 }

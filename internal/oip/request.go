@@ -17,7 +17,12 @@ import (
 var ErrInvalid = errors.New("invalid inference request")
 
 // Error is a request that does not follow the protocol: Msg says where and what to fix.
-type Error struct{ Msg string }
+// Malformed marks a request whose JSON itself is at fault (not valid, or naming a
+// member twice), before anything of the protocol is read.
+type Error struct {
+	Msg       string
+	Malformed bool
+}
 
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return ErrInvalid }
@@ -52,8 +57,14 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	if !jsonscan.Valid(header) {
-		return nil, fail("the inference request is not valid JSON: %s", jsonErr(json.Unmarshal(header, new(any))))
+	if err := jsonscan.Check(header); err != nil {
+		// A member named twice means one thing to inferd and another to a reader that
+		// keeps the first (a proxy, a firewall): neither is taken.
+		var dup *jsonscan.DuplicateError
+		if errors.As(err, &dup) {
+			return nil, &Error{Malformed: true, Msg: fmt.Sprintf("the inference request has a %v; send each member of an object once (readers disagree on which of two counts)", dup)}
+		}
+		return nil, &Error{Malformed: true, Msg: "the inference request is not valid JSON: " + jsonErr(json.Unmarshal(header, new(any)))}
 	}
 	top, ok := members(header)
 	if !ok {
@@ -111,11 +122,16 @@ func Decode(header, binary []byte) (*Request, error) {
 		if err := json.Unmarshal(raw, &outs); err != nil || outs == nil {
 			return nil, fail("outputs must be an array of {\"name\": ...} objects, got %s", kind(raw))
 		}
+		asked := make(map[string]int, len(outs))
 		for i, o := range outs {
 			out, err := decodeOutput(i, o)
 			if err != nil {
 				return nil, err
 			}
+			if j, twice := asked[out.Name]; twice {
+				return nil, fail("outputs[%d] asks for output %q, as outputs[%d] does; ask for each output once", i, out.Name, j)
+			}
+			asked[out.Name] = i
 			req.Outputs = append(req.Outputs, out)
 		}
 	}
@@ -210,12 +226,13 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, er
 	return registry.Named{Name: name, Tensor: t}, nil
 }
 
-// decodeShape reads a shape and the number of elements it holds.
+// decodeShape reads a shape and the number of elements it holds. A dimension is a
+// JSON number spelled as a whole number, as Triton reads it: not "2" (which a lenient
+// reader takes for 2 and a strict one refuses), not null, not 2.0 or 2e0 (which some
+// readers take for a float).
 func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
-	var dims []json.Number
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if raw == nil || dec.Decode(&dims) != nil || dims == nil {
+	dims, ok := elements(raw)
+	if !ok {
 		return nil, 0, fail("%s: shape must be an array of dimensions, like [1,4], got %s", where, kind(raw))
 	}
 	if len(dims) > maxRank {
@@ -224,9 +241,12 @@ func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
 	shape := make([]int64, len(dims))
 	size := int64(1)
 	for i, n := range dims {
-		d, err := strconv.ParseInt(n.String(), 10, 64)
+		if !wholeNumber(n) {
+			return nil, 0, fail("%s: shape[%d] is %s; dimensions are whole numbers, written without quotes, fraction or exponent, like 4", where, i, spelled(n))
+		}
+		d, err := strconv.ParseInt(string(n), 10, 64)
 		if err != nil {
-			return nil, 0, fail("%s: shape[%d] is %s; dimensions are whole numbers", where, i, n)
+			return nil, 0, fail("%s: shape[%d] is %.40s, beyond any dimension (at most %d)", where, i, n, int64(math.MaxInt64))
 		}
 		if d < 0 {
 			return nil, 0, fail("%s: shape[%d] is %d; dimensions of a request cannot be negative", where, i, d)
@@ -248,16 +268,20 @@ func parameters(where string, raw json.RawMessage) (map[string]json.RawMessage, 
 	return m, nil
 }
 
+// boolParam reads a parameter that is true or false: null is neither (encoding/json
+// would read it as false, leaving the default).
 func boolParam(where string, params map[string]json.RawMessage, name string) (bool, error) {
 	raw, ok := params[name]
 	if !ok {
 		return false, nil
 	}
-	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return false, fail("%s.%s must be true or false, got %s", where, name, raw)
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
 	}
-	return b, nil
+	return false, fail("%s.%s must be true or false, got %.40s", where, name, raw)
 }
 
 // decodeData reads the JSON data of a tensor, flat or nested, into t.
@@ -410,6 +434,26 @@ func str(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// wholeNumber reports whether a JSON value is a number without fraction or exponent.
+func wholeNumber(tok []byte) bool {
+	if len(tok) == 0 || !isNumber(tok) {
+		return false
+	}
+	return !bytes.ContainsAny(tok, ".eE")
+}
+
+// spelled shows a value that is no whole number, and what it is, for messages.
+func spelled(tok []byte) string {
+	switch k := kind(tok); k {
+	case "null":
+		return "null"
+	case "a number":
+		return fmt.Sprintf("%.40s, a number with a fraction or exponent", tok)
+	default:
+		return fmt.Sprintf("%.40s, %s", tok, k)
+	}
 }
 
 // kind names the JSON type of raw, for messages.

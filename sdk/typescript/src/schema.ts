@@ -1669,7 +1669,7 @@ export interface components {
             /**
              * @description A stable machine-readable code: invalid_request, invalid_input,
              *     model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
-             *     job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
+             *     job_finished, not_found, method_not_allowed, payload_too_large, response_too_large, unsupported_media_type,
              *     rate_limited, concurrency_limited, auth_throttled, jobs_limited,
              *     execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
@@ -2090,9 +2090,10 @@ export interface components {
             };
         };
         /**
-         * @description The request is malformed or names an unknown model or version, or the model's
-         *     preprocessing rejected the input. Codes: `invalid_request`, `model_not_found`,
-         *     `version_not_found`, `invalid_input`.
+         * @description The request is malformed (an object naming a member twice, at any depth, included)
+         *     or names an unknown model or version, or the model's preprocessing rejected the
+         *     input. Codes: `invalid_request`, `model_not_found`, `version_not_found`,
+         *     `invalid_input`.
          */
         BadRequest: {
             headers: {
@@ -2204,6 +2205,20 @@ export interface components {
                  *       "request_id": "5f0c6a2e9d1b4c7a"
                  *     }
                  */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is larger than `MAX_REQUEST_BYTES`, or `items` has more than
+         *     `MAX_BATCH_ITEMS` elements (code `payload_too_large`); or the answer would be
+         *     larger than `MAX_RESPONSE_BYTES` (code `response_too_large`): split the batch, or
+         *     send less data.
+         */
+        PredictionTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -2350,7 +2365,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A malformed request, or tensors that do not fit the model (which input, and what was expected). Codes `invalid_request`, `invalid_input`. */
+        /**
+         * @description A malformed request (`invalid_request`: not JSON, or an object naming a member
+         *     twice), or tensors that do not fit the model (`invalid_input`: which input, and
+         *     what was expected; BYTES outputs that are not UTF-8 text asked for as JSON).
+         */
         OIPBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2411,6 +2430,20 @@ export interface components {
                  *       "request_id": "5f0c6a2e9d1b4c7a"
                  *     }
                  */
+                "application/json": components["schemas"]["OIPError"];
+            };
+        };
+        /**
+         * @description The body is larger than `MAX_REQUEST_BYTES`, or an input has more rows than
+         *     `MAX_BATCH_ITEMS` (code `payload_too_large`); or the answer would be larger than
+         *     `MAX_RESPONSE_BYTES` (code `response_too_large`): ask for fewer rows or outputs, or
+         *     for the outputs as binary data, which takes a fraction of JSON's bytes.
+         */
+        OIPInferTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["OIPError"];
             };
         };
@@ -2567,7 +2600,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["PredictionTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2601,7 +2634,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["PredictionTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3616,7 +3649,7 @@ export interface operations {
             401: components["responses"]["OIPUnauthorized"];
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
-            413: components["responses"]["OIPPayloadTooLarge"];
+            413: components["responses"]["OIPInferTooLarge"];
             415: components["responses"]["OIPUnsupportedMediaType"];
             429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
@@ -3667,7 +3700,7 @@ export interface operations {
             401: components["responses"]["OIPUnauthorized"];
             403: components["responses"]["OIPForbidden"];
             404: components["responses"]["OIPNotFound"];
-            413: components["responses"]["OIPPayloadTooLarge"];
+            413: components["responses"]["OIPInferTooLarge"];
             415: components["responses"]["OIPUnsupportedMediaType"];
             429: components["responses"]["OIPTooManyRequests"];
             500: components["responses"]["OIPInternalError"];
