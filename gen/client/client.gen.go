@@ -1769,6 +1769,11 @@ type ClientInterface interface {
 	// comes, is discarded). The job's status becomes `cancelled` and never changes
 	// again. A finished job cannot be cancelled: 409 `job_finished`.
 	//
+	// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+	// Another key's job answers 404 `job_not_found`, as an id that does not exist
+	// does (whatever its status), so no key learns which ids other keys' jobs have.
+	// Reading a job stays open to any valid key.
+	//
 	// Corresponds with DELETE /predict/async/{job_id} (the `CancelJob` operationId).
 	CancelJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2615,6 +2620,11 @@ func (c *Client) SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequ
 // queue; a running one is abandoned as best the runner can (its result, if it
 // comes, is discarded). The job's status becomes `cancelled` and never changes
 // again. A finished job cannot be cancelled: 409 `job_finished`.
+//
+// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+// Another key's job answers 404 `job_not_found`, as an id that does not exist
+// does (whatever its status), so no key learns which ids other keys' jobs have.
+// Reading a job stays open to any valid key.
 //
 // Corresponds with DELETE /predict/async/{job_id} (the `CancelJob` operationId).
 func (c *Client) CancelJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5370,6 +5380,11 @@ type ClientWithResponsesInterface interface {
 	// queue; a running one is abandoned as best the runner can (its result, if it
 	// comes, is discarded). The job's status becomes `cancelled` and never changes
 	// again. A finished job cannot be cancelled: 409 `job_finished`.
+	//
+	// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+	// Another key's job answers 404 `job_not_found`, as an id that does not exist
+	// does (whatever its status), so no key learns which ids other keys' jobs have.
+	// Reading a job stays open to any valid key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10358,6 +10373,11 @@ func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, bo
 // queue; a running one is abandoned as best the runner can (its result, if it
 // comes, is discarded). The job's status becomes `cancelled` and never changes
 // again. A finished job cannot be cancelled: 409 `job_finished`.
+//
+// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+// Another key's job answers 404 `job_not_found`, as an id that does not exist
+// does (whatever its status), so no key learns which ids other keys' jobs have.
+// Reading a job stays open to any valid key.
 //
 // Returns a wrapper object for the known response body format(s).
 //

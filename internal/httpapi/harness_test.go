@@ -28,12 +28,14 @@ import (
 // Keys of every class the auth tests need.
 const (
 	keyPredict = "k-predict"
+	// keyOther predicts too: a second client's key.
+	keyOther   = "k-other"
 	keyRead    = "k-read"
 	keyAdmin   = "k-admin"
 	keyUnknown = "k-unknown"
 )
 
-const testKeys = keyPredict + ":predict," + keyRead + ":read_models," + keyAdmin + ":predict+read_models+admin"
+const testKeys = keyPredict + ":predict," + keyOther + ":predict," + keyRead + ":read_models," + keyAdmin + ":predict+read_models+admin"
 
 type harness struct {
 	c      *apitest.Client

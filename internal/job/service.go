@@ -203,9 +203,26 @@ func (s *Service) EndWaits() {
 }
 
 // Cancel ends a job that has not finished with status cancelled, and asks the runner to
-// drop it from the queue or stop running it. A finished job gives ErrFinished.
+// drop it from the queue or stop running it. A finished job gives ErrFinished. It
+// cancels any job, whoever submitted it: for an admin, or the service itself.
 func (s *Service) Cancel(ctx context.Context, id string) (Record, error) {
+	return s.cancel(ctx, id, nil)
+}
+
+// CancelFor is Cancel for the key that owner names: a job that key did not submit is
+// ErrNotFound, worded as for an id that does not exist, so that a key cannot learn
+// which ids other keys' jobs have.
+func (s *Service) CancelFor(ctx context.Context, owner, id string) (Record, error) {
+	return s.cancel(ctx, id, &owner)
+}
+
+// cancel is Cancel of a job of owner, or of any job when owner is nil.
+func (s *Service) cancel(ctx context.Context, id string, owner *string) (Record, error) {
 	rec, err := s.Store.Update(ctx, id, func(r *Record) error {
+		if owner != nil && r.Owner != *owner {
+			// Before the status check: a 409 job_finished would confirm the id.
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
 		if !r.move(StatusCancelled, s.now()) {
 			return fmt.Errorf("%w: job %s is %s", ErrFinished, id, r.Status)
 		}

@@ -116,6 +116,11 @@ export interface paths {
          *     queue; a running one is abandoned as best the runner can (its result, if it
          *     comes, is discarded). The job's status becomes `cancelled` and never changes
          *     again. A finished job cannot be cancelled: 409 `job_finished`.
+         *
+         *     A key cancels the jobs it submitted; a key with the admin scope cancels any.
+         *     Another key's job answers 404 `job_not_found`, as an id that does not exist
+         *     does (whatever its status), so no key learns which ids other keys' jobs have.
+         *     Reading a job stays open to any valid key.
          */
         delete: operations["cancelJob"];
         options?: never;
