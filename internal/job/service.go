@@ -45,7 +45,9 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 }
 
 // SubmitFor is Submit for the key that owner names (Record.Owner): the store refuses
-// the job with ErrJobLimit when that key has as many unfinished jobs as it may.
+// the job with ErrJobLimit when that key has as many unfinished jobs as it may, and
+// with a *BytesLimitError (or ErrJobTooLarge) when its records would pass the key's
+// byte budget.
 func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (rec Record, err error) {
 	rec = Record{
 		ID:        uuid.NewString(),
@@ -71,7 +73,7 @@ func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, b
 		return s.submitAtOnce(ctx, rr, rec)
 	}
 	if err := s.Store.Create(ctx, rec); err != nil {
-		if errors.Is(err, ErrJobLimit) {
+		if refusal(err) {
 			return Record{}, err // its message is the client's answer as it stands
 		}
 		return Record{}, fmt.Errorf("recording job: %w", err)
@@ -108,7 +110,7 @@ func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, b
 func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Record) (Record, error) {
 	rec.Status = StatusPending
 	if err := rr.CreateAndEnqueue(ctx, rec); err != nil {
-		if errors.Is(err, ErrJobLimit) {
+		if refusal(err) {
 			return Record{}, err // its message is the client's answer as it stands
 		}
 		return Record{}, fmt.Errorf("queueing job: %w", err)
@@ -117,6 +119,12 @@ func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Reco
 		return Record{}, err
 	}
 	return rec, nil
+}
+
+// refusal reports whether err is a store's refusal of the submitting key's job, worded
+// for its client.
+func refusal(err error) bool {
+	return errors.Is(err, ErrJobLimit) || errors.Is(err, ErrJobBytesLimit) || errors.Is(err, ErrJobTooLarge)
 }
 
 // replicate waits, when Replicas is set, until the job's record and task reached the
