@@ -1030,7 +1030,7 @@ type Problem struct {
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, unsupported_media_type,
 	// rate_limited, concurrency_limited, auth_throttled, jobs_limited,
-	// execution_error, internal_error, reload_failed, model_loading,
+	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
 	// not_implemented.
@@ -1723,7 +1723,12 @@ type ClientInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1735,7 +1740,12 @@ type ClientInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2535,7 +2545,12 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2557,7 +2572,12 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5335,7 +5355,12 @@ type ClientWithResponsesInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5347,7 +5372,12 @@ type ClientWithResponsesInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10304,7 +10334,12 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10322,7 +10357,12 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

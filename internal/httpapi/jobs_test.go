@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -332,6 +333,73 @@ func TestCancelOwnJobsOnly(t *testing.T) {
 			// Any valid key reads any job.
 			if rec := poll(t, h.c, "/jobs/"+id); rec.Status != tt.after {
 				t.Errorf("the job is %s, want %s", rec.Status, tt.after)
+			}
+		})
+	}
+}
+
+// TestJobBytesBudget (issue 25, point 2): once a key's job records take
+// MAX_JOB_BYTES_PER_KEY, its next submission, single or batch, is 429
+// job_bytes_limited with a Retry-After that says when its first record expires (an
+// hour here, the TTL); another key is not refused, and a job whose record alone passes
+// the budget is 413 payload_too_large.
+func TestJobBytesBudget(t *testing.T) {
+	const ttl = time.Hour
+	h := newHarness(t, func(s *setup) {
+		s.store.TTL = ttl
+		s.store.MaxBytesPerOwner = 40 << 10
+	})
+	data := `"` + strings.Repeat("x", 10_000) + `"`
+	var ids []string
+	for {
+		resp := h.c.Post("/predict/async", keyPredict, `{"model":"echo","data":`+data+`}`)
+		if resp.Status != http.StatusOK {
+			break
+		}
+		var out struct {
+			JobID string `json:"job_id"`
+		}
+		resp.JSON(t, &out)
+		ids = append(ids, out.JobID)
+		if len(ids) > 4 {
+			t.Fatalf("%d jobs of 10 KB accepted under a budget of 40 KiB", len(ids))
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("%d jobs of 10 KB accepted under a budget of 40 KiB, want 2 or 3", len(ids))
+	}
+	for _, id := range ids {
+		waitFinal(t, h.c, id)
+	}
+	tests := []struct {
+		name, key, path, body string
+		status                int
+		code                  string
+	}{
+		{"single", keyPredict, "/predict/async", `{"model":"echo","data":` + data + `}`, http.StatusTooManyRequests, "job_bytes_limited"},
+		{"batch", keyPredict, "/predict/async/batch", `{"model":"echo","items":[` + data + `]}`, http.StatusTooManyRequests, "job_bytes_limited"},
+		{"another key", keyOther, "/predict/async", `{"model":"echo","data":` + data + `}`, http.StatusOK, ""},
+		{"too large alone", keyOther, "/predict/async", `{"model":"echo","data":"` + strings.Repeat("y", 50_000) + `"}`, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.c.Post(tt.path, tt.key, tt.body)
+			if resp.Status != tt.status {
+				t.Fatalf("%d %.300s, want %d", resp.Status, resp.Body, tt.status)
+			}
+			if tt.status == http.StatusOK {
+				return
+			}
+			p := resp.Problem(t)
+			if p.Code != tt.code || !strings.Contains(p.Detail, "MAX_JOB_BYTES_PER_KEY") {
+				t.Errorf("%s: %s, want %s naming MAX_JOB_BYTES_PER_KEY", p.Code, p.Detail, tt.code)
+			}
+			if tt.status != http.StatusTooManyRequests {
+				return
+			}
+			ra, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+			if err != nil || ra < int(ttl.Seconds())-60 || ra > int(ttl.Seconds()) {
+				t.Errorf("Retry-After %q, want about %d: when the first record expires", resp.Header.Get("Retry-After"), int(ttl.Seconds()))
 			}
 		})
 	}
