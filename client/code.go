@@ -20,6 +20,7 @@ const (
 	CodeConcurrencyLimited   = "concurrency_limited"    // 429: the key has MAX_CONCURRENT_PER_KEY requests in progress
 	CodeAuthThrottled        = "auth_throttled"         // 429: too many failed authentications from this address
 	CodeJobsLimited          = "jobs_limited"           // 429: the key has MAX_JOBS_PER_KEY jobs waiting or running
+	CodeJobBytesLimited      = "job_bytes_limited"      // 429: the key's job records hold MAX_JOB_BYTES_PER_KEY; see Error.RetryAfter
 	CodeExecutionError       = "execution_error"        // 500: the pipeline failed running the request
 	CodeInternalError        = "internal_error"         // 500: an unexpected fault
 	CodeReloadFailed         = "reload_failed"          // 500: a reload failed; the old pipeline still serves

@@ -111,6 +111,7 @@ var codes = map[string]string{
 	"CodeConcurrencyLimited":   client.CodeConcurrencyLimited,
 	"CodeAuthThrottled":        client.CodeAuthThrottled,
 	"CodeJobsLimited":          client.CodeJobsLimited,
+	"CodeJobBytesLimited":      client.CodeJobBytesLimited,
 	"CodeExecutionError":       client.CodeExecutionError,
 	"CodeInternalError":        client.CodeInternalError,
 	"CodeReloadFailed":         client.CodeReloadFailed,

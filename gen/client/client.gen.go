@@ -1030,7 +1030,7 @@ type Problem struct {
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, response_too_large, unsupported_media_type,
 	// rate_limited, concurrency_limited, auth_throttled, jobs_limited,
-	// execution_error, internal_error, reload_failed, model_loading,
+	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
 	// not_implemented.
@@ -1733,7 +1733,12 @@ type ClientInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1745,7 +1750,12 @@ type ClientInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1778,6 +1788,11 @@ type ClientInterface interface {
 	// queue; a running one is abandoned as best the runner can (its result, if it
 	// comes, is discarded). The job's status becomes `cancelled` and never changes
 	// again. A finished job cannot be cancelled: 409 `job_finished`.
+	//
+	// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+	// Another key's job answers 404 `job_not_found`, as an id that does not exist
+	// does (whatever its status), so no key learns which ids other keys' jobs have.
+	// Reading a job stays open to any valid key.
 	//
 	// Corresponds with DELETE /predict/async/{job_id} (the `CancelJob` operationId).
 	CancelJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2540,7 +2555,12 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2562,7 +2582,12 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2625,6 +2650,11 @@ func (c *Client) SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequ
 // queue; a running one is abandoned as best the runner can (its result, if it
 // comes, is discarded). The job's status becomes `cancelled` and never changes
 // again. A finished job cannot be cancelled: 409 `job_finished`.
+//
+// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+// Another key's job answers 404 `job_not_found`, as an id that does not exist
+// does (whatever its status), so no key learns which ids other keys' jobs have.
+// Reading a job stays open to any valid key.
 //
 // Corresponds with DELETE /predict/async/{job_id} (the `CancelJob` operationId).
 func (c *Client) CancelJob(ctx context.Context, jobId JobID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5335,7 +5365,12 @@ type ClientWithResponsesInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5347,7 +5382,12 @@ type ClientWithResponsesInterface interface {
 	// Validates the request, routes it to a version, records a job and queues it.
 	// Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 	// that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-	// `jobs_limited` until one of them finishes.
+	// `jobs_limited` until one of them finishes. A key whose job records (inputs
+	// while their jobs wait or run, results until they expire) would pass
+	// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+	// `Retry-After` that says when its first record expires. The job belongs to the
+	// key that submitted it: only that key, or a key with the admin scope, may
+	// cancel it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5380,6 +5420,11 @@ type ClientWithResponsesInterface interface {
 	// queue; a running one is abandoned as best the runner can (its result, if it
 	// comes, is discarded). The job's status becomes `cancelled` and never changes
 	// again. A finished job cannot be cancelled: 409 `job_finished`.
+	//
+	// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+	// Another key's job answers 404 `job_not_found`, as an id that does not exist
+	// does (whatever its status), so no key learns which ids other keys' jobs have.
+	// Reading a job stays open to any valid key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10299,7 +10344,12 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10317,7 +10367,12 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // Validates the request, routes it to a version, records a job and queues it.
 // Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
 // that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-// `jobs_limited` until one of them finishes.
+// `jobs_limited` until one of them finishes. A key whose job records (inputs
+// while their jobs wait or run, results until they expire) would pass
+// `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+// `Retry-After` that says when its first record expires. The job belongs to the
+// key that submitted it: only that key, or a key with the admin scope, may
+// cancel it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10368,6 +10423,11 @@ func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, bo
 // queue; a running one is abandoned as best the runner can (its result, if it
 // comes, is discarded). The job's status becomes `cancelled` and never changes
 // again. A finished job cannot be cancelled: 409 `job_finished`.
+//
+// A key cancels the jobs it submitted; a key with the admin scope cancels any.
+// Another key's job answers 404 `job_not_found`, as an id that does not exist
+// does (whatever its status), so no key learns which ids other keys' jobs have.
+// Reading a job stays open to any valid key.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestJobCapPerKeyInProcess (issue 10, finding 4): in the in-process mode too a key
@@ -74,4 +77,54 @@ func TestJobCapPerKeyInProcess(t *testing.T) {
 	cancel(ids[1]) // a waiting one
 	accepted("dev-key")
 	refused()
+}
+
+// TestJobBytesBudgetInProcess (issue 25, point 2): in the in-process mode too a key's
+// job records may take at most MAX_JOB_BYTES_PER_KEY: once its finished echo jobs'
+// results fill it, its next submission is 429 job_bytes_limited with a Retry-After of
+// about JOB_TTL (when the first result expires), and another key is not refused.
+func TestJobBytesBudgetInProcess(t *testing.T) {
+	s := startApp(t, map[string]string{
+		"MAX_JOB_BYTES_PER_KEY": "100000", "MAX_REQUEST_BYTES": "65536", "JOB_TTL": "1h", "RATE_LIMIT_RPS": "0",
+	}, true)
+	body := `{"model":"echo","data":"` + strings.Repeat("x", 20_000) + `"}`
+	var ids []string
+	for len(ids) <= 5 {
+		resp := s.c.Post("/predict/async", "dev-key", body)
+		if resp.Status != http.StatusOK {
+			break
+		}
+		var out struct {
+			JobID string `json:"job_id"`
+		}
+		resp.JSON(t, &out)
+		ids = append(ids, out.JobID)
+	}
+	if len(ids) < 3 || len(ids) > 4 {
+		t.Fatalf("%d jobs of 20 KB accepted under a budget of 100 kB, want 3 or 4", len(ids))
+	}
+	for _, id := range ids {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var rec struct {
+				Status string `json:"status"`
+			}
+			s.c.Get("/jobs/"+id, "dev-key").JSON(t, &rec)
+			if rec.Status == "succeeded" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("job %s is %s", id, rec.Status)
+			}
+		}
+	}
+	resp := s.c.Post("/predict/async", "dev-key", body)
+	if resp.Status != http.StatusTooManyRequests || resp.Problem(t).Code != "job_bytes_limited" {
+		t.Fatalf("over the budget: %d %.300s, want 429 job_bytes_limited", resp.Status, resp.Body)
+	}
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 3500 || ra > 3600 {
+		t.Errorf("Retry-After %q, want about 3600 (JOB_TTL)", resp.Header.Get("Retry-After"))
+	}
+	if resp := s.c.Post("/predict/async", "admin-key", body); resp.Status != http.StatusOK {
+		t.Errorf("another key: %d %.300s", resp.Status, resp.Body)
+	}
 }

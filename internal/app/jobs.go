@@ -64,7 +64,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 // inProcessJobs runs jobs on a goroutine pool in this process.
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer) *jobs {
 	waiters := &job.Waiters{}
-	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, OnFinal: waiters.Finish})
+	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
@@ -96,7 +96,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, ratelimit.Options{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst})

@@ -59,7 +59,9 @@ type Config struct {
 	JobTTL                   time.Duration // JOB_TTL
 	JobMaxAge                time.Duration // JOB_MAX_AGE
 	// MaxJobsPerKey is MAX_JOBS_PER_KEY; 0: no cap.
-	MaxJobsPerKey     int
+	MaxJobsPerKey int
+	// MaxJobBytesPerKey is MAX_JOB_BYTES_PER_KEY; 0: no budget.
+	MaxJobBytesPerKey int64
 	JobWorkers        int           // JOB_WORKERS; 0: number of CPUs (in-process mode)
 	JobQueueSize      int           // JOB_QUEUE_SIZE (in-process mode)
 	LoadConcurrency   int           // LOAD_CONCURRENCY
@@ -181,6 +183,20 @@ func (p *parser) int(lo, hi int) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
 		p.fail(v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
+	}
+	return n
+}
+
+// jobBytes reads MAX_JOB_BYTES_PER_KEY: 0, or a budget that holds at least one job of
+// the largest request, which a smaller one would refuse for good.
+func (p *parser) jobBytes(maxRequest int64) int64 {
+	v, _ := p.value()
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n < 0 || n > 1<<50:
+		p.fail(v, "want a whole number of bytes from 0 to 2^50")
+	case n > 0 && n < maxRequest:
+		p.fail(v, fmt.Sprintf("want at least MAX_REQUEST_BYTES (%d), or a key could never submit a job of the largest request; 0 disables the budget", maxRequest))
 	}
 	return n
 }

@@ -37,7 +37,8 @@ func TestAuthMatrix(t *testing.T) {
 	var sub struct {
 		JobID string `json:"job_id"`
 	}
-	h.c.Post("/predict/async", keyAdmin, map[string]any{"model": "echo", "data": 1}).JSON(t, &sub)
+	// Submitted by the predict-only key: it cancels its own jobs, the admin key any.
+	h.c.Post("/predict/async", keyPredict, map[string]any{"model": "echo", "data": 1}).JSON(t, &sub)
 
 	single := map[string]any{"model": "echo", "data": "x"}
 	batch := map[string]any{"model": "echo", "items": []any{1}}

@@ -28,12 +28,14 @@ import (
 // Keys of every class the auth tests need.
 const (
 	keyPredict = "k-predict"
+	// keyOther predicts too: a second client's key.
+	keyOther   = "k-other"
 	keyRead    = "k-read"
 	keyAdmin   = "k-admin"
 	keyUnknown = "k-unknown"
 )
 
-const testKeys = keyPredict + ":predict," + keyRead + ":read_models," + keyAdmin + ":predict+read_models+admin"
+const testKeys = keyPredict + ":predict," + keyOther + ":predict," + keyRead + ":read_models," + keyAdmin + ":predict+read_models+admin"
 
 type harness struct {
 	c      *apitest.Client
@@ -59,6 +61,8 @@ type setup struct {
 	// inMemory serves over net.Pipe connections instead of a socket, for a test in a
 	// synctest bubble (see apitest.NewInMemory); the harness's url is then empty.
 	inMemory bool
+	// store configures the job store (its clock, its caps); TTL is an hour unless set.
+	store memstore.Options
 }
 
 // newHarness serves the whole API (validator, auth, limits, handlers) over a real
@@ -91,7 +95,12 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 		reg.Load(context.Background())
 	}
 	waiters := &job.Waiters{}
-	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: waiters.Finish})
+	so := s.store
+	if so.TTL == 0 {
+		so.TTL = time.Hour
+	}
+	so.OnFinal = waiters.Finish
+	store := memstore.New(so)
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes}
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -259,4 +260,147 @@ func TestCancel(t *testing.T) {
 			t.Errorf("unknown: status %d: %s", resp.Status, resp.Body)
 		}
 	})
+}
+
+// TestCancelOwnJobsOnly (issue 25, point 3): a job belongs to the key that submitted
+// it. Another key's DELETE is 404 job_not_found, worded as for an id that does not
+// exist, whatever the job's status, and changes nothing; a key with the admin scope
+// cancels any job; any valid key still reads any job.
+func TestCancelOwnJobsOnly(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	h := newHarness(t, func(s *setup) {
+		s.workers = 1
+		s.sources = append(s.sources, testModel("gate", blocking(release)))
+	})
+	submitAs := func(key, body string) string {
+		t.Helper()
+		resp := h.c.Post("/predict/async", key, body)
+		var out struct {
+			JobID string `json:"job_id"`
+		}
+		if resp.Status != http.StatusOK {
+			t.Fatalf("submit: %d %s", resp.Status, resp.Body)
+		}
+		resp.JSON(t, &out)
+		return out.JobID
+	}
+	finished := submitAs(keyPredict, `{"model":"echo","data":0}`)
+	waitFinal(t, h.c, finished) // before the one worker blocks
+	jobs := map[string]string{
+		"finished": finished,
+		"running":  submitAs(keyPredict, `{"model":"gate","data":1}`),
+		"pending":  submitAs(keyPredict, `{"model":"gate","data":2}`),
+		"pending2": submitAs(keyPredict, `{"model":"gate","data":3}`),
+		"other's":  submitAs(keyOther, `{"model":"gate","data":4}`),
+		"unknown":  "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b",
+	}
+	for rec := poll(t, h.c, "/jobs/"+jobs["running"]); rec.Status != "running"; rec = poll(t, h.c, "/jobs/"+jobs["running"]) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	unknown := h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+jobs["unknown"], keyOther, nil)).Problem(t)
+
+	tests := []struct {
+		name   string
+		key    string
+		job    string
+		status int
+		// after is the job's status once the request is answered.
+		after string
+	}{
+		{"another key, a running job", keyOther, "running", http.StatusNotFound, "running"},
+		{"another key, a pending job", keyOther, "pending", http.StatusNotFound, "pending"},
+		{"another key, a finished job", keyOther, "finished", http.StatusNotFound, "succeeded"},
+		{"a key without the predict scope", keyRead, "pending", http.StatusForbidden, "pending"},
+		{"the admin, another key's job", keyAdmin, "pending", http.StatusOK, "cancelled"},
+		{"its own key, a running job", keyPredict, "running", http.StatusOK, "cancelled"},
+		{"its own key, a pending job", keyPredict, "pending2", http.StatusOK, "cancelled"},
+		{"the other key, its own job", keyOther, "other's", http.StatusOK, "cancelled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := jobs[tt.job]
+			resp := h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+id, tt.key, nil))
+			if resp.Status != tt.status {
+				t.Fatalf("%d %s, want %d", resp.Status, resp.Body, tt.status)
+			}
+			if tt.status == http.StatusNotFound {
+				p := resp.Problem(t)
+				if want := strings.ReplaceAll(unknown.Detail, jobs["unknown"], id); p.Code != "job_not_found" || p.Detail != want {
+					t.Errorf("another key's job: %s %q; an unknown one: %q", p.Code, p.Detail, want)
+				}
+			}
+			// Any valid key reads any job.
+			if rec := poll(t, h.c, "/jobs/"+id); rec.Status != tt.after {
+				t.Errorf("the job is %s, want %s", rec.Status, tt.after)
+			}
+		})
+	}
+}
+
+// TestJobBytesBudget (issue 25, point 2): once a key's job records take
+// MAX_JOB_BYTES_PER_KEY, its next submission, single or batch, is 429
+// job_bytes_limited with a Retry-After that says when its first record expires (an
+// hour here, the TTL); another key is not refused, and a job whose record alone passes
+// the budget is 413 payload_too_large.
+func TestJobBytesBudget(t *testing.T) {
+	const ttl = time.Hour
+	h := newHarness(t, func(s *setup) {
+		s.store.TTL = ttl
+		s.store.MaxBytesPerOwner = 40 << 10
+	})
+	data := `"` + strings.Repeat("x", 10_000) + `"`
+	var ids []string
+	for {
+		resp := h.c.Post("/predict/async", keyPredict, `{"model":"echo","data":`+data+`}`)
+		if resp.Status != http.StatusOK {
+			break
+		}
+		var out struct {
+			JobID string `json:"job_id"`
+		}
+		resp.JSON(t, &out)
+		ids = append(ids, out.JobID)
+		if len(ids) > 4 {
+			t.Fatalf("%d jobs of 10 KB accepted under a budget of 40 KiB", len(ids))
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("%d jobs of 10 KB accepted under a budget of 40 KiB, want 2 or 3", len(ids))
+	}
+	for _, id := range ids {
+		waitFinal(t, h.c, id)
+	}
+	tests := []struct {
+		name, key, path, body string
+		status                int
+		code                  string
+	}{
+		{"single", keyPredict, "/predict/async", `{"model":"echo","data":` + data + `}`, http.StatusTooManyRequests, "job_bytes_limited"},
+		{"batch", keyPredict, "/predict/async/batch", `{"model":"echo","items":[` + data + `]}`, http.StatusTooManyRequests, "job_bytes_limited"},
+		{"another key", keyOther, "/predict/async", `{"model":"echo","data":` + data + `}`, http.StatusOK, ""},
+		{"too large alone", keyOther, "/predict/async", `{"model":"echo","data":"` + strings.Repeat("y", 50_000) + `"}`, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.c.Post(tt.path, tt.key, tt.body)
+			if resp.Status != tt.status {
+				t.Fatalf("%d %.300s, want %d", resp.Status, resp.Body, tt.status)
+			}
+			if tt.status == http.StatusOK {
+				return
+			}
+			p := resp.Problem(t)
+			if p.Code != tt.code || !strings.Contains(p.Detail, "MAX_JOB_BYTES_PER_KEY") {
+				t.Errorf("%s: %s, want %s naming MAX_JOB_BYTES_PER_KEY", p.Code, p.Detail, tt.code)
+			}
+			if tt.status != http.StatusTooManyRequests {
+				return
+			}
+			ra, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+			if err != nil || ra < int(ttl.Seconds())-60 || ra > int(ttl.Seconds()) {
+				t.Errorf("Retry-After %q, want about %d: when the first record expires", resp.Header.Get("Retry-After"), int(ttl.Seconds()))
+			}
+		})
+	}
 }

@@ -36,6 +36,7 @@ const (
 	codeConcurrencyLimited   = "concurrency_limited"
 	codeAuthThrottled        = "auth_throttled"
 	codeJobsLimited          = "jobs_limited"
+	codeJobBytesLimited      = "job_bytes_limited"
 	codeExecutionError       = "execution_error"
 	codeInternalError        = "internal_error"
 	codeReloadFailed         = "reload_failed"
@@ -69,6 +70,7 @@ var titles = map[string]string{
 	codeConcurrencyLimited:   "Too many concurrent requests",
 	codeAuthThrottled:        "Too many failed authentications",
 	codeJobsLimited:          "Too many unfinished jobs",
+	codeJobBytesLimited:      "Job records over the key's budget",
 	codeExecutionError:       "Execution error",
 	codeInternalError:        "Internal error",
 	codeReloadFailed:         "Reload failed",
@@ -181,6 +183,10 @@ func classifyDomain(err error) (int, string) {
 		return http.StatusTooManyRequests, codeJobsLimited
 	case errors.Is(err, job.ErrUnknownQueue):
 		return http.StatusNotFound, codeNotFound
+	case errors.Is(err, job.ErrJobBytesLimit):
+		return http.StatusTooManyRequests, codeJobBytesLimited
+	case errors.Is(err, job.ErrJobTooLarge):
+		return http.StatusRequestEntityTooLarge, codePayloadTooLarge
 	case errors.Is(err, job.ErrQueueFull):
 		return http.StatusServiceUnavailable, codeQueueFull
 	case errors.Is(err, job.ErrQueueUnavailable):
@@ -233,6 +239,10 @@ const retryAfterSeconds = 1
 // writeError answers a request whose handler failed: every error a handler returns
 // becomes its problem here, and only here.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if ble, ok := errors.AsType[*job.BytesLimitError](err); ok {
+		// Hours, often: the records that fill a key's budget go when they expire.
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ble.RetryAfter)))
+	}
 	sendError(w, r, s.problemFor(r.Context(), err))
 }
 

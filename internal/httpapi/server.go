@@ -228,9 +228,21 @@ func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api
 	return api.PollJob200JSONResponse(jobRecord(rec)), nil
 }
 
-// CancelJob cancels a job that has not finished.
+// CancelJob cancels a job that has not finished. A key cancels the jobs it submitted;
+// another key's job answers 404 as an unknown id does, so no key learns another's
+// ids. A key with the admin scope cancels any.
 func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) (api.CancelJobResponseObject, error) {
-	rec, err := s.jobs.Cancel(ctx, jobID(req.JobId))
+	var p auth.Principal
+	if info := infoFrom(ctx); info != nil {
+		p = info.principal
+	}
+	var rec job.Record
+	var err error
+	if p.Has(auth.ScopeAdmin) {
+		rec, err = s.jobs.Cancel(ctx, jobID(req.JobId))
+	} else {
+		rec, err = s.jobs.CancelFor(ctx, p.ID, jobID(req.JobId))
+	}
 	if err != nil && rec.ID == "" {
 		return nil, err
 	}

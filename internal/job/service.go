@@ -45,7 +45,9 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 }
 
 // SubmitFor is Submit for the key that owner names (Record.Owner): the store refuses
-// the job with ErrJobLimit when that key has as many unfinished jobs as it may.
+// the job with ErrJobLimit when that key has as many unfinished jobs as it may, and
+// with a *BytesLimitError (or ErrJobTooLarge) when its records would pass the key's
+// byte budget.
 func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (rec Record, err error) {
 	rec = Record{
 		ID:        uuid.NewString(),
@@ -71,7 +73,7 @@ func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, b
 		return s.submitAtOnce(ctx, rr, rec)
 	}
 	if err := s.Store.Create(ctx, rec); err != nil {
-		if errors.Is(err, ErrJobLimit) {
+		if refusal(err) {
 			return Record{}, err // its message is the client's answer as it stands
 		}
 		return Record{}, fmt.Errorf("recording job: %w", err)
@@ -108,7 +110,7 @@ func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, b
 func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Record) (Record, error) {
 	rec.Status = StatusPending
 	if err := rr.CreateAndEnqueue(ctx, rec); err != nil {
-		if errors.Is(err, ErrJobLimit) {
+		if refusal(err) {
 			return Record{}, err // its message is the client's answer as it stands
 		}
 		return Record{}, fmt.Errorf("queueing job: %w", err)
@@ -117,6 +119,12 @@ func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Reco
 		return Record{}, err
 	}
 	return rec, nil
+}
+
+// refusal reports whether err is a store's refusal of the submitting key's job, worded
+// for its client.
+func refusal(err error) bool {
+	return errors.Is(err, ErrJobLimit) || errors.Is(err, ErrJobBytesLimit) || errors.Is(err, ErrJobTooLarge)
 }
 
 // replicate waits, when Replicas is set, until the job's record and task reached the
@@ -203,9 +211,26 @@ func (s *Service) EndWaits() {
 }
 
 // Cancel ends a job that has not finished with status cancelled, and asks the runner to
-// drop it from the queue or stop running it. A finished job gives ErrFinished.
+// drop it from the queue or stop running it. A finished job gives ErrFinished. It
+// cancels any job, whoever submitted it: for an admin, or the service itself.
 func (s *Service) Cancel(ctx context.Context, id string) (Record, error) {
+	return s.cancel(ctx, id, nil)
+}
+
+// CancelFor is Cancel for the key that owner names: a job that key did not submit is
+// ErrNotFound, worded as for an id that does not exist, so that a key cannot learn
+// which ids other keys' jobs have.
+func (s *Service) CancelFor(ctx context.Context, owner, id string) (Record, error) {
+	return s.cancel(ctx, id, &owner)
+}
+
+// cancel is Cancel of a job of owner, or of any job when owner is nil.
+func (s *Service) cancel(ctx context.Context, id string, owner *string) (Record, error) {
 	rec, err := s.Store.Update(ctx, id, func(r *Record) error {
+		if owner != nil && r.Owner != *owner {
+			// Before the status check: a 409 job_finished would confirm the id.
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
 		if !r.move(StatusCancelled, s.now()) {
 			return fmt.Errorf("%w: job %s is %s", ErrFinished, id, r.Status)
 		}

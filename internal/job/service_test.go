@@ -173,6 +173,65 @@ func TestCancelEdgeCases(t *testing.T) {
 	}
 }
 
+// TestCancelFor (issue 25, point 3): a key cancels its own jobs only. Another key's
+// job, or a job of no key, is ErrNotFound worded exactly as an id that does not exist,
+// whatever its status (a finished one too: job_finished would confirm the id), and
+// is left as it was; Cancel, an admin's, cancels any.
+func TestCancelFor(t *testing.T) {
+	tests := []struct {
+		name   string
+		owner  string // the job's
+		status job.Status
+		by     *string // nil: Cancel
+		want   error
+	}{
+		{"its own key", "k1", job.StatusPending, ptr("k1"), nil},
+		{"its own key, running", "k1", job.StatusRunning, ptr("k1"), nil},
+		{"its own key, finished", "k1", job.StatusSucceeded, ptr("k1"), job.ErrFinished},
+		{"another key", "k1", job.StatusPending, ptr("k2"), job.ErrNotFound},
+		{"another key, running", "k1", job.StatusRunning, ptr("k2"), job.ErrNotFound},
+		{"another key, finished", "k1", job.StatusSucceeded, ptr("k2"), job.ErrNotFound},
+		{"a key, a job of no key", "", job.StatusPending, ptr("k2"), job.ErrNotFound},
+		{"an admin", "k1", job.StatusPending, nil, nil},
+		{"an admin, a job of no key", "", job.StatusPending, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClock()
+			s := newStore(c)
+			rec := create(t, s, job.Record{Status: tt.status, Owner: tt.owner, Input: json.RawMessage(`1`)})
+			r := &fakeRunner{}
+			svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+			var err error
+			if tt.by == nil {
+				_, err = svc.Cancel(context.Background(), rec.ID)
+			} else {
+				_, err = svc.CancelFor(context.Background(), *tt.by, rec.ID)
+			}
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("cancel = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil {
+				if got := get(t, s, rec.ID); got.Status != job.StatusCancelled {
+					t.Errorf("stored %s, want cancelled", got.Status)
+				}
+				return
+			}
+			if got := get(t, s, rec.ID); !reflect.DeepEqual(got, rec) || len(r.abandoned) != 0 {
+				t.Errorf("a refused cancel changed %+v or abandoned %v", got, r.abandoned)
+			}
+			if tt.want == job.ErrNotFound {
+				_, missing := svc.CancelFor(context.Background(), *tt.by, "no-such-job")
+				if want := strings.Replace(missing.Error(), "no-such-job", rec.ID, 1); err.Error() != want {
+					t.Errorf("another key's job: %q; an unknown id: %q", err, missing)
+				}
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
 // A runner that records and queues in one step gets the record once, already pending:
 // no write of created, none of pending after it.
 func TestSubmitThroughARecordingRunner(t *testing.T) {

@@ -29,6 +29,7 @@ type composeService struct {
 		Dockerfile string `json:"dockerfile"`
 	} `json:"build"`
 	Entrypoint  []string          `json:"entrypoint"`
+	Command     []string          `json:"command"`
 	Environment map[string]string `json:"environment"`
 	Healthcheck *struct {
 		Test []string `json:"test"`
@@ -153,6 +154,20 @@ func TestCompose(t *testing.T) {
 			keysFromSecret(t, c, name, file, img)
 		})
 	}
+
+	t.Run("redis never evicts", func(t *testing.T) {
+		// A job record or an asynq key evicted is a job lost (docs/operations.md).
+		cmd := c.Services["redis"].Command
+		arg := func(flag string) string {
+			if i := slices.Index(cmd, flag); i >= 0 && i+1 < len(cmd) {
+				return cmd[i+1]
+			}
+			return ""
+		}
+		if arg("--maxmemory-policy") != "noeviction" || arg("--maxmemory") == "" {
+			t.Errorf("redis runs %v: want --maxmemory <limit> --maxmemory-policy noeviction", cmd)
+		}
+	})
 
 	t.Run("mounts", func(t *testing.T) {
 		for name, s := range c.Services {

@@ -19,6 +19,7 @@ type Store struct {
 	ttl         time.Duration
 	maxAge      time.Duration
 	maxPerOwner int
+	maxBytes    int64
 	now         func() time.Time
 
 	onFinal func(job.Record)
@@ -29,6 +30,9 @@ type Store struct {
 	// open holds, per owner, the ids of its records that are not final, for the cap:
 	// a record leaves when it becomes final or is found expired.
 	open map[string]map[string]struct{}
+	// bytes holds, per owner, what its records cost against MaxBytesPerOwner: a
+	// record leaves when it is dropped (expired).
+	bytes map[string]*holdings
 }
 
 // Options configure a Store. The zero value of each field is a documented default.
@@ -44,6 +48,11 @@ type Options struct {
 	// MaxPerOwner caps the records of one owner (job.Record.Owner) that are not final;
 	// Create refuses one more with job.ErrJobLimit. 0 means no cap.
 	MaxPerOwner int
+	// MaxBytesPerOwner caps what the records of one owner cost (job.RecordCost of
+	// each, input while unfinished, result once final) until they expire; Create
+	// refuses one that would pass it with a *job.BytesLimitError, or job.ErrJobTooLarge
+	// when it passes it alone. 0 means no budget.
+	MaxBytesPerOwner int64
 	// OnFinal, when set, is called with a record after every write that makes it final
 	// (outside the store's lock): how job.Waiters learn that a job finished.
 	OnFinal func(job.Record)
@@ -61,15 +70,17 @@ func New(opts Options) *Store {
 		opts.Now = time.Now
 	}
 	return &Store{
-		ttl: opts.TTL, maxAge: opts.MaxAge, now: opts.Now, maxPerOwner: max(opts.MaxPerOwner, 0), onFinal: opts.OnFinal,
-		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{},
+		ttl: opts.TTL, maxAge: opts.MaxAge, now: opts.Now, maxPerOwner: max(opts.MaxPerOwner, 0),
+		maxBytes: max(opts.MaxBytesPerOwner, 0), onFinal: opts.OnFinal,
+		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{}, bytes: map[string]*holdings{},
 	}
 }
 
 var _ job.Store = (*Store)(nil)
 
 // Create stores a new record, or refuses it with job.ErrJobLimit when its owner holds
-// as many unfinished records as it may.
+// as many unfinished records as it may, or with a *job.BytesLimitError when its owner's
+// records would cost more than its budget with it.
 func (s *Store) Create(_ context.Context, rec job.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,7 +100,14 @@ func (s *Store) Create(_ context.Context, rec job.Record) error {
 	if counted && !s.room(rec.Owner, now) {
 		return job.LimitReached(s.maxPerOwner)
 	}
+	cost := s.cost(&rec)
+	if cost > 0 {
+		if err := s.afford(&rec, cost, now); err != nil {
+			return err
+		}
+	}
 	s.recs[rec.ID] = &rec
+	s.hold(&rec, cost)
 	if counted {
 		ids := s.open[rec.Owner]
 		if ids == nil {
@@ -118,11 +136,12 @@ func (s *Store) room(owner string, now time.Time) bool {
 	return len(ids) < s.maxPerOwner
 }
 
-// drop deletes a record and frees its owner's slot; r may be nil.
+// drop deletes a record and frees its owner's slot and bytes; r may be nil.
 func (s *Store) drop(id string, r *job.Record) {
 	delete(s.recs, id)
 	if r != nil {
 		s.release(r.Owner, id)
+		s.forget(r)
 	}
 }
 
@@ -174,6 +193,7 @@ func (s *Store) update(id string, fn func(*job.Record) error) (next job.Record, 
 	if finished {
 		s.release(r.Owner, id)
 	}
+	s.recount(r, &next)
 	*r = next
 	return next, finished, nil
 }
@@ -199,8 +219,5 @@ func (s *Store) lookup(id string) (*job.Record, error) {
 }
 
 func (s *Store) expired(r *job.Record, now time.Time) bool {
-	if !r.Status.Final() || r.FinishedAt.IsZero() {
-		return now.Sub(r.CreatedAt) >= s.maxAge
-	}
-	return now.Sub(r.FinishedAt) >= s.ttl
+	return !now.Before(s.expiry(r))
 }

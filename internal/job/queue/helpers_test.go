@@ -27,6 +27,8 @@ type env struct {
 	tasks  TaskOptions
 	// workerHook, when set, is added to the Redis client of each new worker.
 	workerHook redis.Hook
+	// owner is the key submit submits for; "": none.
+	owner string
 }
 
 func newEnv(t testing.TB) *env {
@@ -86,7 +88,7 @@ func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *W
 
 func (e *env) submit(t testing.TB, batch bool, input string) job.Record {
 	t.Helper()
-	rec, err := e.svc.Submit(context.Background(), "echo", "v1", batch, json.RawMessage(input))
+	rec, err := e.svc.SubmitFor(context.Background(), e.owner, "echo", "v1", batch, json.RawMessage(input))
 	if err != nil {
 		t.Fatalf("Submit: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
 )
 
@@ -17,6 +18,10 @@ import (
 func TestRoundTripsPerJob(t *testing.T) {
 	const jobs = 200
 	e := newEnv(t)
+	// As a server runs by default: each job counted against its key's cap and budget.
+	e.store = redisstore.New(e.rc, redisstore.Options{MaxPerOwner: job.DefaultMaxUnfinishedPerKey, MaxBytesPerOwner: job.DefaultMaxBytesPerKey})
+	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	e.owner = "k"
 	api := &redistest.RoundTrips{}
 	e.rc.AddHook(api)
 	// The first submission loads the enqueue script and registers the queue; count the

@@ -53,19 +53,22 @@ func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error 
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
+	if err := s.store.Affordable(rec, b); err != nil {
+		return err
+	}
 	q := s.opts.Queue
 	keys, args := s.store.CreateArgs(rec, b)
 	keys = append(keys, taskKey(q, rec.ID), pendingKey(q), allQueuesKey)
 	args = append(args, s.opts.taskMessage(rec.ID, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
 		q, wakeChannel(q))
-	n, err := submitScript.Run(ctx, s.rc, keys, args...).Int()
+	res, err := submitScript.Run(ctx, s.rc, keys, args...).Result()
 	switch {
 	case err != nil:
 		return fmt.Errorf("%w: recording and queueing job %s: %w", job.ErrQueueUnavailable, rec.ID, err)
-	case n == -2:
+	case res == int64(-2):
 		return fmt.Errorf("job %s: %w", rec.ID, errTaskExists)
 	}
-	return s.store.Created(rec.ID, n)
+	return s.store.Created(rec, b, res)
 }
 
 // submittedPayload is the payload of the task a Submitter queues for a job whose
@@ -79,13 +82,13 @@ func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte
 }
 
 // submitScript writes a job's record and task unless either exists: first, unless the
-// task's hash KEYS[4] exists (-2), the record as redisstore.CreateLua does with its
-// KEYS[1..3] and ARGV[1..8] (-1 when the record exists, 0 when its owner is at the
-// cap); then what asynq's enqueue script writes (KEYS[4] with the task's message
-// ARGV[9] and the time ARGV[10] in unix ns, and its id ARGV[6] pushed on the pending
-// list KEYS[5]), lists the queue ARGV[11] in KEYS[6] as asynq's client does once per
-// process, and announces the task on the channel ARGV[12] when the list was empty. It
-// returns 1 when it wrote.
+// task's hash KEYS[6] exists (-2), the record as redisstore.CreateLua does with its
+// KEYS[1..5] and ARGV[1..10] (-1 when the record exists, 0 when its owner is at the
+// cap, a table when it is at its budget); then what asynq's enqueue script writes
+// (KEYS[6] with the task's message ARGV[11] and the time ARGV[12] in unix ns, and its
+// id ARGV[6] pushed on the pending list KEYS[7]), lists the queue ARGV[13] in KEYS[8]
+// as asynq's client does once per process, and announces the task on the channel
+// ARGV[14] when the list was empty. It returns 1 when it wrote.
 //
 // Only a task that finds the list empty is announced: a worker holds its dequeue only
 // after finding the list empty, so the push that made it non-empty since was announced
@@ -93,10 +96,10 @@ func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte
 // list is empty. Announcing every task cost each worker a message per job under load,
 // when none holds.
 var submitScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
+if redis.call('EXISTS', KEYS[6]) == 1 then return -2 end
 ` + redisstore.CreateLua + `
-redis.call('HSET', KEYS[4], 'msg', ARGV[9], 'state', 'pending', 'pending_since', ARGV[10])
-redis.call('SADD', KEYS[6], ARGV[11])
-if redis.call('LPUSH', KEYS[5], ARGV[6]) == 1 then redis.call('PUBLISH', ARGV[12], ARGV[6]) end
+redis.call('HSET', KEYS[6], 'msg', ARGV[11], 'state', 'pending', 'pending_since', ARGV[12])
+redis.call('SADD', KEYS[8], ARGV[13])
+if redis.call('LPUSH', KEYS[7], ARGV[6]) == 1 then redis.call('PUBLISH', ARGV[14], ARGV[6]) end
 return 1
 `)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -211,4 +212,79 @@ func TestHeldRecord(t *testing.T) {
 			t.Errorf("result of %d bytes, want the input's %d", len(got.Result), len(big))
 		}
 	})
+}
+
+// TestSubmitterByteBudget (issue 25, point 2): the submission script refuses a job
+// that would take its key past its byte budget in the same round trip that would
+// have recorded it, writing neither record nor task; a job whose record alone passes
+// the budget is refused without a round trip. A worker's store, without a budget of
+// its own, keeps the count as it finishes jobs.
+func TestSubmitterByteBudget(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	input := json.RawMessage(`"` + strings.Repeat("x", 10_000) + `"`)
+	b, err := job.EncodeJSON(job.Record{ID: "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b", Status: job.StatusPending, Owner: "k",
+		Model: "echo", Version: "v1", Input: input, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := job.RecordCost(len(b))
+	e.store = redisstore.New(e.rc, redisstore.Options{MaxBytesPerOwner: 2*cost + cost/2})
+	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	rt := &redistest.RoundTrips{}
+	e.rc.AddHook(rt)
+	submit := func() (job.Record, error) {
+		return e.svc.SubmitFor(ctx, "k", "echo", "v1", false, input)
+	}
+
+	for range 2 {
+		if _, err := submit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := rt.Count()
+	if _, err := submit(); !errors.Is(err, job.ErrJobBytesLimit) {
+		t.Fatalf("a third job over a budget of two: %v, want ErrJobBytesLimit", err)
+	}
+	if n := rt.Count() - before; n != 1 {
+		t.Errorf("the refusal took %d round trips, want 1", n)
+	}
+	if n := e.rc.LLen(ctx, pendingKey(e.tasks.Queue)).Val(); n != 2 {
+		t.Errorf("%d tasks pending, want the two accepted", n)
+	}
+	if keys := e.rc.Keys(ctx, redisstore.DefaultPrefix+"*").Val(); len(keys) != 2 {
+		t.Errorf("records %v, want the two accepted", keys)
+	}
+
+	huge := json.RawMessage(`"` + strings.Repeat("y", 3*int(cost)) + `"`)
+	before = rt.Count()
+	if _, err := e.svc.SubmitFor(ctx, "k", "echo", "v1", false, huge); !errors.Is(err, job.ErrJobTooLarge) {
+		t.Fatalf("a job larger than the budget: %v, want ErrJobTooLarge", err)
+	}
+	if n := rt.Count() - before; n != 0 {
+		t.Errorf("refusing a job larger than the budget took %d round trips, want none", n)
+	}
+
+	// A worker finishes the jobs with small results; their bytes are free for more.
+	e.startWorker(t, &small{}, WorkerOptions{})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, err := submit()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, job.ErrJobBytesLimit) || time.Now().After(deadline) {
+			t.Fatalf("after the jobs finished with small results: %v", err)
+		}
+	}
+}
+
+// small answers every item with 1.
+type small struct{}
+
+func (small) Predict(_ context.Context, _, _ string, items []json.RawMessage) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(items))
+	for i := range out {
+		out[i] = json.RawMessage(`1`)
+	}
+	return out, nil
 }

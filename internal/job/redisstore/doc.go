@@ -11,6 +11,10 @@
 // final gets its expiry (Options.TTL) in the same write that finishes it. Records that
 // never finish do not expire.
 //
+// The scripts that write a record also keep, per owner (job.Record.Owner), the counts
+// behind the cap on unfinished jobs (CreateLua) and the byte budget (budgetLua), so
+// that every server and worker shares them and a submission stays one round trip.
+//
 // Every failure to talk to Redis is reported wrapping job.ErrQueueUnavailable, which the
 // API answers with 503 queue_unavailable rather than 404 or 500.
 package redisstore

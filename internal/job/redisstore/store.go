@@ -43,6 +43,16 @@ type Options struct {
 	// OwnerPrefix is prepended to an owner to make the key of the sorted set of its
 	// unfinished jobs. "" means DefaultOwnerPrefix.
 	OwnerPrefix string
+	// MaxBytesPerOwner caps what the records of one owner cost (job.RecordCost of each
+	// as stored: the input while unfinished, the result once final) until they expire;
+	// Create refuses a record that would pass it with a *job.BytesLimitError, or
+	// job.ErrJobTooLarge when it passes it alone. 0 means no budget. Whatever it is,
+	// the writes of a record its owner's budget counts keep the count (the worker that
+	// finishes a job has no budget of its own).
+	MaxBytesPerOwner int64
+	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
+	// means DefaultBytesPrefix.
+	BytesPrefix string
 }
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
@@ -54,6 +64,8 @@ type Store struct {
 	ttl         time.Duration
 	maxAge      time.Duration
 	maxPerOwner int
+	maxBytes    int64
+	bytesPrefix string
 }
 
 var _ job.Store = (*Store)(nil)
@@ -72,20 +84,24 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.OwnerPrefix == "" {
 		opts.OwnerPrefix = DefaultOwnerPrefix
 	}
+	if opts.BytesPrefix == "" {
+		opts.BytesPrefix = DefaultBytesPrefix
+	}
 	return &Store{
-		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix,
-		ttl: opts.TTL, maxAge: opts.MaxAge, maxPerOwner: max(opts.MaxPerOwner, 0),
+		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix,
+		ttl: opts.TTL, maxAge: opts.MaxAge, maxPerOwner: max(opts.MaxPerOwner, 0), maxBytes: max(opts.MaxBytesPerOwner, 0),
 	}
 }
 
-// Create writes a new record; it fails if the id exists, or with job.ErrJobLimit when
-// the record's owner has MaxPerOwner unfinished records.
+// Create writes a new record; it fails if the id exists, with job.ErrJobLimit when the
+// record's owner has MaxPerOwner unfinished records, or with a *job.BytesLimitError
+// when its owner's records would cost more than MaxBytesPerOwner with it.
 func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	b, err := job.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
-	if rec.HoldsSlot(s.maxPerOwner) {
+	if rec.HoldsSlot(s.maxPerOwner) || s.counts(rec) {
 		return s.createCounted(ctx, rec, b)
 	}
 	// An unfinished record expires too, MaxAge after its creation: a job whose queueing
@@ -105,26 +121,47 @@ func (s *Store) Create(ctx context.Context, rec job.Record) error {
 	return nil
 }
 
-// createCounted writes a record and adds it to its owner's set in one script, which
-// refuses it when the set is full.
+// createCounted writes a record and adds it to its owner's sets in one script, which
+// refuses it when the owner is at its cap or budget.
 func (s *Store) createCounted(ctx context.Context, rec job.Record, b []byte) error {
+	if err := s.Affordable(rec, b); err != nil {
+		return err
+	}
 	keys, args := s.CreateArgs(rec, b)
-	n, err := createCapped.Run(ctx, s.rc, keys, args...).Int()
+	res, err := createCapped.Run(ctx, s.rc, keys, args...).Result()
 	if err != nil {
 		return unavailable("creating", rec.ID, err)
 	}
-	return s.Created(rec.ID, n)
+	return s.Created(rec, b, res)
 }
 
-// Created is the outcome of CreateLua for the record id, from the script's result n:
-// -1 when the record existed, 0 when its owner was at the cap, nil for any other
-// (the script went on and created it).
-func (s *Store) Created(id string, n int) error {
-	switch n {
-	case -1:
-		return fmt.Errorf("job %s exists", id)
-	case 0:
-		return job.LimitReached(s.maxPerOwner)
+// Affordable refuses, without asking Redis, a record encoded as b whose cost alone
+// passes its owner's budget: no retry could store it.
+func (s *Store) Affordable(rec job.Record, b []byte) error {
+	if !s.counts(rec) {
+		return nil
+	}
+	if cost := job.RecordCost(len(b)); cost > s.maxBytes {
+		return job.TooLarge(cost, s.maxBytes)
+	}
+	return nil
+}
+
+// Created is the outcome of CreateLua for the record rec encoded as b, from the
+// script's result res: -1 when the record existed, 0 when its owner was at the cap,
+// {-3, ...} when it was at its budget, nil for any other (the script went on and
+// created it).
+func (s *Store) Created(rec job.Record, b []byte, res any) error {
+	switch res := res.(type) {
+	case int64:
+		switch res {
+		case -1:
+			return fmt.Errorf("job %s exists", rec.ID)
+		case 0:
+			return job.LimitReached(s.maxPerOwner)
+		}
+	case []any:
+		return s.bytesRefusal(res, job.RecordCost(len(b)), time.Now())
 	}
 	return nil
 }
@@ -134,40 +171,52 @@ const sweepEvery = time.Second
 
 // CreateArgs returns the keys and arguments of CreateLua for the record rec, encoded as
 // b: a script that embeds CreateLua passes them first and numbers its own after them
-// (KEYS from 4, ARGV from 9).
+// (KEYS from 6, ARGV from 11).
 func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any) {
 	limit := 0
 	if rec.HoldsSlot(s.maxPerOwner) {
 		limit = s.maxPerOwner
 	}
+	var budget int64
+	if s.counts(rec) {
+		budget = s.maxBytes
+	}
+	// As in Create: a final record lives TTL, any other MaxAge from its creation.
+	life := s.maxAge
+	if rec.Status.Final() {
+		life = s.ttl
+	}
 	now := time.Now()
 	owner := s.ownerKey(rec.Owner)
-	return []string{s.key(rec.ID), owner, owner + ":swept"},
-		[]any{b, s.maxAge.Milliseconds(), limit, now.UnixMilli(), now.Add(s.maxAge).UnixMilli(),
-			rec.ID, s.prefix, sweepEvery.Milliseconds()}
+	return []string{s.key(rec.ID), owner, owner + ":swept", s.bytesKey(rec.Owner), s.sumsKey(rec.Owner)},
+		[]any{b, life.Milliseconds(), limit, now.UnixMilli(), now.Add(life).UnixMilli(),
+			rec.ID, s.prefix, sweepEvery.Milliseconds(), budget, kind(rec)}
 }
 
 // CreateLua is the part of a script that creates a record as Create does, with the
-// keys and arguments of CreateArgs: it returns -1 when the record exists and 0 when
-// its owner is at the cap, and goes on when it has created it. queue.Submitter embeds
-// it to record and queue a job in one script.
+// keys and arguments of CreateArgs: it returns -1 when the record exists, 0 when its
+// owner is at the cap and {-3, held, open, earliest expiry} when it is at its budget,
+// and goes on when it has created it. queue.Submitter embeds it to record and queue a
+// job in one script.
 //
-// It creates the record KEYS[1] (value ARGV[1], expiring in ARGV[2] ms) and, when the
-// cap ARGV[3] is not 0, adds its id ARGV[6] to its owner's set KEYS[2] with score
-// ARGV[5], unless the set holds ARGV[3] ids. The set holds the ids of the owner's
+// It creates the record KEYS[1] (value ARGV[1], expiring in ARGV[2] ms, at ARGV[5]) and,
+// when the cap ARGV[3] is not 0, adds its id ARGV[6] to its owner's set KEYS[2] with
+// score ARGV[5], unless the set holds ARGV[3] ids. The set holds the ids of the owner's
 // unfinished records, scored by when each expires unfinished (MaxAge after its
-// creation).
+// creation). When the budget ARGV[9] is not 0 it counts the record, of kind ARGV[10],
+// in its owner's budget (KEYS[4] and KEYS[5], see budgetLua), unless that would pass
+// ARGV[9].
 //
-// A record leaves the set in the script that makes it final (compareAndSet). One that
-// vanished otherwise leaves it here, when the owner is at its cap: ids scored before
-// now (ARGV[4]) expired unfinished with their records (JOB_MAX_AGE); and, at most once
-// per ARGV[8] ms (the marker KEYS[3]), every id left is checked for its record (prefix
-// ARGV[7]), for records deleted or evicted. The set expires with the last record it
-// may hold, so an idle owner leaves nothing behind.
+// A record leaves the cap's set in the script that makes it final (compareAndSet). One
+// that vanished otherwise leaves it here, when the owner is at its cap: ids scored
+// before now (ARGV[4]) expired unfinished with their records (JOB_MAX_AGE); and, at
+// most once per ARGV[8] ms (the marker KEYS[3]), every id left is checked for its
+// record (prefix ARGV[7]), for records deleted or evicted. The set expires with the
+// last record it may hold, so an idle owner leaves nothing behind.
 //
 // The script reads record keys it is not given in KEYS, which Redis Cluster forbids;
 // inferd uses one Redis (or a Sentinel-managed primary).
-const CreateLua = `
+var CreateLua = budgetLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local limit = tonumber(ARGV[3])
 if limit > 0 and redis.call('ZCARD', KEYS[2]) >= limit then
@@ -179,12 +228,13 @@ if limit > 0 and redis.call('ZCARD', KEYS[2]) >= limit then
   end
   if redis.call('ZCARD', KEYS[2]) >= limit then return 0 end
 end
+` + budgetCreateLua + `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if limit > 0 then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
   if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 end
-`
+` + budgetCountLua
 
 // createCapped is CreateLua on its own: 1 when it created.
 var createCapped = redis.NewScript(CreateLua + "return 1\n")
@@ -247,7 +297,7 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		if err != nil {
 			return job.Record{}, err
 		}
-		wasFinal := rec.Status.Final()
+		wasFinal, was := rec.Status.Final(), kind(rec)
 		if err := fn(&rec); err != nil {
 			return job.Record{}, err
 		}
@@ -257,19 +307,22 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		}
 		// The expiry counts from when the job finished, or from its creation (MaxAge)
 		// while it has not: later writes keep it.
-		ttl, channel, records := "keep", "", ""
+		ttl, channel, records, expires := "keep", "", "", ""
 		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
 			channel, records = s.channel(), s.recordsChannel()
+			expires = strconv.FormatInt(time.Now().Add(s.ttl).UnixMilli(), 10)
 		}
 		sum := sha1.Sum(cur)
 		keys := []string{key}
-		if ttl != "keep" && rec.Owner != "" {
-			// Final now: the job frees its slot in the same write. Whatever this store's
-			// cap, since the worker that finishes a job has none of its own.
-			keys = append(keys, s.ownerKey(rec.Owner))
+		if rec.Owner != "" {
+			// The job frees its slot when it becomes final, and its budget counts the
+			// record as rewritten, in the same write. Whatever this store's cap and
+			// budget, since the worker that finishes a job has none of its own.
+			keys = append(keys, s.ownerKey(rec.Owner), s.bytesKey(rec.Owner), s.sumsKey(rec.Owner))
 		}
-		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished).Int()
+		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
+			was, kind(rec), expires).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -293,15 +346,17 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 }
 
 // compareAndSet writes ARGV[2] to KEYS[1] if the stored value's SHA-1 is ARGV[1]. ARGV[3]
-// is the expiry: "" none, "keep" the current one, or milliseconds. When KEYS[2] is
-// given, it removes the id ARGV[5] from that owner's set. When ARGV[4] is not "" it
-// publishes, after writing (in the same script, so no subscriber hears of a final
-// record before it can read it), the record itself on ARGV[6] if it is at most ARGV[7]
-// bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so that a server
-// subscribed to both answers its long polls from it, and the id for servers of earlier
-// versions, which hear only ids. It returns 1 when it wrote, 0 when the value was
-// another, -1 when there was none.
-var compareAndSet = redis.NewScript(`
+// is the expiry: "" none, "keep" the current one, or milliseconds. When the record has
+// an owner, KEYS[2] is its cap's set, from which the id ARGV[5] leaves when the record
+// becomes final (ARGV[10], its new expiry in unix ms, is not ""), and KEYS[3] and
+// KEYS[4] its budget, which counts the record as rewritten (budgetUpdateLua). When
+// ARGV[4] is not "" it publishes, after writing (in the same script, so no subscriber
+// hears of a final record before it can read it), the record itself on ARGV[6] if it
+// is at most ARGV[7] bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so
+// that a server subscribed to both answers its long polls from it, and the id for
+// servers of earlier versions, which hear only ids. It returns 1 when it wrote, 0 when
+// the value was another, -1 when there was none.
+var compareAndSet = redis.NewScript(budgetLua + `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
 if redis.sha1hex(cur) ~= ARGV[1] then return 0 end
@@ -312,7 +367,8 @@ elseif ARGV[3] ~= '' then
 else
   redis.call('SET', KEYS[1], ARGV[2])
 end
-if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[5]) end
+if KEYS[2] and ARGV[10] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+` + budgetUpdateLua + `
 if ARGV[4] ~= '' then
   if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call('PUBLISH', ARGV[6], ARGV[2]) end
   redis.call('PUBLISH', ARGV[4], ARGV[5])

@@ -59,7 +59,12 @@ export interface paths {
          * @description Validates the request, routes it to a version, records a job and queues it.
          *     Answers at once with the job's id; poll `GET /predict/async/{job_id}`. A key
          *     that already has `MAX_JOBS_PER_KEY` jobs waiting or running gets 429
-         *     `jobs_limited` until one of them finishes.
+         *     `jobs_limited` until one of them finishes. A key whose job records (inputs
+         *     while their jobs wait or run, results until they expire) would pass
+         *     `MAX_JOB_BYTES_PER_KEY` with this one gets 429 `job_bytes_limited`, with a
+         *     `Retry-After` that says when its first record expires. The job belongs to the
+         *     key that submitted it: only that key, or a key with the admin scope, may
+         *     cancel it.
          */
         post: operations["submitJob"];
         delete?: never;
@@ -116,6 +121,11 @@ export interface paths {
          *     queue; a running one is abandoned as best the runner can (its result, if it
          *     comes, is discarded). The job's status becomes `cancelled` and never changes
          *     again. A finished job cannot be cancelled: 409 `job_finished`.
+         *
+         *     A key cancels the jobs it submitted; a key with the admin scope cancels any.
+         *     Another key's job answers 404 `job_not_found`, as an id that does not exist
+         *     does (whatever its status), so no key learns which ids other keys' jobs have.
+         *     Reading a job stays open to any valid key.
          */
         delete: operations["cancelJob"];
         options?: never;
@@ -1671,7 +1681,7 @@ export interface components {
              *     model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
              *     job_finished, not_found, method_not_allowed, payload_too_large, response_too_large, unsupported_media_type,
              *     rate_limited, concurrency_limited, auth_throttled, jobs_limited,
-             *     execution_error, internal_error, reload_failed, model_loading,
+             *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
              *     not_implemented.
@@ -2224,7 +2234,9 @@ export interface components {
         };
         /**
          * @description The body is larger than `MAX_REQUEST_BYTES`, or `items` has more than
-         *     `MAX_BATCH_ITEMS` elements. Code `payload_too_large`.
+         *     `MAX_BATCH_ITEMS` elements, or (for a job submission) the job's record alone
+         *     would take more than a key may hold in job records (`MAX_JOB_BYTES_PER_KEY`).
+         *     Code `payload_too_large`.
          */
         PayloadTooLarge: {
             headers: {
@@ -2296,7 +2308,10 @@ export interface components {
          *     address (`AUTH_FAILURES_PER_MINUTE`; code `auth_throttled`, answered without
          *     looking at the key). Or, for a job submission, once its body was validated: the
          *     key already has as many jobs waiting or running as it may (`MAX_JOBS_PER_KEY`;
-         *     code `jobs_limited`; retry when one of them has finished). `Retry-After` says
+         *     code `jobs_limited`; retry when one of them has finished), or its job records
+         *     would take more bytes than it may hold (`MAX_JOB_BYTES_PER_KEY`; code
+         *     `job_bytes_limited`; a finished job's record counts until it expires, `JOB_TTL`
+         *     after the job finished, so `Retry-After` may be hours). `Retry-After` says
          *     when to retry.
          */
         TooManyRequests: {
