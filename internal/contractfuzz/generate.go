@@ -63,7 +63,11 @@ func (g *Generator) Requests(op Operation, n int) []Request {
 			muts := g.mutations(op)
 			for tries := 0; tries < 20; tries++ {
 				m := muts[g.v.pick(len(muts))]
-				if m.apply(g, op, &req) {
+				// Each try starts from the valid request: a mutation that does not
+				// apply may have changed its copy half-way (made it binary, say).
+				try := req.clone()
+				if m.apply(g, op, &try) {
+					req = try
 					req.Kind, req.What, req.Want = m.kind, m.name, m.want
 					if g.tgt.Unserved[op.ID] {
 						req.Want = 0

@@ -1,8 +1,10 @@
 package contractfuzz
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 )
 
@@ -41,6 +43,14 @@ type Request struct {
 
 	template string            // the operation's path template
 	params   map[string]string // its path parameters, unencoded
+}
+
+// clone is r with its own header, body and path parameters.
+func (r Request) clone() Request {
+	r.Header = r.Header.Clone()
+	r.Body = bytes.Clone(r.Body)
+	r.params = maps.Clone(r.params)
+	return r
 }
 
 func (r Request) String() string {
