@@ -83,10 +83,11 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		addr, reason := l.admit(c)
 		if reason != "" {
-			_ = c.Close()
+			// Counted before the close, so whoever sees the close also sees the count.
 			if l.refused != nil {
 				l.refused(reason)
 			}
+			_ = c.Close()
 			continue
 		}
 		l.unread.Add(1)
