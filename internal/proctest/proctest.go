@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testport"
 )
 
 var (
@@ -78,15 +79,14 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-// FreePort returns a TCP port nobody listens on now.
+// FreePort returns a TCP port nobody listens on now (see testport for where from).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testport.Free()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Proc is a running binary.

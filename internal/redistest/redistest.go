@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/testport"
 )
 
 // startTimeout bounds how long a redis-server may take to answer its first PING.
@@ -184,11 +186,4 @@ func (s *Server) start() error {
 	return nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return testport.Free() }
