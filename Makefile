@@ -26,7 +26,7 @@ generate: generate-ts
 generate-ts: sdk-ts-deps
 	cd sdk/typescript && npm run --silent generate
 
-## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
+## docs: rewrite the settings table, docs/settings.md, from internal/config
 docs:
 	$(GO) generate ./internal/config
 

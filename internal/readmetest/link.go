@@ -89,4 +89,3 @@ func Slug(text string) string {
 	}
 	return b.String()
 }
-

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +119,51 @@ func TestSlug(t *testing.T) {
 	}
 	if a := readmetest.Anchors("# A\n## B\n```\n# not\n```\n## B\n"); !a["a"] || !a["b"] || !a["b-1"] || a["not"] {
 		t.Errorf("Anchors = %v", a)
+	}
+}
+
+// docRef is a path into docs/ as code and scripts cite it: "see docs/design.md#anchor".
+var docRef = regexp.MustCompile(`\bdocs/([a-z0-9_-]+\.md)(#[a-z0-9_-]+)?`)
+
+// TestCodeCitesDocs fails when a comment of the code, the tests or the scripts names
+// a page of docs/ that does not exist, or an anchor the page has no heading for: the
+// comments say why in a sentence and point to the page that says the rest. This
+// package, whose tests cite made-up pages, is left out.
+func TestCodeCitesDocs(t *testing.T) {
+	root := readmetest.Root(t)
+	docs := documents(t, root)
+	n := 0
+	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && name != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "gen" || d.Name() == "readmetest"):
+			return filepath.SkipDir
+		case d.IsDir() || !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".sh") || d.Name() == "Makefile"):
+			return nil
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, name)
+		for _, m := range docRef.FindAllStringSubmatch(string(b), -1) {
+			n++
+			text, ok := docs["docs/"+m[1]]
+			if !ok {
+				t.Errorf("%s cites docs/%s, which does not exist", rel, m[1])
+				continue
+			}
+			if m[2] != "" && !readmetest.Anchors(text)[m[2][1:]] {
+				t.Errorf("%s cites docs/%s%s: the page has no such heading", rel, m[1], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Error("no code cites docs/: the walk found nothing")
 	}
 }
