@@ -110,8 +110,8 @@ func parseCurl(t *testing.T, cmd string) example {
 	return ex
 }
 
-// TestReadmeExamples runs the curl calls of the README and docs/, in order, against a server of the
-// example repository and checks each answer holds what the README shows.
+// TestReadmeExamples runs the curl calls of the README and docs/, in order, against a
+// server of the example repository and checks each answer holds what the page shows.
 func TestReadmeExamples(t *testing.T) {
 	s := startApp(t, map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}, true)
 	var jobID string // the README's <job_id>: the id the last submission returned

@@ -87,9 +87,9 @@ func words(t *testing.T, s string) []string {
 	return out
 }
 
-// TestReadmeInferctl runs the inferctl commands of README.md and docs/cli.md, in order, against a server
-// of the example repository (what `make run` serves) and checks each prints what the
-// README shows and exits with the code it shows.
+// TestReadmeInferctl runs the inferctl commands of README.md and docs/cli.md, in order,
+// against a server of the example repository (what `make run` serves) and checks each
+// prints what the page shows and exits with the code it shows.
 func TestReadmeInferctl(t *testing.T) {
 	s := startExampleServer(t)
 	env, cmds := readmeCommands(t)
