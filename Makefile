@@ -26,7 +26,7 @@ generate: generate-ts
 generate-ts: sdk-ts-deps
 	cd sdk/typescript && npm run --silent generate
 
-## docs: rewrite the settings tables of README.md and docs/operations.md from internal/config
+## docs: rewrite the settings table, docs/settings.md, from internal/config
 docs:
 	$(GO) generate ./internal/config
 
@@ -128,7 +128,7 @@ test: onnxruntime
 test-browser: npm-tools onnxruntime build
 	INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
 
-## screenshots: refresh docs/screenshots/, the README's Swagger UI pictures, with the browser test
+## screenshots: refresh docs/screenshots/, the Swagger UI pictures of README.md and docs/api.md, with the browser test
 screenshots: npm-tools onnxruntime build
 	SCREENSHOTS=docs/screenshots INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/
 

@@ -69,8 +69,9 @@ func (c *Client) jobWaiting(ctx context.Context, id string, wait time.Duration) 
 	return record(resp, err)
 }
 
-// PollJob returns a job's record through the route SPEC.md names for polling (GET
-// /predict/async/{job_id}, operation pollJob); the record is the same as Job's.
+// PollJob returns a job's record through the polling route, GET
+// /predict/async/{job_id} (operation pollJob); the record is the same as Job's (see
+// docs/design.md#two-routes-to-a-jobs-record).
 func (c *Client) PollJob(ctx context.Context, id string) (*JobRecord, error) {
 	if id == "" {
 		return nil, errEmptyID

@@ -11,7 +11,8 @@ import (
 // TestStockGeneratorCompiles runs oapi-codegen as an integrator would, with no config
 // (`oapi-codegen -generate types,client -package client openapi.yaml`, the version
 // pinned in tools/go.mod), into a module of its own, and builds it: a contract whose
-// stock client does not compile is the wall issue 7 names.
+// stock client does not compile fails integrators (see
+// docs/design.md#stock-client-generators-no-transform).
 func TestStockGeneratorCompiles(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {

@@ -344,7 +344,7 @@ postprocess:
         return True
 
     # Held-out images, the first of each of several digits whose scores round
-    # unambiguously; the first is the README's.
+    # unambiguously; the first is docs/api.md's.
     picks = [next(i for i in np.flatnonzero(y_test == d) if clear_of_ties(forward(x_test[[i]])[0])) for d in (3, 0, 7, 8, 5)]
     rows = x_test[picks]
     raw = forward(rows)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stock client generators on openapi.yaml, as an integrator runs them, with no
-# project-specific transform of the contract or of their output (issue 24, point 5):
+# project-specific transform of the contract or of their output (see
+# docs/design.md#stock-client-generators-no-transform):
 #
 #   openapi-typescript   its CLI, plainly; the types used with openapi-fetch
 #   @hey-api/openapi-ts  its defaults (types, SDK functions, fetch client); the config

@@ -88,7 +88,7 @@ func TestWorkerNeedsNoKeys(t *testing.T) {
 }
 
 // TestWorkerConnectionCaps: the worker's probe port takes the server's connection
-// caps (issue 25, point 7): past MAX_CONNECTIONS_PER_ADDRESS a connection is closed
+// caps (see docs/design.md#connections-are-capped): past MAX_CONNECTIONS_PER_ADDRESS a connection is closed
 // at once and counted, and the probes still answer from another address.
 func TestWorkerConnectionCaps(t *testing.T) {
 	const perAddress = 3

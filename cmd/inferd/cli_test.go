@@ -225,19 +225,19 @@ func TestQueueDashboardHead(t *testing.T) {
 	}
 }
 
-// TestReadmeBinaries checks the --version example of README.md's Binaries section has
+// TestReadmeBinaries checks the --version example of docs/cli.md's Binaries section has
 // the shape the binary prints and names the contract's current version.
 func TestReadmeBinaries(t *testing.T) {
-	b, err := os.ReadFile(repoRoot(t) + "/README.md")
+	b, err := os.ReadFile(repoRoot(t) + "/docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?m)^bin/inferd --version +# (.*)$`).FindSubmatch(b)
 	if m == nil {
-		t.Fatal("README.md shows no `bin/inferd --version` example")
+		t.Fatal("docs/cli.md shows no `bin/inferd --version` example")
 	}
 	want := `^inferd version \S+, commit [0-9a-f]{12}, contract ` + regexp.QuoteMeta(contractVersion(t)) + "$"
 	if !regexp.MustCompile(want).Match(m[1]) {
-		t.Errorf("README.md shows %q, which does not match %s", m[1], want)
+		t.Errorf("docs/cli.md shows %q, which does not match %s", m[1], want)
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/inferd/inferd/internal/proctest"
 )
 
-// TestConnectionFlood (issue 25, point 7) runs the built server with a file
+// TestConnectionFlood (see docs/design.md#connections-are-capped) runs the built server with a file
 // descriptor limit of 256 and default caps (MAX_CONNECTIONS 128, half of them per
 // address), and floods it with idle connections from one address, then from several.
 // Without caps the flood exhausts the descriptors: accept fails with "too many open

@@ -17,7 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 )
 
-// TestSIGTERMUnderKeepAliveLoad (issue 10, finding 5) runs the built server under load
+// TestSIGTERMUnderKeepAliveLoad (see docs/design.md#shutdown-loses-no-request) runs the built server under load
 // from several keep-alive connections and sends SIGTERM. The load plays a load
 // balancer behind its readiness probe: it keeps sending for a while after the probe
 // first sees /ready answer 503 (as Kubernetes takes a few seconds to update endpoints),

@@ -19,7 +19,7 @@ import (
 	"github.com/inferd/inferd/internal/redistest"
 )
 
-// TestSIGTERMNewConnectionsAnsweredOrRefused (issue 25, point 6) runs the built server
+// TestSIGTERMNewConnectionsAnsweredOrRefused (see docs/design.md#shutdown-loses-no-request) runs the built server
 // with clients that open a new connection for every request and never stop, as
 // clients that ignore /ready do, and sends SIGTERM. Through the drain and past it,
 // every request is either answered in full or its connection is refused

@@ -35,7 +35,7 @@ func dashboardDo(t *testing.T, req *http.Request) *apitest.Response {
 	return out
 }
 
-// TestQueueDashboardWrites (issue 10, findings 3 and 6): the dashboard's writes are
+// TestQueueDashboardWrites (see docs/design.md#the-queue-dashboards-writes): the dashboard's writes are
 // refused when a browser sends them from another site (Sec-Fetch-Site, or Origin when
 // the browser sends no Sec-Fetch-Site), whatever credentials it attaches; its own
 // pages and non-browser clients may write; and its errors are problems.

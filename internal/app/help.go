@@ -12,7 +12,7 @@ import (
 const helpWidth = 80
 
 // writeHelp prints the usage and every setting from config.Settings, the table
-// README.md's Settings section is checked against.
+// docs/settings.md is checked against.
 func writeHelp(w io.Writer, cmd Command) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: %s [--help] [--version] [--healthcheck]\n\n", cmd.Name)

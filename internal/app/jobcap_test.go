@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestJobCapPerKeyInProcess (issue 10, finding 4): in the in-process mode too a key
+// TestJobCapPerKeyInProcess (see docs/design.md#job-records-are-bounded-per-key): in the in-process mode too a key
 // holds at most MAX_JOBS_PER_KEY jobs waiting or running; one more is 429 jobs_limited
 // with a Retry-After, another key is not counted against it, and a job that ends frees
 // its slot.
@@ -79,7 +79,7 @@ func TestJobCapPerKeyInProcess(t *testing.T) {
 	refused()
 }
 
-// TestJobBytesBudgetInProcess (issue 25, point 2): in the in-process mode too a key's
+// TestJobBytesBudgetInProcess (see docs/design.md#job-records-are-bounded-per-key): in the in-process mode too a key's
 // job records may take at most MAX_JOB_BYTES_PER_KEY: once its finished echo jobs'
 // results fill it, its next submission is 429 job_bytes_limited with a Retry-After of
 // about JOB_TTL (when the first result expires), and another key is not refused.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestLoadErrorsKeepServerPaths (issue 10, finding 7): what clients see of a load
+// TestLoadErrorsKeepServerPaths (see docs/design.md#load-errors-keep-the-servers-paths-to-themselves): what clients see of a load
 // error (a version's metadata, the failed list, a 503's detail) names files relative
 // to the model repository, never the server's directories.
 func TestLoadErrorsKeepServerPaths(t *testing.T) {

@@ -63,7 +63,7 @@ func rawExchange(t *testing.T, addr, raw string, halfClose, canned bool) *apites
 }
 
 // TestClientMistakes sends, over a real socket to the server app.Run serves, each
-// client mistake of the hostile test (issue 10, finding 6) and checks the answer's
+// client mistake (see docs/design.md#every-client-mistake-is-a-problem) and checks the answer's
 // status and problem code.
 func TestClientMistakes(t *testing.T) {
 	dir := t.TempDir()

@@ -138,7 +138,7 @@ func topOfPredict(t *testing.T, s *started, model, data string) (string, float64
 	return p.Result[0].Label, p.Result[0].Score
 }
 
-// digitThree is the README's 8x8 image of a handwritten 3.
+// digitThree is docs/api.md's 8x8 image of a handwritten 3.
 var digitThree = []float32{0, 0, 9, 16, 10, 1, 0, 0, 0, 0, 8, 3, 16, 4, 0, 0, 0, 0, 0, 5, 14, 2, 0, 0, 0, 0, 2, 16, 15, 7, 0, 0, 0, 0, 0, 0, 3, 15, 2, 0, 0, 4, 6, 0, 0, 13, 7, 0, 0, 6, 13, 1, 5, 16, 3, 0, 0, 0, 10, 16, 15, 5, 0, 0}
 
 // TestRealOIPClients replays what tritonclient.http and KServe's REST client send for

@@ -13,10 +13,11 @@ import (
 // "PUBLIC_URL=https://gw.example.com/inferd make run".
 var settingsRun = regexp.MustCompile(`^((?:[A-Z_]+=\S+ )+)make run$`)
 
-// TestReadmeSwaggerUI runs the "Swagger UI" section's calls. A "VAR=value make run"
-// line restarts the server with those settings for the calls after it.
+// TestReadmeSwaggerUI runs the calls of the "Swagger UI" sections of README.md and
+// docs/api.md. A "VAR=value make run" line restarts the server with those settings for
+// the calls after it.
 func TestReadmeSwaggerUI(t *testing.T) {
-	section := readmetest.Section(t, "## Swagger UI")
+	section := readmetest.Section(t, "## Swagger UI") + "\n" + readmetest.FileSection(t, "docs/api.md", "## Swagger UI")
 	base := map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}
 	s := startApp(t, base, true)
 	lines := strings.Split(section, "\n")
@@ -38,7 +39,7 @@ func TestReadmeSwaggerUI(t *testing.T) {
 			continue
 		}
 		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "# text: ") {
-			t.Fatalf("README line %d: a curl example without a '# text: ' answer", i)
+			t.Fatalf("Swagger UI sections, line %d: a curl example without a '# text: ' answer", i)
 		}
 		ex := parseCurl(t, lines[i])
 		want := strings.TrimPrefix(lines[i+1], "# text: ")
@@ -51,6 +52,6 @@ func TestReadmeSwaggerUI(t *testing.T) {
 		})
 	}
 	if calls < 3 {
-		t.Fatalf("only %d calls found in the Swagger UI section", calls)
+		t.Fatalf("only %d calls found in the Swagger UI sections", calls)
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/inferd/inferd/internal/readmetest"
 )
 
-// TestReadmeProfiling runs the curl calls of the README's Profiling section against a
+// TestReadmeProfiling runs the curl calls of docs/api.md's Profiling section against a
 // server of the example repository: each answer has the status, content type and
 // start of body the line under the call shows ("# STATUS TYPE [START]").
 func TestReadmeProfiling(t *testing.T) {
-	section := readmetest.Section(t, "## Profiling")
+	section := readmetest.FileSection(t, "docs/api.md", "## Profiling")
 	call := regexp.MustCompile(`^curl -s -H 'X-API-Key: ([^']+)'(?: -o \S+)? '?localhost:8080([^' ]+)'?$`)
 	answer := regexp.MustCompile(`^# (\d{3}) (\S+) ?(.*)$`)
 	s := startApp(t, map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"}, true)

@@ -12,7 +12,7 @@ import (
 // Scope is a permission a key holds.
 type Scope string
 
-// The scopes of SPEC.md.
+// The scopes a key may hold (see docs/design.md#keys-and-scopes).
 const (
 	ScopePredict    Scope = "predict"
 	ScopeReadModels Scope = "read_models"

@@ -18,7 +18,7 @@ func TestParseAcceptsGoodEntries(t *testing.T) {
 	}{
 		{"one entry", "k3y1:predict", map[string][]auth.Scope{"k3y1": {auth.ScopePredict}}},
 		{
-			"DESIGN.md example",
+			"the documented example",
 			"k3y1:predict+read_models,0pskey:predict+read_models+admin",
 			map[string][]auth.Scope{"k3y1": {auth.ScopePredict, auth.ScopeReadModels}, "0pskey": all},
 		},
@@ -215,7 +215,7 @@ func TestDevKeyring(t *testing.T) {
 		})
 	}
 	if auth.DevKey != "dev-key" || auth.AdminKey != "admin-key" {
-		t.Errorf("development keys are %q and %q; DESIGN.md fixes dev-key and admin-key", auth.DevKey, auth.AdminKey)
+		t.Errorf("development keys are %q and %q; the docs fix dev-key and admin-key (docs/design.md#keys-and-scopes)", auth.DevKey, auth.AdminKey)
 	}
 }
 

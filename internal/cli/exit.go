@@ -14,7 +14,7 @@ import (
 )
 
 // Exit codes: scripts branch on these, so they are part of inferctl's interface and
-// listed in `inferctl --help` and the README.
+// listed in `inferctl --help` and docs/cli.md.
 const (
 	ExitOK        = 0 // the command did what it was asked
 	ExitError     = 1 // anything else: a file that cannot be read, an answer that makes no sense

@@ -10,7 +10,8 @@ import (
 	"github.com/inferd/inferd/internal/readmetest"
 )
 
-// readmeHeading is the README section whose inferctl commands TestReadmeInferctl runs.
+// readmeHeading is the section of README.md, then of docs/cli.md, whose inferctl
+// commands TestReadmeInferctl runs.
 const readmeHeading = "## Command line: inferctl"
 
 // readmeCommand is one inferctl command of the README and what it shows it prints.
@@ -27,7 +28,7 @@ type readmeCommand struct {
 // "# " lines right after a command are its output.
 func readmeCommands(t *testing.T) (env []string, cmds []readmeCommand) {
 	t.Helper()
-	section := readmetest.Section(t, readmeHeading)
+	section := readmetest.Section(t, readmeHeading) + "\n" + readmetest.FileSection(t, "docs/cli.md", readmeHeading)
 	lines := strings.Split(section, "\n")
 	for i := 0; i < len(lines); i++ {
 		if kv, ok := strings.CutPrefix(lines[i], "export "); ok {
@@ -86,9 +87,9 @@ func words(t *testing.T, s string) []string {
 	return out
 }
 
-// TestReadmeInferctl runs the README's inferctl commands, in order, against a server
-// of the example repository (what `make run` serves) and checks each prints what the
-// README shows and exits with the code it shows.
+// TestReadmeInferctl runs the inferctl commands of README.md and docs/cli.md, in order,
+// against a server of the example repository (what `make run` serves) and checks each
+// prints what the page shows and exits with the code it shows.
 func TestReadmeInferctl(t *testing.T) {
 	s := startExampleServer(t)
 	env, cmds := readmeCommands(t)

@@ -435,7 +435,7 @@ func TestTrustedProxies(t *testing.T) {
 }
 
 // TestSettingsAreWhatLoadReads keeps the table honest: Load reads every variable the
-// table lists and no other, so --help and README.md (both made from the table) list
+// table lists and no other, so --help and docs/settings.md (both made from the table) list
 // every setting there is.
 func TestSettingsAreWhatLoadReads(t *testing.T) {
 	read := map[string]bool{}

@@ -9,11 +9,11 @@ import (
 	"github.com/inferd/inferd/internal/readmetest"
 )
 
-// TestReadmeSettingsTable checks that README.md's Settings table is config.Settings:
+// TestReadmeSettingsTable checks that docs/settings.md's table is config.Settings:
 // the same variables in the same order, each with the same default and meaning, so
-// the README and --help (printed from the same table) never disagree.
+// the documentation and --help (printed from the same table) never disagree.
 func TestReadmeSettingsTable(t *testing.T) {
-	section := readmetest.Section(t, "## Settings")
+	section := readmetest.FileSection(t, "docs/settings.md", "## Every setting")
 	var got []string
 	for _, line := range strings.Split(section, "\n") {
 		if strings.HasPrefix(line, "| `") {
@@ -27,11 +27,11 @@ func TestReadmeSettingsTable(t *testing.T) {
 	for i := range max(len(got), len(want)) {
 		switch {
 		case i >= len(got):
-			t.Errorf("README.md lacks the row\n%s", want[i])
+			t.Errorf("docs/settings.md lacks the row\n%s", want[i])
 		case i >= len(want):
-			t.Errorf("README.md has a row for no setting\n%s", got[i])
+			t.Errorf("docs/settings.md has a row for no setting\n%s", got[i])
 		case got[i] != want[i]:
-			t.Errorf("README.md row %d\n%s\nwant\n%s", i+1, got[i], want[i])
+			t.Errorf("docs/settings.md row %d\n%s\nwant\n%s", i+1, got[i], want[i])
 		}
 	}
 	if t.Failed() {

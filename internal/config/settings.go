@@ -26,9 +26,8 @@ const (
 )
 
 // Setting is one environment variable. Settings is the only list of them: Load parses
-// through it, --help prints it and the settings tables of README.md and
-// docs/operations.md are generated from it, so a setting cannot exist in one place and
-// be missing in another. A default that a package also applies to its own zero
+// through it, --help prints it and docs/settings.md's table is generated from it, so
+// a setting cannot exist in one place and be missing in another. A default that a package also applies to its own zero
 // options is that package's exported constant, written here, so it is stated once.
 type Setting struct {
 	// Name is the environment variable.
@@ -45,7 +44,7 @@ type Setting struct {
 	parse func(p *parser, c *Config)
 }
 
-// DefaultText is the default as README.md's table shows it (Markdown).
+// DefaultText is the default as docs/settings.md's table shows it (Markdown).
 func (s Setting) DefaultText() string {
 	switch {
 	case s.Shown != "":
@@ -56,7 +55,7 @@ func (s Setting) DefaultText() string {
 	return "`" + s.Default + "`"
 }
 
-// Settings returns every setting, in the order README.md and --help list them.
+// Settings returns every setting, in the order docs/settings.md and --help list them.
 func Settings() []Setting { return append([]Setting(nil), settings...) }
 
 // durationText writes a default duration as people do: 24h, not 24h0m0s.

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The markers around the generated settings table in README.md and
-// docs/operations.md: `make docs` rewrites what lies between them.
+// The markers around the generated settings table in docs/settings.md: `make docs`
+// rewrites what lies between them.
 const (
 	TableBegin = "<!-- settings table: generated from internal/config by `make docs`; do not edit -->"
 	TableEnd   = "<!-- end of the settings table -->"
@@ -16,8 +16,7 @@ const (
 // ErrNoTable marks a document without the table's markers.
 var ErrNoTable = errors.New("no settings table markers")
 
-// Table is Settings as a Markdown table, the one README.md and docs/operations.md
-// show.
+// Table is Settings as a Markdown table, the one docs/settings.md shows.
 func Table() string {
 	var b strings.Builder
 	b.WriteString("| Variable | Default | Meaning |\n|---|---|---|\n")

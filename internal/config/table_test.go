@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,23 +11,38 @@ import (
 	"github.com/inferd/inferd/internal/config"
 )
 
-// TestGeneratedSettingsTables fails when a document's settings table is not the one
-// config.Settings gives: `make docs` rewrites them.
-func TestGeneratedSettingsTables(t *testing.T) {
-	for _, file := range []string{"README.md", "docs/operations.md"} {
-		t.Run(file, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("../..", file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := config.Splice(string(b), config.Table())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want != string(b) {
-				t.Errorf("%s's settings table is stale: run `make docs` and commit the result", file)
-			}
-		})
+// TestGeneratedSettingsTable fails when docs/settings.md's table is not the one
+// config.Settings gives (`make docs` rewrites it), or when another document of the
+// repository holds a copy: the others link to it.
+func TestGeneratedSettingsTable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/settings.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := config.Splice(string(b), config.Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != string(b) {
+		t.Error("docs/settings.md's settings table is stale: run `make docs` and commit the result")
+	}
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != "../.."):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".md") || path == filepath.Join("../..", "docs", "settings.md"):
+			return nil
+		}
+		doc, err := os.ReadFile(path)
+		if err == nil && (strings.Contains(string(doc), config.TableBegin) || strings.Contains(string(doc), "| `MAX_REQUEST_BYTES` |")) {
+			t.Errorf("%s holds a settings table: link to docs/settings.md instead", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -35,7 +35,7 @@ const (
 	allKey     = "fuzz-all"
 )
 
-// summaryFormat is the fuzzer's last line, which CI logs and README.md show.
+// summaryFormat is the fuzzer's last line, which CI logs and docs/development.md show.
 const summaryFormat = "contractfuzz: %d requests, %d server errors, %d violations\n"
 
 // Limits of the server under test, small so that bodies over them are cheap to send.

@@ -12,14 +12,14 @@ import (
 	"github.com/inferd/inferd/internal/contractfuzz"
 )
 
-// TestReadmeContractChecks checks README.md's "Contract checks": each command is a make
+// TestReadmeContractChecks checks docs/development.md's "Contract checks": each command is a make
 // target, each pass line is what the check prints, and the numbers it states are the
 // defaults.
 func TestReadmeContractChecks(t *testing.T) {
-	readme := read(t, "../../README.md")
+	readme := read(t, "../../docs/development.md")
 	start := strings.Index(readme, "\n### Contract checks\n")
 	if start < 0 {
-		t.Fatal("README.md has no Contract checks section")
+		t.Fatal("docs/development.md has no Contract checks section")
 	}
 	section := readme[start+1:]
 	if end := regexp.MustCompile(`\n#{2,3} `).FindStringIndex(section); end != nil {
@@ -93,7 +93,7 @@ func TestReadmeContractChecks(t *testing.T) {
 		}
 		m := regexp.MustCompile(`(?m)^FUZZ_REQUESTS \?= (\d+)$`).FindStringSubmatch(makefile)
 		if m == nil || !strings.Contains(readme, "requests per operation ("+m[1]+")") {
-			t.Errorf("README.md and the Makefile disagree on FUZZ_REQUESTS (Makefile: %v)", m)
+			t.Errorf("docs/development.md and the Makefile disagree on FUZZ_REQUESTS (Makefile: %v)", m)
 		}
 	})
 }

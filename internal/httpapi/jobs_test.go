@@ -262,7 +262,7 @@ func TestCancel(t *testing.T) {
 	})
 }
 
-// TestCancelOwnJobsOnly (issue 25, point 3): a job belongs to the key that submitted
+// TestCancelOwnJobsOnly (see docs/design.md#a-key-cancels-its-own-jobs-only): a job belongs to the key that submitted
 // it. Another key's DELETE is 404 job_not_found, worded as for an id that does not
 // exist, whatever the job's status, and changes nothing; a key with the admin scope
 // cancels any job; any valid key still reads any job.
@@ -338,7 +338,7 @@ func TestCancelOwnJobsOnly(t *testing.T) {
 	}
 }
 
-// TestJobBytesBudget (issue 25, point 2): once a key's job records take
+// TestJobBytesBudget (see docs/design.md#job-records-are-bounded-per-key): once a key's job records take
 // MAX_JOB_BYTES_PER_KEY, its next submission, single or batch, is 429
 // job_bytes_limited with a Retry-After that says when its first record expires (an
 // hour here, the TTL); another key is not refused, and a job whose record alone passes

@@ -11,7 +11,7 @@ import (
 )
 
 // TestLoadErrorText: load errors as clients see them keep no server path and no build
-// instructions (issue 10, finding 7).
+// instructions (see docs/design.md#load-errors-keep-the-servers-paths-to-themselves).
 func TestLoadErrorText(t *testing.T) {
 	s := &Server{repoDirs: repositoryDirs("/srv/inferd/models")}
 	lib := fmt.Errorf("%w: no .onnxruntime/lib/libonnxruntime.so in /opt/inferd or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", onnx.ErrLibraryNotFound)

@@ -125,17 +125,10 @@ type statusWriter struct {
 }
 
 // quietConns is how many open connections still count as a nearly idle server, whose
-// answers are sent as soon as they are written: one client and, say, a metrics
-// scraper. A client then has its answer before the metrics and the access log line
-// are written: on a 2-core VM, p50 at one connection went from 1.2x the bare
-// net/http baseline's to 1.04-1.11x. Under load it costs: the next request arrives
-// while the handler is still running, and net/http's background read (which watches
-// for the client leaving) wakes to read it; echo at 64 connections cost 1.27-1.29x
-// the baseline's CPU per request sent at once, 1.05-1.14x sent when the handler
-// returned. Connections, not requests in the handler, tell load apart: on 2 cores a
-// saturated server rarely has more than two requests in its handlers at once, so
-// counting those sent most answers early at 64 connections (4-6% more CPU per
-// request than counting connections, both servers driven side by side).
+// answers are sent as soon as they are written (one client and, say, a metrics
+// scraper): an early answer cuts a lone client's latency but costs CPU under load,
+// and open connections, not requests in handlers, tell the two apart (see
+// docs/design.md#quiet-connections).
 const quietConns = 2
 
 // ConnState is for http.Server.ConnState: it counts the open connections that tell

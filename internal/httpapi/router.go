@@ -69,8 +69,9 @@ func (s *Server) Handler() (http.Handler, error) {
 	})
 	// The operations' middlewares run after chi matched the route, outermost first. They
 	// are chi's, which chains them once per route, rather than the generated wrapper's,
-	// which chains them again on every request (four allocations per request). The key
-	// is then also checked before the wrapper parses any parameter.
+	// which chains them again on every request (see
+	// docs/design.md#middleware-chained-once-per-route). The key is then also checked
+	// before the wrapper parses any parameter.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate), s.plainJSON),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {

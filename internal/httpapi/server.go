@@ -38,7 +38,8 @@ const (
 // refused before it ties up memory and the network.
 const ResponseBytesPerRequestByte = 8
 
-// Options configure a Server. Limits left at zero take the defaults of DESIGN.md.
+// Options configure a Server. Limits left at zero take the defaults (see
+// docs/design.md#default-limits).
 type Options struct {
 	Registry *registry.Registry
 	Jobs     *job.Service

@@ -173,7 +173,7 @@ func TestCancelEdgeCases(t *testing.T) {
 	}
 }
 
-// TestCancelFor (issue 25, point 3): a key cancels its own jobs only. Another key's
+// TestCancelFor (see docs/design.md#a-key-cancels-its-own-jobs-only): a key cancels its own jobs only. Another key's
 // job, or a job of no key, is ErrNotFound worded exactly as an id that does not exist,
 // whatever its status (a finished one too: job_finished would confirm the id), and
 // is left as it was; Cancel, an admin's, cancels any.

@@ -44,8 +44,8 @@ func TestLinesCountsLines(t *testing.T) {
 }
 
 func TestSection(t *testing.T) {
-	s := readmetest.Section(t, "## Settings")
-	if !strings.HasPrefix(s, "## Settings\n") || strings.Contains(s[1:], "\n## ") || !strings.Contains(s, "| `PORT` |") {
+	s := readmetest.FileSection(t, "docs/settings.md", "## Every setting")
+	if !strings.HasPrefix(s, "## Every setting\n") || strings.Contains(s[1:], "\n## ") || !strings.Contains(s, "| `PORT` |") {
 		t.Errorf("section:\n%.300s", s)
 	}
 }

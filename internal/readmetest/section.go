@@ -8,14 +8,25 @@ import (
 )
 
 // Section returns the part of the repository's README.md from the line heading (a
-// level-2 heading such as "## Settings") up to the next level-2 heading, or the end.
-// The README is found in the test's directory or the nearest parent that has it.
+// level-2 heading such as "## Go SDK") up to the next level-2 heading, or the end.
 func Section(t testing.TB, heading string) string {
 	t.Helper()
-	text := "\n" + string(readme(t))
+	return FileSection(t, "README.md", heading)
+}
+
+// FileSection is Section for any Markdown file of the repository, named by its path
+// from the repository's root ("docs/api.md"): examples moved out of the README stay
+// as checked as those left in it.
+func FileSection(t testing.TB, file, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(Root(t), filepath.FromSlash(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "\n" + string(b)
 	start := strings.Index(text, "\n"+heading+"\n")
 	if start < 0 {
-		t.Fatalf("README.md has no %q section", heading)
+		t.Fatalf("%s has no %q section", file, heading)
 	}
 	section := text[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
@@ -24,15 +35,17 @@ func Section(t testing.TB, heading string) string {
 	return section
 }
 
-func readme(t testing.TB) []byte {
+// Root is the repository's root: the test's directory or the nearest parent that
+// has a README.md.
+func Root(t testing.TB) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		b, err := os.ReadFile(filepath.Join(dir, "README.md"))
-		if err == nil {
-			return b
+		if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

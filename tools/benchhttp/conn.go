@@ -23,9 +23,8 @@ const requestTimeout = 30 * time.Second
 //
 // It stands in for net/http's client because the load generator shares the machine
 // with the server it measures. The Transport hands each request between the caller's
-// goroutine and two of its own per connection; at 64 connections that cost about 40 us
-// of CPU per request here, as much as inferd's whole HTTP path, and it came out of the
-// CPU the server had. The issue's own figures came from wrk, which spends far less.
+// goroutine and two of its own per connection, CPU that comes out of what the server
+// has; wrk spends far less (see docs/design.md#the-load-generator).
 type Conn struct {
 	ctx  context.Context // its end cuts the request in flight off
 	addr string          // host:port of the open connection

@@ -7,18 +7,18 @@ import (
 	"testing"
 )
 
-// TestReadmeBenchmarks keeps README's Benchmarks section true: each flag it names with
+// TestReadmeBenchmarks keeps docs/development.md's Benchmarks section true: each flag it names with
 // a default exists with that default, the BENCH_ARGS of its examples parse, and the
 // Makefile has the target it runs.
 func TestReadmeBenchmarks(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/development.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	start := strings.Index(text, "\n## Benchmarks\n")
 	if start < 0 {
-		t.Fatal(`README.md has no "## Benchmarks" section`)
+		t.Fatal(`docs/development.md has no "## Benchmarks" section`)
 	}
 	section := text[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
@@ -34,10 +34,10 @@ func TestReadmeBenchmarks(t *testing.T) {
 			fs, _ := newFlagSet()
 			f := fs.Lookup(m[1])
 			if f == nil {
-				t.Fatalf("README names -%s, which benchhttp does not have", m[1])
+				t.Fatalf("docs/development.md names -%s, which benchhttp does not have", m[1])
 			}
 			if f.DefValue != m[2] {
-				t.Errorf("README says -%s defaults to %q; it is %q", m[1], m[2], f.DefValue)
+				t.Errorf("docs/development.md says -%s defaults to %q; it is %q", m[1], m[2], f.DefValue)
 			}
 		})
 	}
@@ -45,7 +45,7 @@ func TestReadmeBenchmarks(t *testing.T) {
 		t.Run("BENCH_ARGS "+m[1], func(t *testing.T) {
 			fs, _ := newFlagSet()
 			if err := fs.Parse(strings.Fields(m[1])); err != nil {
-				t.Errorf("README's BENCH_ARGS do not parse: %v", err)
+				t.Errorf("the BENCH_ARGS of docs/development.md do not parse: %v", err)
 			}
 		})
 	}
@@ -55,7 +55,7 @@ func TestReadmeBenchmarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(mk), "\nbench-http:") || !strings.Contains(text, "| `make bench-http` |") {
-			t.Error("README runs make bench-http: the Makefile needs the target and the Development table its line")
+			t.Error("docs/development.md runs make bench-http: the Makefile needs the target and the Commands table its line")
 		}
 	})
 }

@@ -242,7 +242,8 @@ func (r *Report) writeMemory(w io.Writer) {
 	}
 }
 
-// target is one line of issue 8's targets.
+// target is one line of the performance targets (see
+// docs/design.md#performance-targets).
 type target struct {
 	what, want, got string
 	ok              *bool

@@ -69,7 +69,7 @@ func jobMemory(tb testing.TB, rc *redis.Client) int64 {
 	return sum
 }
 
-// TestJobBytesBudgetHoldsRedis (issue 25, point 2): one key submits far more 1 MB-ish
+// TestJobBytesBudgetHoldsRedis (see docs/design.md#job-records-are-bounded-per-key): one key submits far more 1 MB-ish
 // echo jobs than its MAX_JOB_BYTES_PER_KEY holds, through a server and a worker on one
 // Redis. Redis's used_memory stays within the budget of where it started, while the
 // jobs wait and run and after they finished (their results count until JOB_TTL); the

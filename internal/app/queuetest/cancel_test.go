@@ -94,7 +94,7 @@ func TestCancelInQueueMode(t *testing.T) {
 	})
 }
 
-// TestCancelOwnJobsOnlyInQueueMode (issue 25, point 3): across two servers on one Redis,
+// TestCancelOwnJobsOnlyInQueueMode (see docs/design.md#a-key-cancels-its-own-jobs-only): across two servers on one Redis,
 // a job belongs to the key that submitted it. Another key's DELETE, through either
 // server, is 404 job_not_found worded as for an unknown id, whether the job waits or
 // has finished, and leaves it as it was; a key with the admin scope cancels it; its own

@@ -1,4 +1,5 @@
-// Package queuetest holds the end-to-end tests of queue mode (issue 3): the built
+// Package queuetest holds the end-to-end tests of queue mode (see
+// docs/design.md#queue-mode-is-tested-with-real-processes): the built
 // inferd and inferd-worker binaries, several of each, on one private redis-server,
 // talking over real sockets. Processes are killed and restarted, and so is Redis, to
 // show what a client sees when that happens in production.

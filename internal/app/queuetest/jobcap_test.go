@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestJobCapPerKey (issue 10, finding 4): a key holds at most MAX_JOBS_PER_KEY jobs
+// TestJobCapPerKey (see docs/design.md#job-records-are-bounded-per-key): a key holds at most MAX_JOBS_PER_KEY jobs
 // waiting or running, counted in Redis across servers. One more submission, through
 // either server, is 429 jobs_limited with a Retry-After; another key is not counted
 // against it; a cancelled job frees its slot, and so do jobs a worker finishes.

@@ -17,7 +17,7 @@ const (
 	recoverSlack = 5 * time.Second
 )
 
-// TestOrphanRecoveryTime (issue 10, finding 8): a job whose worker is killed with
+// TestOrphanRecoveryTime (see docs/design.md#orphaned-jobs-run-again-within-seconds): a job whose worker is killed with
 // SIGKILL mid-run runs again on another worker within the lease plus one recovery
 // interval, both normally and after Redis restarted empty under the running processes
 // (where recovery once took 69 s). Built binaries, real redis-server; each case takes

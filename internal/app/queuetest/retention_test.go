@@ -10,7 +10,7 @@ import (
 )
 
 // TestFinishedJobHoldsNoInput: a 1 MB async echo of '<' characters, through a server
-// and a worker on Redis (issue 10, finding 4). Once it has finished, its Redis record
+// and a worker on Redis (see docs/design.md#job-records-are-bounded-per-key). Once it has finished, its Redis record
 // holds the result alone, written as sent (no \u003c escapes), and every answer that
 // carries it is about 1 MB, not 6.
 func TestFinishedJobHoldsNoInput(t *testing.T) {

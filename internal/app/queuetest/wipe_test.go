@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestQueueListedAfterRedisWipe (issue 10, finding 8): after Redis restarts empty, the
+// TestQueueListedAfterRedisWipe (see docs/design.md#orphaned-jobs-run-again-within-seconds): after Redis restarts empty, the
 // API server lists its queue again by itself, so inferd_jobs_queued counts the jobs
 // that wait and the dashboard shows the queue. No worker runs, so the jobs stay
 // pending.

@@ -26,7 +26,7 @@ func costOf(t *testing.T, rec job.Record) int64 {
 	return job.RecordCost(len(b))
 }
 
-// TestByteBudget (issue 25, point 2): a key's records cost it their stored bytes
+// TestByteBudget (see docs/design.md#job-records-are-bounded-per-key): a key's records cost it their stored bytes
 // (input while unfinished, result once final) until they expire; a record that would
 // take the key past its budget is refused with a *job.BytesLimitError whose
 // RetryAfter is 1 s while unfinished inputs could make room, and otherwise the time

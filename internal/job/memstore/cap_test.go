@@ -11,7 +11,7 @@ import (
 	"github.com/inferd/inferd/internal/job/memstore"
 )
 
-// TestOwnerCap (issue 10, finding 4): a key may hold Options.MaxPerOwner unfinished
+// TestOwnerCap (see docs/design.md#job-records-are-bounded-per-key): a key may hold Options.MaxPerOwner unfinished
 // records; one more is refused with job.ErrJobLimit until one of them frees its slot by
 // finishing, or by expiring unfinished after the max age.
 func TestOwnerCap(t *testing.T) {

@@ -214,7 +214,7 @@ func TestHeldRecord(t *testing.T) {
 	})
 }
 
-// TestSubmitterByteBudget (issue 25, point 2): the submission script refuses a job
+// TestSubmitterByteBudget (see docs/design.md#job-records-are-bounded-per-key): the submission script refuses a job
 // that would take its key past its byte budget in the same round trip that would
 // have recorded it, writing neither record nor task; a job whose record alone passes
 // the budget is refused without a round trip. A worker's store, without a budget of

@@ -28,8 +28,8 @@ type WorkerOptions struct {
 	Tasks TaskOptions
 	// Concurrency is how many jobs run at once. 0 means 4 * runtime.NumCPU(): a job
 	// waits on Redis for five round trips around a short model call, so a worker with
-	// one job per CPU leaves them idle (BenchmarkClosedLoop: 1.7k jobs/s against 1.0k
-	// on 2 CPUs), while many more than that only contend.
+	// one job per CPU leaves them idle, while many more than that only contend (see
+	// docs/design.md#worker-concurrency).
 	Concurrency int
 	// ShutdownTimeout is how long Shutdown lets running jobs finish before it puts them
 	// back in the queue. 0 means DefaultShutdownTimeout.

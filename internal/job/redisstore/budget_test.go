@@ -79,7 +79,7 @@ func checkBudget(t *testing.T, rc *redis.Client, prefix, bytesPrefix, owner stri
 	return held
 }
 
-// TestByteBudget (issue 25, point 2) is memstore's TestByteBudget against Redis, the
+// TestByteBudget (see docs/design.md#job-records-are-bounded-per-key) is memstore's TestByteBudget against Redis, the
 // jobs finished by a worker's store (which has no budget of its own) and a record
 // deleted by hand, which a check notices within about a second.
 func TestByteBudget(t *testing.T) {

@@ -20,7 +20,7 @@ func owned(id, owner string) job.Record {
 	return rec
 }
 
-// TestOwnerCap (issue 10, finding 4): a key may hold MaxPerOwner unfinished records;
+// TestOwnerCap (see docs/design.md#job-records-are-bounded-per-key): a key may hold MaxPerOwner unfinished records;
 // one more is refused with job.ErrJobLimit until one of them frees its slot, whichever
 // way it leaves: finished, failed, cancelled, expired unfinished after MaxAge, or
 // deleted.

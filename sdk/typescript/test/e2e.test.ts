@@ -188,7 +188,7 @@ describe("TypeScript SDK against a live inferd", { skip }, () => {
     assert.match(p.requestId, /^[0-9a-f]{16,}$/);
   });
 
-  it("the README's TypeScript example type-checks and runs", async () => {
+  it("the TypeScript example of docs/sdks.md type-checks and runs", async () => {
     const out = await runReadmeExample();
     assert.match(out, /^v1 setosa$/m);
     assert.match(out, /^succeeded \[1,"two",null\]$/m);
@@ -211,14 +211,14 @@ function labels(r: JsonValue): string[] {
 }
 
 /**
- * Takes the ```ts block of README.md's "TypeScript SDK" section, type-checks it with the
+ * Takes the ```ts block of docs/sdks.md's "TypeScript SDK" section, type-checks it with the
  * package's own compiler options (strict), compiles it and runs it with node against the
  * server under test. It imports "@inferd/sdk", which resolves to this package.
  */
 async function runReadmeExample(): Promise<string> {
-  const readme = await readFile(new URL("../../README.md", `file://${pkg}`), "utf8");
+  const readme = await readFile(new URL("../../docs/sdks.md", `file://${pkg}`), "utf8");
   const section = readme.split(/^## /m).find((s) => s.startsWith("TypeScript SDK\n"));
-  assert.ok(section, "README.md has no '## TypeScript SDK' section");
+  assert.ok(section, "docs/sdks.md has no '## TypeScript SDK' section");
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(code, "the TypeScript SDK section has no ```ts block");
 
@@ -232,7 +232,7 @@ async function runReadmeExample(): Promise<string> {
   const program = ts.createProgram([file], { ...config.options, rootDir: dir, outDir: dir, declaration: false, sourceMap: false });
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
   const messages = diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-  assert.deepEqual(messages, [], "the README example does not type-check");
+  assert.deepEqual(messages, [], "the docs/sdks.md example does not type-check");
 
   const { stdout } = await promisify(execFile)(process.execPath, [`${dir}example.js`], {
     env: { ...process.env, INFERD_URL: baseUrl },
