@@ -100,10 +100,10 @@ type Config struct {
 // Production reports whether INFERD_ENV is production.
 func (c Config) Production() bool { return c.Env == "production" }
 
-// Traces is the traces exporter that runs (ExporterOTLP or
-// ExporterConsole), or "" when tracing is off: OTEL_SDK_DISABLED and
-// OTEL_TRACES_EXPORTER=none turn it off; an OTLP endpoint without an exporter named
-// turns it on, as pointing a service at a collector is the usual way to ask for traces.
+// Traces is the traces exporter that runs (ExporterOTLP or ExporterConsole), or ""
+// when tracing is off: OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn it off; an
+// OTLP endpoint without an exporter named turns it on, as pointing a service at a
+// collector is the usual way to ask for traces.
 func (c Config) Traces() string {
 	switch {
 	case c.OTelSDKDisabled || c.TracesExporter == ExporterNone:
