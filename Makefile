@@ -1,5 +1,7 @@
 # inferd: `make run` serves the example models with in-process jobs; `make test` runs
-# every test. Tools are pinned in tools/go.mod and run with `go tool`.
+# every test; `make help` lists every target. Plain `make` builds the binaries. Tools
+# are pinned in tools/go.mod and run with `go tool`. A target's `## name: ...` comment
+# above its rule is what `make help` prints for it.
 GO        ?= go
 TOOLS     := $(GO) tool -modfile=tools/go.mod
 BIN       := bin
@@ -13,9 +15,19 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
 
+# Plain `make` is quick: it builds the binaries and says so; `make all` checks everything.
+.DEFAULT_GOAL := build
+
+## all: the checks CI starts with: generated code fresh, lint, the contract's linters,
+## no breaking change, and every test
 all: check-generated lint lint-contract check-breaking test
+
+## help: this list, from the `## target: ...` comment above each rule of the Makefile
+help:
+	@awk '/^## / { sub(/^## /, ""); if (!more) { i = index($$0, ":"); printf "  %-18s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) } \
+	  else printf "  %-18s %s\n", "", $$0; more = 1; next } { more = 0 }' $(firstword $(MAKEFILE_LIST))
 
 ## generate: rewrite gen/ and the TypeScript SDK's types from openapi.yaml
 generate: generate-ts
@@ -111,6 +123,7 @@ test-contract: build onnxruntime npm-tools sdk-ts-deps
 ## build: the server, the worker and inferctl into bin/, stamped with the version and commit
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	@echo "build: $(BIN)/inferd, $(BIN)/inferd-worker and $(BIN)/inferctl, version $(VERSION); 'make run' serves the example models, 'make help' lists every target"
 
 ## run: serve models/ and echo on :$(PORT) with in-process jobs
 run: build onnxruntime
@@ -178,5 +191,6 @@ onnxruntime:
 models:
 	/usr/bin/python3 tools/build-models.py
 
+## clean: remove the binaries (bin/)
 clean:
 	rm -rf $(BIN)

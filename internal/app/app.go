@@ -94,11 +94,10 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	// Listen first, so /health answers while the pipelines load.
-	// Answers net/http writes by itself are problems too (httpapi.ProblemListener), and
-	// the write deadline is armed once per connection per 30 s rather than per request.
-	wrap := func(ln net.Listener) net.Listener {
-		return httpapi.ProblemListener(httpapi.CoalescedWriteDeadlines(ln, hs.WriteTimeout/10))
-	}
+	// Answers net/http writes by itself are problems too (httpapi.ProblemListener).
+	// net/http arms WriteTimeout for each request itself and the connection is left
+	// as it is, so a handler can move its deadline with http.ResponseController.
+	wrap := httpapi.ProblemListener
 	serveErr, ln, err := p.serve(opts, hs, cfg.ListenAddr, wrap, "listening", "queue", queueMode(cfg))
 	if err != nil {
 		return abort(err)

@@ -9,6 +9,12 @@ import (
 // error names the file already.
 var ErrUnsafeFile = errors.New("refused model file")
 
+// ErrLibraryNotFound: a runtime's shared library is not where it was looked for. A
+// backend wraps it with the runtime's name, where it looked and how to install one,
+// which is the operator's business: the API layer finds it by this sentinel to keep
+// that text from clients without importing the backend (and its cgo).
+var ErrLibraryNotFound = errors.New("library not found")
+
 // FieldError is a fault in one model.yaml field, such as "artifact"; the repository
 // adds the file's name before anyone sees it.
 type FieldError struct {

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
 )
 
 // ErrClosed is returned to a call made after Close.
@@ -343,18 +345,10 @@ func (b *Batcher) abandonLocked(r *request) {
 	r.left = true
 }
 
-// run calls fn, turning a panic into an error for the requests of this call.
+// run calls fn, turning a panic into a *pipeline.PanicError for the requests of this
+// call.
 func (b *Batcher) run(items []any) (out []any, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v}
-		}
-	}()
+	defer pipeline.Recover(&err)
 	// The call serves several callers, so no one caller's context may cancel it.
 	return b.fn(context.Background(), items)
 }
-
-// PanicError is a panic recovered from Func.
-type PanicError struct{ Value any }
-
-func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }

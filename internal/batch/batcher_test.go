@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/inferd/inferd/internal/pipeline"
 )
 
 // recorder is a model that records the items of every call and answers each item with
@@ -480,7 +482,7 @@ func TestCallFailure(t *testing.T) {
 		check func(error) bool
 	}{
 		{"error", func(r *recorder) { r.err = errors.New("runtime fault") }, func(err error) bool { return err != nil && err.Error() == "runtime fault" }},
-		{"panic", func(r *recorder) { r.panics = true }, func(err error) bool { var pe *PanicError; return errors.As(err, &pe) }},
+		{"panic", func(r *recorder) { r.panics = true }, func(err error) bool { var pe *pipeline.PanicError; return errors.As(err, &pe) && len(pe.Stack) > 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,11 +14,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/telemetry"
 )
-
-// DefaultGCPercent is GOGC's default in inferd and inferd-worker (Go's own is 100).
-const DefaultGCPercent = 400
 
 // Config is every setting of the server and the worker. Settings gives each one's
 // environment variable, default and meaning.
@@ -104,18 +100,18 @@ type Config struct {
 // Production reports whether INFERD_ENV is production.
 func (c Config) Production() bool { return c.Env == "production" }
 
-// Traces is the traces exporter that runs (telemetry.ExporterOTLP or
-// ExporterConsole), or "" when tracing is off: OTEL_SDK_DISABLED and
-// OTEL_TRACES_EXPORTER=none turn it off; an OTLP endpoint without an exporter named
-// turns it on, as pointing a service at a collector is the usual way to ask for traces.
+// Traces is the traces exporter that runs (ExporterOTLP or ExporterConsole), or ""
+// when tracing is off: OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn it off; an
+// OTLP endpoint without an exporter named turns it on, as pointing a service at a
+// collector is the usual way to ask for traces.
 func (c Config) Traces() string {
 	switch {
-	case c.OTelSDKDisabled || c.TracesExporter == telemetry.ExporterNone:
+	case c.OTelSDKDisabled || c.TracesExporter == ExporterNone:
 		return ""
 	case c.TracesExporter != "":
 		return c.TracesExporter
 	case c.OTLPEndpoint != "" || c.OTLPTracesEndpoint != "":
-		return telemetry.ExporterOTLP
+		return ExporterOTLP
 	}
 	return ""
 }

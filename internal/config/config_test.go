@@ -12,12 +12,6 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/config"
-	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/job/inproc"
-	"github.com/inferd/inferd/internal/job/queue"
-	"github.com/inferd/inferd/internal/job/redisstore"
-	"github.com/inferd/inferd/internal/ratelimit"
 )
 
 // load runs config.Load on env and files alone, never the process's environment.
@@ -48,21 +42,21 @@ func TestDefaults(t *testing.T) {
 		{"LOG_LEVEL", c.LogLevel, slog.LevelInfo},
 		{"LOG_FORMAT", c.LogFormat, "text"},
 		{"GOGC", c.GCPercent, config.DefaultGCPercent},
-		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(httpapi.DefaultMaxRequestBytes)},
-		{"MAX_BATCH_ITEMS", c.MaxBatchItems, httpapi.DefaultMaxBatchItems},
-		{"RATE_LIMIT_RPS", c.RateLimitRPS, float64(ratelimit.DefaultRPS)},
+		{"MAX_REQUEST_BYTES", c.MaxRequestBytes, int64(config.DefaultMaxRequestBytes)},
+		{"MAX_BATCH_ITEMS", c.MaxBatchItems, config.DefaultMaxBatchItems},
+		{"RATE_LIMIT_RPS", c.RateLimitRPS, float64(config.DefaultRateLimitRPS)},
 		{"RATE_LIMIT_BURST", c.RateLimitBurst, config.DefaultRateLimitBurst},
 		{"MAX_CONCURRENT_PER_KEY", c.MaxConcurrentPerKey, config.DefaultMaxConcurrentPerKey},
 		{"AUTH_FAILURES_PER_MINUTE", c.AuthFailuresPerMinute, config.DefaultAuthFailuresPerMinute},
-		{"JOB_TTL", c.JobTTL, job.DefaultTTL},
-		{"JOB_MAX_AGE", c.JobMaxAge, job.DefaultMaxAge},
-		{"MAX_JOB_BYTES_PER_KEY", c.MaxJobBytesPerKey, int64(job.DefaultMaxBytesPerKey)},
+		{"JOB_TTL", c.JobTTL, config.DefaultJobTTL},
+		{"JOB_MAX_AGE", c.JobMaxAge, config.DefaultJobMaxAge},
+		{"MAX_JOB_BYTES_PER_KEY", c.MaxJobBytesPerKey, int64(config.DefaultMaxJobBytesPerKey)},
 		{"QUEUE_MIN_REPLICAS", c.QueueMinReplicas, 0},
-		{"QUEUE_REPLICA_TIMEOUT", c.QueueReplicaTimeout, redisstore.DefaultReplicaTimeout},
-		{"JOB_QUEUE_SIZE", c.JobQueueSize, inproc.DefaultQueueSize},
+		{"QUEUE_REPLICA_TIMEOUT", c.QueueReplicaTimeout, config.DefaultReplicaTimeout},
+		{"JOB_QUEUE_SIZE", c.JobQueueSize, config.DefaultJobQueueSize},
 		{"LOAD_CONCURRENCY", c.LoadConcurrency, 1},
 		{"DYNAMIC_BATCHING", c.DynamicBatching, true},
-		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, queue.DefaultShutdownTimeout},
+		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, config.DefaultShutdownTimeout},
 		{"SHUTDOWN_DRAIN", c.ShutdownDrain, config.DefaultShutdownDrain},
 		{"WORKER_PORT", c.WorkerPort, 8081},
 		{"PUBLIC_URL", c.PublicURL, ""},

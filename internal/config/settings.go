@@ -4,31 +4,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/job/inproc"
-	"github.com/inferd/inferd/internal/job/queue"
-	"github.com/inferd/inferd/internal/job/redisstore"
-	"github.com/inferd/inferd/internal/ratelimit"
-	"github.com/inferd/inferd/internal/repository"
-	"github.com/inferd/inferd/internal/telemetry"
-)
-
-// The defaults that no package applies to zero options of its own: there, zero turns
-// the feature off, so the setting's default lives here.
-const (
-	DefaultRateLimitBurst        = 200
-	DefaultMaxConcurrentPerKey   = 128
-	DefaultAuthFailuresPerMinute = 30
-	DefaultShutdownDrain         = 5 * time.Second
-	DefaultModelLoadTimeout      = 10 * time.Minute
 )
 
 // Setting is one environment variable. Settings is the only list of them: Load parses
-// through it, --help prints it and docs/settings.md's table is generated from it, so
-// a setting cannot exist in one place and be missing in another. A default that a package also applies to its own zero
-// options is that package's exported constant, written here, so it is stated once.
+// through it, --help prints it and docs/settings.md's table is generated from it, so a
+// setting cannot exist in one place and be missing in another. Its defaults are the
+// constants of defaults.go.
 type Setting struct {
 	// Name is the environment variable.
 	Name string
@@ -86,7 +67,7 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.QueueURL = p.queueURL() }},
 	{Name: "QUEUE_MIN_REPLICAS", Default: "0", Meaning: "replicas that must hold a job's record and task (Redis `WAIT`) before its submission is accepted; `0`: the primary's word suffices (no extra round trip)",
 		parse: func(p *parser, c *Config) { c.QueueMinReplicas = p.int(0, 64) }},
-	{Name: "QUEUE_REPLICA_TIMEOUT", Default: durationText(redisstore.DefaultReplicaTimeout), Meaning: "how long a submission waits for `QUEUE_MIN_REPLICAS`; then it answers 503 `queue_unavailable` and the job is failed, never run",
+	{Name: "QUEUE_REPLICA_TIMEOUT", Default: durationText(DefaultReplicaTimeout), Meaning: "how long a submission waits for `QUEUE_MIN_REPLICAS`; then it answers 503 `queue_unavailable` and the job is failed, never run",
 		parse: func(p *parser, c *Config) { c.QueueReplicaTimeout = p.duration() }},
 	{Name: "API_KEYS", Meaning: "`KEY:SCOPE+SCOPE,...`; unset (and no file): the development keys",
 		parse: func(*parser, *Config) {}}, // read with API_KEYS_FILE: they exclude each other
@@ -102,17 +83,17 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.GCPercent = p.gcPercent() }},
 	{Name: "ONNXRUNTIME_LIB", Shown: "`.onnxruntime/lib/libonnxruntime.so` in the working directory or a parent", Meaning: "the ONNX Runtime shared library (`make onnxruntime` installs it there)",
 		parse: func(p *parser, c *Config) { c.ONNXRuntimeLib = p.str() }},
-	{Name: "MAX_REQUEST_BYTES", Default: strconv.Itoa(httpapi.DefaultMaxRequestBytes), Meaning: "largest request body",
+	{Name: "MAX_REQUEST_BYTES", Default: strconv.Itoa(DefaultMaxRequestBytes), Meaning: "largest request body",
 		parse: func(p *parser, c *Config) { c.MaxRequestBytes = int64(p.int(64, 1<<34)) }},
 	{Name: "MAX_RESPONSE_BYTES", Default: "0", Shown: "8 × `MAX_REQUEST_BYTES`", Meaning: "largest answer encoded from a model's results: a `/predict` or `/predict/batch` answer or a `/v2` infer answer (JSON header and binary data together) over it is `413 response_too_large`, and a job whose result is over it fails (set it alike on servers and workers). `0`, the default: 8 × `MAX_REQUEST_BYTES`, room for any tensor of a request sent back as JSON text (at most 6 bytes per byte of binary data, a BOOL element as `false,`), while a model's answer many times larger than its request is refused",
 		parse: func(p *parser, c *Config) {
 			if c.MaxResponseBytes = int64(p.int(0, 1<<36)); c.MaxResponseBytes == 0 {
-				c.MaxResponseBytes = httpapi.ResponseBytesPerRequestByte * c.MaxRequestBytes
+				c.MaxResponseBytes = ResponseBytesPerRequestByte * c.MaxRequestBytes
 			}
 		}},
-	{Name: "MAX_BATCH_ITEMS", Default: strconv.Itoa(httpapi.DefaultMaxBatchItems), Meaning: "most items in a batch",
+	{Name: "MAX_BATCH_ITEMS", Default: strconv.Itoa(DefaultMaxBatchItems), Meaning: "most items in a batch",
 		parse: func(p *parser, c *Config) { c.MaxBatchItems = p.int(1, 1<<24) }},
-	{Name: "RATE_LIMIT_RPS", Default: strconv.Itoa(ratelimit.DefaultRPS), Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
+	{Name: "RATE_LIMIT_RPS", Default: strconv.Itoa(DefaultRateLimitRPS), Meaning: "tokens per second of each key's bucket on predict-scope endpoints, shared by every server through Redis in queue mode; `0` disables",
 		parse: func(p *parser, c *Config) { c.RateLimitRPS = p.float() }},
 	{Name: "RATE_LIMIT_BURST", Default: strconv.Itoa(DefaultRateLimitBurst), Meaning: "bucket size",
 		parse: func(p *parser, c *Config) { c.RateLimitBurst = p.int(0, 1<<30) }},
@@ -126,23 +107,23 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.MaxConnections = p.int(0, 1<<30) }},
 	{Name: "MAX_CONNECTIONS_PER_ADDRESS", Default: "0", Shown: "half of `MAX_CONNECTIONS`", Meaning: "connections open at once from one peer IP address; one more is closed as soon as it is accepted and counted under `reason=\"max_connections_per_address\"`. It counts the TCP peer, since no header has been read yet: `TRUSTED_PROXIES` does not apply, and behind a proxy every client shares the proxy's address, so keep it above the proxy's connections to one server (at `MAX_CONNECTIONS` or more it is off)",
 		parse: func(p *parser, c *Config) { c.MaxConnectionsPerAddress = p.int(0, 1<<30) }},
-	{Name: "JOB_TTL", Default: durationText(job.DefaultTTL), Meaning: "how long a finished job's record is kept",
+	{Name: "JOB_TTL", Default: durationText(DefaultJobTTL), Meaning: "how long a finished job's record is kept",
 		parse: func(p *parser, c *Config) { c.JobTTL = p.duration() }},
-	{Name: "JOB_MAX_AGE", Default: durationText(job.DefaultMaxAge), Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
+	{Name: "JOB_MAX_AGE", Default: durationText(DefaultJobMaxAge), Meaning: "how long a job's record is kept, from its submission, when the job never finishes (its queueing failed half-way, its task was lost with Redis); then it reads 404. Keep it above the longest a job may wait and run",
 		parse: func(p *parser, c *Config) { c.JobMaxAge = p.duration() }},
-	{Name: "MAX_JOBS_PER_KEY", Default: strconv.Itoa(job.DefaultMaxUnfinishedPerKey), Meaning: "jobs one key may have waiting or running at once, counted across servers through Redis in queue mode; one more submission is `429 jobs_limited` until one finishes (or reaches `JOB_MAX_AGE`); `MAX_JOB_BYTES_PER_KEY` bounds the bytes a key's records hold, finished ones included. `0` disables",
+	{Name: "MAX_JOBS_PER_KEY", Default: strconv.Itoa(DefaultMaxJobsPerKey), Meaning: "jobs one key may have waiting or running at once, counted across servers through Redis in queue mode; one more submission is `429 jobs_limited` until one finishes (or reaches `JOB_MAX_AGE`); `MAX_JOB_BYTES_PER_KEY` bounds the bytes a key's records hold, finished ones included. `0` disables",
 		parse: func(p *parser, c *Config) { c.MaxJobsPerKey = p.int(0, 1<<30) }},
-	{Name: "MAX_JOB_BYTES_PER_KEY", Default: strconv.Itoa(job.DefaultMaxBytesPerKey), Shown: "`268435456` (256 MiB)", Meaning: "bytes of job records one key may hold until they expire, counted across servers through Redis in queue mode: a job's record counts its input while it waits or runs, its result once it has finished (for `JOB_TTL`), each rounded up as Redis's allocator stores it plus 512 bytes of bookkeeping. A submission that would pass it is `429 job_bytes_limited`, with `Retry-After` until the key's first record expires (or `1` when its unfinished jobs may make room as they finish); one whose record alone passes it is `413 payload_too_large`. Size Redis's `maxmemory` from it (see docs/operations.md). At least `MAX_REQUEST_BYTES`; `0` disables",
+	{Name: "MAX_JOB_BYTES_PER_KEY", Default: strconv.Itoa(DefaultMaxJobBytesPerKey), Shown: "`268435456` (256 MiB)", Meaning: "bytes of job records one key may hold until they expire, counted across servers through Redis in queue mode: a job's record counts its input while it waits or runs, its result once it has finished (for `JOB_TTL`), each rounded up as Redis's allocator stores it plus 512 bytes of bookkeeping. A submission that would pass it is `429 job_bytes_limited`, with `Retry-After` until the key's first record expires (or `1` when its unfinished jobs may make room as they finish); one whose record alone passes it is `413 payload_too_large`. Size Redis's `maxmemory` from it (see docs/operations.md). At least `MAX_REQUEST_BYTES`; `0` disables",
 		parse: func(p *parser, c *Config) { c.MaxJobBytesPerKey = p.jobBytes(c.MaxRequestBytes) }},
 	{Name: "JOB_WORKERS", Default: "0", Shown: "number of CPUs", Meaning: "in-process jobs running at once",
 		parse: func(p *parser, c *Config) { c.JobWorkers = p.int(0, 1<<16) }},
-	{Name: "JOB_QUEUE_SIZE", Default: strconv.Itoa(inproc.DefaultQueueSize), Meaning: "in-process jobs that may wait; one more is `queue_full`",
+	{Name: "JOB_QUEUE_SIZE", Default: strconv.Itoa(DefaultJobQueueSize), Meaning: "in-process jobs that may wait; one more is `queue_full`",
 		parse: func(p *parser, c *Config) { c.JobQueueSize = p.int(1, 1<<24) }},
 	{Name: "LOAD_STRICT", Default: "false", Meaning: "`true`: a version that fails to load stops the server (and worker) at start",
 		parse: func(p *parser, c *Config) { c.LoadStrict = p.bool() }},
 	{Name: "READY_ALLOW_FAILED", Default: "false", Meaning: "`true`: `/ready` answers 200 once loading has finished even when versions failed to load (each still answers 503 `model_unavailable`); `false`: 503 naming them",
 		parse: func(p *parser, c *Config) { c.ReadyAllowFailed = p.bool() }},
-	{Name: "MAX_MODEL_BYTES", Default: strconv.Itoa(repository.DefaultMaxModelBytes), Meaning: "largest model file (artifact) a version may load; a bigger one fails to load with the file named. Only regular files inside `MODELS_DIR` load: a link to a file outside it, a named pipe or a device is refused before it is read",
+	{Name: "MAX_MODEL_BYTES", Default: strconv.Itoa(DefaultMaxModelBytes), Meaning: "largest model file (artifact) a version may load; a bigger one fails to load with the file named. Only regular files inside `MODELS_DIR` load: a link to a file outside it, a named pipe or a device is refused before it is read",
 		parse: func(p *parser, c *Config) { c.MaxModelBytes = int64(p.int(1, 1<<40)) }},
 	{Name: "MODEL_LOAD_TIMEOUT", Default: durationText(DefaultModelLoadTimeout), Meaning: "how long one load of one version may take; a load that overruns it fails (the pipeline serving keeps serving, and the next reload is not held up behind it)",
 		parse: func(p *parser, c *Config) { c.ModelLoadTimeout = p.duration() }},
@@ -150,7 +131,7 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
 	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",
 		parse: func(p *parser, c *Config) { c.DynamicBatching = p.bool() }},
-	{Name: "SHUTDOWN_TIMEOUT", Default: durationText(queue.DefaultShutdownTimeout), Meaning: "how long SIGTERM waits for in-flight requests and jobs",
+	{Name: "SHUTDOWN_TIMEOUT", Default: durationText(DefaultShutdownTimeout), Meaning: "how long SIGTERM waits for in-flight requests and jobs",
 		parse: func(p *parser, c *Config) { c.ShutdownTimeout = p.duration() }},
 	{Name: "SHUTDOWN_DRAIN", Default: durationText(DefaultShutdownDrain), Meaning: "after SIGTERM, how long the server keeps serving with `/ready` answering 503 `stopping` (and every answer saying `Connection: close`), so load balancers take it out before it stops accepting; `0s` stops at once",
 		parse: func(p *parser, c *Config) { c.ShutdownDrain = p.durationOrZero() }},
@@ -166,7 +147,7 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.WorkerConcurrency = p.int(0, 1<<16) }},
 	{Name: "OTEL_TRACES_EXPORTER", Shown: "`otlp` when an OTLP endpoint is set, else `none`", Meaning: "tracing (OpenTelemetry) is off unless this is `otlp` (OTLP over HTTP/protobuf to the endpoint below) or `console` (spans as JSON on standard output), or an OTLP endpoint is set; `none` turns it off (see docs/operations.md)",
 		parse: func(p *parser, c *Config) {
-			c.TracesExporter = p.oneOf(telemetry.ExporterOTLP, telemetry.ExporterConsole, telemetry.ExporterNone)
+			c.TracesExporter = p.oneOf(ExporterOTLP, ExporterConsole, ExporterNone)
 		}},
 	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Meaning: "the OTLP/HTTP collector's base URL, such as `http://otel-collector:4318`; spans go to `/v1/traces` under it. The other standard `OTEL_EXPORTER_OTLP_*` variables (headers, timeout, compression, certificates) apply too",
 		parse: func(p *parser, c *Config) { c.OTLPEndpoint = p.httpURL() }},

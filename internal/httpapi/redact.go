@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend"
 )
 
 // libraryMissing replaces, in what clients see, the ONNX Runtime library's own error:
@@ -26,7 +26,7 @@ func (s *Server) loadErrorText(err error) string {
 		return errText(err)
 	}
 	msg := err.Error()
-	if lib := deepest(err, onnx.ErrLibraryNotFound); lib != nil {
+	if lib := deepest(err, backend.ErrLibraryNotFound); lib != nil {
 		msg = strings.Replace(msg, lib.Error(), libraryMissing, 1)
 	}
 	for _, dir := range s.repoDirs {

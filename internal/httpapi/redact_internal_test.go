@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -14,7 +14,7 @@ import (
 // instructions (see docs/design.md#load-errors-keep-the-servers-paths-to-themselves).
 func TestLoadErrorText(t *testing.T) {
 	s := &Server{repoDirs: repositoryDirs("/srv/inferd/models")}
-	lib := fmt.Errorf("%w: no .onnxruntime/lib/libonnxruntime.so in /opt/inferd or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", onnx.ErrLibraryNotFound)
+	lib := fmt.Errorf("ONNX Runtime %w: no .onnxruntime/lib/libonnxruntime.so in /opt/inferd or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", backend.ErrLibraryNotFound)
 	tests := []struct {
 		name string
 		err  error

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -55,8 +56,11 @@ func AtItem(i int, err error) error {
 	return err
 }
 
-// PanicError is a panic recovered from a stage. Its message, which reaches clients and
-// job records, leaves out the stack; Stack is for the server's log.
+// PanicError is a panic recovered from a stage or a model call: Recover makes it, and
+// every recovery below the HTTP layer (a run's stages, a batcher's shared call, a
+// tensor call's model stage) goes through Recover, so a panic reads alike wherever it
+// happened. Its message, which reaches clients and job records, leaves out the stack;
+// Stack is for the server's log.
 type PanicError struct {
 	Value any
 	Stack []byte
@@ -66,3 +70,13 @@ func (e *PanicError) Error() string { return fmt.Sprintf("%v: panic: %v", ErrExe
 
 // Is makes errors.Is(err, ErrExecution) true for every PanicError.
 func (e *PanicError) Is(target error) bool { return target == ErrExecution }
+
+// Recover, deferred by a function that returns its error as *err, turns a panic of that
+// function into a *PanicError with the panicking goroutine's stack, so that one bad
+// request or model cannot take the process down. It must be deferred itself (defer
+// Recover(&err)): recover works only in the deferred call.
+func Recover(err *error) {
+	if v := recover(); v != nil {
+		*err = &PanicError{Value: v, Stack: debug.Stack()}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/inferd/inferd/internal/telemetry"
@@ -103,11 +102,7 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 // found) and postprocessing stay this run's own. tr, when not nil, gives each stage a
 // span.
 func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc, tr *Tracing) (out []json.RawMessage, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
+	defer Recover(&err)
 	if observe == nil {
 		observe = func(Stage, time.Duration) {}
 	}

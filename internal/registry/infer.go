@@ -2,82 +2,16 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
-	"github.com/inferd/inferd/internal/telemetry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
 // ModeInfer labels tensor-level calls (Infer) in metrics, beside sync and async
 // predictions.
 const ModeInfer Mode = "infer"
-
-// ErrInvalidTensor: a tensor of an Infer request does not fit what the model declares.
-// It is an input error (pipeline.ErrInvalidInput), so callers answer it as the client's
-// fault; a *TensorError says what is wrong.
-var ErrInvalidTensor = fmt.Errorf("%w: tensor does not fit the model", pipeline.ErrInvalidInput)
-
-// ErrTooManyRows: an Infer request's batch dimension is over its MaxRows.
-var ErrTooManyRows = errors.New("too many rows")
-
-// TensorProblem says what is wrong with a tensor of an Infer request.
-type TensorProblem int
-
-// The ways a request's tensors can miss the model's declaration.
-const (
-	UnknownInput TensorProblem = iota + 1
-	MissingInput
-	DuplicateInput
-	WrongDType
-	WrongShape
-	EmptyBatch
-	UnknownOutput
-	BatchMismatch
-)
-
-// TensorError describes a request tensor that does not fit the model, with both sides
-// of the mismatch so that a protocol layer can word it in its own type names.
-type TensorError struct {
-	Problem TensorProblem
-	// Name is the input or output at fault.
-	Name string
-	// DType and Shape are what the request sent; WantDType and WantShape what the model
-	// declares (-1: any size).
-	DType, WantDType tensor.DType
-	Shape, WantShape []int64
-	// Known are the model's input names (or output names, for UnknownOutput).
-	Known []string
-}
-
-func (e *TensorError) Error() string {
-	switch e.Problem {
-	case UnknownInput:
-		return fmt.Sprintf("the model has no input %q; its inputs are %s", e.Name, strings.Join(e.Known, ", "))
-	case MissingInput:
-		return fmt.Sprintf("input %q is missing; the model takes %s", e.Name, strings.Join(e.Known, ", "))
-	case DuplicateInput:
-		return fmt.Sprintf("input %q is sent twice", e.Name)
-	case WrongDType:
-		return fmt.Sprintf("input %q is %s; the model takes %s", e.Name, e.DType, e.WantDType)
-	case WrongShape:
-		return fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size, the batch dimension first)", e.Name, tensor.FormatShape(e.Shape), tensor.FormatShape(e.WantShape))
-	case EmptyBatch:
-		return fmt.Sprintf("input %q has shape %s: its batch dimension must be at least 1", e.Name, tensor.FormatShape(e.Shape))
-	case UnknownOutput:
-		return fmt.Sprintf("the model has no output %q; its outputs are %s", e.Name, strings.Join(e.Known, ", "))
-	case BatchMismatch:
-		return fmt.Sprintf("input %q has a batch dimension of %d; the other inputs have %d", e.Name, e.Shape[0], e.WantShape[0])
-	}
-	return fmt.Sprintf("input %q does not fit the model", e.Name)
-}
-
-func (e *TensorError) Unwrap() error { return ErrInvalidTensor }
 
 // Named is a named tensor whose Shape includes the batch dimension.
 type Named struct {
@@ -128,35 +62,6 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 		return Inference{}, err
 	}
 	return Inference{Model: req.Model, Version: v.version, Outputs: outs}, nil
-}
-
-// predict is the model stage of one call: the batcher when the version has one.
-func (l *loaded) predict(ctx context.Context, items []any) (out []any, err error) {
-	ctx, span := l.modelSpan(ctx, len(items))
-	start := time.Now()
-	defer func() {
-		if v := recover(); v != nil {
-			err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
-		}
-		d := time.Since(start)
-		l.obs.Stage(l.name, l.version, pipeline.StageModel, d)
-		l.stats.stage(pipeline.StageModel, d)
-		if span != nil {
-			telemetry.End(span, err)
-		}
-	}()
-	if l.batcher != nil {
-		out, err = l.batcher.Do(ctx, items)
-	} else {
-		out, err = l.call(ctx, items)
-	}
-	if err == nil && len(out) != len(items) {
-		err = fmt.Errorf("%w: the model returned %d values for %d items", pipeline.ErrExecution, len(out), len(items))
-	}
-	if err != nil && !errors.Is(err, pipeline.ErrExecution) && ctx.Err() == nil {
-		err = fmt.Errorf("%w: model: %w", pipeline.ErrExecution, err)
-	}
-	return out, err
 }
 
 func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Named, error) {
@@ -277,49 +182,4 @@ func selectOutputs(asked, known []string) ([]string, error) {
 		}
 	}
 	return asked, nil
-}
-
-// splitRows cuts t along its batch dimension into n items that share its values.
-func splitRows(t *tensor.Tensor, n int) []any {
-	row := t.Shape[1:]
-	size := int(tensor.Size(row))
-	items := make([]any, n)
-	for i := range items {
-		lo, hi := i*size, (i+1)*size
-		it := &tensor.Tensor{DType: t.DType, Shape: row}
-		switch {
-		case t.DType == tensor.Bytes:
-			it.Bytes = t.Bytes[lo:hi:hi]
-		case t.DType.IsFloat():
-			it.Float = t.Float[lo:hi:hi]
-		default:
-			it.Int = t.Int[lo:hi:hi]
-		}
-		items[i] = it
-	}
-	return items
-}
-
-// stackRows stacks output name of every row's tensor.Map along a new batch dimension.
-func stackRows(res []any, name string) (*tensor.Tensor, error) {
-	var out *tensor.Tensor
-	for i, r := range res {
-		m, ok := r.(tensor.Map)
-		if !ok {
-			return nil, fmt.Errorf("row %d is a %T, not tensors", i, r)
-		}
-		t := m[name]
-		if t == nil {
-			return nil, fmt.Errorf("row %d has no such output", i)
-		}
-		if out == nil {
-			out = &tensor.Tensor{DType: t.DType, Shape: append([]int64{int64(len(res))}, t.Shape...)}
-		} else if t.DType != out.DType || !slices.Equal(t.Shape, out.Shape[1:]) {
-			return nil, fmt.Errorf("row %d is %s %s, row 0 %s %s: rows of different shapes do not stack", i, t.DType, tensor.FormatShape(t.Shape), out.DType, tensor.FormatShape(out.Shape[1:]))
-		}
-		out.Float = append(out.Float, t.Float...)
-		out.Int = append(out.Int, t.Int...)
-		out.Bytes = append(out.Bytes, t.Bytes...)
-	}
-	return out, nil
 }

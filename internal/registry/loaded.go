@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -71,7 +70,7 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 		if inst.tracing != nil {
 			opts.Call = inst.tracedCall
 		}
-		inst.batcher = batch.New(safeModel(p.Model), opts)
+		inst.batcher = batch.New(p.Model.Predict, opts)
 	}
 	return inst, nil
 }
@@ -115,19 +114,6 @@ func (r *Registry) loadPipeline(ctx context.Context, name, ver string, l Loader)
 			return nil, fmt.Errorf("loading %s %s took longer than %s (MODEL_LOAD_TIMEOUT); a model file that is slow to read, or a runtime that hangs, is the usual cause", name, ver, r.opts.LoadTimeout)
 		}
 		return nil, ctx.Err()
-	}
-}
-
-// safeModel turns a panic in a shared model call into the pipeline's PanicError, with
-// the stack for the log, as a panic in an unshared call is.
-func safeModel(m pipeline.Model) batch.Func {
-	return func(ctx context.Context, items []any) (out []any, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				err = &pipeline.PanicError{Value: v, Stack: debug.Stack()}
-			}
-		}()
-		return m.Predict(ctx, items)
 	}
 }
 

@@ -73,13 +73,29 @@ func TestCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var servers, workers []string
+	// One service builds the image and names it; the other inferd services run that
+	// image by its name, so that `up --build` builds it once.
+	var builders []string
+	image := ""
 	for name, s := range c.Services {
 		if s.Build == nil {
 			continue
 		}
+		builders = append(builders, name)
+		image = s.Image
 		if s.Build.Dockerfile != "deploy/Dockerfile" || filepath.Clean(s.Build.Context) != abs {
 			t.Errorf("%s: builds %s in %s, want deploy/Dockerfile in the repository", name, s.Build.Dockerfile, s.Build.Context)
+		}
+	}
+	slices.Sort(builders)
+	if len(builders) != 1 || image == "" {
+		t.Fatalf("services %v build an image (named %q): want one service that builds deploy/Dockerfile and names the image", builders, image)
+	}
+
+	var servers, workers []string
+	for name, s := range c.Services {
+		if s.Image != image {
+			continue
 		}
 		switch strings.Join(s.Entrypoint, " ") {
 		case "":

@@ -6,14 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/inferd/inferd/internal/backend"
 )
 
 // LocalLibrary is where tools/onnxruntime.sh installs the library, relative to the
 // repository root.
 const LocalLibrary = ".onnxruntime/lib/libonnxruntime.so"
 
-// ErrLibraryNotFound: no ONNX Runtime shared library where one was looked for.
-var ErrLibraryNotFound = errors.New("ONNX Runtime library not found")
+// libraryNotFound is backend.ErrLibraryNotFound for the ONNX Runtime library, with
+// format and args saying where it was looked for.
+func libraryNotFound(format string, args ...any) error {
+	return fmt.Errorf("ONNX Runtime %w: %s", backend.ErrLibraryNotFound, fmt.Sprintf(format, args...))
+}
 
 // FindLibrary returns the shared library to load. A path that names a file (it has a
 // slash) must exist; a bare file name such as libonnxruntime.so.1 is left to the
@@ -26,13 +31,13 @@ func FindLibrary(path, dir string) (string, error) {
 			return path, nil
 		}
 		if _, err := os.Stat(path); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrLibraryNotFound, path, errors.Unwrap(err))
+			return "", libraryNotFound("%s: %v", path, errors.Unwrap(err))
 		}
 		return path, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrLibraryNotFound, err)
+		return "", libraryNotFound("%v", err)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, LocalLibrary)
@@ -43,5 +48,5 @@ func FindLibrary(path, dir string) (string, error) {
 			break
 		}
 	}
-	return "", fmt.Errorf("%w: no %s in %s or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", ErrLibraryNotFound, LocalLibrary, abs)
+	return "", libraryNotFound("no %s in %s or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", LocalLibrary, abs)
 }

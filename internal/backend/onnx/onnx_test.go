@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/pipeline"
@@ -47,7 +48,7 @@ func TestFindLibrary(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := onnx.FindLibrary(tt.path, tt.dir)
 			if tt.wantErr != "" {
-				if err == nil || !errors.Is(err, onnx.ErrLibraryNotFound) || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !errors.Is(err, backend.ErrLibraryNotFound) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
 				}
 				return
@@ -62,8 +63,8 @@ func TestFindLibrary(t *testing.T) {
 func TestMissingLibrary(t *testing.T) {
 	rt := onnx.New(onnx.Options{Library: filepath.Join(t.TempDir(), "libonnxruntime.so")})
 	_, err := rt.OpenBytes("m.onnx", onnxtest.Identity(onnxtest.Float, []int64{-1, 1}).Encode(), onnx.ModelOptions{})
-	if !errors.Is(err, onnx.ErrLibraryNotFound) {
-		t.Fatalf("error = %v, want ErrLibraryNotFound", err)
+	if !errors.Is(err, backend.ErrLibraryNotFound) {
+		t.Fatalf("error = %v, want backend.ErrLibraryNotFound", err)
 	}
 }
 

@@ -86,7 +86,7 @@ func initEnv(lib string) error {
 	}
 	ort.SetSharedLibraryPath(lib)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		return fmt.Errorf("%w: loading %s: %v (is it ONNX Runtime 1.24.x for this platform? `make onnxruntime` installs one)", ErrLibraryNotFound, lib, err)
+		return libraryNotFound("loading %s: %v (is it ONNX Runtime 1.24.x for this platform? `make onnxruntime` installs one)", lib, err)
 	}
 	env.lib = lib
 	return nil

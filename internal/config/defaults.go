@@ -1,0 +1,44 @@
+package config
+
+import "time"
+
+// The settings' defaults. config is a leaf (the settings table and its document
+// generator link nothing of the server), so a default that a package also applies to
+// its own zero options is written here as well as there; internal/app's
+// TestConfigDefaultsAgree holds the two equal.
+const (
+	// DefaultGCPercent is GOGC's default in inferd and inferd-worker (Go's own is 100).
+	DefaultGCPercent = 400
+
+	DefaultMaxRequestBytes = 1 << 20 // httpapi.DefaultMaxRequestBytes
+	DefaultMaxBatchItems   = 1024    // httpapi.DefaultMaxBatchItems
+	// ResponseBytesPerRequestByte is MAX_RESPONSE_BYTES's default, times
+	// MAX_REQUEST_BYTES (httpapi.ResponseBytesPerRequestByte says why).
+	ResponseBytesPerRequestByte = 8
+
+	DefaultRateLimitRPS      = 100                // ratelimit.DefaultRPS
+	DefaultJobTTL            = 24 * time.Hour     // job.DefaultTTL
+	DefaultJobMaxAge         = 7 * 24 * time.Hour // job.DefaultMaxAge
+	DefaultMaxJobsPerKey     = 1000               // job.DefaultMaxUnfinishedPerKey
+	DefaultMaxJobBytesPerKey = 256 << 20          // job.DefaultMaxBytesPerKey
+	DefaultJobQueueSize      = 1024               // inproc.DefaultQueueSize
+	DefaultMaxModelBytes     = 2 << 30            // repository.DefaultMaxModelBytes
+	DefaultShutdownTimeout   = 30 * time.Second   // queue.DefaultShutdownTimeout
+	DefaultReplicaTimeout    = time.Second        // redisstore.DefaultReplicaTimeout
+
+	// The defaults that no package applies to zero options of its own: there, zero
+	// turns the feature off, so the setting's default lives here alone.
+	DefaultRateLimitBurst        = 200
+	DefaultMaxConcurrentPerKey   = 128
+	DefaultAuthFailuresPerMinute = 30
+	DefaultShutdownDrain         = 5 * time.Second
+	DefaultModelLoadTimeout      = 10 * time.Minute
+)
+
+// The exporters OTEL_TRACES_EXPORTER may name, as telemetry.Options.Exporter takes
+// them (telemetry.ExporterOTLP, ExporterConsole, ExporterNone).
+const (
+	ExporterOTLP    = "otlp"
+	ExporterConsole = "console"
+	ExporterNone    = "none"
+)

@@ -1,0 +1,53 @@
+package registry
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// splitRows cuts t along its batch dimension into n items that share its values.
+func splitRows(t *tensor.Tensor, n int) []any {
+	row := t.Shape[1:]
+	size := int(tensor.Size(row))
+	items := make([]any, n)
+	for i := range items {
+		lo, hi := i*size, (i+1)*size
+		it := &tensor.Tensor{DType: t.DType, Shape: row}
+		switch {
+		case t.DType == tensor.Bytes:
+			it.Bytes = t.Bytes[lo:hi:hi]
+		case t.DType.IsFloat():
+			it.Float = t.Float[lo:hi:hi]
+		default:
+			it.Int = t.Int[lo:hi:hi]
+		}
+		items[i] = it
+	}
+	return items
+}
+
+// stackRows stacks output name of every row's tensor.Map along a new batch dimension.
+func stackRows(res []any, name string) (*tensor.Tensor, error) {
+	var out *tensor.Tensor
+	for i, r := range res {
+		m, ok := r.(tensor.Map)
+		if !ok {
+			return nil, fmt.Errorf("row %d is a %T, not tensors", i, r)
+		}
+		t := m[name]
+		if t == nil {
+			return nil, fmt.Errorf("row %d has no such output", i)
+		}
+		if out == nil {
+			out = &tensor.Tensor{DType: t.DType, Shape: append([]int64{int64(len(res))}, t.Shape...)}
+		} else if t.DType != out.DType || !slices.Equal(t.Shape, out.Shape[1:]) {
+			return nil, fmt.Errorf("row %d is %s %s, row 0 %s %s: rows of different shapes do not stack", i, t.DType, tensor.FormatShape(t.Shape), out.DType, tensor.FormatShape(out.Shape[1:]))
+		}
+		out.Float = append(out.Float, t.Float...)
+		out.Int = append(out.Int, t.Int...)
+		out.Bytes = append(out.Bytes, t.Bytes...)
+	}
+	return out, nil
+}
