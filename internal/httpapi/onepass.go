@@ -244,7 +244,7 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 			}
 			continue
 		case ps != nil && ps.Items != nil && ps.Items.Value == op.anyValue:
-			if elems, ok := splitArray(raw); ok {
+			if elems, ok := jsonscan.Elements(raw); ok {
 				values[name] = make([]any, len(elems))
 				if name == "items" {
 					in.items = elems
@@ -263,7 +263,7 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 	}
 	in.model, _ = values["model"].(string)
 	in.version, _ = values["version"].(string)
-	if n := hugeNumber(b); n != "" {
+	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
 	}
 	return in, nil
@@ -323,43 +323,6 @@ func plainASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// splitArray splits valid JSON text holding an array into its elements, without
-// copying them; ok is false when raw is not an array.
-func splitArray(raw json.RawMessage) (elems []json.RawMessage, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' {
-		return nil, false
-	}
-	depth, start, inString := 0, 1, false
-	for i := 1; i < len(raw)-1; i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			elems = append(elems, bytes.TrimSpace(raw[start:i]))
-			start = i + 1
-		}
-	}
-	if last := bytes.TrimSpace(raw[start : len(raw)-1]); len(last) > 0 || len(elems) > 0 {
-		elems = append(elems, last)
-	}
-	if elems == nil {
-		elems = []json.RawMessage{}
-	}
-	return elems, true
 }
 
 func tooHuge(body *openapi3.RequestBody, n string) error {

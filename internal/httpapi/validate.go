@@ -129,43 +129,10 @@ func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
 			return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
 		}
 	}
-	if n := hugeNumber(b); n != "" {
+	if n := jsonscan.HugeNumber(b); n != "" {
 		return tooHuge(body, n)
 	}
 	return nil
-}
-
-// hugeNumber returns the first number of valid JSON text b that overflows a float64,
-// or "". The contract's readers (kin-openapi, and most clients) cannot represent one,
-// so it must not reach a model, nor come back in an echo no client could read.
-func hugeNumber(b []byte) string {
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '-' || c >= '0' && c <= '9':
-			j := i
-			for j < len(b) && strings.IndexByte("+-.eE0123456789", b[j]) >= 0 {
-				j++
-			}
-			// Only an exponent or more than 308 digits can overflow.
-			if num := b[i:j]; j-i > 308 || bytes.ContainsAny(num, "eE") {
-				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
-					return string(num)
-				}
-			}
-			i = j - 1
-		}
-	}
-	return ""
 }
 
 // apiKeyScheme is the contract's one security scheme, the X-API-Key header.
