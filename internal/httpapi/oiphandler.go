@@ -3,12 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/go-chi/chi/v5"
@@ -17,35 +14,14 @@ import (
 	"github.com/inferd/inferd/gen/api"
 )
 
-// oipInferOperations are the infer operations: their bodies (a JSON request, or a JSON
-// header and raw tensors) are read once by oipRead and decoded by internal/oip, never
-// by the generic validator, which would decode megabytes of tensor data into `any`.
-var oipInferOperations = []string{"oipInfer", "oipInferVersion"}
-
 // oipBodyKey carries an infer body from the validator to the handler.
 type oipBodyKey struct{}
 
-// isOIPInfer reports whether r was routed to an infer operation.
+// isOIPInfer reports whether r was routed to an infer operation (the table's OIP),
+// whose body is read once by oipRead and decoded by internal/oip.
 func (s *Server) isOIPInfer(r *http.Request) bool {
-	op := s.operations[http.MethodPost+" "+routePattern(r)]
-	return op == oipInferOperations[0] || op == oipInferOperations[1]
-}
-
-// oipInferRoutes reads the infer operations from the validator's copy of the contract,
-// by path.
-func oipInferRoutes(spec *openapi3.T) (map[string]*routers.Route, error) {
-	out := map[string]*routers.Route{}
-	for path, item := range spec.Paths.Map() {
-		op := item.Post
-		if op == nil || !strings.EqualFold(op.OperationID, oipInferOperations[0]) && !strings.EqualFold(op.OperationID, oipInferOperations[1]) {
-			continue
-		}
-		out[path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: http.MethodPost, Operation: op}
-	}
-	if len(out) != len(oipInferOperations) {
-		return nil, fmt.Errorf("the contract has %d of the infer operations %v", len(out), oipInferOperations)
-	}
-	return out, nil
+	op := s.ops.Lookup(http.MethodPost, routePattern(r))
+	return op != nil && op.OIP
 }
 
 // oipRead is the validator of the infer operations, in the order decodeOnce keeps:

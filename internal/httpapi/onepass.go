@@ -18,13 +18,9 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
 	"github.com/inferd/inferd"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/jsonscan"
 )
-
-// onePassOperations are the operations whose bodies are decoded once: the generic
-// validator decodes a body into `any` and the strict handler decodes it again, which
-// was most of a prediction's CPU.
-var onePassOperations = []string{"predict", "predictBatch", "submitJob", "submitBatchJob"}
 
 // predictInput is a predict body as the one-pass path hands it to the handlers. data
 // and items hold the request's own bytes, so numbers stay exact.
@@ -60,10 +56,9 @@ type bodyRoute struct {
 	keyOnly bool
 }
 
-// onePassRoutes reads the one-pass operations from the validator's copy of the
-// contract (AnyValue already nullable), by path (all are POSTs). The embedded copy
-// spells operation ids capitalised, so they are matched regardless of case.
-func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
+// onePassRoutes reads the one-pass operations (the table's FastPath) from routes, the
+// validator's copy of the contract (AnyValue already nullable).
+func onePassRoutes(spec *openapi3.T, ops *operation.Table, routes map[*operation.Operation]*routers.Route) (map[*operation.Operation]*bodyRoute, error) {
 	ref := spec.Components.Schemas[inferd.AnyValue]
 	if ref == nil || ref.Value == nil {
 		return nil, fmt.Errorf("the contract has no %s schema", inferd.AnyValue)
@@ -72,12 +67,13 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 	if err := ref.Value.VisitJSON(nil); err != nil {
 		return nil, fmt.Errorf("the validator's %s schema refuses null: %w", inferd.AnyValue, err)
 	}
-	out := map[string]*bodyRoute{}
-	for path, item := range spec.Paths.Map() {
-		op := item.Post
-		if op == nil || !slices.ContainsFunc(onePassOperations, func(id string) bool { return strings.EqualFold(id, op.OperationID) }) {
+	out := map[*operation.Operation]*bodyRoute{}
+	for _, o := range ops.All() {
+		if !o.FastPath {
 			continue
 		}
+		route := routes[o]
+		op := route.Operation
 		if op.RequestBody == nil || op.RequestBody.Value == nil {
 			return nil, fmt.Errorf("%s has no request body", op.OperationID)
 		}
@@ -86,7 +82,7 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 			return nil, fmt.Errorf("%s has no application/json schema", op.OperationID)
 		}
 		br := &bodyRoute{
-			route:    &routers.Route{Spec: spec, Path: path, PathItem: item, Method: http.MethodPost, Operation: op},
+			route:    route,
 			body:     op.RequestBody.Value,
 			schema:   mt.Schema.Value,
 			anyValue: ref.Value,
@@ -109,10 +105,7 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 			br.keyOnly = br.keyOnly || len(schemes) == 1 && schemes[0].name == apiKeyScheme
 		}
 		br.fast = newFastBody(br)
-		out[path] = br
-	}
-	if len(out) != len(onePassOperations) {
-		return nil, fmt.Errorf("the contract has %d of the POST operations %v", len(out), onePassOperations)
+		out[o] = br
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 )
 
 // onePassBodies are predict bodies of every kind the validator meets: accepted ones,
@@ -110,11 +111,27 @@ func testOnePassRoutes(t testing.TB) map[string]*bodyRoute {
 	if err := inferd.NullableAnyValue(spec); err != nil {
 		t.Fatal(err)
 	}
-	routes, err := onePassRoutes(spec)
+	contract, err := inferd.Contract()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return routes
+	ops, err := operation.Read(contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := contractRoutes(spec, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onePass, err := onePassRoutes(spec, ops, routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]*bodyRoute{}
+	for op, br := range onePass {
+		byPath[op.Pattern] = br
+	}
+	return byPath
 }
 
 func compareOnePass(t *testing.T, op *bodyRoute, body string) {

@@ -228,8 +228,8 @@ func (s *Server) operation(r *http.Request) string {
 	if method == http.MethodHead { // served as its GET
 		method = http.MethodGet
 	}
-	if op, ok := s.operations[method+" "+rctx.RoutePattern()]; ok {
-		return op
+	if id, ok := s.ops.ID(method, rctx.RoutePattern()); ok {
+		return id
 	}
 	return "unmatched"
 }

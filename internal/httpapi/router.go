@@ -3,14 +3,13 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 )
 
 // Handler returns the whole HTTP API: the documents and Swagger UI, and every
@@ -24,11 +23,19 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
 	}
-	s.operations = operationIDs(contract)
-	s.bodyless = bodylessRoutes(contract)
-	s.gates = gateRoutes(contract)
+	if s.ops, err = operation.Read(contract); err != nil {
+		return nil, fmt.Errorf("reading openapi.yaml's operations: %w", err)
+	}
+	// The routes mounted under an operation's path are counted as that operation.
+	docs, _ := s.ops.ID(http.MethodGet, "/docs")
+	s.ops.Alias(http.MethodGet, "/docs/*", docs)
+	queueUI, _ := s.ops.ID(http.MethodGet, queueUIPath)
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		s.ops.Alias(m, queueUIPath+"/*", queueUI)
+		s.ops.Alias(m, queueUIPath, queueUI)
+	}
 	if s.limiter != nil {
-		s.metrics.RateLimitedOperations(scopedOperations(contract, auth.ScopePredict), codeRateLimited)
+		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), codeRateLimited)
 	}
 
 	r := chi.NewRouter()
@@ -47,7 +54,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 
-	if err := s.mountPprof(r, contract); err != nil {
+	if err := s.mountPprof(r); err != nil {
 		return nil, err
 	}
 
@@ -71,6 +78,13 @@ func (s *Server) Handler() (http.Handler, error) {
 	// are chi's, which chains them once per route, rather than the generated wrapper's,
 	// which chains them again on every request (four allocations per request). The key
 	// is then also checked before the wrapper parses any parameter.
+	//
+	// The generated strict handler is bypassed for the predict operations (the table's
+	// FastPath: predict, predictBatch, submitJob, submitBatchJob) and for the OIP infer
+	// operations: onePassHandlers call the Server's methods with the body the validator
+	// has already decoded (decodeOnce) or read (oipRead), where the generated handler
+	// would decode the body a second time, which was most of a prediction's CPU. Every
+	// other operation goes through the generated handler.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate), s.plainJSON),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -78,23 +92,6 @@ func (s *Server) Handler() (http.Handler, error) {
 		},
 	})
 	return s.traced(s.observe(r)), nil
-}
-
-// operationIDs maps "METHOD /path/{param}" (chi's route pattern has the contract's
-// shape) to the operation's id, the label of HTTP metrics.
-func operationIDs(spec *openapi3.T) map[string]string {
-	ops := map[string]string{}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			ops[strings.ToUpper(method)+" "+path] = op.OperationID
-		}
-	}
-	ops["GET /docs/*"] = ops["GET /docs"]
-	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-		ops[m+" "+queueUIPath+"/*"] = ops["GET "+queueUIPath]
-		ops[m+" "+queueUIPath] = ops["GET "+queueUIPath]
-	}
-	return ops
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
@@ -96,22 +97,20 @@ type Options struct {
 
 // Server implements the contract's strict interface.
 type Server struct {
-	opts       Options
-	reg        *registry.Registry
-	jobs       *job.Service
-	keys       *auth.Keyring
-	metrics    *metrics.Metrics
-	log        *slog.Logger
-	limiter    *limiter
-	inflight   *inflight
-	authFails  *authThrottle
-	proxies    proxies
-	gates      map[gateKey]opGate
-	operations map[string]string // "METHOD /route/{param}" -> operationId
-	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
-	draining   atomic.Bool       // set by Drain
-	conns      atomic.Int32      // open connections, counted by ConnState
-	repoDirs   []string          // the model repository, as load errors may spell it
+	opts      Options
+	reg       *registry.Registry
+	jobs      *job.Service
+	keys      *auth.Keyring
+	metrics   *metrics.Metrics
+	log       *slog.Logger
+	limiter   *limiter
+	inflight  *inflight
+	authFails *authThrottle
+	proxies   proxies
+	ops       *operation.Table // the contract's operations, read by Handler
+	draining  atomic.Bool      // set by Drain
+	conns     atomic.Int32     // open connections, counted by ConnState
+	repoDirs  []string         // the model repository, as load errors may spell it
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)

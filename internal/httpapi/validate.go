@@ -21,11 +21,6 @@ import (
 	"github.com/inferd/inferd/internal/jsonscan"
 )
 
-// scopeExtension is the operation extension in openapi.yaml that names the scope an
-// operation needs. Reading it here keeps openapi.yaml the only list of who may call
-// what.
-const scopeExtension = "x-required-scope"
-
 // validator validates every request against the contract. Its AuthenticationFunc is
 // the API-key check, so the scheme and the scope come from openapi.yaml.
 //
@@ -42,36 +37,34 @@ func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, e
 		return nil, err
 	}
 	spec.Servers = nil // match any host: the server does not know the name it is reached by
-	onePass, err := onePassRoutes(spec)
+	routes, err := contractRoutes(spec, s.ops)
+	if err != nil {
+		return nil, err
+	}
+	onePass, err := onePassRoutes(spec, s.ops, routes)
 	if err != nil {
 		return nil, fmt.Errorf("reading the predict operations from the contract: %w", err)
-	}
-	oipInfer, err := oipInferRoutes(spec)
-	if err != nil {
-		return nil, fmt.Errorf("reading the infer operations from the contract: %w", err)
 	}
 	router, err := gorillamux.NewRouter(spec)
 	if err != nil {
 		return nil, fmt.Errorf("routing the contract's operations: %w", err)
 	}
-	routes := contractRoutes(spec)
 	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
 	// The strict handlers decode the body again from its bytes: the validated value
 	// holds numbers as float64, which would round 12345678901234567890. So the
 	// validator leaves the body's bytes as they came (KeepValidatedValue unset).
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				if op := onePass[routePattern(r)]; op != nil {
-					s.decodeOnce(op, next, w, r)
-					return
-				}
-				if route := oipInfer[routePattern(r)]; route != nil {
-					s.oipRead(route, next, w, r)
-					return
-				}
+			op := s.ops.Lookup(r.Method, routePattern(r))
+			switch {
+			case op != nil && op.FastPath:
+				s.decodeOnce(onePass[op], next, w, r)
+				return
+			case op != nil && op.OIP:
+				s.oipRead(routes[op], next, w, r)
+				return
 			}
-			route, params, err := matchedRoute(routes, r)
+			route, params, err := matchedRoute(routes, op, r)
 			if route == nil {
 				route, params, err = router.FindRoute(r)
 			}
@@ -146,9 +139,9 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		return nil // the gate has checked the key for this operation's scope
 	}
 	var scope auth.Scope
-	if op := in.RequestValidationInput.Route.Operation; op != nil {
-		if v, ok := op.Extensions[scopeExtension].(string); ok {
-			scope = auth.Scope(v)
+	if route := in.RequestValidationInput.Route; route != nil {
+		if op := s.ops.Lookup(route.Method, route.Path); op != nil {
+			scope = op.Scope
 		}
 	}
 	p, err := s.authorize(in.RequestValidationInput.Request, scope)
