@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
 // Handler returns the whole HTTP API: the documents and Swagger UI, and every
@@ -64,7 +66,18 @@ func (s *Server) Handler() (http.Handler, error) {
 		r.Handle(queueUIPath+"/*", ui)
 	}
 
-	validate, err := s.validator(spec)
+	validate, err := validator.New(validator.Config{
+		Spec: spec, Operations: s.ops, Authenticate: s.authenticate, Fail: s.validationError,
+		Authed: func(ctx context.Context) bool {
+			info := infoFrom(ctx)
+			return info != nil && info.authed
+		},
+		Decoded: func(ctx context.Context, in *validator.Input) {
+			if info := infoFrom(ctx); info != nil {
+				info.body = in
+			}
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +95,11 @@ func (s *Server) Handler() (http.Handler, error) {
 	// The generated strict handler is bypassed for the predict operations (the table's
 	// FastPath: predict, predictBatch, submitJob, submitBatchJob) and for the OIP infer
 	// operations: onePassHandlers call the Server's methods with the body the validator
-	// has already decoded (decodeOnce) or read (oipRead), where the generated handler
+	// has already decoded or read, where the generated handler
 	// would decode the body a second time, which was most of a prediction's CPU. Every
 	// other operation goes through the generated handler.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
-		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate), s.plainJSON),
+		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate.Middleware), s.plainJSON),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},

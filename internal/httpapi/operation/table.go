@@ -140,3 +140,6 @@ func (t *Table) WithScope(scope auth.Scope) []string {
 	slices.Sort(ids)
 	return ids
 }
+
+// APIKeyScheme is the contract's one security scheme, the X-API-Key header.
+const APIKeyScheme = "ApiKeyAuth"

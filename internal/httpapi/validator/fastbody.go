@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"bytes"
@@ -87,7 +87,7 @@ func newFastBody(op *bodyRoute) *fastBody {
 
 // decode returns the body's input when b, which jsonscan.Check has accepted, takes the
 // fast path and the schema accepts it; ok false sends it to the general path.
-func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
+func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 	if !utf8.Valid(b) {
 		return nil, false
 	}
@@ -95,7 +95,7 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 	// live on (a job keeps its input): they are slices of one copy.
 	b = bytes.Clone(b)
 	var shape bodyShape
-	in = &predictInput{}
+	in = &Input{}
 	var raws [64][]byte // per name index, the member's value
 	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -143,13 +143,13 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 			strs++
 			switch name {
 			case "model":
-				in.model = s
+				in.Model = s
 			case "version":
-				in.version = s
+				in.Version = s
 			}
 		case memberAny:
 			if name == "data" {
-				in.data = raw
+				in.Data = raw
 			}
 		case memberArray:
 			elems, isArray := jsonscan.Elements(raw)
@@ -159,7 +159,7 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 			shape.lens[arrays] = len(elems)
 			arrays++
 			if name == "items" {
-				in.items = elems
+				in.Items = elems
 			}
 		}
 	}

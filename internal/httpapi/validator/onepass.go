@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"bytes"
@@ -22,12 +22,12 @@ import (
 	"github.com/inferd/inferd/internal/jsonscan"
 )
 
-// predictInput is a predict body as the one-pass path hands it to the handlers. data
-// and items hold the request's own bytes, so numbers stay exact.
-type predictInput struct {
-	model, version string
-	data           json.RawMessage
-	items          []json.RawMessage
+// Input is a predict body as the one-pass path hands it to the handlers (through
+// Config.Decoded). Data and Items hold the request's own bytes, so numbers stay exact.
+type Input struct {
+	Model, Version string
+	Data           json.RawMessage
+	Items          []json.RawMessage
 }
 
 // securityScheme is one scheme of a security requirement, resolved at start.
@@ -102,7 +102,7 @@ func onePassRoutes(spec *openapi3.T, ops *operation.Table, routes map[*operation
 			}
 			slices.SortFunc(schemes, func(a, b securityScheme) int { return strings.Compare(a.name, b.name) })
 			br.schemes = append(br.schemes, schemes)
-			br.keyOnly = br.keyOnly || len(schemes) == 1 && schemes[0].name == apiKeyScheme
+			br.keyOnly = br.keyOnly || len(schemes) == 1 && schemes[0].name == operation.APIKeyScheme
 		}
 		br.fast = newFastBody(br)
 		out[o] = br
@@ -119,11 +119,11 @@ var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // security check found the same way), then the key (401, 403), then the body is
 // decoded once and validated against the contract's schema (400); the rate limit
 // (429) and the handler come after.
-func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
+func (v *Validator) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	fail := func(err error, status int) {
 		matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: op.route}
-		s.validationError(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+		v.cfg.Fail(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
 	}
 	buf := bodyBufs.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -141,34 +141,32 @@ func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWri
 			return
 		}
 	}
-	if err := s.checkSecurity(ctx, r, op); err != nil {
+	if err := v.checkSecurity(ctx, r, op); err != nil {
 		fail(err, http.StatusUnauthorized)
 		return
 	}
-	in, err := s.decodeBody(ctx, r, op, buf.Bytes())
+	in, err := v.decodeBody(ctx, r, op, buf.Bytes())
 	if err != nil {
 		fail(err, http.StatusBadRequest)
 		return
 	}
-	if info := infoFrom(ctx); info != nil {
-		info.body = in
-	}
+	v.cfg.Decoded(ctx, in)
 	next.ServeHTTP(w, r)
 }
 
 // checkSecurity is openapi3filter.ValidateSecurityRequirements over the schemes read
 // at start, with the same AuthenticationFunc and the same error it returns.
-func (s *Server) checkSecurity(ctx context.Context, r *http.Request, op *bodyRoute) error {
+func (v *Validator) checkSecurity(ctx context.Context, r *http.Request, op *bodyRoute) error {
 	if len(op.schemes) == 0 {
 		return nil
 	}
-	if info := infoFrom(ctx); info != nil && info.authed && op.keyOnly {
+	if op.keyOnly && v.cfg.Authed(ctx) {
 		return nil // authenticate's answer for a key the gate checked, without its inputs
 	}
 	var errs []error
 	in := &openapi3filter.RequestValidationInput{Request: r, Route: op.route}
 	for _, schemes := range op.schemes {
-		err := s.meetRequirement(ctx, in, schemes)
+		err := v.meetRequirement(ctx, in, schemes)
 		if err == nil {
 			return nil
 		}
@@ -177,9 +175,9 @@ func (s *Server) checkSecurity(ctx context.Context, r *http.Request, op *bodyRou
 	return &openapi3filter.SecurityRequirementsError{SecurityRequirements: op.security, Errors: errs}
 }
 
-func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.RequestValidationInput, schemes []securityScheme) error {
+func (v *Validator) meetRequirement(ctx context.Context, in *openapi3filter.RequestValidationInput, schemes []securityScheme) error {
 	for _, sc := range schemes {
-		if err := s.authenticate(ctx, &openapi3filter.AuthenticationInput{
+		if err := v.cfg.Authenticate(ctx, &openapi3filter.AuthenticationInput{
 			RequestValidationInput: in, SecuritySchemeName: sc.name, SecurityScheme: sc.scheme, Scopes: sc.scopes,
 		}); err != nil {
 			return err
@@ -200,10 +198,10 @@ func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.Request
 // The body is scanned once (jsonscan.Check) for its syntax and for a member named
 // twice, at any depth, data and items included: readers disagree on which of two
 // counts, so a proxy or firewall in front may have judged the other one.
-func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+func (v *Validator) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*Input, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct != "application/json" && op.body.Content.Get(ct) == nil {
-		return s.decodeSlowly(ctx, r, op, b)
+		return v.decodeSlowly(ctx, r, op, b)
 	}
 	checked := jsonscan.Check(b)
 	if checked == nil && op.fast != nil && ct == "application/json" {
@@ -220,10 +218,10 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 	}
 	var members map[string]json.RawMessage
 	if checked != nil || json.Unmarshal(b, &members) != nil || members == nil {
-		return s.decodeSlowly(ctx, r, op, b)
+		return v.decodeSlowly(ctx, r, op, b)
 	}
 	values := make(map[string]any, len(members))
-	in := &predictInput{}
+	in := &Input{}
 	for name, raw := range members {
 		var ps *openapi3.Schema
 		if ref := op.schema.Properties[name]; ref != nil {
@@ -233,29 +231,29 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 		case ps != nil && ps == op.anyValue:
 			values[name] = nil
 			if name == "data" {
-				in.data = raw
+				in.Data = raw
 			}
 			continue
 		case ps != nil && ps.Items != nil && ps.Items.Value == op.anyValue:
 			if elems, ok := jsonscan.Elements(raw); ok {
 				values[name] = make([]any, len(elems))
 				if name == "items" {
-					in.items = elems
+					in.Items = elems
 				}
 				continue
 			}
 		}
-		v, err := decodeValue(raw)
+		val, err := decodeValue(raw)
 		if err != nil {
-			return s.decodeSlowly(ctx, r, op, b)
+			return v.decodeSlowly(ctx, r, op, b)
 		}
-		values[name] = v
+		values[name] = val
 	}
 	if err := op.schema.VisitJSON(values, openapi3.VisitAsRequest()); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "doesn't match schema", Err: err}
 	}
-	in.model, _ = values["model"].(string)
-	in.version, _ = values["version"].(string)
+	in.Model, _ = values["model"].(string)
+	in.Version, _ = values["version"].(string)
 	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
 	}
@@ -264,7 +262,7 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 
 // decodeSlowly is the generic validator's path, for the bodies it refuses: the same
 // code gives the same details. A body it accepts is decoded as the strict handler did.
-func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*Input, error) {
 	if err := notUTF8(op.body, b); err != nil {
 		return nil, err
 	}
@@ -275,7 +273,7 @@ func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRout
 	}
 	r.Body, r.GetBody = io.NopCloser(bytes.NewReader(b)), nil
 	err := openapi3filter.ValidateRequestBody(ctx, &openapi3filter.RequestValidationInput{
-		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate},
+		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: v.cfg.Authenticate},
 	}, op.body)
 	if err == nil {
 		err = oneJSONValue(r, op.body)
@@ -292,7 +290,7 @@ func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRout
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
 	}
-	return &predictInput{model: body.Model, version: body.Version, data: body.Data, items: body.Items}, nil
+	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items}, nil
 }
 
 // decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a
