@@ -11,6 +11,7 @@ import (
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/unescape"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
@@ -99,12 +100,20 @@ func (s *Server) Handler() (http.Handler, error) {
 	// would decode the body a second time, which was most of a prediction's CPU. Every
 	// other operation goes through the generated handler.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
-		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate.Middleware), s.plainJSON),
+		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate.Middleware), unescape.HTML(decodedOnce)),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
 		},
 	})
 	return s.traced(s.observe(r)), nil
+}
+
+// decodedOnce reports whether the validator decoded r's body for the predict
+// operations' handlers, which answer through writeJSON: it never escapes HTML, so
+// their answers need no unescaping.
+func decodedOnce(r *http.Request) bool {
+	info := infoFrom(r.Context())
+	return info != nil && info.body != nil
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

@@ -16,6 +16,7 @@ import (
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/jsonscan/jsonscantest"
 )
 
 // onePassBodies are predict bodies of every kind the validator meets: accepted ones,
@@ -172,37 +173,9 @@ func compareOnePass(t *testing.T, op *bodyRoute, body string) {
 // namesTwice reports whether valid JSON text has an object that names a member twice,
 // as encoding/json's tokenizer reads the names.
 func namesTwice(t *testing.T, b []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var walk func() bool
-	walk = func() bool {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatalf("Token: %v", err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, _ := dec.Token()
-				if seen[k.(string)] {
-					return true
-				}
-				seen[k.(string)] = true
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		case json.Delim('['):
-			for dec.More() {
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		}
-		return false
+	_, _, found, err := jsonscantest.Duplicate(b)
+	if err != nil {
+		t.Fatalf("Duplicate: %v", err)
 	}
-	return walk()
+	return found
 }
