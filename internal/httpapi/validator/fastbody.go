@@ -107,7 +107,7 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 		// or beyond ASCII takes the general path.
 		end := jsonscan.StringEnd(b, i)
 		name := b[i+1 : end-1]
-		if !plainASCII(name) {
+		if !jsonscan.Plain(name) {
 			return nil, false
 		}
 		k := f.index(name)
@@ -135,7 +135,7 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 		raw := raws[k]
 		switch f.kinds[k] {
 		case memberString:
-			if len(raw) < 2 || raw[0] != '"' || !plainASCII(raw[1:len(raw)-1]) {
+			if len(raw) < 2 || raw[0] != '"' || !jsonscan.Plain(raw[1:len(raw)-1]) {
 				return nil, false
 			}
 			s := string(raw[1 : len(raw)-1])

@@ -297,7 +297,7 @@ func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyR
 // shortcut for the plain ASCII strings that model and version hold (no escapes, and
 // no bytes that decoding would replace as invalid UTF-8).
 func decodeValue(raw json.RawMessage) (any, error) {
-	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+	if len(raw) >= 2 && raw[0] == '"' && jsonscan.Plain(raw[1:len(raw)-1]) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -305,15 +305,6 @@ func decodeValue(raw json.RawMessage) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
-}
-
-func plainASCII(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func tooHuge(body *openapi3.RequestBody, n string) error {
