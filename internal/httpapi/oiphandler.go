@@ -34,9 +34,9 @@ func (h onePassHandlers) OipInferVersion(w http.ResponseWriter, r *http.Request,
 
 func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, model, version string, headerLen *int) {
 	body, _ := validator.OIPBody(r.Context())
-	res, err := s.infer(r.Context(), model, version, headerLen, body)
+	res, err := s.Infer(r.Context(), model, version, headerLen, body)
 	if err == nil {
-		err = res.write(w)
+		err = res.Write(w)
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/metrics"
@@ -97,6 +98,8 @@ type Options struct {
 
 // Server implements the contract's strict interface.
 type Server struct {
+	// Handlers serve the Open Inference Protocol's operations of the strict interface.
+	*oipapi.Handlers
 	opts      Options
 	reg       *registry.Registry
 	jobs      *job.Service
@@ -136,12 +139,23 @@ func NewServer(opts Options) (*Server, error) {
 	if lim != nil && opts.SharedRateLimit != nil {
 		lim.shared = newShared(opts.SharedRateLimit, opts.Metrics.RateLimitFallback, opts.Logger)
 	}
-	return &Server{
+	s := &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
 		log: opts.Logger, limiter: lim, repoDirs: repositoryDirs(opts.ModelsDir),
 		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 		proxies: opts.TrustedProxies,
-	}, nil
+	}
+	s.Handlers = oipapi.New(oipapi.Config{
+		Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
+		LoadErrorText: s.loadErrorText,
+		// The protocol's readiness answers as Ready does, so the two probes never disagree.
+		Ready: func(ctx context.Context) (bool, error) {
+			resp, err := s.Ready(ctx, api.ReadyRequestObject{})
+			_, ok := resp.(api.Ready200JSONResponse)
+			return ok, err
+		},
+	})
+	return s, nil
 }
 
 // Predict runs one synchronous prediction.
@@ -393,8 +407,8 @@ func (s *Server) checkItems(n int) error {
 	if n <= s.opts.MaxBatchItems {
 		return nil
 	}
-	return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge,
-		detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
+	return &problemError{Status: http.StatusRequestEntityTooLarge, Code: codePayloadTooLarge,
+		Detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
 }
 
 // jobID normalises a job id from a path: ids are stored as uuid.NewString writes
