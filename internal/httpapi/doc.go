@@ -1,5 +1,8 @@
-// Package httpapi implements the contract: hand-written handlers behind the strict
-// interface generated from openapi.yaml, the middleware that validates requests
-// against it (with the API-key check wired in), limits, request ids, logs and metrics.
-// It is the one place where domain errors become problem+json responses.
+// Package httpapi implements the contract: the router, and the hand-written handlers
+// behind the strict interface generated from openapi.yaml, with the middleware around
+// them: the API-key gate, limits, request ids, logs, metrics and traces. It is the one
+// place where domain errors become problem+json responses. Its packages hold the
+// rest: operation (the contract's operations, read once), validator (requests checked
+// against the contract), oipapi (the Open Inference Protocol's handlers), problem (the
+// problem codes) and unescape (HTML escapes undone in the generated handlers' answers).
 package httpapi

@@ -6,45 +6,11 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/inferd/inferd/internal/auth"
 )
-
-// gateKey names an operation by its method and chi's route pattern, which has the
-// contract's shape; a struct rather than a joined string, so a lookup allocates
-// nothing.
-type gateKey struct{ method, pattern string }
-
-// opGate is what the gate knows of an operation, read from the contract at start.
-type opGate struct {
-	secured bool
-	scope   auth.Scope
-}
-
-// gateRoutes reads each operation's security from the contract: secured unless its
-// security list is empty, with the scope of its x-required-scope.
-func gateRoutes(spec *openapi3.T) map[gateKey]opGate {
-	out := map[gateKey]opGate{}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			security := spec.Security
-			if op.Security != nil {
-				security = *op.Security
-			}
-			g := opGate{secured: len(security) > 0}
-			if v, ok := op.Extensions[scopeExtension].(string); ok {
-				g.scope = auth.Scope(v)
-			}
-			out[gateKey{strings.ToUpper(method), path}] = g
-		}
-	}
-	return out
-}
 
 // gate is the first layer after routing. From the headers alone, before any byte of
 // the body is read (so a bad key gets no 100 Continue either), it refuses a client
@@ -53,12 +19,12 @@ func gateRoutes(spec *openapi3.T) map[gateKey]opGate {
 // limit (429). Only then do the body's limits and validation read the body.
 func (s *Server) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		g, ok := s.gates[gateKey{r.Method, routePattern(r)}]
-		if !ok || !g.secured {
+		g := s.ops.Lookup(r.Method, routePattern(r))
+		if g == nil || !g.Secured {
 			next.ServeHTTP(w, r)
 			return
 		}
-		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.scope)
+		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.Scope)
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
 			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
@@ -70,7 +36,7 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			s.writeLimit(w, r, err)
 			return
 		}
-		n, err := s.admit(r, p, g.scope)
+		n, err := s.admit(r, p, g.Scope)
 		if err != nil {
 			s.writeLimit(w, r, err)
 			return

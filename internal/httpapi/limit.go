@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
 )
@@ -32,23 +31,14 @@ func refuseBody(w http.ResponseWriter, r *http.Request) bool {
 // refuseBodyless is refuseBody for the POST operations the contract gives no request
 // body (reload), which ignored one until the contract fuzzer sent it.
 func (s *Server) refuseBodyless(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodPost || !hasBody(r) || !s.bodyless[r.Method+" "+routePattern(r)] {
+	if r.Method != http.MethodPost || !hasBody(r) {
+		return false
+	}
+	if op := s.ops.Lookup(r.Method, routePattern(r)); op == nil || !op.Bodyless {
 		return false
 	}
 	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
 	return true
-}
-
-// bodylessRoutes lists the POST routes ("POST /path/{param}", chi's pattern) whose
-// operations take no request body.
-func bodylessRoutes(spec *openapi3.T) map[string]bool {
-	out := map[string]bool{}
-	for path, item := range spec.Paths.Map() {
-		if item.Post != nil && item.Post.RequestBody == nil {
-			out[http.MethodPost+" "+path] = true
-		}
-	}
-	return out
 }
 
 func routePattern(r *http.Request) string {

@@ -4,10 +4,11 @@ import (
 	"net/http"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
 // onePassHandlers is the generated strict handler with the four predict operations
-// taking the body decodeOnce decoded, instead of decoding it a second time. A
+// taking the body the validator decoded, instead of decoding it a second time. A
 // request that reached them without one (no validator in front) is left to the
 // generated handler.
 type onePassHandlers struct {
@@ -15,7 +16,7 @@ type onePassHandlers struct {
 	s *Server
 }
 
-func onePassBody(r *http.Request) *predictInput {
+func onePassBody(r *http.Request) *validator.Input {
 	if info := infoFrom(r.Context()); info != nil {
 		return info.body
 	}
@@ -48,7 +49,7 @@ func (h onePassHandlers) Predict(w http.ResponseWriter, r *http.Request) {
 		h.ServerInterface.Predict(w, r)
 		return
 	}
-	resp, err := h.s.Predict(r.Context(), api.PredictRequestObject{Body: &api.PredictRequest{Model: in.model, Version: in.version, Data: in.data}})
+	resp, err := h.s.Predict(r.Context(), api.PredictRequestObject{Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
 	answer(h.s, w, r, resp, err, func(res api.Predict200JSONResponse) (any, *string) {
 		return res.Body, res.Headers.XModelVersion
 	}, api.PredictResponseObject.VisitPredictResponse)
@@ -60,7 +61,7 @@ func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request) {
 		h.ServerInterface.PredictBatch(w, r)
 		return
 	}
-	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Body: &api.BatchPredictRequest{Model: in.model, Version: in.version, Items: in.items}})
+	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
 	answer(h.s, w, r, resp, err, func(res api.PredictBatch200JSONResponse) (any, *string) {
 		return res.Body, res.Headers.XModelVersion
 	}, api.PredictBatchResponseObject.VisitPredictBatchResponse)
@@ -72,7 +73,7 @@ func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
 		h.ServerInterface.SubmitJob(w, r)
 		return
 	}
-	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.PredictRequest{Model: in.model, Version: in.version, Data: in.data}})
+	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
@@ -84,7 +85,7 @@ func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) 
 		h.ServerInterface.SubmitBatchJob(w, r)
 		return
 	}
-	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.BatchPredictRequest{Model: in.model, Version: in.version, Items: in.items}})
+	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)

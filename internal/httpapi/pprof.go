@@ -22,7 +22,7 @@ const pprofPath = "/debug/pprof"
 
 // mountPprof serves the profiles the contract declares under /debug/pprof, for admin
 // keys, with net/http/pprof's handlers.
-func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
+func (s *Server) mountPprof(r chi.Router) error {
 	var cpu, trace sync.Mutex
 	handlers := map[string]http.Handler{
 		pprofPath:              http.HandlerFunc(pprofIndex),
@@ -31,16 +31,17 @@ func (s *Server) mountPprof(r chi.Router, contract *openapi3.T) error {
 		pprofPath + "/cmdline": http.HandlerFunc(pprof.Cmdline),
 		pprofPath + "/symbol":  http.HandlerFunc(pprof.Symbol),
 	}
-	for path := range contract.Paths.Map() {
+	for _, op := range s.ops.All() {
+		path := op.Pattern
 		name, ok := strings.CutPrefix(path, pprofPath+"/")
-		if !ok && path != pprofPath {
+		if !ok && path != pprofPath || op.Method != http.MethodGet {
 			continue
 		}
 		h := handlers[path]
 		if h == nil {
 			h = pprof.Handler(name)
 		}
-		r.Method(http.MethodGet, path, s.requireScope(auth.ScopeAdmin, noBody(checkedQuery(queryLimits(contract.Paths.Value(path).Get), h))))
+		r.Method(http.MethodGet, path, s.requireScope(auth.ScopeAdmin, noBody(checkedQuery(queryLimits(op.Spec), h))))
 		delete(handlers, path)
 	}
 	if len(handlers) > 0 {

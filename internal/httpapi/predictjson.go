@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // encodePrediction writes the answers of /predict and /predict/batch into buf as
@@ -21,7 +22,7 @@ func encodePrediction(buf *bytes.Buffer, v any) (ok bool) {
 	}()
 	switch p := v.(type) {
 	case api.Prediction:
-		if !plainString(p.Model) || !plainString(p.Version) {
+		if !jsonscan.Plain(p.Model) || !jsonscan.Plain(p.Version) {
 			return false
 		}
 		buf.WriteString(`{"model":"`)
@@ -35,7 +36,7 @@ func encodePrediction(buf *bytes.Buffer, v any) (ok bool) {
 		buf.WriteString("\"}\n")
 		return true
 	case api.BatchPrediction:
-		if !plainString(p.Model) || !plainString(p.Version) || p.Results == nil {
+		if !jsonscan.Plain(p.Model) || !jsonscan.Plain(p.Version) || p.Results == nil {
 			return false
 		}
 		buf.WriteString(`{"model":"`)
@@ -55,16 +56,6 @@ func encodePrediction(buf *bytes.Buffer, v any) (ok bool) {
 		return true
 	}
 	return false
-}
-
-// plainString reports whether encoding/json writes s as itself between quotes.
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // appendRaw appends a raw JSON value compacted, as encoding/json does with a

@@ -1,6 +1,6 @@
 package httpapi
 
-import "strings"
+import "github.com/inferd/inferd/internal/httpapi/operation"
 
 // probeOperations are the operations that orchestrators, load balancers and scrapers
 // call every few seconds on every process: liveness, readiness and metrics. Their
@@ -13,14 +13,13 @@ var probeOperations = map[string]bool{
 	"health": true, "ready": true, "metrics": true, "oipServerLive": true, "oipServerReady": true,
 }
 
-// probePaths returns the paths of the probe operations, by the contract's routes
-// (operationIDs): tracing decides before routing, from the path alone.
-func probePaths(operations map[string]string) map[string]bool {
+// probePaths returns the paths of the probe operations: tracing decides before
+// routing, from the path alone.
+func probePaths(ops *operation.Table) map[string]bool {
 	paths := map[string]bool{}
-	for route, op := range operations {
-		if probeOperations[op] {
-			_, path, _ := strings.Cut(route, " ")
-			paths[path] = true
+	for _, op := range ops.All() {
+		if probeOperations[op.ID] {
+			paths[op.Pattern] = true
 		}
 	}
 	return paths

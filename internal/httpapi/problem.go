@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -17,39 +18,40 @@ import (
 // problemTypeBase prefixes every problem's type URI; the code completes it.
 const problemTypeBase = "https://inferd.dev/problems/"
 
-// Problem codes. They are part of the contract: clients switch on them.
+// Problem codes, by their names in package problem. They are part of the contract:
+// clients switch on them.
 const (
-	codeInvalidRequest       = "invalid_request"
-	codeInvalidInput         = "invalid_input"
-	codeModelNotFound        = "model_not_found"
-	codeVersionNotFound      = "version_not_found"
-	codeUnauthorized         = "unauthorized"
-	codeForbidden            = "forbidden"
-	codeJobNotFound          = "job_not_found"
-	codeJobFinished          = "job_finished"
-	codeNotFound             = "not_found"
-	codeMethodNotAllowed     = "method_not_allowed"
-	codePayloadTooLarge      = "payload_too_large"
-	codeResponseTooLarge     = "response_too_large"
-	codeUnsupportedMediaType = "unsupported_media_type"
-	codeRateLimited          = "rate_limited"
-	codeConcurrencyLimited   = "concurrency_limited"
-	codeAuthThrottled        = "auth_throttled"
-	codeJobsLimited          = "jobs_limited"
-	codeJobBytesLimited      = "job_bytes_limited"
-	codeExecutionError       = "execution_error"
-	codeInternalError        = "internal_error"
-	codeReloadFailed         = "reload_failed"
-	codeModelLoading         = "model_loading"
-	codeModelUnavailable     = "model_unavailable"
-	codeQueueFull            = "queue_full"
-	codeQueueUnavailable     = "queue_unavailable"
-	codeShuttingDown         = "shutting_down"
-	codeCancelled            = "request_cancelled"
-	codeProfileInProgress    = "profile_in_progress"
-	codeHeaderTooLarge       = "header_too_large"
-	codeNotImplemented       = "not_implemented"
-	codeRequestTimeout       = "request_timeout"
+	codeInvalidRequest       = problem.CodeInvalidRequest
+	codeInvalidInput         = problem.CodeInvalidInput
+	codeModelNotFound        = problem.CodeModelNotFound
+	codeVersionNotFound      = problem.CodeVersionNotFound
+	codeUnauthorized         = problem.CodeUnauthorized
+	codeForbidden            = problem.CodeForbidden
+	codeJobNotFound          = problem.CodeJobNotFound
+	codeJobFinished          = problem.CodeJobFinished
+	codeNotFound             = problem.CodeNotFound
+	codeMethodNotAllowed     = problem.CodeMethodNotAllowed
+	codePayloadTooLarge      = problem.CodePayloadTooLarge
+	codeResponseTooLarge     = problem.CodeResponseTooLarge
+	codeUnsupportedMediaType = problem.CodeUnsupportedMediaType
+	codeRateLimited          = problem.CodeRateLimited
+	codeConcurrencyLimited   = problem.CodeConcurrencyLimited
+	codeAuthThrottled        = problem.CodeAuthThrottled
+	codeJobsLimited          = problem.CodeJobsLimited
+	codeJobBytesLimited      = problem.CodeJobBytesLimited
+	codeExecutionError       = problem.CodeExecutionError
+	codeInternalError        = problem.CodeInternalError
+	codeReloadFailed         = problem.CodeReloadFailed
+	codeModelLoading         = problem.CodeModelLoading
+	codeModelUnavailable     = problem.CodeModelUnavailable
+	codeQueueFull            = problem.CodeQueueFull
+	codeQueueUnavailable     = problem.CodeQueueUnavailable
+	codeShuttingDown         = problem.CodeShuttingDown
+	codeCancelled            = problem.CodeCancelled
+	codeProfileInProgress    = problem.CodeProfileInProgress
+	codeHeaderTooLarge       = problem.CodeHeaderTooLarge
+	codeNotImplemented       = problem.CodeNotImplemented
+	codeRequestTimeout       = problem.CodeRequestTimeout
 )
 
 var titles = map[string]string{
@@ -104,13 +106,7 @@ func newProblem(ctx context.Context, status int, code, detail string) api.Proble
 
 // problemError is an error the HTTP layer itself finds (a limit, say), carrying the
 // status and code it is answered with.
-type problemError struct {
-	status int
-	code   string
-	detail string
-}
-
-func (e *problemError) Error() string { return e.detail }
+type problemError = problem.Error
 
 // wordedInput is a pipeline input error worded with the field the client sent.
 type wordedInput struct {
@@ -135,21 +131,15 @@ func inputIn(err error, batch bool) error {
 	return &wordedInput{err: err, detail: ie.In(root)}
 }
 
-// pathError marks an error about a model or version named in the request's path: an
-// unknown name there is a missing resource (404), where in a body it is a bad request
-// (400).
-type pathError struct{ error }
-
-func (e pathError) Unwrap() error { return e.error }
-
-func namedInPath(err error) error { return pathError{err} }
+// namedInPath marks err as about a model or version named in the request's path.
+func namedInPath(err error) error { return problem.InPath(err) }
 
 // classify maps an error to its status and code. The detail is the error's own
 // message: domain errors are written to be read by the client.
 func classify(err error) (int, string) {
 	status, code := classifyDomain(err)
 	if code == codeModelNotFound || code == codeVersionNotFound {
-		var pe pathError
+		var pe problem.PathError
 		if errors.As(err, &pe) {
 			status = http.StatusNotFound
 		}
@@ -160,7 +150,7 @@ func classify(err error) (int, string) {
 func classifyDomain(err error) (int, string) {
 	var pe *problemError
 	if errors.As(err, &pe) {
-		return pe.status, pe.code
+		return pe.Status, pe.Code
 	}
 	switch {
 	case errors.Is(err, registry.ErrModelNotFound):
@@ -234,7 +224,7 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 }
 
 // retryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
-const retryAfterSeconds = 1
+const retryAfterSeconds = problem.RetryAfterSeconds
 
 // writeError answers a request whose handler failed: every error a handler returns
 // becomes its problem here, and only here.

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
 type ctxKey struct{}
@@ -39,7 +40,7 @@ type reqInfo struct {
 	// headers, before the body is read.
 	authed bool
 	// body is a predict operation's body, decoded once by the validator.
-	body *predictInput
+	body *validator.Input
 }
 
 func infoFrom(ctx context.Context) *reqInfo {
@@ -221,8 +222,8 @@ func (s *Server) operation(r *http.Request) string {
 	if method == http.MethodHead { // served as its GET
 		method = http.MethodGet
 	}
-	if op, ok := s.operations[method+" "+rctx.RoutePattern()]; ok {
-		return op
+	if id, ok := s.ops.ID(method, rctx.RoutePattern()); ok {
+		return id
 	}
 	return "unmatched"
 }

@@ -3,10 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // jsonEncoder is a buffer with its encoder, reused across responses.
@@ -49,7 +50,7 @@ func writeJSON(w http.ResponseWriter, v any, version *string, limit int64) error
 		}
 	}
 	if n := int64(e.buf.Len()); n > limit {
-		return responseTooLarge(n, limit, "split the batch, or send less data")
+		return problem.ResponseTooLarge(n, limit, "split the batch, or send less data")
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
@@ -67,13 +68,4 @@ func writeJSON(w http.ResponseWriter, v any, version *string, limit int64) error
 		_ = http.NewResponseController(w).Flush()
 	}
 	return nil
-}
-
-// responseTooLarge refuses an answer of at least n bytes, over limit. 413 is the
-// status of a request too large to serve: this one asks for more than the server
-// sends, and the remedy is the same, to ask for less (a client that halves a batch on
-// 413, as inferctl does, recovers); the code says which.
-func responseTooLarge(n, limit int64, remedy string) error {
-	return &problemError{status: http.StatusRequestEntityTooLarge, code: codeResponseTooLarge,
-		detail: fmt.Sprintf("the response would take at least %d bytes, more than MAX_RESPONSE_BYTES (%d) allows; %s", n, limit, remedy)}
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/oipapi"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
@@ -97,22 +99,22 @@ type Options struct {
 
 // Server implements the contract's strict interface.
 type Server struct {
-	opts       Options
-	reg        *registry.Registry
-	jobs       *job.Service
-	keys       *auth.Keyring
-	metrics    *metrics.Metrics
-	log        *slog.Logger
-	limiter    *limiter
-	inflight   *inflight
-	authFails  *authThrottle
-	proxies    proxies
-	gates      map[gateKey]opGate
-	operations map[string]string // "METHOD /route/{param}" -> operationId
-	bodyless   map[string]bool   // "POST /route/{param}" of operations without a request body
-	draining   atomic.Bool       // set by Drain
-	conns      atomic.Int32      // open connections, counted by ConnState
-	repoDirs   []string          // the model repository, as load errors may spell it
+	// Handlers serve the Open Inference Protocol's operations of the strict interface.
+	*oipapi.Handlers
+	opts      Options
+	reg       *registry.Registry
+	jobs      *job.Service
+	keys      *auth.Keyring
+	metrics   *metrics.Metrics
+	log       *slog.Logger
+	limiter   *limiter
+	inflight  *inflight
+	authFails *authThrottle
+	proxies   proxies
+	ops       *operation.Table // the contract's operations, read by Handler
+	draining  atomic.Bool      // set by Drain
+	conns     atomic.Int32     // open connections, counted by ConnState
+	repoDirs  []string         // the model repository, as load errors may spell it
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -138,12 +140,23 @@ func NewServer(opts Options) (*Server, error) {
 	if lim != nil && opts.SharedRateLimit != nil {
 		lim.shared = newShared(opts.SharedRateLimit, opts.Metrics.RateLimitFallback, opts.Logger)
 	}
-	return &Server{
+	s := &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
 		log: opts.Logger, limiter: lim, repoDirs: repositoryDirs(opts.ModelsDir),
 		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 		proxies: opts.TrustedProxies,
-	}, nil
+	}
+	s.Handlers = oipapi.New(oipapi.Config{
+		Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
+		LoadErrorText: s.loadErrorText,
+		// The protocol's readiness answers as Ready does, so the two probes never disagree.
+		Ready: func(ctx context.Context) (bool, error) {
+			resp, err := s.Ready(ctx, api.ReadyRequestObject{})
+			_, ok := resp.(api.Ready200JSONResponse)
+			return ok, err
+		},
+	})
+	return s, nil
 }
 
 // Predict runs one synchronous prediction.
@@ -395,8 +408,8 @@ func (s *Server) checkItems(n int) error {
 	if n <= s.opts.MaxBatchItems {
 		return nil
 	}
-	return &problemError{status: http.StatusRequestEntityTooLarge, code: codePayloadTooLarge,
-		detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
+	return &problemError{Status: http.StatusRequestEntityTooLarge, Code: codePayloadTooLarge,
+		Detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
 }
 
 // jobID normalises a job id from a path: ids are stored as uuid.NewString writes

@@ -23,7 +23,7 @@ func (s *Server) traced(h http.Handler) http.Handler {
 	if s.opts.Tracer == nil {
 		return h
 	}
-	probes := probePaths(s.operations)
+	probes := probePaths(s.ops)
 	return otelhttp.NewHandler(h, "inferd",
 		otelhttp.WithFilter(func(r *http.Request) bool { return !probes[r.URL.Path] }),
 		otelhttp.WithTracerProvider(s.opts.TracerProvider),

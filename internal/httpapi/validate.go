@@ -1,187 +1,33 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
-	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/jsonscan"
+	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
-// scopeExtension is the operation extension in openapi.yaml that names the scope an
-// operation needs. Reading it here keeps openapi.yaml the only list of who may call
-// what.
-const scopeExtension = "x-required-scope"
-
-// validator validates every request against the contract. Its AuthenticationFunc is
-// the API-key check, so the scheme and the scope come from openapi.yaml.
-//
-// It is nethttp-middleware's validator with two differences that the contract fuzzer
-// showed were needed: path parameters are validated as the handlers receive them,
-// unescaped (gorillamux matches the escaped path and hands them over as sent, so a
-// 100-character name of escaped characters failed maxLength), and a JSON body must
-// be one value with nothing after it (encoding/json's decoders stop after the first).
-//
-// The predict operations take a path of their own (decodeOnce) that decodes the body
-// once; the route chi matched names the operation, so gorillamux is not asked.
-func (s *Server) validator(spec *openapi3.T) (func(http.Handler) http.Handler, error) {
-	if err := inferd.NullableAnyValue(spec); err != nil {
-		return nil, err
-	}
-	spec.Servers = nil // match any host: the server does not know the name it is reached by
-	onePass, err := onePassRoutes(spec)
-	if err != nil {
-		return nil, fmt.Errorf("reading the predict operations from the contract: %w", err)
-	}
-	oipInfer, err := oipInferRoutes(spec)
-	if err != nil {
-		return nil, fmt.Errorf("reading the infer operations from the contract: %w", err)
-	}
-	router, err := gorillamux.NewRouter(spec)
-	if err != nil {
-		return nil, fmt.Errorf("routing the contract's operations: %w", err)
-	}
-	routes := contractRoutes(spec)
-	opts := &openapi3filter.Options{AuthenticationFunc: s.authenticate}
-	// The strict handlers decode the body again from its bytes: the validated value
-	// holds numbers as float64, which would round 12345678901234567890. So the
-	// validator leaves the body's bytes as they came (KeepValidatedValue unset).
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				if op := onePass[routePattern(r)]; op != nil {
-					s.decodeOnce(op, next, w, r)
-					return
-				}
-				if route := oipInfer[routePattern(r)]; route != nil {
-					s.oipRead(route, next, w, r)
-					return
-				}
-			}
-			route, params, err := matchedRoute(routes, r)
-			if route == nil {
-				route, params, err = router.FindRoute(r)
-			}
-			if err != nil {
-				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: http.StatusNotFound})
-				return
-			}
-			for name, v := range params {
-				if u, err := url.PathUnescape(v); err == nil {
-					params[name] = u
-				}
-			}
-			matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
-			err = openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
-				Request: r, PathParams: params, Route: route, Options: opts,
-			})
-			if body := route.Operation.RequestBody; body != nil && (err == nil || bodyFault(err)) {
-				// A member named twice is the fault to report even when the schema
-				// refused the value kin-openapi kept (the last): the client sees why.
-				var dup *jsonscan.DuplicateError
-				if e := oneJSONValue(r, body.Value); e != nil && (err == nil || errors.As(e, &dup)) {
-					err = e
-				}
-			}
-			if err != nil {
-				s.validationError(r.Context(), err, w, r, middleware.ErrorHandlerOpts{StatusCode: validationStatus(err), MatchedRoute: matched})
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}, nil
-}
-
-// oneJSONValue refuses a body with data after its JSON value. The validator has read
-// the body and put its bytes back, so reading it again costs a copy, not the network.
-func oneJSONValue(r *http.Request, body *openapi3.RequestBody) error {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(r.Body); err != nil {
-		return &openapi3filter.RequestError{RequestBody: body, Reason: "reading the body", Err: err}
-	}
-	b := buf.Bytes()
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	if err := notUTF8(body, b); err != nil {
-		return err
-	}
-	if len(b) > 0 {
-		checked := jsonscan.Check(b)
-		if err := duplicateMember(body, checked); err != nil {
-			return err
-		}
-		if checked != nil {
-			return &openapi3filter.RequestError{RequestBody: body, Reason: "the body must be one JSON value with nothing after it"}
-		}
-	}
-	if n := hugeNumber(b); n != "" {
-		return tooHuge(body, n)
-	}
-	return nil
-}
-
-// hugeNumber returns the first number of valid JSON text b that overflows a float64,
-// or "". The contract's readers (kin-openapi, and most clients) cannot represent one,
-// so it must not reach a model, nor come back in an echo no client could read.
-func hugeNumber(b []byte) string {
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '-' || c >= '0' && c <= '9':
-			j := i
-			for j < len(b) && strings.IndexByte("+-.eE0123456789", b[j]) >= 0 {
-				j++
-			}
-			// Only an exponent or more than 308 digits can overflow.
-			if num := b[i:j]; j-i > 308 || bytes.ContainsAny(num, "eE") {
-				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
-					return string(num)
-				}
-			}
-			i = j - 1
-		}
-	}
-	return ""
-}
-
-// apiKeyScheme is the contract's one security scheme, the X-API-Key header.
-const apiKeyScheme = "ApiKeyAuth"
-
+// authenticate is the validator's AuthenticationFunc: the API-key check, for the scope
+// the operations table gives the operation.
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	if in.SecuritySchemeName != apiKeyScheme {
+	if in.SecuritySchemeName != operation.APIKeyScheme {
 		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
 	}
 	if info := infoFrom(ctx); info != nil && info.authed {
 		return nil // the gate has checked the key for this operation's scope
 	}
 	var scope auth.Scope
-	if op := in.RequestValidationInput.Route.Operation; op != nil {
-		if v, ok := op.Extensions[scopeExtension].(string); ok {
-			scope = auth.Scope(v)
+	if route := in.RequestValidationInput.Route; route != nil {
+		if op := s.ops.Lookup(route.Method, route.Path); op != nil {
+			scope = op.Scope
 		}
 	}
 	p, err := s.authorize(in.RequestValidationInput.Request, scope)
@@ -221,96 +67,19 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 			detail = unauthorizedDetail(e, detail)
 		}
 		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, detail)
-	case errors.Is(err, errBodyTimeout):
-		writeProblem(w, r, http.StatusRequestTimeout, codeRequestTimeout, describeRequestError(err))
+	case errors.Is(err, validator.ErrBodyTimeout):
+		writeProblem(w, r, http.StatusRequestTimeout, codeRequestTimeout, validator.Describe(err))
 	case opts.MatchedRoute == nil:
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such endpoint; GET /openapi.yaml lists them")
 	case opts.StatusCode >= 500:
 		s.log.ErrorContext(ctx, "request validation failed unexpectedly", "request_id", requestID(ctx), "error", err)
 		writeProblem(w, r, http.StatusInternalServerError, codeInternalError, internalDetail)
 	default:
-		writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, describeRequestError(err))
+		writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, validator.Describe(err))
 	}
-}
-
-// describeRequestError turns kin-openapi's error into one line a person can act on:
-// where in the request, and what is wrong.
-func describeRequestError(err error) string {
-	var reqErr *openapi3filter.RequestError
-	if !errors.As(err, &reqErr) {
-		return firstLine(err.Error())
-	}
-	var where string
-	switch {
-	case reqErr.Parameter != nil:
-		where = fmt.Sprintf("%s parameter %q", reqErr.Parameter.In, reqErr.Parameter.Name)
-	case reqErr.RequestBody != nil:
-		where = "body"
-	}
-	var schemaErr *openapi3.SchemaError
-	if errors.As(reqErr.Err, &schemaErr) {
-		field := strings.Join(schemaErr.JSONPointer(), ".")
-		if field != "" {
-			where += " field " + field
-		}
-		return fmt.Sprintf("%s: %s", where, schemaErr.Reason)
-	}
-	if reqErr.RequestBody != nil && errors.Is(reqErr.Err, openapi3filter.ErrInvalidRequired) {
-		return "body: the request has no body; send the JSON object this operation takes (GET /openapi.yaml has its schema)"
-	}
-	if num, ok := notANumber(reqErr.Err); ok && reqErr.Parameter != nil {
-		return where + ": " + num
-	}
-	msg := reqErr.Reason
-	if reqErr.Err != nil {
-		msg = firstLine(reqErr.Err.Error())
-	}
-	if where == "" {
-		return msg
-	}
-	return where + ": " + msg
-}
-
-// notANumber words kin-openapi's error for a parameter that is no number, or out of
-// range, if err is one.
-func notANumber(err error) (string, bool) {
-	var parse *openapi3filter.ParseError
-	if !errors.As(err, &parse) || parse.Kind != openapi3filter.KindInvalidFormat || !strings.HasPrefix(parse.Reason, "an invalid ") {
-		return "", false
-	}
-	value, _ := parse.Value.(string)
-	switch {
-	case errors.Is(parse.Cause, strconv.ErrRange):
-		return fmt.Sprintf("%q is out of range", value), true
-	case parse.Reason == "an invalid integer":
-		return fmt.Sprintf("%q is not a whole number", value), true
-	}
-	return fmt.Sprintf("%q is not a number", value), true
 }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// bodyFault reports whether the validator refused the body itself (its value, not
-// its reading, which a body cut off at MAX_REQUEST_BYTES fails).
-func bodyFault(err error) bool {
-	var reqErr *openapi3filter.RequestError
-	var tooBig *http.MaxBytesError
-	return errors.As(err, &reqErr) && reqErr.RequestBody != nil && !errors.As(err, &tooBig) && !errors.Is(err, errBodyTimeout)
-}
-
-// validationStatus is the status class of a validator's error: 401 for a failed
-// security requirement, 400 for the request's own fault, 500 for anything else.
-func validationStatus(err error) int {
-	var secErr *openapi3filter.SecurityRequirementsError
-	var reqErr *openapi3filter.RequestError
-	switch {
-	case errors.As(err, &secErr):
-		return http.StatusUnauthorized
-	case !errors.As(err, &reqErr):
-		return http.StatusInternalServerError
-	}
-	return http.StatusBadRequest
 }

@@ -3,7 +3,11 @@
 // member once, in a loop that reads a run of digits or string bytes at a time rather
 // than stepping a state machine through a call per byte: every predict body and
 // inference request is checked once before it is decoded, and a tensor's data can be
-// megabytes of numbers. SkipSpace and NumberEnd are its tokens, for the scanners that
-// walk JSON known to be valid (oip, the one-pass predict decoder) or read a flat array
-// of numbers (to_tensor).
+// megabytes of numbers. SkipSpace and NumberEnd are its tokens.
+//
+// It is also the one place that walks JSON text byte by byte: the walkers of text
+// Check has accepted (StringEnd, ValueEnd, Members, Elements, HugeNumber), which oip
+// and the one-pass predict decoder take bodies apart with, the flat arrays of numbers
+// to_tensor reads, Plain and UnescapeHTML. Each is fuzzed against encoding/json, and
+// jsonscantest holds the tokenizer oracle the callers' tests share.
 package jsonscan

@@ -1,13 +1,14 @@
 package jsonscan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/jsonscan/jsonscantest"
 )
 
 // seeds are the texts FuzzValid and FuzzCheck start from.
@@ -80,53 +81,33 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-// firstDuplicate walks valid JSON text with encoding/json's tokenizer and returns the
-// first name met twice in one object, or nil.
+// firstDuplicate is jsonscantest.Duplicate as a *DuplicateError, its path spelled as
+// Check spells it, or nil.
 func firstDuplicate(t *testing.T, raw []byte) *DuplicateError {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // a number beyond a double is valid JSON
-	var walk func(path string) *DuplicateError
-	walk = func(path string) *DuplicateError {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatalf("Token: %v", err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					t.Fatalf("Token: %v", err)
-				}
-				key := k.(string)
-				if seen[key] {
-					return &DuplicateError{Name: key, Path: path}
-				}
-				seen[key] = true
-				next := "[" + strconv.Quote(key) + "]"
-				if identifier(key) {
-					next = key
-					if path != "" {
-						next = "." + key
-					}
-				}
-				if d := walk(path + next); d != nil {
-					return d
-				}
-			}
-			_, _ = dec.Token()
-		case json.Delim('['):
-			for i := 0; dec.More(); i++ {
-				if d := walk(path + "[" + strconv.Itoa(i) + "]"); d != nil {
-					return d
-				}
-			}
-			_, _ = dec.Token()
-		}
+	name, at, found, err := jsonscantest.Duplicate(raw)
+	if err != nil {
+		t.Fatalf("Duplicate: %v", err)
+	}
+	if !found {
 		return nil
 	}
-	return walk("")
+	var path string
+	for _, p := range at {
+		switch p := p.(type) {
+		case int:
+			path += "[" + strconv.Itoa(p) + "]"
+		case string:
+			switch {
+			case !identifier(p):
+				path += "[" + strconv.Quote(p) + "]"
+			case path == "":
+				path = p
+			default:
+				path += "." + p
+			}
+		}
+	}
+	return &DuplicateError{Name: name, Path: path}
 }
 
 // TestCheck: the messages Check gives, which the 400s of every JSON body carry.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/jsonscan/jsonscantest"
 )
 
 // FuzzDecode: any body with any Inference-Header-Content-Length is decoded without a
@@ -98,37 +100,9 @@ func FuzzDecode(f *testing.F) {
 // namesTwice reports whether valid JSON text has an object that names a member twice,
 // as encoding/json's tokenizer reads the names.
 func namesTwice(t *testing.T, b []byte) bool {
-	dec := stdjson.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var walk func() bool
-	walk = func() bool {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatalf("Token: %v", err)
-		}
-		switch tok {
-		case stdjson.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, _ := dec.Token()
-				if seen[k.(string)] {
-					return true
-				}
-				seen[k.(string)] = true
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		case stdjson.Delim('['):
-			for dec.More() {
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		}
-		return false
+	_, _, found, err := jsonscantest.Duplicate(b)
+	if err != nil {
+		t.Fatalf("Duplicate: %v", err)
 	}
-	return walk()
+	return found
 }

@@ -66,7 +66,7 @@ func Decode(header, binary []byte) (*Request, error) {
 		}
 		return nil, &Error{Malformed: true, Msg: "the inference request is not valid JSON: " + jsonErr(json.Unmarshal(header, new(any)))}
 	}
-	top, ok := members(header)
+	top, ok := jsonscan.Members(header)
 	if !ok {
 		return nil, fail("the inference request must be a JSON object")
 	}
@@ -99,7 +99,7 @@ func Decode(header, binary []byte) (*Request, error) {
 	if !found {
 		return nil, fail("inputs is missing: send at least one input tensor")
 	}
-	inputs, ok := elements(raw)
+	inputs, ok := jsonscan.Elements(raw)
 	if !ok {
 		return nil, fail("inputs must be an array of tensors, got %s", kind(raw))
 	}
@@ -162,7 +162,7 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 
 func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
 	where := fmt.Sprintf("inputs[%d]", i)
-	m, ok := members(raw)
+	m, ok := jsonscan.Members(raw)
 	if !ok {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
@@ -231,7 +231,7 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, er
 // reader takes for 2 and a strict one refuses), not null, not 2.0 or 2e0 (which some
 // readers take for a float).
 func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
-	dims, ok := elements(raw)
+	dims, ok := jsonscan.Elements(raw)
 	if !ok {
 		return nil, 0, fail("%s: shape must be an array of dimensions, like [1,4], got %s", where, kind(raw))
 	}
@@ -334,13 +334,8 @@ func leafEnd(raw []byte, i int) (int, error) {
 	case '{':
 		return 0, errors.New("data holds an object; it must hold only values of the datatype")
 	case '"':
-		for j := i + 1; j < len(raw); j++ {
-			switch raw[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, nil
-			}
+		if end := jsonscan.StringEnd(raw, i); end > i+1 && raw[end-1] == '"' {
+			return end, nil
 		}
 		return 0, errors.New("data holds an unterminated string")
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/inferd/inferd/internal/jsonscan"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
@@ -227,11 +228,9 @@ func appendData(b []byte, t *tensor.Tensor, limit int) ([]byte, error) {
 }
 
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(b, q...)
-		}
+	if !jsonscan.Plain(s) {
+		q, _ := json.Marshal(s) // a string always encodes
+		return append(b, q...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)

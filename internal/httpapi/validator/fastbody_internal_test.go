@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"strings"
@@ -79,8 +79,8 @@ func TestFastBodyOwnsItsBytes(t *testing.T) {
 		for i := range b {
 			b[i] = 'x'
 		}
-		got := string(in.data)
-		for _, it := range in.items {
+		got := string(in.Data)
+		for _, it := range in.Items {
 			got += string(it)
 		}
 		if strings.Contains(got, "x") {

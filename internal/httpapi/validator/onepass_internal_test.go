@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"bytes"
@@ -11,8 +11,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
+
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/jsonscan/jsonscantest"
 )
 
 // onePassBodies are predict bodies of every kind the validator meets: accepted ones,
@@ -88,7 +92,7 @@ func TestOnePassMatchesValidator(t *testing.T) {
 }
 
 // FuzzOnePassMatchesValidator is TestOnePassMatchesValidator on generated bodies
-// (go test -fuzz FuzzOnePassMatchesValidator ./internal/httpapi).
+// (go test -fuzz FuzzOnePassMatchesValidator ./internal/httpapi/validator).
 func FuzzOnePassMatchesValidator(f *testing.F) {
 	for _, b := range onePassBodies {
 		f.Add(b)
@@ -110,42 +114,58 @@ func testOnePassRoutes(t testing.TB) map[string]*bodyRoute {
 	if err := inferd.NullableAnyValue(spec); err != nil {
 		t.Fatal(err)
 	}
-	routes, err := onePassRoutes(spec)
+	contract, err := inferd.Contract()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return routes
+	ops, err := operation.Read(contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := contractRoutes(spec, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onePass, err := onePassRoutes(spec, ops, routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]*bodyRoute{}
+	for op, br := range onePass {
+		byPath[op.Pattern] = br
+	}
+	return byPath
 }
 
 func compareOnePass(t *testing.T, op *bodyRoute, body string) {
 	t.Helper()
-	s := &Server{}
+	v := &Validator{cfg: Config{Authenticate: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil }}}
 	req := func() *http.Request {
 		r := httptest.NewRequest(http.MethodPost, op.route.Path, strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		return r
 	}
 	ctx := context.Background()
-	got, gotErr := s.decodeBody(ctx, req(), op, []byte(body))
-	want, wantErr := s.decodeSlowly(ctx, req(), op, []byte(body))
+	got, gotErr := v.decodeBody(ctx, req(), op, []byte(body))
+	want, wantErr := v.decodeSlowly(ctx, req(), op, []byte(body))
 	if (gotErr == nil) != (wantErr == nil) {
 		t.Fatalf("one pass: %v; validator: %v", gotErr, wantErr)
 	}
 	// Both run jsonscan.Check, so the comparison above cannot tell whether a member
 	// named twice is refused: encoding/json's tokenizer, which meets every name as it
 	// decodes it, says whether the body (valid UTF-8 and JSON) has one.
-	dup := gotErr != nil && strings.Contains(describeRequestError(gotErr), "duplicate member")
+	dup := gotErr != nil && strings.Contains(Describe(gotErr), "duplicate member")
 	if b := []byte(body); utf8.Valid(b) && json.Valid(b) && namesTwice(t, b) != dup {
 		t.Fatalf("one pass says %v of a body that names a member twice: %v", gotErr, !dup)
 	}
 	if gotErr != nil {
-		if g, w := describeRequestError(gotErr), describeRequestError(wantErr); g != w {
+		if g, w := Describe(gotErr), Describe(wantErr); g != w {
 			t.Fatalf("one pass says %q, the validator %q", g, w)
 		}
 		return
 	}
-	if got.model != want.model || got.version != want.version || !bytes.Equal(got.data, want.data) ||
-		!slices.EqualFunc(got.items, want.items, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) || (got.items == nil) != (want.items == nil) {
+	if got.Model != want.Model || got.Version != want.Version || !bytes.Equal(got.Data, want.Data) ||
+		!slices.EqualFunc(got.Items, want.Items, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) || (got.Items == nil) != (want.Items == nil) {
 		t.Fatalf("one pass decoded %+v, the strict handler %+v", got, want)
 	}
 }
@@ -153,37 +173,9 @@ func compareOnePass(t *testing.T, op *bodyRoute, body string) {
 // namesTwice reports whether valid JSON text has an object that names a member twice,
 // as encoding/json's tokenizer reads the names.
 func namesTwice(t *testing.T, b []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var walk func() bool
-	walk = func() bool {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatalf("Token: %v", err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for dec.More() {
-				k, _ := dec.Token()
-				if seen[k.(string)] {
-					return true
-				}
-				seen[k.(string)] = true
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		case json.Delim('['):
-			for dec.More() {
-				if walk() {
-					return true
-				}
-			}
-			_, _ = dec.Token()
-		}
-		return false
+	_, _, found, err := jsonscantest.Duplicate(b)
+	if err != nil {
+		t.Fatalf("Duplicate: %v", err)
 	}
-	return walk()
+	return found
 }

@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"bytes"
@@ -18,20 +18,16 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 
 	"github.com/inferd/inferd"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/jsonscan"
 )
 
-// onePassOperations are the operations whose bodies are decoded once: the generic
-// validator decodes a body into `any` and the strict handler decodes it again, which
-// was most of a prediction's CPU.
-var onePassOperations = []string{"predict", "predictBatch", "submitJob", "submitBatchJob"}
-
-// predictInput is a predict body as the one-pass path hands it to the handlers. data
-// and items hold the request's own bytes, so numbers stay exact.
-type predictInput struct {
-	model, version string
-	data           json.RawMessage
-	items          []json.RawMessage
+// Input is a predict body as the one-pass path hands it to the handlers (through
+// Config.Decoded). Data and Items hold the request's own bytes, so numbers stay exact.
+type Input struct {
+	Model, Version string
+	Data           json.RawMessage
+	Items          []json.RawMessage
 }
 
 // securityScheme is one scheme of a security requirement, resolved at start.
@@ -60,10 +56,9 @@ type bodyRoute struct {
 	keyOnly bool
 }
 
-// onePassRoutes reads the one-pass operations from the validator's copy of the
-// contract (AnyValue already nullable), by path (all are POSTs). The embedded copy
-// spells operation ids capitalised, so they are matched regardless of case.
-func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
+// onePassRoutes reads the one-pass operations (the table's FastPath) from routes, the
+// validator's copy of the contract (AnyValue already nullable).
+func onePassRoutes(spec *openapi3.T, ops *operation.Table, routes map[*operation.Operation]*routers.Route) (map[*operation.Operation]*bodyRoute, error) {
 	ref := spec.Components.Schemas[inferd.AnyValue]
 	if ref == nil || ref.Value == nil {
 		return nil, fmt.Errorf("the contract has no %s schema", inferd.AnyValue)
@@ -72,12 +67,13 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 	if err := ref.Value.VisitJSON(nil); err != nil {
 		return nil, fmt.Errorf("the validator's %s schema refuses null: %w", inferd.AnyValue, err)
 	}
-	out := map[string]*bodyRoute{}
-	for path, item := range spec.Paths.Map() {
-		op := item.Post
-		if op == nil || !slices.ContainsFunc(onePassOperations, func(id string) bool { return strings.EqualFold(id, op.OperationID) }) {
+	out := map[*operation.Operation]*bodyRoute{}
+	for _, o := range ops.All() {
+		if !o.FastPath {
 			continue
 		}
+		route := routes[o]
+		op := route.Operation
 		if op.RequestBody == nil || op.RequestBody.Value == nil {
 			return nil, fmt.Errorf("%s has no request body", op.OperationID)
 		}
@@ -86,7 +82,7 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 			return nil, fmt.Errorf("%s has no application/json schema", op.OperationID)
 		}
 		br := &bodyRoute{
-			route:    &routers.Route{Spec: spec, Path: path, PathItem: item, Method: http.MethodPost, Operation: op},
+			route:    route,
 			body:     op.RequestBody.Value,
 			schema:   mt.Schema.Value,
 			anyValue: ref.Value,
@@ -106,13 +102,10 @@ func onePassRoutes(spec *openapi3.T) (map[string]*bodyRoute, error) {
 			}
 			slices.SortFunc(schemes, func(a, b securityScheme) int { return strings.Compare(a.name, b.name) })
 			br.schemes = append(br.schemes, schemes)
-			br.keyOnly = br.keyOnly || len(schemes) == 1 && schemes[0].name == apiKeyScheme
+			br.keyOnly = br.keyOnly || len(schemes) == 1 && schemes[0].name == operation.APIKeyScheme
 		}
 		br.fast = newFastBody(br)
-		out[path] = br
-	}
-	if len(out) != len(onePassOperations) {
-		return nil, fmt.Errorf("the contract has %d of the POST operations %v", len(out), onePassOperations)
+		out[o] = br
 	}
 	return out, nil
 }
@@ -126,11 +119,11 @@ var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // security check found the same way), then the key (401, 403), then the body is
 // decoded once and validated against the contract's schema (400); the rate limit
 // (429) and the handler come after.
-func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
+func (v *Validator) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	fail := func(err error, status int) {
 		matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: op.route}
-		s.validationError(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+		v.cfg.Fail(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
 	}
 	buf := bodyBufs.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -148,34 +141,32 @@ func (s *Server) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWri
 			return
 		}
 	}
-	if err := s.checkSecurity(ctx, r, op); err != nil {
+	if err := v.checkSecurity(ctx, r, op); err != nil {
 		fail(err, http.StatusUnauthorized)
 		return
 	}
-	in, err := s.decodeBody(ctx, r, op, buf.Bytes())
+	in, err := v.decodeBody(ctx, r, op, buf.Bytes())
 	if err != nil {
 		fail(err, http.StatusBadRequest)
 		return
 	}
-	if info := infoFrom(ctx); info != nil {
-		info.body = in
-	}
+	v.cfg.Decoded(ctx, in)
 	next.ServeHTTP(w, r)
 }
 
 // checkSecurity is openapi3filter.ValidateSecurityRequirements over the schemes read
 // at start, with the same AuthenticationFunc and the same error it returns.
-func (s *Server) checkSecurity(ctx context.Context, r *http.Request, op *bodyRoute) error {
+func (v *Validator) checkSecurity(ctx context.Context, r *http.Request, op *bodyRoute) error {
 	if len(op.schemes) == 0 {
 		return nil
 	}
-	if info := infoFrom(ctx); info != nil && info.authed && op.keyOnly {
+	if op.keyOnly && v.cfg.Authed(ctx) {
 		return nil // authenticate's answer for a key the gate checked, without its inputs
 	}
 	var errs []error
 	in := &openapi3filter.RequestValidationInput{Request: r, Route: op.route}
 	for _, schemes := range op.schemes {
-		err := s.meetRequirement(ctx, in, schemes)
+		err := v.meetRequirement(ctx, in, schemes)
 		if err == nil {
 			return nil
 		}
@@ -184,9 +175,9 @@ func (s *Server) checkSecurity(ctx context.Context, r *http.Request, op *bodyRou
 	return &openapi3filter.SecurityRequirementsError{SecurityRequirements: op.security, Errors: errs}
 }
 
-func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.RequestValidationInput, schemes []securityScheme) error {
+func (v *Validator) meetRequirement(ctx context.Context, in *openapi3filter.RequestValidationInput, schemes []securityScheme) error {
 	for _, sc := range schemes {
-		if err := s.authenticate(ctx, &openapi3filter.AuthenticationInput{
+		if err := v.cfg.Authenticate(ctx, &openapi3filter.AuthenticationInput{
 			RequestValidationInput: in, SecuritySchemeName: sc.name, SecurityScheme: sc.scheme, Scopes: sc.scopes,
 		}); err != nil {
 			return err
@@ -207,10 +198,10 @@ func (s *Server) meetRequirement(ctx context.Context, in *openapi3filter.Request
 // The body is scanned once (jsonscan.Check) for its syntax and for a member named
 // twice, at any depth, data and items included: readers disagree on which of two
 // counts, so a proxy or firewall in front may have judged the other one.
-func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+func (v *Validator) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*Input, error) {
 	ct := r.Header.Get("Content-Type")
 	if ct != "application/json" && op.body.Content.Get(ct) == nil {
-		return s.decodeSlowly(ctx, r, op, b)
+		return v.decodeSlowly(ctx, r, op, b)
 	}
 	checked := jsonscan.Check(b)
 	if checked == nil && op.fast != nil && ct == "application/json" {
@@ -227,10 +218,10 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 	}
 	var members map[string]json.RawMessage
 	if checked != nil || json.Unmarshal(b, &members) != nil || members == nil {
-		return s.decodeSlowly(ctx, r, op, b)
+		return v.decodeSlowly(ctx, r, op, b)
 	}
 	values := make(map[string]any, len(members))
-	in := &predictInput{}
+	in := &Input{}
 	for name, raw := range members {
 		var ps *openapi3.Schema
 		if ref := op.schema.Properties[name]; ref != nil {
@@ -240,30 +231,30 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 		case ps != nil && ps == op.anyValue:
 			values[name] = nil
 			if name == "data" {
-				in.data = raw
+				in.Data = raw
 			}
 			continue
 		case ps != nil && ps.Items != nil && ps.Items.Value == op.anyValue:
-			if elems, ok := splitArray(raw); ok {
+			if elems, ok := jsonscan.Elements(raw); ok {
 				values[name] = make([]any, len(elems))
 				if name == "items" {
-					in.items = elems
+					in.Items = elems
 				}
 				continue
 			}
 		}
-		v, err := decodeValue(raw)
+		val, err := decodeValue(raw)
 		if err != nil {
-			return s.decodeSlowly(ctx, r, op, b)
+			return v.decodeSlowly(ctx, r, op, b)
 		}
-		values[name] = v
+		values[name] = val
 	}
 	if err := op.schema.VisitJSON(values, openapi3.VisitAsRequest()); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "doesn't match schema", Err: err}
 	}
-	in.model, _ = values["model"].(string)
-	in.version, _ = values["version"].(string)
-	if n := hugeNumber(b); n != "" {
+	in.Model, _ = values["model"].(string)
+	in.Version, _ = values["version"].(string)
+	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
 	}
 	return in, nil
@@ -271,7 +262,7 @@ func (s *Server) decodeBody(ctx context.Context, r *http.Request, op *bodyRoute,
 
 // decodeSlowly is the generic validator's path, for the bodies it refuses: the same
 // code gives the same details. A body it accepts is decoded as the strict handler did.
-func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*predictInput, error) {
+func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRoute, b []byte) (*Input, error) {
 	if err := notUTF8(op.body, b); err != nil {
 		return nil, err
 	}
@@ -282,7 +273,7 @@ func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRout
 	}
 	r.Body, r.GetBody = io.NopCloser(bytes.NewReader(b)), nil
 	err := openapi3filter.ValidateRequestBody(ctx, &openapi3filter.RequestValidationInput{
-		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: s.authenticate},
+		Request: r, Route: op.route, Options: &openapi3filter.Options{AuthenticationFunc: v.cfg.Authenticate},
 	}, op.body)
 	if err == nil {
 		err = oneJSONValue(r, op.body)
@@ -299,14 +290,14 @@ func (s *Server) decodeSlowly(ctx context.Context, r *http.Request, op *bodyRout
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
 	}
-	return &predictInput{model: body.Model, version: body.Version, data: body.Data, items: body.Items}, nil
+	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items}, nil
 }
 
 // decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a
 // shortcut for the plain ASCII strings that model and version hold (no escapes, and
 // no bytes that decoding would replace as invalid UTF-8).
 func decodeValue(raw json.RawMessage) (any, error) {
-	if len(raw) >= 2 && raw[0] == '"' && plainASCII(raw[1:len(raw)-1]) {
+	if len(raw) >= 2 && raw[0] == '"' && jsonscan.Plain(raw[1:len(raw)-1]) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -314,52 +305,6 @@ func decodeValue(raw json.RawMessage) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
-}
-
-func plainASCII(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// splitArray splits valid JSON text holding an array into its elements, without
-// copying them; ok is false when raw is not an array.
-func splitArray(raw json.RawMessage) (elems []json.RawMessage, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '[' {
-		return nil, false
-	}
-	depth, start, inString := 0, 1, false
-	for i := 1; i < len(raw)-1; i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			elems = append(elems, bytes.TrimSpace(raw[start:i]))
-			start = i + 1
-		}
-	}
-	if last := bytes.TrimSpace(raw[start : len(raw)-1]); len(last) > 0 || len(elems) > 0 {
-		elems = append(elems, last)
-	}
-	if elems == nil {
-		elems = []json.RawMessage{}
-	}
-	return elems, true
 }
 
 func tooHuge(body *openapi3.RequestBody, n string) error {

@@ -1,4 +1,4 @@
-package httpapi
+package validator
 
 import (
 	"encoding/json"

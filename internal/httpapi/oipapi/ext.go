@@ -1,10 +1,11 @@
-package httpapi
+package oipapi
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -16,8 +17,8 @@ import (
 // already knows and measures.
 
 // OipModelConfig describes the configuration of the version tensor calls go to.
-func (s *Server) OipModelConfig(_ context.Context, req api.OipModelConfigRequestObject) (api.OipModelConfigResponseObject, error) {
-	c, err := s.oipConfig(req.ModelName, "")
+func (h *Handlers) OipModelConfig(_ context.Context, req api.OipModelConfigRequestObject) (api.OipModelConfigResponseObject, error) {
+	c, err := h.oipConfig(req.ModelName, "")
 	if err != nil {
 		return nil, err
 	}
@@ -25,8 +26,8 @@ func (s *Server) OipModelConfig(_ context.Context, req api.OipModelConfigRequest
 }
 
 // OipModelVersionConfig describes one version's configuration.
-func (s *Server) OipModelVersionConfig(_ context.Context, req api.OipModelVersionConfigRequestObject) (api.OipModelVersionConfigResponseObject, error) {
-	c, err := s.oipConfig(req.ModelName, req.ModelVersion)
+func (h *Handlers) OipModelVersionConfig(_ context.Context, req api.OipModelVersionConfigRequestObject) (api.OipModelVersionConfigResponseObject, error) {
+	c, err := h.oipConfig(req.ModelName, req.ModelVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -35,14 +36,14 @@ func (s *Server) OipModelVersionConfig(_ context.Context, req api.OipModelVersio
 
 // oipConfig is a loaded version's configuration as Triton writes it: dimensions
 // without the batch dimension when max_batch_size is above 0.
-func (s *Server) oipConfig(name, version string) (api.OIPModelConfig, error) {
-	ver, err := s.reg.ResolveTensors(name, version)
+func (h *Handlers) oipConfig(name, version string) (api.OIPModelConfig, error) {
+	ver, err := h.cfg.Registry.ResolveTensors(name, version)
 	if err != nil {
-		return api.OIPModelConfig{}, namedInPath(err)
+		return api.OIPModelConfig{}, problem.InPath(err)
 	}
-	m, err := s.reg.Describe(name)
+	m, err := h.cfg.Registry.Describe(name)
 	if err != nil {
-		return api.OIPModelConfig{}, namedInPath(err)
+		return api.OIPModelConfig{}, problem.InPath(err)
 	}
 	var e registry.Entry
 	for _, v := range m.Versions {
@@ -87,8 +88,8 @@ func tritonType(d tensor.DType) api.OIPModelConfigTensorDataType {
 }
 
 // OipStatistics reports every version of every model.
-func (s *Server) OipStatistics(context.Context, api.OipStatisticsRequestObject) (api.OipStatisticsResponseObject, error) {
-	st, err := s.oipStats("", "")
+func (h *Handlers) OipStatistics(context.Context, api.OipStatisticsRequestObject) (api.OipStatisticsResponseObject, error) {
+	st, err := h.oipStats("", "")
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +97,8 @@ func (s *Server) OipStatistics(context.Context, api.OipStatisticsRequestObject) 
 }
 
 // OipModelStatistics reports every version of one model.
-func (s *Server) OipModelStatistics(_ context.Context, req api.OipModelStatisticsRequestObject) (api.OipModelStatisticsResponseObject, error) {
-	st, err := s.oipStats(req.ModelName, "")
+func (h *Handlers) OipModelStatistics(_ context.Context, req api.OipModelStatisticsRequestObject) (api.OipModelStatisticsResponseObject, error) {
+	st, err := h.oipStats(req.ModelName, "")
 	if err != nil {
 		return nil, err
 	}
@@ -105,18 +106,18 @@ func (s *Server) OipModelStatistics(_ context.Context, req api.OipModelStatistic
 }
 
 // OipModelVersionStatistics reports one version.
-func (s *Server) OipModelVersionStatistics(_ context.Context, req api.OipModelVersionStatisticsRequestObject) (api.OipModelVersionStatisticsResponseObject, error) {
-	st, err := s.oipStats(req.ModelName, req.ModelVersion)
+func (h *Handlers) OipModelVersionStatistics(_ context.Context, req api.OipModelVersionStatisticsRequestObject) (api.OipModelVersionStatisticsResponseObject, error) {
+	st, err := h.oipStats(req.ModelName, req.ModelVersion)
 	if err != nil {
 		return nil, err
 	}
 	return api.OipModelVersionStatistics200JSONResponse(st), nil
 }
 
-func (s *Server) oipStats(name, version string) (api.OIPStatistics, error) {
-	stats, err := s.reg.Stats(name, version)
+func (h *Handlers) oipStats(name, version string) (api.OIPStatistics, error) {
+	stats, err := h.cfg.Registry.Stats(name, version)
 	if err != nil {
-		return api.OIPStatistics{}, namedInPath(err)
+		return api.OIPStatistics{}, problem.InPath(err)
 	}
 	out := api.OIPStatistics{ModelStats: make([]api.OIPModelStatistics, len(stats))}
 	for i, st := range stats {
@@ -145,9 +146,9 @@ func oipStat(s registry.Stat) api.OIPStat {
 }
 
 // OipRepositoryIndex lists the model repository.
-func (s *Server) OipRepositoryIndex(ctx context.Context, req api.OipRepositoryIndexRequestObject) (api.OipRepositoryIndexResponseObject, error) {
+func (h *Handlers) OipRepositoryIndex(ctx context.Context, req api.OipRepositoryIndexRequestObject) (api.OipRepositoryIndexResponseObject, error) {
 	readyOnly := req.Body != nil && req.Body.Ready != nil && *req.Body.Ready
-	idx, err := s.oipIndex(ctx, "")
+	idx, err := h.oipIndex(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +162,11 @@ func (s *Server) OipRepositoryIndex(ctx context.Context, req api.OipRepositoryIn
 }
 
 // OipRepositoryLoad loads what the repository holds of a model.
-func (s *Server) OipRepositoryLoad(ctx context.Context, req api.OipRepositoryLoadRequestObject) (api.OipRepositoryLoadResponseObject, error) {
-	if err := s.reg.LoadModel(ctx, req.ModelName); err != nil {
-		return nil, namedInPath(err)
+func (h *Handlers) OipRepositoryLoad(ctx context.Context, req api.OipRepositoryLoadRequestObject) (api.OipRepositoryLoadResponseObject, error) {
+	if err := h.cfg.Registry.LoadModel(ctx, req.ModelName); err != nil {
+		return nil, problem.InPath(err)
 	}
-	idx, err := s.oipIndex(ctx, req.ModelName)
+	idx, err := h.oipIndex(ctx, req.ModelName)
 	if err != nil {
 		return nil, err
 	}
@@ -173,11 +174,11 @@ func (s *Server) OipRepositoryLoad(ctx context.Context, req api.OipRepositoryLoa
 }
 
 // OipRepositoryUnload unloads a model, once its requests in flight have finished.
-func (s *Server) OipRepositoryUnload(ctx context.Context, req api.OipRepositoryUnloadRequestObject) (api.OipRepositoryUnloadResponseObject, error) {
-	if err := s.reg.UnloadModel(ctx, req.ModelName); err != nil {
-		return nil, namedInPath(err)
+func (h *Handlers) OipRepositoryUnload(ctx context.Context, req api.OipRepositoryUnloadRequestObject) (api.OipRepositoryUnloadResponseObject, error) {
+	if err := h.cfg.Registry.UnloadModel(ctx, req.ModelName); err != nil {
+		return nil, problem.InPath(err)
 	}
-	idx, err := s.oipIndex(ctx, req.ModelName)
+	idx, err := h.oipIndex(ctx, req.ModelName)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +186,8 @@ func (s *Server) OipRepositoryUnload(ctx context.Context, req api.OipRepositoryU
 }
 
 // oipIndex is the repository's index, of one model when name is set.
-func (s *Server) oipIndex(ctx context.Context, name string) ([]api.OIPRepositoryModel, error) {
-	entries, err := s.reg.Index(ctx)
+func (h *Handlers) oipIndex(ctx context.Context, name string) ([]api.OIPRepositoryModel, error) {
+	entries, err := h.cfg.Registry.Index(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +204,11 @@ func (s *Server) oipIndex(ctx context.Context, name string) ([]api.OIPRepository
 		case registry.StatusLoading:
 			m.State = api.LOADING
 		case registry.StatusFailed:
-			m.State, reason = api.UNAVAILABLE, s.loadErrorText(e.Err)
+			m.State, reason = api.UNAVAILABLE, h.cfg.LoadErrorText(e.Err)
 		default:
 			m.State, reason = api.UNAVAILABLE, fmt.Sprintf("not loaded; POST /v2/repository/models/%s/load loads it", e.Name)
 			if e.Err != nil {
-				reason = "not loaded, and it cannot load: " + s.loadErrorText(e.Err)
+				reason = "not loaded, and it cannot load: " + h.cfg.LoadErrorText(e.Err)
 			}
 		}
 		if reason != "" {

@@ -1,9 +1,8 @@
-package httpapi
+package validator
 
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -13,8 +12,8 @@ import (
 )
 
 // fastBody is the common case of decodeBody, in one scan of the body: a body that is
-// valid UTF-8 and valid JSON naming no member twice, an object of plainly spelled members, each
-// string member a plain ASCII string, with no number beyond a double. What the
+// valid UTF-8 and valid JSON naming no member twice, an object of plainly spelled
+// members, each string member a plain ASCII string, with no number beyond a double. What the
 // contract's schema says of such a body depends only on its shape (which members,
 // the strings, how many elements the arrays have): the other members are AnyValue,
 // which accepts every JSON value. So the schema is asked once per shape and its yes
@@ -88,7 +87,7 @@ func newFastBody(op *bodyRoute) *fastBody {
 
 // decode returns the body's input when b, which jsonscan.Check has accepted, takes the
 // fast path and the schema accepts it; ok false sends it to the general path.
-func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
+func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 	if !utf8.Valid(b) {
 		return nil, false
 	}
@@ -96,7 +95,7 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 	// live on (a job keeps its input): they are slices of one copy.
 	b = bytes.Clone(b)
 	var shape bodyShape
-	in = &predictInput{}
+	in = &Input{}
 	var raws [64][]byte // per name index, the member's value
 	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -104,23 +103,22 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 	}
 	i = jsonscan.SkipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
-		// A member name: valid JSON guarantees the quotes.
-		end := i + 1
-		for end < len(b) && b[end] != '"' {
-			if c := b[end]; c == '\\' || c >= 0x80 {
-				return nil, false
-			}
-			end++
+		// A member name: valid JSON guarantees the quotes. One spelled with an escape
+		// or beyond ASCII takes the general path.
+		end := jsonscan.StringEnd(b, i)
+		name := b[i+1 : end-1]
+		if !jsonscan.Plain(name) {
+			return nil, false
 		}
-		k := f.index(b[i+1 : end])
+		k := f.index(name)
 		if k < 0 || shape.members&(1<<k) != 0 {
 			return nil, false // unknown or repeated: the general path words it
 		}
 		shape.members |= 1 << k
-		i = jsonscan.SkipSpace(b, end+1) + 1 // past the ':'
+		i = jsonscan.SkipSpace(b, end) + 1 // past the ':'
 		i = jsonscan.SkipSpace(b, i)
-		vend, huge := skipValue(b, i)
-		if huge {
+		vend := jsonscan.ValueEnd(b, i)
+		if jsonscan.HugeNumber(b[i:vend]) != "" {
 			return nil, false
 		}
 		raws[k] = b[i:vend]
@@ -137,7 +135,7 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 		raw := raws[k]
 		switch f.kinds[k] {
 		case memberString:
-			if len(raw) < 2 || raw[0] != '"' || !plainASCII(raw[1:len(raw)-1]) {
+			if len(raw) < 2 || raw[0] != '"' || !jsonscan.Plain(raw[1:len(raw)-1]) {
 				return nil, false
 			}
 			s := string(raw[1 : len(raw)-1])
@@ -145,23 +143,23 @@ func (f *fastBody) decode(b []byte) (in *predictInput, ok bool) {
 			strs++
 			switch name {
 			case "model":
-				in.model = s
+				in.Model = s
 			case "version":
-				in.version = s
+				in.Version = s
 			}
 		case memberAny:
 			if name == "data" {
-				in.data = raw
+				in.Data = raw
 			}
 		case memberArray:
-			elems, isArray := splitArray(raw)
+			elems, isArray := jsonscan.Elements(raw)
 			if !isArray {
 				return nil, false
 			}
 			shape.lens[arrays] = len(elems)
 			arrays++
 			if name == "items" {
-				in.items = elems
+				in.Items = elems
 			}
 		}
 	}
@@ -215,68 +213,4 @@ func (f *fastBody) accepts(shape bodyShape) bool {
 	f.seen[shape] = struct{}{}
 	f.mu.Unlock()
 	return true
-}
-
-// skipValue returns the end of the JSON value that starts at b[i] (b is valid JSON
-// text), and whether it holds a number beyond a double (the rule of hugeNumber).
-func skipValue(b []byte, i int) (end int, huge bool) {
-	switch c := b[i]; {
-	case c == '"':
-		return skipString(b, i), false
-	case c == '{' || c == '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch c := b[i]; {
-			case c == '"':
-				i = skipString(b, i) - 1
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				if depth--; depth == 0 {
-					return i + 1, huge
-				}
-			case c == '-' || c >= '0' && c <= '9':
-				j := numberEnd(b, i)
-				huge = huge || beyondDouble(b[i:j])
-				i = j - 1
-			}
-		}
-		return i, huge
-	case c == '-' || c >= '0' && c <= '9':
-		j := numberEnd(b, i)
-		return j, beyondDouble(b[i:j])
-	default: // true, false, null
-		j := i
-		for j < len(b) && b[j] >= 'a' && b[j] <= 'z' {
-			j++
-		}
-		return j, false
-	}
-}
-
-// skipString returns the index after the string that starts at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b) && b[i] != '"'; i++ {
-		if b[i] == '\\' {
-			i++
-		}
-	}
-	return i + 1
-}
-
-func numberEnd(b []byte, i int) int {
-	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
-		i++
-	}
-	return i
-}
-
-// beyondDouble reports whether the JSON number num overflows a float64: only an
-// exponent or more than 308 digits can.
-func beyondDouble(num []byte) bool {
-	if len(num) <= 308 && !bytes.ContainsAny(num, "eE") {
-		return false
-	}
-	_, err := strconv.ParseFloat(string(num), 64)
-	return err != nil
 }

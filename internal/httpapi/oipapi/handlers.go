@@ -1,0 +1,315 @@
+package oipapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/build"
+	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// Extensions are the protocol extensions GET /v2 lists.
+var Extensions = []string{"binary_tensor_data", "model_configuration", "statistics", "model_repository"}
+
+// HeaderInferenceLength is the binary data extension's header, canonical.
+const HeaderInferenceLength = "Inference-Header-Content-Length"
+
+// contentTypeJSON is shared by every JSON answer: net/http only reads header values.
+var contentTypeJSON = []string{"application/json"}
+
+// Config is what the handlers need of the server.
+type Config struct {
+	Registry *registry.Registry
+	// MaxBatchItems caps the rows of an infer call (MAX_BATCH_ITEMS), MaxResponseBytes
+	// the bytes of its answer (MAX_RESPONSE_BYTES).
+	MaxBatchItems    int
+	MaxResponseBytes int64
+	// Ready is the server's readiness, which GET /v2/health/ready answers with.
+	Ready func(ctx context.Context) (bool, error)
+	// LoadErrorText words a version's load error for a client (paths redacted).
+	LoadErrorText func(error) string
+}
+
+// Handlers serve the protocol's operations of the strict interface.
+type Handlers struct{ cfg Config }
+
+// New returns the handlers over cfg.
+func New(cfg Config) *Handlers { return &Handlers{cfg: cfg} }
+
+// OipServerMetadata names the server, its version and the extensions it speaks.
+func (h *Handlers) OipServerMetadata(context.Context, api.OipServerMetadataRequestObject) (api.OipServerMetadataResponseObject, error) {
+	return api.OipServerMetadata200JSONResponse{Name: "inferd", Version: build.Version, Extensions: Extensions}, nil
+}
+
+// OipServerLive answers as soon as the process listens, as Health does.
+func (h *Handlers) OipServerLive(context.Context, api.OipServerLiveRequestObject) (api.OipServerLiveResponseObject, error) {
+	return api.OipServerLive200JSONResponse{Live: true}, nil
+}
+
+// OipServerReady answers as Ready does, 200 when it would and 503 otherwise, so the
+// two probes never disagree.
+func (h *Handlers) OipServerReady(ctx context.Context, _ api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
+	ready, err := h.cfg.Ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ready {
+		return api.OipServerReady200JSONResponse{Ready: true}, nil
+	}
+	retry := problem.RetryAfterSeconds
+	return api.OipServerReady503JSONResponse{Body: api.OIPReady{Ready: false}, Headers: api.OipServerReady503ResponseHeaders{RetryAfter: &retry}}, nil
+}
+
+// OipModelMetadata describes the version the model's routing rule chooses.
+func (h *Handlers) OipModelMetadata(_ context.Context, req api.OipModelMetadataRequestObject) (api.OipModelMetadataResponseObject, error) {
+	md, err := h.oipMetadata(req.ModelName, "")
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelMetadata200JSONResponse(md), nil
+}
+
+// OipModelVersionMetadata describes one version.
+func (h *Handlers) OipModelVersionMetadata(_ context.Context, req api.OipModelVersionMetadataRequestObject) (api.OipModelVersionMetadataResponseObject, error) {
+	md, err := h.oipMetadata(req.ModelName, req.ModelVersion)
+	if err != nil {
+		return nil, err
+	}
+	return api.OipModelVersionMetadata200JSONResponse(md), nil
+}
+
+// oipMetadata describes a loaded version: the tensors are known once it has loaded,
+// so a loading or failed one is a 503 as its infer calls are.
+func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, error) {
+	ver, err := h.cfg.Registry.ResolveTensors(name, version)
+	if err != nil {
+		return api.OIPModelMetadata{}, problem.InPath(err)
+	}
+	m, err := h.cfg.Registry.Describe(name)
+	if err != nil {
+		return api.OIPModelMetadata{}, problem.InPath(err)
+	}
+	out := api.OIPModelMetadata{Name: name, Versions: []string{}, Inputs: []api.OIPTensorMetadata{}, Outputs: []api.OIPTensorMetadata{}}
+	for _, v := range m.Versions {
+		out.Versions = append(out.Versions, v.Version)
+		if v.Version != ver {
+			continue
+		}
+		out.Inputs, out.Outputs = oipTensors(v.Info.Inputs), oipTensors(v.Info.Outputs)
+	}
+	// Only the ONNX backend declares tensors; a model without them takes any (echo).
+	out.Platform = "echo"
+	if len(out.Inputs) > 0 {
+		out.Platform = "onnxruntime_onnx"
+	}
+	return out, nil
+}
+
+func oipTensors(ts []pipeline.Tensor) []api.OIPTensorMetadata {
+	out := make([]api.OIPTensorMetadata, len(ts))
+	for i, t := range ts {
+		out[i] = api.OIPTensorMetadata{Name: t.Name, Datatype: api.OIPDatatype(oip.Datatype(tensor.DType(t.DType))), Shape: t.Shape}
+		if out[i].Shape == nil {
+			out[i].Shape = []int64{}
+		}
+	}
+	return out
+}
+
+// OipModelReady says whether the version the rule chooses can serve.
+func (h *Handlers) OipModelReady(_ context.Context, req api.OipModelReadyRequestObject) (api.OipModelReadyResponseObject, error) {
+	ready, err := h.oipReady(req.ModelName, "")
+	if err != nil {
+		return nil, err
+	}
+	if !ready.Ready {
+		retry := problem.RetryAfterSeconds
+		return api.OipModelReady503JSONResponse{Body: ready, Headers: api.OipModelReady503ResponseHeaders{RetryAfter: &retry}}, nil
+	}
+	return api.OipModelReady200JSONResponse(ready), nil
+}
+
+// OipModelVersionReady says whether one version can serve.
+func (h *Handlers) OipModelVersionReady(_ context.Context, req api.OipModelVersionReadyRequestObject) (api.OipModelVersionReadyResponseObject, error) {
+	ready, err := h.oipReady(req.ModelName, req.ModelVersion)
+	if err != nil {
+		return nil, err
+	}
+	if !ready.Ready {
+		retry := problem.RetryAfterSeconds
+		return api.OipModelVersionReady503JSONResponse{Body: ready, Headers: api.OipModelVersionReady503ResponseHeaders{RetryAfter: &retry}}, nil
+	}
+	return api.OipModelVersionReady200JSONResponse(ready), nil
+}
+
+func (h *Handlers) oipReady(name, version string) (api.OIPModelReady, error) {
+	ver, err := h.cfg.Registry.RouteTensors(name, version)
+	if err != nil {
+		return api.OIPModelReady{}, problem.InPath(err)
+	}
+	_, err = h.cfg.Registry.Resolve(name, ver)
+	switch {
+	case err == nil:
+		return api.OIPModelReady{Name: name, Version: &ver, Ready: true}, nil
+	case errors.Is(err, registry.ErrLoading) || errors.Is(err, registry.ErrUnavailable):
+		return api.OIPModelReady{Name: name, Version: &ver, Ready: false}, nil
+	}
+	return api.OIPModelReady{}, problem.InPath(err)
+}
+
+// OipInfer is the generated strict path of an infer call, taken only without the
+// validator in front (which hands the body to oipServe); it runs the same code.
+func (h *Handlers) OipInfer(ctx context.Context, req api.OipInferRequestObject) (api.OipInferResponseObject, error) {
+	body, err := strictBody(req.JSONBody, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.Infer(ctx, req.ModelName, "", req.Params.InferenceHeaderContentLength, body)
+	if err != nil {
+		return nil, err
+	}
+	if res.headerLen < 0 {
+		return oipJSONResponse{res}, nil
+	}
+	return api.OipInfer200ApplicationoctetStreamResponse{Body: bytes.NewReader(res.body), ContentLength: int64(len(res.body)), Headers: api.OipInfer200ResponseHeaders{InferenceHeaderContentLength: &res.headerLen}}, nil
+}
+
+// OipInferVersion is OipInfer with the version in the path.
+func (h *Handlers) OipInferVersion(ctx context.Context, req api.OipInferVersionRequestObject) (api.OipInferVersionResponseObject, error) {
+	body, err := strictBody(req.JSONBody, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.Infer(ctx, req.ModelName, req.ModelVersion, req.Params.InferenceHeaderContentLength, body)
+	if err != nil {
+		return nil, err
+	}
+	if res.headerLen < 0 {
+		return oipJSONResponse{res}, nil
+	}
+	return api.OipInferVersion200ApplicationoctetStreamResponse{Body: bytes.NewReader(res.body), ContentLength: int64(len(res.body)), Headers: api.OipInferVersion200ResponseHeaders{InferenceHeaderContentLength: &res.headerLen}}, nil
+}
+
+func strictBody(parsed any, r io.Reader) ([]byte, error) {
+	if r != nil {
+		return io.ReadAll(r)
+	}
+	return json.Marshal(parsed)
+}
+
+// oipJSONResponse writes an encoded JSON answer for both strict infer operations.
+type oipJSONResponse struct{ res Result }
+
+func (o oipJSONResponse) VisitOipInferResponse(w http.ResponseWriter) error {
+	return o.res.Write(w)
+}
+
+func (o oipJSONResponse) VisitOipInferVersionResponse(w http.ResponseWriter) error {
+	return o.res.Write(w)
+}
+
+// Result is an encoded answer: JSON when headerLen < 0, else the binary data
+// extension's JSON header of headerLen bytes and the binary outputs.
+type Result struct {
+	body      []byte
+	headerLen int
+	version   string
+}
+
+func (res Result) Write(w http.ResponseWriter) error {
+	h := w.Header()
+	if res.headerLen < 0 {
+		h["Content-Type"] = contentTypeJSON
+	} else {
+		h["Content-Type"] = []string{"application/octet-stream"}
+		h[HeaderInferenceLength] = []string{strconv.Itoa(res.headerLen)}
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(res.body))}
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(res.body)
+	return err
+}
+
+// Infer runs one infer call on body, whose first headerLen bytes are the JSON request
+// when the binary data extension is used (headerLen set), else all of it.
+func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *int, body []byte) (Result, error) {
+	header, bin := body, []byte(nil)
+	if headerLen != nil {
+		n := *headerLen
+		if n < 0 || n > len(body) {
+			return Result{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+				Detail: fmt.Sprintf("%s is %d, but the body holds %d bytes; it must be the length of the JSON header that starts the body", HeaderInferenceLength, n, len(body))}
+		}
+		header, bin = body[:n], body[n:]
+	}
+	req, err := oip.Decode(header, bin)
+	if err != nil {
+		return Result{}, oipInvalid(err)
+	}
+	outs := make([]string, len(req.Outputs))
+	binary := map[string]bool{}
+	for i, o := range req.Outputs {
+		outs[i] = o.Name
+		binary[o.Name] = o.Binary
+	}
+	inf, err := h.cfg.Registry.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: h.cfg.MaxBatchItems})
+	if err != nil {
+		return Result{}, oipInvalid(problem.InPath(err))
+	}
+	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(h.cfg.MaxResponseBytes)},
+		func(name string) bool { return req.BinaryOutput || binary[name] })
+	if err != nil {
+		return Result{}, oipInvalid(err)
+	}
+	return Result{body: out, headerLen: n, version: inf.Version}, nil
+}
+
+// oipInvalid words a request's fault in the protocol's terms (its datatype names).
+func oipInvalid(err error) error {
+	if errors.Is(err, registry.ErrTooManyRows) {
+		return &problem.Error{Status: http.StatusRequestEntityTooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
+	}
+	var big *oip.SizeError
+	if errors.As(err, &big) {
+		return problem.ResponseTooLarge(int64(big.AtLeast), int64(big.MaxBytes),
+			"ask for fewer rows or outputs, or for binary data (\"parameters\":{\"binary_data_output\":true}), which takes a fraction of JSON's bytes")
+	}
+	var oe *oip.Error
+	if errors.As(err, &oe) {
+		code := problem.CodeInvalidInput
+		if oe.Malformed {
+			code = problem.CodeInvalidRequest // as a malformed body of /predict is
+		}
+		return &problem.Error{Status: http.StatusBadRequest, Code: code, Detail: oe.Msg}
+	}
+	var te *registry.TensorError
+	if !errors.As(err, &te) {
+		return err
+	}
+	detail := te.Error()
+	switch te.Problem {
+	case registry.WrongDType:
+		detail = fmt.Sprintf("input %q is %s; the model takes %s", te.Name, oipName(te.DType), oipName(te.WantDType))
+	case registry.WrongShape:
+		detail = fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size; the batch dimension first)", te.Name, tensor.FormatShape(te.Shape), tensor.FormatShape(te.WantShape))
+	}
+	return &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidInput, Detail: detail}
+}
+
+func oipName(d tensor.DType) string {
+	if n := oip.Datatype(d); n != "" {
+		return n
+	}
+	return string(d)
+}

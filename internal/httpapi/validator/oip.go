@@ -1,0 +1,68 @@
+package validator
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/go-chi/chi/v5"
+	middleware "github.com/oapi-codegen/nethttp-middleware"
+)
+
+// oipBody carries an infer body from the validator to the handler.
+type oipBody struct{}
+
+// OIPBody returns the body of an infer request that the validator has read, and
+// whether it has read one.
+func OIPBody(ctx context.Context) ([]byte, bool) {
+	b, ok := ctx.Value(oipBody{}).([]byte)
+	return b, ok
+}
+
+// oipRead is the validator of the infer operations, in the order decodeOnce keeps:
+// the body is read first (413 past the limit), then the parameters and the key are
+// checked against the contract as every operation's are (400, 401, 403); the body
+// itself is checked by oip.Decode in the handler, which knows tensors.
+func (v *Validator) oipRead(route *routers.Route, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	params := map[string]string{}
+	if rctx := chi.RouteContext(ctx); rctx != nil {
+		for i, k := range rctx.URLParams.Keys {
+			v := rctx.URLParams.Values[i]
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
+			params[k] = v
+		}
+	}
+	matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
+	fail := func(err error, status int) {
+		v.cfg.Fail(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+		_, err := buf.ReadFrom(r.Body)
+		body = buf.Bytes()
+		if err != nil {
+			fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "reading failed", Err: err}, http.StatusBadRequest)
+			return
+		}
+	}
+	if len(body) == 0 {
+		fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "value is required but missing"}, http.StatusBadRequest)
+		return
+	}
+	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: v.cfg.Authenticate, ExcludeRequestBody: true},
+	})
+	if err != nil {
+		fail(err, Status(err))
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, oipBody{}, body)))
+}
