@@ -125,10 +125,10 @@ test: onnxruntime
 	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/... ./monitoring/...
 
 ## test-short: what to run on every change, in under a minute: every package's tests with
-## -short and the race detector, leaving to make test those that build and run the binaries,
-## soak Redis or wait out real timeouts (each says so when it skips)
+## -short, leaving to make test those that build and run the binaries, soak Redis or wait
+## out real time (each says so when it skips), and the race detector, which triples the time
 test-short: onnxruntime
-	$(GO) test -race -short -count=1 ./...
+	$(GO) test -short -count=1 ./...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build

@@ -13,6 +13,9 @@ import (
 // pinned in tools/go.mod), into a module of its own, and builds it: a contract whose
 // stock client does not compile is the wall issue 7 names.
 func TestStockGeneratorCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a client and builds it with go build; runs without -short (make test)")
+	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -226,6 +226,9 @@ func TestPendingUntilWorkerStarts(t *testing.T) {
 }
 
 func TestRedisOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops and restarts Redis under a worker; runs without -short (make test)")
+	}
 	e := newEnv(t)
 	failed := &failures{ch: make(chan struct{}, 64)}
 	e.workerHook = failed
