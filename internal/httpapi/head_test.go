@@ -39,7 +39,9 @@ func getRoutes(t *testing.T, jobID string) []string {
 func sameButBody(t *testing.T, path string, get, head *apitest.Response) {
 	t.Helper()
 	headers := []string{"Content-Type", "Content-Length", "Retry-After", "Allow", "WWW-Authenticate"}
-	if strings.HasPrefix(path, "/debug/pprof/") {
+	// Profiles, and the memory report's figures, are measured anew for each request:
+	// their lengths may differ by a digit.
+	if strings.HasPrefix(path, "/debug/pprof/") || path == "/admin/models/memory" {
 		headers = slices.DeleteFunc(headers, func(h string) bool { return h == "Content-Length" })
 	}
 	if head.Status != get.Status {
