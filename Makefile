@@ -126,9 +126,10 @@ test: onnxruntime
 
 ## test-short: what to run on every change, in under a minute: every package's tests with
 ## -short, leaving to make test those that build and run the binaries, soak Redis or wait
-## out real time (each says so when it skips), and the race detector, which triples the time
+## out real time (each says so when it skips), the race detector, which triples the time,
+## and go test's vet checks (make lint runs go vet)
 test-short: onnxruntime
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -vet=off ./...
 
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
