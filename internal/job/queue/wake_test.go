@@ -49,6 +49,12 @@ func TestWakeUp(t *testing.T) {
 	if f := fellBack.Load(); f != 0 {
 		t.Fatalf("the guard fell back %d times", f)
 	}
+	// One hold to start with and one or two per job (an announcement that came while
+	// no dequeue was held ends the next hold at once): a worker whose holds end without
+	// an announcement makes hundreds in that time.
+	if n = h.count(); n > 10 {
+		t.Fatalf("%d holds for three jobs: the idle worker's holds do not wait", n)
+	}
 
 	done := make(chan struct{})
 	go func() { w.Shutdown(); close(done) }()
