@@ -137,6 +137,13 @@ test: onnxruntime
 	$(GO) test -race -count=1 $(if $(TEST_SKIP),-skip '$(TEST_SKIP)') ./...
 	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/... ./monitoring/...
 
+## test-short: what to run on every change, in under a minute: every package's tests with
+## -short, leaving to make test those that build and run the binaries, soak Redis or wait
+## out real time (each says so when it skips), the race detector, which triples the time,
+## and go test's vet checks (make lint runs go vet)
+test-short: onnxruntime
+	$(GO) test -short -count=1 -vet=off ./...
+
 ## test-browser: Swagger UI at /docs in headless Chromium (tools/browser); with CI=true a missing chromium fails
 test-browser: npm-tools onnxruntime build
 	INFERD_BIN=$(CURDIR)/$(BIN)/inferd node --test tools/browser/

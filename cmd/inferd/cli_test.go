@@ -128,6 +128,9 @@ func TestHealthcheck(t *testing.T) {
 // TestMakeBuildStampsVersion builds as `make build` does and checks --version reports
 // what git says of the work tree, and the contract's info.version.
 func TestMakeBuildStampsVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make build, an optimised build of every command; runs without -short (make test)")
+	}
 	root := repoRoot(t)
 	git := func(args ...string) string {
 		out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -39,6 +40,15 @@ func startApp(t *testing.T, env map[string]string, wantReady bool) *started {
 func startAppWith(t *testing.T, env map[string]string, wantReady bool, opts app.Options) *started {
 	t.Helper()
 	onnxtest.Runtime(t) // the ONNX library must be there: fail under CI, skip elsewhere
+	// The server stops when the test ends, when no load balancer needs the drain: left
+	// at its default, every test would wait it out.
+	if _, ok := env["SHUTDOWN_DRAIN"]; !ok {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["SHUTDOWN_DRAIN"] = "0s"
+	}
 	cfg, err := config.Load(func(k string) string { return env[k] }, os.ReadFile)
 	if err != nil {
 		t.Fatal(err)

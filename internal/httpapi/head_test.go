@@ -39,7 +39,9 @@ func getRoutes(t *testing.T, jobID string) []string {
 func sameButBody(t *testing.T, path string, get, head *apitest.Response) {
 	t.Helper()
 	headers := []string{"Content-Type", "Content-Length", "Retry-After", "Allow", "WWW-Authenticate"}
-	if strings.HasPrefix(path, "/debug/pprof/") {
+	// Profiles, and the memory report's figures, are measured anew for each request:
+	// their lengths may differ by a digit.
+	if strings.HasPrefix(path, "/debug/pprof/") || path == "/admin/models/memory" {
 		headers = slices.DeleteFunc(headers, func(h string) bool { return h == "Content-Length" })
 	}
 	if head.Status != get.Status {
@@ -68,6 +70,9 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 	for _, path := range getRoutes(t, id) {
 		for _, key := range []string{keyAdmin, "", keyPredict} {
 			t.Run(path+"/key="+key, func(t *testing.T) {
+				if key == keyAdmin {
+					skipTimedProfile(t, path)
+				}
 				get := h.c.Do(h.c.NewRequest(http.MethodGet, path, key, nil))
 				head := h.c.Do(h.c.NewRequest(http.MethodHead, path, key, nil))
 				sameButBody(t, path, get, head)

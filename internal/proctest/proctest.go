@@ -28,8 +28,14 @@ var (
 )
 
 // Build compiles the command in cmd/<name> once per test binary and returns its path.
+// With -short it skips the test instead: a -race build and a process per test take
+// most of the time of the packages that use them (make test-short leaves them to
+// make test).
 func Build(t testing.TB, name string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs cmd/" + name + "; runs without -short (make test)")
+	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if bin, ok := built[name]; ok {

@@ -13,6 +13,7 @@ import (
 // with an id) must still end succeeded with its own result: the record and the task
 // were in the file, and the processes reconnect by themselves.
 func TestAOFRestartLosesNoAcceptedJob(t *testing.T) {
+	skipShort(t) // before its own Redis starts
 	t.Parallel()
 	const (
 		total      = 400

@@ -35,6 +35,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// skipShort skips a test with -short: every test here runs several processes for
+// seconds to minutes, which make test runs and make test-short leaves out.
+func skipShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("queue mode end to end, with built binaries; runs without -short (make test)")
+	}
+}
+
 // binary returns the path of cmd/<name>: the -race build of proctest, or the one in
 // INFERD_BIN_DIR when that is set (to benchmark an optimised build).
 func binary(tb testing.TB, name string) string {
@@ -65,6 +74,7 @@ type cluster struct {
 
 func newCluster(tb testing.TB) *cluster {
 	tb.Helper()
+	skipShort(tb)
 	return newClusterOn(tb, redistest.Start(tb))
 }
 
@@ -72,6 +82,7 @@ func newCluster(tb testing.TB) *cluster {
 // replicas).
 func newClusterOn(tb testing.TB, redis *redistest.Server) *cluster {
 	tb.Helper()
+	skipShort(tb)
 	return &cluster{
 		tb:        tb,
 		redis:     redis,

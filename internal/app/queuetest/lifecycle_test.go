@@ -1,13 +1,17 @@
 package queuetest
 
 import (
+	"context"
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestJobWaitsForAWorker: with no worker running, a submitted job stays pending (it is
@@ -19,11 +23,18 @@ func TestJobWaitsForAWorker(t *testing.T) {
 	spec := batch("echo", "v1", `{"a":12345678901234567890}`, `[1,{"b":null}]`)
 	id := s.submit(t, spec)
 
-	// A second is many times the pickup latency of an idle worker (under 100 ms).
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if rec := s.poll(t, id); rec.Status != "pending" || rec.StartedAt != nil {
-			t.Fatalf("with no worker running, the job is %+v, want pending", rec)
-		}
+	// The task waits in asynq's pending list, which only a worker's dequeue takes it
+	// from: no time spent watching it would show more.
+	rc := redis.NewClient(&redis.Options{Addr: c.redis.Addr()})
+	defer rc.Close()
+	ctx := context.Background()
+	state, err := rc.HGet(ctx, "asynq:{inferd}:t:"+id, "state").Result()
+	pending, lerr := rc.LRange(ctx, "asynq:{inferd}:pending", 0, -1).Result()
+	if err != nil || lerr != nil || state != "pending" || !slices.Contains(pending, id) {
+		t.Fatalf("task %s: state %q (%v), pending list %v (%v); want it pending", id, state, err, pending, lerr)
+	}
+	if rec := s.poll(t, id); rec.Status != "pending" || rec.StartedAt != nil {
+		t.Fatalf("with no worker running, the job is %+v, want pending", rec)
 	}
 
 	c.startWorker()

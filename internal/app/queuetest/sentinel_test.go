@@ -18,6 +18,7 @@ import (
 // reached a replica before the server answered. It logs accepted, refused, succeeded,
 // failed and lost jobs and the longest time a server answered 503.
 func TestSentinelFailoverLosesNoAcceptedJob(t *testing.T) {
+	skipShort(t) // before its own Redis starts
 	t.Parallel()
 	const (
 		total      = 1000

@@ -79,9 +79,9 @@ func TestJobWaitInQueueMode(t *testing.T) {
 			}
 			got <- answer{rec, time.Since(start)}
 		}()
-		// Give the wait time to register; should it come later, it reads the
-		// cancelled record at once all the same.
-		time.Sleep(200 * time.Millisecond)
+		// The cancel comes once the wait is held (the server counts it), so that it is
+		// the cancel that wakes the wait rather than a wait that reads a final record.
+		eventually(t, 10*time.Second, "the wait held", func() bool { return metric(t, a.Proc, "inferd_job_waits") >= 1 })
 		if resp := b.api.Do(b.api.NewRequest(http.MethodDelete, "/predict/async/"+id, devKey, nil)); resp.Status != http.StatusOK {
 			t.Fatalf("cancel: %d %s", resp.Status, resp.Body)
 		}

@@ -65,6 +65,19 @@ func (e *env) startWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) 
 	return w
 }
 
+// startIdle starts a worker as startWorker does and returns, with it, the count of its
+// waker's holds, which tells the test when the worker is idle and waiting.
+func (e *env) startIdle(t testing.TB, pred job.Predictor, opts WorkerOptions) (*Worker, *holds) {
+	t.Helper()
+	w := e.newWorker(t, pred, opts)
+	h := watchHolds(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Shutdown)
+	return w, h
+}
+
 func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *Worker {
 	t.Helper()
 	rc := redis.NewClient(&redis.Options{Addr: e.redis.Addr()})
@@ -200,5 +213,44 @@ func (e *env) watchStatus(t testing.TB, id string) (stop func() []job.Status) {
 			}
 		}
 		return seen
+	}
+}
+
+// holds counts the holds of a worker's waker: each is a dequeue that found nothing and
+// now waits for an announcement or the poll interval, so a worker that holds is idle
+// and not polling. It lets a test wait for that state instead of sleeping into it.
+type holds struct {
+	n    atomic.Int64
+	more chan struct{} // one buffered signal: n grew
+}
+
+// watchHolds counts w's holds; w must not have started.
+func watchHolds(w *Worker) *holds {
+	h := &holds{more: make(chan struct{}, 1)}
+	w.waker.onHold = func() {
+		h.n.Add(1)
+		select {
+		case h.more <- struct{}{}:
+		default:
+		}
+	}
+	return h
+}
+
+func (h *holds) count() int64 { return h.n.Load() }
+
+// await waits until more than after holds have begun, and returns their count.
+func (h *holds) await(t testing.TB, after int64, within time.Duration) int64 {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		if n := h.n.Load(); n > after {
+			return n
+		}
+		select {
+		case <-h.more:
+		case <-timeout:
+			t.Fatalf("no hold beyond the first %d within %s: the worker is not idle and waiting", after, within)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -9,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/redistest"
 )
 
 // TestLayoutVersion: the asynq this binary is built with is the one whose layout the
@@ -46,14 +48,25 @@ func TestPlainAsynq(t *testing.T) {
 		t.Fatal("a Submitter for an unknown layout")
 	}
 	e.svc = &job.Service{Store: e.store, Runner: runner}
-	rt := &redistest.RoundTrips{}
-	e.workerHook = rt
-	e.startWorker(t, &echo{}, WorkerOptions{PlainAsynq: true, PollInterval: 100 * time.Millisecond, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
-	time.Sleep(500 * time.Millisecond)
-	before := rt.Count()
-	time.Sleep(time.Second)
-	if n := rt.Count() - before; n > 40 {
-		t.Errorf("an idle plain worker made %d round trips in a second; want about one per poll interval", n)
+	polls := &emptyDequeues{dequeue: newWaker(e.tasks.Queue, 0, nil), at: make(chan time.Time, 64)}
+	e.workerHook = polls
+	poll := 100 * time.Millisecond
+	e.startWorker(t, &echo{}, WorkerOptions{PlainAsynq: true, PollInterval: poll, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
+	// asynq sleeps 0.5 to 1.5 poll intervals after an empty dequeue: five gaps take at
+	// least 2.5 intervals, where a worker that does not wait makes five in milliseconds.
+	var first, last time.Time
+	for i := range 6 {
+		select {
+		case last = <-polls.at:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d empty dequeues in 10s: the plain worker does not poll", i)
+		}
+		if i == 0 {
+			first = last
+		}
+	}
+	if d := last.Sub(first); d < 5*poll/2 {
+		t.Errorf("an idle plain worker made 6 empty dequeues in %s; want about one per poll interval (%s)", d, poll)
 	}
 	for range 3 {
 		rec := e.submit(t, false, `1`)
@@ -67,28 +80,21 @@ func TestPlainAsynq(t *testing.T) {
 // ones without waiting for a poll.
 func TestWakeGuard(t *testing.T) {
 	e := newEnv(t)
-	rt := &redistest.RoundTrips{}
-	e.workerHook = rt
 	var fellBack atomic.Int32
 	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute,
 		FellBack: func() { fellBack.Add(1) }})
 	w.waker.pending = "asynq:{a-layout-of-another-version}:pending"
+	h := watchHolds(w)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Shutdown)
-	deadline := time.Now().Add(10 * time.Second)
-	for fellBack.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// No dequeue is recognised, so nothing is held until the guard falls back, which
+	// it tells first; from then on an empty answer is held for the poll interval
+	// rather than asked again at once.
+	h.await(t, 0, 10*time.Second)
 	if fellBack.Load() != 1 {
 		t.Fatalf("the guard told %d fallbacks, want 1", fellBack.Load())
-	}
-	time.Sleep(200 * time.Millisecond)
-	before := rt.Count()
-	time.Sleep(time.Second)
-	if n := rt.Count() - before; n > 20 {
-		t.Errorf("after the fallback an idle worker made %d round trips in a second", n)
 	}
 	start := time.Now()
 	for range 3 {
@@ -127,4 +133,30 @@ func keysOf(h map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// emptyDequeues is a go-redis hook that sends the time of each dequeue script of
+// dequeue's queue that found nothing, dropping them while at is full.
+type emptyDequeues struct {
+	dequeue *waker // recognises the script
+	at      chan time.Time
+}
+
+func (d *emptyDequeues) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (d *emptyDequeues) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (d *emptyDequeues) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if errors.Is(err, redis.Nil) && isScript(cmd) && d.dequeue.isDequeue(cmd) {
+			select {
+			case d.at <- time.Now():
+			default:
+			}
+		}
+		return err
+	}
 }

@@ -39,6 +39,9 @@ type waker struct {
 	stop                    chan struct{} // closed on shutdown: holds end at once
 	stopOnce                sync.Once
 	guard                   guard
+	// onHold, when set (by tests, before the worker starts), is told as each hold
+	// begins, so that a test knows a worker is idle and waiting without sleeping.
+	onHold func()
 }
 
 func newWaker(queue string, wait time.Duration, fellBack func()) *waker {
@@ -96,6 +99,9 @@ func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 // hold waits for an announcement (true) or the poll interval, shutdown or ctx (false).
 func (w *waker) hold(ctx context.Context) bool {
+	if w.onHold != nil {
+		w.onHold()
+	}
 	t := time.NewTimer(w.wait)
 	defer t.Stop()
 	select {

@@ -4,24 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/inferd/inferd/internal/job"
-	"github.com/inferd/inferd/internal/redistest"
 )
 
 // TestWakeUp checks that an idle worker waits for announcements rather than polling,
-// and starts an announced job at once: with a poll interval of a minute, it must make
-// almost no round trips while idle, pick jobs up in well under the interval, and shut
-// down without waiting for it. If asynq's dequeue stops being recognised, the worker
-// polls every millisecond and the first check fails; if announcements stop arriving,
-// the jobs wait a minute and the second does.
+// and starts an announced job at once: with a poll interval of a minute, its empty
+// dequeue must be held (not answered at once and asked again), it must pick jobs up
+// in well under the interval, and shut down without waiting for it. If asynq's
+// dequeue stops being recognised, no dequeue is held before the guard falls back and
+// the first check fails; if announcements stop arriving, the jobs wait a minute and
+// the second does.
 func TestWakeUp(t *testing.T) {
 	e := newEnv(t)
-	rt := &redistest.RoundTrips{}
-	e.workerHook = rt
-	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
+	var fellBack atomic.Int32
+	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute,
+		FellBack: func() { fellBack.Add(1) }})
+	h := watchHolds(w)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +34,26 @@ func TestWakeUp(t *testing.T) {
 		}
 	})
 
-	time.Sleep(500 * time.Millisecond) // the start's own round trips happen
-	before := rt.Count()
-	time.Sleep(time.Second)
-	if n := rt.Count() - before; n > 10 {
-		t.Fatalf("an idle worker made %d round trips in a second; it polls instead of waiting", n)
+	// The guard tells a fallback before the hold that follows it, so a hold with no
+	// fallback told is one of a recognised dequeue.
+	n := h.await(t, 0, 10*time.Second)
+	if f := fellBack.Load(); f != 0 {
+		t.Fatalf("the idle worker's dequeue was not recognised: the guard fell back (%d)", f)
 	}
 
-	for i := range 3 {
+	for range 3 {
 		rec := e.submit(t, false, `1`)
 		e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
-		if i < 2 {
-			time.Sleep(100 * time.Millisecond) // idle again
-		}
+		n = h.await(t, n, 10*time.Second) // idle again: the next job is announced to a held dequeue
+	}
+	if f := fellBack.Load(); f != 0 {
+		t.Fatalf("the guard fell back %d times", f)
+	}
+	// One hold to start with and one or two per job (an announcement that came while
+	// no dequeue was held ends the next hold at once): a worker whose holds end without
+	// an announcement makes hundreds in that time.
+	if n = h.count(); n > 10 {
+		t.Fatalf("%d holds for three jobs: the idle worker's holds do not wait", n)
 	}
 
 	done := make(chan struct{})
@@ -62,8 +71,8 @@ func TestWakeUp(t *testing.T) {
 // within the poll interval.
 func TestWakeUpMissedAnnouncement(t *testing.T) {
 	e := newEnv(t)
-	e.startWorker(t, &echo{}, WorkerOptions{PollInterval: 200 * time.Millisecond})
-	time.Sleep(300 * time.Millisecond) // idle, waiting
+	_, h := e.startIdle(t, &echo{}, WorkerOptions{PollInterval: 200 * time.Millisecond})
+	h.await(t, 0, 10*time.Second) // idle, waiting
 	rec := job.Record{ID: "silent", Status: job.StatusCreated, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: time.Now()}
 	if err := e.store.Create(context.Background(), rec); err != nil {
 		t.Fatal(err)
@@ -92,18 +101,24 @@ func TestWakeUpBurst(t *testing.T) {
 	for range 5 {
 		e.submit(t, false, `1`)
 	}
+	// A marker published after the five: a subscription receives in order, so any
+	// second announcement would come before it.
+	if err := e.rc.Publish(ctx, wakeChannel(e.tasks.Queue), "marker").Err(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ps.ReceiveMessage(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := ps.ReceiveTimeout(ctx, 300*time.Millisecond); err == nil {
-		t.Fatalf("a second announcement for a queue that was not empty: %+v", m)
+	if m, err := ps.ReceiveMessage(ctx); err != nil || m.Payload != "marker" {
+		t.Fatalf("a second announcement for a queue that was not empty: %+v %v", m, err)
 	}
 
 	opts := WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute}
+	// A hold means the queue was found empty: the five are taken, and both workers hold.
 	for range 2 {
-		e.startWorker(t, &echo{}, opts)
+		_, h := e.startIdle(t, &echo{}, opts)
+		h.await(t, 0, 10*time.Second)
 	}
-	time.Sleep(300 * time.Millisecond) // the five are taken, and both workers hold
 	ids := make([]string, 40)
 	var wg sync.WaitGroup
 	for i := range ids {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
 )
@@ -140,13 +141,16 @@ func TestCancel(t *testing.T) {
 		if _, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID); !errors.Is(err, asynq.ErrTaskNotFound) {
 			t.Fatalf("task after cancel: %v, want ErrTaskNotFound", err)
 		}
+		// One job at a time, first in first out: a job submitted after the cancelled one
+		// runs after it, so once that one has run, the cancelled one had its turn.
 		pred := &echo{}
-		e.startWorker(t, pred, WorkerOptions{})
-		time.Sleep(300 * time.Millisecond)
-		if n := pred.calls.Load(); n != 0 {
-			t.Fatalf("a cancelled job ran %d times", n)
+		e.startWorker(t, pred, WorkerOptions{Concurrency: 1})
+		after := e.submit(t, false, `2`)
+		e.waitStatus(t, after.ID, job.StatusSucceeded, 5*time.Second)
+		if n := pred.calls.Load(); n != 1 {
+			t.Fatalf("the model ran %d times for one job submitted after a cancelled one", n)
 		}
-		e.waitStatus(t, rec.ID, job.StatusCancelled, time.Second)
+		e.waitStatus(t, rec.ID, job.StatusCancelled, time.Millisecond)
 	})
 
 	t.Run("running job is stopped and not retried", func(t *testing.T) {
@@ -208,7 +212,10 @@ func waitTaskGone(t testing.TB, e *env, id string, within time.Duration) {
 func TestPendingUntilWorkerStarts(t *testing.T) {
 	e := newEnv(t)
 	rec := e.submit(t, true, `["a","b"]`)
-	time.Sleep(500 * time.Millisecond)
+	// Queued, in the pending list, where only a worker's dequeue takes it from.
+	if info, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, rec.ID); err != nil || info.State != asynq.TaskStatePending {
+		t.Fatalf("task before any worker: %+v %v, want pending", info, err)
+	}
 	e.waitStatus(t, rec.ID, job.StatusPending, time.Millisecond)
 
 	e.startWorker(t, &echo{}, WorkerOptions{})
@@ -219,12 +226,20 @@ func TestPendingUntilWorkerStarts(t *testing.T) {
 }
 
 func TestRedisOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops and restarts Redis under a worker; runs without -short (make test)")
+	}
 	e := newEnv(t)
+	failed := &failures{ch: make(chan struct{}, 64)}
+	e.workerHook = failed
 	e.startWorker(t, &echo{}, WorkerOptions{})
 	ctx := context.Background()
 	before := e.submit(t, false, `1`)
 	e.waitStatus(t, before.ID, job.StatusSucceeded, 5*time.Second)
 
+	for len(failed.ch) > 0 { // count only the failures of the outage
+		<-failed.ch
+	}
 	e.redis.Stop()
 	if _, err := e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`2`)); !errors.Is(err, job.ErrQueueUnavailable) {
 		t.Fatalf("Submit with Redis down = %v, want ErrQueueUnavailable", err)
@@ -238,7 +253,13 @@ func TestRedisOutage(t *testing.T) {
 	if err := e.runner.Abandon(ctx, before.ID); !errors.Is(err, job.ErrQueueUnavailable) {
 		t.Fatalf("Abandon with Redis down = %v, want ErrQueueUnavailable", err)
 	}
-	time.Sleep(time.Second) // let the worker fail a few polls
+	for i := range 3 { // the worker fails a few round trips
+		select {
+		case <-failed.ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the worker failed %d round trips in 10s with Redis down", i)
+		}
+	}
 
 	// Same Runner, store and Worker, nothing restarted but Redis (empty: no persistence).
 	e.redis.Restart()
@@ -373,5 +394,37 @@ func TestRetriesExhaustedFailJob(t *testing.T) {
 	}
 	if n := pred.calls.Load(); n != 2 {
 		t.Fatalf("the model ran %d times, want 2 (one retry)", n)
+	}
+}
+
+// failures is a go-redis hook that signals each command or pipeline that failed other
+// than with redis.Nil (an answer), dropping signals while ch is full.
+type failures struct{ ch chan struct{} }
+
+func (f *failures) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (f *failures) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		f.signal(err)
+		return err
+	}
+}
+
+func (f *failures) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		f.signal(err)
+		return err
+	}
+}
+
+func (f *failures) signal(err error) {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return
+	}
+	select {
+	case f.ch <- struct{}{}:
+	default:
 	}
 }

@@ -83,6 +83,7 @@ func checkBudget(t *testing.T, rc *redis.Client, prefix, bytesPrefix, owner stri
 // jobs finished by a worker's store (which has no budget of its own) and a record
 // deleted by hand, which a check notices within about a second.
 func TestByteBudget(t *testing.T) {
+	skipExpiry(t) // its steps build on each other, and three wait for expiries
 	const ttl = 4 * time.Second
 	srv := redistest.Start(t)
 	rc := srv.Client()
@@ -261,5 +262,15 @@ func TestByteBudgetIsAtomic(t *testing.T) {
 	wg.Wait()
 	if created.Load() != fit || refused.Load() != writers-fit {
 		t.Fatalf("created %d and refused %d of %d, want %d created", created.Load(), refused.Load(), writers, fit)
+	}
+}
+
+// skipExpiry skips, with -short, a test that waits for Redis to expire keys or for a
+// check that runs once a second: seconds of real time. TestByteBudgetIsAtomic and
+// TestRecordCostMatchesLua still run.
+func skipExpiry(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("waits seconds of real time for Redis to expire keys; runs without -short (make test)")
 	}
 }

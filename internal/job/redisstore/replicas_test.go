@@ -19,6 +19,9 @@ import (
 // exist, Submit fails with ErrQueueUnavailable after the timeout and the record says
 // failed, so no worker runs it.
 func TestReplicasHoldTheSubmission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a replica and waits for it to sync; runs without -short (make test)")
+	}
 	primary := redistest.Start(t)
 	replica := redistest.StartWith(t, redistest.Options{ReplicaOf: primary})
 	primary.WaitReplicas(1)
