@@ -72,7 +72,7 @@ func TestWakeGuard(t *testing.T) {
 	var fellBack atomic.Int32
 	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute,
 		FellBack: func() { fellBack.Add(1) }})
-	w.waker.pending = "asynq:{a-layout-of-another-version}:pending"
+	w.waker.queues = map[string]queueKeys{"asynq:{a-layout-of-another-version}:pending": {}}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

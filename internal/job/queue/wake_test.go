@@ -84,7 +84,7 @@ func TestWakeUpMissedAnnouncement(t *testing.T) {
 func TestWakeUpBurst(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	ps := e.rc.Subscribe(ctx, wakeChannel(e.tasks.Queue))
+	ps := e.rc.Subscribe(ctx, wakeChannel(e.tasks.Queue, false))
 	defer ps.Close()
 	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
 		t.Fatal(err)

@@ -53,6 +53,11 @@ type Options struct {
 	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
 	// means DefaultBytesPrefix.
 	BytesPrefix string
+	// Shards place records (and their owners' keys) in Redis Cluster slots; the zero
+	// value is a single Redis's layout. With several shards, MaxPerOwner and
+	// MaxBytesPerOwner are shared out among them, each holding an owner to its part
+	// (rounded up), since a script sees one slot only.
+	Shards Shards
 }
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
@@ -66,6 +71,7 @@ type Store struct {
 	maxPerOwner int
 	maxBytes    int64
 	bytesPrefix string
+	shards      Shards
 }
 
 var _ job.Store = (*Store)(nil)
@@ -88,8 +94,9 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 		opts.BytesPrefix = DefaultBytesPrefix
 	}
 	return &Store{
-		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix,
-		ttl: opts.TTL, maxAge: opts.MaxAge, maxPerOwner: max(opts.MaxPerOwner, 0), maxBytes: max(opts.MaxBytesPerOwner, 0),
+		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix, shards: opts.Shards,
+		ttl: opts.TTL, maxAge: opts.MaxAge,
+		maxPerOwner: int(opts.Shards.share(int64(max(opts.MaxPerOwner, 0)))), maxBytes: opts.Shards.share(max(opts.MaxBytesPerOwner, 0)),
 	}
 }
 
@@ -187,10 +194,10 @@ func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any)
 		life = s.ttl
 	}
 	now := time.Now()
-	owner := s.ownerKey(rec.Owner)
-	return []string{s.key(rec.ID), owner, owner + ":swept", s.bytesKey(rec.Owner), s.sumsKey(rec.Owner)},
+	owner := s.ownerKey(rec.ID, rec.Owner)
+	return []string{s.key(rec.ID), owner, owner + ":swept", s.bytesKey(rec.ID, rec.Owner), s.sumsKey(rec.ID, rec.Owner)},
 		[]any{b, life.Milliseconds(), limit, now.UnixMilli(), now.Add(life).UnixMilli(),
-			rec.ID, s.prefix, sweepEvery.Milliseconds(), budget, kind(rec)}
+			rec.ID, s.prefix + s.shards.Tag(rec.ID), sweepEvery.Milliseconds(), budget, kind(rec)}
 }
 
 // CreateLua is the part of a script that creates a record as Create does, with the
@@ -214,8 +221,10 @@ func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any)
 // record (prefix ARGV[7]), for records deleted or evicted. The set expires with the
 // last record it may hold, so an idle owner leaves nothing behind.
 //
-// The script reads record keys it is not given in KEYS, which Redis Cluster forbids;
-// inferd uses one Redis (or a Sentinel-managed primary).
+// The sweeps read the records of ids they find in the owner's sets (ARGV[7] and the
+// id), which no caller can list in KEYS beforehand; those records are in the same
+// shard as the sets, so under the same hash tag and in the same slot, which Redis
+// Cluster allows.
 var CreateLua = budgetLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local limit = tonumber(ARGV[3])
@@ -319,7 +328,7 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			// The job frees its slot when it becomes final, and its budget counts the
 			// record as rewritten, in the same write. Whatever this store's cap and
 			// budget, since the worker that finishes a job has none of its own.
-			keys = append(keys, s.ownerKey(rec.Owner), s.bytesKey(rec.Owner), s.sumsKey(rec.Owner))
+			keys = append(keys, s.ownerKey(id, rec.Owner), s.bytesKey(id, rec.Owner), s.sumsKey(id, rec.Owner))
 		}
 		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
 			was, kind(rec), expires).Int()
@@ -376,9 +385,10 @@ end
 return 1
 `)
 
-func (s *Store) key(id string) string { return s.prefix + id }
+func (s *Store) key(id string) string { return s.prefix + s.shards.Tag(id) + id }
 
-func (s *Store) ownerKey(owner string) string { return s.ownerPrefix + owner }
+// ownerKey is the key of the cap's set of owner in the shard of the job id.
+func (s *Store) ownerKey(id, owner string) string { return s.ownerPrefix + s.shards.Tag(id) + owner }
 
 // channel is where the ids of jobs whose records became final are published: one
 // channel per prefix, so servers and workers that share records share it too.
