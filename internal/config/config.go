@@ -34,9 +34,9 @@ type Config struct {
 	// QueueShards is QUEUE_SHARDS: how many asynq queues (Redis Cluster slots) jobs
 	// are spread over.
 	QueueShards int
-	Env                 string        // INFERD_ENV; "production" forbids dev keys
-	LogLevel            slog.Level    // LOG_LEVEL
-	LogFormat           string        // LOG_FORMAT
+	Env         string     // INFERD_ENV; "production" forbids dev keys
+	LogLevel    slog.Level // LOG_LEVEL
+	LogFormat   string     // LOG_FORMAT
 	// GCPercent is GOGC: the collector's target percentage, -1 for off.
 	GCPercent       int
 	ONNXRuntimeLib  string // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent

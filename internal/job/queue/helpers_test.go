@@ -20,8 +20,8 @@ import (
 // env is one Redis (or a Redis Cluster) with the API server's side of queue mode on
 // it.
 type env struct {
-	redis  *redistest.Server
-	rc     redis.UniversalClient
+	redis *redistest.Server
+	rc    redis.UniversalClient
 	// client, when set, makes each worker's own client (a cluster's); else it is a
 	// client of redis.
 	client func() redis.UniversalClient

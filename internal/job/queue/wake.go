@@ -47,11 +47,11 @@ func wakeChannel(queue string, cluster bool) string {
 type waker struct {
 	queues   map[string]queueKeys // by pending key
 	wait     time.Duration
-	empties  atomic.Int64 // empty dequeues in a row
-	wake                    chan struct{} // one buffered announcement
-	stop                    chan struct{} // closed on shutdown: holds end at once
-	stopOnce                sync.Once
-	guard                   guard
+	empties  atomic.Int64  // empty dequeues in a row
+	wake     chan struct{} // one buffered announcement
+	stop     chan struct{} // closed on shutdown: holds end at once
+	stopOnce sync.Once
+	guard    guard
 }
 
 // queueKeys are the paused and active keys of a queue, after its pending key.
@@ -66,9 +66,9 @@ func newWaker(queues []string, wait time.Duration, fellBack func()) *waker {
 	return &waker{
 		queues: keys,
 		wait:   wait,
-		wake:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		guard:   guard{fellBack: fellBack},
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		guard:  guard{fellBack: fellBack},
 	}
 }
 
