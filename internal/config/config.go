@@ -31,12 +31,10 @@ type Config struct {
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
 	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT
-	// QueueShards is QUEUE_SHARDS: how many asynq queues (Redis Cluster slots) jobs
-	// are spread over.
-	QueueShards int
-	Env         string     // INFERD_ENV; "production" forbids dev keys
-	LogLevel    slog.Level // LOG_LEVEL
-	LogFormat   string     // LOG_FORMAT
+	QueueShards         int           // QUEUE_SHARDS: asynq queues (Redis Cluster slots) jobs are spread over
+	Env                 string        // INFERD_ENV; "production" forbids dev keys
+	LogLevel            slog.Level    // LOG_LEVEL
+	LogFormat           string        // LOG_FORMAT
 	// GCPercent is GOGC: the collector's target percentage, -1 for off.
 	GCPercent       int
 	ONNXRuntimeLib  string // ONNXRUNTIME_LIB; "": .onnxruntime/lib in the working directory or a parent
