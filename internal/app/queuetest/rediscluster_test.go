@@ -1,0 +1,105 @@
+package queuetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/redistest"
+)
+
+// clusterShards is QUEUE_SHARDS in the Redis Cluster tests: the hash tags of queues
+// inferd-0 to inferd-3 fall in the slot ranges of all three primaries that redis-cli
+// --cluster create makes.
+const clusterShards = 4
+
+// newRedisCluster starts a Redis Cluster of three primaries with a replica each and a
+// model repository, for servers and workers with QUEUE_URL redis-cluster:// and
+// QUEUE_SHARDS=clusterShards.
+func newRedisCluster(t *testing.T) (*cluster, *redistest.Cluster, []string) {
+	t.Helper()
+	rc := redistest.StartCluster(t, 3, 1)
+	c := &cluster{
+		tb:        t,
+		queueURL:  rc.URL(),
+		models:    t.TempDir(),
+		serverBin: binary(t, "inferd"),
+		workerBin: binary(t, "inferd-worker"),
+	}
+	return c, rc, []string{fmt.Sprintf("QUEUE_SHARDS=%d", clusterShards)}
+}
+
+// TestRedisClusterRunsEveryJobOnce runs two servers and two workers on a Redis Cluster
+// (QUEUE_URL redis-cluster://, four shards): 5,000 jobs submitted through both servers
+// each succeed once with their own result, read through the other server; the workers
+// record 5,000 successes between them; and the shards' keys are spread over all three
+// primaries (CLUSTER COUNTKEYSINSLOT of each shard's slot, on the node that serves it).
+func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
+	t.Parallel()
+	const (
+		total      = 5000
+		submitters = 16
+	)
+	c, rc, env := newRedisCluster(t)
+	// One key submits them all: MAX_JOBS_PER_KEY is shared out among the shards, so
+	// it must hold the whole flood.
+	env = append(env, "MAX_JOBS_PER_KEY=0", "MAX_JOB_BYTES_PER_KEY=0")
+	servers := []*server{c.startServer(env...), c.startServer(env...)}
+	workers := []*worker{c.startWorker(env...), c.startWorker(env...)}
+
+	start := time.Now()
+	f := runFlood(t, servers, total, submitters, total, time.Minute, func() {})
+	if t.Failed() {
+		t.FailNow()
+	}
+	o := f.settle(t, servers, time.Minute)
+	took := time.Since(start)
+	report(t, "redis cluster, 4 shards", f, o)
+	t.Logf("%d jobs through 2 servers and 2 workers in %s: %.0f jobs/s", total, took.Round(time.Millisecond), total/took.Seconds())
+
+	var ran float64
+	for _, w := range workers {
+		ran += metric(t, w.Proc, `inferd_jobs_finished_total{status="succeeded"}`)
+	}
+	if ran != total {
+		t.Errorf("the workers recorded %.0f successes, want %d: each job once", ran, total)
+	}
+
+	ctx := context.Background()
+	cc := rc.Client()
+	perPrimary := map[string]int64{}
+	for k := range clusterShards {
+		tag := fmt.Sprintf("{inferd-%d}", k)
+		slot, err := cc.ClusterKeySlot(ctx, tag).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := rc.PrimaryOf(tag)
+		n, err := node.Client().ClusterCountKeysInSlot(ctx, int(slot)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("shard %d: slot %d on %s holds %d keys", k, slot, node.Addr(), n)
+		// Each job's record, at least, is in its shard's slot.
+		if n < total/clusterShards/2 {
+			t.Errorf("shard %d's slot %d holds %d keys, want about %d jobs' records and more", k, slot, n, total/clusterShards)
+		}
+		perPrimary[node.Addr()] += n
+	}
+	if len(perPrimary) < 3 {
+		t.Errorf("the shards' keys are on %d primaries (%v), want 3", len(perPrimary), perPrimary)
+	}
+	// Nothing of a job outside its shard's slot: every record key carries a tag.
+	for addr, n := range rc.KeysPerPrimary("inferd:job:") {
+		if n > 0 && perPrimary[addr] == 0 {
+			t.Errorf("%s holds %d job records but serves no shard", addr, n)
+		}
+	}
+	for _, s := range servers {
+		if logs := s.Logs(); strings.Contains(logs, "CROSSSLOT") || strings.Contains(logs, "non local key") {
+			t.Errorf("a server met keys of several slots in one command: %s", logs)
+		}
+	}
+}
