@@ -15,12 +15,12 @@ import (
 // --cluster create makes.
 const clusterShards = 4
 
-// newRedisCluster starts a Redis Cluster of three primaries with a replica each and a
-// model repository, for servers and workers with QUEUE_URL redis-cluster:// and
+// newRedisCluster starts a Redis Cluster of three primaries with replicas replicas each
+// and a model repository, for servers and workers with QUEUE_URL redis-cluster:// and
 // QUEUE_SHARDS=clusterShards.
-func newRedisCluster(t *testing.T) (*cluster, *redistest.Cluster, []string) {
+func newRedisCluster(t *testing.T, replicas int) (*cluster, *redistest.Cluster, []string) {
 	t.Helper()
-	rc := redistest.StartCluster(t, 3, 1)
+	rc := redistest.StartCluster(t, 3, replicas)
 	c := &cluster{
 		tb:        t,
 		queueURL:  rc.URL(),
@@ -42,7 +42,7 @@ func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 		total      = 5000
 		submitters = 16
 	)
-	c, rc, env := newRedisCluster(t)
+	c, rc, env := newRedisCluster(t, 1)
 	// One key submits them all: MAX_JOBS_PER_KEY is shared out among the shards, so
 	// it must hold the whole flood.
 	env = append(env, "MAX_JOBS_PER_KEY=0", "MAX_JOB_BYTES_PER_KEY=0")
@@ -102,4 +102,54 @@ func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 			t.Errorf("a server met keys of several slots in one command: %s", logs)
 		}
 	}
+}
+
+// TestRedisClusterFailoverLosesNoAcceptedJob runs two servers and two workers on a Redis
+// Cluster of three primaries with two replicas each, four shards, QUEUE_MIN_REPLICAS=1,
+// and kills with SIGKILL the primary of two shards in the middle of 1,000 submissions.
+// The cluster promotes one of its replicas (which still has one of its own, so WAIT
+// can be met again); the processes follow it by themselves. Every accepted job must end
+// succeeded with its own result: its record and task had reached a replica before the
+// server answered. It logs the longest time a server answered 503.
+func TestRedisClusterFailoverLosesNoAcceptedJob(t *testing.T) {
+	t.Parallel()
+	const (
+		total      = 1000
+		submitters = 8
+		killAt     = 300 // accepted jobs before the kill
+	)
+	began := time.Now()
+	c, rc, env := newRedisCluster(t, 2)
+	t.Logf("cluster of 9 nodes up in %s", time.Since(began).Round(time.Millisecond))
+	// The jobs of the killed shards wait out the failover: their shares of
+	// MAX_JOBS_PER_KEY would fill before the flood ends.
+	env = append(env, "QUEUE_MIN_REPLICAS=1", "QUEUE_REPLICA_TIMEOUT=1s", "MAX_JOBS_PER_KEY=0")
+	servers := []*server{c.startServer(env...), c.startServer(env...)}
+	c.startWorker(env...)
+	c.startWorker(env...)
+
+	victim := rc.PrimaryOf("{inferd-0}") // and of {inferd-1}
+	var killedAt time.Time
+	f := runFlood(t, servers, total, submitters, killAt, time.Minute, func() {
+		victim.Stop()
+		killedAt = time.Now()
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	if killedAt.IsZero() {
+		t.Fatal("the primary was never killed")
+	}
+	f.mu.Lock()
+	t.Logf("flood over %s after the kill; the last 503 came %s after it", time.Since(killedAt).Round(time.Millisecond),
+		f.last503.Sub(killedAt).Round(time.Millisecond))
+	f.mu.Unlock()
+	rc.Failover(victim, 3) // already dead: waits for the promotion to be seen everywhere
+	if p := rc.PrimaryOf("{inferd-0}"); p == victim {
+		t.Errorf("%s still serves shard 0 after it was killed", p.Addr())
+	}
+	// As with Sentinel: a task whose worker lost its lease in the failover is recovered
+	// after the 30 s lease and may wait out a retry delay as well.
+	o := f.settle(t, servers, 2*time.Minute)
+	report(t, "redis cluster, primary of 2 of 4 shards killed, replica promoted", f, o)
 }

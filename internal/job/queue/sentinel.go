@@ -90,7 +90,7 @@ func (c Conn) NewClient() redis.UniversalClient {
 	case c.Failover != nil:
 		return redis.NewFailoverClient(c.Failover)
 	case c.Cluster != nil:
-		return redis.NewClusterClient(c.Cluster)
+		return newClusterClient(c.Cluster)
 	}
 	return redis.NewClient(c.Redis)
 }

@@ -72,6 +72,7 @@ func (r *Replicas) Wait(ctx context.Context, id string) error {
 		// pipeline goes to the primary of the barrier's slot instead.
 		node, err := cc.MasterForKey(ctx, key)
 		if err != nil {
+			cc.ReloadState(ctx)
 			return fmt.Errorf("%w: waiting for %d replicas: %w", job.ErrQueueUnavailable, r.n, err)
 		}
 		rc = node.WithTimeout(r.timeout + 3*time.Second)
@@ -83,6 +84,9 @@ func (r *Replicas) Wait(ctx context.Context, id string) error {
 		return nil
 	})
 	if err != nil {
+		if cc, ok := r.rc.(*redis.ClusterClient); ok {
+			cc.ReloadState(ctx) // the primary may be gone: see who serves the slot now
+		}
 		return fmt.Errorf("%w: waiting for %d replicas: %w", job.ErrQueueUnavailable, r.n, err)
 	}
 	got, err := wait.Int64()
