@@ -72,11 +72,13 @@ check-compose:
 	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
 	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml, TestCompose passed"
 
-## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types, and checked
-## against the settings inferd reads and the image (tools/deploycheck)
+## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types (KEDA's
+## ScaledObject against the schema of KEDA's CRD), checked against the settings inferd reads and
+## the image, and the overlays of deploy/kustomize rendered by kubectl kustomize and checked alike
+## (tools/deploycheck)
 check-kubernetes:
-	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests|TestSecretReadable)$$' ./deploycheck
-	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests"
+	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestScaledObjectStrictDecoding|TestKubernetesManifests|TestKubernetesAutoscaling|TestKubernetesNetworkPolicy|TestKustomizeOverlays|TestSecretReadable)$$' ./deploycheck
+	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests; the overlays render and pass too"
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
 ## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
