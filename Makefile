@@ -13,7 +13,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http bench-cluster onnxruntime models clean
 
 all: check-generated lint lint-contract check-breaking test
 
@@ -137,6 +137,11 @@ screenshots: npm-tools onnxruntime build
 ## bench: the benchmarks
 bench: onnxruntime
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-cluster: the capacity model: N servers x M workers on a local Redis Cluster
+## (BenchmarkRedisCluster, optimised binaries); writes its section of docs/benchmarks.md
+bench-cluster: build
+	BENCH_CLUSTER_OUT=$(CURDIR)/docs/benchmarks.md INFERD_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkRedisCluster$$' -benchtime 3000x -timeout 20m ./internal/app/queuetest
 
 ## bench-http: the HTTP benchmark harness (tools/benchhttp) against the built binaries;
 ## writes docs/benchmarks.md and docs/benchmarks.svg. BENCH_ARGS passes flags

@@ -7,13 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/job/queue"
+	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
 )
 
-// clusterShards is QUEUE_SHARDS in the Redis Cluster tests: the hash tags of queues
-// inferd-0 to inferd-3 fall in the slot ranges of all three primaries that redis-cli
-// --cluster create makes.
+// clusterShards is QUEUE_SHARDS in the Redis Cluster tests.
 const clusterShards = 4
+
+// shardTag is the hash tag of shard k's keys, as the servers and workers name it.
+func shardTag(k int) string {
+	return "{" + redisstore.Shards{Queue: queue.DefaultQueue, N: clusterShards}.Name(k) + "}"
+}
 
 // newRedisCluster starts a Redis Cluster of three primaries with replicas replicas each
 // and a model repository, for servers and workers with QUEUE_URL redis-cluster:// and
@@ -71,7 +76,7 @@ func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 	cc := rc.Client()
 	perPrimary := map[string]int64{}
 	for k := range clusterShards {
-		tag := fmt.Sprintf("{inferd-%d}", k)
+		tag := shardTag(k)
 		slot, err := cc.ClusterKeySlot(ctx, tag).Result()
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +111,7 @@ func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 
 // TestRedisClusterFailoverLosesNoAcceptedJob runs two servers and two workers on a Redis
 // Cluster of three primaries with two replicas each, four shards, QUEUE_MIN_REPLICAS=1,
-// and kills with SIGKILL the primary of two shards in the middle of 1,000 submissions.
+// and kills with SIGKILL the primary of shard 0 in the middle of 1,000 submissions.
 // The cluster promotes one of its replicas (which still has one of its own, so WAIT
 // can be met again); the processes follow it by themselves. Every accepted job must end
 // succeeded with its own result: its record and task had reached a replica before the
@@ -128,7 +133,7 @@ func TestRedisClusterFailoverLosesNoAcceptedJob(t *testing.T) {
 	c.startWorker(env...)
 	c.startWorker(env...)
 
-	victim := rc.PrimaryOf("{inferd-0}") // and of {inferd-1}
+	victim := rc.PrimaryOf(shardTag(0))
 	var killedAt time.Time
 	f := runFlood(t, servers, total, submitters, killAt, time.Minute, func() {
 		victim.Stop()
@@ -145,11 +150,11 @@ func TestRedisClusterFailoverLosesNoAcceptedJob(t *testing.T) {
 		f.last503.Sub(killedAt).Round(time.Millisecond))
 	f.mu.Unlock()
 	rc.Failover(victim, 3) // already dead: waits for the promotion to be seen everywhere
-	if p := rc.PrimaryOf("{inferd-0}"); p == victim {
+	if p := rc.PrimaryOf(shardTag(0)); p == victim {
 		t.Errorf("%s still serves shard 0 after it was killed", p.Addr())
 	}
 	// As with Sentinel: a task whose worker lost its lease in the failover is recovered
 	// after the 30 s lease and may wait out a retry delay as well.
 	o := f.settle(t, servers, 2*time.Minute)
-	report(t, "redis cluster, primary of 2 of 4 shards killed, replica promoted", f, o)
+	report(t, "redis cluster, primary of shard 0 killed, replica promoted", f, o)
 }

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"hash/fnv"
 	"strconv"
+	"sync"
 )
 
 // Shards place each job's keys in one of several Redis Cluster slots. A shard is an
@@ -40,12 +41,66 @@ func (s Shards) Of(id string) int {
 }
 
 // Name is the asynq queue of shard k: Queue alone when there is one shard, else Queue,
-// "-" and k.
+// "-" and k, and when needed "." and the first number that puts its hash tag's slot in
+// the kth of Count equal parts of Redis Cluster's 16384 slots. A cluster made with
+// redis-cli --cluster create (or a chart) gives each primary one run of slots, so with
+// a multiple of the primaries as Count every primary serves as many shards: "inferd-0"
+// to "inferd-5" alone put four of six on one primary of three.
 func (s Shards) Name(k int) string {
 	if s.Count() == 1 {
 		return s.Queue
 	}
-	return s.Queue + "-" + strconv.Itoa(k)
+	return s.names()[k]
+}
+
+// shardNames caches the names of each Queue and Count.
+var shardNames sync.Map // shardKey -> []string
+
+type shardKey struct {
+	queue string
+	n     int
+}
+
+func (s Shards) names() []string {
+	key := shardKey{s.Queue, s.Count()}
+	if v, ok := shardNames.Load(key); ok {
+		return v.([]string)
+	}
+	n := s.Count()
+	out := make([]string, n)
+	for k := range out {
+		base := s.Queue + "-" + strconv.Itoa(k)
+		lo, hi := k*slots/n, (k+1)*slots/n
+		name := base
+		for j := 1; ; j++ {
+			if slot := int(crc16(name) % slots); slot >= lo && slot < hi {
+				break
+			}
+			name = base + "." + strconv.Itoa(j)
+		}
+		out[k] = name
+	}
+	shardNames.Store(key, out)
+	return out
+}
+
+// slots is how many hash slots Redis Cluster has.
+const slots = 16384
+
+// crc16 is Redis Cluster's key hash (CRC-16/XMODEM) of a hash tag's content.
+func crc16(s string) uint16 {
+	var crc uint16
+	for i := 0; i < len(s); i++ {
+		crc ^= uint16(s[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc
 }
 
 // Names are the asynq queues of every shard.

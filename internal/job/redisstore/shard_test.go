@@ -16,7 +16,9 @@ func TestShards(t *testing.T) {
 	}{
 		{"zero value: a single Redis's layout", redisstore.Shards{Queue: "inferd"}, []string{"inferd"}, ""},
 		{"one shard in a cluster", redisstore.Shards{Queue: "inferd", Tagged: true}, []string{"inferd"}, "{inferd}:"},
-		{"four shards", redisstore.Shards{Queue: "inferd", N: 4}, []string{"inferd-0", "inferd-1", "inferd-2", "inferd-3"}, "{inferd-0}:"},
+		// Each in its quarter of the slots: inferd-0.2 in slot 1046 (inferd-0 is in
+		// 4878), inferd-1.4 in 5088, inferd-2.2 in 10870, inferd-3.4 in 15744.
+		{"four shards", redisstore.Shards{Queue: "inferd", N: 4}, []string{"inferd-0.2", "inferd-1.4", "inferd-2.2", "inferd-3.4"}, "{inferd-0.2}:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
