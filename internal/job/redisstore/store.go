@@ -319,7 +319,8 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		ttl, channel, records, expires := "keep", "", "", ""
 		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
-			channel, records = s.channel(), s.recordsChannel()
+			k := s.shards.Of(id)
+			channel, records = s.channel(k), s.recordsChannel(k)
 			expires = strconv.FormatInt(time.Now().Add(s.ttl).UnixMilli(), 10)
 		}
 		sum := sha1.Sum(cur)
@@ -331,7 +332,7 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			keys = append(keys, s.ownerKey(id, rec.Owner), s.bytesKey(id, rec.Owner), s.sumsKey(id, rec.Owner))
 		}
 		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
-			was, kind(rec), expires).Int()
+			was, kind(rec), expires, s.publish()).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -363,8 +364,9 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 // hears of a final record before it can read it), the record itself on ARGV[6] if it
 // is at most ARGV[7] bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so
 // that a server subscribed to both answers its long polls from it, and the id for
-// servers of earlier versions, which hear only ids. It returns 1 when it wrote, 0 when
-// the value was another, -1 when there was none.
+// servers of earlier versions, which hear only ids; with ARGV[11], PUBLISH or, in Redis
+// Cluster, SPUBLISH on channels under the record's hash tag. It returns 1 when it
+// wrote, 0 when the value was another, -1 when there was none.
 var compareAndSet = redis.NewScript(budgetLua + `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -379,8 +381,8 @@ end
 if KEYS[2] and ARGV[10] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 ` + budgetUpdateLua + `
 if ARGV[4] ~= '' then
-  if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call('PUBLISH', ARGV[6], ARGV[2]) end
-  redis.call('PUBLISH', ARGV[4], ARGV[5])
+  if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call(ARGV[11], ARGV[6], ARGV[2]) end
+  redis.call(ARGV[11], ARGV[4], ARGV[5])
 end
 return 1
 `)
@@ -390,13 +392,33 @@ func (s *Store) key(id string) string { return s.prefix + s.shards.Tag(id) + id 
 // ownerKey is the key of the cap's set of owner in the shard of the job id.
 func (s *Store) ownerKey(id, owner string) string { return s.ownerPrefix + s.shards.Tag(id) + owner }
 
-// channel is where the ids of jobs whose records became final are published: one
-// channel per prefix, so servers and workers that share records share it too.
-func (s *Store) channel() string { return s.prefix + finishedChannel }
+// channel is where the ids of jobs of shard k whose records became final are
+// published: one channel per prefix, so servers and workers that share records share
+// it too. In Redis Cluster, where a classic channel's every message goes to every
+// node, each shard has a sharded channel of its own, under its hash tag, served by the
+// node of its slot alone.
+func (s *Store) channel(k int) string { return s.prefix + s.channelTag(k) + finishedChannel }
 
 // recordsChannel is where the final records themselves are published, beside
 // channel.
-func (s *Store) recordsChannel() string { return s.prefix + finalChannel }
+func (s *Store) recordsChannel(k int) string { return s.prefix + s.channelTag(k) + finalChannel }
+
+// channelTag is the shard's tag in its channels' names: in Redis Cluster only, so
+// that several shards on one Redis share the channels earlier versions used.
+func (s *Store) channelTag(k int) string {
+	if !s.shards.Tagged {
+		return ""
+	}
+	return s.shards.ShardTag(k)
+}
+
+// publish is the command that announces final records: SPUBLISH in Redis Cluster.
+func (s *Store) publish() string {
+	if s.shards.Tagged {
+		return "SPUBLISH"
+	}
+	return "PUBLISH"
+}
 
 // finishedChannel and finalChannel end the names of the finished-jobs channels. A
 // channel is not a key, so neither can collide with a job's record.
