@@ -3,6 +3,8 @@ package queuetest
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,8 @@ func newRedisCluster(t *testing.T, replicas int) (*cluster, *redistest.Cluster, 
 // each succeed once with their own result, read through the other server; the workers
 // record 5,000 successes between them; and the shards' keys are spread over all three
 // primaries (CLUSTER COUNTKEYSINSLOT of each shard's slot, on the node that serves it).
+// The dashboard then lists every shard's queue and pauses and resumes one, and the
+// queue gauge reads 0.
 func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 	t.Parallel()
 	const (
@@ -102,6 +106,41 @@ func TestRedisClusterRunsEveryJobOnce(t *testing.T) {
 			t.Errorf("%s holds %d job records but serves no shard", addr, n)
 		}
 	}
+	// The dashboard lists every shard's queue, and pauses and resumes one, from a
+	// cluster client of its own; the queue gauge sums the shards.
+	dash := func(method, path string) (int, string) {
+		req := servers[0].api.NewRequest(method, "/admin/queues/api/queues"+path, adminKey, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, body := dash(http.MethodGet, "")
+	for k := range clusterShards {
+		if name := strings.Trim(shardTag(k), "{}"); status != http.StatusOK || !strings.Contains(body, `"`+name+`"`) {
+			t.Errorf("the dashboard's queues (%d) do not list %s: %s", status, name, body)
+		}
+	}
+	name := strings.Trim(shardTag(1), "{}")
+	for _, step := range []struct {
+		action string
+		paused bool
+	}{{"pause", true}, {"resume", false}} {
+		if status, body := dash(http.MethodPost, "/"+name+":"+step.action); status != http.StatusNoContent {
+			t.Errorf("%s %s: %d %s", step.action, name, status, body)
+		}
+		_, body := dash(http.MethodGet, "/"+name)
+		if got := strings.Contains(body, `"paused":true`); got != step.paused {
+			t.Errorf("after %s %s the dashboard says paused %v: %s", step.action, name, got, body)
+		}
+	}
+	if q := metric(t, servers[0].Proc, "inferd_jobs_queued"); q != 0 {
+		t.Errorf("inferd_jobs_queued is %v after every job finished", q)
+	}
+
 	for _, s := range servers {
 		if logs := s.Logs(); strings.Contains(logs, "CROSSSLOT") || strings.Contains(logs, "non local key") {
 			t.Errorf("a server met keys of several slots in one command: %s", logs)
