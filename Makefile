@@ -15,7 +15,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http onnxruntime models clean
+.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http bench-cluster onnxruntime models clean
 
 # Plain `make` is quick: it builds the binaries and says so; `make all` checks everything.
 .DEFAULT_GOAL := build
@@ -84,11 +84,13 @@ check-compose:
 	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
 	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml, TestCompose passed"
 
-## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types, and checked
-## against the settings inferd reads and the image (tools/deploycheck)
+## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types (KEDA's
+## ScaledObject against the schema of KEDA's CRD), checked against the settings inferd reads and
+## the image, and the overlays of deploy/kustomize rendered by kubectl kustomize and checked alike
+## (tools/deploycheck)
 check-kubernetes:
-	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestKubernetesManifests|TestSecretReadable)$$' ./deploycheck
-	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests"
+	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^(TestImage|TestKubernetesStrictDecoding|TestScaledObjectStrictDecoding|TestKubernetesManifests|TestKubernetesAutoscaling|TestKubernetesNetworkPolicy|TestKustomizeOverlays|TestSecretReadable)$$' ./deploycheck
+	@echo "check-kubernetes: deploy/kubernetes/*.yaml decode strictly and pass TestKubernetesManifests; the overlays render and pass too"
 
 ## check-breaking: fail when openapi.yaml breaks clients of the last release's contract
 ## (docs/api/openapi-v1.0.0.yaml) without a new major info.version; then the check's self-test
@@ -155,6 +157,11 @@ screenshots: npm-tools onnxruntime build
 ## bench: the benchmarks
 bench: onnxruntime
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-cluster: the capacity model: N servers x M workers on a local Redis Cluster
+## (BenchmarkRedisCluster, optimised binaries); writes its section of docs/benchmarks.md
+bench-cluster: build
+	BENCH_CLUSTER_OUT=$(CURDIR)/docs/benchmarks.md INFERD_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkRedisCluster$$' -benchtime 3000x -timeout 20m ./internal/app/queuetest
 
 ## bench-http: the HTTP benchmark harness (tools/benchhttp) against the built binaries;
 ## writes docs/benchmarks.md and docs/benchmarks.svg. BENCH_ARGS passes flags

@@ -81,7 +81,8 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	if err != nil {
 		return nil, err
 	}
-	runner := queue.NewRunner(rc, queue.TaskOptions{})
+	tasks := taskOptions(cfg, conn)
+	runner := queue.NewRunner(rc, tasks)
 	insp := runner.Inspector()
 	// Two of asynq's gauges are named like counters; promtool rejects that.
 	queueMetrics := metrics.Renamed(asynqmetrics.NewQueueMetricsCollector(insp), map[string]string{
@@ -92,11 +93,11 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		_ = rc.Close()
 		return nil, fmt.Errorf("registering queue metrics: %w", err)
 	}
-	m.ObserveQueue(queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
-		queueCount(insp, runner.Queue(), func(q *asynq.QueueInfo) int { return q.Active }))
+	m.ObserveQueue(queueCount(insp, runner.Queues(), func(q *asynq.QueueInfo) int { return q.Pending + q.Scheduled + q.Retry }),
+		queueCount(insp, runner.Queues(), func(q *asynq.QueueInfo) int { return q.Active }))
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, Shards: tasks.Sharding()})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, ratelimit.Options{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst})
@@ -114,7 +115,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
 	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, plainAsynq(log, m)), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
-		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout})
+		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout, Shards: tasks.Sharding()})
 	}
 	return &jobs{
 		svc:     svc,
@@ -139,7 +140,13 @@ const trackedJobs = 10000
 // queueRegisterInterval is how often the server lists its queue in Redis again.
 const queueRegisterInterval = 5 * time.Second
 
-func redisClient(cfg config.Config, log *slog.Logger) (*redis.Client, queue.Conn, error) {
+// taskOptions are how the servers and workers of a deployment queue jobs: they must
+// agree on them.
+func taskOptions(cfg config.Config, conn queue.Conn) queue.TaskOptions {
+	return queue.TaskOptions{Shards: cfg.QueueShards, Cluster: conn.IsCluster()}
+}
+
+func redisClient(cfg config.Config, log *slog.Logger) (redis.UniversalClient, queue.Conn, error) {
 	conn, err := queue.ParseURL(cfg.QueueURL)
 	if err != nil {
 		return nil, queue.Conn{}, err
@@ -156,14 +163,17 @@ func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
 	l.log.WarnContext(ctx, fmt.Sprintf(format, v...))
 }
 
-// queueCount reads one figure of the queue at scrape time; 0 while Redis is away.
-func queueCount(insp *asynq.Inspector, name string, f func(*asynq.QueueInfo) int) func() int {
+// queueCount reads one figure of the queues (every shard's, summed) at scrape time; a
+// queue Redis does not answer for counts 0.
+func queueCount(insp *asynq.Inspector, names []string, f func(*asynq.QueueInfo) int) func() int {
 	return func() int {
-		q, err := insp.GetQueueInfo(name)
-		if err != nil {
-			return 0
+		n := 0
+		for _, name := range names {
+			if q, err := insp.GetQueueInfo(name); err == nil {
+				n += f(q)
+			}
 		}
-		return f(q)
+		return n
 	}
 }
 

@@ -37,14 +37,15 @@ func RunWorker(ctx context.Context, opts Options) error {
 // runWorker is RunWorker once tracing has started.
 func runWorker(ctx context.Context, opts Options, p *process) error {
 	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
-	rc, _, err := redisClient(cfg, log)
+	rc, conn, err := redisClient(cfg, log)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 
+	tasks := taskOptions(cfg, conn)
 	exec := &job.Executor{
-		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge}),
+		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, Shards: tasks.Sharding()}),
 		Predictor: predictor{reg},
 		Observer:  m,
 		Tracer:    p.tracing.Tracer,
@@ -53,6 +54,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	}
 	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{
+		Tasks:           tasks,
 		Concurrency:     cfg.WorkerConcurrency,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		HealthCheck: func(err error) {

@@ -27,6 +27,7 @@ type Config struct {
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
 	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT
+	QueueShards         int           // QUEUE_SHARDS: asynq queues (Redis Cluster slots) jobs are spread over
 	Env                 string        // INFERD_ENV; "production" forbids dev keys
 	LogLevel            slog.Level    // LOG_LEVEL
 	LogFormat           string        // LOG_FORMAT
@@ -269,9 +270,9 @@ func (p *parser) logFormat(production bool) string {
 
 func (p *parser) queueURL() string {
 	v := p.str()
-	if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") && !strings.HasPrefix(v, "redis-sentinel://") {
+	if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") && !strings.HasPrefix(v, "redis-sentinel://") && !strings.HasPrefix(v, "redis-cluster://") {
 		// The value may hold a password: name the setting only.
-		p.errs = append(p.errs, fmt.Errorf("%s: want redis://[:password@]host:port/db, rediss:// for TLS, or redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name", p.cur.Name))
+		p.errs = append(p.errs, fmt.Errorf("%s: want redis://[:password@]host:port/db, rediss:// for TLS, redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name, or redis-cluster://[:password@]host1:port1,host2:port2", p.cur.Name))
 	}
 	return v
 }

@@ -206,4 +206,4 @@ func (r *atOnceRunner) CreateAndEnqueue(ctx context.Context, rec job.Record) err
 // failingReplicas is a job.Replicas whose every wait fails.
 type failingReplicas struct{ err error }
 
-func (r failingReplicas) Wait(context.Context) error { return r.err }
+func (r failingReplicas) Wait(context.Context, string) error { return r.err }

@@ -133,7 +133,7 @@ func (s *Service) replicate(ctx context.Context, id string) error {
 	if s.Replicas == nil {
 		return nil
 	}
-	err := s.Replicas.Wait(ctx)
+	err := s.Replicas.Wait(ctx, id)
 	if err == nil {
 		return nil
 	}

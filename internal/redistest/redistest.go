@@ -3,6 +3,7 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,9 @@ type Options struct {
 	AppendOnly bool
 	// ReplicaOf, when set, makes the server a replica of that one.
 	ReplicaOf *Server
+	// Cluster starts the server as a Redis Cluster node (StartCluster joins nodes
+	// into a cluster). Its cluster bus listens on its port + 10000.
+	Cluster bool
 }
 
 // Server is one redis-server process owned by a test.
@@ -83,7 +87,7 @@ func (s *Server) launch() {
 	var err error
 	// A port found free can be taken before redis-server binds it; try a few.
 	for range 3 {
-		if s.port, err = freePort(); err != nil {
+		if s.port, err = freePort(s.opts.Cluster); err != nil {
 			tb.Fatalf("finding a free port: %v", err)
 		}
 		if err = s.start(); err == nil {
@@ -154,6 +158,12 @@ func (s *Server) start() error {
 	case s.opts.AppendOnly:
 		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
 	}
+	if s.opts.Cluster {
+		// A node silent for a second is failed over: a test's failover takes a few
+		// seconds rather than the 15 s default.
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
+			"--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0")
+	}
 	if r := s.opts.ReplicaOf; r != nil {
 		args = append(args, "--replicaof", "127.0.0.1", strconv.Itoa(r.port))
 	}
@@ -186,4 +196,24 @@ func (s *Server) start() error {
 	return nil
 }
 
-func freePort() (int, error) { return testport.Free() }
+// freePort finds a free port (see testport); with bus, one whose cluster bus port
+// (+10000) is free too.
+func freePort(bus bool) (int, error) {
+	for range 100 {
+		port, err := testport.Free()
+		if err != nil {
+			return 0, err
+		}
+		if !bus {
+			return port, nil
+		}
+		if port+10000 > 65535 {
+			continue
+		}
+		if b, err := net.Listen("tcp", ":"+strconv.Itoa(port+10000)); err == nil {
+			_ = b.Close()
+			return port, nil
+		}
+	}
+	return 0, errors.New("no free port whose cluster bus port is free too")
+}

@@ -128,9 +128,20 @@ func configOf(bin, models, conns string) (Config, error) {
 	return cfg, nil
 }
 
+// clusterSectionMarker starts the section of benchmarks.md that make bench-cluster
+// writes (internal/app/queuetest's BenchmarkRedisCluster).
+const clusterSectionMarker = "<!-- bench-cluster -->"
+
 func writeFiles(rep *Report, dir string) error {
 	var md, svg bytes.Buffer
 	rep.WriteMarkdown(&md)
+	// make bench-cluster writes the section from its marker on: keep it.
+	if old, err := os.ReadFile(filepath.Join(dir, "benchmarks.md")); err == nil {
+		if i := bytes.Index(old, []byte(clusterSectionMarker)); i >= 0 {
+			md.WriteString("\n")
+			md.Write(old[i:])
+		}
+	}
 	WriteSVG(&svg, rep.Results, "inferd: throughput against p99 latency ("+rep.Machine.Date.UTC().Format("2006-01-02")+", "+rep.Machine.Commit+")")
 	if err := os.WriteFile(filepath.Join(dir, "benchmarks.md"), md.Bytes(), 0o644); err != nil {
 		return err

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -34,6 +36,9 @@ type manifests struct {
 	services    []*corev1.Service
 	configMaps  []*corev1.ConfigMap
 	pdbs        []*policyv1.PodDisruptionBudget
+	hpas        []*autoscalingv2.HorizontalPodAutoscaler
+	netpols     []*networkingv1.NetworkPolicy
+	scaled      []*scaledObject
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -55,6 +60,13 @@ func decode(doc []byte) (any, error) {
 		obj = &corev1.ConfigMap{}
 	case "policy/v1 PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
+	case "autoscaling/v2 HorizontalPodAutoscaler":
+		obj = &autoscalingv2.HorizontalPodAutoscaler{}
+	case "networking.k8s.io/v1 NetworkPolicy":
+		obj = &networkingv1.NetworkPolicy{}
+	case "keda.sh/v1alpha1 ScaledObject":
+		// A custom resource: no Go type in k8s.io/api, so KEDA's published schema.
+		return decodeScaledObject(doc)
 	default:
 		return nil, fmt.Errorf("apiVersion %q kind %q: not a kind these manifests use", tm.APIVersion, tm.Kind)
 	}
@@ -72,35 +84,51 @@ func readManifests(t *testing.T) manifests {
 	}
 	var m manifests
 	for _, file := range files {
+		// kustomize's own file, which kubectl kustomize reads (TestKustomizeOverlays).
+		if filepath.Base(file) == "kustomization.yaml" {
+			continue
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, doc := range docSeparator.Split(string(b), -1) {
-			if strings.TrimSpace(regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(doc, "")) == "" {
-				continue
-			}
-			obj, err := decode([]byte(doc))
-			if err != nil {
-				t.Errorf("%s, document %d: %v", filepath.Base(file), i+1, err)
-				continue
-			}
-			switch o := obj.(type) {
-			case *appsv1.Deployment:
-				m.deployments = append(m.deployments, o)
-			case *corev1.Service:
-				m.services = append(m.services, o)
-			case *corev1.ConfigMap:
-				m.configMaps = append(m.configMaps, o)
-			case *policyv1.PodDisruptionBudget:
-				m.pdbs = append(m.pdbs, o)
-			}
-		}
+		m.add(t, filepath.Base(file), b)
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
 	return m
+}
+
+// add decodes the documents of one file (or kubectl kustomize's output) into m.
+func (m *manifests) add(t *testing.T, name string, b []byte) {
+	t.Helper()
+	for i, doc := range docSeparator.Split(string(b), -1) {
+		if strings.TrimSpace(regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(doc, "")) == "" {
+			continue
+		}
+		obj, err := decode([]byte(doc))
+		if err != nil {
+			t.Errorf("%s, document %d: %v", name, i+1, err)
+			continue
+		}
+		switch o := obj.(type) {
+		case *appsv1.Deployment:
+			m.deployments = append(m.deployments, o)
+		case *corev1.Service:
+			m.services = append(m.services, o)
+		case *corev1.ConfigMap:
+			m.configMaps = append(m.configMaps, o)
+		case *policyv1.PodDisruptionBudget:
+			m.pdbs = append(m.pdbs, o)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			m.hpas = append(m.hpas, o)
+		case *networkingv1.NetworkPolicy:
+			m.netpols = append(m.netpols, o)
+		case *scaledObject:
+			m.scaled = append(m.scaled, o)
+		}
+	}
 }
 
 func (m manifests) deployment(t *testing.T, name string) *appsv1.Deployment {
@@ -163,8 +191,11 @@ func TestKubernetesManifests(t *testing.T) {
 			if err != nil || sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
 				t.Errorf("the selector %v does not select the pod template's labels %v (%v)", d.Spec.Selector, d.Spec.Template.Labels, err)
 			}
-			if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
-				t.Errorf("replicas %v: want at least 2", d.Spec.Replicas)
+			// An autoscaler owns the count (TestKubernetesAutoscaling), else at least 2.
+			if min := m.minReplicas(d.Name); d.Spec.Replicas != nil && min > 0 {
+				t.Errorf("replicas %d and an autoscaler: each apply would reset what it chose", *d.Spec.Replicas)
+			} else if d.Spec.Replicas == nil && min < 2 || d.Spec.Replicas != nil && *d.Spec.Replicas < 2 {
+				t.Errorf("replicas %v, autoscaler minimum %d: want at least 2", d.Spec.Replicas, min)
 			}
 			if len(pod.Containers) != 1 {
 				t.Fatalf("%d containers, want 1", len(pod.Containers))
@@ -330,7 +361,12 @@ func TestKubernetesManifests(t *testing.T) {
 			for _, p := range m.pdbs {
 				if selects(p.Spec.Selector, d) {
 					budgets = append(budgets, p.Name)
-					if p.Spec.MinAvailable != nil && p.Spec.MinAvailable.IntValue() >= int(*d.Spec.Replicas) {
+					// The fewest replicas there may be: an autoscaler's minimum.
+					least := m.minReplicas(d.Name)
+					if d.Spec.Replicas != nil {
+						least = *d.Spec.Replicas
+					}
+					if p.Spec.MinAvailable != nil && p.Spec.MinAvailable.IntValue() >= int(least) {
 						t.Errorf("%s: minAvailable %s leaves no pod of %s to evict", p.Name, p.Spec.MinAvailable.String(), d.Name)
 					}
 				}

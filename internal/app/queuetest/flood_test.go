@@ -27,6 +27,8 @@ type flood struct {
 	longest503 time.Duration
 	// slowest is the slowest single submission, whatever its answer.
 	slowest time.Duration
+	// last503 is when the last 503 answer came.
+	last503 time.Time
 }
 
 // runFlood submits total echo jobs through servers from submitters goroutines and
@@ -98,6 +100,7 @@ func (f *flood) observe(srv, status int, took time.Duration) {
 	switch {
 	case status == http.StatusServiceUnavailable:
 		f.refused.Add(1)
+		f.last503 = time.Now()
 		if f.down[srv].IsZero() {
 			f.down[srv] = time.Now().Add(-took)
 		}

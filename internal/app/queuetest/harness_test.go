@@ -67,6 +67,7 @@ func binary(tb testing.TB, name string) string {
 type cluster struct {
 	tb        testing.TB
 	redis     *redistest.Server
+	queueURL  string // QUEUE_URL, when not redis's (a Redis Cluster's)
 	models    string // MODELS_DIR
 	serverBin string
 	workerBin string
@@ -133,9 +134,13 @@ func (c *cluster) startWorker(env ...string) *worker {
 func (c *cluster) start(bin, portVar string, defaults, env []string) *proctest.Proc {
 	c.tb.Helper()
 	port := proctest.FreePort(c.tb)
+	url := c.queueURL
+	if url == "" {
+		url = c.redis.URL()
+	}
 	all := append([]string{
 		portVar + "=" + strconv.Itoa(port),
-		"QUEUE_URL=" + c.redis.URL(),
+		"QUEUE_URL=" + url,
 		"MODELS_DIR=" + c.models,
 		"SHUTDOWN_TIMEOUT=10s",
 	}, defaults...)

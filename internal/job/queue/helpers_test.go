@@ -17,10 +17,14 @@ import (
 	"github.com/inferd/inferd/internal/redistest"
 )
 
-// env is one Redis with the API server's side of queue mode on it.
+// env is one Redis (or a Redis Cluster) with the API server's side of queue mode on
+// it.
 type env struct {
-	redis  *redistest.Server
-	rc     *redis.Client
+	redis *redistest.Server
+	rc    redis.UniversalClient
+	// client, when set, makes each worker's own client (a cluster's); else it is a
+	// client of redis.
+	client func() redis.UniversalClient
 	store  *redisstore.Store
 	runner *Runner
 	svc    *job.Service
@@ -42,6 +46,27 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(func() { _ = rc.Close() })
 	e := &env{redis: srv, rc: rc, store: redisstore.New(rc, redisstore.Options{}), tasks: TaskOptions{}.withDefaults()}
 	e.runner = NewRunner(rc, e.tasks)
+	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	return e
+}
+
+// newClusterEnv is newEnv on a Redis Cluster of three primaries, with jobs spread
+// over shards queues.
+func newClusterEnv(t testing.TB, shards int) *env {
+	t.Helper()
+	c := redistest.StartCluster(t, 3, 0)
+	conn, err := ParseURL(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func() redis.UniversalClient {
+		rc := conn.NewClient()
+		t.Cleanup(func() { _ = rc.Close() })
+		return rc
+	}
+	e := &env{rc: client(), client: client, tasks: TaskOptions{Shards: shards, Cluster: true}.withDefaults()}
+	e.store = redisstore.New(e.rc, redisstore.Options{Shards: e.tasks.Sharding()})
+	e.runner = NewRunner(e.rc, e.tasks)
 	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
 	return e
 }
@@ -80,8 +105,14 @@ func (e *env) startIdle(t testing.TB, pred job.Predictor, opts WorkerOptions) (*
 
 func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *Worker {
 	t.Helper()
-	rc := redis.NewClient(&redis.Options{Addr: e.redis.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
+	var rc redis.UniversalClient
+	if e.client != nil {
+		rc = e.client()
+	} else {
+		c := redis.NewClient(&redis.Options{Addr: e.redis.Addr()})
+		t.Cleanup(func() { _ = c.Close() })
+		rc = c
+	}
 	if e.workerHook != nil {
 		rc.AddHook(e.workerHook)
 	}
@@ -95,7 +126,7 @@ func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *W
 		opts.Logger = testLogger()
 	}
 	opts.Tasks = e.tasks
-	exec := &job.Executor{Store: redisstore.New(rc, redisstore.Options{}), Predictor: pred}
+	exec := &job.Executor{Store: redisstore.New(rc, redisstore.Options{Shards: e.tasks.Sharding()}), Predictor: pred}
 	return NewWorker(rc, exec, opts)
 }
 

@@ -48,7 +48,7 @@ func TestPlainAsynq(t *testing.T) {
 		t.Fatal("a Submitter for an unknown layout")
 	}
 	e.svc = &job.Service{Store: e.store, Runner: runner}
-	polls := &emptyDequeues{dequeue: newWaker(e.tasks.Queue, 0, nil), at: make(chan time.Time, 64)}
+	polls := &emptyDequeues{dequeue: newWaker([]string{e.tasks.Queue}, 0, nil), at: make(chan time.Time, 64)}
 	e.workerHook = polls
 	poll := 100 * time.Millisecond
 	e.startWorker(t, &echo{}, WorkerOptions{PlainAsynq: true, PollInterval: poll, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute})
@@ -83,7 +83,7 @@ func TestWakeGuard(t *testing.T) {
 	var fellBack atomic.Int32
 	w := e.newWorker(t, &echo{}, WorkerOptions{PollInterval: time.Minute, RetryCheckInterval: time.Minute, RecoverInterval: time.Minute,
 		FellBack: func() { fellBack.Add(1) }})
-	w.waker.pending = "asynq:{a-layout-of-another-version}:pending"
+	w.waker.queues = map[string]queueKeys{"asynq:{a-layout-of-another-version}:pending": {}}
 	h := watchHolds(w)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

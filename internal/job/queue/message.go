@@ -22,7 +22,7 @@ func (o TaskOptions) taskMessage(id string, payload []byte) []byte {
 	b = protowire.AppendTag(b, 3, protowire.BytesType) // id
 	b = protowire.AppendString(b, id)
 	b = protowire.AppendTag(b, 4, protowire.BytesType) // queue
-	b = protowire.AppendString(b, o.Queue)
+	b = protowire.AppendString(b, o.queueOf(id))
 	b = protowire.AppendTag(b, 5, protowire.VarintType) // retry (int32)
 	b = protowire.AppendVarint(b, uint64(int64(int32(o.MaxRetry))))
 	b = protowire.AppendTag(b, 8, protowire.VarintType) // timeout, seconds (int64)

@@ -41,9 +41,20 @@ func (w *Worker) recoverOrphans(ctx context.Context) error {
 	if err := w.runner.Register(ctx); err != nil {
 		return err
 	}
+	var errs []error
+	for _, q := range w.runner.Queues() {
+		if err := w.recoverQueue(ctx, q); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recoverQueue is recoverOrphans on one shard's queue.
+func (w *Worker) recoverQueue(ctx context.Context, queue string) error {
 	insp := w.runner.Inspector()
 	for page := 1; ; page++ {
-		tasks, err := insp.ListActiveTasks(w.opts.Tasks.Queue, asynq.PageSize(recoverPageSize), asynq.Page(page))
+		tasks, err := insp.ListActiveTasks(queue, asynq.PageSize(recoverPageSize), asynq.Page(page))
 		if errors.Is(err, asynq.ErrQueueNotFound) {
 			return nil // nothing was ever enqueued
 		}

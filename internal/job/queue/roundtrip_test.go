@@ -15,23 +15,44 @@ import (
 // round trip is a wait for Redis, so their number bounds a job's latency and its
 // share of Redis; the test keeps it from creeping back up. Polls are the client's to
 // spend and are not counted here (TestLongPollRoundTrips counts the long poll).
+//
+// It runs on one Redis and on a Redis Cluster with jobs over four shards: a shard's
+// keys are in one slot, so a submission is one script on one node there too.
 func TestRoundTripsPerJob(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  func(testing.TB) *env
+	}{
+		{"redis", newEnv},
+		{"cluster", func(t testing.TB) *env { return newClusterEnv(t, 4) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) { roundTripsPerJob(t, tt.env(t)) })
+	}
+}
+
+func roundTripsPerJob(t *testing.T, e *env) {
 	const jobs = 200
-	e := newEnv(t)
 	// As a server runs by default: each job counted against its key's cap and budget.
-	e.store = redisstore.New(e.rc, redisstore.Options{MaxPerOwner: job.DefaultMaxUnfinishedPerKey, MaxBytesPerOwner: job.DefaultMaxBytesPerKey})
+	e.store = redisstore.New(e.rc, redisstore.Options{MaxPerOwner: job.DefaultMaxUnfinishedPerKey, MaxBytesPerOwner: job.DefaultMaxBytesPerKey, Shards: e.tasks.Sharding()})
 	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
 	e.owner = "k"
 	api := &redistest.RoundTrips{}
 	e.rc.AddHook(api)
 	// The first submission loads the enqueue script and registers the queue; count the
-	// steady state.
-	e.submit(t, false, `0`)
+	// steady state. In a cluster each node loads the script: 20 submissions reach every
+	// shard.
+	warm := 1
+	if e.client != nil {
+		warm = 20
+	}
+	for range warm {
+		e.submit(t, false, `0`)
+	}
 	api.Reset()
-	for range jobs - 1 {
+	for range jobs - warm {
 		e.submit(t, false, `{"x":1}`)
 	}
-	apiPerJob := float64(api.Count()) / float64(jobs-1)
+	apiPerJob := float64(api.Count()) / float64(jobs-warm)
 
 	// The worker starts with every job queued, so it never finds the queue empty (and
 	// sleeps) until the last one; what it spends besides jobs (a heartbeat, the
@@ -74,9 +95,23 @@ func TestRoundTripsPerJob(t *testing.T) {
 // TestLongPollRoundTrips: a long poll for a job its server submitted reads nothing
 // from Redis; it is answered from the final record the server's subscription hears,
 // so a job costs the API its submission alone.
+//
+// It runs on one Redis and on a Redis Cluster, where the final records come on each
+// shard's sharded channel.
 func TestLongPollRoundTrips(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  func(testing.TB) *env
+	}{
+		{"redis", newEnv},
+		{"cluster", func(t testing.TB) *env { return newClusterEnv(t, 4) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) { longPollRoundTrips(t, tt.env(t)) })
+	}
+}
+
+func longPollRoundTrips(t *testing.T, e *env) {
 	const jobs = 20
-	e := newEnv(t)
 	waiters := &job.Waiters{Track: jobs}
 	e.svc.Waiters = waiters
 	// Each job finishes only once its poll waits: one that finished before its poll
@@ -115,7 +150,14 @@ func TestLongPollRoundTrips(t *testing.T) {
 			t.Fatalf("Wait: %+v, %v", got, err)
 		}
 	}
-	poll() // loads the submission script
+	// Loads the submission script; in a cluster on every node.
+	warm := 1
+	if e.client != nil {
+		warm = 20
+	}
+	for range warm {
+		poll()
+	}
 	api.Reset()
 	for range jobs {
 		poll()

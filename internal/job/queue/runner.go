@@ -51,7 +51,7 @@ func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int, trace 
 	case err == nil:
 		// The job is queued whatever becomes of the announcement: an idle worker
 		// finds it at its next poll if this one is lost.
-		_ = r.rc.Publish(ctx, wakeChannel(r.opts.Queue), jobID).Err()
+		_ = r.announce(ctx, r.opts.queueOf(jobID), jobID)
 		return true, nil
 	case errors.Is(err, asynq.ErrTaskIDConflict):
 		return false, nil
@@ -67,7 +67,7 @@ func (r *Runner) Abandon(_ context.Context, id string) error {
 	var errs []error
 	for n := 0; n <= r.opts.MaxRecoveries; n++ {
 		tid := taskID(id, n)
-		err := r.insp.DeleteTask(r.opts.Queue, tid)
+		err := r.insp.DeleteTask(r.opts.queueOf(id), tid)
 		if err == nil || errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound) {
 			continue
 		}
@@ -87,13 +87,28 @@ func (r *Runner) Abandon(_ context.Context, id string) error {
 // base.AllQueues, internal to asynq).
 const allQueuesKey = "asynq:queues"
 
-// Register lists the queue in Redis as asynq does on its first enqueue. asynq's client
+// announce tells idle workers of queue that it has a task: on the queue's sharded
+// channel in Redis Cluster, where a plain PUBLISH would reach every node.
+func (r *Runner) announce(ctx context.Context, queue, jobID string) error {
+	ch := wakeChannel(queue, r.opts.Cluster)
+	if r.opts.Cluster {
+		return r.rc.SPublish(ctx, ch, jobID).Err()
+	}
+	return r.rc.Publish(ctx, ch, jobID).Err()
+}
+
+// Register lists the queue (each shard's) in Redis as asynq does on its first enqueue. asynq's client
 // does that once per process, so after Redis restarts empty a queue that gets tasks
 // again stays unlisted: the inspector reports it not found (inferd_jobs_queued reads 0,
 // the dashboard shows no queue, and the recoverer finds no orphans). Callers repeat
 // Register every few seconds; it is one idempotent SADD.
 func (r *Runner) Register(ctx context.Context) error {
-	if err := r.rc.SAdd(ctx, allQueuesKey, r.opts.Queue).Err(); err != nil {
+	names := r.Queues()
+	members := make([]any, len(names))
+	for i, n := range names {
+		members[i] = n
+	}
+	if err := r.rc.SAdd(ctx, allQueuesKey, members...).Err(); err != nil {
 		return fmt.Errorf("%w: listing queue %s: %w", job.ErrQueueUnavailable, r.opts.Queue, err)
 	}
 	return nil
@@ -116,5 +131,9 @@ func (r *Runner) KeepRegistered(ctx context.Context, interval time.Duration) {
 // Inspector returns the asynq inspector of the queue, for metrics and asynqmon.
 func (r *Runner) Inspector() *asynq.Inspector { return r.insp }
 
-// Queue returns the asynq queue name the Runner uses.
-func (r *Runner) Queue() string { return r.opts.Queue }
+// Queue returns the asynq queue name the Runner uses, that of its first shard when it
+// has several.
+func (r *Runner) Queue() string { return r.Queues()[0] }
+
+// Queues returns the asynq queues of every shard.
+func (r *Runner) Queues() []string { return r.opts.Sharding().Names() }

@@ -82,19 +82,26 @@ func parseSentinelURL(raw string) (Conn, error) {
 	}, nil
 }
 
-// NewClient returns a client of the connection: a plain one, or for Sentinel one that
-// asks the sentinels for the primary and follows it through failovers.
-func (c Conn) NewClient() *redis.Client {
-	if c.Failover != nil {
+// NewClient returns a client of the connection: a plain one, for Sentinel one that
+// asks the sentinels for the primary and follows it through failovers, or a cluster
+// client that sends each command to the primary of its keys' slot.
+func (c Conn) NewClient() redis.UniversalClient {
+	switch {
+	case c.Failover != nil:
 		return redis.NewFailoverClient(c.Failover)
+	case c.Cluster != nil:
+		return newClusterClient(c.Cluster)
 	}
 	return redis.NewClient(c.Redis)
 }
 
 // AsynqOpt is the connection for components that make their own client (asynqmon).
 func (c Conn) AsynqOpt() asynq.RedisConnOpt {
-	if c.Failover != nil {
+	switch {
+	case c.Failover != nil:
 		return c.AsynqFailover
+	case c.Cluster != nil:
+		return c.AsynqCluster
 	}
 	return c.Asynq
 }

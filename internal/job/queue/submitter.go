@@ -56,11 +56,18 @@ func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error 
 	if err := s.store.Affordable(rec, b); err != nil {
 		return err
 	}
-	q := s.opts.Queue
+	q := s.opts.queueOf(rec.ID)
 	keys, args := s.store.CreateArgs(rec, b)
-	keys = append(keys, taskKey(q, rec.ID), pendingKey(q), allQueuesKey)
+	keys = append(keys, taskKey(q, rec.ID), pendingKey(q))
+	publish := "PUBLISH"
+	if s.opts.Cluster {
+		// The queues' listing is in a slot of its own; Register keeps it.
+		publish = "SPUBLISH"
+	} else {
+		keys = append(keys, allQueuesKey)
+	}
 	args = append(args, s.opts.taskMessage(rec.ID, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
-		q, wakeChannel(q))
+		q, wakeChannel(q, s.opts.Cluster), publish)
 	res, err := submitScript.Run(ctx, s.rc, keys, args...).Result()
 	switch {
 	case err != nil:
@@ -87,8 +94,11 @@ func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte
 // cap, a table when it is at its budget); then what asynq's enqueue script writes
 // (KEYS[6] with the task's message ARGV[11] and the time ARGV[12] in unix ns, and its
 // id ARGV[6] pushed on the pending list KEYS[7]), lists the queue ARGV[13] in KEYS[8]
-// as asynq's client does once per process, and announces the task on the channel
-// ARGV[14] when the list was empty. It returns 1 when it wrote.
+// as asynq's client does once per process (unless KEYS[8] is not given: in Redis
+// Cluster the listing is in another slot, and Runner.Register keeps it), and announces
+// the task on the channel ARGV[14] with ARGV[15] (PUBLISH, or SPUBLISH in Redis
+// Cluster, where the channel carries the queue's hash tag) when the list was empty. It
+// returns 1 when it wrote.
 //
 // Only a task that finds the list empty is announced: a worker holds its dequeue only
 // after finding the list empty, so the push that made it non-empty since was announced
@@ -99,7 +109,7 @@ var submitScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[6]) == 1 then return -2 end
 ` + redisstore.CreateLua + `
 redis.call('HSET', KEYS[6], 'msg', ARGV[11], 'state', 'pending', 'pending_since', ARGV[12])
-redis.call('SADD', KEYS[8], ARGV[13])
-if redis.call('LPUSH', KEYS[7], ARGV[6]) == 1 then redis.call('PUBLISH', ARGV[14], ARGV[6]) end
+if KEYS[8] then redis.call('SADD', KEYS[8], ARGV[13]) end
+if redis.call('LPUSH', KEYS[7], ARGV[6]) == 1 then redis.call(ARGV[15], ARGV[14], ARGV[6]) end
 return 1
 `)

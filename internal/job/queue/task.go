@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/telemetry"
 )
 
@@ -36,6 +37,26 @@ type TaskOptions struct {
 	// under it, before it fails the job rather than feed it to yet another worker
 	// (a job that crashes its worker would otherwise kill them all in turn). 0 means 3.
 	MaxRecoveries int
+	// Shards is how many asynq queues jobs are spread over, each with its jobs'
+	// records in a Redis Cluster slot of its own (see redisstore.Shards). 0 means 1:
+	// the queue Queue alone. With more, the queues are Queue-0, Queue-1, ...
+	Shards int
+	// Cluster says Redis is a Redis Cluster: every key carries its shard's hash tag,
+	// even with one shard, and announcements go on sharded pub/sub.
+	Cluster bool
+}
+
+// Sharding is where the options put each job's keys; the Store of every server and
+// worker must be given the same (redisstore.Options.Shards).
+func (o TaskOptions) Sharding() redisstore.Shards {
+	o = o.withDefaults()
+	return redisstore.Shards{Queue: o.Queue, N: o.Shards, Tagged: o.Cluster}
+}
+
+// queueOf is the asynq queue of the job id's shard.
+func (o TaskOptions) queueOf(jobID string) string {
+	sh := o.Sharding()
+	return sh.Name(sh.Of(jobID))
 }
 
 func (o TaskOptions) withDefaults() TaskOptions {
@@ -89,7 +110,7 @@ func (o TaskOptions) newTask(jobID string, recovery int, trace telemetry.Carrier
 	b, _ := json.Marshal(payload{JobID: jobID, Recovery: recovery, Trace: trace}) // cannot fail
 	return asynq.NewTask(TaskType, b), []asynq.Option{
 		asynq.TaskID(taskID(jobID, recovery)),
-		asynq.Queue(o.Queue),
+		asynq.Queue(o.queueOf(jobID)),
 		asynq.MaxRetry(o.MaxRetry),
 		asynq.Timeout(o.Timeout),
 	}

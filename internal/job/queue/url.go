@@ -23,7 +23,13 @@ type Conn struct {
 	// Failover and AsynqFailover replace Redis and Asynq for a redis-sentinel:// URL.
 	Failover      *redis.FailoverOptions
 	AsynqFailover asynq.RedisFailoverClientOpt
+	// Cluster and AsynqCluster replace them for a redis-cluster:// URL.
+	Cluster      *redis.ClusterOptions
+	AsynqCluster asynq.RedisClusterClientOpt
 }
+
+// IsCluster reports whether the connection is to a Redis Cluster.
+func (c Conn) IsCluster() bool { return c.Cluster != nil }
 
 // Defaults applied by ParseURL unless the URL's query sets them. go-redis would wait
 // 5 s per dial, 5 dials per connection, 4 tries per command: half a minute before an
@@ -35,18 +41,21 @@ const (
 
 // ParseURL parses redis://[[user]:password@]host[:port][/db] or rediss://... (TLS),
 // with go-redis's query options (dial_timeout, pool_size, ...), or a Redis behind
-// Sentinel (see parseSentinelURL). Its errors never repeat the URL, which may hold a
-// password.
+// Sentinel (see parseSentinelURL), or a Redis Cluster (see parseClusterURL). Its errors
+// never repeat the URL, which may hold a password.
 func ParseURL(raw string) (Conn, error) {
 	if strings.HasPrefix(raw, SentinelScheme+"://") {
 		return parseSentinelURL(raw)
+	}
+	if strings.HasPrefix(raw, ClusterScheme+"://") {
+		return parseClusterURL(raw)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return Conn{}, errors.New("QUEUE_URL is not a URL")
 	}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return Conn{}, fmt.Errorf("QUEUE_URL has scheme %q; want redis, rediss or %s", u.Scheme, SentinelScheme)
+		return Conn{}, fmt.Errorf("QUEUE_URL has scheme %q; want redis, rediss, %s or %s", u.Scheme, SentinelScheme, ClusterScheme)
 	}
 	o, err := redis.ParseURL(raw)
 	if err != nil {

@@ -12,8 +12,15 @@ import (
 )
 
 // wakeChannel is the Redis pub/sub channel on which Runners announce a new task on a
-// queue.
-func wakeChannel(queue string) string { return "inferd:wake:" + queue }
+// queue. In Redis Cluster it is a sharded channel with the queue's hash tag, so that
+// it lives on the node of the queue's slot and a script that pushes a task there may
+// publish on it.
+func wakeChannel(queue string, cluster bool) string {
+	if cluster {
+		return "inferd:wake:{" + queue + "}"
+	}
+	return "inferd:wake:" + queue
+}
 
 // waker lets an idle worker start a job as soon as a Runner announces it, instead of at
 // its next poll.
@@ -27,37 +34,49 @@ func wakeChannel(queue string) string { return "inferd:wake:" + queue }
 // hint: one lost (a dropped subscription, a task that came back from retry) costs at
 // most a poll interval, as before.
 //
+// With several queues (shards), asynq runs the dequeue script on each in turn, in an
+// order of its own: the waker holds only once every queue has come back empty since
+// the last task found, so that a worker never waits on one empty shard while another
+// holds tasks.
+//
 // The dequeue script is recognised by its keys, those of asynq v0.26.0's layout for the
 // queue: pending, paused, active, lease. TestWakeUp fails if that stops being so. At
 // run time, a guard watches for the sign that it has (see guard): then every script
 // that finds nothing is held, announcement or PollInterval, so that the worker polls
 // as plain asynq would rather than a thousand times a second.
 type waker struct {
-	pending, paused, active string
-	wait                    time.Duration
-	wake                    chan struct{} // one buffered announcement
-	stop                    chan struct{} // closed on shutdown: holds end at once
-	stopOnce                sync.Once
-	guard                   guard
+	queues   map[string]queueKeys // by pending key
+	wait     time.Duration
+	empties  atomic.Int64  // empty dequeues in a row
+	wake     chan struct{} // one buffered announcement
+	stop     chan struct{} // closed on shutdown: holds end at once
+	stopOnce sync.Once
+	guard    guard
 	// onHold, when set (by tests, before the worker starts), is told as each hold
 	// begins, so that a test knows a worker is idle and waiting without sleeping.
 	onHold func()
 }
 
-func newWaker(queue string, wait time.Duration, fellBack func()) *waker {
-	prefix := "asynq:{" + queue + "}:"
+// queueKeys are the paused and active keys of a queue, after its pending key.
+type queueKeys struct{ paused, active string }
+
+func newWaker(queues []string, wait time.Duration, fellBack func()) *waker {
+	keys := make(map[string]queueKeys, len(queues))
+	for _, q := range queues {
+		prefix := "asynq:{" + q + "}:"
+		keys[prefix+"pending"] = queueKeys{paused: prefix + "paused", active: prefix + "active"}
+	}
 	return &waker{
-		pending: prefix + "pending",
-		paused:  prefix + "paused",
-		active:  prefix + "active",
-		wait:    wait,
-		wake:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		guard:   guard{fellBack: fellBack},
+		queues: keys,
+		wait:   wait,
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		guard:  guard{fellBack: fellBack},
 	}
 }
 
-// listen passes announcements on ps to the waker until ps is closed.
+// listen passes announcements on ps to the waker until ps is closed; a worker with
+// several subscriptions (sharded channels on several nodes) listens to each.
 func (w *waker) listen(ps *redis.PubSub) {
 	for range ps.Channel() {
 		select {
@@ -79,7 +98,13 @@ func (w *waker) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if !errors.Is(err, redis.Nil) || !isScript(cmd) {
+		if !isScript(cmd) {
+			return err
+		}
+		if !errors.Is(err, redis.Nil) {
+			if err == nil && w.isDequeue(cmd) {
+				w.empties.Store(0)
+			}
 			return err
 		}
 		if !w.isDequeue(cmd) {
@@ -89,6 +114,10 @@ func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return err
 		}
 		w.guard.held()
+		if w.empties.Add(1) < int64(len(w.queues)) {
+			return err // another shard may hold a task: asynq asks it next
+		}
+		w.empties.Store(0)
 		if !w.hold(ctx) {
 			return err
 		}
@@ -182,5 +211,6 @@ func (w *waker) isDequeue(cmd redis.Cmder) bool {
 	k, _ := a[3].(string)
 	p, _ := a[4].(string)
 	act, _ := a[5].(string)
-	return k == w.pending && p == w.paused && act == w.active
+	q, ok := w.queues[k]
+	return ok && p == q.paused && act == q.active
 }

@@ -93,7 +93,7 @@ func TestWakeUpMissedAnnouncement(t *testing.T) {
 func TestWakeUpBurst(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	ps := e.rc.Subscribe(ctx, wakeChannel(e.tasks.Queue))
+	ps := e.rc.Subscribe(ctx, wakeChannel(e.tasks.Queue, false))
 	defer ps.Close()
 	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestWakeUpBurst(t *testing.T) {
 	}
 	// A marker published after the five: a subscription receives in order, so any
 	// second announcement would come before it.
-	if err := e.rc.Publish(ctx, wakeChannel(e.tasks.Queue), "marker").Err(); err != nil {
+	if err := e.rc.Publish(ctx, wakeChannel(e.tasks.Queue, false), "marker").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ps.ReceiveMessage(ctx); err != nil {

@@ -92,7 +92,7 @@ type Worker struct {
 	runner *Runner // re-enqueues recovered jobs
 	rc     redis.UniversalClient
 	waker  *waker
-	wakeup *redis.PubSub // nil until Start
+	wakeup []*redis.PubSub // empty until Start
 
 	stopRecover chan struct{}
 	recovered   sync.WaitGroup
@@ -118,7 +118,7 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 	if opts.PlainAsynq {
 		check = opts.PollInterval
 	} else {
-		w.waker = newWaker(opts.Tasks.Queue, opts.PollInterval, func() {
+		w.waker = newWaker(w.runner.Queues(), opts.PollInterval, func() {
 			w.log.Error("asynq's dequeue is no longer recognised: idle workers would poll Redis a thousand times a second, so this one now polls every poll interval; run the asynq version inferd was built for",
 				"asynq", AsynqVersion(), "layout", LayoutVersion, "poll_interval", opts.PollInterval)
 			if opts.FellBack != nil {
@@ -127,9 +127,14 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 		})
 		rc.AddHook(w.waker)
 	}
+	// Every shard weighs the same: asynq asks them in a random order each time.
+	queues := map[string]int{}
+	for _, q := range w.runner.Queues() {
+		queues[q] = 1
+	}
 	w.srv = asynq.NewServerFromRedisClient(rc, asynq.Config{
 		Concurrency:              opts.Concurrency,
-		Queues:                   map[string]int{opts.Tasks.Queue: 1},
+		Queues:                   queues,
 		TaskCheckInterval:        check,
 		DelayedTaskCheckInterval: opts.RetryCheckInterval,
 		RetryDelayFunc:           retryDelay,
@@ -156,8 +161,18 @@ func (w *Worker) Start() error {
 	// Subscribed before the first dequeue, so no announcement falls in between. The
 	// subscription connects and reconnects by itself, as asynq does.
 	if w.waker != nil {
-		w.wakeup = w.rc.Subscribe(context.Background(), wakeChannel(w.opts.Tasks.Queue))
-		w.recovered.Go(func() { w.waker.listen(w.wakeup) })
+		ctx := context.Background()
+		for _, q := range w.runner.Queues() {
+			ch := wakeChannel(q, w.opts.Tasks.Cluster)
+			// A sharded subscription names channels of one slot: one per shard.
+			ps := w.rc.Subscribe
+			if w.opts.Tasks.Cluster {
+				ps = w.rc.SSubscribe
+			}
+			sub := ps(ctx, ch)
+			w.wakeup = append(w.wakeup, sub)
+			w.recovered.Go(func() { w.waker.listen(sub) })
+		}
 	}
 	if err := w.srv.Start(mux); err != nil {
 		w.stopWaking()
@@ -183,8 +198,8 @@ func (w *Worker) stopWaking() {
 	if w.waker != nil {
 		w.waker.close()
 	}
-	if w.wakeup != nil {
-		_ = w.wakeup.Close()
+	for _, ps := range w.wakeup {
+		_ = ps.Close()
 	}
 }
 

@@ -143,9 +143,11 @@ func kind(rec job.Record) string {
 	return "o"
 }
 
-func (s *Store) bytesKey(owner string) string { return s.bytesPrefix + owner }
+func (s *Store) bytesKey(id, owner string) string { return s.bytesPrefix + s.shards.Tag(id) + owner }
 
-func (s *Store) sumsKey(owner string) string { return s.bytesPrefix + owner + ":sum" }
+func (s *Store) sumsKey(id, owner string) string {
+	return s.bytesPrefix + s.shards.Tag(id) + owner + ":sum"
+}
 
 // counts reports whether rec is counted against its owner's budget.
 func (s *Store) counts(rec job.Record) bool { return s.maxBytes > 0 && rec.Owner != "" }

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -24,8 +25,22 @@ import (
 // record. A wait also re-reads after it registers, so none sleeps through a job that
 // finished before the subscription was up.
 func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
-	records := s.recordsChannel()
-	ps := s.rc.Subscribe(ctx, records, s.channel())
+	if !s.shards.Tagged {
+		s.finished(ctx, w, s.rc.Subscribe(ctx, s.recordsChannel(0), s.channel(0)), s.recordsChannel(0))
+		return
+	}
+	// In Redis Cluster, one sharded subscription per shard, each on its slot's node.
+	var wg sync.WaitGroup
+	for k := range s.shards.Count() {
+		ps := s.rc.SSubscribe(ctx, s.recordsChannel(k), s.channel(k))
+		wg.Go(func() { s.finished(ctx, w, ps, s.recordsChannel(k)) })
+	}
+	wg.Wait()
+}
+
+// finished relays what ps hears, records on the channel records and ids on the other,
+// until ctx ends.
+func (s *Store) finished(ctx context.Context, w *job.Waiters, ps *redis.PubSub, records string) {
 	defer func() { _ = ps.Close() }()
 	ch := ps.ChannelWithSubscriptions(redis.WithChannelSize(1024))
 	for {
@@ -47,7 +62,7 @@ func (s *Store) Finished(ctx context.Context, w *job.Waiters) {
 					w.Finish(rec)
 				} // one unreadable is still woken by its id, which follows it
 			case *redis.Subscription:
-				if m.Kind == "subscribe" {
+				if m.Kind == "subscribe" || m.Kind == "ssubscribe" {
 					w.WakeAll()
 				}
 			}

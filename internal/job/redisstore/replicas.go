@@ -17,9 +17,12 @@ import (
 const barrierKey = "inferd:replication-barrier"
 
 // Replicas is a job.Replicas through Redis WAIT: one pipelined round trip per
-// submission (INCR of barrierKey, then WAIT).
+// submission (INCR of barrierKey, then WAIT). In Redis Cluster the round trip goes to
+// the primary of the job's shard, where its record and task are, and the barrier key
+// carries the shard's hash tag, so it is written there too.
 type Replicas struct {
-	rc      *redis.Client
+	rc      redis.UniversalClient
+	shards  Shards
 	n       int
 	timeout time.Duration
 }
@@ -37,11 +40,13 @@ type ReplicasOptions struct {
 	Count int
 	// Timeout is how long one submission waits for them. 0 means DefaultReplicaTimeout.
 	Timeout time.Duration
+	// Shards must be the Store's.
+	Shards Shards
 }
 
-// NewReplicas waits through rc for opts.Count replicas. rc's primary must have them
-// (min-replicas in its own config is not needed).
-func NewReplicas(rc *redis.Client, opts ReplicasOptions) *Replicas {
+// NewReplicas waits through rc for opts.Count replicas. rc's primary (each primary of a
+// cluster) must have them (min-replicas in its own config is not needed).
+func NewReplicas(rc redis.UniversalClient, opts ReplicasOptions) *Replicas {
 	if opts.Count <= 0 {
 		opts.Count = 1
 	}
@@ -49,18 +54,39 @@ func NewReplicas(rc *redis.Client, opts ReplicasOptions) *Replicas {
 		opts.Timeout = DefaultReplicaTimeout
 	}
 	// WAIT blocks for up to timeout: the connection's read deadline must outlast it.
-	return &Replicas{rc: rc.WithTimeout(opts.Timeout + 3*time.Second), n: opts.Count, timeout: opts.Timeout}
+	if c, ok := rc.(*redis.Client); ok {
+		rc = c.WithTimeout(opts.Timeout + 3*time.Second)
+	}
+	return &Replicas{rc: rc, shards: opts.Shards, n: opts.Count, timeout: opts.Timeout}
 }
 
 // Wait implements job.Replicas.
-func (r *Replicas) Wait(ctx context.Context) error {
+func (r *Replicas) Wait(ctx context.Context, id string) error {
+	key := barrierKey
+	if tag := r.shards.Tag(id); tag != "" {
+		key += ":" + tag[:len(tag)-1]
+	}
+	rc := r.rc
+	if cc, ok := rc.(*redis.ClusterClient); ok {
+		// A cluster client would send WAIT, which names no key, to any node: the
+		// pipeline goes to the primary of the barrier's slot instead.
+		node, err := cc.MasterForKey(ctx, key)
+		if err != nil {
+			cc.ReloadState(ctx)
+			return fmt.Errorf("%w: waiting for %d replicas: %w", job.ErrQueueUnavailable, r.n, err)
+		}
+		rc = node.WithTimeout(r.timeout + 3*time.Second)
+	}
 	var wait *redis.Cmd
-	_, err := r.rc.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Incr(ctx, barrierKey)
+	_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Incr(ctx, key)
 		wait = p.Do(ctx, "WAIT", r.n, r.timeout.Milliseconds())
 		return nil
 	})
 	if err != nil {
+		if cc, ok := r.rc.(*redis.ClusterClient); ok {
+			cc.ReloadState(ctx) // the primary may be gone: see who serves the slot now
+		}
 		return fmt.Errorf("%w: waiting for %d replicas: %w", job.ErrQueueUnavailable, r.n, err)
 	}
 	got, err := wait.Int64()

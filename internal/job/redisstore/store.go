@@ -53,6 +53,11 @@ type Options struct {
 	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
 	// means DefaultBytesPrefix.
 	BytesPrefix string
+	// Shards place records (and their owners' keys) in Redis Cluster slots; the zero
+	// value is a single Redis's layout. With several shards, MaxPerOwner and
+	// MaxBytesPerOwner are shared out among them, each holding an owner to its part
+	// (rounded up), since a script sees one slot only.
+	Shards Shards
 }
 
 // Store is a job.Store in Redis. It is safe for concurrent use by many goroutines and
@@ -66,6 +71,7 @@ type Store struct {
 	maxPerOwner int
 	maxBytes    int64
 	bytesPrefix string
+	shards      Shards
 }
 
 var _ job.Store = (*Store)(nil)
@@ -88,8 +94,9 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 		opts.BytesPrefix = DefaultBytesPrefix
 	}
 	return &Store{
-		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix,
-		ttl: opts.TTL, maxAge: opts.MaxAge, maxPerOwner: max(opts.MaxPerOwner, 0), maxBytes: max(opts.MaxBytesPerOwner, 0),
+		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix, shards: opts.Shards,
+		ttl: opts.TTL, maxAge: opts.MaxAge,
+		maxPerOwner: int(opts.Shards.share(int64(max(opts.MaxPerOwner, 0)))), maxBytes: opts.Shards.share(max(opts.MaxBytesPerOwner, 0)),
 	}
 }
 
@@ -187,10 +194,10 @@ func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any)
 		life = s.ttl
 	}
 	now := time.Now()
-	owner := s.ownerKey(rec.Owner)
-	return []string{s.key(rec.ID), owner, owner + ":swept", s.bytesKey(rec.Owner), s.sumsKey(rec.Owner)},
+	owner := s.ownerKey(rec.ID, rec.Owner)
+	return []string{s.key(rec.ID), owner, owner + ":swept", s.bytesKey(rec.ID, rec.Owner), s.sumsKey(rec.ID, rec.Owner)},
 		[]any{b, life.Milliseconds(), limit, now.UnixMilli(), now.Add(life).UnixMilli(),
-			rec.ID, s.prefix, sweepEvery.Milliseconds(), budget, kind(rec)}
+			rec.ID, s.prefix + s.shards.Tag(rec.ID), sweepEvery.Milliseconds(), budget, kind(rec)}
 }
 
 // CreateLua is the part of a script that creates a record as Create does, with the
@@ -214,8 +221,10 @@ func (s *Store) CreateArgs(rec job.Record, b []byte) (keys []string, args []any)
 // record (prefix ARGV[7]), for records deleted or evicted. The set expires with the
 // last record it may hold, so an idle owner leaves nothing behind.
 //
-// The script reads record keys it is not given in KEYS, which Redis Cluster forbids;
-// inferd uses one Redis (or a Sentinel-managed primary).
+// The sweeps read the records of ids they find in the owner's sets (ARGV[7] and the
+// id), which no caller can list in KEYS beforehand; those records are in the same
+// shard as the sets, so under the same hash tag and in the same slot, which Redis
+// Cluster allows.
 var CreateLua = budgetLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local limit = tonumber(ARGV[3])
@@ -310,7 +319,8 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 		ttl, channel, records, expires := "keep", "", "", ""
 		if !wasFinal && rec.Status.Final() {
 			ttl = strconv.FormatInt(s.ttl.Milliseconds(), 10)
-			channel, records = s.channel(), s.recordsChannel()
+			k := s.shards.Of(id)
+			channel, records = s.channel(k), s.recordsChannel(k)
 			expires = strconv.FormatInt(time.Now().Add(s.ttl).UnixMilli(), 10)
 		}
 		sum := sha1.Sum(cur)
@@ -319,10 +329,10 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			// The job frees its slot when it becomes final, and its budget counts the
 			// record as rewritten, in the same write. Whatever this store's cap and
 			// budget, since the worker that finishes a job has none of its own.
-			keys = append(keys, s.ownerKey(rec.Owner), s.bytesKey(rec.Owner), s.sumsKey(rec.Owner))
+			keys = append(keys, s.ownerKey(id, rec.Owner), s.bytesKey(id, rec.Owner), s.sumsKey(id, rec.Owner))
 		}
 		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
-			was, kind(rec), expires).Int()
+			was, kind(rec), expires, s.publish()).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -354,8 +364,9 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 // hears of a final record before it can read it), the record itself on ARGV[6] if it
 // is at most ARGV[7] bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so
 // that a server subscribed to both answers its long polls from it, and the id for
-// servers of earlier versions, which hear only ids. It returns 1 when it wrote, 0 when
-// the value was another, -1 when there was none.
+// servers of earlier versions, which hear only ids; with ARGV[11], PUBLISH or, in Redis
+// Cluster, SPUBLISH on channels under the record's hash tag. It returns 1 when it
+// wrote, 0 when the value was another, -1 when there was none.
 var compareAndSet = redis.NewScript(budgetLua + `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -370,23 +381,44 @@ end
 if KEYS[2] and ARGV[10] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 ` + budgetUpdateLua + `
 if ARGV[4] ~= '' then
-  if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call('PUBLISH', ARGV[6], ARGV[2]) end
-  redis.call('PUBLISH', ARGV[4], ARGV[5])
+  if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call(ARGV[11], ARGV[6], ARGV[2]) end
+  redis.call(ARGV[11], ARGV[4], ARGV[5])
 end
 return 1
 `)
 
-func (s *Store) key(id string) string { return s.prefix + id }
+func (s *Store) key(id string) string { return s.prefix + s.shards.Tag(id) + id }
 
-func (s *Store) ownerKey(owner string) string { return s.ownerPrefix + owner }
+// ownerKey is the key of the cap's set of owner in the shard of the job id.
+func (s *Store) ownerKey(id, owner string) string { return s.ownerPrefix + s.shards.Tag(id) + owner }
 
-// channel is where the ids of jobs whose records became final are published: one
-// channel per prefix, so servers and workers that share records share it too.
-func (s *Store) channel() string { return s.prefix + finishedChannel }
+// channel is where the ids of jobs of shard k whose records became final are
+// published: one channel per prefix, so servers and workers that share records share
+// it too. In Redis Cluster, where a classic channel's every message goes to every
+// node, each shard has a sharded channel of its own, under its hash tag, served by the
+// node of its slot alone.
+func (s *Store) channel(k int) string { return s.prefix + s.channelTag(k) + finishedChannel }
 
 // recordsChannel is where the final records themselves are published, beside
 // channel.
-func (s *Store) recordsChannel() string { return s.prefix + finalChannel }
+func (s *Store) recordsChannel(k int) string { return s.prefix + s.channelTag(k) + finalChannel }
+
+// channelTag is the shard's tag in its channels' names: in Redis Cluster only, so
+// that several shards on one Redis share the channels earlier versions used.
+func (s *Store) channelTag(k int) string {
+	if !s.shards.Tagged {
+		return ""
+	}
+	return s.shards.ShardTag(k)
+}
+
+// publish is the command that announces final records: SPUBLISH in Redis Cluster.
+func (s *Store) publish() string {
+	if s.shards.Tagged {
+		return "SPUBLISH"
+	}
+	return "PUBLISH"
+}
 
 // finishedChannel and finalChannel end the names of the finished-jobs channels. A
 // channel is not a key, so neither can collide with a job's record.
