@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // refuseEncoding answers 415 to a body sent with a Content-Encoding (gzip, say): the
@@ -14,7 +16,7 @@ func refuseEncoding(w http.ResponseWriter, r *http.Request) bool {
 	if !hasBody(r) || enc == "" || strings.EqualFold(strings.TrimSpace(enc), "identity") {
 		return false
 	}
-	writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+	writeProblem(w, r, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType,
 		fmt.Sprintf("the body is sent with Content-Encoding: %.40s, which the server does not decode; send it uncompressed", enc))
 	return true
 }

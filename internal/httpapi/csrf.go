@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // crossOrigin is net/http's check of Sec-Fetch-Site and Origin against Host.
@@ -15,7 +17,7 @@ var crossOrigin = http.NewCrossOriginProtection()
 func sameOriginWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
-			writeProblem(w, r, http.StatusForbidden, codeForbidden,
+			writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden,
 				"the queue dashboard takes no cross-site writes ("+err.Error()+"); use it from its own pages, or without a browser")
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // gate is the first layer after routing. From the headers alone, before any byte of
@@ -27,10 +28,10 @@ func (s *Server) gate(next http.Handler) http.Handler {
 		p, err := s.checkKey(r, r.Header.Get(headerAPIKey), g.Scope)
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
-			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
+			writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it")
 			return
 		case errors.Is(err, auth.ErrUnauthenticated):
-			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send a valid API key in the X-API-Key header"))
+			writeProblem(w, r, http.StatusUnauthorized, problem.CodeUnauthorized, unauthorizedDetail(err, "send a valid API key in the X-API-Key header"))
 			return
 		case err != nil:
 			s.writeLimit(w, r, err)
@@ -91,8 +92,8 @@ func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.P
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		if d := s.authFails.failed(s.proxies.clientAddr(r), key); d > 0 {
 			secs := retrySeconds(d)
-			s.metrics.RateLimited(s.operation(r), codeAuthThrottled)
-			return auth.Principal{}, &limitError{code: codeAuthThrottled, retry: secs, detail: fmt.Sprintf(
+			s.metrics.RateLimited(s.operation(r), problem.CodeAuthThrottled)
+			return auth.Principal{}, &limitError{code: problem.CodeAuthThrottled, retry: secs, detail: fmt.Sprintf(
 				"more than %d failed authentications a minute with this key from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
 				s.authFails.perMinute, secs)}
 		}
@@ -107,8 +108,8 @@ func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*at
 	var n *atomic.Int64
 	if s.inflight != nil {
 		if n = s.inflight.acquire(p.ID); n == nil {
-			s.metrics.RateLimited(s.operation(r), codeConcurrencyLimited)
-			return nil, &limitError{code: codeConcurrencyLimited, retry: retryAfterSeconds, detail: fmt.Sprintf(
+			s.metrics.RateLimited(s.operation(r), problem.CodeConcurrencyLimited)
+			return nil, &limitError{code: problem.CodeConcurrencyLimited, retry: retryAfterSeconds, detail: fmt.Sprintf(
 				"this key already has %d requests in progress (MAX_CONCURRENT_PER_KEY); retry when one has been answered", s.inflight.max)}
 		}
 	}
@@ -118,8 +119,8 @@ func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*at
 				n.Add(-1)
 			}
 			secs := retrySeconds(wait)
-			s.metrics.RateLimited(s.operation(r), codeRateLimited)
-			return nil, &limitError{code: codeRateLimited, retry: secs, detail: fmt.Sprintf(
+			s.metrics.RateLimited(s.operation(r), problem.CodeRateLimited)
+			return nil, &limitError{code: problem.CodeRateLimited, retry: secs, detail: fmt.Sprintf(
 				"rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
 				float64(s.limiter.rps), s.limiter.burst, secs)}
 		}

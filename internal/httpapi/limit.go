@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
+
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // hasBody reports whether a request carries a body, chunked ones (no Content-Length)
@@ -24,7 +26,7 @@ func refuseBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodPost || !hasBody(r) {
 		return false
 	}
-	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
+	writeProblem(w, r, http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
 	return true
 }
 
@@ -37,7 +39,7 @@ func (s *Server) refuseBodyless(w http.ResponseWriter, r *http.Request) bool {
 	if op := s.ops.Lookup(r.Method, routePattern(r)); op == nil || !op.Bodyless {
 		return false
 	}
-	writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
+	writeProblem(w, r, http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge, fmt.Sprintf("%s %s takes no request body", r.Method, r.URL.Path))
 	return true
 }
 
@@ -70,7 +72,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > s.opts.MaxRequestBytes {
-			writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, s.tooLarge())
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge, s.tooLarge())
 			return
 		}
 		if r.ContentLength < 0 {
@@ -94,7 +96,7 @@ func jsonBody(w http.ResponseWriter, r *http.Request) bool {
 	if ct == "" {
 		ct = "none"
 	}
-	writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+	writeProblem(w, r, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType,
 		fmt.Sprintf("send the body as Content-Type: application/json, not %s", ct))
 	return false
 }

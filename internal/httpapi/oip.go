@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // oipPrefix starts every path of the Open Inference Protocol: their errors take the
@@ -71,7 +72,7 @@ func (s *Server) oipBody(w http.ResponseWriter, r *http.Request) bool {
 		}
 	case "application/json":
 	default:
-		writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+		writeProblem(w, r, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType,
 			fmt.Sprintf("send the body as Content-Type: application/json or application/octet-stream (or none), not %.60s", ct))
 		return false
 	}
@@ -83,7 +84,7 @@ func (s *Server) oipBody(w http.ResponseWriter, r *http.Request) bool {
 	case "gzip":
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "the body is sent with Content-Encoding: gzip, but is not gzip data: "+err.Error())
+			writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, "the body is sent with Content-Encoding: gzip, but is not gzip data: "+err.Error())
 			return false
 		}
 		body = zr
@@ -91,12 +92,12 @@ func (s *Server) oipBody(w http.ResponseWriter, r *http.Request) bool {
 		// HTTP's deflate is the zlib format (RFC 9110 8.4.1.2), which tritonclient sends.
 		zr, err := zlib.NewReader(r.Body)
 		if err != nil {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "the body is sent with Content-Encoding: deflate, but is not zlib data: "+err.Error())
+			writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, "the body is sent with Content-Encoding: deflate, but is not zlib data: "+err.Error())
 			return false
 		}
 		body = zr
 	default:
-		writeProblem(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+		writeProblem(w, r, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType,
 			fmt.Sprintf("the body is sent with Content-Encoding: %.40s, which the server does not decode; send it uncompressed, or with gzip or deflate", enc))
 		return false
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // pprofPath is where net/http/pprof's handlers are mounted; openapi.yaml declares each
@@ -56,7 +57,7 @@ func oneAtATime(mu *sync.Mutex, what string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !mu.TryLock() {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
-			writeProblem(w, r, http.StatusConflict, codeProfileInProgress, what+" is being recorded; retry when it ends")
+			writeProblem(w, r, http.StatusConflict, problem.CodeProfileInProgress, what+" is being recorded; retry when it ends")
 			return
 		}
 		defer mu.Unlock()
@@ -99,7 +100,7 @@ func checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
 				continue
 			}
 			if n, err := strconv.Atoi(q.Get(name)); err != nil || n < lim[0] || n > lim[1] {
-				writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest,
+				writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest,
 					fmt.Sprintf("query parameter %q: want an integer from %d to %d", name, lim[0], lim[1]))
 				return
 			}

@@ -18,74 +18,38 @@ import (
 // problemTypeBase prefixes every problem's type URI; the code completes it.
 const problemTypeBase = "https://inferd.dev/problems/"
 
-// Problem codes, by their names in package problem. They are part of the contract:
-// clients switch on them.
-const (
-	codeInvalidRequest       = problem.CodeInvalidRequest
-	codeInvalidInput         = problem.CodeInvalidInput
-	codeModelNotFound        = problem.CodeModelNotFound
-	codeVersionNotFound      = problem.CodeVersionNotFound
-	codeUnauthorized         = problem.CodeUnauthorized
-	codeForbidden            = problem.CodeForbidden
-	codeJobNotFound          = problem.CodeJobNotFound
-	codeJobFinished          = problem.CodeJobFinished
-	codeNotFound             = problem.CodeNotFound
-	codeMethodNotAllowed     = problem.CodeMethodNotAllowed
-	codePayloadTooLarge      = problem.CodePayloadTooLarge
-	codeResponseTooLarge     = problem.CodeResponseTooLarge
-	codeUnsupportedMediaType = problem.CodeUnsupportedMediaType
-	codeRateLimited          = problem.CodeRateLimited
-	codeConcurrencyLimited   = problem.CodeConcurrencyLimited
-	codeAuthThrottled        = problem.CodeAuthThrottled
-	codeJobsLimited          = problem.CodeJobsLimited
-	codeJobBytesLimited      = problem.CodeJobBytesLimited
-	codeExecutionError       = problem.CodeExecutionError
-	codeInternalError        = problem.CodeInternalError
-	codeReloadFailed         = problem.CodeReloadFailed
-	codeModelLoading         = problem.CodeModelLoading
-	codeModelUnavailable     = problem.CodeModelUnavailable
-	codeQueueFull            = problem.CodeQueueFull
-	codeQueueUnavailable     = problem.CodeQueueUnavailable
-	codeShuttingDown         = problem.CodeShuttingDown
-	codeCancelled            = problem.CodeCancelled
-	codeProfileInProgress    = problem.CodeProfileInProgress
-	codeHeaderTooLarge       = problem.CodeHeaderTooLarge
-	codeNotImplemented       = problem.CodeNotImplemented
-	codeRequestTimeout       = problem.CodeRequestTimeout
-)
-
 var titles = map[string]string{
-	codeInvalidRequest:       "Invalid request",
-	codeInvalidInput:         "Invalid input",
-	codeModelNotFound:        "Model not found",
-	codeVersionNotFound:      "Version not found",
-	codeUnauthorized:         "Unauthorized",
-	codeForbidden:            "Forbidden",
-	codeJobNotFound:          "Job not found",
-	codeJobFinished:          "Job already finished",
-	codeNotFound:             "Not found",
-	codeMethodNotAllowed:     "Method not allowed",
-	codePayloadTooLarge:      "Payload too large",
-	codeResponseTooLarge:     "Response too large",
-	codeUnsupportedMediaType: "Unsupported media type",
-	codeRateLimited:          "Too many requests",
-	codeConcurrencyLimited:   "Too many concurrent requests",
-	codeAuthThrottled:        "Too many failed authentications",
-	codeJobsLimited:          "Too many unfinished jobs",
-	codeJobBytesLimited:      "Job records over the key's budget",
-	codeExecutionError:       "Execution error",
-	codeInternalError:        "Internal error",
-	codeReloadFailed:         "Reload failed",
-	codeModelLoading:         "Model loading",
-	codeModelUnavailable:     "Model unavailable",
-	codeQueueFull:            "Queue full",
-	codeQueueUnavailable:     "Queue unavailable",
-	codeShuttingDown:         "Shutting down",
-	codeCancelled:            "Request cancelled",
-	codeProfileInProgress:    "Profile in progress",
-	codeHeaderTooLarge:       "Request header fields too large",
-	codeNotImplemented:       "Not implemented",
-	codeRequestTimeout:       "Request timeout",
+	problem.CodeInvalidRequest:       "Invalid request",
+	problem.CodeInvalidInput:         "Invalid input",
+	problem.CodeModelNotFound:        "Model not found",
+	problem.CodeVersionNotFound:      "Version not found",
+	problem.CodeUnauthorized:         "Unauthorized",
+	problem.CodeForbidden:            "Forbidden",
+	problem.CodeJobNotFound:          "Job not found",
+	problem.CodeJobFinished:          "Job already finished",
+	problem.CodeNotFound:             "Not found",
+	problem.CodeMethodNotAllowed:     "Method not allowed",
+	problem.CodePayloadTooLarge:      "Payload too large",
+	problem.CodeResponseTooLarge:     "Response too large",
+	problem.CodeUnsupportedMediaType: "Unsupported media type",
+	problem.CodeRateLimited:          "Too many requests",
+	problem.CodeConcurrencyLimited:   "Too many concurrent requests",
+	problem.CodeAuthThrottled:        "Too many failed authentications",
+	problem.CodeJobsLimited:          "Too many unfinished jobs",
+	problem.CodeJobBytesLimited:      "Job records over the key's budget",
+	problem.CodeExecutionError:       "Execution error",
+	problem.CodeInternalError:        "Internal error",
+	problem.CodeReloadFailed:         "Reload failed",
+	problem.CodeModelLoading:         "Model loading",
+	problem.CodeModelUnavailable:     "Model unavailable",
+	problem.CodeQueueFull:            "Queue full",
+	problem.CodeQueueUnavailable:     "Queue unavailable",
+	problem.CodeShuttingDown:         "Shutting down",
+	problem.CodeCancelled:            "Request cancelled",
+	problem.CodeProfileInProgress:    "Profile in progress",
+	problem.CodeHeaderTooLarge:       "Request header fields too large",
+	problem.CodeNotImplemented:       "Not implemented",
+	problem.CodeRequestTimeout:       "Request timeout",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.
@@ -103,10 +67,6 @@ func newProblem(ctx context.Context, status int, code, detail string) api.Proble
 	}
 	return p
 }
-
-// problemError is an error the HTTP layer itself finds (a limit, say), carrying the
-// status and code it is answered with.
-type problemError = problem.Error
 
 // wordedInput is a pipeline input error worded with the field the client sent.
 type wordedInput struct {
@@ -138,7 +98,7 @@ func namedInPath(err error) error { return problem.InPath(err) }
 // message: domain errors are written to be read by the client.
 func classify(err error) (int, string) {
 	status, code := classifyDomain(err)
-	if code == codeModelNotFound || code == codeVersionNotFound {
+	if code == problem.CodeModelNotFound || code == problem.CodeVersionNotFound {
 		var pe problem.PathError
 		if errors.As(err, &pe) {
 			status = http.StatusNotFound
@@ -148,49 +108,49 @@ func classify(err error) (int, string) {
 }
 
 func classifyDomain(err error) (int, string) {
-	var pe *problemError
+	var pe *problem.Error
 	if errors.As(err, &pe) {
 		return pe.Status, pe.Code
 	}
 	switch {
 	case errors.Is(err, registry.ErrModelNotFound):
-		return http.StatusBadRequest, codeModelNotFound
+		return http.StatusBadRequest, problem.CodeModelNotFound
 	case errors.Is(err, registry.ErrVersionNotFound):
-		return http.StatusBadRequest, codeVersionNotFound
+		return http.StatusBadRequest, problem.CodeVersionNotFound
 	case errors.Is(err, pipeline.ErrInvalidInput):
-		return http.StatusBadRequest, codeInvalidInput
+		return http.StatusBadRequest, problem.CodeInvalidInput
 	case errors.Is(err, registry.ErrLoading):
-		return http.StatusServiceUnavailable, codeModelLoading
+		return http.StatusServiceUnavailable, problem.CodeModelLoading
 	case errors.Is(err, registry.ErrUnavailable):
-		return http.StatusServiceUnavailable, codeModelUnavailable
+		return http.StatusServiceUnavailable, problem.CodeModelUnavailable
 	case errors.Is(err, registry.ErrReloadFailed):
-		return http.StatusInternalServerError, codeReloadFailed
+		return http.StatusInternalServerError, problem.CodeReloadFailed
 	case errors.Is(err, job.ErrNotFound):
-		return http.StatusNotFound, codeJobNotFound
+		return http.StatusNotFound, problem.CodeJobNotFound
 	case errors.Is(err, job.ErrFinished):
-		return http.StatusConflict, codeJobFinished
+		return http.StatusConflict, problem.CodeJobFinished
 	case errors.Is(err, job.ErrJobLimit):
-		return http.StatusTooManyRequests, codeJobsLimited
+		return http.StatusTooManyRequests, problem.CodeJobsLimited
 	case errors.Is(err, job.ErrUnknownQueue):
-		return http.StatusNotFound, codeNotFound
+		return http.StatusNotFound, problem.CodeNotFound
 	case errors.Is(err, job.ErrJobBytesLimit):
-		return http.StatusTooManyRequests, codeJobBytesLimited
+		return http.StatusTooManyRequests, problem.CodeJobBytesLimited
 	case errors.Is(err, job.ErrJobTooLarge):
-		return http.StatusRequestEntityTooLarge, codePayloadTooLarge
+		return http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge
 	case errors.Is(err, job.ErrQueueFull):
-		return http.StatusServiceUnavailable, codeQueueFull
+		return http.StatusServiceUnavailable, problem.CodeQueueFull
 	case errors.Is(err, job.ErrQueueUnavailable):
-		return http.StatusServiceUnavailable, codeQueueUnavailable
+		return http.StatusServiceUnavailable, problem.CodeQueueUnavailable
 	case errors.Is(err, job.ErrShuttingDown):
-		return http.StatusServiceUnavailable, codeShuttingDown
+		return http.StatusServiceUnavailable, problem.CodeShuttingDown
 	case errors.Is(err, auth.ErrUnauthenticated):
-		return http.StatusUnauthorized, codeUnauthorized
+		return http.StatusUnauthorized, problem.CodeUnauthorized
 	case errors.Is(err, auth.ErrForbidden):
-		return http.StatusForbidden, codeForbidden
+		return http.StatusForbidden, problem.CodeForbidden
 	case errors.Is(err, pipeline.ErrExecution):
-		return http.StatusInternalServerError, codeExecutionError
+		return http.StatusInternalServerError, problem.CodeExecutionError
 	}
-	return http.StatusInternalServerError, codeInternalError
+	return http.StatusInternalServerError, problem.CodeInternalError
 }
 
 // internalDetail answers every unexpected fault: its cause, which may hold internals,
@@ -204,20 +164,20 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 		// The client went away (or the server is stopping) mid-pipeline: whatever
 		// failed did so because its context ended, which is no fault to log as one.
 		s.log.DebugContext(ctx, "request ended before its pipeline", "request_id", requestID(ctx), "error", err)
-		return newProblem(ctx, http.StatusServiceUnavailable, codeCancelled, "the request was cancelled before its pipeline finished")
+		return newProblem(ctx, http.StatusServiceUnavailable, problem.CodeCancelled, "the request was cancelled before its pipeline finished")
 	}
 	status, code := classify(err)
 	detail := err.Error()
-	if code == codeInternalError {
+	if code == problem.CodeInternalError {
 		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
 		detail = internalDetail
 	}
-	if code == codeModelUnavailable || code == codeReloadFailed {
+	if code == problem.CodeModelUnavailable || code == problem.CodeReloadFailed {
 		// The reason is a load error, which may quote the server's paths.
 		s.log.DebugContext(ctx, "request refused: a version failed to load", "request_id", requestID(ctx), "error", err)
 		detail = s.loadErrorText(err)
 	}
-	if code == codeExecutionError {
+	if code == problem.CodeExecutionError {
 		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)
 	}
 	return newProblem(ctx, status, code, detail)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // ProblemListener wraps ln so that the answers net/http writes by itself, before any
@@ -140,14 +141,14 @@ func cannedProblem(p []byte, oip bool) []byte {
 func cannedCode(status int, said string) (code, detail string) {
 	switch status {
 	case http.StatusRequestHeaderFieldsTooLarge:
-		return codeHeaderTooLarge, "the request's headers are too large; send fewer or shorter headers"
+		return problem.CodeHeaderTooLarge, "the request's headers are too large; send fewer or shorter headers"
 	case http.StatusNotImplemented:
-		return codeNotImplemented, "the request's Transfer-Encoding is not supported; send the body with Content-Length or Transfer-Encoding: chunked"
+		return problem.CodeNotImplemented, "the request's Transfer-Encoding is not supported; send the body with Content-Length or Transfer-Encoding: chunked"
 	case http.StatusHTTPVersionNotSupported:
-		return codeNotImplemented, "the request's HTTP version is not supported; use HTTP/1.1 or HTTP/2"
+		return problem.CodeNotImplemented, "the request's HTTP version is not supported; use HTTP/1.1 or HTTP/2"
 	}
 	if said == "" {
 		said = "the request line or a header could not be parsed (a malformed percent-escape in the path, say)"
 	}
-	return codeInvalidRequest, said + "; fix the request"
+	return problem.CodeInvalidRequest, said + "; fix the request"
 }

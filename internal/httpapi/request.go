@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
@@ -195,7 +196,7 @@ func (s *Server) observe(router chi.Router) http.Handler {
 				}
 				s.log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					writeProblem(sw, r, http.StatusInternalServerError, codeInternalError, internalDetail)
+					writeProblem(sw, r, http.StatusInternalServerError, problem.CodeInternalError, internalDetail)
 				}
 			}
 			op := s.operation(r)

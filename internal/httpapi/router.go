@@ -11,6 +11,7 @@ import (
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/unescape"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 )
@@ -38,7 +39,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		s.ops.Alias(m, queueUIPath, queueUI)
 	}
 	if s.limiter != nil {
-		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), codeRateLimited)
+		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), problem.CodeRateLimited)
 	}
 
 	r := chi.NewRouter()
@@ -49,7 +50,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		// (Content-Length included), so the detail names r.Method as routed.
 		allow := allowedMethods(r)
 		w.Header().Set("Allow", allow)
-		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+		writeProblem(w, r, http.StatusMethodNotAllowed, problem.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})
 
 	// The documents and Swagger UI are served outside the strict interface.
@@ -84,7 +85,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 	strict := api.NewStrictHandlerWithOptions(s, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, "body: "+firstLine(err.Error()))
+			writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, "body: "+firstLine(err.Error()))
 		},
 		ResponseErrorHandlerFunc: s.writeError,
 	})
@@ -103,7 +104,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
 		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate.Middleware), unescape.HTML(decodedOnce)),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, firstLine(err.Error()))
+			writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, firstLine(err.Error()))
 		},
 	})
 	return s.traced(s.observe(r)), nil
@@ -118,5 +119,5 @@ func decodedOnce(r *http.Request) bool {
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
-	writeProblem(w, r, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
+	writeProblem(w, r, http.StatusNotFound, problem.CodeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
 }

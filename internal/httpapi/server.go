@@ -20,6 +20,7 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
@@ -408,7 +409,7 @@ func (s *Server) checkItems(n int) error {
 	if n <= s.opts.MaxBatchItems {
 		return nil
 	}
-	return &problemError{Status: http.StatusRequestEntityTooLarge, Code: codePayloadTooLarge,
+	return &problem.Error{Status: http.StatusRequestEntityTooLarge, Code: problem.CodePayloadTooLarge,
 		Detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // queueUIPath is where the queue dashboard is mounted.
@@ -26,10 +27,10 @@ func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler 
 		}
 		switch {
 		case errors.Is(err, auth.ErrForbidden):
-			writeProblem(w, r, http.StatusForbidden, codeForbidden, err.Error()+"; use a key that holds it")
+			writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it")
 		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
-			writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
+			writeProblem(w, r, http.StatusUnauthorized, problem.CodeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
 		case err != nil:
 			s.writeLimit(w, r, err)
 		default:

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+
+	"github.com/inferd/inferd/internal/httpapi/problem"
 )
 
 // problemErrors makes the error answers of a handler outside the contract (the queue
@@ -25,7 +27,7 @@ func (s *Server) problemErrors(next http.Handler) http.Handler {
 			pw.status = http.StatusNotFound // asynqmon answers 500 for a queue or task it cannot find
 		}
 		code := codeForStatus(pw.status)
-		if code == codeInternalError {
+		if code == problem.CodeInternalError {
 			s.log.ErrorContext(r.Context(), "queue dashboard failed", "request_id", requestID(r.Context()), "status", pw.status, "error", text)
 			text = internalDetail
 		}
@@ -75,24 +77,24 @@ func (w *problemWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func codeForStatus(status int) string {
 	switch status {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return codeInvalidRequest
+		return problem.CodeInvalidRequest
 	case http.StatusUnauthorized:
-		return codeUnauthorized
+		return problem.CodeUnauthorized
 	case http.StatusForbidden:
-		return codeForbidden
+		return problem.CodeForbidden
 	case http.StatusNotFound:
-		return codeNotFound
+		return problem.CodeNotFound
 	case http.StatusMethodNotAllowed:
-		return codeMethodNotAllowed
+		return problem.CodeMethodNotAllowed
 	case http.StatusRequestEntityTooLarge:
-		return codePayloadTooLarge
+		return problem.CodePayloadTooLarge
 	case http.StatusUnsupportedMediaType:
-		return codeUnsupportedMediaType
+		return problem.CodeUnsupportedMediaType
 	case http.StatusServiceUnavailable:
-		return codeQueueUnavailable
+		return problem.CodeQueueUnavailable
 	}
 	if status < 500 {
-		return codeInvalidRequest
+		return problem.CodeInvalidRequest
 	}
-	return codeInternalError
+	return problem.CodeInternalError
 }

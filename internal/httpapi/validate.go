@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 	for _, e := range causes {
 		var tooBig *http.MaxBytesError
 		if errors.As(e, &tooBig) {
-			writeProblem(w, r, http.StatusRequestEntityTooLarge, codePayloadTooLarge, s.tooLarge())
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge, s.tooLarge())
 			return
 		}
 	}
@@ -58,7 +59,7 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 	case secErr != nil:
 		for _, e := range secErr.Errors {
 			if errors.Is(e, auth.ErrForbidden) {
-				writeProblem(w, r, http.StatusForbidden, codeForbidden, e.Error()+"; use a key that holds it")
+				writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden, e.Error()+"; use a key that holds it")
 				return
 			}
 		}
@@ -66,16 +67,16 @@ func (s *Server) validationError(ctx context.Context, err error, w http.Response
 		for _, e := range secErr.Errors {
 			detail = unauthorizedDetail(e, detail)
 		}
-		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, detail)
+		writeProblem(w, r, http.StatusUnauthorized, problem.CodeUnauthorized, detail)
 	case errors.Is(err, validator.ErrBodyTimeout):
-		writeProblem(w, r, http.StatusRequestTimeout, codeRequestTimeout, validator.Describe(err))
+		writeProblem(w, r, http.StatusRequestTimeout, problem.CodeRequestTimeout, validator.Describe(err))
 	case opts.MatchedRoute == nil:
-		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such endpoint; GET /openapi.yaml lists them")
+		writeProblem(w, r, http.StatusNotFound, problem.CodeNotFound, "no such endpoint; GET /openapi.yaml lists them")
 	case opts.StatusCode >= 500:
 		s.log.ErrorContext(ctx, "request validation failed unexpectedly", "request_id", requestID(ctx), "error", err)
-		writeProblem(w, r, http.StatusInternalServerError, codeInternalError, internalDetail)
+		writeProblem(w, r, http.StatusInternalServerError, problem.CodeInternalError, internalDetail)
 	default:
-		writeProblem(w, r, http.StatusBadRequest, codeInvalidRequest, validator.Describe(err))
+		writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, validator.Describe(err))
 	}
 }
 
