@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -33,16 +30,8 @@ func parseClusterURL(raw string) (Conn, error) {
 		return Conn{}, fmt.Errorf("QUEUE_URL %s: %s; want %s://[:password@]host1:port1,host2:port2", u.Redacted(), why, ClusterScheme)
 	}
 	o := &redis.ClusterOptions{DialTimeout: defaultDialTimeout, DialerRetries: defaultDialerRetries}
-	q := u.Query()
-	for k := range q {
-		if k != "dial_timeout" {
-			return bad(fmt.Sprintf("unknown option %q", k))
-		}
-	}
-	if v := q.Get("dial_timeout"); v != "" {
-		if o.DialTimeout, err = time.ParseDuration(v); err != nil || o.DialTimeout <= 0 {
-			return bad("dial_timeout is not a positive duration")
-		}
+	if why := multiHostOptions(u.Query(), &o.DialTimeout); why != "" {
+		return bad(why)
 	}
 	if p := strings.Trim(u.Path, "/"); p != "" {
 		return bad("a cluster has no database number")
@@ -51,12 +40,8 @@ func parseClusterURL(raw string) (Conn, error) {
 		o.Username = u.User.Username()
 		o.Password, _ = u.User.Password()
 	}
-	for _, h := range strings.Split(u.Host, ",") {
-		host, port, err := net.SplitHostPort(h)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || n < 1 || n > 65535 {
-			return bad(fmt.Sprintf("node %q is not host:port", h))
-		}
-		o.Addrs = append(o.Addrs, h)
+	if o.Addrs, err = hostPorts(u, "node"); err != nil {
+		return bad(err.Error())
 	}
 	return Conn{
 		Cluster: o,

@@ -3,11 +3,9 @@ package queue
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -42,26 +40,15 @@ func parseSentinelURL(raw string) (Conn, error) {
 	if o.MasterName == "" {
 		return bad("no master name (?master=)")
 	}
-	for k := range q {
-		if k != "master" && k != "sentinel_password" && k != "dial_timeout" {
-			return bad(fmt.Sprintf("unknown option %q", k))
-		}
-	}
-	if v := q.Get("dial_timeout"); v != "" {
-		if o.DialTimeout, err = time.ParseDuration(v); err != nil || o.DialTimeout <= 0 {
-			return bad("dial_timeout is not a positive duration")
-		}
+	if why := multiHostOptions(q, &o.DialTimeout, "master", "sentinel_password"); why != "" {
+		return bad(why)
 	}
 	if u.User != nil {
 		o.Username = u.User.Username()
 		o.Password, _ = u.User.Password()
 	}
-	for _, h := range strings.Split(u.Host, ",") {
-		host, port, err := net.SplitHostPort(h)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || n < 1 || n > 65535 {
-			return bad(fmt.Sprintf("sentinel %q is not host:port", h))
-		}
-		o.SentinelAddrs = append(o.SentinelAddrs, h)
+	if o.SentinelAddrs, err = hostPorts(u, "sentinel"); err != nil {
+		return bad(err.Error())
 	}
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		if o.DB, err = strconv.Atoi(db); err != nil || o.DB < 0 {

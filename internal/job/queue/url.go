@@ -3,7 +3,10 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,4 +92,37 @@ func redactedCause(err error, raw string, u *url.URL) string {
 		return "invalid URL"
 	}
 	return msg
+}
+
+// multiHostOptions checks that the query of a URL naming several hosts (Sentinel's,
+// a cluster's) has no option but dial_timeout and those of allowed, and reads
+// dial_timeout into dial when it is there. It returns why the query is refused, or "".
+func multiHostOptions(q url.Values, dial *time.Duration, allowed ...string) string {
+	for k := range q {
+		if k != "dial_timeout" && !slices.Contains(allowed, k) {
+			return fmt.Sprintf("unknown option %q", k)
+		}
+	}
+	if v := q.Get("dial_timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return "dial_timeout is not a positive duration"
+		}
+		*dial = d
+	}
+	return ""
+}
+
+// hostPorts splits u's comma-separated host list (url.Parse takes it for one host);
+// what names an entry in the error.
+func hostPorts(u *url.URL, what string) ([]string, error) {
+	var hosts []string
+	for _, h := range strings.Split(u.Host, ",") {
+		host, port, err := net.SplitHostPort(h)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("%s %q is not host:port", what, h)
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
 }
