@@ -108,7 +108,7 @@ echo "== go vet and go build on the two Go programs"
 port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
 mkdir "$work/models" # the built-in echo model is all the programs use
 env -u QUEUE_URL -u API_KEYS -u API_KEYS_FILE -u INFERD_ENV -u PUBLIC_URL \
-	PORT="$port" MODELS_DIR="$work/models" RATE_LIMIT_RPS=0 AUTH_FAILURES_PER_MINUTE=0 LOG_LEVEL=warn \
+	PORT="$port" GRPC_PORT=0 MODELS_DIR="$work/models" RATE_LIMIT_RPS=0 AUTH_FAILURES_PER_MINUTE=0 LOG_LEVEL=warn \
 	bin/inferd >"$work/inferd.log" 2>&1 &
 pids+=($!)
 for ((i = 0; i < 300; i++)); do

@@ -88,7 +88,7 @@ start_prism() {
 
 api=$(free_port)
 env -u QUEUE_URL -u API_KEYS -u API_KEYS_FILE -u INFERD_ENV -u PUBLIC_URL \
-	PORT="$api" MODELS_DIR=./models RATE_LIMIT_RPS=0 AUTH_FAILURES_PER_MINUTE=0 LOG_LEVEL=warn bin/inferd >"$work/inferd.log" 2>&1 &
+	PORT="$api" GRPC_PORT=0 MODELS_DIR=./models RATE_LIMIT_RPS=0 AUTH_FAILURES_PER_MINUTE=0 LOG_LEVEL=warn bin/inferd >"$work/inferd.log" 2>&1 &
 pids+=($!)
 wait_for "http://127.0.0.1:$api/ready" 200 60 "$work/inferd.log"
 

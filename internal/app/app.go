@@ -35,6 +35,11 @@ type Options struct {
 	Listener net.Listener
 	// Started, when set, receives the server's address once it listens.
 	Started func(addr string)
+	// GRPCListener, when set, is served the gRPC protocol instead of listening on
+	// Config.GRPCListenAddr (even when that is off); GRPCStarted, when set, receives its
+	// address.
+	GRPCListener net.Listener
+	GRPCStarted  func(addr string)
 	// TracerProvider, when set, traces with it whatever the OTEL_* settings say (tests
 	// pass one around an in-memory exporter); its owner shuts it down.
 	TracerProvider trace.TracerProvider
@@ -102,6 +107,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return abort(err)
 	}
+	grpcLn, err := p.serveGRPC(opts, srv)
+	if err != nil {
+		return abort(errors.Join(err, hs.Close()))
+	}
 
 	loadCtx, stopLoading := context.WithCancel(ctx)
 	defer stopLoading()
@@ -118,6 +127,9 @@ wait:
 		case err := <-serveErr:
 			runErr = fmt.Errorf("serving: %w", err)
 			break wait
+		case err := <-grpcLn.serveErr():
+			runErr = fmt.Errorf("serving gRPC: %w", err)
+			break wait
 		case runErr = <-loadErr:
 			loading = false
 			if runErr != nil {
@@ -128,6 +140,9 @@ wait:
 		}
 	}
 
+	if ctx.Err() != nil {
+		grpcLn.drain() // gRPC health answers NOT_SERVING as /ready answers 503
+	}
 	if err := drain(ctx, srv, cfg, serveErr, log); err != nil {
 		runErr = fmt.Errorf("serving: %w", err)
 	}
@@ -140,8 +155,13 @@ wait:
 		quiesce(shutdownCtx, ln, log)
 	}
 	var errs []error
+	grpcStopped := make(chan error, 1)
+	go func() { grpcStopped <- grpcLn.shutdown(shutdownCtx) }()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		errs = append(errs, fmt.Errorf("draining requests: %w", err))
+	}
+	if err := <-grpcStopped; err != nil {
+		errs = append(errs, err)
 	}
 	if err := jobs.shutdown(shutdownCtx); err != nil {
 		errs = append(errs, err)

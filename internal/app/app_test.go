@@ -26,6 +26,7 @@ import (
 type started struct {
 	c    *apitest.Client
 	url  string
+	grpc string // host:port of the gRPC listener
 	done chan error
 }
 
@@ -57,9 +58,13 @@ func startAppWith(t *testing.T, env map[string]string, wantReady bool, opts app.
 	if err != nil {
 		t.Fatal(err)
 	}
+	gln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &started{done: make(chan error, 1)}
-	opts.Config, opts.Listener = cfg, ln
+	s := &started{done: make(chan error, 1), grpc: gln.Addr().String()}
+	opts.Config, opts.Listener, opts.GRPCListener = cfg, ln, gln
 	go func() {
 		s.done <- app.Run(ctx, opts)
 	}()

@@ -22,8 +22,12 @@ type Config struct {
 	Port int // PORT
 	// ListenAddr is LISTEN_ADDR, or ":PORT" when that is unset: what the server binds.
 	ListenAddr string
-	ModelsDir  string // MODELS_DIR
-	QueueURL   string // QUEUE_URL; "": jobs run in-process
+	GRPCPort   int // GRPC_PORT; 0 with no GRPC_LISTEN_ADDR: no gRPC listener
+	// GRPCListenAddr is GRPC_LISTEN_ADDR, or ":GRPC_PORT": what the gRPC listener binds;
+	// "" when it is off.
+	GRPCListenAddr string
+	ModelsDir      string // MODELS_DIR
+	QueueURL       string // QUEUE_URL; "": jobs run in-process
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
 	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT

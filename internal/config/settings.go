@@ -61,6 +61,14 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.Port = p.int(1, 65535) }},
 	{Name: "LISTEN_ADDR", Meaning: "`host:port` the server listens on, overriding `PORT`: `127.0.0.1:9000` for loopback only, `:0` for any free port (the log line `listening` names the port)",
 		parse: func(p *parser, c *Config) { c.ListenAddr = p.addr(c.Port) }},
+	{Name: "GRPC_PORT", Default: "8001", Meaning: "port of the Open Inference Protocol over gRPC (on every interface; Triton's gRPC port, where `tritonclient.grpc` and `perf_analyzer` look); `0`: no gRPC listener",
+		parse: func(p *parser, c *Config) { c.GRPCPort = p.int(0, 65535) }},
+	{Name: "GRPC_LISTEN_ADDR", Meaning: "`host:port` of the gRPC listener, overriding `GRPC_PORT` (even `0`), as `LISTEN_ADDR` does for HTTP: `127.0.0.1:8001` for loopback only, `:0` for any free port (the log line `serving gRPC` names it)",
+		parse: func(p *parser, c *Config) {
+			if c.GRPCPort != 0 || p.set() != "" { // GRPC_PORT=0 and no address: off
+				c.GRPCListenAddr = p.addr(c.GRPCPort)
+			}
+		}},
 	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository",
 		parse: func(p *parser, c *Config) { c.ModelsDir = p.str() }},
 	{Name: "QUEUE_URL", Meaning: "unset: jobs run in-process; `redis://[:password@]host:port/db` (or `rediss://`): jobs go to Redis for `inferd-worker`; `redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name`: the same through Redis Sentinel (the hosts are the sentinels; `sentinel_password=` when they have their own); `redis-cluster://[:password@]host1:port1,host2:port2`: a Redis Cluster (the hosts are seed nodes; see `QUEUE_SHARDS`)",

@@ -54,46 +54,55 @@ func (s *Server) gate(next http.Handler) http.Handler {
 	})
 }
 
-// limitError is a refusal for load: a 429 with its code and Retry-After.
-type limitError struct {
-	code   string
-	detail string
-	retry  int // seconds
+// LimitError is a refusal for load: a 429 with its code and Retry-After over HTTP,
+// RESOURCE_EXHAUSTED with the same detail and a retry delay over gRPC.
+type LimitError struct {
+	Code   string // the problem code: rate_limited, concurrency_limited, auth_throttled
+	Detail string
+	Retry  int // seconds
 }
 
-func (e *limitError) Error() string { return e.detail }
+func (e *LimitError) Error() string { return e.Detail }
 
 func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 func (s *Server) writeLimit(w http.ResponseWriter, r *http.Request, err error) {
-	var le *limitError
+	var le *LimitError
 	if !errors.As(err, &le) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(le.retry))
-	writeProblem(w, r, http.StatusTooManyRequests, le.code, le.detail)
+	w.Header().Set("Retry-After", strconv.Itoa(le.Retry))
+	writeProblem(w, r, http.StatusTooManyRequests, le.Code, le.Detail)
 }
 
 // checkKey authorizes key for scope on behalf of r's client, and records the outcome
-// on the request for the layers after it and the log line. A missing or unknown key is
-// a failure charged to the client's address and that key; once they have failed too
-// often, the answer is a *limitError (429) instead of 401. A valid key is never
-// throttled, whatever other clients at the same address do.
+// on the request for the layers after it and the log line.
 func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.Principal, error) {
 	_, err := apiKey(r) // two X-API-Key headers are refused, never resolved to one
-	var p auth.Principal
-	if err == nil {
-		p, err = s.keys.Authorize(key, scope)
-	}
+	p, err := s.authorizeFrom(func() string { return s.proxies.clientAddr(r) }, func() string { return s.operation(r) }, key, err, scope)
 	if info := infoFrom(r.Context()); info != nil {
 		info.scope, info.principal, info.authed = scope, p, err == nil
 	}
+	return p, err
+}
+
+// authorizeFrom authorizes key for scope unless keyErr already refused it. A missing
+// or unknown key is a failure charged to the client's address and that key; once they
+// have failed too often, the answer is a *LimitError (429) instead of 401. A valid key
+// is never throttled, whatever other clients at the same address do. addr and op are
+// asked for only when needed: the client's address and the operation's metric label.
+func (s *Server) authorizeFrom(addr, op func() string, key string, keyErr error, scope auth.Scope) (auth.Principal, error) {
+	var p auth.Principal
+	err := keyErr
+	if err == nil {
+		p, err = s.keys.Authorize(key, scope)
+	}
 	if errors.Is(err, auth.ErrUnauthenticated) {
-		if d := s.authFails.failed(s.proxies.clientAddr(r), key); d > 0 {
+		if d := s.authFails.failed(addr(), key); d > 0 {
 			secs := retrySeconds(d)
-			s.metrics.RateLimited(s.operation(r), problem.CodeAuthThrottled)
-			return auth.Principal{}, &limitError{code: problem.CodeAuthThrottled, retry: secs, detail: fmt.Sprintf(
+			s.metrics.RateLimited(op(), problem.CodeAuthThrottled)
+			return auth.Principal{}, &LimitError{Code: problem.CodeAuthThrottled, Retry: secs, Detail: fmt.Sprintf(
 				"more than %d failed authentications a minute with this key from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
 				s.authFails.perMinute, secs)}
 		}
@@ -105,11 +114,15 @@ func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.P
 // predict-scope operations, its token bucket. The counter it returns (nil when there
 // is no cap) must be given back with Add(-1) when the request is done.
 func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
+	return s.admitAs(func() string { return s.operation(r) }, p, scope)
+}
+
+func (s *Server) admitAs(op func() string, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
 	var n *atomic.Int64
 	if s.inflight != nil {
 		if n = s.inflight.acquire(p.ID); n == nil {
-			s.metrics.RateLimited(s.operation(r), problem.CodeConcurrencyLimited)
-			return nil, &limitError{code: problem.CodeConcurrencyLimited, retry: retryAfterSeconds, detail: fmt.Sprintf(
+			s.metrics.RateLimited(op(), problem.CodeConcurrencyLimited)
+			return nil, &LimitError{Code: problem.CodeConcurrencyLimited, Retry: retryAfterSeconds, Detail: fmt.Sprintf(
 				"this key already has %d requests in progress (MAX_CONCURRENT_PER_KEY); retry when one has been answered", s.inflight.max)}
 		}
 	}
@@ -119,8 +132,8 @@ func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*at
 				n.Add(-1)
 			}
 			secs := retrySeconds(wait)
-			s.metrics.RateLimited(s.operation(r), problem.CodeRateLimited)
-			return nil, &limitError{code: problem.CodeRateLimited, retry: secs, detail: fmt.Sprintf(
+			s.metrics.RateLimited(op(), problem.CodeRateLimited)
+			return nil, &LimitError{Code: problem.CodeRateLimited, Retry: secs, Detail: fmt.Sprintf(
 				"rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
 				float64(s.limiter.rps), s.limiter.burst, secs)}
 		}

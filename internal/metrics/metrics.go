@@ -33,6 +33,7 @@ type Metrics struct {
 	batchQueue    *prometheus.HistogramVec
 	jobWait       prometheus.Histogram
 	versions      versionVecs
+	grpc          grpcVecs
 	reg           prometheus.Registerer
 
 	// The children of the vectors above that every prediction touches, by label values.
@@ -131,6 +132,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
+	m.grpc = newGRPCVecs(reg)
 	m.httpChildren = newChildren(func(k httpKey) httpObs {
 		c := statusLabel(k.code)
 		return httpObs{requests: m.httpRequests.WithLabelValues(k.operation, c), duration: m.httpDuration.WithLabelValues(k.operation, c)}

@@ -239,7 +239,6 @@ func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
 		return nil, 0, fail("%s: shape has %d dimensions; at most %d are allowed", where, len(dims), maxRank)
 	}
 	shape := make([]int64, len(dims))
-	size := int64(1)
 	for i, n := range dims {
 		if !wholeNumber(n) {
 			return nil, 0, fail("%s: shape[%d] is %s; dimensions are whole numbers, written without quotes, fraction or exponent, like 4", where, i, spelled(n))
@@ -248,16 +247,29 @@ func decodeShape(where string, raw json.RawMessage) ([]int64, int64, error) {
 		if err != nil {
 			return nil, 0, fail("%s: shape[%d] is %.40s, beyond any dimension (at most %d)", where, i, n, int64(math.MaxInt64))
 		}
+		shape[i] = d
+	}
+	size, err := CheckShape(where, shape)
+	return shape, size, err
+}
+
+// CheckShape checks a request's shape and returns how many elements it holds: at
+// most maxRank dimensions, none negative, a product that fits an int64.
+func CheckShape(where string, shape []int64) (int64, error) {
+	if len(shape) > maxRank {
+		return 0, fail("%s: shape has %d dimensions; at most %d are allowed", where, len(shape), maxRank)
+	}
+	size := int64(1)
+	for i, d := range shape {
 		if d < 0 {
-			return nil, 0, fail("%s: shape[%d] is %d; dimensions of a request cannot be negative", where, i, d)
+			return 0, fail("%s: shape[%d] is %d; dimensions of a request cannot be negative", where, i, d)
 		}
 		if d != 0 && size > math.MaxInt64/d {
-			return nil, 0, fail("%s: shape %s holds more elements than any request can carry", where, raw)
+			return 0, fail("%s: shape %s holds more elements than any request can carry", where, tensor.FormatShape(shape))
 		}
-		shape[i] = d
 		size *= d
 	}
-	return shape, size, nil
+	return size, nil
 }
 
 func parameters(where string, raw json.RawMessage) (map[string]json.RawMessage, error) {

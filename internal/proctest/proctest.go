@@ -149,7 +149,9 @@ func StartListening(t testing.TB, bin, healthPath string, env ...string) *Proc {
 func spawn(t testing.TB, bin string, env []string) *Proc {
 	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	// GRPC_PORT=0 unless env says otherwise (a later value wins): test servers run side
+	// by side, and would all take the gRPC listener's default port.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GRPC_PORT=0"}, env...)
 	logs := &apitest.Log{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
@@ -202,7 +204,9 @@ func Exec(t testing.TB, bin string, args []string, env ...string) (code int, std
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	// GRPC_PORT=0 unless env says otherwise (a later value wins): test servers run side
+	// by side, and would all take the gRPC listener's default port.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GRPC_PORT=0"}, env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -78,7 +78,8 @@ func (h *harness) start(name, bin string, readyPath string, env ...string) (*Pro
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	env = append(env, "LISTEN_ADDR="+addr, "WORKER_LISTEN_ADDR="+addr, echoAddrEnv+"="+addr)
+	// GRPC_PORT=0 first, so that a case that serves gRPC says where (a later value wins).
+	env = append(append([]string{"GRPC_PORT=0"}, env...), "LISTEN_ADDR="+addr, "WORKER_LISTEN_ADDR="+addr, echoAddrEnv+"="+addr)
 	p, err := start(name, h.cfg.Root, bin, port, readyPath, env)
 	if err != nil {
 		return nil, err

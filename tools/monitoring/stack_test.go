@@ -151,7 +151,7 @@ func startStack(t *testing.T) *stack {
 	models := "MODELS_DIR=" + filepath.Join(root, "models")
 	serverAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	s := &stack{
-		server: startProc(t, "inferd", serverAddr, []string{"LISTEN_ADDR=" + serverAddr, queue, models, "LOG_LEVEL=warn"},
+		server: startProc(t, "inferd", serverAddr, []string{"LISTEN_ADDR=" + serverAddr, "GRPC_PORT=0", queue, models, "LOG_LEVEL=warn"},
 			filepath.Join(bin, "inferd")),
 	}
 	workerAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))

@@ -255,7 +255,7 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
-		return Result{}, oipInvalid(err)
+		return Result{}, Invalid(err)
 	}
 	outs := make([]string, len(req.Outputs))
 	binary := map[string]bool{}
@@ -265,18 +265,18 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	}
 	inf, err := h.cfg.Registry.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: h.cfg.MaxBatchItems})
 	if err != nil {
-		return Result{}, oipInvalid(problem.InPath(err))
+		return Result{}, Invalid(problem.InPath(err))
 	}
 	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(h.cfg.MaxResponseBytes)},
 		func(name string) bool { return req.BinaryOutput || binary[name] })
 	if err != nil {
-		return Result{}, oipInvalid(err)
+		return Result{}, Invalid(err)
 	}
 	return Result{body: out, headerLen: n, version: inf.Version}, nil
 }
 
-// oipInvalid words a request's fault in the protocol's terms (its datatype names).
-func oipInvalid(err error) error {
+// Invalid words a request's fault in the protocol's terms (its datatype names).
+func Invalid(err error) error {
 	if errors.Is(err, registry.ErrTooManyRows) {
 		return &problem.Error{Status: http.StatusRequestEntityTooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
 	}

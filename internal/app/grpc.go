@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/stats"
+
+	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/grpcapi"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/listen"
+	"github.com/inferd/inferd/internal/telemetry"
+)
+
+// healthEvery is how often the gRPC health service's status follows readiness.
+const healthEvery = 500 * time.Millisecond
+
+// grpcListener is the Open Inference Protocol over gRPC, with the standard health
+// service (for Kubernetes' gRPC probes) and server reflection (for grpcurl).
+type grpcListener struct {
+	srv    *grpc.Server
+	health *health.Server
+	stop   context.CancelFunc
+	done   chan struct{}
+	errs   chan error
+}
+
+// serveGRPC starts the gRPC listener on GRPC_LISTEN_ADDR (or opts.GRPCListener); nil
+// when it is off. Its calls share rest's keys, limits and handlers.
+func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, error) {
+	cfg := p.cfg
+	ln := opts.GRPCListener
+	if ln == nil && cfg.GRPCListenAddr == "" {
+		return nil, nil
+	}
+	svc, err := grpcapi.New(grpcapi.Options{HTTP: rest, Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
+		MaxBatchItems: cfg.MaxBatchItems, MaxResponseBytes: cfg.MaxResponseBytes})
+	if err != nil {
+		return nil, err
+	}
+	if ln == nil {
+		if ln, err = listen.TCP(cfg.GRPCListenAddr); err != nil {
+			return nil, fmt.Errorf("listening for gRPC: %w", err)
+		}
+	}
+	maxRequest := cfg.MaxRequestBytes
+	if maxRequest <= 0 {
+		maxRequest = httpapi.DefaultMaxRequestBytes
+	}
+	serverOpts := []grpc.ServerOption{
+		// MAX_REQUEST_BYTES is the receive limit: a larger message is RESOURCE_EXHAUSTED
+		// before it is decoded, as a larger REST body is 413 before it is read.
+		grpc.MaxRecvMsgSize(int(maxRequest)),
+		grpc.ChainUnaryInterceptor(svc.Unary),
+	}
+	if p.tracing.Tracer != nil {
+		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
+		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler(
+			otelgrpc.WithTracerProvider(p.tracing.Provider), otelgrpc.WithPropagators(telemetry.Propagator),
+			otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool { return !isProbe(info.FullMethodName) }))))
+	}
+	capped := listen.New(ln, listen.Options{Max: cfg.MaxConnections, MaxPerAddress: cfg.MaxConnectionsPerAddress, Refused: p.refused()})
+	g := &grpcListener{srv: grpc.NewServer(serverOpts...), health: health.NewServer(), done: make(chan struct{}), errs: make(chan error, 1)}
+	pb.RegisterGRPCInferenceServiceServer(g.srv, svc)
+	healthpb.RegisterHealthServer(g.srv, g.health)
+	reflection.Register(g.srv)
+	g.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	g.health.SetServingStatus(pb.GRPCInferenceService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+
+	ctx, stop := context.WithCancel(context.Background())
+	g.stop = stop
+	go g.followReadiness(ctx, svc)
+	go func() { g.errs <- g.srv.Serve(capped) }()
+	p.log.Info("serving gRPC", "grpc_addr", ln.Addr().String(), "max_request_bytes", maxRequest)
+	if opts.GRPCStarted != nil {
+		opts.GRPCStarted(ln.Addr().String())
+	}
+	return g, nil
+}
+
+func isProbe(method string) bool {
+	return method == "/grpc.health.v1.Health/Check" || method == "/grpc.health.v1.Health/Watch"
+}
+
+// followReadiness sets the health service's status from the server's readiness:
+// SERVING while GET /ready would answer 200, for the whole server ("") and the
+// inference service by name.
+func (g *grpcListener) followReadiness(ctx context.Context, svc *grpcapi.Server) {
+	defer close(g.done)
+	t := time.NewTicker(healthEvery)
+	defer t.Stop()
+	for {
+		st := healthpb.HealthCheckResponse_NOT_SERVING
+		if ready, err := svc.Ready(ctx); err == nil && ready {
+			st = healthpb.HealthCheckResponse_SERVING
+		}
+		g.health.SetServingStatus("", st)
+		g.health.SetServingStatus(pb.GRPCInferenceService_ServiceDesc.ServiceName, st)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// drain reports NOT_SERVING from now on, so that gRPC probes and load balancers stop
+// sending while the calls in flight finish.
+func (g *grpcListener) drain() {
+	if g == nil {
+		return
+	}
+	g.stop()
+	<-g.done
+	g.health.Shutdown()
+}
+
+// shutdown stops accepting calls and waits for those in flight, until ctx ends; then
+// it closes every connection.
+func (g *grpcListener) shutdown(ctx context.Context) error {
+	if g == nil {
+		return nil
+	}
+	g.drain()
+	stopped := make(chan struct{})
+	go func() { g.srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		g.srv.Stop()
+		<-stopped
+		return fmt.Errorf("gRPC calls still in flight at the shutdown timeout: %w", ctx.Err())
+	}
+}
+
+// serveErr is where a listener that died reports; nil when gRPC is off.
+func (g *grpcListener) serveErr() <-chan error {
+	if g == nil {
+		return nil
+	}
+	return g.errs
+}

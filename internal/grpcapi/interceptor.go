@@ -1,0 +1,110 @@
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/auth"
+)
+
+// MetadataAPIKey is the metadata key of the API key, as REST's X-API-Key header
+// (gRPC metadata keys are lowercase).
+const MetadataAPIKey = "x-api-key"
+
+// errDuplicateKey marks a call that carries the key more than once: as over REST,
+// none of the values is picked.
+var errDuplicateKey = errors.New("more than one x-api-key metadata value")
+
+// operations maps each method of the service to the REST operation it shares its
+// meaning, security and scope with.
+var operations = map[string]string{
+	"ServerLive":            "oipServerLive",
+	"ServerReady":           "oipServerReady",
+	"ServerMetadata":        "oipServerMetadata",
+	"ModelReady":            "oipModelReady",
+	"ModelMetadata":         "oipModelMetadata",
+	"ModelInfer":            "oipInfer",
+	"ModelConfig":           "oipModelConfig",
+	"ModelStatistics":       "oipStatistics",
+	"RepositoryIndex":       "oipRepositoryIndex",
+	"RepositoryModelLoad":   "oipRepositoryLoad",
+	"RepositoryModelUnload": "oipRepositoryUnload",
+}
+
+// servicePrefix starts the full name of the service's methods.
+var servicePrefix = "/" + pb.GRPCInferenceService_ServiceDesc.ServiceName + "/"
+
+// Unary is the interceptor of every unary call: it admits the service's calls through
+// the REST gate (key, scope, failed-key throttle, concurrency and rate limits), turns
+// errors and panics into statuses, and records the call's metrics. Other services
+// (health, reflection) take no key, as REST's probes and contract take none.
+func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	start := time.Now()
+	method := strings.TrimPrefix(info.FullMethod, servicePrefix)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.ErrorContext(ctx, "panic serving a gRPC call", "method", info.FullMethod, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp, err = nil, status.Error(codes.Internal, "the server failed unexpectedly")
+		}
+		s.opts.Metrics.GRPC(method, codeName(status.Code(err)), time.Since(start))
+	}()
+	release, err := s.admit(ctx, method)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	defer release()
+	resp, err = handler(ctx, req)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return resp, nil
+}
+
+// admit passes a call of the service through the gate its REST operation has.
+func (s *Server) admit(ctx context.Context, method string) (func(), error) {
+	id, ok := operations[method]
+	if !ok {
+		return func() {}, nil
+	}
+	op := s.rest.Operation(id)
+	if op == nil || !op.Secured {
+		return func() {}, nil
+	}
+	var key string
+	var keyErr error
+	md, _ := metadata.FromIncomingContext(ctx)
+	switch vals := md.Get(MetadataAPIKey); len(vals) {
+	case 0:
+	case 1:
+		key = vals[0]
+	default:
+		keyErr = fmt.Errorf("%w: %w (%d)", auth.ErrUnauthenticated, errDuplicateKey, len(vals))
+	}
+	release, _, err := s.rest.Admit(peerIP(ctx), method, key, keyErr, op.Scope)
+	return release, err
+}
+
+// peerIP is the caller's IP address, which the failed-key throttle counts by.
+func peerIP(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(p.Addr.String())
+	if err != nil {
+		return p.Addr.String()
+	}
+	return host
+}

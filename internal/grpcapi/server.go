@@ -1,0 +1,136 @@
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/inferd/inferd/gen/api"
+	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/registry"
+)
+
+// Options configure a Server.
+type Options struct {
+	// HTTP is the REST server: its protocol handlers answer the calls, its gate admits
+	// them and its problems word their errors. Its Handler must have been built.
+	HTTP     *httpapi.Server
+	Registry *registry.Registry
+	Metrics  *metrics.Metrics
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// MaxBatchItems caps the rows of a ModelInfer call, as /v2's (MAX_BATCH_ITEMS);
+	// MaxResponseBytes the bytes of its answer (MAX_RESPONSE_BYTES). Zero: no cap.
+	MaxBatchItems    int
+	MaxResponseBytes int64
+}
+
+// Server implements the protocol's service.
+type Server struct {
+	pb.UnimplementedGRPCInferenceServiceServer
+	opts Options
+	rest *httpapi.Server
+	reg  *registry.Registry
+	log  *slog.Logger
+}
+
+var _ pb.GRPCInferenceServiceServer = (*Server)(nil)
+
+// New returns the service over opts.
+func New(opts Options) (*Server, error) {
+	if opts.HTTP == nil || opts.Registry == nil || opts.Metrics == nil {
+		return nil, errors.New("grpcapi: HTTP, Registry and Metrics are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Server{opts: opts, rest: opts.HTTP, reg: opts.Registry, log: opts.Logger}, nil
+}
+
+// ServerLive answers while the process serves, as GET /v2/health/live does.
+func (s *Server) ServerLive(context.Context, *pb.ServerLiveRequest) (*pb.ServerLiveResponse, error) {
+	return &pb.ServerLiveResponse{Live: true}, nil
+}
+
+// ServerReady answers as GET /ready does: false while loading, draining or degraded.
+func (s *Server) ServerReady(ctx context.Context, _ *pb.ServerReadyRequest) (*pb.ServerReadyResponse, error) {
+	ready, err := s.Ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ServerReadyResponse{Ready: ready}, nil
+}
+
+// Ready is the server's readiness, which ServerReady and the health service report.
+func (s *Server) Ready(ctx context.Context) (bool, error) {
+	resp, err := s.rest.OipServerReady(ctx, api.OipServerReadyRequestObject{})
+	if err != nil {
+		return false, err
+	}
+	_, ok := resp.(api.OipServerReady200JSONResponse)
+	return ok, nil
+}
+
+// ServerMetadata names the server, its version and its extensions.
+func (s *Server) ServerMetadata(ctx context.Context, _ *pb.ServerMetadataRequest) (*pb.ServerMetadataResponse, error) {
+	resp, err := s.rest.OipServerMetadata(ctx, api.OipServerMetadataRequestObject{})
+	if err != nil {
+		return nil, err
+	}
+	md := resp.(api.OipServerMetadata200JSONResponse)
+	return &pb.ServerMetadataResponse{Name: md.Name, Version: md.Version, Extensions: md.Extensions}, nil
+}
+
+// ModelReady says whether the version (or the one the model's rule chooses) can serve;
+// an unknown model or version is NOT_FOUND, as over REST.
+func (s *Server) ModelReady(ctx context.Context, req *pb.ModelReadyRequest) (*pb.ModelReadyResponse, error) {
+	if err := named(req.Name, "name"); err != nil {
+		return nil, err
+	}
+	var ready bool
+	if req.Version == "" {
+		resp, err := s.rest.OipModelReady(ctx, api.OipModelReadyRequestObject{ModelName: req.Name})
+		if err != nil {
+			return nil, err
+		}
+		_, ready = resp.(api.OipModelReady200JSONResponse)
+	} else {
+		resp, err := s.rest.OipModelVersionReady(ctx, api.OipModelVersionReadyRequestObject{ModelName: req.Name, ModelVersion: req.Version})
+		if err != nil {
+			return nil, err
+		}
+		_, ready = resp.(api.OipModelVersionReady200JSONResponse)
+	}
+	return &pb.ModelReadyResponse{Ready: ready}, nil
+}
+
+// ModelMetadata describes a loaded version's tensors.
+func (s *Server) ModelMetadata(ctx context.Context, req *pb.ModelMetadataRequest) (*pb.ModelMetadataResponse, error) {
+	if err := named(req.Name, "name"); err != nil {
+		return nil, err
+	}
+	var md api.OIPModelMetadata
+	if req.Version == "" {
+		resp, err := s.rest.OipModelMetadata(ctx, api.OipModelMetadataRequestObject{ModelName: req.Name})
+		if err != nil {
+			return nil, err
+		}
+		md = api.OIPModelMetadata(resp.(api.OipModelMetadata200JSONResponse))
+	} else {
+		resp, err := s.rest.OipModelVersionMetadata(ctx, api.OipModelVersionMetadataRequestObject{ModelName: req.Name, ModelVersion: req.Version})
+		if err != nil {
+			return nil, err
+		}
+		md = api.OIPModelMetadata(resp.(api.OipModelVersionMetadata200JSONResponse))
+	}
+	out := &pb.ModelMetadataResponse{Name: md.Name, Versions: md.Versions, Platform: md.Platform}
+	for _, t := range md.Inputs {
+		out.Inputs = append(out.Inputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: string(t.Datatype), Shape: t.Shape})
+	}
+	for _, t := range md.Outputs {
+		out.Outputs = append(out.Outputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: string(t.Datatype), Shape: t.Shape})
+	}
+	return out, nil
+}

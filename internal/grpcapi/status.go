@@ -1,0 +1,121 @@
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/httpapi/problem"
+)
+
+// ErrorDomain is the domain of the ErrorInfo every error status carries, whose reason
+// is the problem code REST answers the same fault with (invalid_input, rate_limited,
+// ...), so a client switches on the same codes whichever protocol it speaks.
+const ErrorDomain = "inferd"
+
+func badRequest(detail string) error {
+	return &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest, Detail: detail}
+}
+
+// codeOf is the gRPC code of an HTTP status, as the problem's status says what kind of
+// fault it is.
+func codeOf(httpStatus int) codes.Code {
+	switch httpStatus {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return codes.InvalidArgument
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.NotFound
+	case http.StatusConflict:
+		return codes.FailedPrecondition
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case http.StatusServiceUnavailable:
+		return codes.Unavailable
+	case http.StatusGatewayTimeout, http.StatusRequestTimeout:
+		return codes.DeadlineExceeded
+	case http.StatusNotImplemented:
+		return codes.Unimplemented
+	}
+	return codes.Internal
+}
+
+// toStatus turns a call's error into its status: the detail REST answers with as the
+// message, the problem code as ErrorInfo's reason, and RetryInfo on the statuses a
+// client should retry (RESOURCE_EXHAUSTED from a limit, UNAVAILABLE).
+func (s *Server) toStatus(ctx context.Context, err error) error {
+	if _, ok := status.FromError(err); ok {
+		return err // gRPC's own (a message over the receive limit, say)
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return status.Error(codes.DeadlineExceeded, "the call's deadline passed before its answer was ready")
+		}
+		return status.Error(codes.Canceled, "the call was cancelled before its answer was ready")
+	}
+	retry := 0
+	var httpStatus int
+	var code, detail string
+	var le *httpapi.LimitError
+	switch {
+	case errors.As(err, &le):
+		httpStatus, code, detail, retry = http.StatusTooManyRequests, le.Code, le.Detail, le.Retry
+	case errors.Is(err, auth.ErrForbidden):
+		httpStatus, code, detail = http.StatusForbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it"
+	case errors.Is(err, auth.ErrUnauthenticated):
+		httpStatus, code, detail = http.StatusUnauthorized, problem.CodeUnauthorized, unauthenticatedDetail(err)
+	default:
+		httpStatus, code, detail = s.rest.Problem(ctx, err)
+	}
+	if retry == 0 && (httpStatus == http.StatusServiceUnavailable || httpStatus == http.StatusTooManyRequests) {
+		retry = problem.RetryAfterSeconds
+	}
+	st := status.New(codeOf(httpStatus), detail)
+	info := &errdetails.ErrorInfo{Reason: code, Domain: ErrorDomain}
+	var withDetails *status.Status
+	if retry > 0 {
+		withDetails, err = st.WithDetails(info, &errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(retry) * time.Second)})
+	} else {
+		withDetails, err = st.WithDetails(info)
+	}
+	if err != nil {
+		return st.Err()
+	}
+	return withDetails.Err()
+}
+
+func unauthenticatedDetail(err error) string {
+	if errors.Is(err, errDuplicateKey) {
+		return "send the x-api-key metadata once; this call has it more than once"
+	}
+	return "send a valid API key in the x-api-key metadata"
+}
+
+// codeName is a code as the gRPC specification spells it (INVALID_ARGUMENT), for the
+// metrics' labels.
+func codeName(c codes.Code) string {
+	name := c.String()
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	if c == codes.OK {
+		return "OK"
+	}
+	return strings.ToUpper(b.String())
+}

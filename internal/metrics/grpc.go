@@ -1,0 +1,33 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// grpcVecs are the gRPC listener's own metrics; what a call does to a model is counted
+// by the model metrics whichever protocol it came by.
+type grpcVecs struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
+	v := grpcVecs{
+		requests: counterVec("grpc_requests_total",
+			"gRPC calls by method (the service's method name, as ModelInfer) and status code (OK, INVALID_ARGUMENT, ...).",
+			"method", "code"),
+		duration: histogramVec("grpc_request_duration_seconds",
+			"gRPC call latency by method and status code.",
+			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "method", "code"),
+	}
+	reg.MustRegister(v.requests, v.duration)
+	return v
+}
+
+// GRPC records one gRPC call.
+func (m *Metrics) GRPC(method, code string, d time.Duration) {
+	m.grpc.requests.WithLabelValues(method, code).Inc()
+	m.grpc.duration.WithLabelValues(method, code).Observe(d.Seconds())
+}
