@@ -642,3 +642,40 @@ func TestGRPCAndRESTBatchedTogether(t *testing.T) {
 	}
 }
 
+
+// TestGRPCTracing: a call joins the caller's trace from its traceparent metadata, and
+// the registry's spans (routing, the model call) hang under the call's server span.
+func TestGRPCTracing(t *testing.T) {
+	a := startTraced(t, map[string]string{"MODELS_DIR": repoModels(t), "RATE_LIMIT_RPS": "0"})
+	c := grpcClient(t, a.started)
+	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	ctx := metadata.AppendToOutgoingContext(withKey(t, "dev-key"), "traceparent", "00-"+traceID+"-"+parentID+"-01")
+	if _, err := c.ModelInfer(ctx, &pb.ModelInferRequest{ModelName: "iris", ModelVersion: "v1", Inputs: []*pb.ModelInferRequest_InferInputTensor{
+		{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &pb.InferTensorContents{Fp32Contents: []float32{5.1, 3.5, 1.4, 0.2}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var server, child bool
+		var names []string
+		for _, s := range a.spans.GetSpans() {
+			if s.SpanContext.TraceID().String() != traceID {
+				continue
+			}
+			names = append(names, s.Name)
+			if s.Name == "inference.GRPCInferenceService/ModelInfer" && s.Parent.SpanID().String() == parentID {
+				server = true
+				for _, o := range a.spans.GetSpans() {
+					child = child || o.Parent.SpanID() == s.SpanContext.SpanID()
+				}
+			}
+		}
+		if server && child {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no server span of the call under the caller's span with a child: spans of the trace %v", names)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

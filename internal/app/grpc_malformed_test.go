@@ -1,0 +1,102 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	pb "github.com/inferd/inferd/gen/inference"
+)
+
+// TestGRPCMalformed sends ModelInfer calls a client can get wrong, each answered with
+// a status and a message that says what to send instead; the server must stay up
+// (every call after the table still works).
+func TestGRPCMalformed(t *testing.T) {
+	s := startOIP(t, map[string]string{"MAX_REQUEST_BYTES": "65536"})
+	c := grpcClient(t, s)
+	ctx := withKey(t, "k-all")
+	type in = pb.ModelInferRequest_InferInputTensor
+	type contents = pb.InferTensorContents
+	iris := func(ins ...*in) *pb.ModelInferRequest {
+		return &pb.ModelInferRequest{ModelName: "iris", ModelVersion: "v1", Inputs: ins}
+	}
+	echo := func(raw [][]byte, ins ...*in) *pb.ModelInferRequest {
+		return &pb.ModelInferRequest{ModelName: "echo", Inputs: ins, RawInputContents: raw}
+	}
+	four := &contents{Fp32Contents: []float32{1, 2, 3, 4}}
+	boolParam := func(v bool) *pb.InferParameter {
+		return &pb.InferParameter{ParameterChoice: &pb.InferParameter_BoolParam{BoolParam: v}}
+	}
+	stringParam := &pb.InferParameter{ParameterChoice: &pb.InferParameter_StringParam{StringParam: "yes"}}
+	tests := []struct {
+		name string
+		req  *pb.ModelInferRequest
+		code codes.Code
+		want string // in the message
+	}{
+		{"no model name", &pb.ModelInferRequest{Inputs: []*in{{Name: "x", Datatype: "FP32", Shape: []int64{1}, Contents: &contents{Fp32Contents: []float32{1}}}}}, codes.InvalidArgument, "model_name is empty"},
+		{"unknown model", &pb.ModelInferRequest{ModelName: "nope", Inputs: []*in{{Name: "x", Datatype: "FP32", Shape: []int64{1}, Contents: &contents{Fp32Contents: []float32{1}}}}}, codes.NotFound, `no model named "nope"`},
+		{"unknown version", &pb.ModelInferRequest{ModelName: "iris", ModelVersion: "v9", Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.NotFound, "v9"},
+		{"no inputs", iris(), codes.InvalidArgument, "inputs is empty"},
+		{"input without a name", iris(&in{Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, "inputs[0].name must be a non-empty string"},
+		{"no datatype", iris(&in{Name: "input", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, `input "input": datatype must be one of BOOL`},
+		{"unknown datatype", iris(&in{Name: "input", Datatype: "FLOAT32", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, `datatype "FLOAT32" is not one of`},
+		{"lowercase datatype", iris(&in{Name: "input", Datatype: "fp32", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, `datatype "fp32" is not one of`},
+		{"wrong datatype", iris(&in{Name: "input", Datatype: "FP64", Shape: []int64{1, 4}, Contents: &contents{Fp64Contents: []float64{1, 2, 3, 4}}}), codes.InvalidArgument, `input "input" is FP64; the model takes FP32`},
+		{"no contents", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}}), codes.InvalidArgument, "has no contents"},
+		{"contents in the wrong field", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &contents{Fp64Contents: []float64{1, 2, 3, 4}}}), codes.InvalidArgument, "whose elements go in contents.fp32_contents, but contents.fp64_contents holds 4"},
+		{"contents in two fields", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &contents{Fp32Contents: []float32{1, 2, 3, 4}, Int64Contents: []int64{1}}}), codes.InvalidArgument, "contents.int64_contents holds 1"},
+		{"too few elements", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &contents{Fp32Contents: []float32{1, 2, 3}}}), codes.InvalidArgument, "contents.fp32_contents holds 3 elements; shape [1,4] takes 4"},
+		{"too many elements", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &contents{Fp32Contents: []float32{1, 2, 3, 4, 5}}}), codes.InvalidArgument, "holds 5 elements; shape [1,4] takes 4"},
+		{"negative dimension", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{-1, 4}, Contents: four}), codes.InvalidArgument, "shape[0] is -1; dimensions of a request cannot be negative"},
+		{"shape overflow", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1 << 32, 1 << 32, 4}, Contents: four}), codes.InvalidArgument, "more elements than any request can carry"},
+		{"huge shape, few elements", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1 << 30, 4}, Contents: four}), codes.InvalidArgument, "holds 4 elements; shape [1073741824,4] takes 4294967296"},
+		{"too many dimensions", iris(&in{Name: "input", Datatype: "FP32", Shape: make([]int64, 33), Contents: four}), codes.InvalidArgument, "shape has 33 dimensions; at most 32 are allowed"},
+		{"wrong shape", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{2, 2}, Contents: four}), codes.InvalidArgument, "has shape [2,2]; the model takes [-1,4]"},
+		{"empty batch", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{0, 4}, Contents: &contents{}}), codes.InvalidArgument, "batch dimension must be at least 1"},
+		{"unknown input", iris(&in{Name: "features", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, `the model has no input "features"`},
+		{"input twice", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}, &in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}), codes.InvalidArgument, `input "input" is sent twice`},
+		{"unknown output", &pb.ModelInferRequest{ModelName: "iris", Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}, Outputs: []*pb.ModelInferRequest_InferRequestedOutputTensor{{Name: "probabilities"}}}, codes.InvalidArgument, `the model has no output "probabilities"`},
+		{"output twice", &pb.ModelInferRequest{ModelName: "iris", Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}, Outputs: []*pb.ModelInferRequest_InferRequestedOutputTensor{{Name: "logits"}, {Name: "logits"}}}, codes.InvalidArgument, `outputs[1] asks for output "logits", as outputs[0] does`},
+		{"output without a name", &pb.ModelInferRequest{ModelName: "iris", Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}, Outputs: []*pb.ModelInferRequest_InferRequestedOutputTensor{{}}}, codes.InvalidArgument, "outputs[0].name must be a non-empty string"},
+		{"binary_data_output not a bool", &pb.ModelInferRequest{ModelName: "iris", Parameters: map[string]*pb.InferParameter{"binary_data_output": stringParam}, Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.InvalidArgument, "binary_data_output must be a bool_param"},
+		{"binary_data not a bool", &pb.ModelInferRequest{ModelName: "iris", Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}, Outputs: []*pb.ModelInferRequest_InferRequestedOutputTensor{{Name: "logits", Parameters: map[string]*pb.InferParameter{"binary_data": stringParam}}}}, codes.InvalidArgument, "binary_data must be a bool_param"},
+		{"both contents and raw contents", echo([][]byte{{1, 0, 0, 0}}, &in{Name: "x", Datatype: "INT32", Shape: []int64{1}, Contents: &contents{IntContents: []int32{1}}}), codes.InvalidArgument, `input "x" has both contents and raw_input_contents`},
+		{"raw contents for fewer inputs", echo([][]byte{{1, 0, 0, 0}}, &in{Name: "x", Datatype: "INT32", Shape: []int64{1}}, &in{Name: "y", Datatype: "INT32", Shape: []int64{1}}), codes.InvalidArgument, "raw_input_contents has 1 entries for 2 inputs"},
+		{"raw contents for more inputs", echo([][]byte{{1, 0, 0, 0}, {2, 0, 0, 0}}, &in{Name: "x", Datatype: "INT32", Shape: []int64{1}}), codes.InvalidArgument, "raw_input_contents has 2 entries for 1 inputs"},
+		{"raw contents too short", echo([][]byte{{1, 0, 0}}, &in{Name: "x", Datatype: "INT32", Shape: []int64{1}}), codes.InvalidArgument, "binary_data_size is 3 bytes; shape [1] of INT32 takes 4-byte elements, so 1 values need 4 bytes"},
+		{"raw contents too long", echo([][]byte{make([]byte, 12)}, &in{Name: "x", Datatype: "FP32", Shape: []int64{2}}), codes.InvalidArgument, "so 2 values need 8 bytes"},
+		{"raw contents of a shape overflow", echo([][]byte{make([]byte, 8)}, &in{Name: "x", Datatype: "FP64", Shape: []int64{1 << 62}}), codes.InvalidArgument, "need more bytes"},
+		{"raw BOOL not 0 or 1", echo([][]byte{{0, 2}}, &in{Name: "x", Datatype: "BOOL", Shape: []int64{2}}), codes.InvalidArgument, "element 1 is the byte 2; BOOL elements are 0 or 1"},
+		{"raw BYTES length past the end", echo([][]byte{{9, 0, 0, 0, 'a'}}, &in{Name: "x", Datatype: "BYTES", Shape: []int64{1}}), codes.InvalidArgument, "BYTES element 0 is 9 bytes long, but only 1 bytes are left"},
+		{"raw BYTES cut in a length", echo([][]byte{{1, 0, 0, 0, 'a', 1, 0}}, &in{Name: "x", Datatype: "BYTES", Shape: []int64{2}}), codes.InvalidArgument, "too few for the 2 elements"},
+		{"raw BYTES with bytes left over", echo([][]byte{{1, 0, 0, 0, 'a', 'b'}}, &in{Name: "x", Datatype: "BYTES", Shape: []int64{1}}), codes.InvalidArgument, "1 bytes are left after the 1 BYTES elements"},
+		{"INT8 out of range", echo(nil, &in{Name: "x", Datatype: "INT8", Shape: []int64{2}, Contents: &contents{IntContents: []int32{1, 128}}}), codes.InvalidArgument, "contents.int_contents[1] is 128, beyond what INT8 holds"},
+		{"UINT16 out of range", echo(nil, &in{Name: "x", Datatype: "UINT16", Shape: []int64{1}, Contents: &contents{UintContents: []uint32{70000}}}), codes.InvalidArgument, "contents.uint_contents[0] is 70000, beyond what UINT16 holds"},
+		{"FP16 as typed contents", echo(nil, &in{Name: "x", Datatype: "FP16", Shape: []int64{1}, Contents: &contents{Fp32Contents: []float32{1}}}), codes.InvalidArgument, "FP16 has no contents field; send it in raw_input_contents"},
+		{"message past MAX_REQUEST_BYTES", echo([][]byte{make([]byte, 70000)}, &in{Name: "x", Datatype: "UINT8", Shape: []int64{70000}}), codes.ResourceExhausted, "received message larger than max"},
+		{"too many rows", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1025, 4}, Contents: &contents{Fp32Contents: make([]float32, 4100)}}), codes.ResourceExhausted, "at most 1024 are allowed (MAX_BATCH_ITEMS)"},
+		{"broken model", &pb.ModelInferRequest{ModelName: "broken", Inputs: []*in{{Name: "x", Datatype: "FP32", Shape: []int64{1}, Contents: &contents{Fp32Contents: []float32{1}}}}}, codes.Unavailable, ""},
+		{"binary_data_output false is no fault", &pb.ModelInferRequest{ModelName: "iris", Parameters: map[string]*pb.InferParameter{"binary_data_output": boolParam(false)}, Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.OK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.ModelInfer(ctx, tt.req)
+			if tt.code == codes.OK {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			st := wantStatus(t, err, tt.code, tt.want, "")
+			if st.Message() == "" || strings.Contains(st.Message(), "panic") {
+				t.Errorf("message %q", st.Message())
+			}
+		})
+	}
+	// Still serving, on the same connection.
+	if _, err := c.ModelInfer(ctx, iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four})); err != nil {
+		t.Fatalf("after the malformed calls: %v", err)
+	}
+}
