@@ -642,7 +642,6 @@ func TestGRPCAndRESTBatchedTogether(t *testing.T) {
 	}
 }
 
-
 // TestGRPCTracing: a call joins the caller's trace from its traceparent metadata, and
 // the registry's spans (routing, the model call) hang under the call's server span.
 func TestGRPCTracing(t *testing.T) {
