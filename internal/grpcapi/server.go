@@ -83,27 +83,48 @@ func (s *Server) ServerMetadata(ctx context.Context, _ *pb.ServerMetadataRequest
 	return &pb.ServerMetadataResponse{Name: md.Name, Version: md.Version, Extensions: md.Extensions}, nil
 }
 
-// ModelReady says whether the version (or the one the model's rule chooses) can serve;
-// an unknown model or version is NOT_FOUND, as over REST.
+// ModelReady says whether the version (or the one the model's rule chooses) can serve.
+// A model the repository holds but that is unloaded is not ready, as Triton answers
+// (tritonclient.grpc's is_model_ready raises on an error); a name the repository
+// lacks is NOT_FOUND, as over REST.
 func (s *Server) ModelReady(ctx context.Context, req *pb.ModelReadyRequest) (*pb.ModelReadyResponse, error) {
 	if err := named(req.Name, "name"); err != nil {
 		return nil, err
 	}
+	ready, err := s.modelReady(ctx, req)
+	if errors.Is(err, registry.ErrModelNotFound) || errors.Is(err, registry.ErrVersionNotFound) {
+		entries, ierr := s.reg.Index(ctx)
+		if ierr != nil {
+			return nil, ierr
+		}
+		for _, e := range entries {
+			if e.Name == req.Name && (req.Version == "" || e.Version == req.Version) {
+				return &pb.ModelReadyResponse{Ready: false}, nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ModelReadyResponse{Ready: ready}, nil
+}
+
+func (s *Server) modelReady(ctx context.Context, req *pb.ModelReadyRequest) (bool, error) {
 	var ready bool
 	if req.Version == "" {
 		resp, err := s.rest.OipModelReady(ctx, api.OipModelReadyRequestObject{ModelName: req.Name})
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		_, ready = resp.(api.OipModelReady200JSONResponse)
 	} else {
 		resp, err := s.rest.OipModelVersionReady(ctx, api.OipModelVersionReadyRequestObject{ModelName: req.Name, ModelVersion: req.Version})
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		_, ready = resp.(api.OipModelVersionReady200JSONResponse)
 	}
-	return &pb.ModelReadyResponse{Ready: ready}, nil
+	return ready, nil
 }
 
 // ModelMetadata describes a loaded version's tensors.
