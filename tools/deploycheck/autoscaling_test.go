@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -121,22 +122,32 @@ func checkSpread(t *testing.T, d *appsv1.Deployment) {
 }
 
 // TestKubernetesNetworkPolicy checks that a NetworkPolicy admits to the Redis pods, on
-// the client port, the servers' and the workers' pods and no other inferd pod.
+// the client port, the servers' and the workers' pods and no other inferd pod; and that
+// no policy lets a peer reach the servers' HTTP port and not their gRPC port.
 func TestKubernetesNetworkPolicy(t *testing.T) {
-	checkNetworkPolicy(t, readManifests(t), "redis")
+	m := readManifests(t)
+	checkNetworkPolicy(t, m, "redis")
+	checkServerIngress(t, m)
+	t.Run("gRPC beside HTTP", checkIngressGaps)
 }
 
-func checkNetworkPolicy(t *testing.T, m manifests, redisName string) {
+// checkNetworkPolicy returns the one policy over the Redis pods.
+func checkNetworkPolicy(t *testing.T, m manifests, redisName string) *networkingv1.NetworkPolicy {
 	t.Helper()
-	if len(m.netpols) != 1 {
-		t.Fatalf("%d NetworkPolicies, want 1", len(m.netpols))
-	}
-	np := m.netpols[0]
 	redisPod := labels.Set{"app.kubernetes.io/name": redisName}
-	sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
-	if err != nil || sel.Empty() || !sel.Matches(redisPod) {
-		t.Errorf("the policy selects %v, not the Redis pods %v (%v)", np.Spec.PodSelector, redisPod, err)
+	var redis []*networkingv1.NetworkPolicy
+	for _, np := range m.netpols {
+		sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+		if err != nil {
+			t.Errorf("NetworkPolicy %s: %v", np.Name, err)
+		} else if !sel.Empty() && sel.Matches(redisPod) {
+			redis = append(redis, np)
+		}
 	}
+	if len(redis) != 1 {
+		t.Fatalf("%d of %d NetworkPolicies select the Redis pods %v (and not every pod), want 1", len(redis), len(m.netpols), redisPod)
+	}
+	np := redis[0]
 	// Which pods each ingress rule lets reach the client port.
 	reaches := func(pod labels.Set) bool {
 		for _, rule := range np.Spec.Ingress {
@@ -174,6 +185,7 @@ func checkNetworkPolicy(t *testing.T, m manifests, redisName string) {
 			}
 		}
 	}
+	return np
 }
 
 // kustomize renders an overlay as kubectl kustomize does: with kubectl when it is
@@ -204,8 +216,10 @@ func kustomize(t *testing.T, dir string) []byte {
 // TestKustomizeOverlays renders each overlay of deploy/kustomize (kubectl kustomize),
 // decodes its output strictly, and checks it as the base is checked, plus what the
 // overlay is for: QUEUE_SHARDS alike on servers and workers in cluster, the sentinel
-// port for Sentinel, and QUEUE_MIN_REPLICAS where a failover must lose no job.
+// port for Sentinel, and QUEUE_MIN_REPLICAS where a failover must lose no job; and the
+// servers' gRPC readiness probe and ingress as in the base.
 func TestKustomizeOverlays(t *testing.T) {
+	img := readImage(t)
 	for _, tt := range []struct {
 		overlay, redisName, shards string
 		minReplicas                bool
@@ -223,7 +237,10 @@ func TestKustomizeOverlays(t *testing.T) {
 				t.FailNow()
 			}
 			checkAutoscaling(t, m)
-			checkNetworkPolicy(t, m, tt.redisName)
+			redis := checkNetworkPolicy(t, m, tt.redisName)
+			checkServerIngress(t, m)
+			c := m.deployment(t, "inferd").Spec.Template.Spec.Containers[0]
+			checkGRPCProbe(t, "inferd's readinessProbe", c.ReadinessProbe, c, grpcPort(t, settingOf(t, c, img)))
 			env := func(d string) map[string]string {
 				out := map[string]string{}
 				for _, e := range m.deployment(t, d).Spec.Template.Spec.Containers[0].Env {
@@ -239,7 +256,7 @@ func TestKustomizeOverlays(t *testing.T) {
 				t.Errorf("QUEUE_MIN_REPLICAS set on the servers: %v, want %v", got, tt.minReplicas)
 			}
 			sentinel := false
-			for _, rule := range m.netpols[0].Spec.Ingress {
+			for _, rule := range redis.Spec.Ingress {
 				for _, p := range rule.Ports {
 					for _, peer := range rule.From {
 						if p.Port != nil && p.Port.IntValue() == 26379 && peer.PodSelector != nil && peer.PodSelector.MatchLabels["app.kubernetes.io/name"] == "inferd" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,13 +37,15 @@ func settingDefault(t *testing.T, name string) string {
 	return ""
 }
 
-// image is what deploy/Dockerfile's last stage sets: its ENV and its USER.
+// image is what deploy/Dockerfile's last stage sets: its ENV, its USER and the ports
+// it EXPOSEs.
 type image struct {
-	env  map[string]string
-	user string
+	env    map[string]string
+	user   string
+	expose []string
 }
 
-// readImage reads the ENV and USER instructions of deploy/Dockerfile's last stage
+// readImage reads the ENV, USER and EXPOSE instructions of deploy/Dockerfile's last stage
 // (continuation lines joined, one KEY=VALUE per word, as that file writes them).
 func readImage(t *testing.T) image {
 	t.Helper()
@@ -88,6 +91,8 @@ func readImage(t *testing.T) image {
 			}
 		case "USER":
 			img.user = words[1]
+		case "EXPOSE":
+			img.expose = append(img.expose, words[1:]...)
 		}
 	}
 	return img
@@ -107,8 +112,9 @@ func requireCommand(t *testing.T, name, debianPackage string) string {
 	return path
 }
 
-// TestImage checks the image's own settings: every ENV is a setting inferd reads, and
-// it runs as a numeric non-root user (Kubernetes' runAsNonRoot needs a number).
+// TestImage checks the image's own settings: every ENV is a setting inferd reads, it
+// exposes the ports of PORT, GRPC_PORT and WORKER_PORT, and it runs as a numeric
+// non-root user (Kubernetes' runAsNonRoot needs a number).
 func TestImage(t *testing.T) {
 	img := readImage(t)
 	names := settingNames()
@@ -117,9 +123,16 @@ func TestImage(t *testing.T) {
 			t.Errorf("deploy/Dockerfile sets ENV %s, which is no setting of inferd", k)
 		}
 	}
-	for _, k := range []string{"MODELS_DIR", "ONNXRUNTIME_LIB", "PORT", "WORKER_PORT"} {
+	for _, k := range []string{"MODELS_DIR", "ONNXRUNTIME_LIB", "PORT", "GRPC_PORT", "WORKER_PORT"} {
 		if img.env[k] == "" {
 			t.Errorf("deploy/Dockerfile does not set %s", k)
+		}
+	}
+	// It exposes every port its settings listen on: the server's HTTP and gRPC ports,
+	// the worker's.
+	for _, k := range []string{"PORT", "GRPC_PORT", "WORKER_PORT"} {
+		if !slices.Contains(img.expose, img.env[k]) && !slices.Contains(img.expose, img.env[k]+"/tcp") {
+			t.Errorf("deploy/Dockerfile does not EXPOSE %s (%s); it exposes %v", k, img.env[k], img.expose)
 		}
 	}
 	uid, _, _ := strings.Cut(img.user, ":")

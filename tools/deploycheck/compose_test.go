@@ -1,12 +1,16 @@
 package deploycheck
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,7 +38,8 @@ type composeService struct {
 	Healthcheck *struct {
 		Test []string `json:"test"`
 	} `json:"healthcheck"`
-	Volumes []string `json:"volumes"`
+	Volumes []string      `json:"volumes"`
+	Ports   []composePort `json:"ports"`
 	Secrets []struct {
 		Source string `json:"source"`
 	} `json:"secrets"`
@@ -42,6 +47,46 @@ type composeService struct {
 	DependsOn map[string]struct {
 		Condition string `json:"condition"`
 	} `json:"depends_on"`
+}
+
+// composePort is a published port: docker-compose 1.x's `config` writes
+// "[host_ip:]published:target[/protocol]", Compose v2's the long form.
+type composePort struct {
+	HostIP    string `json:"host_ip"`
+	Published string `json:"published"`
+	Target    string `json:"target"`
+	Protocol  string `json:"protocol"`
+}
+
+func (p *composePort) UnmarshalJSON(b []byte) error {
+	var short string
+	if err := json.Unmarshal(b, &short); err != nil {
+		var long struct {
+			HostIP    string          `json:"host_ip"`
+			Published json.RawMessage `json:"published"` // a number or a string
+			Target    int             `json:"target"`
+			Protocol  string          `json:"protocol"`
+		}
+		if err := json.Unmarshal(b, &long); err != nil {
+			return err
+		}
+		*p = composePort{HostIP: long.HostIP, Published: strings.Trim(string(long.Published), `"`), Target: strconv.Itoa(long.Target), Protocol: long.Protocol}
+		return nil
+	}
+	spec, proto, _ := strings.Cut(short, "/")
+	parts := strings.Split(spec, ":")
+	switch len(parts) {
+	case 1:
+		*p = composePort{Target: parts[0]}
+	case 2:
+		*p = composePort{Published: parts[0], Target: parts[1]}
+	case 3:
+		*p = composePort{HostIP: parts[0], Published: parts[1], Target: parts[2]}
+	default:
+		return fmt.Errorf("port %q: want [host_ip:]published:target[/protocol]", short)
+	}
+	p.Protocol = proto
+	return nil
 }
 
 // readCompose runs `docker-compose config` on deploy/compose.yaml: it fails on what
@@ -119,6 +164,8 @@ func TestCompose(t *testing.T) {
 
 	// listen is where an inferd service listens: the port its settings give.
 	listen := map[string]string{}
+	// published: which service publishes each host port.
+	published := map[string]string{}
 	for _, name := range append(slices.Clone(servers), workers...) {
 		t.Run(name, func(t *testing.T) {
 			s := c.Services[name]
@@ -137,10 +184,32 @@ func TestCompose(t *testing.T) {
 				}
 			}
 			port, bin := setting("PORT"), "inferd"
+			// The ports the process listens on, and those of them published on the host:
+			// a server's HTTP and gRPC ports (the API); a worker's, inside the network.
+			ports, public := []string{port, strconv.Itoa(grpcPort(t, setting))}, 2
 			if slices.Contains(workers, name) {
 				port, bin = setting("WORKER_PORT"), "inferd-worker"
+				ports, public = []string{port}, 0
 			}
 			listen[name] = port
+			var targets []string
+			for _, p := range s.Ports {
+				targets = append(targets, p.Target)
+				if !slices.Contains(ports, p.Target) {
+					t.Errorf("publishes %s:%s, where the process listens on %v", p.Published, p.Target, ports)
+				}
+				if p.HostIP != "127.0.0.1" || p.Published == "" {
+					t.Errorf("publishes %s:%s:%s: bind it to 127.0.0.1 on a given port, as every port of this file", p.HostIP, p.Published, p.Target)
+				}
+				if p.Protocol != "" && p.Protocol != "tcp" {
+					t.Errorf("publishes %s/%s: inferd serves TCP", p.Target, p.Protocol)
+				}
+			}
+			for _, want := range ports[:public] {
+				if !slices.Contains(targets, want) {
+					t.Errorf("does not publish its port %s (published: %v)", want, targets)
+				}
+			}
 			want := []string{"CMD", bin, "--healthcheck"}
 			if s.Healthcheck != nil && !slices.Equal(s.Healthcheck.Test, want) {
 				t.Errorf("healthcheck %v, want %v", s.Healthcheck.Test, want)
@@ -170,6 +239,35 @@ func TestCompose(t *testing.T) {
 			keysFromSecret(t, c, name, file, img)
 		})
 	}
+
+	t.Run("port syntax", func(t *testing.T) {
+		for _, tt := range []struct {
+			in   string
+			want composePort
+		}{
+			{`"127.0.0.1:8001:8001/tcp"`, composePort{HostIP: "127.0.0.1", Published: "8001", Target: "8001", Protocol: "tcp"}},
+			{`"8011:8001"`, composePort{Published: "8011", Target: "8001"}},
+			{`"8001"`, composePort{Target: "8001"}},
+			{`{"host_ip":"127.0.0.1","published":"8011","target":8001,"protocol":"tcp","mode":"ingress"}`, composePort{HostIP: "127.0.0.1", Published: "8011", Target: "8001", Protocol: "tcp"}},
+			{`{"published":8011,"target":8001}`, composePort{Published: "8011", Target: "8001"}},
+		} {
+			var got composePort
+			if err := json.Unmarshal([]byte(tt.in), &got); err != nil || got != tt.want {
+				t.Errorf("%s: %+v (%v), want %+v", tt.in, got, err, tt.want)
+			}
+		}
+	})
+
+	t.Run("host ports differ", func(t *testing.T) {
+		for _, name := range slices.Sorted(maps.Keys(c.Services)) {
+			for _, p := range c.Services[name].Ports {
+				if other, ok := published[p.Published]; ok {
+					t.Errorf("%s and %s both publish host port %s", other, name, p.Published)
+				}
+				published[p.Published] = name
+			}
+		}
+	})
 
 	t.Run("redis never evicts", func(t *testing.T) {
 		// A job record or an asynq key evicted is a job lost (docs/operations.md).

@@ -168,10 +168,28 @@ func TestKubernetesStrictDecoding(t *testing.T) {
 	}
 }
 
+// settingOf is the value of a setting in container c: its env, else the image's ENV,
+// else the default.
+func settingOf(t *testing.T, c corev1.Container, img image) func(string) string {
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	return func(name string) string {
+		if v, ok := env[name]; ok {
+			return v
+		}
+		if v, ok := img.env[name]; ok {
+			return v
+		}
+		return settingDefault(t, name)
+	}
+}
+
 // TestKubernetesManifests decodes deploy/kubernetes strictly with the Kubernetes API
 // types and checks what a cluster would only find out at run time: the probes, ports,
 // resources, settings, secrets and config maps of both Deployments, and what the
-// Service and the disruption budgets select.
+// Service and the disruption budgets select and expose.
 func TestKubernetesManifests(t *testing.T) {
 	m := readManifests(t)
 	img := readImage(t)
@@ -180,9 +198,10 @@ func TestKubernetesManifests(t *testing.T) {
 	for _, tt := range []struct {
 		deployment, command, portVar string
 		keys                         bool // serves the API, so it holds the API keys
+		grpc                         bool // serves gRPC too (the worker has no gRPC listener)
 	}{
-		{"inferd", "", "PORT", true},
-		{"inferd-worker", "inferd-worker", "WORKER_PORT", false},
+		{"inferd", "", "PORT", true, true},
+		{"inferd-worker", "inferd-worker", "WORKER_PORT", false, false},
 	} {
 		t.Run(tt.deployment, func(t *testing.T) {
 			d := m.deployment(t, tt.deployment)
@@ -221,33 +240,39 @@ func TestKubernetesManifests(t *testing.T) {
 					}
 				}
 			}
-			setting := func(name string) string {
-				if v, ok := env[name]; ok {
-					return v
-				}
-				if v, ok := img.env[name]; ok {
-					return v
-				}
-				return settingDefault(t, name)
-			}
+			setting := settingOf(t, c, img)
 
 			// Probes: /health for liveness (and start-up), /ready for readiness, on the
-			// port the process listens on.
+			// port the process listens on. A server's readiness is asked of its gRPC
+			// health service instead, which reports what /ready answers: one probe then
+			// proves the gRPC port as startup and liveness prove the HTTP one. Liveness
+			// stays on /health, which answers while the server loads and drains, when
+			// gRPC's health reports NOT_SERVING.
 			port, err := strconv.Atoi(setting(tt.portVar))
 			if err != nil {
 				t.Fatalf("%s: %v", tt.portVar, err)
+			}
+			ready := "/ready"
+			if tt.grpc {
+				ready = "" // the gRPC health service
+				checkGRPCProbe(t, "readinessProbe", c.ReadinessProbe, c, grpcPort(t, setting))
+			} else if containerPort(c, "grpc") != 0 {
+				t.Errorf("a container port grpc: %s has no gRPC listener", tt.deployment)
 			}
 			probes := []struct {
 				name, path string
 				probe      *corev1.Probe
 			}{
 				{"livenessProbe", "/health", c.LivenessProbe},
-				{"readinessProbe", "/ready", c.ReadinessProbe},
+				{"readinessProbe", ready, c.ReadinessProbe},
 				{"startupProbe", "/health", c.StartupProbe},
 			}
 			for _, p := range probes {
-				if p.probe == nil || p.probe.HTTPGet == nil {
-					t.Errorf("%s: want an HTTP GET of %s", p.name, p.path)
+				if p.path == "" {
+					continue
+				}
+				if p.probe == nil || p.probe.HTTPGet == nil || probeHandlers(p.probe) != 1 {
+					t.Errorf("%s: want an HTTP GET of %s alone", p.name, p.path)
 					continue
 				}
 				if p.probe.HTTPGet.Path != p.path {
@@ -348,10 +373,44 @@ func TestKubernetesManifests(t *testing.T) {
 		if !selects(sel, server) || selects(sel, worker) {
 			t.Errorf("the selector %v must select the servers' pods and not the workers'", svc.Spec.Selector)
 		}
+		c := server.Spec.Template.Spec.Containers[0]
 		for _, p := range svc.Spec.Ports {
-			if containerPort(server.Spec.Template.Spec.Containers[0], p.TargetPort.String()) == 0 {
+			if containerPort(c, p.TargetPort.String()) == 0 {
 				t.Errorf("port %s: targetPort %s is no port of the server container", p.Name, p.TargetPort.String())
 			}
+		}
+		// HTTP on 80; gRPC on 8001, Triton's gRPC port where its clients look, marked as
+		// HTTP/2 over cleartext for the gateways and meshes that read appProtocol.
+		setting := settingOf(t, c, img)
+		httpPort, err := strconv.Atoi(setting("PORT"))
+		if err != nil {
+			t.Fatalf("PORT: %v", err)
+		}
+		for _, want := range []struct {
+			name        string
+			port        int32
+			target      int // the port the server listens on
+			appProtocol string
+		}{
+			{"http", 80, httpPort, ""},
+			{"grpc", 8001, grpcPort(t, setting), "kubernetes.io/h2c"},
+		} {
+			t.Run(want.name, func(t *testing.T) {
+				i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == want.name })
+				if i < 0 {
+					t.Fatalf("no port %s", want.name)
+				}
+				p := svc.Spec.Ports[i]
+				if p.Port != want.port {
+					t.Errorf("port %d, want %d", p.Port, want.port)
+				}
+				if got := containerPort(c, p.TargetPort.String()); got != want.target {
+					t.Errorf("targetPort %s is container port %d; the server listens on %d", p.TargetPort.String(), got, want.target)
+				}
+				if got := ptrValue(p.AppProtocol); got != want.appProtocol {
+					t.Errorf("appProtocol %q, want %q", got, want.appProtocol)
+				}
+			})
 		}
 	})
 
@@ -430,6 +489,14 @@ func TestKubernetesManifests(t *testing.T) {
 			}
 		}
 	})
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // containerPort resolves a probe's or a Service's port, a number or a name, to the
