@@ -93,10 +93,15 @@ func (s *server) waitSucceeded(tb testing.TB, id, key string) {
 // keysSection is docs/operations.md's section on changing the keys.
 const keysSection = "## Changing the API keys"
 
-// docLogLines are the log lines keysSection shows, each to be found in a server's log.
+// docLogLines are the log lines keysSection shows, each to be found in a server's
+// log; it also checks the section states the default interval the test measures.
 func docLogLines(tb testing.TB) []string {
 	tb.Helper()
 	section := readmetest.FileSection(tb, "docs/operations.md", keysSection)
+	// The time the section states is the one the test holds the servers to.
+	if stated := "`KEYS_RELOAD_INTERVAL` (`" + config.DefaultKeysReloadInterval.String() + "` by default)"; !strings.Contains(section, stated) {
+		tb.Errorf("docs/operations.md %q does not state %s", keysSection, stated)
+	}
 	var out []string
 	for _, l := range strings.Split(section, "\n") {
 		if strings.HasPrefix(l, "time=") {
