@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,13 +19,13 @@ import (
 	"github.com/inferd/inferd/internal/readmetest"
 )
 
-// The keys of these tests. opsKey stays in every version of the file: it reads the
-// jobs of the keys that come and go.
+// The keys of these tests, named as docs/operations.md's example names them. opsKey
+// stays in every version of the file: it reads the jobs of the keys that come and go.
 const (
-	oldKey   = "old-k3y"
-	newKey   = "new-k3y"
-	otherKey = "other-k3y"
-	opsKey   = "ops-k3y"
+	oldKey   = "old-key"
+	newKey   = "new-key"
+	otherKey = "other-key"
+	opsKey   = "ops-key"
 
 	oldKeys    = oldKey + ":predict+read_models\n" + opsKey + ":predict+read_models+admin\n"
 	newKeys    = newKey + ":predict+read_models\n" + opsKey + ":predict+read_models+admin\n"
@@ -92,6 +94,53 @@ func (s *server) waitSucceeded(tb testing.TB, id, key string) {
 
 // keysSection is docs/operations.md's section on changing the keys.
 const keysSection = "## Changing the API keys"
+
+// docCommands are the commands of keysSection's example, comments dropped: the new
+// file written beside the old one (newKeys), renamed over it, and a SIGHUP.
+func docCommands(tb testing.TB) []string {
+	tb.Helper()
+	section := readmetest.FileSection(tb, "docs/operations.md", keysSection)
+	_, block, ok := strings.Cut(section, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(l, " # ")
+		out = append(out, strings.TrimSpace(cmd))
+	}
+	if !ok || len(out) != 3 || !strings.HasPrefix(out[2], "kill -HUP ") {
+		tb.Fatalf("docs/operations.md %q: want an sh example of three commands, the last kill -HUP; got %q", keysSection, out)
+	}
+	return out
+}
+
+// run runs a command of the example in the keys file's directory, as an operator
+// would in a shell.
+func (f *keysFile) run(tb testing.TB, command string) {
+	tb.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = filepath.Dir(f.path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("%s: %v\n%s", command, err, out)
+	}
+}
+
+// revokeAsDocumented replaces the keys by docs/operations.md's example: newKeys,
+// without oldKey.
+func (f *keysFile) revokeAsDocumented(tb testing.TB) {
+	tb.Helper()
+	cmds := docCommands(tb)
+	f.run(tb, cmds[0])
+	f.run(tb, cmds[1])
+	if b, err := os.ReadFile(f.path); err != nil || string(b) != newKeys {
+		tb.Fatalf("after the example, the keys file holds %q (%v), want %q", b, err, newKeys)
+	}
+}
+
+// hupAsDocumented sends SIGHUP to p with the example's command.
+func (f *keysFile) hupAsDocumented(tb testing.TB, p *proctest.Proc) {
+	tb.Helper()
+	f.run(tb, strings.Replace(docCommands(tb)[2], "<pid of inferd>", strconv.Itoa(p.Pid()), 1))
+}
 
 // docLogLines are the log lines keysSection shows, each to be found in a server's
 // log; it also checks the section states the default interval the test measures.
@@ -205,7 +254,7 @@ func TestKeysRevokedWithoutRestart(t *testing.T) {
 	}
 
 	revoked := time.Now()
-	file.write(newKeys)
+	file.revokeAsDocumented(t)
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()
@@ -294,13 +343,13 @@ func TestKeysReloadOnSIGHUP(t *testing.T) {
 	servers := []*server{c.startServer(env...), c.startServer(env...)}
 	w := c.startWorker()
 
-	file.write(newKeys)
+	file.revokeAsDocumented(t)
 	for i, s := range servers {
 		if st := s.status(t, oldKey); st != http.StatusOK {
 			t.Fatalf("server %d: the old key before any SIGHUP: status %d, want 200 (KEYS_RELOAD_INTERVAL=0s reads the file on SIGHUP only)", i, st)
 		}
 		hup := time.Now()
-		s.Signal(syscall.SIGHUP)
+		file.hupAsDocumented(t, s.Proc)
 		eventually(t, 5*time.Second, fmt.Sprintf("server %d refuses the old key after SIGHUP", i), func() bool {
 			return s.status(t, oldKey) == http.StatusUnauthorized
 		})
