@@ -307,7 +307,9 @@ func TestKeysRevokedWithoutRestart(t *testing.T) {
 	}
 	file.write(brokenKeys)
 	for i, s := range servers {
-		eventually(t, interval+slack, fmt.Sprintf("server %d logs the broken file", i), func() bool { return logged(s.Proc, docLines[1]) })
+		// What is claimed here is that nothing changes, not how soon the log says so: a
+		// wide deadline, as a machine running other tests may starve a -race server.
+		eventually(t, 5*interval, fmt.Sprintf("server %d logs the broken file", i), func() bool { return logged(s.Proc, docLines[1]) })
 		if n := metric(t, s.Proc, "inferd_api_keys_reload_failures_total"); n < 1 {
 			t.Errorf("server %d: inferd_api_keys_reload_failures_total = %v after the broken file, want at least 1", i, n)
 		}
