@@ -7,16 +7,20 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/keywatch"
 	"github.com/inferd/inferd/internal/listen"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
@@ -43,6 +47,9 @@ type Options struct {
 	// TracerProvider, when set, traces with it whatever the OTEL_* settings say (tests
 	// pass one around an in-memory exporter); its owner shuts it down.
 	TracerProvider trace.TracerProvider
+	// Reload receives SIGHUP: the server re-reads API_KEYS_FILE at once, the worker,
+	// which holds no keys, logs that it has nothing to re-read. nil: no signal comes.
+	Reload <-chan os.Signal
 }
 
 // Run serves until ctx ends, then shuts down gracefully: it stops accepting
@@ -70,8 +77,19 @@ func Run(ctx context.Context, opts Options) error {
 		return errors.Join(err, jobs.shutdown(context.Background()), p.stopTracing())
 	}
 
+	// The keys in force, re-read from API_KEYS_FILE until the server stops.
+	keys := auth.NewKeys(cfg.Keys)
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	var watching sync.WaitGroup
+	defer func() { stopWatching(); watching.Wait() }()
+	watcher := keywatch.New(keywatch.Options{
+		Path: cfg.KeysFile, Keys: keys, Interval: cfg.KeysReloadInterval, Reload: opts.Reload,
+		Logger: log, Observer: m.ObserveKeys(),
+	})
+	watching.Go(func() { watcher.Run(watchCtx) })
+
 	srv, err := httpapi.NewServer(httpapi.Options{
-		Registry: reg, Jobs: jobs.svc, Keys: cfg.Keys, Metrics: m, Gatherer: promReg, Logger: log,
+		Registry: reg, Jobs: jobs.svc, Keys: keys, Metrics: m, Gatherer: promReg, Logger: log,
 		MaxRequestBytes: cfg.MaxRequestBytes, MaxBatchItems: cfg.MaxBatchItems, MaxResponseBytes: cfg.MaxResponseBytes,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui, QueueControl: jobs.control,
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,

@@ -34,7 +34,8 @@ func ServerCommand() Command {
 		Name: "inferd",
 		About: "inferd serves the models of MODELS_DIR and the built-in echo model over HTTP, " +
 			"as openapi.yaml describes (it serves the contract at /openapi.yaml and /docs). " +
-			"It runs until SIGTERM or an interrupt, then drains requests and jobs.",
+			"It runs until SIGTERM or an interrupt, then drains requests and jobs; SIGHUP re-reads API_KEYS_FILE " +
+			"(which it also re-reads every KEYS_RELOAD_INTERVAL).",
 		Run:       Run,
 		Addr:      func(c config.Config) string { return c.ListenAddr },
 		NeedsKeys: true,
@@ -97,7 +98,11 @@ func Main(cmd Command, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(logbuf.Urgent(NewLogger(out, cfg).Handler(), out, slog.LevelWarn))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := cmd.Run(ctx, Options{Config: cfg, Logger: log}); err != nil {
+	// SIGHUP, which would otherwise end the process, re-reads API_KEYS_FILE.
+	reload := make(chan os.Signal, 1)
+	signal.Notify(reload, syscall.SIGHUP)
+	defer signal.Stop(reload)
+	if err := cmd.Run(ctx, Options{Config: cfg, Logger: log, Reload: reload}); err != nil {
 		log.Error(cmd.Name+" stopped with an error", "error", err)
 		return 1
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,21 @@ func RunWorker(ctx context.Context, opts Options) error {
 // runWorker is RunWorker once tracing has started.
 func runWorker(ctx context.Context, opts Options, p *process) error {
 	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
+	// SIGHUP re-reads the servers' keys; sent to every inferd process of a pod, it must
+	// not stop a worker, which has none.
+	hupCtx, stopHup := context.WithCancel(ctx)
+	var hup sync.WaitGroup
+	defer func() { stopHup(); hup.Wait() }()
+	hup.Go(func() {
+		for {
+			select {
+			case <-hupCtx.Done():
+				return
+			case <-opts.Reload:
+				log.Info("SIGHUP: inferd-worker authenticates nobody and holds no API keys; there is nothing to re-read")
+			}
+		}
+	})
 	rc, conn, err := redisClient(cfg, log)
 	if err != nil {
 		return err

@@ -100,6 +100,12 @@ type Config struct {
 
 	// Keys are the API keys from API_KEYS or API_KEYS_FILE, or the development keys.
 	Keys *auth.Keyring
+	// KeysFile is API_KEYS_FILE, the file Keys came from; "": they came from API_KEYS or
+	// are the development keys, and nothing reloads them.
+	KeysFile string
+	// KeysReloadInterval is KEYS_RELOAD_INTERVAL: how often the server re-reads
+	// KeysFile; 0: only on SIGHUP.
+	KeysReloadInterval time.Duration
 }
 
 // Production reports whether INFERD_ENV is production.
@@ -366,29 +372,30 @@ func (p *parser) prefixes() []netip.Prefix {
 	return out
 }
 
-// keys reads API_KEYS and API_KEYS_FILE together. It never puts a key into an error:
-// auth.Parse names entries by position.
-func (p *parser) keys() *auth.Keyring {
+// keys reads API_KEYS and API_KEYS_FILE together, and returns the file's path when
+// the keys came from one. It never puts a key into an error: auth.Parse names entries
+// by position.
+func (p *parser) keys() (*auth.Keyring, string) {
 	inline, file := p.getenv("API_KEYS"), strings.TrimSpace(p.getenv("API_KEYS_FILE"))
 	switch {
 	case strings.TrimSpace(inline) != "" && file != "":
 		p.errs = append(p.errs, errors.New("set API_KEYS or API_KEYS_FILE, not both"))
-		return nil
+		return nil, ""
 	case strings.TrimSpace(inline) != "":
 		k, err := auth.Parse("API_KEYS", inline)
 		p.add(err)
-		return k
+		return k, ""
 	case file != "":
 		b, err := p.readFile(file)
 		if err != nil {
 			p.errs = append(p.errs, fmt.Errorf("API_KEYS_FILE: %w", unreadable(file, err)))
-			return nil
+			return nil, ""
 		}
-		k, err := auth.Parse("API_KEYS_FILE "+file, string(b))
+		k, err := ParseKeysFile(file, b)
 		p.add(err)
-		return k
+		return k, file
 	}
-	return auth.DevKeyring()
+	return auth.DevKeyring(), ""
 }
 
 // oneOf reads a value that must be one of want; unset, it is the default (or "").

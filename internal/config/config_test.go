@@ -68,6 +68,8 @@ func TestDefaults(t *testing.T) {
 		{"MAX_CONNECTIONS_PER_ADDRESS", c.MaxConnectionsPerAddress, 0},
 		{"production", c.Production(), false},
 		{"development keys", c.Keys != nil && c.Keys.IsDev(), true},
+		{"KEYS_RELOAD_INTERVAL", c.KeysReloadInterval, config.DefaultKeysReloadInterval},
+		{"no keys file to reload", c.KeysFile, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +102,7 @@ func TestOverrides(t *testing.T) {
 		"SHUTDOWN_TIMEOUT":      "5s",
 		"PUBLIC_URL":            "https://gw.example.com/inferd/",
 		"WORKER_PORT":           "9091",
+		"KEYS_RELOAD_INTERVAL":  "0s", // SIGHUP only
 	}, nil)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -129,6 +132,7 @@ func TestOverrides(t *testing.T) {
 		{"PUBLIC_URL without its trailing slash", c.PublicURL, "https://gw.example.com/inferd"},
 		{"LISTEN_ADDR follows PORT", c.ListenAddr, ":9090"},
 		{"WORKER_LISTEN_ADDR follows WORKER_PORT", c.WorkerListenAddr, ":9091"},
+		{"KEYS_RELOAD_INTERVAL", c.KeysReloadInterval, time.Duration(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +201,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"TRUSTED_PROXIES", "10.0.0.0/8/8"},
 		{"TRUSTED_PROXIES", "10.0.0.0/33"},
 		{"TRUSTED_PROXIES", "ingress.local"},
+		{"KEYS_RELOAD_INTERVAL", "2"},
+		{"KEYS_RELOAD_INTERVAL", "-1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -332,9 +338,12 @@ func TestKeys(t *testing.T) {
 
 // The keys read from API_KEYS_FILE carry the scopes the file gives them.
 func TestKeysFromFileAuthorize(t *testing.T) {
-	c, err := load(map[string]string{"API_KEYS_FILE": "/keys"}, map[string]string{"/keys": "f1le-key:predict\nf1le-admin:admin+read_models\n"})
+	c, err := load(map[string]string{"API_KEYS_FILE": " /keys "}, map[string]string{"/keys": "f1le-key:predict\nf1le-admin:admin+read_models\n"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.KeysFile != "/keys" {
+		t.Errorf("KeysFile = %q, want /keys: the file a reload reads", c.KeysFile)
 	}
 	tests := []struct {
 		key   string

@@ -33,6 +33,7 @@ const (
 	DefaultAuthFailuresPerMinute = 30
 	DefaultShutdownDrain         = 5 * time.Second
 	DefaultModelLoadTimeout      = 10 * time.Minute
+	DefaultKeysReloadInterval    = 2 * time.Second
 )
 
 // The exporters OTEL_TRACES_EXPORTER may name, as telemetry.Options.Exporter takes

@@ -6,7 +6,25 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/inferd/inferd/internal/auth"
 )
+
+// ReadKeysFile reads and parses API_KEYS_FILE as the start of the server does, for a
+// reload to read it the same way: its errors name the file and never a key.
+func ReadKeysFile(path string) (*auth.Keyring, []byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("API_KEYS_FILE: %w", unreadable(path, err))
+	}
+	k, err := ParseKeysFile(path, b)
+	return k, b, err
+}
+
+// ParseKeysFile parses the contents of API_KEYS_FILE path.
+func ParseKeysFile(path string, b []byte) (*auth.Keyring, error) {
+	return auth.Parse("API_KEYS_FILE "+path, string(b))
+}
 
 // unreadable explains a keys file this process may not read. The usual cause is a
 // secret mounted with its owner's mode: a file of mode 0600 on the host stays 0600,

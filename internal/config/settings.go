@@ -81,8 +81,10 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.QueueShards = p.int(1, 1024) }},
 	{Name: "API_KEYS", Meaning: "`KEY:SCOPE+SCOPE,...`; unset (and no file): the development keys",
 		parse: func(*parser, *Config) {}}, // read with API_KEYS_FILE: they exclude each other
-	{Name: "API_KEYS_FILE", Meaning: "a file of the same entries",
-		parse: func(p *parser, c *Config) { c.Keys = p.keys() }},
+	{Name: "API_KEYS_FILE", Meaning: "a file of the same entries, re-read while the server runs (see `KEYS_RELOAD_INTERVAL`)",
+		parse: func(p *parser, c *Config) { c.Keys, c.KeysFile = p.keys() }},
+	{Name: "KEYS_RELOAD_INTERVAL", Default: durationText(DefaultKeysReloadInterval), Meaning: "how often the server reads `API_KEYS_FILE` for a change: a key removed from the file is refused, and one added accepted, within this time of the file's change (SIGHUP re-reads it at once); a file that cannot be read or parsed leaves the keys in force as they were, and is logged. `0s`: only on SIGHUP",
+		parse: func(p *parser, c *Config) { c.KeysReloadInterval = p.durationOrZero() }},
 	{Name: "INFERD_ENV", Default: "development", Meaning: "`production`: the server refuses the development keys (`inferd-worker` serves no API and needs no keys), and logs are JSON",
 		parse: func(p *parser, c *Config) { c.Env = p.str() }},
 	{Name: "LOG_LEVEL", Default: "info", Meaning: "`debug`, `info`, `warn`, `error`",

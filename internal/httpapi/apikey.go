@@ -25,7 +25,7 @@ func apiKey(r *http.Request) (string, error) {
 	return "", fmt.Errorf("%w: %w (%d)", auth.ErrUnauthenticated, errDuplicateKey, len(vals))
 }
 
-// authorize is Keyring.Authorize for the request's key.
+// authorize is Keys.Authorize for the request's key.
 func (s *Server) authorize(r *http.Request, scope auth.Scope) (auth.Principal, error) {
 	key, err := apiKey(r)
 	if err != nil {

@@ -46,7 +46,7 @@ func benchHandlerWith(b *testing.B, maxRequestBytes int64) http.Handler {
 	runner := inproc.New(&job.Executor{Store: store, Predictor: predictor{reg}}, inproc.Options{Logger: log})
 	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
 	srv, err := httpapi.NewServer(httpapi.Options{
-		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: keys, Metrics: m,
+		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: auth.NewKeys(keys), Metrics: m,
 		Gatherer: prom, Logger: log, MaxRequestBytes: maxRequestBytes,
 	})
 	if err != nil {

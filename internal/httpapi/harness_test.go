@@ -73,7 +73,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := setup{workers: 2, queue: 64, opts: httpapi.Options{Keys: keys, MaxRequestBytes: 64 << 10, MaxBatchItems: 1024}}
+	s := setup{workers: 2, queue: 64, opts: httpapi.Options{Keys: auth.NewKeys(keys), MaxRequestBytes: 64 << 10, MaxBatchItems: 1024}}
 	for _, m := range mods {
 		m(&s)
 	}

@@ -46,8 +46,10 @@ const ResponseBytesPerRequestByte = 8
 type Options struct {
 	Registry *registry.Registry
 	Jobs     *job.Service
-	Keys     *auth.Keyring
-	Metrics  *metrics.Metrics
+	// Keys are the keys in force, which a reload of API_KEYS_FILE may replace while
+	// the server runs.
+	Keys    *auth.Keys
+	Metrics *metrics.Metrics
 	// Gatherer serves /metrics; usually the registry Metrics was registered on.
 	Gatherer prometheus.Gatherer
 	Logger   *slog.Logger
@@ -105,7 +107,7 @@ type Server struct {
 	opts      Options
 	reg       *registry.Registry
 	jobs      *job.Service
-	keys      *auth.Keyring
+	keys      *auth.Keys
 	metrics   *metrics.Metrics
 	log       *slog.Logger
 	limiter   *limiter

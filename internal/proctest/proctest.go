@@ -240,3 +240,6 @@ func (p *Proc) Wait(ctx context.Context) (int, error) {
 
 // Logs returns what the process printed so far.
 func (p *Proc) Logs() string { return p.logs.String() }
+
+// Pid is the process's id, for commands a test runs as an operator would (kill -HUP).
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -110,15 +111,14 @@ func keysFromSecret(t *testing.T, c composeFile, server, file string, img image)
 		t.Fatalf("the image's user reads a 0600 file of uid %d (%q): this test shows nothing", hostUser, out)
 	}
 
-	// The entrypoint, its container paths mapped to these.
+	// The entrypoint, its container paths mapped to these (in a shell's script too).
 	var args []string
 	for _, a := range cs.Entrypoint {
-		switch {
-		case a == "/run/secrets/"+secret:
-			a = hostFile
-		case a == mountedAt || strings.HasPrefix(a, mountedAt+"/"):
-			a = volDir + strings.TrimPrefix(a, mountedAt)
+		if a == mountedAt {
+			a = volDir
 		}
+		a = strings.ReplaceAll(a, "/run/secrets/"+secret, hostFile)
+		a = strings.ReplaceAll(a, mountedAt+"/", volDir+"/")
 		args = append(args, a)
 	}
 	if len(args) == 0 {
@@ -143,6 +143,29 @@ func keysFromSecret(t *testing.T, c composeFile, server, file string, img image)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		t.Errorf("API_KEYS_FILE has mode %04o: only its owner, the image's user, needs to read it", fi.Mode().Perm())
+	}
+
+	// Run again with other keys, as `run --rm keys` does after the keys file changed:
+	// the servers re-read API_KEYS_FILE while they run, so the new file must replace
+	// the old one whole, by a rename as its last step. Copied onto its path (install
+	// and cp unlink or truncate it first), a reading could find it missing, empty or
+	// half written. No run can show that window reliably, so the command is read.
+	if script := strings.Join(cs.Entrypoint, " "); !strings.Contains(script, " && mv ") || !strings.HasSuffix(script, " "+path.Join(mountedAt, rel)) {
+		t.Errorf("%s: entrypoint %q: want the keys copied to another name, then renamed onto %s (&& mv ... %s)",
+			copier, script, path.Join(mountedAt, rel), path.Join(mountedAt, rel))
+	}
+	rotated := append([]byte("# rotated\n"), keys...)
+	if err := os.WriteFile(hostFile, rotated, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%s's entrypoint, again: %v\n%s", copier, err, out)
+	}
+	if got, err := readAs(filepath.Join(volDir, rel), uid, gid); err != nil || string(got) != string(rotated) {
+		t.Errorf("after a second run API_KEYS_FILE holds %q (%v), want the rotated keys", got, err)
+	}
+	if entries, err := os.ReadDir(volDir); err != nil || len(entries) != 1 {
+		t.Errorf("the volume holds %v (%v), want API_KEYS_FILE alone", entries, err)
 	}
 }
 
