@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/stats"
 
@@ -21,6 +22,13 @@ import (
 
 // healthEvery is how often the gRPC health service's status follows readiness.
 const healthEvery = 500 * time.Millisecond
+
+// A connection is closed after grpcMaxConnectionAge (gRPC adds ±10% jitter); its
+// calls in flight then have grpcMaxConnectionAgeGrace to finish.
+const (
+	grpcMaxConnectionAge      = 2 * time.Minute
+	grpcMaxConnectionAgeGrace = 5 * time.Minute
+)
 
 // grpcListener is the Open Inference Protocol over gRPC, with the standard health
 // service (for Kubernetes' gRPC probes) and server reflection (for grpcurl).
@@ -59,6 +67,13 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// before it is decoded, as a larger REST body is 413 before it is read.
 		grpc.MaxRecvMsgSize(int(maxRequest)),
 		grpc.ChainUnaryInterceptor(svc.Unary),
+		// A gRPC client sends every call over one connection, which a Service balances
+		// once: closing connections after a while (GOAWAY, calls in flight finish) lets
+		// clients spread over replicas an autoscaler added.
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: grpcMaxConnectionAge, MaxConnectionAgeGrace: grpcMaxConnectionAgeGrace}),
+		// Clients that ping to keep idle connections open through proxies are let be,
+		// rather than sent away for pinging more often than every 5 minutes.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	}
 	if p.tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.

@@ -594,7 +594,7 @@ func TestGRPCBatching(t *testing.T) {
 }
 
 // TestGRPCAndRESTBatchedTogether: 32 REST and 32 gRPC calls sent at once to a model
-// whose calls take 300 ms, one at a time: the first call runs alone and the others
+// whose calls take a second, one at a time: the first call runs alone and the others
 // queue behind it, then go together. A call of more than 32 items can only be a mix of
 // the two protocols.
 func TestGRPCAndRESTBatchedTogether(t *testing.T) {
@@ -602,7 +602,7 @@ func TestGRPCAndRESTBatchedTogether(t *testing.T) {
 	if err := os.MkdirAll(dir+"/slow/v1", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte("backend: echo\ndelay: 300ms\nmax_batch_size: 128\ndynamic_batching: {max_queue_delay: 1ms}\n"), 0o644); err != nil {
+	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte("backend: echo\ndelay: 1s\nmax_batch_size: 128\ndynamic_batching: {max_queue_delay: 1ms}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}, true)
