@@ -680,3 +680,42 @@ func TestGRPCTracing(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestGRPCDeadline: a call whose deadline passes while its model runs ends with
+// DEADLINE_EXCEEDED, counted so in the metrics, and the server goes on.
+func TestGRPCDeadline(t *testing.T) {
+	dir := oipRepo(t)
+	if err := os.MkdirAll(dir+"/slow/v1", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte("backend: echo\ndelay: 5s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}, true)
+	c := grpcClient(t, s)
+	ctx, cancel := context.WithTimeout(withKey(t, "k-predict"), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.ModelInfer(ctx, &pb.ModelInferRequest{ModelName: "slow", Inputs: []*pb.ModelInferRequest_InferInputTensor{
+		{Name: "x", Datatype: "INT32", Shape: []int64{1}, Contents: &pb.InferTensorContents{IntContents: []int32{1}}}}})
+	wantStatus(t, err, codes.DeadlineExceeded, "", "")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(string(s.c.Get("/metrics", "").Body), `inferd_grpc_requests_total{code="DEADLINE_EXCEEDED",method="ModelInfer"} 1`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server counted no DEADLINE_EXCEEDED call: %s", grpcSeries(s))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := c.ServerLive(withKey(t, ""), &pb.ServerLiveRequest{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func grpcSeries(s *started) string {
+	var out []string
+	for _, l := range strings.Split(string(s.c.Get("/metrics", "").Body), "\n") {
+		if strings.HasPrefix(l, "inferd_grpc_requests_total") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -60,7 +60,9 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return err // gRPC's own (a message over the receive limit, say)
 	}
 	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// A client whose deadline passed often cancels the call (RST_STREAM) before the
+		// server's own timer fires: the deadline, not the cancel, is the cause.
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return status.Error(codes.DeadlineExceeded, "the call's deadline passed before its answer was ready")
 		}
 		return status.Error(codes.Canceled, "the call was cancelled before its answer was ready")
