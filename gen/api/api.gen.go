@@ -39,6 +39,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for JobCallbackState.
+const (
+	JobCallbackStateDelivered JobCallbackState = "delivered"
+	JobCallbackStateFailed    JobCallbackState = "failed"
+	JobCallbackStatePending   JobCallbackState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the JobCallbackState enum.
+func (e JobCallbackState) Valid() bool {
+	switch e {
+	case JobCallbackStateDelivered:
+		return true
+	case JobCallbackStateFailed:
+		return true
+	case JobCallbackStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -261,6 +282,70 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
+// AsyncBatchPredictRequest A batch asynchronous prediction request; every item runs through the same model version.
+//
+// Example: {"items":[1,"two",null],"model":"echo"}
+type AsyncBatchPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+	//
+	// Example: [1,"two",null]
+	Items []AnyValue `json:"items"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
+// AsyncPredictRequest A single asynchronous prediction request.
+//
+// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","version":"v1"}
+type AsyncPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
@@ -307,6 +392,16 @@ type BatchPrediction struct {
 	Version VersionField `json:"version"`
 }
 
+// CallbackURL An absolute `http://` or `https://` URL the job's final record is posted to when
+// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+// specification describes (`webhook-id`, `webhook-timestamp`,
+// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+// must not carry a user name or password: any key may read the job's record,
+// where the URL is shown.
+//
+// Example: https://hooks.example.com/inferd
+type CallbackURL = string
+
 // FailedModel A version whose load failed.
 type FailedModel struct {
 	// Error Why the load failed, naming the file and field at fault where there is one.
@@ -334,6 +429,51 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobCallback The job's completion callback, when it was submitted with a `callback_url`: the
+// final record is posted there once the job finishes, and again (with the same
+// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+// has passed since the job finished. The record posted says `pending`, with the
+// attempts made before it.
+//
+// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+type JobCallback struct {
+	// Attempts Posts made so far.
+	//
+	// Example: 1
+	Attempts int `json:"attempts"`
+
+	// DeliveredAt When the receiver answered 2xx; absent until then.
+	//
+	// Example: 2026-11-22T10:00:00.140Z
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// LastError What went wrong with the last attempt that failed; absent once delivered.
+	//
+	// Example: the receiver answered 503
+	LastError *string `json:"last_error,omitempty"`
+
+	// State pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+	//
+	// Example: delivered
+	State JobCallbackState `json:"state"`
+
+	// Url An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	Url CallbackURL `json:"url"`
+}
+
+// JobCallbackState pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+//
+// Example: delivered
+type JobCallbackState string
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
@@ -347,6 +487,16 @@ type JobRecord struct {
 	//
 	// Example: false
 	Batch *bool `json:"batch,omitempty"`
+
+	// Callback The job's completion callback, when it was submitted with a `callback_url`: the
+	// final record is posted there once the job finishes, and again (with the same
+	// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+	// has passed since the job finished. The record posted says `pending`, with the
+	// attempts made before it.
+	//
+	//
+	// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+	Callback *JobCallback `json:"callback,omitempty"`
 
 	// CreatedAt When the job was recorded (RFC 3339 with offset).
 	//
@@ -1359,10 +1509,10 @@ type OipInferVersionParams struct {
 type PredictJSONRequestBody = PredictRequest
 
 // SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
-type SubmitJobJSONRequestBody = PredictRequest
+type SubmitJobJSONRequestBody = AsyncPredictRequest
 
 // SubmitBatchJobJSONRequestBody defines body for SubmitBatchJob for application/json ContentType.
-type SubmitBatchJobJSONRequestBody = BatchPredictRequest
+type SubmitBatchJobJSONRequestBody = AsyncBatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
@@ -7940,289 +8090,302 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L15cxu3sgf6VVC8r8pk7oiiFm9UvT9kR06U2JauJJ8tdHHAGVBENAR4BqAonjx991foBjCY4XCTZGc5",
-	"PnWqYnE2oNFo9Prr3xqJHE+kYEKrRve3xojRlOXwz1MxZDkTCdv5EX7ceSuFZkLvvGfiWo/MLSlTSc4n",
-	"mkvR6DbecEHzOUmppoTdaSYUl6JL9IiRDB4hXJDBXDNF5BB+/uny7CPBTxI9opooTXOtzLWeGMh0fgS3",
-	"DfDF5o0yV2Qos0zOCNftnmhEDZWM2Jia4bA7Op5krNHde74fNcZc8PF03Oh2ooaeT1ij2+BCs2uWN+7v",
-	"o8YF0/l853ioWb44lUuWSJEqoiWZUa7JgA1lzojO51xcE3pNuWgv+fTaD/9j54NMWbbzN5Yr+Fr141cj",
-	"Rm7xoqUKy29ZCqTI2b+nTGnSNH9IwUgup9qMKRlJxchsxETpPkHHLCVCCtZaMuDG7X7Dj1PpnIvrxr0Z",
-	"54TmdMx0lRuQGSwvbMkKM65HhAoS08kk4wk1d+/KRDO9o3TO6DgmZtWjMs/0xCLTcDccP9OQf7hewTjI",
-	"NdwME1mvETUMmRrdtSz/YGb7SQ5Ov69f6fhXOejzNCaUqOlgzBWse870NBcsbZOr+YSlhCpCySSjXBBc",
-	"o8j8xAVJpNA5TTTZa3fanYgo2RNACiFJknEmHGXMvwzDWFbmiuRsOFXAHbMjsyo8xVsNMZR5/lc5IE3a",
-	"E2OaDWVuGMm8gIskm6YsbZl3xIedQ3NfX0jdH8qpSOOAvhMKRLPUxYk2ooZZMp6ztNHV+ZTVc2Vn8GL4",
-	"ij7f3zlIDtOdw+ELtvOa7g129pOD9JA9H76gLweNqDGmd44H9/ZfwTr4vxe5OmrA1vsI46kuxjHJ2TVX",
-	"muUsJWNz3zMFtGjXTwf+s9lkWDKSDx3sUjFxJpjbEm60VmqoJSO2lzcc9O3eA4Z8dnr+hCSGW/pbEJrn",
-	"XD1i1E9Iaxz6F6f4vXmzmkihGIjpNzS9QIFo/kpQfJl/hhJ3kstBxsb/+6vCufoRmCfSgPBuTzeiRso0",
-	"5Zlhe4kksEdLz3xfMN1rHJEfTq7ILlxUJOMKD/KFJVeWGkxpIw66jefDTvKC7rPX6d7gMHlJjZjVVE9V",
-	"o3vYMfKUayDPB/ys1MQNylJjpPVEdXd34VBI2ym7dVNUu9WZ3Iek/39yNmx0G/+zWyhBu3hV7Z7jG5DG",
-	"i2LbHTtckUI8NqkgcvArS0CIgqpAxmw8MOrNjCcsIlQTKuYkZRM9igpR2hMyt3KXCjIVN0LOhKWzzB2v",
-	"RebfIQ9OcjbJZcKUMt/KmfkyKgo9wcVkqtvkrUyZ6pKYi1ua8bRvxx1HJK6QxvxkPxT+2BP+WXglyPf7",
-	"qPFGpvOPUh8nCZtow9ePYLcJnWeSpn0tZT+j+TULGQ64asRopkdE0xs8mhz5jbqwDT/tHRT8dI5fJVpK",
-	"4r66AUctDvapeEpOWA4kq59nRKjAI3hGFRzouLwkXhhS3DaDeivFMOPJ40SBObWHXHA1YiU5YJQDmuWM",
-	"pnPirndBZdjk6Db7Rk2ThLGUpVsJhNfFAv5UM4TN1rA0qadavjqKGIWMcE0SKozgGjDzr4RlmVHtcPHC",
-	"seC6vZP5gKcpE49auKF/S7BqesRVwGeCsRSlNE3HRrdM5IRttRzBfnoXfHCDNSjG91QLcMPmhq9AWJHB",
-	"VJOMJjc4PZgY/KsyebcKfjS4BKdCs1zQ7CTPZf6oZWB3LJmae/sM3hUshlELye1e1wr6fCrIkPJsqw3x",
-	"PDwhT9y3iPvWButQHeBTrcaET1jGBbNzIrMRz5iZpDCHVTOufDduudMNzN2cjLg5K3tiKtjdBA+2IZ1m",
-	"mjRjblfHPWmPpI9Sv4ND/rHybpniY3Y42LA83UzKNXOWyDxVhN1NeM7IT2dv+ldX7wkdanB5MCcpWltt",
-	"usOyDNxSJSrP8CmW+6M0wnyEBmNcNgdhWZHBnVOjuZnq0YKdeHZ6vpFSu3xFS+pLI2ogm5vfJ1NNevjf",
-	"XqNL1IhOGPllLzr4TFIJB7AmQ67JLzt70eFndEvgTV4LIylLMpqz9VrtxoQ+Oz1HsVND6eNA2/S+oAXl",
-	"rgsj/+ny7COojEu10p4AtbSFiqX1koAPIJV+8sVUmxVNsGv2dDIi8BdoJz0xM08b/cRt2iPy5p9XJ5dE",
-	"TvVkqu3rac7g/Z+u3u28IprdaULVjdnhZrgKhu529dnp+SYH4mYHoVv7pefgJGcpTzQeGEdkqhihcLDA",
-	"uEcySxXh+usstjvTHn6MnZ2eg0/rSsr3oKpuTD+wJvNi193SbLpOZS+Iy0qKK2F3CRB4r3P46vnLF9YJ",
-	"3Pxw/I/+xcn/fTq5vOoDk7SOiJpklucGVCcjw5iKiZRkTCnwJ64nfWAT143cXVsxdLyBzOQ0S0EXN3Zb",
-	"xqjS5Pn+4f6rV3s4hYiMwS08ooLgZC7Pzz5enuBsSPNw7/XhQeewRWiWyZk6MkwOLD5kM5aTXM6UmaDd",
-	"GrALzdVB4D1t9gJHbK/R/a3XwMt9c7mPj/bQq3DfiuyORPuBkmFOE2ASOYQ99UzhwDcg4pNxMHAAV2hi",
-	"5UiseGHpYyepUCqPqELaAo3MMz0BD705vnr7Y//06uTDZUyayRLzp3XklAkqlCE1LuWAhaOwbywvmn/p",
-	"IpvEre76BeyJof2yE3hUhQu66QoVwm9TVXTVARiqSxVut9qWVdIKZSubH5F/T6VmYTyhz1OMMczllORs",
-	"InP9VaUhnkOPUijJJvqkJf0GCuU2PjRH9nHZkWVO6yU+ta9DWae+Vf1N1nu0oafIEc26VbY/cv4cp8vv",
-	"IhbBtZrQPOdMESnYGsfP2en5JctvecI+CXpLeUYHGXsEE5tvcHG9wML29y7hubG798Cro3nmrxyRnOl8",
-	"TtRI5jqbfz3qOlPDEBiHAocrCg4t4Udvh9g7Cp/otKBa3PJeV8d0RrsNvDgQSLYWXRxElWOiMIrcbkRh",
-	"XL0SeK6bpb17N7z13gYqrqT8QMXcGkTqQauaU836GR9zzUK5ZH4m8LM5jfY6HTdltatIczDNlSb7nU7L",
-	"7jirroMqfcPmbq2REnvkq1lEOGIXzSyJBxvr1Aq3m1m5nMHKlxeKzpWNnUucRYvswJtu2PyZIgFhmnFI",
-	"vDhyBsMOquZeLVetCL7rKEi4IJNcXudG0jTjRIpkmudMJHP/rpbd6xADRoZ1kQBvgHgOlkQONRNkmMsx",
-	"LgFNU/tyOtWjvh7lUuuMgR39lAz4SZj3y5z/hz3sYJyGLyi4DwQxtd674/NTdOdhOsM/do7PT3d+ZnPi",
-	"Q/ZfSZDE/tOxy1ThKlwiNAmDqM0NmzvxHM7US+ZPQk0nRnNi6QeWcnoFHpsH0dG/qD82b+qD86dCUe3O",
-	"GqqIS2cwn+yS6leA+5YkZkSgrhhDfReyEL7yOemcLIQSM0fcC1wRwbgeGblbnUtMhMxX5Zk0qRUJXI/k",
-	"VBNaIg6mR1DIu7jKuYaMDAqmv9ul7vYTkUg4XwJN0zuPUgbGRDO+/g+fxBC/iVM2zKhmMThB8Ia0VXBM",
-	"3Zoi72yuWD0y4vZwDesvE4rbRjuLuWZjFRc26zJzlWVsbAYBTzXB1QUu0yLvpwVc9KscmEMHXMeEZlKw",
-	"ngh8EYXPAT1TYzoHKWSEpXmd8zk3YQQ/nb3BwfbPTy76P5/8E9zlS9VHNDvP8VDjUjyc2x7iQfpLsOBD",
-	"/E+Via9wQL06ePXqZaezmQPK3Pyi86pwQFUMoOgBFtAS+l24QW9JwBpybOF8+j238QPcTz1RM5It3E81",
-	"y9cT5fWzO9jaB1d8zOT0cRkAjh20fVfArYa+XbKwWVOewvFnDNZbBkocH7MuchrXhpmlSBg6PKnSGyh0",
-	"YfjrVch1NvvTj20jlitP6Em5rTJ3o19YJRaVg2dWs7AfJ00pGBlzMdWMONfhbCQz1hN2nF45qIzbCeut",
-	"TP31y/3vKZuy/nCaZVW5ZA4XuGqV3r3OPiR/KtI0p8z/fTr5dNK/PP3XScvZgkbRybeKZgcS5f/gU3Yg",
-	"GyxrMPCnWtGZzG+C3A0jiQURcoY8HzgZSl6PRVdDT2zqayjTmSuYP2nGxeTsXT2BtwxocgPbSpGpyBlN",
-	"RuZV/onS6ysOUTPu0VRD/ngqZ8KM0v3QNz/ErU3cG5Dv+0T25ebejQ3kVtnL4Vn5a7s5AtG1H2QvXUlJ",
-	"xlTM/dc3FF7hrJ6Czx/iQOnWO0ek6Ill/hDSjC+Or076708/nF71L87NqRv+8ubTxeVVfETM4vVE2cti",
-	"94X9Xr1HxZylb88+vv10cXHy8coru/6Fyz0u2i2E3bPGZmdCW0ZTzsXCbD79M9UTha/l+NPVj/13x6fv",
-	"P11YFfvD6cdPVyf2w6TqjImsSsBSZ3r2RCblDYTltZtmq03O8ojUmQgRHJ3lJQGfCdUM16UnjFXgMtGM",
-	"OmM0GjNBkNUzyrUVUi52Qo1hC3aEtxkKc+GoJxKXqKY86dw2AK+Z9OnRY/ieS2dD+pqhBnbJoi2Dujyo",
-	"RHYYYM4ss1/8kv4qB314NhgV9R8vm1GJnBqVbSo0z8xXMCFHRSS2OTlxT/isHBhuKYWvLPnMEAfmFJzm",
-	"qtUmi87Enih5E59URG7of1svHyt+OC8fn9QRF+pte4Xw+1T+9gZyrzTapzrfn9i7t6Vrb5MlWuLiKy/W",
-	"5j6+rf14obX3PFw/PzACAyN2YButZO2kntrmMxOFqieqavyDKJkwjdrWpZG46tOLe6J5/R8+icymLpIr",
-	"ljr61nnxjL7upwmC4FjM/+b8A5VjWcyx1A38BxERRg90BQNt8haCgSnITkwamWtzFzPDytkOA6FtWCOX",
-	"0+tRTwwzSUHuTyQXtnQyYDjDElARl2XSLMXdzrXcsYtpCNa+oLMPTCkKdr2/uqNu+GRHwqBptgPvNjIN",
-	"0lGixrGai+TSnF36InCJLC4aT119DWRRh6VwSc7M0dZuRI1JbvQJzdG3ZOvJ1nDLT3JwmlqnjCvB+cU9",
-	"+9kzLCbIQWGDsaytAyxIO6RpynGW58EohjRTbFGjwujyxHvRnNJyRMz6zAnXbGxOX+XWB5mKjlk5VbJd",
-	"XiTwUDS6vxhBOpONyPDE5wiDsa7M7L5KJvtQLdUFpq1455I5yKmR/pqMpdJkwflRGlB1HP5Lq9bDc/w9",
-	"1Dad4jNFaRPNczqHizir1W/zxWbvOMvgXLjdqKxWGuq3yd9Bexlzrc05H5bWuLrafJoxkoykVDbyHhJg",
-	"+4qtTbdOhV2RFo7C67i2dvqOKeUw4EvlznWZm7PPbkHLrM8U8KmqMGGJ28DVOc10DVf6hWjc7i9y5QNX",
-	"13+trkIPL5KJOcU1G0ebTm5rvq2yasBzq15hywvtZJYscVgyiHOtW+53YKp8cESsLrXj8xlUhYNfG42b",
-	"RSnKXFpZ+R1/H82xCrt4NnLpw+b3Ic9QVAzNbAiEpg3xZyMGrlOGNcYLOwZLAHd5ztXu7QGW57XndJx1",
-	"g2q2Xzqf21r2MSO5DRnXXTKGjDmbo33wOVjmwVRbselSuu96DZth98thcedinbsr13yEkHnwgtuy1mK9",
-	"cSXqVvtHqH5bXKT3/JYJptTiqjql7bcGE9Ox+Zy8Ma8uFkLeNOpKYcMR2pfUjQhP1RrOQ6OLp8aAHnKW",
-	"R1i6XlPaDlX6E5mBOQYaWAylflY67VKjO+z+hif1ffnk2bQ8fCjzMTV6zXTK07rl/0kOLsBArFPACAxh",
-	"lEshp2DCViQhCFSvA1g9pQ/f2+/sv9jZ29vZ37/a63Q75v/tvf2Df7ll7o+tLtU10jJqOGNzxdMHe+Zp",
-	"p/RsXCBfJ63rFD6ATlg9/Of/CsyBRli+F8j6vUVZb+m0cCDnU2ZdHHg0/SoHkRVZVpRzsL1Azi4Ic67r",
-	"zie7GHahB1JmjIKXPFyeRWFnYTOgwIc6pwFLSfPi3VtycHDwGjlUDoeK6VaZF1estee/lGq2o/mY1TFh",
-	"hSOWiWJwSoAkPkJrYCog6oMrAr5iL+PNdYwEYLn5wjdLDFdLD669C+SI0AEYSug+0SMm2gSroMG5Yp0p",
-	"hS8FHf8bkAmZejMybaXvR4/TMLbRBsKdU0tJCnEElhN7J0i+KkVhecEjL2fCe+ZkXnKobcJ4zzenaHFK",
-	"rKHoJd74RCefBwKx349qlJ9gu/o1qe6UJQfTpZ9VeS3sK11RHig0UpM50xhtSVtkpzftdA4YmTABgZxm",
-	"9YJbF/e3F4Lk/+sJtzl9cihhIlXWg4v1QzS1dVV2PcmpsKEeQwJ7q+OCnvBsgC5f4AUoE5U5BC7Gqkso",
-	"+feUJ4a9jPV2LZn1WLs5KJ1Tfj3SRMueMEJzyAXNrNSIbD2jVqRgY+scsIqDJZtRMfCNZkFwXGYJg1PA",
-	"F696ApRVjvDeBV58L2m6QqP11aQjhpkuYzaW+bxyIkMcPp1iyKFvlPpOu7Mfwe8rzrZ/Fbgd9pxcfaAt",
-	"fqY64B/ljGTS6sour+QGLJIxzzIepAYXQELt5+HGlVMjvz2lxHQ8YFCdG0xmyUHGVVB969zhLjjZpCRn",
-	"MKScKQaH6PoDbXOZ8gdSqAtC1UmKgOHec6XrHQaOjKrCd4jFEASBVSU/F8i9qJfbLbLwrb+V3jKit4wI",
-	"WSyi/y4ZsIROFVhYPC9bZ7CT0cSlCn1HG1m2oS15v8QPU8PiJ+DJWhzikQ2Nzmg+3plOooprSwHlPNWo",
-	"smo/Xoy9UiPHLNBnNppIKEIWJlJnbqtCaNVxyAeYzwWUOS3O/wOjagqoNrgyxspEjvNEKbjEGrZES02z",
-	"GnvN81nJY7fSC26fwEHWLZz95gbudHObe0+FTsXAihfW0srQ80TofF7vm3EeCTkkdAESqCLFtxHFfxhx",
-	"s5Qo9cIFd0+5Lr5AS8rn5EbImYocR8nc6A11njjV6P6yhmQrLu837j/X++Y258Rg6TfcdUtp9YFpCkmI",
-	"tTxUohY4FhYpRniVSuX3nOZGu5qwhDs9SbEJzWCjTpimGRnjvsYUPy5IMm4XOfVoraPfHAif2olAeOVg",
-	"v1Ak7oxyNKLmIsIH3H/eRg+xSGa2iHT1pzJ5zSF9JPjeAXxvIpX2YqBgEyWHekzNCKG22KzwfcAmWk76",
-	"N+HFxk2jexA1MjpAfmsopqWijpUSmUFZ6S3Pr7ngCW18voeve4de+HHv2Ct9YXFyQ0b1NGf2exOa9TOP",
-	"wgh/zngKf8GyFRfxT7z4uaDJIY7J+vXRR5ZTza7njW5jxoyGDIop/hPGdLvX6L7uRGaXdPc694HB1IDc",
-	"iupO83/CmPGH/cbi/ipx5G/LylyfKWIsweBqhAxrlPVEiiG/LqttD2Xten/ERi7hJ3BEuL1UR4cCksKX",
-	"/vIM0/A2d9xfwUsuJyypOyTXK9MY7IXI6TKdus4/8ntr1F5ybEHYa377ZIQtiZ66MSjNJooMmJ4xS2cc",
-	"iVOZXAY05PAY+x+sJ3D/bTzES80mSwcYSKfNxleEjgCawQ0Uhv3EgwvE1KpXXOBtF9OMlf055ek4069w",
-	"Ng15rrTdycjM6ohgwtgMXVae2SHVQR0VVfeWGoEYIE1DCyEJo3nGWV59GO1L608oiomdEC1U8GLHuGsL",
-	"u+FBqlsomes1sUA/La+pMKcQzYq1LcLfhYgPVnxhwCsVogWb1bvECrSwYrBeWhbbu8TH5V1XcFEw/aWq",
-	"VyE8aneDGegGyvuDoG4tyJNORpeaLhNZKBwSmmWABA1QxhA1UPw/zO9FQYVUDrx7xObgdoF62/Fkqlkf",
-	"8pHi1hECSGMWPgAtmqMSMlkxhAhIi0BiksgJZwqyADXEJpSmc9JZtOFgOH0znFIy16tAznOhXxw2Arjo",
-	"vUW46KhRGuwG9ZOGauXnJlP9gOdwwhs/WGHlYPrVoVSntPDJOq48Oz3/nmqqbQ5d1SGIR5grxsGyULt5",
-	"zyZMEI/lTc5zqWUis1AIvTk7e9+IGp9OP169sv/de2H/Adqn+Qcslb3D3eCuu8vvzuHnd+fw67tz+BHy",
-	"VcvyzN5Qx/nfzwUd8wQ2gJX55cme5wzT1JzodcIqkTRjKmGgD2J2sw7zo7WEfVJsnUWmHdO7PlYKpCyj",
-	"8/6YJ7nbQSU2BqDB5YzcqWPkSc6GLM9Z2i/vjbrdrTRG82DEbmIpjBoVvgjnn9DJpBII+eXFYSiBFwa5",
-	"OLAxvVuWeFS1WFfRZwnbntTrz8cWlnENmwY5810SIyKN0amtGwnueaZ6wkZBjkicyJTF2BIgAcAWOSSx",
-	"zZKMW1h1XGR5YuExyr9ntnqjzBOYfLq45ZSG0pIxNXzKdswRDT+Y+x0evf9u+VioYvBtbnNQTWbA/LkU",
-	"187HyX0ZAMwOQOe0JKkkdCCnuuoEWIT68xBAh5hfqSCk4gEADz9H5FpqclA31DBh9rfl0NCQBhERmilZ",
-	"ZE/bhMKd0+9tvnF5nDXpt6tTNJyWAEtWGtoS3gR+C9IaF1h0sbPCBlI1SFFMsWJwZ69R9pOAV+eX5+29",
-	"6KD9PNprH0ad9v7nCC7YgVoZ6TwgllWcAY8+lMX0xppVOElGkqWO6s6QKJPajXGFQbqRFn92em7JeQoD",
-	"XpfWuNIu8yCJ0qbJRGQwB93riBhB6IosZkHe4sb2RjHSMzx164yiUtOPNW87L26u8qUl4momLBKClzFQ",
-	"0ACgAPcvIetbx0vJT4astt/ei3Y67cNoZ6/9chWjLbjP0Hu2hNM24KBw1DXdCZbcf7txP5icirUNYCZU",
-	"j6rdXyp5qwvjCFhzc4bCRfzyHFXqBeFGuoq/jJRaYk+48kLbGsXH8CGf0UbToK5Cmv8c2WAbdAKyMiVF",
-	"na0nQLFhuau3jCO0Sgp4VqPQZPPWUREKsrbxM3CYXTMFkSN7dxcq1QLdOSbNwsBrRaRiySAfWGvVjcUO",
-	"1PYWiIJXIt3MOws7sdUm6MmxxpUPPvrPQpV58ETbWU83jE0sTL0t/k9oMmJdEsN/+yOuLegJ/j3mSsXO",
-	"fqpTPNxT2xgv/s0PspT+0BYWuka2uB14cIv7gfW3oFw1QdQ+bsfpvr+1+RcFK19a0SX7+z2/hVlWsjLs",
-	"r17MlTzOPhWwMgd4asl3wDHyFlztdemLXEvxTDnzCm6zOSFBMB7yo5XbMQkV4CZnde4DKOQuHxlSiLt8",
-	"Kpa5hq0YQvNqA39hjbXpNJ5tpH5AFxQdFZuqs39Yk0dA71aagR8CE3BYsVuPSKc42vBn3yIDvUApH2OX",
-	"MUQ00XApoZPSubf//MXWNuzmx3ixub8oHScZ1WYOSxmlb/69xnW6XMPAKwOWkqazEY+I5/USl/tOYRvp",
-	"F/WeTz+byG+ABVaJvC2w2l20SM4FGQGgyfUuJT9HcO6DP8m1pnJeo6t/np/0resI/u38R/4PcAb5v0DL",
-	"9H8Bs8Ff4VOlh0rPlB6xfib77+Im63GCf19eXZx+/KHsdwofWBQffFllmN9OyiOkFaipxV6DPRmXlwuc",
-	"FXQgbxnpHJEdAAWl4f4cQgskc2vZi/NwJ87B/uI2qdm39b6Her4sGMWSaRXPhWkLFZthSXTzZDzRc5v8",
-	"buUZ+DAQFVoUPQubLBnJ1jY2HrK+H9L9RqRZKdK2sgjWfz4UYDXeExRipBlXRZqFa4gNReIS7TyLItHK",
-	"smgLyVj2eD59fEeVBd5CMGcVj11AQGyBwTZfy9y9YI1+tGkJZYFuhft9qh96BuDIVk3eaJ9caZ6oldll",
-	"aFLZO4niNmt6Bhn0LuBpjDua5FIpmwerloZynPW4Ke8HMazKQW7+t7gTCsRygKeo04l80OuIDFgmZyT2",
-	"Djp8KEYhjLYfoNFbpZA4pZBMppoodstymlkFiyNmhwsJBL1Mt3fyV8ZTk3IFn2wiWP6w7hxpoXqcQz17",
-	"YTiXrfPyQPc7jxmpX9k1C1pxJNxHjYwq3fcvWpE0Ym70LlQ/iYUMcMule69fdkjz09XbllF1jWyDSv7y",
-	"nF++fv7yxYtDy0yP1mNTbv1eqxTFh+znIAO7TK1FZlncA4vLFJW24xIxcV5yM9UX629e0lONv9nITOHL",
-	"KvUXLrc5tkixcdimA/SiqPSbdYwsNvOIq1WGC3fYKrf7ekosOSg2Ff+VJV0pmy/YRCquZT4/FSm7C8IK",
-	"S75dpqsZgG0UKkU2r0mnh/SRTer77tcN8L0sNZGqZF9vwDy1SA/eZoBkmJA9rL0P54vXU3zGqhuVbyjk",
-	"+gQ6q1YwBAkf8mvLKEOesW673cbwnQPrAjfDYafTwlRzKggDzdL2e7JhQ8i+p/jeMnct0m0tJX2JziMU",
-	"EVWnXfx9NDck4Ip8+nj8t+PT98dv3p+UdQoh3Rl+RM7PLq/I7u3+bkHO3bC6HJYE6c/1suq3Ggl+cXL8",
-	"/T/xUOXaZz+9Pzv+/vTjD7bpCMdhqKNwqP6ZchGIQ5rx0Si/+E5tHTBzSuO8QnMTRtKIGvbbjagRfK1s",
-	"5rlbn1qUI43Wbv9PItt8f5WvTQVWU7EJE6kRyDVRSdtjFs7FwhUBaGzFVhsBgxMmFBsPMpuxwzVJRlRc",
-	"I0yP0YYeJk2W7oog8lfrbNjq1AnSXdZ58dytKy3dNVlXDw7N+FDZbyUwmNUG/Gr1ZJUxv4Q1YQgB1T6v",
-	"XKMz751bJ7d8PPBLka9uPksHX4qvLWWx8oZ5l1EdkVzOdsb0V5n79OShbQaIiW0OHCvQYp4EDeXJ2Ngv",
-	"xBfh3HUBD7jvkbx3CTBhy91DXmmseh6s0ocOjb7F5cYQaMkFa0W0tY3dLcUZs43rol6SGNm68cGy1z5o",
-	"d7Y3EwIyLCOkW7VluezPVOCzBLdjEyoSkfIYg93YE7lOlG3ri3Txs5qcKjB6zEjYLVRlrE5k5YLUZvF5",
-	"y/txBnKFDV+/6DzE1qystjPrVixuybtTU4u2vSem6jXawB1Tm2+w0uasuDprhfOTnueLKuxTCDM/TPe+",
-	"uulWyk1rqmGhCHbsimJpLqe2W32Q8FBfFE1zzYc00QjmuvjuN4APG2bmQ7mKKqVT2MZO6DwZTHmmd4wA",
-	"AIOgHJ3CFp7RJtt6yYCM2GFK8zHVPuk4mOVQSj3JudARGdO7Zq5UP2WZpn3bs6E8X/K/ZMToJLylPF7b",
-	"8mKjAbO7JJsqGwivKAVG17XVHUYXtuXKkE1kkYfBTtR8zGy2OyMwKAWAtzahpJpbucyJXJ3T4oB+yOUM",
-	"MHXgSz9IIIMRcdB0Fz20rtAkskXllPzwljQt/q5g11Tz20rw8bDzejNaOV61xV+/a7VWhUfWEcsm4mBp",
-	"FIBtEcW0LYUoU24NtbZhri8C0uD60VaEwCJJalgq5PfyetaKsMdheiourjNWA+pZrTe2Z4Ewh/DB4fMX",
-	"L1+97th/4bFTQd6qQHStrnff1qb8hqK5CLEINFzBIUvwMxcYYBNgzK04YfXSfzVAqy8JZ7mE7ojoXJeP",
-	"fvHuLXl9+PwlsfjRbXIMUUeUcD9eXZ07MGaoXnUtC6iPvUBPDIiq90TRNZ3mzL1RGd06IuZHMYfE2S45",
-	"7HTIQlt9hM7BtwK8R09Ami1TCZ0wwOqyGOLaNQ2Z0FyxVkQOD/ZIjFeDjj6kaVHeiTQTeHHYEz/zN1ix",
-	"8byzR2IhdZ8b/hozoVkKI7jKqVBDlhed5/AwB/z8ZDQVNyxtPVVZR5dUiBCRUilH1BOV5sARWWgNHJEQ",
-	"Kh3aGmCT+oj8KgfBfT1h/i6A94M3jJkeyRTuhV5W5vJC46WILLZNMh+vQ+OOeiLsMRGRmgYRESl3b4Dx",
-	"+m4DdrilDgQRqXShNvQKm0tHNujcd3nGpbYwnpxB25aIFL1f3L9Ll0stWyLfNqjvUbgiw+lGY+5z0Xct",
-	"MyJSaScUkSp/Rj1RYcAKbPj6sh6HU/+F6nrAZ+WAIkpVPQiXpVaU8XChNK2N4V65/PkyZHD50w6n9ItX",
-	"CLk27NwWAGLbdWjb4WXilkVEyyvFr7xMRSwHQLUva9e1ngPbF6BGuIxkromajsc0nzuC3nCRIhB1zfBP",
-	"kafIUp5aVhH66eI0RChe+ZFV/QnWMHXloHN9D4AAQf225fxNS7PKKEw1JaAhfpSz1yBRapFJy2L/WvZB",
-	"cTZiM1lrYsNdAJPoDDIcYzmpyvYV3MhqcN9Xc7X26/BBi6clB5pywdKi/87ZJRnMnbFoU7rKxsyLly9f",
-	"7u+92HRcK4Z0ZQhtO9PI4SPGtP9878XzV/uHG44JNWZWdsQd7tfdbAykJaO/WLAKy4ZjjT+k1s23xrVX",
-	"jCCqZbO6xa8QvjTnuo1xwczJWIvS4S+52UHfPIRrSdjm4HtXa2D8FqD1SNMcD5A/Bia1ubHwTRXe99aR",
-	"DceD4IaofsrTNvm7eZ2RJwmopziJiFBzyw4+kXFox0Aoed45IGNGRdHJPkSERaQCkc2Jh3VsQmbkkN+x",
-	"lOQyy+RUtyx6etC6BHIyngojcNlxgogigF7KynCBZg4uku/mhap7ZI9+AJgvFb45hFXfwH9EXa6ERSCC",
-	"MHj/+P37s79DU66T7/9fYwi2jojScjIxH4Gde3n6w9XJxYeekLaSzhIF2/hhzB8cifHlj5+uvj/7+8f+",
-	"9xfHpx9jMG8FvE21yjipDrGkwDdx39wI2aQee30lPuEFw6i7s++Ww1ciVws5c3MLUm02gVA9WAld9vyJ",
-	"IFSD4MVDoFCXOvCe//kBTKNFgtVyRIAHVItJWxiwyBG2gCNsZWmkcV2jiAIubQFeiGrzxglPbpCzRvx6",
-	"ZH7xb63A6JDm7V6HWAjl29ewPanmCaHZjM6VfVNsH4+PiMNnwwa4yhy5sQVqi0vYQjASFxRNPJxbFV0o",
-	"wHt7WJUMdSMGzxaMd5MK2wBcblmK4gZcX1ENWZ4wUVSSFviIKYI+TYy83Ot0XD9BT0wz9srur0De1eXB",
-	"lKWU5Yk6ZvT4VrVhTwxiB2CpALi1yHaL0TBjtqU0T7E0qD43YAWJMWBRj/f1TAVJfISqYJwRSRm0ODFn",
-	"L4B78wUHIKMCMA5eHUYH7c6L6KD98kW0BzAHShuCddqvDqJO+/Aw2mu/fBl12i9ffF5LZFcphfOqo3SA",
-	"xFZD67A1isxd9gddQH9LWZLRnDkIzYrfud7qOgnhd5oWvDEi8I8Xh+D8sP8xPw+kzCLSbrcr5WIF6ONS",
-	"aVzcfLcyEFoe3vfllIDl8X/SnKopzWwSKuQbl8eIGJ7bJQVsksWUro28lo6Mpctbd5hv71gHjEuWTHOu",
-	"55fmyMLFP57wn9n8eFrXg+ZYuB6RbfIzm5stM2aoZcXH56f9n0/+eRmT3eKP/rvT9ydGptvsR8b1iOW2",
-	"p3HKblkmJ8BTN+Ztccpud27YHOvgU57oCFTXvo3sYnIsTcdcVG7rieA+Iw3HXLTA70sTo7Sj9sYFOOBt",
-	"L0urwfiukMWyUiAB9hzkYihdW0ea6ACy2KYijikXYCjmRoOb5lngcbjmejQdtBM5ts4H+59FwW5fZjU2",
-	"557NGM2hJ4BF0wbP8Y9XV+ddEnarscEKQx3gZt+Y12yGCLpGX2OI/lc5UNYNCVYHeJZEigTjIOENY/VE",
-	"T4SgxbCXvOwOQAp8bwS8z7dUCBAHPJg6LdB75bAnUB0J8cFtcKlQW+TYnP9eNVgeboJm1nBGxxGJUTGI",
-	"oX7MnX9xKwxJYUY/oGiIkjrk2xUJZFH/bdf6ymbsxP/YAbVw52/uukX4MZT77rvjUlfh9nffEaRmEZJg",
-	"dwmbaBLvjqDdkxn2LhgL8K8xM/aign+nMlFxTwDr78oJE3TC29/FRDCG3UoX+5q2yTH0ccWEc2jOrEgz",
-	"tkwRRz0RB9vFfAXWP24hXbCbMxXBcPFjXEHcRRiVjGvVE/HdjhNz2AM6DkojmmcTJoy4OGh3XMKuHYvR",
-	"TawgUa02OfMgWD3hJEXNqymkBvtutWaGTqqbG8ysg26uQRPXnoDeQrYV82Fnr9LP1Vjj5m1h9SsS4bBz",
-	"QGIfwojt8p65tkTJiBll8LvvoEEOdGIWKTbYQBrmDO8JvUguDOSCV2LeE9DZ09VL2Z6mmONCffq/2xXX",
-	"tuA93ut0oAMsF1Nm104UvbN7AsIUijQP91+HV837u+Rw78DnsHMrWaAD5MXJ/306ubzCPswxVtgL8MyX",
-	"g2pBDasxyyNyuPc8fKOQGnqa2i8fdjBbB9z8XCNvWnpC69OBTDkDWh4LV9IAGJTu6hx6V5rlTtlEj0gz",
-	"htKaiMRwTmPphK0K7YkCEsUaPowmIzJmRq8GJ0WXUCR1YBxJYz3PeALt7A47nZ5YjAtarzOUcUA5F4wv",
-	"t4uackWvc8YIFEzzxMcV9EzavtTtnjgWrpzStW4F7qCFcMN2gGb5C1Fu2DTevd2PMQvevqLVExDAsUFB",
-	"u4aX52cfL0/cIprZ7B2QeDFiFncJVTewMuBUaQ7ZjOU9YbEZcpIDMr0RpfBlB1pVTiVuHdluNtWGXnZk",
-	"Q8ozu7dDzxoXFvPOdflxGwxA9VQhNw/v7jBOendn24RVI8WkGS/rthy37Jfp0uinRdXz0j0A0HONgM1n",
-	"MyVdInVP2GOgCOH4rtJGvMOwPRiZnYZd86kwdyE9gflwt/QEJRZkJSghWYLEZgHDEcSOC6UZTY1c/62H",
-	"MHG9Rpf0Gu12u9eISA/iEpWfijkGF+5j0owdqqGRi0bIL/RTbkW+NQngk2NxBgosC2LYxf5tXrA/cxZH",
-	"2hNwh7JFTIamFCNwC3TxHotC6jQPO4cYKodYsRkK7QkMGBdYWL5VM/Sdbx52npN4MagcW19vfGz+jl1Z",
-	"lQ+qQtw/iPQHvsMw4m/eX5NAAHkAEXne2Wu5Y2MJqN5338Gkd6Hgy1ZxLcOLbP4Maebkdj/qCV8eY1TC",
-	"3YuTyysPGtnCqfk77Ga1QKrlIsYIpT8oPJAV6PS0CA7oyJ7aEbEHiqFSqe7YyCJFYhcljR3IlCLXsidK",
-	"/nKuFcuGpHn28eM/bEtiwkVE4G8nXORUt2zz8qBjcpF02RMgcwG025z6yDIgzMd0jkaJO8tpqUk6IFd6",
-	"opiJID3NOx0bQ5d1rrv2HLOUQ/QLvyI7PwJP7LiXo5UFyzdBBNfIjhISNmbcSIHVKEJBNbsZWDW+0BNF",
-	"5jwoFsCK0GvK8pfvKyQFkgQOU0sdwFYtiOKU3vFUaTJmzMYY3emJbXpu912R3W8FItt97GFjfNkVNCKz",
-	"6xzq5WaqlIuesJ9DqeBUdQJqA/xiVfYIFTcQA15zd0rTLTd7sglsCi0HMWSiOYPjx3u6Eoqsji1kp8nI",
-	"AUmLbO4UFOV4j4q0J/yhht1sYcwFzEBE0pzOhAv9WbceoWNs+SXNyha8jzhp2HytlBFHFTIUmqIZT5jF",
-	"Q7Tm5PGEJiO2sw81FWUzcjabtSlcbsv8etc+q3bfn749+Xh5As8UcfmijqPwyu+1n+M91oBodBsH7U77",
-	"AFxNegSG/y4YAW7Fxz44fc1qAg7ndQ2QgHYYPDXTh7DNjKoiUdywCL1hEZlkUxXGKI2UgGZJ5AOI6W7Q",
-	"jMusiuuMIxjogBAMP3J556DZYd81L6HRIaDWJtA2zcrJZNdIpV3Dlw5EN0hTNtali/ZeMJp+YGOACIjD",
-	"RGV8CvM18LPXkMVrjkrzUVS9bYgZtQeXBVuX2w76YMrVTZvE8JQ/GaxKZdXKi8vLnsAv4ell32k/BXSG",
-	"QDve0ybvwMOJ4f/im5a+EIgztuaalHHSjN+fHX/ff3v28e2ni4uTj2//GTsX/x76XcY0vzGHfeyzdrsE",
-	"km1j18xnXso0B3XBf/WZcgOG3eLP/9PUAWXY5AlINQQlC3h4v9NxzhqGRTJV5QWiGxCgWRv3CTuCgS+o",
-	"tgpiErZAAFBJmZfD7/dR47Czt+xzfvy7nwKbFB86WP/QO2ecwhN7GzzxRqbzj1K7Qlt4bv/1+ueupPxA",
-	"xdzhaZrnniO5Vz93anPiECkbvI6YIVTQEOzbkJCNqKHpNbTWAanU+Bw1qg6BRtdeM68sC6/f4KDa/c0K",
-	"wPtdjJZXy5N/qR96cUsR+4POWpvcbA/hhuvIVJMAM+UZ4AQINgvazFiucQdzIDVkluJRqWZ0gqeI2ZJy",
-	"zM3BNo96IoPWjmJnmEHzTw+qgokDxCL42Pc48SZIkoFDjGvreYNaNDbriWJUxnArUiPCtyAeqGuX40Rm",
-	"gBLkTTOjdaDEs80KyUfpvRlGa6vb5Bjv/mAzi7/YJi+F1Ws2+RWSJGh96OdsN/YGO+BNUS7/FWVB53D9",
-	"Ex+lfmfO0D+l8PhR6h2bBhOWnj1UdkC2rUKcjN2UDabXTpzg6bhUF6o0x7RnadA+1LfdRSXF6BHkGDQH",
-	"6MO7M524BpqE655AlJStOmnW7aD3XOmgS6b6ktuo2l91yU6qaIzfzsaVZyOuu231kc0Ljtqew5GdJ5Nc",
-	"DksMDr/sQhqfqrkwyGRyU/N7Mk5hpy1e8Ql+NdeMHlrz83iq2V3N7zaPveaKmo8HMqu5oEdGecYm1nWX",
-	"c5r434sZYwhm6fZ2JSj7nY7Zd0oas7NkWUAojQnVJu9kTjJ+yyBR0Zx/2GKtvDF/xO99we1ov7BkF7pR",
-	"g0uT37L2Y7bHQ9ncBp4b3V8+h0z/3hIvYHE1V5qNG5+BkX+VA7X7GzaVv1+6ZFdOdmL390JcWit9l6q5",
-	"SPx74jbBKanlwaWe6AlI5YxnlGsIGUHP74nMsm7oGsSgW6ALlbv++wolbM3eEzb5vhl73Lg4IjFmAmIM",
-	"09d2xC2MaZoBEAcYMKFKWSc1A9ekHDPVE4CBaDMYaVBEVVCEO8goQZrghLWXApe0bR8PGamowQHcfI64",
-	"Iq02ObbOXwKRaptQa046M1WftmoRCJ3KZ93VYAePoQxLZhk48uDt4BKGZvqM5tm8lJBbGntUwES7lM7R",
-	"VKueSOUMoKHtUkhJ4DPm7YblIc56RKgbu+LjSTYnVN0oQq8pF24o4LvBQfcEBm/wBqUxzuLt36v++clF",
-	"/+eTf8Yk4zcQ1ENrtu5g/oHpn+SgEVVtkWVd5SUMBtAE7aJH3lwwdIYGIjQZOZ5y9RwYYDTmvFl+o7GS",
-	"DmbA2uymlucMqiEmFqRJ/HvK4KCx3ikzgkYUiB/7CgCFCAqMIQUF0SIOOrXQES61DRq0fikB+JMcXACz",
-	"LJOBuBXNHV9Zjf8LKuXmqQ1GeYmp+p+KcraKwvMD0zaMiCsTnAFG7GNz3a3M95/k4PR77HrtciqWnhkf",
-	"8LqLu53ncsz0iE0V0exOE3YHjnhjmmM2GGk6U73T7rQPWxE07ZnkDJLxIXI8ZHnajwNv5w8SG/TaAziR",
-	"WcYSLXNV6+ayA167Tcz4dicZ5ZUNUuSG/Q/58eT9uQVPs2kffauMn3tHa6FpVk2Ydk/8D7n65/lJ/Suu",
-	"6fSa9UTttX2YWTXzrHZP2hX6I6kjAReM/XLUKiZFH/UVNmLR9NbxDuaouNCJj7uhV5S7AAMpsBDJnOl2",
-	"ra335a28tfadm4ALcUGAKNcI9QtdRUHdcJNvlhLFW9+swRXWoCH7QjvWkBuLdvs1pmCQ7tUI2HXBUbqU",
-	"f6GGN/RPcvRIjOTMcC9EF42OQpWPqML1IuRpkZN6gokUkBswmawL6mLwMXgMHCVOM/b6n++oSG3RVg/w",
-	"JFtRGLxclukcLTZkYhPllUue90RxckTlhs9VdIty1iIgQqqoyI0RKb68J2jO7BaHuqiQgEVR1BId8Yv7",
-	"PsvtDJZs6QJt3a3gN7/n7x40cUB3YeucopJoe4kQfcWwiJE+Lo3V8mv405yOnWfHFd13f1sSSbmYCkUw",
-	"C7CUKeL2bCksB74sFVjjRZaaL48s78FzX/RvjUDDBE+2+yoIRfflmgGAtPmCez9Av1nqJQqhb2zSqnlt",
-	"JfV52ZfsE7vV2+Fzf2Tx8Wr9E3ZYVwimsbEQKYh+JeV7ml8zfPT5JhPzuCYfWMrplcUP/DPaeRdT9AeF",
-	"JQwFtwUCzAmAegnmrt4HsgIde8slxt9oxlOqmQphFCIsgwSvkpZFclRk7VBlrVIjRTBIRLiGLN6S86Tw",
-	"U/0qBwD3cQSerbWuR0xRB9eZdU6BcgAepp/O3lwWviVjBnvPlMxJPhVQHgIp4Yf7r3siDkFrYivtDLFd",
-	"N1nrlFOuRgAzdgujW5Empkb1BJZlYz9M/2X72cinKHuBOjc2Ms9Zi8zkNEvBMdkTbhaYilxMpQCBMaNz",
-	"EyDxAsqOy9KkPRFfMJ3PdyB0ZlNEFZ2rIqkLG79YNyGORrWJ8/cMWCbFtUtU6wkzfdt2ZICAZpD2Z9sT",
-	"UChKgoy0ojoA/brpmAt0C0dkTOc9gR5a5IqFY+QS3o4ev7/eQXJs2Bmn6Jv8rvC5zaiy62PhDGBDpX94",
-	"nfILHgoIbPVffSIg/xDqK9m+2NGwCwnLyw+I9/yGkRjbTZQedE3I4PkgX8YwtY3cKJBBMQpG7IwnjAmY",
-	"Q5obJs+4yiFbs7JcXkB7qS8nNOD13yTHN8nxV5Ec2GXsCwqOMOicsozVtZN5C3qA0xdBh8DCR+2DoRAz",
-	"hQSF1KgWEybAzWvuB0t0LG+DYsGeAC4/ItTrehKT0OiAilQKBuHQAYJ8QENFgeUppAkZ6CCLIsKHkFkE",
-	"seHIPJ5ylVCzlVpeP7IN9SBwCDeGkWfYcQIDzNhjpSd8rNQHes0sbGnMgBH/dJccdqxq527FSi9UQRNL",
-	"NStOQQ/3KtnRCu3LP0nFHPRxTCCG8kersaOGDkVDJfhJzEKmgnAb8PYlQ+yOK90T8HdzNqIaJg01nUCd",
-	"FhQ9CAmjsmFvWyKWKuJHoJ7hXEYUqs8RvuracobSRm2VEyawrnJeZB3UnQjIVu4w2Foch/3F8PSzqMeW",
-	"D2txfsz/23v7B/9qRI1SjV6jK6ZZFjXcSi57eq/9HJF4cN80uo3O4MXwFX2+v3OQHKY7h8MXbOc13Rvs",
-	"7CcH6SF7PnxBXw4a0TJoXfyqA59qeOaqQR96whgxVwUbHxHcUr9D1PjLO0E7G8j+t1IMM57o/7bANO4/",
-	"Iy1K58uvsCHLIerVp0pUH1y5ANgBFeQIAYutT0padFnK7OFy4ltqxV+Wgw1fbMS/j0qxcArTGhsL3PZY",
-	"Ic0spFBhEZUc+UX+cwgvFiZ79wT0tXVWl4pB4fLPZlCWibiJYHpRtcr0sgYRGEd/XcMrHMJGAQAVLbVf",
-	"v4UGvoUGnjg0QEuBAbTrHmvK+aa0tefvfqdDYkTfWYtf+rxzQGIL+xkXzm+wg6yMsr78Kn4pJKN6BFhA",
-	"ZYLc1GYNOGxRpN7qoh1ok4nRcigNIrI9Y23GcIB2AsXPHsUQgFbnkR0zwByU2qZaqNp4Ca5q7LMu/Cu9",
-	"zWTmhhW3xdy6ZIGsvsYTzSLfoR2RWB0eFdS39YSbECbVF++2WfW1JWMItvo4E8kBB0MimLM2kH82Ni0K",
-	"HOMa2XqyjLlIU+YOkmLZIkSWN6XDeU3kNEtbXz1nzm/4zQhbgWQuNrzfNJXtYqw6aFESrshvaInadsO7",
-	"tweYxgQ5A11SoJL90vnc1tI2VGwDRkrXgiIjYMovB5+h3NQcYhEZTHUJN7HXuOs1LH7AL4fFnUU2tO12",
-	"HNidB1Dw6fnF4QLf3xcYwaV5XyLLe/jgxcnWv+5pWPC8VFyvwrHYgFf9qlSO+yAct+6oD2+9v1+VclkM",
-	"fEmm5e3+6roPKAV4pkAQRiXxZ0t2EEklQNMAfxMcoTXVOmd8Uuns+QVVs8U2okuUMz/LSlbWBorQ2en5",
-	"g3Shs9Pz7VMooSXropt6E9Xk7PT8odrJ2en5qgQqJLEnXcBokk82zaC83beFY7uZbcG3VLdYXTUWYcmI",
-	"hwJcwYLvsfnZl2Q/+MRKpgNcr63KxuqZ4BEruUR02HXNFmvIYF0ry7ZeJ1ymC3p/t5eZdgVR2UEl0YLa",
-	"C8DyszeuWNpHKC8bry1+YzOVpDrH32m1N9UzHk+DFWfi1zj2LotODXwV89rEbd8kt/4cdFnXAaaUP++6",
-	"EMlGtnanI/Yk9hUKYTFCT4Dl4ltIgTPAomAp0gQ/QCtArPI9scLcauKq50TaE8l0PLW9NMLOx4imGKZI",
-	"z6hL6XGWQvEZxHQazHsCLURo7Ex8NyeHn2lBNuNlWFZdB7oI6kLaEwBOZd1IXBfna4BOV1qDXZcH7t7r",
-	"UulrHUxmu4ctvL+oIhF0RF4iz/0d37SHzbWHApUv2F2VDbSYjL2dZlHDqiuVXpfxjDqv4VvHlvjXJKN6",
-	"KPNxUddQXy3RE0W5BOzenT2b97IESd0jqAc3wJZttQk49wCc0aerr4A2XLJdykUKX3bHbFQQ4Ui9fTnE",
-	"2en5A/yWT7bhNomPnJ2ebx0i+aNs0g19kNbEWumGBEYoRH8zPJRcIZCFE29tv8e3DbE4zsSCi8/LRcQu",
-	"IkquVwtq8CdDOFAzXcCujDU8gXXy8TPVE/E10ziRPj4eW9B0hSAIhaCJx/SuD6Khb0SFRW+vg10M1AQg",
-	"N/SXAJBR39EBi8AcNndV4MxGTPRE9YOYJSNvGekEHlUyy7nN/x5bxNfYgpniw+DXxTeGy55ImjFlVB6n",
-	"B6G/tASnaRGyhBOvVku5lkTLVfLtLa7bV5Bu9ktLZFuJI74Jtr+qYCtv/D+NdAOzY3sMv8oHolVRaV1q",
-	"2FroSJXasi6JUZDFCKDrSpudctATVs5VRJuXbNQ6ojFQxC3cl4PIBglSqFY9UdWtjlzVG1dkmFEABMzl",
-	"bGdMf5W5C9LmRDClWdomb123Y+2xrRVWujiJZ08ENTK2b1FTiLF1IxlYMpK+fB2T6hDWL8TSVa4E1oaS",
-	"YAYFSnzQGyLoc1ABGJeJZnpH6ZzRMVhncBA5ZPXheghmbKagLPQNxMHQrY+BlYIx2ji0vhmaPTGoIjmd",
-	"kYxrnbEdJlJOhX0faUIBi8tYgNlScrgDnRtKD4RJBx70tRX5niJBDB15qE3OPKo+dIqQuR1sMMIuwSAc",
-	"NHzMMlfPE5VQ9RFfx0+x9II+ro19TwtRsjEI6bIlZnS+5JQCoje23dp+qXCl7ELZhkSI//L0CRYgP4cs",
-	"L5IrosYyBiu/1Xd5QqrVw1Z8vTSNYiI+Of5JZ7J4/Pvdu3xHYq0VwBthazGPkN71aqMRMjjkbfYtCbdt",
-	"ITkKNXEhBcVesI6WwEG35lPrnHbrHt88TeWvqxgBjbZOVYGZPSJb5Y+qVhXeDHO2Wa3h8XpVKYVliVK0",
-	"PorhQdI87Io3Uipw/W50UU2jAHd6TagetcA7SqtwnjbuAScXDMshfttYCNc21wTaAEHJZrXL7yoj6WtE",
-	"SIIPrcbDCGADvgmDP5aV9LvwgmtrLfMvmTJRseOKpKg/jQ33iLhVVB+3KqyVpmJsMUATt9pLRcofORbz",
-	"TaL8iaI+AT/aeOIfadMtC1H+N4eUbM75t8jSN0HwO0aW7Pn14HDx42RGtPH9ZfiuLcXMU4WljNQIqLV4",
-	"3tfEwlad/nZS34Iv3/b+V9n7b0uMvQa87y8lAJ4kcvOQwX4L9nwL9nwL9jwk2PM3L5G+xXy+xXy+xXy+",
-	"xXy+xXzWx3xAPG9r0W0S5lmqWv33xH/sifQtDPTNXvsWBqrUyv5XWZOPjiGtdCKtDRrZwX+LHX0TQ4+M",
-	"Hf2Zd2zOoB+WzOe7XKTQwHOJr6Xi3i0eDEsSy2G0sP7QAqcYAxtu6onwroV34t1F9+wxadLUaClYXggN",
-	"dyMi856YCtRfWkGDXrM+rE2OrSaHozLSISbnZ5dXUeHLGNM5WtVeVeoJZzMY/bYE4mI7DSqimEiXwISf",
-	"8cmFn8YpkPSLGcuVDwU4VI81bqEcdKsRYJube2gceIpP73XM/7wBCwjKy2QfMF9U21/qTyMMHyHY/nQW",
-	"WEkwXtXs4GcK1/TBtZOBZKpTKwBd5ksVEWwg69rkAyDLLMg4MnM9tsYY5V6QajbabeuV5awbNAQHGScF",
-	"Sbm6CWUd+BDh756ggqDQa9l+/v7xOsAqmjOic85S7Hka3H0tBesJwCiGz5k701xOJq5EO7ZWJSDzxARE",
-	"BvN9GsAHHuBlwdd7wvW+AJQJ6E6csaEuOtU2LSw7dmtf0sBsF0GtYkO9wZQD1QRrtckJLbCwwtZAXBE1",
-	"o2boxsSdjWTGAOA3dJ2D4eui84jwWxA+ZxYXOWfDqWIputAtXBdXpYZEwNg9w1w5h84Ujl1iV0yHUF48",
-	"Y924cO3ar0gPU8PStSfIewRR+uIHiPnOn/X8OKnm7hS7y+8kYMZvavVf8fR5D1LOpSpZxPVAZm90AgVN",
-	"9tefPSh9f9/TZwXTKy0nimh6w8V1ETw8CpuZIzC8R/PzUpILMsz49UgTVMzHiPDnUGTM2ZPa2OikBLSS",
-	"ZNILTTcKOvee/2IOEeIlpYD5oZ3mB4Cunz4e/+349P3xm/cnscM3xDPDeijhAIOTMGgWnjM4IFVrrSz9",
-	"JLKvJE3xS39mfdwC6SnizCtETcfFcgffN3H6FxSnyLtb5b864VnGRfqtcTzhP7P58VSPGt1fPgOyIuzZ",
-	"uj75ATAZNvNC9RFai6UymY6Z0G3yho04pGJMcnk3j0h8/unN+9O3/U8X72MLDQlaHjydkkROjMJK01uW",
-	"a64YYGcPlMymmpFPF+8JF0ozF6+Y5lmj29gFyWwnXR3lZQBpCzkhIcatx1NqFxCTBWb8Ilo89mmTwwU4",
-	"bxW8APC8F58OTS40PoJnvFdpsS0SQqpFQc0BYDHZpungVc2TEVM6p1rmtgluktMJy8NRWSTHxS+cgfiV",
-	"OfHtgYOnLJ/UTIYrYmRhThNtc20GuZwplpNPpzAqroP3pDJZRpMlKcTkdp80saMxud2PHIjEj1dX57sX",
-	"J5dXraIxiYtdW+iHchJMl4y0nqju7u4NsFj7muvRdNDmcnfGBoprtmsGt5uYo3Wi1S7NkxHXLNHTnO2a",
-	"d+1MMirY7u3+joOwBN6zMzN77P7z/f8fAAD//w==",
+	"7L17c9s4sgf6VVA6tyrSHFqWX3nIdf9wMs7EM07sYzs7Z3eYEiESsjimAC0BWdbJ9Xe/hW4ABCnqZTuZ",
+	"x3prqyYWX0Cj0ejnr782YjEaC864ko3u18aQ0YTl8M8TPmA54zHb+gA/br0TXDGutk4Zv1ZDfUvCZJyn",
+	"Y5UK3ug23qac5jOSUEUJu1OMy1TwLlFDRjJ4hKSc9GeKSSIG8PPPl2efCH6SqCFVRCqaK6mvhbwvktkh",
+	"3NbHF+s3ilySgcgyMSWpaoe8ETRkPGQjqofD7uhonLFGd+dgN2iMUp6OJqNGtxM01GzMGt1GyhW7Znnj",
+	"/j5oXDCVz7aOBorl81O5ZLHgiSRKkClNFemzgcgZUfks5deEXtOUtxd8euWH/3fro0hYtvUPlkv4WvXj",
+	"V0NGbvGioQrLb1kCpMjZvydMKtLUfwjOSC4mSo8pHgrJyHTIeOk+TkcsIVxw1low4MbtbsONU6o85deN",
+	"ez3OMc3piKkqNyAzGF7YkBWmqRoSyklEx+Msjam+e1vEiqktqXJGRxHRqx6UeSbk80yT2uG4mfr8k6ol",
+	"jINck+phIus1goYmU6O7kuUfzGw/i/7Jj/UrHf0u+r00iQglctIfpRLWPWdqknOWtMnVbMwSQiWhZJzR",
+	"lBNco0D/lHISC65yGiuy0+60OwGRIuRACi5InKWMW8rof2mGMaycSpKzwUQCd0wP9aqkCd6qiSH187+L",
+	"PmnSkI9oNhC5ZiT9gpTH2SRhSUu/I9rv7Ov7elyo3kBMeBJ59B1TIJqhLk60ETT0kqU5SxpdlU9YPVd2",
+	"+i8Hr+nB7tZevJ9s7Q9esq03dKe/tRvvJfvsYPCSvuo3gsaI3lke3Nl9Devg/p7n6qABW+8TjKe6GEck",
+	"Z9epVCxnCRnp+15IoEW7fjrwn/Umw+KheOhgF4qJM87slrCjNVJDLhixubzmoG93HjDks5PzJyQx3NLb",
+	"gNBpnspHjPoJaY1D/+YUv9dvlmPBJQMx/ZYmFygQ9V8xii/9T1/ijnPRz9jov3+XOFc3Av1E4hHe7ulG",
+	"0EiYommm2V4gCczREurvc6bCxiH56fiKbMNFSbJU4kE+t+TSUINJpcVBt3Ew6MQv6S57k+z09+NXVItZ",
+	"RdVENrr7HS1PUwXk+YifFYrYQRlqDJUay+72NhwKSTtht3aKcrs6k3uf9P9PzgaNbuO/tgslaBuvyu1z",
+	"fAPSeF5s22MnlaQQj03Kiej/zmIQoqAqkBEb9bV6M01jFhCqCOUzkrCxGgaFKA25yI3cpZxM+A0XU27o",
+	"LHLLa4H+t8+D45yNcxEzKfW3cqa/jIpCyFM+nqg2eScSJrskSvktzdKkZ8YdBSSqkEb/ZD7k/xhy9yy8",
+	"EuT7fdB4K5LZJ6GO4piNlebrR7DbmM4yQZOeEqKX0fya+QwHXDVkNFNDougNHk2W/Fpd2ISfdvYKfjrH",
+	"rxIlBLFfXYOj5gf7VDwlxiwHktXPMyCU4xE8pRIOdFxeEs0NKWrrQb0TfJCl8eNEgT61BylP5ZCV5IBW",
+	"DmiWM5rMiL3eBZVhnaNb7xs5iWPGEpZsJBDeFAv4c80Q1lvD0qSeavnqKKIVMpIqElOuBVef6X/FLMu0",
+	"aoeL548F1+29yPtpkjD+qIUbuLd4q6aGqfT4jDOWoJSmyUjrlrEYs42Ww9tP770PrrEGxfieagFu2Ezz",
+	"FQgr0p8oktH4BqcHE4N/VSZvV8GNBpfghCuWc5od57nIH7UM7I7FE31vj8G7vMXQaiG53ekaQZ9POBnQ",
+	"NNtoQxz4J+Sx/Rax31pjHaoDfKrVGKdjlqWcmTmR6TDNmJ4k14dVM6p8N2rZ0w3M3ZwMU31WhnzC2d0Y",
+	"D7YBnWSKNKPUrI590hxJn4R6D4f8Y+XdIsVH73CwYdNkPSnXzFks8kQSdjdOc0Z+Pnvbu7o6JXSgwOXB",
+	"rKRobbTp9ssycEOVqDzDp1juT0IL8yEajFHZHIRlRQa3To3meqpHC3bi2cn5Wkrt4hUtqS+NoIFsrn8f",
+	"TxQJ8b9ho0vkkI4Z+W0n2PtCEgEHsCKDVJHftnaC/S/olsCbnBZGEhZnNGertdq1CX12co5ip4bSR562",
+	"6XxBc8pdF0b+8+XZJ1AZF2qlIQe1tIWKpfGSgA8gEW7yxVSbFU2wq/d0PCTwF2gnIZ/qp7V+YjftIXn7",
+	"z6vjSyImajxR5vU0Z/D+z1fvt14Txe4UofJG73A9XAlDt7v67OR8nQNxvYPQrv3Cc3CcsySNFR4Yh2Qi",
+	"GaFwsMC4hyJLJEnV91lse6Y9/Bg7OzkHn9aVEKegqq5NP7Am82LX3dJsskplL4jLSoorYXcxEHins//6",
+	"4NVL4wRufjz6397F8f98Pr686gGTtA6JHGeG5/pUxUPNmJLxhGRMSvAnria9ZxPXjdxeWzJ0vIFMxSRL",
+	"QBfXdlvGqFTkYHd/9/XrHZxCQEbgFh5STnAyl+dnny6PcTakub/zZn+vs98iNMvEVB5qJgcWH7Apy0ku",
+	"plJP0GwN2IX6at/znjZDzxEbNrpfwwZe7unLPXw0RK/CfSswOxLtB0oGOY2BScQA9tQLiQNfg4hPxsHA",
+	"AalEEytHYkVzSx9ZSYVSeUgl0hZopJ8JOTz09ujq3YfeydXxx8uINOMF5k/r0CoTlEtNalzKPvNHYd5Y",
+	"XjT30nk2iVrd1QsY8oH5shV4VPoLuu4KFcJvXVV02QHoq0sVbjfallHSCmUrmx2Sf0+EYn48oZcmGGOY",
+	"iQnJ2Vjk6rtKQzyHHqVQknX0SUP6NRTKTXxoluyjsiNLn9YLfGrfh7JWfav6m4z3aE1PkSWacatsfuT8",
+	"NU6XP0Qsgms1pnmeMkkEZyscP2cn55csv01j9pnTW5pmtJ+xRzCx/kbKr+dY2PzeJWmu7e4d8OqoNHNX",
+	"DknOVD4jcihylc2+H3WtqaEJjEOBwxUFhxLwo7NDzB2FT3RSUC1qOa+rZTqt3XpeHAgkG4su8qLKEZEY",
+	"RW43Aj+uXgk8183S3L3t33pvAhVXQnykfGYMIvmgVc2pYr0sHaWK+XJJ/0zgZ30a7XQ6dspyW5Jmf5JL",
+	"RXY7nZbZcUZdB1X6hs3sWiMldsh3s4hwxDaaWRIPJtapJG43vXI5g5UvLxSdSRM7FziLFtmCN92w2QtJ",
+	"PMI0I594UWANhi1UzZ1aLlsBfNdSkKScjHNxnWtJ04xiweNJnjMez9y7WmavQwwYGdZGApwB4jhYEDFQ",
+	"jJNBLka4BDRJzMvpRA17apgLpTIGdvRTMuBnrt8v8vT/2MMOxon/goL7QBBT4707Oj9Bdx6mM/zv1tH5",
+	"ydYvbEZcyP47CZLIfTqymSqp9JcITUIvanPDZlY8+zN1kvkzl5Ox1pxY8pElKb0Cj82D6Ohe1BvpN/XA",
+	"+VOhqLJnDZXEpjPoT3ZJ9SvAfQsSMwJQV7Shvg1ZCN/5nLROFkKJniPuhVQSzlI11HK3OpeIcJEvyzNp",
+	"UiMSUjUUE0VoiTiYHkEh7+IqTxVkZFAw/e0utbcf81jA+eJpms55lDAwJprR9f+l4wjiN1HCBhlVLAIn",
+	"CN6QtAqOqVtT5J31FatHRtwermH9bUJxm2hnUarYSEaFzbrIXGUZG+lBwFNNcHWBy7TI+2kBF/0u+vrQ",
+	"AdcxoZngLOSeL6LwOaBnakRnIIW0sNSvsz7nJozg57O3ONje+fFF75fjf4K7fKH6iGbnOR5qqeAP57aH",
+	"eJD+Fiz4EP9TZeJLHFCv916/ftXprOeA0je/7LwuHFAVAyh4gAW0gH4XdtAbErCGHBs4n/7IbfwA91PI",
+	"a0aygfupZvlCXl4/s4ONfXCVjpiYPC4DwLKDMu/yuFXTt0vmNmuSJnD8aYP1loESl45YFzktVZqZBY8Z",
+	"OjypVGsodH7467XPdSb7041tLZYrT+hJua0yd61fGCUWlYMXRrMwHydNwRkZpXyiGLGuw+lQZCzkZpxO",
+	"OaiM2wrrjUz91cv97wmbsN5gkmVVuaQPF7hqlN6dzi4kf0rS1KfM/3w+/nzcuzz513HL2oJa0ck3imZ7",
+	"EuV/4FNmIGssqzfwp1rRqchvvNwNLYk54WKKPO85GUpej3lXQ8jX9TWU6ZxKmD9pRsXkzF0hx1v6NL6B",
+	"bSXJhOeMxkP9KvdE6fUVh6ge93CiIH88EVOuR2l/6OkfotY67g3I930i+3J978Yacqvs5XCs/L3dHJ7o",
+	"2vWyl66EICPKZ+7rawovf1ZPwecPcaB0650jgod8kT+ENKOLo6vj3unJx5Or3sW5PnX9X95+vri8ig6J",
+	"XryQl70sZl+Y79V7VPRZ+u7s07vPFxfHn66csuteuNjjouxCmD2rbXbGlWE0aV0szOTTv5AhL3wtR5+v",
+	"PvTeH52cfr4wKvbHk0+fr47Nh0nVGRMYlYAl1vQMeSbEDYTllZ1mq03O8oDUmQgBHJ3lJQGfCVUM1yXk",
+	"2iqwmWhandEajZ4gyOopTZURUjZ2QrVhC3aEsxkKc+Ew5LFNVJOOdHYbgNdMuPToEXzPprMhffVQPbtk",
+	"3pZBXR5UIjMMMGcW2S9uSX8X/R48642Kuo+XzahYTLTKNuEqzfRXMCFHBiQyOTlRyF1WDgy3lMJXlnx6",
+	"iH19Ck5y2WqTeWdiyEvexCcVkWv631bLx4ofzsnHJ3XE+XrbTiH8Ppe/vYbcK432qc73J/bubejaW2eJ",
+	"Frj4you1vo9vYz+eb+0d+OvnBkZgYMQMbK2VrJ3UU9t8eqJQ9URljX8QJROmUZu6NBJVfXpRyJvX/5eO",
+	"A72pi+SKhY6+VV48ra+7aYIgOOKzf1j/QOVY5jMsdQP/QUC41gNtwUCbvINgYAKyE5NGZkrfxfSwcrbF",
+	"QGhr1sjF5HoY8kEmKMj9sUi5KZ30GE6zBFTEZZnQS3G3dS22zGJqgrUv6PQjk5KCXe+ubsmbdLwlYNA0",
+	"24J3a5kG6ShB40jOePxWm6rGo+Tl8dEkSfGx81yrCSplstEd0EyyeRUFw7VUv26YCy4m0gZesFoO3npI",
+	"9OxnRBvy+myTdva4ZHTEyomI7TIJwP5vdH/TYmoqGoGm+JcAQ522iOs+aIy90X5txDTLtArem+TZKsZ9",
+	"Z+79fHGqX2S+V1cUCEkwMii8PvqEpVosKzISUpE5r0RpLtUpuC8tG51jxXsoOjrBZ4qaI5rndAYXkSDL",
+	"3+aqwN6nLAOBfbtWvavQC9cmv4JaMUqV0gewX/NiC17zScZIPBRCmpC4T4DNS6nW5el7v5TrN0MLS+Ev",
+	"7q2Yb9mwW+CR3K9Po4ytYv8KO5c500nkoRA3sm3ua8diZGS0PlSoonWyoLQDvIXUVH7KDWG/vzaXPjPi",
+	"HCMCDRfy4aU2I9SF552ukT2JLXWEgha/KjnOmbYy9AzLi25Ke1csxc+if5I0qiM3z9aN+elOjj/HYfEs",
+	"8f8TJL7PtbXTt0wpBh5fSmtiiVybIWYLGmZ9IYFPZYUJK4I5Z3KSqRqu9CT27jxXPnB13dfqiqXxIhlr",
+	"g0qxUbDu5Dbm2yqrejy37BWm0ttMZsES+9XbONe65fYPsRotntC+FNlEMRLpI7i7vR1BtMmexxH5fHHq",
+	"hX0HKaeZ9VqkkoyFVOhIng4ZD7kVzKZ6UgbgtpLGnHF5aQGR6TVH5Aj9yKWiPKF5Qn5lfVABQi7HLE4H",
+	"xioiOO4+k6QZTfGerRRSPe1fKh0xqehoDEXB9lf9GaomOYtabXKiJBlqaTWagPcQpFj06/HbD2dnv/SO",
+	"Tk/Pfj3+sffh7PLqMjIxSaxqTVXI4RltTMU0z2eEkolkWBWtJzemUk5FnnShgNrGvTGUUomZB+B+yTFz",
+	"WVMXHN1iyitWzzo6kSdRdjv7q+rxg8Z78CF+tFuquvGt1JsCXAsEnNHrOH+mMpvvXX7Hr8MZwqMUzwa2",
+	"rkf/PkgzPDgGmrcJ5IzpregoguAfc/ITa/O30zyV27d7WDffntFR1vXKzH/rfGkr0cNSoTaUQnXJCFLZ",
+	"TfHU3hdv0/cnyhyittbqLmyY1Pff9os7GzWE5AZB4sFHzoO3v8GbKHY/rkTd3v8AZenzi3Sa3jLOpJxf",
+	"VetN+dpgfDLSnxM3+tXFQoibRh1GhT9C85K6Ef0s+lYg1Z+7uFE0TTIGG98q7AH6clNMcAWtT5/Fzjni",
+	"K/aRcTQvElbAZeCnrnhTzXYHBCXShFdbdcuTKSB3il2dJi3juMVTI2bpLcuNI12S3bs7kKhWzGhF6ein",
+	"4yjkQypBbrBEm1Dzo0naBLEcYPxm8JAMGo0ZN3E6O8iQU6XYaKwkGdGkANKZ96XY+0BCJCzTo2VJj2qj",
+	"arez+3JrZ2drd/dqp9Pt6P+3d/Y7/zKONr2Y7olG0FjTdps704shVHngXEg7AynIgOYlMbACvqo6nXnh",
+	"5PCnSovEEr1Kh/osZFwVi1nWqpcRZyDyERAwoYrBUVQnNDIqVW+h4KSKTMHdlwt+7daV6IeIIZifZeuG",
+	"C4zsJl4ecv1kDzp7dcMzK1wdmeG1VTzedENwgVzHkTRn5FoLHTIZkyaOH/J+rZQx32gEJfYy5eYl+eNf",
+	"n5vBpkZ9RXDpxy0ZgoJJFwiyk6TuCLUygXGVDlKWBwiOVQOeBThgY5FBwAeWOwIwEaN0b4M/ZfsrGqD3",
+	"ZYNqXQAqx5eTSVpLsZ9F/wLkS71y6Lt0fhf9ioIPdoIzbY35vUSQ7O79y55XvZHx1na1ERA0rMhb8vTe",
+	"jn7a2vJrQ3DVGSF1biQAZ1s+/IN/eQGHhg8QstzpZOg0d97lE2aCqGhx/S76gdG9jIWSQnQHzIc5GyVV",
+	"dWaXWQyz0H0hMkYhDyf2zt0VbhB3RN+XV3WhPAXkAWoVXJaQ5sX7d2Rvb+8NMrYYDCRTrTXEKbLIeuK0",
+	"wkiLVFE4UY3IhDDFhEM6Gi4kJLE4HVdfxxQlxMGa+2aJT2vpkSp3ftedKP6RbqK8RZAXM5LWIBPuhfXI",
+	"tJH3K3icvb2JbexvuFpKUkhwYjkxd4LArFIUltdaUC5lQOSlSP86jHewPkULLXkFRS/xxifS/B1Cofl+",
+	"UOMK8LarW5PqTllwnl26WZXXwrzSooWAQScUmTGFaWBJi2yFk05njxGrKjSrF+y62L+d7CT/X8jt5nTe",
+	"AcJ4Ik1qCQIb0MQAPljF+ISbHDRNAnOr5YKQOzbAXBTgBcCvETlkVI1kl1Dy70kaa/YSnJFrwUwqjZ2D",
+	"VDlNr4eKKBFyLWvRmkDaG71b/1ywsdG0jUpjyKZNLKfcmHHpJfQOD4eq4whQVnn8e+d48VTQZIlF72Bu",
+	"hgxT8EdsJPJZ5SCHBOFkgrlQvZFsdDvtzm4Avy85Ev9VAAquFXyZ/0x1wB/ElGTC+ApswvsN+OdGaZal",
+	"Xs1iYRS0D/yNKyZafjtK8cmoj7aBN5kFB5k2ER0skM3TsVmTTUpyBkPKmWRw9q4+0NaXKX8ih0JBqDpJ",
+	"4THcaSpVvRlvySgrfIf2tZedKiuFg0Dueb+E2SJz3/pH6S1DessIF8Uiuu+SPovpRIKJneZl75SztHJG",
+	"JUZS1vLz+r60+wVRiRoWP4a4zvwQD03O5pTmo63JOKgEeiRQzlGNSmMt4MXIKTVixDx9Zq2J+CJkbiJ1",
+	"zmdZss3mOOQjzOcC8Bfm5/+RUTkBuE1cmTHD9WCJI0rBJcaxR5RQNKvxVzk+K8WvlqbnmCdwkHULZ765",
+	"Rp6Pvs2+p0KnYmDFC2tppel5zFU+q49UWI+sGBA6h1VakeKbiOI/jbhZSJR64YK7pwzYVcC45jNyw8Fr",
+	"bzhK5FpvqItLyUb3txUkW3J5t3H/pT5StT4neku/5q5bSKuPTFGbnjDPQyVqBTbkUqYYSatUKr/nJNfa",
+	"1ZjFqdWTJBvTDDbqmCmakRHua6w9SjmJR+2i2BeNfIwiA+ETMxHI+9rbLRSJO60cDam+iLhm91820UMM",
+	"xLJBt1n+qUxcp5DX7n1vD743FlI5MVCwiRQDNaJ6hAB6pFf43mMTJca9G/9i46bR3QsaGe0jvzUkU0JS",
+	"y0qxyADv5jbNr1OexrTx5R6+7gIa/sddYKP0hfnJDRjEu8z3xjTrZQ4eHv6cpgn8BctWXMQ/8eKXgib7",
+	"OCYT5cYYQU4Vu541uo0p0xoyKKb4TxjT7U6j+6YT6F3S3encewZTA5K+qzvN/Qljxh92G/P7q8SRXxfh",
+	"77yQRFuC3tUAGVYr67Hgg/S6rLY9lLXr/RFrhcSewBFh91IdHQqsPIdJlGZYH7R+GPsKXnI5ZnHdIbla",
+	"mcYsVEjpXKRTP8Tj/q01aic5NiDsdXr7ZIQtiZ66MUjFxpL0mZoyQ2cciVWZbGkmxJu1/Q/WE3gN1x7i",
+	"pWLjhQP0pNN64ysSKQAzzg4Uhv3Eg/PE1LJXXOBtF5OMlf055elY069wNg3SXCqzk03I8JBgJcsUXVaO",
+	"2SEHWx4WcGCGGp4YIE1NCy4Io3mWsrz6cClEUqAcWSFaFx6x1+Z2w4NUN18y12tinn5aXlPIuqBZsbZF",
+	"Mlgh4r0VnxvwUoVozmZ1LrECxrgYrJOWxfYu8XF51xVc5E1/oepVCI/a3YD5ISuV9wf14DDosyoeXiq6",
+	"SGShcIhplkGLGuixAsEGmf4fc3uRUy6k7So0ZDNwuwAQ0Gg8UawHgdyodYidbbA8GBDg9VEJJXaYQgEQ",
+	"8EBiEotxyiSUJykIaUhFZ6Qzb8PBcHp6OKUqk9eenE+5ernf8IK/O3XB39Jg1wB20VQrPzeeqAc8hxNe",
+	"+8EKK3vTrw6lOqW5T9Zx5dnJ+Y9UUWWKe6oOQTzCLEoA4tWYzXs2Zpy4JkPkPBdKxCLzhdDbs7PTRtD4",
+	"fPLp6rX5785L8w/QPvU/YKnMHfYGe91efn8OP78/h1/fn8OPUEhXlmfmhjrO/3HG6SjF+g0j8yu5BDnD",
+	"+hkreq2wigXNmIwZ6INYdqn8wk0lYJ8UW2eeaUf0roclzAnL6Kw3SuPc7qASGwMC+mJGrs1iGOdswPKc",
+	"Jb3y3qjb3VJhEBBGbCeWwKhR4TOJMzEdjyuBkN9e7vsSeG6Q8wMb0btFabhVi3UZfRaw7XG9/nxk8OJX",
+	"sKlXzNslEUJlap3auJHgnhcy5CYKckiiWCQswl5lMSBJigGJTPlW1EI4pKL8DBGRUP69MGXlldoCqIqb",
+	"33JSQc37iGo+ZVv6iIYf9P22UZb7bvlYqIKDr29z1GaTpK4+GWYHaNhKkEQQ2hcTVXUCzGOQO2zSfSz8",
+	"khBSccjk+18Cci0UqU0v8Sv5vi7uWQPZEwGhmRRFWadJr986+dEUQpbHWVMXuDxFzWoJsGSloS3gTeA3",
+	"L8l/jkXnW76tIVW9hP0EoUy2dhplPwl4dX47aO8Ee+2DYKe9H3Tau1+wksIM1MhI6wExrGINePShzCf7",
+	"16zCcTwULLFUt4ZEmdR2jEsM0rW0+LOTc0POExjwqiT/pXaZQ28XJrsmIP0Z6F6HRAtCW/099bL417Y3",
+	"ipGe4albZxSVuhGueNt5cXOVLw0RlzNhUR6ziIG8zmRF17FSyy/jeCn5yZDVdts7wVanvR9s7bRfLWO0",
+	"OfcZes8WcNoaHOSPuqZt2oL7b9duVJlTvrIz5ZiqYbUtZaWKY24cHmuuz1C4iN+eo0pN6uxIl/GXllIL",
+	"7AmLe2J6NroYPuRzm2gaFHwL/Z9DE2yDFqVGpiSos4UcFBuWWyCYKECrpOgboRWabNY6LEJBxjZ+AQ6z",
+	"ayYhcmTu7gKEhqc7R6RZGHitgFQsGeQDY63asZiBmqZngfdKpJt+Z2EnttoEPTnGuHLBR/dZgL/ynmhb",
+	"6+mGsbHpn2VQyWIaD1mXRPDf3jBVBo0R/x6lUkbWfqpTPOxTmxgv7s0PspT+1BYWukY2uB14cIP7gfU3",
+	"oFw1Qd48bsZpv7+x+Rd4K19a0QX7+zS9hVlWsjLMr07MlTzOLoOwMgd4asF3wDHyDlztdVmPqRL8hbTm",
+	"FdxmckK8YDzUh0i7Y2LKwU3O6twHgDBVPjIE53f5hC9yDRsxhObVGv7CGmvTajybSH2PLig6KjZVZ3e/",
+	"Jo+A3i01Az96JuCgYrcekk5xtOHPrncfeoGSdITtjxFqUcGlmI5L597uwcuNbdj1j/Fic39TOo4zqvQc",
+	"FjJKT/97het0sYZhC9QS0rQ24iFxvF7ictfCeC39ot7z6WYTuA0wxyqBswWWu4vmyTknI6CbS71Lyc0R",
+	"nPvgT7I9c63X6Oqf58c94zqCf1v/kfsDnEHuL9Ay3V/AbPCX/1TpodIzpUeMn8n8u7jJeJzg35dXFyef",
+	"fir7nfwH5sVHuqhO2m0n6aCbi3YOxV6DPRmVlwucFbQvbhnpHJIt6FZA/f05gNJCfWvZi/NwJ87e7vw2",
+	"qdm39b6Her4sGMWQaRnP+WkLFZthQXTzeDRWM5Mzb+QZ+DCwXQ0vmqk3WTwUrU1sPGR9N6T7tUizVKRt",
+	"ZBGs/rwvwGq8JyjESDOqijSDIxdpikQl2jkWRaKVZdEGkrHs8Xz6+I4sC7y5YM4yHruAgNgcg62/lrl9",
+	"wQr9aF1AgQJ2F/f7RD30DMCRLZu81j5TqdJYLs0uQ5PK3GlqEU2hZRHw1MYdjXMhpcmDlQtDOdZ6XJf3",
+	"vRhW5SDX/5vfCUUrJcDNq9OJXNDrkPRZJqYkcg46fChCIYy2H9SnG6WQWKWQjCeKSHbLcpoZBStFMEEb",
+	"EihSkA82d/JXxlOTcgWfbGIXr0HdOdJC9TgHoK3CcC5b5+WB7nYeM1K3sisWtOJIsKWP7kVLkkag3NG6",
+	"UN0k5jLADZfuvHnVIc3PV+9aWtXVsg0gxspzfvXm4NXLl/uGmR6txyap8XstUxQfsp+9DOwyteaZZX4P",
+	"zC9TUNqOC8TEecnNVA9ds35JTzX+ZiIzhS/rENnY6yDI7pRRcLCFReT3DwS9KCj9Zhwj810Go2px4twd",
+	"pjjuvp4SCw6KdcV/ZUmXyuYLNhYyVSKfnfCE3XlhhQXfLtNVD4BkqfWR1aTTQ/rIOmWB96sGeCpK3W0r",
+	"2ddrME8t7pGzGSAZxmcPY+/D+eL0FJexakflOp3aBubWquUMuxcN0mvDKIM0Y912u43hO4siDG6G/U6n",
+	"ZQr+OWGgWZpGtCZsCNn3FN9b5q55uq2kpCvReYQiIuu0i1+HM02CVJLPn47+cXRyevT29LisU3Bhz/BD",
+	"cn52eUW2b3e3C3Ju++gasCRI/1RtUCZ+cXz04z8dSIPNfjo9O/rx5NNPphtiisOQh/5Q3TPlIhALgemi",
+	"UW7xrdraZ/qUxnn55iaMpBE0zLcbQcP7WtnMs7c+tShHGq3c/p95tv7+Kl+bcKymYmPGEy2Qa6KScczG",
+	"ygCEF64IgIkuttoQGJwwLtmon5mMnVSReEj5NeKHam3oYdJk4a7wIn+1zoaNTh0v3WWVF8/eutTSXZF1",
+	"9eDQjAuVfS1Boy034JerJ8uM+QWsCUPwqPZl6RqdOe/cKrnl4oHfinx181k4+FJ8bSGLlTfM+4yqgORi",
+	"ujWiv4vcpScPTJdyTGyzqL2eFvMk2GBPxsZuIb4J564KeMB9j+S9S8AvXuweckpj1fNglD50aPRMwyAM",
+	"gZZcsEZEG9vY3lKcMZu4LuoliQHoWu9g2WnvtTubmwkeGRYR0q7aolz2F9LzWYLbsQkViUh5jMGu7Ylc",
+	"Jco29UXa+FlNThUYPXok7BaqMpYnsqac1GbxOcv7cQZyhQ3fvOw8xNasrLY165Ysbsm7U1OLtrknpuo1",
+	"WsMdU5tvsNTmrLg6a4Xzk57n8yrsUwgzN0z7vrrpVspNa6phoQh2ZItiaS4mPAEvk5fwUF8UTXOVDmis",
+	"sMvE/LvfQuMKPzMfylVkKZ3CdJxF50l/kmZqSwsAMAjK0amD3f3d13VZ2fMbYsGAtNhhUqUjqlzSsTfL",
+	"gRBqnKdcBWRE75q5lL2EZYr2TDO58nzJf5Mho2P/lvJ4TS++tQbM7uJsIk0gvKIUaF3XVHdoXdiUK0M2",
+	"kWmJAnaiSkfMZLsDHJeCtiYzm1BSza1c5ESuzml+QD/lYgqYOvClnwSQQYu4iWTWQ2sLTQJTVE7JT+9I",
+	"0zQG4eyaqvS2Enzc77xZj1aWV03x1x9arVXhkVXEMok4WBoFGF1EMmVKIcqUW0GtTZjrm4A04HyDqhCY",
+	"J0kNS/n8Xl7PWhH2JOjwKwHh7VnA9SG8t3/w8tXrNx3zLzx2HoP7/gze/g3B25ejSc8xwDow0RtxwvKl",
+	"/26AVt8S3HkB3bHVTF0++sX7d+TN/sErYhrbtMmRAWvUjPbh6urcdomB6lWLF0pd7AWa9UFUPeSutAKc",
+	"qLZVjtatA6J/5DNInO2S/U6HRLZowbwpQugcfCvAe4Qc0myZjOkY0JNtcyNluxmOaS5ZKyD7ezskwqte",
+	"q1HSNO2niNATeLkf8l/St1ixcdDZIREXqpdq/hoxrlgCI7jKKZcDlhctsfEwh8Ze8XDCb1jSeqqyji6p",
+	"ECEgpVKOIOQmMVeo3kCrfIEVD/5Pfg8n6LfWT5OE8YD8LvrefSHXfxcdwbw3jJgaigTuBUBrfXmuI2xA",
+	"5vu56o/XtQkKQu43vwtITee6gJTbysF4XRs0M9xSa7SAFPEsqM3Q9FIs5zSzf2PQuWfzjEv9Kh05vX6S",
+	"ASmaUtp/ly6XekkGrp9pzwMpH+dCa8y9lPdsL7+AVPqcBqTKn0HIKwxYRfZeWdZjG2h9o7oe8FlZoIhS",
+	"VQ/CZcklZTwpl4rWxnCvbP58GUC//GkLb/rNK4QOyb8nQmEigz5oc8Ajgn6CTiZuWES0uFL8yslUxHKA",
+	"dltl7brWc2AaltUIl6HIFZGT0YjmM0vQm5Qn2JahZvgnyFNkIU8tqgj9fHHiI7Qv/ciyxmkrmLpy0NmG",
+	"bEAAr37bcP66pVllFKaaElAfP8raa5AoNc+kZbF/LXqgOGuxGa80seEugEm0BhmOsZxUZRqer2U12O/L",
+	"mVz5dfigwdMSfUVTzpKiMejZJenPrLFoUrrKxszLV69e7e68XHdcS4Z0pQltWmaKwSPGtHuw8/Lg9e7+",
+	"mmNCjZmVHXH7u3U3awNpwegv5qzCsuFY4w+pdfOtcO0VIwhq2axu8SuEL825bmNcMH0y1qJ0uEt2dtDQ",
+	"G+FaYrY++N7VChi/OWg90tTHA+SPgUmtbyx8U4X3vXVowvEguCGqn6RJm/yqX6flSQzqKU4iIFTfsoVP",
+	"ZCk0JyKUHHT2yIhRLh2Co48Ii0gFPJsRB+vYhMzIQXrHEpKLLBMT1TLdI7yeipCT8VQYgYuOE0QUAfRS",
+	"VoYL1HOwkXw7L1TdA3P0Q4ONUuGbRVi162JCvpyRpkEggjA4NkCBbsHHP/6/2hBsHRKpxHisPwI79/Lk",
+	"p6vji48hF6aSzhAF+4tjzB8cidHlh89XP579+qn348XRySfsl8DhbbJVxkm1iCUFvon95lrIJvW9J5bi",
+	"E14wjLpb+24xfCVyNRdTOzcv1WYdCNW9pdBlB08EoeoFLx4ChbrQgXfw1wcwDeYJVssRHh5QLSZtYcAi",
+	"R5gCDr/HvpbGdY1yCri0OXghqvQbx2l8g5w1TK+H+hf31gqMDmne7nSIgVC+fQPbk6o0JjSb0pk0b4rM",
+	"49EhsfhsRI4zaMk9I5EBaotK2EIwEhsUjR2cWxVdyMN7e1iVDLUjBs8WjHedClsPXG5RiuIaXF9RDVke",
+	"M15Ukhb4iAmCPo21vNzpdGyjc0dMPfbK7q9A3tXlwZSllOGJOmZ0+Fa1YU8MYntgqQC4Nc9289EwaXps",
+	"YWlQfW7AEhJjwKIe7+uF9JL4CJXeOAOSMGjxpM9eAPdO5xyAjHLAOHi9H+y1Oy+Dvfarl8EOwBxIpQnW",
+	"ab/eCzrt/f1gp/3qVdBpv3r5ZSWRbaUUzquO0h4SWw2t/dZQIrfZH3QO/S1hcUZzZiE0K37neqvr2Iff",
+	"aRrwxoDAP17ug/PD/Ef/3BciC0i73a6UixWgjwulcXHz3dJAaHl4P5ZTAhbH/0lzIic0M0mokG9cHiNi",
+	"eG6WFLBOFlOyMvJaOjIWLm/dYb65Yx0wLlk8yVM1u9RHFi7+0Tj9hc2OJnU9uI64bV7fJr+wGfS8Yqhl",
+	"RUfnJ71fjv95GZHt4o/e+5PTYy3TTfYjS9WQ5QH2fkrYLcvEGHjqRr8tStjt1g2bYR18ksYqANW1ZyK7",
+	"mBxLk1HKK7eF3LtPS8NRylvg96WxVtpRe0s5OOBNk32jwbh29cWyUiABNkNP+UDYfvM0Vh5ksUlFHNGU",
+	"g6GYy7nmUtepGk76Xlcpr7lUmbLmZUZjs+7ZjNEcegIYNG3wHH+4ujrvEr/Jje1lzBPk5pB7PTAD0qfx",
+	"zTWG6H8XfWnckGB1gGeJJ0iwFCS8ZqyQh9wHLYa95GS3B1LgeiPgfa6lgoc44MDUaYHeKwYhR3XExwc3",
+	"waVCbREjff471WBxuCnkzQjP6CggESoG2BLSnn9Ryw9JYUY/oGjwkjrkuhxxZFH3bdv6z2TsRP+7BWrh",
+	"1j/sdYPwoyn3ww969zCuTB/I9g8/EKRmEZJgdzEbKxJtD6HdnR72NhgL8K8R0/aihH8nIpZRyIH1t8WY",
+	"cTpO2z9EhDOWQKOdyHGwGwU5gm6OmHAuYzGGFpSGKaDVpLdd9Fdg/aMW0gUegNxBN1z8WCpNQ6z+jKRK",
+	"hjy627JibgueirzSiObZmHEtLvbaHZuwa8aidRMjSGSrTc4cCFbIraSoeTWF1GBtJ4LPUM/QSnV9g541",
+	"tKvCVioTfsPFlOvbQg4tiUwjsf3ODon8IEWkrXH9Nr/6FYmw39kjkQthRGZ5z2w3o3jItDL4ww/QIEe/",
+	"AhtvSkvDnOE9vhfJhoFs8IrPQt6fFcklfZHMkBm1fU9d+r/dFdem4D3a6XTIO8FVyifMrB06lm/Y7IUM",
+	"OYQpJGnu777xr+r3d8n+zp7LYU+NZIF+yBfH//P5+PKqB7h2EVbYc/DMl4NqXg2rNssDsr9z4L+RC0V+",
+	"vjz7ZL6838FsHXDzpwp509BT36aHlTKg5RG3JQ2AQWmvzqCTs17uhI3VkDQjKK0JSATnNJZOmKrQkBeQ",
+	"KMbwYTQekhHTejU4KbqEIqk940ho63maxtDOc7/TCfl8XNB4naGMA8q5YHy5WdQklfQ6Z4xAwXQau7iC",
+	"mgrM/9OTPuK2nJLxWCSWO2gh3LA5rl7+QpRrNo22b3cjzII3r2iFHAI4Jiho1vDy/OzT5bFdRD2bnT0S",
+	"zUfMoi6h8gZWBpwqzQGbsjzkBpshJzkg02tRCl+2oFXlVOLWoelmU+0DZkYG7XRxb/uetZQbzDvb5cdu",
+	"MADVk4Xc3L+7wzjp3Z3pLlaNFJNmRMfjzEhc69//79+l4FHLfJkujH4aVD0n3T0AvcAso/5sJoVNpMam",
+	"wZEfwrHSVy89OsAcGJmZhlnzCdd3IT2B+XC3hJwSA7LilZAsQGIzgOEIYpdyqRhNtFz/GiJMXNjokrDR",
+	"brfDRkBCiEtUfirm6F24j0gzsqiGWi5qIe8TFgkauNYkgE+OxRkosAyIYRfbvjnB/sJaHEnI4Q7btVTT",
+	"lGIEbo4uzmNRSJ3mfmcfQ+UQK9ZDoSHHgHGBhZUIrAEB+aSfOSDRfFDZNiKNjvTfkS2rckFViPt7kX7P",
+	"d+hH/PX7axIIIA8gIAednZY9NhaA6v3wA0x6Gwq+TBXXIrzI5i+QZk5ud4OQu/IYrRJuXxxfXjnQyBZO",
+	"zd1hNqsBUi0XMQYo/UHhgaxAq6cFcEAH5tQOiDlQNJVKdcdaFkkS2ShpZEGmJLkWIS/5y1MlWTYgzbNP",
+	"n/7XNOgnKQ8I/G2Fi5ioFvbrUsNcTK6HlaTLkIPMBdBufeojy4AwH9EZGiX2LKdwRDKutq5mY0SudETR",
+	"E0F66ndaNpYMzvCuOccM5RD9wq3I1gfgiS37crSyYPnGiOAamFFCwsY01VJgOYqQV82uB1aNL4S8yJwH",
+	"xQJYEXpNGf5yfYUER5LAYWqoA9iqBVGs0gsNwkeMmRijPT2xTc/tri2y+1ogst1HRV9zW3YFjcjMOvt6",
+	"uZ4qTXnIzedQKlhVnYDaAL8YlT1AxQ3EgNPcrdJ0m+o92QQ2hZaDGDJRKYPjx3m6Yoqsji20J/HQAknz",
+	"bGYVFGl5j/Ik5O5QM/3N9ZgLmIGAJDmdchv6M249QkfY8kvolS14H3HSsPlaKSOOSmQoNEWzNGYGD9GY",
+	"k0djGg/Z1i7UVJTNyOl02qZwuS3y623zrNw+PXl3/OnyGJ4p4vJFHUfhld9pv8R7jAHR6Db22p32Hria",
+	"1BAM/20wAuyKj1xw+prVBBzO6xogAe0weKqnD2GbKZVForhmEXrDAjLOJtKPUWopAc2SyEcQ012vGZde",
+	"FdsZhzPQASEYfmjzzkGzw75rTkKjQ0CuTKBt6pUT8baWStuaLy2IrpemrK1LG+29YDT5yEYAERD5icr4",
+	"FOZr4GevIYtXH5X6o6h6mxAzag82C7Yutx30wSSVN20SwVPuZDAqlVErLy4vQ45fwtPLvNN8CugMgXa8",
+	"p03eg4cTw//FNw19IRCnbc0VKeOkGZ2eHf3Ye3f26d3ni4vjT+/+GVkX/w76XUY0v9GHfeSydrsEkm0j",
+	"28xnVso0B3XBffWFtAOG3eLO/5PEAmWY5AlINQQlC3h4t9OxzhqGRTJV5QWiGxCgWRn38TuCgS+otgpi",
+	"7LdAAFBJ00jahd/vg8Z+Z2fR59z4tz97Nik+tLf6offWOIUndtZ44q1IZp+EsoW28Nzum9XPXQnxkfKZ",
+	"xdPUzx0guZc/d2Jy4hApG7yOmCFU0BDsW5+QjaCh6DW01gGp1PgSNKoOgUbXXNOvLAuvr3BQbX81AvB+",
+	"G6Pl1fLk3+qHXtxSxP6gs9Y6N5tDuGE7MtUkwEzSDHACOJt6bWYM19iD2ZMaIkvwqJRTOsZTRG9JMUr1",
+	"wTYLQp5Ba0e+Ncig+acDVcHEAWIQfMx7rHjjJM7AIZYq43mDWjQ2DXkxKm24FakR/lsQD9S2y7Ei00MJ",
+	"cqaZ1jpQ4plmheSTcN4MrbXVbXKMd380mcXfbJOXwuo1m/wKSeK1PnRzNht7jR3wtiiX/46yoLO/+olP",
+	"Qr3XZ+hfUnh8EGrLpMH4pWcPlR2QbSsRJ2M7Yf3JtRUneDou1IUqzTHNWeq1D3Vtd1FJ0XoEOQLNAfrw",
+	"bk3GtoEmSVXIESVlo06adTvoNJXK65Ipv+U2qvZXXbCTKhrj89m49GzEdTetPrJZwVGbcziy83ici0GJ",
+	"weGXbUjjkzUX+pmA3vvV3+NRAjtt/opL8Ku5pvXQmp9HE8Xuan43eew1V+Rs1BdZzQU11MozNrGuu5zT",
+	"2P1ezBhDMAu3ty1B2e109L6TQpudJcsCQmmMyzZ5L3KSpbcMEhX1+Yct1sob8wN+7xtuR/OFBbvQjhpc",
+	"muktaz9mezyUzU3gudH97YvP9KeGeB6Ly5lUbNT4Aoz8u+jL7a/YVP5+4ZJdWdmJ3d8LcWms9G0qZzx2",
+	"74naBKckFweXQh5ySOWMpjRVEDKCnt9jkWVd3zWIQTdPFyp3/XcVStiaPeQm+b4ZOdy4KCARZgJiDNPV",
+	"dkQtjGnqARALGDCmUhonNQPXpBgxGXLAQDQZjNQroiooklrIKE6a4IQ1lzyXtGkfDxmpqMEB3HyOuCKt",
+	"Njkyzl8CkWqTUKtPOj1Vl7ZqEAitymfc1WAHj6AMS2QZOPLg7eAShmb6jObZrJSQWxp7UMBE25TO4UTJ",
+	"kCdiCtDQZimEIPAZ/XbN8hBnPSTUjl2mo3E2I1TeSEKvacrtUMB3g4MOOQZv8AapMM7i7N+r3vnxRe+X",
+	"439GJEtvIKiH1mzdwfwTUz+LfiOo2iKLusoLGAygCZpFD5y5oOkMDURoPLQ8Zes5MMCozXm9/FpjJR3M",
+	"gDXZTS3HGVRBTMxLk/j3hMFBY7xTegSNwBM/5hUACuEVGEMKCqJF7HVqoSNsahs0aP1WAvBn0b8AZlkk",
+	"A3Er6ju+sxr/N1TK9VNrjPISU/U/F+VsFYXnJ6ZMGBFXxjsDtNjH5robme8/i/7Jj9j12uZULDwzPuJ1",
+	"G3c7z8WIqSGbSKLYnSLsDhzx2jTHbDDStKZ6p91p77cCaNozzhkk40PkeMDypBd53s6fBDboNQdwLLKM",
+	"xUrkstbNZQa8cpvo8W2PM5pWNkiRG/Zf5MPx6bkBTzNpHz2jjJ87R2uhaVZNmHbI/4tc/fP8uP4V13Ry",
+	"zUJee20XZlbNPKvdk2aF/kzqiMcFI7cctYpJ0Ud9iY1YNL21vIM5KjZ04uJu6BVNbYCBFFiIZMZUu9bW",
+	"+/ZW3kr7zk7AhrggQJQrhPqFrqKgbtjJN0uJ4q1na3CJNajJPteO1efGot1+jSnopXs1PHadc5Qu5F+o",
+	"4fX9kyl6JIZiqrkXootaR6HSRVThehHyNMhJIWc8AeQGTCbrgrrofQweA0eJ1Yyd/uc6KlJTtBUCnmQr",
+	"8IOXizKdg/mGTGwsnXKZ5iEvTo6g3PC5im5RzloEREgZFLkxPMGXh5zmzGxxqIvyCVgURS3QEb+577Pc",
+	"zmDBli7Q1u0KPvs9//CgiQW681vnFJVEm0uE4DuGRbT0sWmshl/9n2Z0ZD07tui++3VBJOViwiXBLMBS",
+	"pojds6WwHPiypGeNF1lqrjyyvAfPXdG/MQI1EzzZ7qsgFN2XawYA0uYb7n0P/Wahl8iHvjFJq/q1ldTn",
+	"RV8yT2xXb4fP/ZnFx+vVT5hhXSGYxtpCpCD6lRCnNL9m+OjBOhNzuCYfWZLSK4Mf+Fe08y4m6A/ySxgK",
+	"bvMEmBUA9RLMXr33ZAU69hZLjH/QLE2oYtKHUQiwDBK8SkoUyVGBsUOlsUq1FMEgEUkVZPGWnCeFn+p3",
+	"0Qe4j0PwbK10PWKKOrjOjHMKlAPwMP189vay8C1pM9h5pkRO8gmH8hBICd/ffRPyyAetiYy008S23WSN",
+	"U07aGgHM2C2MbkmamBoVcizLxn6Y7svms4FLUXYCdaZt5DRnLTIVkywBx2TI7SwwFbmYSgECo0dnJ0Ci",
+	"OZQdm6VJQx5dMJXPtiB0ZlJEJZ3JIqkLG78YNyGORraJ9ff0WSb4tU1UC7mevmk70kdAM0j7M+0JKBQl",
+	"QUZaUR2Aft1klHJ0CwdkRGchRw8tcoV1E2uVuE/jm94kz0zpCvIF+ujMIFMJxTIMlM2cBUSm15wlJsAQ",
+	"8ktT/0h+Zf2hEDeSyDGL04GR+n4qntMw9VyNM1kGJoQPsPR2oBlLSFMyvNsNNIJW4s5zFqEOnIhYbk/N",
+	"x9ujBJy+ny9ONXtozhkKqUj06/HbD2dnv2A1/vGPvQ9nl1eXUZGHCxm3Jql+PlW2TgG+hDVBP+m3OH6P",
+	"9Db8Y89gGALO0/VHXuKunFJpuMYgQYAsSv706vg3PE8RE+w/+jBF/iHUFQF+s1N1G3K9F5+tp+kNIxF2",
+	"6ig9aPu3wfNeqpEvp0B8R3imYFNBrq3nHDIEMe/IFl2Zcp/FQgM6c31jyQHfeBYfz+Lj7yI+sEvbN5Qe",
+	"ftA+YRmra8fzDtQTq2+DDoaFo8oFkyHmDAkeiVZqxoyDm1zfD5b8SNx6xZYhBy4/JNTpygKT+Gif8kQY",
+	"VauPICnQkJJjeQ9pQgY/CKSApAPIzILYeqAfT1IZU72VWk6/NA0JIfAKN/qRe9hxHAP02KMm5C7W7ALl",
+	"ehamtKjPiHu6S/Y7RjW2t2KlHKrwsaGakalgxziV9nCJ9uqepHwG9gwmYEP5qLF40MKBoqsSfCdmcVNO",
+	"UpMw4FQ9dpdKFXL4uzkdUgWThppYoE4Lika4gFGZtAFTYpdI4kYgX+BchhSq9xH+69pwhlRa7RdjxrEu",
+	"dVZkbdQdC8hW9kTYWBz7/dnwCDSo0YYPa3GS9P/bO7t7/2oEjVKNY6PLJ1kWNOxKLnp6p32ASEa4bxrd",
+	"Rqf/cvCaHuxu7cX7ydb+4CXbekN3+lu78V6yzw4GL+mrfiNYBE2MX7XgXQ3HXDXoTU8YY09lwcaHBLfU",
+	"HxB1//ZO5M4asv+d4IMsjdV/WmAf95+WFqXz5XfYkOUQ//JTJagPTl0AbIP0cqyAxVYndc27fEX2cDnx",
+	"nJryt+VgzRdr8e+jUlSswrTC0IKwB1aYMwPJVJhFpUBIkT/uw7P5yfIhh77A1vSSEShc7tkMyloRdxLs",
+	"LyqX2V/GIALj6BtZX38Cw8sfwloBFBksNGKfQyvPoZUnDq3QUmAF7brHmnKuqW/t+bvb6ZAI0YtW4r8e",
+	"dPZIZGBToyJ4AHaQkVEmFlLFf4VkXoegC6hWkNvbrAHXLYr8W120A00yNloOpUEEpueuybj20GKgeNyh",
+	"QAJQ7SwwYwaYiFLbWQP1Gy3ApY1c1op7pbOZ9NywYrmYW5fMkdXVyKJZ5DrcI5KtxfOC+sCQ2wlhUULx",
+	"blOVUFtyh2C1jzORLPAyJNJZawP5Z23TosCBrpGtx4uYizRFbiE9Fi1CYHhTWJzcWEyypPXdcw7dhl+P",
+	"sBVI62LDu01T2S7aqoMWL/6KfEVL1LRr3r7dwzQwyLnokgLV7bfOl7YSpiFlGzBmugZUGgFnftv7AuW6",
+	"+hALSH+iSriTYeMubBj8hd/2izuLbHLTLdqzO/egYNbxi8VVvr8vMJZL875Elnfwy/OTrX/d07DgeQmc",
+	"QPpjMQHD+lWpHPdeOHPVUe/fen+/LGW1GPiCTNXb3eV1M1BK8UKCIAxK4s+UPCESjYdGAv4mOEJrqp3O",
+	"0nGlM+o3VM3m27AuUM7cLCtZbWsoQmcn5w/Shc5OzjdPQYWWtvNu6nVUk7OT84dqJ2cn58sS0JDEjnQe",
+	"o4l0vG4G6u2uKbzbzkwLw4W6xfKquwBLbhyU4hIWPMXmcd+S/eATS5kOcNE2KrurZ4JHrOQC0WHWNZuv",
+	"wYN1rSzbap1wkS7o/N1OZpoVRGUHlUTTFIADFqK5ccnSPkJ5WXtt8RvrqSTVOf5Bq72unvF4Giw5E7/H",
+	"sXdZdLpIlzGvSXx3TYbrz0Gbte5hcrnzrgvhbGRrezpiT2dX4eEXc4QcLBfXggucAQZFTJIm+AFaHuKX",
+	"6ynm56YTW33Ik5DHk9HE9CLxO0cjGqWfYj6lNiXKWgrFZxATqz8LOVqI0BibuG5YFn/UgJRGi7DAuha0",
+	"EtSFJOQA7mXcSKkqzlcP3a+0Bts2j96+15Yi1DqY9Hb3W6B/U0XC6yi9QJ67O561h/W1hwLV0NtdlQ00",
+	"n8y+mWZRw6pLlV6bMY46r+Zby5b41zijaiDyUVEXUl9tEvKi3AR279aOSX5ZgETvEOi9G2DLttoEnHsA",
+	"bunS/ZdAQy7YLuUij2+7Y9YqKLGk3ryc5Ozk/AF+yyfbcOvER85OzjcOkfxZNumaPkhjYi11QwIjFKK/",
+	"6R9KtpDKwLG3Nt/jm4ZYLGdiwcqXxSJiGxE5V6sFNfidPpyqni5gf0YKnkCcgeiFDHl0zRROpIePRwZ0",
+	"XiKIRCFoohG964Fo6GlRYVKI62ArPTUByA39OSB313XEwCI6i21eFTjTIeMhr34Qs2TELSMdz6NKpnlq",
+	"8udHBjE3MmCw+DD4dfGN/rLHgmZMapXH6kHoLy3BkRqEMW7Fq9FSrgVRYpl8e4fr9h2km/nSAtlW4ohn",
+	"wfZ3FWzljf+XkW5gdmyOgVj5QLAsKq1KDW8LHalSm9clEQqyCAGIbWm4VQ5CbuRcRbQ5yUaNIxoDRamB",
+	"S7MQ4yBBCtUq5FXd6tBWDaaSDDIKgIq5mG6N6O8it0HanHAmFUva5J3tFq0cNrjESiEr8cyJIIfa9i1q",
+	"MjG2riUDi4fClf9jUh3CIvpYxNKWEJtQEsygQNn3emt4fSIqAO0iVkxtSZUzOgLrDA4ii0w/WA1hjc0o",
+	"pIEOgjgYuvUxsFIwRhuH1tNDMycGlSSnU5KlSmVsi/Ekpdy8jzShAMhmLMBsKdnfgs4XpQf8pAMHmtsK",
+	"XE8WL4aOPNQmZ64rAXTaELkZrDfCLsEgHDTMzDJbDxWUuhIgPpGbYukFPVwb854WooxjENJmS0zpbMEp",
+	"BURvbLq13VLhSpmFMg2dED/n6RMsQH4OWF4kVwSNRQxWfqvrkoVUq4f9+H5pGsVEXHL8k85k/vh3u3fx",
+	"jsRaNYCHwtZsDmG+69RGLWRwyJvsW+Jv20JyFGriXAqKuWAcLZ6DbsWnVjntVj2+fprK31cxAhptnKoC",
+	"M3tEtsqfVa0qvBn6bDNaw+P1qlIKywKlaHUUw4HMOdgaZ6RU2h3Y0QU1jRbs6TWmatgC7yitwqGauAec",
+	"XDAsi5huYiGpMrkm0EYJSl6rXZKXGUnfI0LifWg5nogHu/AsDP5cVtIfwgu2LbjIv2XKRMWOK5Ki/jI2",
+	"3CPiVkF93KqwVqAkfC5AE7XaC0XKnzkW8yxR/kJRH48fTTzxz7TpFoUo/5NDSibn/Dmy9CwI/sDIkjm/",
+	"HhwufpzMCNa+vwx/tqGYeaqwlJYaHrXmz/uaWNiy099M6jn48rz3v8vef1di7BXgh38rAfAkkZuHDPY5",
+	"2PMc7HkO9jwk2PMPJ5GeYz7PMZ/nmM9zzOc55rM65gPieVOLbp0wz0LV6j8n/mNOpOcw0LO99hwGqtTK",
+	"/kdZk4+OIS11Iq0MGpnBP8eOnsXQI2NHf+UdmzPoJyby2XbKE2iAusDXUnHvFg/6JYnlMJpff2iAU7SB",
+	"DTeF3L9r7p14d9F9fESaNNFaCpYXQsPigIg85BOO+kvLa3Cs14e1yZHR5HBUWjpE5Pzs8ioofBkjOkOr",
+	"2qlKIbc2g9ZvSyAuplOjJJLxBGHW68TLhZvGCZD0mxnLlQ95OFSPNW6hHHSjEWCboHtovHiCT+909P+c",
+	"AQswyotkHzBfUNuf6y8jDB8h2P5yFlhJMF7V7OAXEtf0wbWTnmSqUysAXeZbFRGsIeva5CMgy8zJODK1",
+	"PcpGGOWek2om2m3qlcW06zVUBxknOElSeePLOvAhwt8hp5yg0GuBThoUj9cBVtGcEZWnLMGesd7d14Kz",
+	"kANGMXxO35nkYjy2JdqRsSoBmSciIDKY63MBPnAPLwu+HnLbOwRQJqC7c8YGquj02zTY7NjtfkEDuG0E",
+	"tYo09fqTFKjGWatNjmmBheW3VkolkVOqh65N3OlQZAwAfn3XORi+NjqPCL8F4XNmcJFzNphIlqAL3cB1",
+	"pbLU0AkYO9TMlafQ2cOyS2SL6RDKK81YNypcu+YrwsHUsGTlCXKKIErf/ADR3/mrnh/H1dydYne5nQTM",
+	"+KxW/x1Pn1OQcjZVySCuezJ7rRMIpNG6Zw9K3z/29FnC9FKJsSSK3qT8uggeHvrN4BEY3qH5OSmZcjLI",
+	"0uuhIqiYjxDhz6LI6LMnMbHRcQloJc6EE5p2FHTmPP/FHALES0oA80NZzQ8AXT9/OvrH0cnp0dvT48ji",
+	"G+KZYTyUcIDBSeg1W88ZHJCytVKWfubZd5Km+KW/sj5ugPQkseYVoqbjYtmD71mc/g3FKfLuRvmvVniW",
+	"cZG+No7G6S9sdjRRw0b3ty+ArAh7FoXlQmAybIaG6iO0ZktEPBkxrtrkLRumkIoxzsXdLCDR+ee3pyfv",
+	"ep8vTiMDDQlaHjydkFiMtcJKk1uWq1QywM7uS5FNFCOfL05JyqViNl4xybNGt7ENktlMujrKSw/SFnJC",
+	"fIxbh6fULiAmC8z4ebR47HMnBnNw3tJ7AeB5zz/tm1xofHjPOK/SfG8khFQLvJoDwGIyTefBq5rHQyZV",
+	"TpXITRPhOKdjlvujMkiO8184A/ErcuLaK3tPGT6pmUwqiZaFOY2VybXp52IqWU4+n8CoUuW9JxHxIpos",
+	"SCEmt7ukiR2hye1uYEEkPlxdnW9fHF9etYrGJDZ2baAfykkwXTJUaiy729s3wGLt61QNJ/12KranrC9T",
+	"xbahU12sj9axkts0j4epYrGa5Gxbv2trnFHOtm93tyyEJfCemZneY/df7v//AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -56,7 +56,7 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
 	}
 
-	jobs, err := newJobs(cfg, reg, m, promReg, log, p.tracing.Tracer)
+	jobs, err := newJobs(cfg, reg, m, promReg, log, p.tracing.Tracer, p.hooks)
 	if err != nil {
 		return errors.Join(err, p.stopTracing())
 	}
@@ -72,7 +72,7 @@ func Run(ctx context.Context, opts Options) error {
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		TrustedProxies: cfg.TrustedProxies,
 		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
-		ReadyAllowFailed: cfg.ReadyAllowFailed,
+		ReadyAllowFailed: cfg.ReadyAllowFailed, Callbacks: p.hooks.allow,
 		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
 	})
 	if err != nil {
