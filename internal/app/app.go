@@ -72,8 +72,9 @@ func Run(ctx context.Context, opts Options) error {
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		TrustedProxies: cfg.TrustedProxies,
 		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
-		ReadyAllowFailed: cfg.ReadyAllowFailed, Callbacks: p.hooks.allow,
+		ReadyAllowFailed: cfg.ReadyAllowFailed,
 		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
+		Callbacks: p.hooks.allow,
 	})
 	if err != nil {
 		return abort(err)

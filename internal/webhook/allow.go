@@ -35,7 +35,7 @@ func ParseAllowList(s string) (AllowList, error) {
 			a.any = true
 		case strings.HasPrefix(e, "*."):
 			if !hostName(e[2:]) {
-				return AllowList{}, fmt.Errorf("%q: want a host name after *.", e)
+				return AllowList{}, fmt.Errorf("%q: want a host name after the *. of a subdomain entry", e)
 			}
 			a.suffixes = append(a.suffixes, e[1:])
 		default:
