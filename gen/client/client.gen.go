@@ -1183,7 +1183,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented.
+	// not_implemented, callback_not_allowed.
 	//
 	//
 	// Example: invalid_input
@@ -1893,7 +1893,7 @@ type ClientInterface interface {
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1915,7 +1915,7 @@ type ClientInterface interface {
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2725,7 +2725,7 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2757,7 +2757,7 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5545,7 +5545,7 @@ type ClientWithResponsesInterface interface {
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5567,7 +5567,7 @@ type ClientWithResponsesInterface interface {
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10534,7 +10534,7 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10562,7 +10562,7 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -18,7 +18,7 @@ func withCallbacks(t *testing.T, allow string) func(*setup) {
 }
 
 // TestCallbackURLRefused: a callback_url that WEBHOOK_ALLOWED_HOSTS does not allow is
-// refused at submission, 400 invalid_request with a detail that says what to do, on
+// refused at submission, 400 callback_not_allowed with a detail that says what to do, on
 // both submit operations and through the one-pass decoder's fast and general paths.
 func TestCallbackURLRefused(t *testing.T) {
 	tests := []struct {
@@ -49,8 +49,8 @@ func TestCallbackURLRefused(t *testing.T) {
 					t.Fatalf("%s: status %d, want 400: %s", path, resp.Status, resp.Body)
 				}
 				p := resp.Problem(t)
-				if p.Code != "invalid_request" || !strings.Contains(p.Detail, tt.detail) {
-					t.Errorf("%s: problem %s %q, want invalid_request naming %q", path, p.Code, p.Detail, tt.detail)
+				if p.Code != "callback_not_allowed" || !strings.Contains(p.Detail, tt.detail) {
+					t.Errorf("%s: problem %s %q, want callback_not_allowed naming %q", path, p.Code, p.Detail, tt.detail)
 				}
 			}
 		})

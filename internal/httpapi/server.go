@@ -230,7 +230,7 @@ func (s *Server) submit(ctx context.Context, sub job.Submission) (api.AsyncSubmi
 	sub.Version = ver
 	if sub.CallbackURL != "" {
 		if err := s.opts.Callbacks.CheckURL(sub.CallbackURL); err != nil {
-			return api.AsyncSubmitResponse{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest, Detail: err.Error()}
+			return api.AsyncSubmitResponse{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeCallbackNotAllowed, Detail: err.Error()}
 		}
 	}
 	if info := infoFrom(ctx); info != nil {

@@ -298,7 +298,32 @@ func TestWebhookForbiddenHost(t *testing.T) {
 	if resp.Status != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400: %s", resp.Status, resp.Body)
 	}
-	if p := resp.Problem(t); p.Code != "invalid_request" || !strings.Contains(p.Detail, "loopback") {
-		t.Errorf("problem %s %q, want invalid_request naming loopback", p.Code, p.Detail)
+	if p := resp.Problem(t); p.Code != "callback_not_allowed" || !strings.Contains(p.Detail, "loopback") {
+		t.Errorf("problem %s %q, want callback_not_allowed naming loopback", p.Code, p.Detail)
+	}
+}
+
+// TestWebhookCancelled: a job the API server cancels, whose final record no worker
+// writes, is called back all the same, by a worker, with the cancelled record.
+func TestWebhookCancelled(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	c.addSlowModel("slow", "v1", time.Minute)
+	rv := startReceiver(t)
+	s := c.startServer(hookEnv...)
+	s.requireModel(t, "slow", "v1")
+	c.startWorker(hookEnv...)
+	id := s.submit(t, jobSpec{Model: "slow", Version: "v1", Data: json.RawMessage(`1`), CallbackURL: rv.url})
+	s.waitStatus(t, id, "running", 30*time.Second)
+	if resp := s.api.Do(s.api.NewRequest(http.MethodDelete, "/predict/async/"+id, devKey, nil)); resp.Status != http.StatusOK {
+		t.Fatalf("cancel: status %d: %s", resp.Status, resp.Body)
+	}
+	eventually(t, 30*time.Second, "the cancelled job called back", func() bool { return rv.count() == 1 })
+	rv.mu.Lock()
+	body, wrong := rv.delivered[id], rv.wrong
+	rv.mu.Unlock()
+	var rec jobRecord
+	if err := json.Unmarshal(body, &rec); err != nil || rec.Status != "cancelled" || len(wrong) != 0 {
+		t.Fatalf("the receiver got %s (wrong requests: %v), want the cancelled record", body, wrong)
 	}
 }

@@ -69,7 +69,7 @@ export interface paths {
          *     With `callback_url`, the job's final record is posted there, signed as the
          *     Standard Webhooks specification describes, once the job succeeds, fails or is
          *     cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
-         *     whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `invalid_request`.
+         *     whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
          */
         post: operations["submitJob"];
         delete?: never;
@@ -1788,7 +1788,7 @@ export interface components {
              *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
-             *     not_implemented.
+             *     not_implemented, callback_not_allowed.
              * @example invalid_input
              */
             code: string;
@@ -2206,8 +2206,9 @@ export interface components {
         /**
          * @description The request is malformed (an object naming a member twice, at any depth, included)
          *     or names an unknown model or version, or the model's preprocessing rejected the
-         *     input. Codes: `invalid_request`, `model_not_found`, `version_not_found`,
-         *     `invalid_input`.
+         *     input, or a submission's `callback_url` is not one `WEBHOOK_ALLOWED_HOSTS` allows.
+         *     Codes: `invalid_request`, `model_not_found`, `version_not_found`,
+         *     `invalid_input`, `callback_not_allowed`.
          */
         BadRequest: {
             headers: {
