@@ -153,8 +153,43 @@ func (a AllowList) checkAddr(host string, ip netip.Addr) error {
 // private range.
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
+// reserved are IPv4 ranges no public host has: IETF protocol assignments, benchmarking
+// and the future-use block (broadcast included).
+var reserved = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+}
+
+// Translated IPv6 prefixes embed an IPv4 address, which a gateway on the way may
+// reach: NAT64's well-known prefix (the address in the last 32 bits) and 6to4 (in bits
+// 16 to 48).
+var (
+	nat64   = netip.MustParsePrefix("64:ff9b::/96")
+	sixToIn = netip.MustParsePrefix("2002::/16")
+)
+
 // special names the kind of an address that is not public, or returns "".
 func special(ip netip.Addr) string {
+	if ip.Is6() {
+		b := ip.As16()
+		switch {
+		case nat64.Contains(ip):
+			if kind := special(netip.AddrFrom4([4]byte(b[12:16]))); kind != "" {
+				return kind + " (through NAT64)"
+			}
+		case sixToIn.Contains(ip):
+			if kind := special(netip.AddrFrom4([4]byte(b[2:6]))); kind != "" {
+				return kind + " (through 6to4)"
+			}
+		}
+	}
+	for _, n := range reserved {
+		if n.Contains(ip) {
+			return "reserved"
+		}
+	}
 	switch {
 	case ip.IsLoopback():
 		return "loopback"
@@ -166,8 +201,6 @@ func special(ip netip.Addr) string {
 		return "multicast"
 	case ip.IsPrivate(), cgnat.Contains(ip):
 		return "private"
-	case ip.Is4() && ip.As4()[0] == 0, ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
-		return "reserved"
 	}
 	return ""
 }

@@ -169,6 +169,7 @@ func TestWebhooksDelivered(t *testing.T) {
 	workers := []*worker{c.startWorker(hookEnv...), c.startWorker(hookEnv...)}
 
 	const jobs = 1000
+	start := time.Now()
 	ids := make([]string, jobs)
 	var wg sync.WaitGroup
 	errs := make(chan error, jobs)
@@ -190,6 +191,7 @@ func TestWebhooksDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 2*time.Minute, "every callback delivered", func() bool { return rv.count() == jobs })
+	took := time.Since(start)
 
 	rv.mu.Lock()
 	badSigs, wrong := rv.badSigs, rv.wrong
@@ -210,7 +212,7 @@ func TestWebhooksDelivered(t *testing.T) {
 	if badSigs != 0 || len(wrong) != 0 {
 		t.Fatalf("%d requests with a wrong signature; %d wrong requests, the first: %v", badSigs, len(wrong), wrong[:min(len(wrong), 3)])
 	}
-	t.Logf("%d jobs delivered, %d of them on a second attempt after a 503", jobs, retried)
+	t.Logf("%d jobs submitted and delivered in %s, %d of them on a second attempt after a 503", jobs, took.Round(10*time.Millisecond), retried)
 
 	// The record says delivered, with the attempts it took, once the dispatcher has
 	// written it (just after the receiver answered).
