@@ -14,9 +14,11 @@ import (
 
 // Defaults of DispatcherOptions left at zero (and of the settings they come from).
 const (
-	DefaultConcurrency  = 16
-	DefaultMaxAge       = time.Hour
-	DefaultPollInterval = 250 * time.Millisecond
+	DefaultConcurrency = 16
+	DefaultMaxAge      = time.Hour
+	// DefaultPollInterval costs Redis one short script per queue shard per worker
+	// twice a second when no callback is due; a busy dispatcher asks again at once.
+	DefaultPollInterval = 500 * time.Millisecond
 	// FirstRetry is the wait before the second attempt; each later one doubles it, up
 	// to MaxRetryWait.
 	FirstRetry   = time.Second
@@ -106,6 +108,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	slots := make(chan struct{}, d.opts.Concurrency)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	failing := false // the queue could not be read: said once, not every poll
 	for {
 		select {
 		case <-ctx.Done():
@@ -117,8 +120,13 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		if free > 0 {
 			var err error
 			ids, err = d.opts.Queue.ClaimCallbacks(ctx, time.Now(), d.lease, free)
-			if err != nil && ctx.Err() == nil {
-				d.log.Warn("claiming callbacks", "error", err)
+			switch {
+			case err != nil && ctx.Err() == nil && !failing:
+				d.log.Warn("claiming callbacks; trying again every poll interval", "error", err)
+				failing = true
+			case err == nil && failing:
+				d.log.Info("claiming callbacks again")
+				failing = false
 			}
 		}
 		for _, id := range ids {
