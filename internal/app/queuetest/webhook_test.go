@@ -329,3 +329,31 @@ func TestWebhookCancelled(t *testing.T) {
 		t.Fatalf("the receiver got %s (wrong requests: %v), want the cancelled record", body, wrong)
 	}
 }
+
+// TestWebhooksOnRedisCluster: on a Redis Cluster with four shards, where each shard's
+// queue of callbacks is in its jobs' slot (one script queues a callback as it finishes
+// the job), the callbacks of jobs of every shard are all delivered.
+func TestWebhooksOnRedisCluster(t *testing.T) {
+	t.Parallel()
+	c, _, env := newRedisCluster(t, 0)
+	env = append(env, hookEnv...)
+	rv := startReceiver(t)
+	s := c.startServer(env...)
+	c.startWorker(env...)
+	const jobs = 200
+	ids := make([]string, jobs)
+	for i := range ids {
+		ids[i] = s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(strconv.Itoa(i)), CallbackURL: rv.url})
+	}
+	eventually(t, time.Minute, "every callback delivered", func() bool { return rv.count() == jobs })
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	if rv.badSigs != 0 || len(rv.wrong) != 0 {
+		t.Fatalf("%d wrong signatures; wrong requests: %v", rv.badSigs, rv.wrong[:min(len(rv.wrong), 3)])
+	}
+	for _, id := range ids {
+		if _, ok := rv.delivered[id]; !ok {
+			t.Errorf("job %s: not delivered", id)
+		}
+	}
+}
