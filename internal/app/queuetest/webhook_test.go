@@ -357,3 +357,63 @@ func TestWebhooksOnRedisCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookRedirectAndSlowReceiver: with the built worker, a receiver that redirects
+// (to a host it is allowed to reach) has the attempt failed and its target never
+// asked, and one that does not answer within WEBHOOK_TIMEOUT has it cut; the record
+// says why, and the metrics count each.
+func TestWebhookRedirectAndSlowReceiver(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	target := startReceiver(t)
+	rv := startReceiver(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	rv.hold = func(_ string, r *http.Request) {
+		if r.URL.Query().Get("slow") != "" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+	}
+	redirect := startRedirector(t, target.url)
+	s := c.startServer(hookEnv...)
+	w := c.startWorker(append(hookEnv, "WEBHOOK_TIMEOUT=1s")...)
+	tests := []struct {
+		name, url, lastError, outcome string
+	}{
+		{"redirect", redirect, "redirect, which is not followed", "refused"},
+		{"slow", rv.url + "?slow=1", "did not answer in time", "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(`1`), CallbackURL: tt.url})
+			eventually(t, 30*time.Second, "an attempt recorded", func() bool {
+				cb := s.callback(t, id).Callback
+				return cb.Attempts > 0 && cb.State == "pending" && strings.Contains(cb.LastError, tt.lastError)
+			})
+			if n := metric(t, w.Proc, `inferd_webhook_attempts_total{outcome="`+tt.outcome+`"}`); n < 1 {
+				t.Errorf("no attempt counted %s", tt.outcome)
+			}
+		})
+	}
+	if n := target.count(); n != 0 {
+		t.Errorf("the redirect's target got %d callbacks", n)
+	}
+}
+
+// startRedirector starts a receiver that answers every request with a 307 to to.
+func startRedirector(tb testing.TB, to string) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	tb.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String() + "/hook"
+}
