@@ -125,6 +125,7 @@ var codes = map[string]string{
 	"CodeRequestTimeout":       client.CodeRequestTimeout,
 	"CodeHeaderTooLarge":       client.CodeHeaderTooLarge,
 	"CodeNotImplemented":       client.CodeNotImplemented,
+	"CodeCallbackNotAllowed":   client.CodeCallbackNotAllowed,
 }
 
 // TestEveryCodeHasAConstant compares the Code* constants with the codes the contract

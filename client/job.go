@@ -11,7 +11,7 @@ import (
 // Submit records and queues one asynchronous prediction (POST /predict/async,
 // operation submitJob) and returns the job's id at once; see WaitJob.
 func (c *Client) Submit(ctx context.Context, r PredictRequest) (string, error) {
-	body, err := r.body()
+	body, err := r.asyncBody()
 	if err != nil {
 		return "", err
 	}
@@ -23,7 +23,7 @@ func (c *Client) Submit(ctx context.Context, r PredictRequest) (string, error) {
 // operation submitBatchJob). The finished job's Result is an array in the order of
 // Items.
 func (c *Client) SubmitBatch(ctx context.Context, r BatchRequest) (string, error) {
-	body, err := r.body()
+	body, err := r.asyncBody()
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 
 	gen "github.com/inferd/inferd/gen/client"
@@ -13,6 +14,9 @@ type PredictRequest struct {
 	Model   string
 	Version string // empty: the model's routing rule chooses, and the answer names it
 	Data    any    // encoded with encoding/json; a json.RawMessage is sent as it is
+	// CallbackURL is for Submit: where the job's final record is posted, signed (see
+	// VerifyWebhook). Predict refuses a request that sets it.
+	CallbackURL string
 }
 
 // BatchRequest is a batch of inputs for one model version (POST /predict/batch, POST
@@ -21,11 +25,16 @@ type BatchRequest struct {
 	Model   string
 	Version string // empty: the model's routing rule chooses, and the answer names it
 	Items   []any  // at least one; each encoded like PredictRequest.Data
+	// CallbackURL is for SubmitBatch, as PredictRequest's is for Submit.
+	CallbackURL string
 }
 
 // body encodes the whole request once, without HTML escaping; the generated
 // client's typed methods would marshal it again with encoding/json's defaults.
 func (r PredictRequest) body() (io.Reader, error) {
+	if r.CallbackURL != "" {
+		return nil, errSyncCallback
+	}
 	data, err := encode("data", r.Data)
 	if err != nil {
 		return nil, err
@@ -33,7 +42,36 @@ func (r PredictRequest) body() (io.Reader, error) {
 	return request(gen.PredictRequest{Model: r.Model, Version: r.Version, Data: data})
 }
 
+// asyncBody is body for Submit, which may carry a callback.
+func (r PredictRequest) asyncBody() (io.Reader, error) {
+	data, err := encode("data", r.Data)
+	if err != nil {
+		return nil, err
+	}
+	return request(gen.AsyncPredictRequest{Model: r.Model, Version: r.Version, Data: data, CallbackUrl: optional(r.CallbackURL)})
+}
+
 func (r BatchRequest) body() (io.Reader, error) {
+	if r.CallbackURL != "" {
+		return nil, errSyncCallback
+	}
+	items, err := r.items()
+	if err != nil {
+		return nil, err
+	}
+	return request(gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items})
+}
+
+// asyncBody is body for SubmitBatch, which may carry a callback.
+func (r BatchRequest) asyncBody() (io.Reader, error) {
+	items, err := r.items()
+	if err != nil {
+		return nil, err
+	}
+	return request(gen.AsyncBatchPredictRequest{Model: r.Model, Version: r.Version, Items: items, CallbackUrl: optional(r.CallbackURL)})
+}
+
+func (r BatchRequest) items() ([]gen.AnyValue, error) {
 	items := make([]gen.AnyValue, len(r.Items))
 	for i, it := range r.Items {
 		b, err := encode("items", it)
@@ -42,7 +80,19 @@ func (r BatchRequest) body() (io.Reader, error) {
 		}
 		items[i] = b
 	}
-	return request(gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items})
+	return items, nil
+}
+
+// errSyncCallback: a synchronous prediction answers with its result; only a job calls
+// back.
+var errSyncCallback = errors.New("inferd: CallbackURL is for Submit and SubmitBatch; a synchronous prediction answers with its result")
+
+// optional is s as an optional member: nil, and so left out, when "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func request(v any) (io.Reader, error) {

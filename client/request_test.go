@@ -46,6 +46,18 @@ func TestRequestBodiesOnTheWire(t *testing.T) {
 			`{"items":[{"t":"<&>","n":12345678901234567890},"a<b"],"model":"echo"}`},
 		{"SubmitBatch", func() error { _, err := c.SubmitBatch(ctx, batch); return err },
 			`{"items":[{"t":"<&>","n":12345678901234567890},"a<b"],"model":"echo"}`},
+		{"Submit with a callback", func() error {
+			r := one
+			r.CallbackURL = "https://hooks.example.com/inferd?a=1&b=2"
+			_, err := c.Submit(ctx, r)
+			return err
+		}, `{"callback_url":"https://hooks.example.com/inferd?a=1&b=2","data":{"t":"<&>","n":12345678901234567890},"model":"echo","version":"v1"}`},
+		{"SubmitBatch with a callback", func() error {
+			r := batch
+			r.CallbackURL = "https://hooks.example.com/inferd"
+			_, err := c.SubmitBatch(ctx, r)
+			return err
+		}, `{"callback_url":"https://hooks.example.com/inferd","items":[{"t":"<&>","n":12345678901234567890},"a<b"],"model":"echo"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +67,29 @@ func TestRequestBodiesOnTheWire(t *testing.T) {
 			}
 			if string(got) != tt.want {
 				t.Errorf("sent %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	// A synchronous prediction answers with its result: a callback is refused before
+	// anything is sent.
+	for name, call := range map[string]func() error{
+		"Predict": func() error {
+			r := one
+			r.CallbackURL = "https://h.example.com"
+			_, err := c.Predict(ctx, r)
+			return err
+		},
+		"PredictBatch": func() error {
+			r := batch
+			r.CallbackURL = "https://h.example.com"
+			_, err := c.PredictBatch(ctx, r)
+			return err
+		},
+	} {
+		t.Run(name+" with a callback", func(t *testing.T) {
+			got = nil
+			if err := call(); err == nil || got != nil {
+				t.Errorf("error %v, sent %q: want refused before sending", err, got)
 			}
 		})
 	}

@@ -39,6 +39,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for JobCallbackState.
+const (
+	JobCallbackStateDelivered JobCallbackState = "delivered"
+	JobCallbackStateFailed    JobCallbackState = "failed"
+	JobCallbackStatePending   JobCallbackState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the JobCallbackState enum.
+func (e JobCallbackState) Valid() bool {
+	switch e {
+	case JobCallbackStateDelivered:
+		return true
+	case JobCallbackStateFailed:
+		return true
+	case JobCallbackStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -261,6 +282,70 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
+// AsyncBatchPredictRequest A batch asynchronous prediction request; every item runs through the same model version.
+//
+// Example: {"items":[1,"two",null],"model":"echo"}
+type AsyncBatchPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+	//
+	// Example: [1,"two",null]
+	Items []AnyValue `json:"items"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
+// AsyncPredictRequest A single asynchronous prediction request.
+//
+// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","version":"v1"}
+type AsyncPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
@@ -307,6 +392,16 @@ type BatchPrediction struct {
 	Version VersionField `json:"version"`
 }
 
+// CallbackURL An absolute `http://` or `https://` URL the job's final record is posted to when
+// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+// specification describes (`webhook-id`, `webhook-timestamp`,
+// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+// must not carry a user name or password: any key may read the job's record,
+// where the URL is shown.
+//
+// Example: https://hooks.example.com/inferd
+type CallbackURL = string
+
 // FailedModel A version whose load failed.
 type FailedModel struct {
 	// Error Why the load failed, naming the file and field at fault where there is one.
@@ -334,6 +429,51 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobCallback The job's completion callback, when it was submitted with a `callback_url`: the
+// final record is posted there once the job finishes, and again (with the same
+// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+// has passed since the job finished. The record posted says `pending`, with the
+// attempts made before it.
+//
+// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+type JobCallback struct {
+	// Attempts Posts made so far.
+	//
+	// Example: 1
+	Attempts int `json:"attempts"`
+
+	// DeliveredAt When the receiver answered 2xx; absent until then.
+	//
+	// Example: 2026-11-22T10:00:00.140Z
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// LastError What went wrong with the last attempt that failed; absent once delivered.
+	//
+	// Example: the receiver answered 503
+	LastError *string `json:"last_error,omitempty"`
+
+	// State pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+	//
+	// Example: delivered
+	State JobCallbackState `json:"state"`
+
+	// Url An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	Url CallbackURL `json:"url"`
+}
+
+// JobCallbackState pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+//
+// Example: delivered
+type JobCallbackState string
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
@@ -347,6 +487,16 @@ type JobRecord struct {
 	//
 	// Example: false
 	Batch *bool `json:"batch,omitempty"`
+
+	// Callback The job's completion callback, when it was submitted with a `callback_url`: the
+	// final record is posted there once the job finishes, and again (with the same
+	// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+	// has passed since the job finished. The record posted says `pending`, with the
+	// attempts made before it.
+	//
+	//
+	// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+	Callback *JobCallback `json:"callback,omitempty"`
 
 	// CreatedAt When the job was recorded (RFC 3339 with offset).
 	//
@@ -1038,7 +1188,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented.
+	// not_implemented, callback_not_allowed.
 	//
 	//
 	// Example: invalid_input
@@ -1359,10 +1509,10 @@ type OipInferVersionParams struct {
 type PredictJSONRequestBody = PredictRequest
 
 // SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
-type SubmitJobJSONRequestBody = PredictRequest
+type SubmitJobJSONRequestBody = AsyncPredictRequest
 
 // SubmitBatchJobJSONRequestBody defines body for SubmitBatchJob for application/json ContentType.
-type SubmitBatchJobJSONRequestBody = BatchPredictRequest
+type SubmitBatchJobJSONRequestBody = AsyncBatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
@@ -7940,289 +8090,303 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L15cxu3sgf6VVC8r8pk7oiiFm9UvT9kR06U2JauJJ8tdHHAGVBENAR4BqAonjx991foBjCY4XCTZGc5",
-	"PnWqYnE2oNFo9Prr3xqJHE+kYEKrRve3xojRlOXwz1MxZDkTCdv5EX7ceSuFZkLvvGfiWo/MLSlTSc4n",
-	"mkvR6DbecEHzOUmppoTdaSYUl6JL9IiRDB4hXJDBXDNF5BB+/uny7CPBTxI9opooTXOtzLWeGMh0fgS3",
-	"DfDF5o0yV2Qos0zOCNftnmhEDZWM2Jia4bA7Op5krNHde74fNcZc8PF03Oh2ooaeT1ij2+BCs2uWN+7v",
-	"o8YF0/l853ioWb44lUuWSJEqoiWZUa7JgA1lzojO51xcE3pNuWgv+fTaD/9j54NMWbbzN5Yr+Fr141cj",
-	"Rm7xoqUKy29ZCqTI2b+nTGnSNH9IwUgup9qMKRlJxchsxETpPkHHLCVCCtZaMuDG7X7Dj1PpnIvrxr0Z",
-	"54TmdMx0lRuQGSwvbMkKM65HhAoS08kk4wk1d+/KRDO9o3TO6DgmZtWjMs/0xCLTcDccP9OQf7hewTjI",
-	"NdwME1mvETUMmRrdtSz/YGb7SQ5Ov69f6fhXOejzNCaUqOlgzBWse870NBcsbZOr+YSlhCpCySSjXBBc",
-	"o8j8xAVJpNA5TTTZa3fanYgo2RNACiFJknEmHGXMvwzDWFbmiuRsOFXAHbMjsyo8xVsNMZR5/lc5IE3a",
-	"E2OaDWVuGMm8gIskm6YsbZl3xIedQ3NfX0jdH8qpSOOAvhMKRLPUxYk2ooZZMp6ztNHV+ZTVc2Vn8GL4",
-	"ij7f3zlIDtOdw+ELtvOa7g129pOD9JA9H76gLweNqDGmd44H9/ZfwTr4vxe5OmrA1vsI46kuxjHJ2TVX",
-	"muUsJWNz3zMFtGjXTwf+s9lkWDKSDx3sUjFxJpjbEm60VmqoJSO2lzcc9O3eA4Z8dnr+hCSGW/pbEJrn",
-	"XD1i1E9Iaxz6F6f4vXmzmkihGIjpNzS9QIFo/kpQfJl/hhJ3kstBxsb/+6vCufoRmCfSgPBuTzeiRso0",
-	"5Zlhe4kksEdLz3xfMN1rHJEfTq7ILlxUJOMKD/KFJVeWGkxpIw66jefDTvKC7rPX6d7gMHlJjZjVVE9V",
-	"o3vYMfKUayDPB/ys1MQNylJjpPVEdXd34VBI2ym7dVNUu9WZ3Iek/39yNmx0G/+zWyhBu3hV7Z7jG5DG",
-	"i2LbHTtckUI8NqkgcvArS0CIgqpAxmw8MOrNjCcsIlQTKuYkZRM9igpR2hMyt3KXCjIVN0LOhKWzzB2v",
-	"RebfIQ9OcjbJZcKUMt/KmfkyKgo9wcVkqtvkrUyZ6pKYi1ua8bRvxx1HJK6QxvxkPxT+2BP+WXglyPf7",
-	"qPFGpvOPUh8nCZtow9ePYLcJnWeSpn0tZT+j+TULGQ64asRopkdE0xs8mhz5jbqwDT/tHRT8dI5fJVpK",
-	"4r66AUctDvapeEpOWA4kq59nRKjAI3hGFRzouLwkXhhS3DaDeivFMOPJ40SBObWHXHA1YiU5YJQDmuWM",
-	"pnPirndBZdjk6Db7Rk2ThLGUpVsJhNfFAv5UM4TN1rA0qadavjqKGIWMcE0SKozgGjDzr4RlmVHtcPHC",
-	"seC6vZP5gKcpE49auKF/S7BqesRVwGeCsRSlNE3HRrdM5IRttRzBfnoXfHCDNSjG91QLcMPmhq9AWJHB",
-	"VJOMJjc4PZgY/KsyebcKfjS4BKdCs1zQ7CTPZf6oZWB3LJmae/sM3hUshlELye1e1wr6fCrIkPJsqw3x",
-	"PDwhT9y3iPvWButQHeBTrcaET1jGBbNzIrMRz5iZpDCHVTOufDduudMNzN2cjLg5K3tiKtjdBA+2IZ1m",
-	"mjRjblfHPWmPpI9Sv4ND/rHybpniY3Y42LA83UzKNXOWyDxVhN1NeM7IT2dv+ldX7wkdanB5MCcpWltt",
-	"usOyDNxSJSrP8CmW+6M0wnyEBmNcNgdhWZHBnVOjuZnq0YKdeHZ6vpFSu3xFS+pLI2ogm5vfJ1NNevjf",
-	"XqNL1IhOGPllLzr4TFIJB7AmQ67JLzt70eFndEvgTV4LIylLMpqz9VrtxoQ+Oz1HsVND6eNA2/S+oAXl",
-	"rgsj/+ny7COojEu10p4AtbSFiqX1koAPIJV+8sVUmxVNsGv2dDIi8BdoJz0xM08b/cRt2iPy5p9XJ5dE",
-	"TvVkqu3rac7g/Z+u3u28IprdaULVjdnhZrgKhu529dnp+SYH4mYHoVv7pefgJGcpTzQeGEdkqhihcLDA",
-	"uEcySxXh+usstjvTHn6MnZ2eg0/rSsr3oKpuTD+wJvNi193SbLpOZS+Iy0qKK2F3CRB4r3P46vnLF9YJ",
-	"3Pxw/I/+xcn/fTq5vOoDk7SOiJpklucGVCcjw5iKiZRkTCnwJ64nfWAT143cXVsxdLyBzOQ0S0EXN3Zb",
-	"xqjS5Pn+4f6rV3s4hYiMwS08ooLgZC7Pzz5enuBsSPNw7/XhQeewRWiWyZk6MkwOLD5kM5aTXM6UmaDd",
-	"GrALzdVB4D1t9gJHbK/R/a3XwMt9c7mPj/bQq3DfiuyORPuBkmFOE2ASOYQ99UzhwDcg4pNxMHAAV2hi",
-	"5UiseGHpYyepUCqPqELaAo3MMz0BD705vnr7Y//06uTDZUyayRLzp3XklAkqlCE1LuWAhaOwbywvmn/p",
-	"IpvEre76BeyJof2yE3hUhQu66QoVwm9TVXTVARiqSxVut9qWVdIKZSubH5F/T6VmYTyhz1OMMczllORs",
-	"InP9VaUhnkOPUijJJvqkJf0GCuU2PjRH9nHZkWVO6yU+ta9DWae+Vf1N1nu0oafIEc26VbY/cv4cp8vv",
-	"IhbBtZrQPOdMESnYGsfP2en5JctvecI+CXpLeUYHGXsEE5tvcHG9wML29y7hubG798Cro3nmrxyRnOl8",
-	"TtRI5jqbfz3qOlPDEBiHAocrCg4t4Udvh9g7Cp/otKBa3PJeV8d0RrsNvDgQSLYWXRxElWOiMIrcbkRh",
-	"XL0SeK6bpb17N7z13gYqrqT8QMXcGkTqQauaU836GR9zzUK5ZH4m8LM5jfY6HTdltatIczDNlSb7nU7L",
-	"7jirroMqfcPmbq2REnvkq1lEOGIXzSyJBxvr1Aq3m1m5nMHKlxeKzpWNnUucRYvswJtu2PyZIgFhmnFI",
-	"vDhyBsMOquZeLVetCL7rKEi4IJNcXudG0jTjRIpkmudMJHP/rpbd6xADRoZ1kQBvgHgOlkQONRNkmMsx",
-	"LgFNU/tyOtWjvh7lUuuMgR39lAz4SZj3y5z/hz3sYJyGLyi4DwQxtd674/NTdOdhOsM/do7PT3d+ZnPi",
-	"Q/ZfSZDE/tOxy1ThKlwiNAmDqM0NmzvxHM7US+ZPQk0nRnNi6QeWcnoFHpsH0dG/qD82b+qD86dCUe3O",
-	"GqqIS2cwn+yS6leA+5YkZkSgrhhDfReyEL7yOemcLIQSM0fcC1wRwbgeGblbnUtMhMxX5Zk0qRUJXI/k",
-	"VBNaIg6mR1DIu7jKuYaMDAqmv9ul7vYTkUg4XwJN0zuPUgbGRDO+/g+fxBC/iVM2zKhmMThB8Ia0VXBM",
-	"3Zoi72yuWD0y4vZwDesvE4rbRjuLuWZjFRc26zJzlWVsbAYBTzXB1QUu0yLvpwVc9KscmEMHXMeEZlKw",
-	"ngh8EYXPAT1TYzoHKWSEpXmd8zk3YQQ/nb3BwfbPTy76P5/8E9zlS9VHNDvP8VDjUjyc2x7iQfpLsOBD",
-	"/E+Via9wQL06ePXqZaezmQPK3Pyi86pwQFUMoOgBFtAS+l24QW9JwBpybOF8+j238QPcTz1RM5It3E81",
-	"y9cT5fWzO9jaB1d8zOT0cRkAjh20fVfArYa+XbKwWVOewvFnDNZbBkocH7MuchrXhpmlSBg6PKnSGyh0",
-	"YfjrVch1NvvTj20jlitP6Em5rTJ3o19YJRaVg2dWs7AfJ00pGBlzMdWMONfhbCQz1hN2nF45qIzbCeut",
-	"TP31y/3vKZuy/nCaZVW5ZA4XuGqV3r3OPiR/KtI0p8z/fTr5dNK/PP3XScvZgkbRybeKZgcS5f/gU3Yg",
-	"GyxrMPCnWtGZzG+C3A0jiQURcoY8HzgZSl6PRVdDT2zqayjTmSuYP2nGxeTsXT2BtwxocgPbSpGpyBlN",
-	"RuZV/onS6ysOUTPu0VRD/ngqZ8KM0v3QNz/ErU3cG5Dv+0T25ebejQ3kVtnL4Vn5a7s5AtG1H2QvXUlJ",
-	"xlTM/dc3FF7hrJ6Czx/iQOnWO0ek6Ill/hDSjC+Or076708/nF71L87NqRv+8ubTxeVVfETM4vVE2cti",
-	"94X9Xr1HxZylb88+vv10cXHy8coru/6Fyz0u2i2E3bPGZmdCW0ZTzsXCbD79M9UTha/l+NPVj/13x6fv",
-	"P11YFfvD6cdPVyf2w6TqjImsSsBSZ3r2RCblDYTltZtmq03O8ojUmQgRHJ3lJQGfCdUM16UnjFXgMtGM",
-	"OmM0GjNBkNUzyrUVUi52Qo1hC3aEtxkKc+GoJxKXqKY86dw2AK+Z9OnRY/ieS2dD+pqhBnbJoi2Dujyo",
-	"RHYYYM4ss1/8kv4qB314NhgV9R8vm1GJnBqVbSo0z8xXMCFHRSS2OTlxT/isHBhuKYWvLPnMEAfmFJzm",
-	"qtUmi87Enih5E59URG7of1svHyt+OC8fn9QRF+pte4Xw+1T+9gZyrzTapzrfn9i7t6Vrb5MlWuLiKy/W",
-	"5j6+rf14obX3PFw/PzACAyN2YButZO2kntrmMxOFqieqavyDKJkwjdrWpZG46tOLe6J5/R8+icymLpIr",
-	"ljr61nnxjL7upwmC4FjM/+b8A5VjWcyx1A38BxERRg90BQNt8haCgSnITkwamWtzFzPDytkOA6FtWCOX",
-	"0+tRTwwzSUHuTyQXtnQyYDjDElARl2XSLMXdzrXcsYtpCNa+oLMPTCkKdr2/uqNu+GRHwqBptgPvNjIN",
-	"0lGixrGai+TSnF36InCJLC4aT119DWRRh6VwSc7M0dZuRI1JbvQJzdG3ZOvJ1nDLT3JwmlqnjCvB+cU9",
-	"+9kzLCbIQWGDsaytAyxIO6RpynGW58EohjRTbFGjwujyxHvRnNJyRMz6zAnXbGxOX+XWB5mKjlk5VbJd",
-	"XiTwUDS6vxhBOpONyPDE5wiDsa7M7L5KJvtQLdUFpq1455I5yKmR/pqMpdJkwflRGlB1HP5Lq9bDc/w9",
-	"1Dad4jNFaRPNczqHizir1W/zxWbvOMvgXLjdqKxWGuq3yd9Bexlzrc05H5bWuLrafJoxkoykVDbyHhJg",
-	"+4qtTbdOhV2RFo7C67i2dvqOKeUw4EvlznWZm7PPbkHLrM8U8KmqMGGJ28DVOc10DVf6hWjc7i9y5QNX",
-	"13+trkIPL5KJOcU1G0ebTm5rvq2yasBzq15hywvtZJYscVgyiHOtW+53YKp8cESsLrXj8xlUhYNfG42b",
-	"RSnKXFpZ+R1/H82xCrt4NnLpw+b3Ic9QVAzNbAiEpg3xZyMGrlOGNcYLOwZLAHd5ztXu7QGW57XndJx1",
-	"g2q2Xzqf21r2MSO5DRnXXTKGjDmbo33wOVjmwVRbselSuu96DZth98thcedinbsr13yEkHnwgtuy1mK9",
-	"cSXqVvtHqH5bXKT3/JYJptTiqjql7bcGE9Ox+Zy8Ma8uFkLeNOpKYcMR2pfUjQhP1RrOQ6OLp8aAHnKW",
-	"R1i6XlPaDlX6E5mBOQYaWAylflY67VKjO+z+hif1ffnk2bQ8fCjzMTV6zXTK07rl/0kOLsBArFPACAxh",
-	"lEshp2DCViQhCFSvA1g9pQ/f2+/sv9jZ29vZ37/a63Q75v/tvf2Df7ll7o+tLtU10jJqOGNzxdMHe+Zp",
-	"p/RsXCBfJ63rFD6ATlg9/Of/CsyBRli+F8j6vUVZb+m0cCDnU2ZdHHg0/SoHkRVZVpRzsL1Azi4Ic67r",
-	"zie7GHahB1JmjIKXPFyeRWFnYTOgwIc6pwFLSfPi3VtycHDwGjlUDoeK6VaZF1estee/lGq2o/mY1TFh",
-	"hSOWiWJwSoAkPkJrYCog6oMrAr5iL+PNdYwEYLn5wjdLDFdLD669C+SI0AEYSug+0SMm2gSroMG5Yp0p",
-	"hS8FHf8bkAmZejMybaXvR4/TMLbRBsKdU0tJCnEElhN7J0i+KkVhecEjL2fCe+ZkXnKobcJ4zzenaHFK",
-	"rKHoJd74RCefBwKx349qlJ9gu/o1qe6UJQfTpZ9VeS3sK11RHig0UpM50xhtSVtkpzftdA4YmTABgZxm",
-	"9YJbF/e3F4Lk/+sJtzl9cihhIlXWg4v1QzS1dVV2PcmpsKEeQwJ7q+OCnvBsgC5f4AUoE5U5BC7Gqkso",
-	"+feUJ4a9jPV2LZn1WLs5KJ1Tfj3SRMueMEJzyAXNrNSIbD2jVqRgY+scsIqDJZtRMfCNZkFwXGYJg1PA",
-	"F696ApRVjvDeBV58L2m6QqP11aQjhpkuYzaW+bxyIkMcPp1iyKFvlPpOu7Mfwe8rzrZ/Fbgd9pxcfaAt",
-	"fqY64B/ljGTS6sour+QGLJIxzzIepAYXQELt5+HGlVMjvz2lxHQ8YFCdG0xmyUHGVVB969zhLjjZpCRn",
-	"MKScKQaH6PoDbXOZ8gdSqAtC1UmKgOHec6XrHQaOjKrCd4jFEASBVSU/F8i9qJfbLbLwrb+V3jKit4wI",
-	"WSyi/y4ZsIROFVhYPC9bZ7CT0cSlCn1HG1m2oS15v8QPU8PiJ+DJWhzikQ2Nzmg+3plOooprSwHlPNWo",
-	"smo/Xoy9UiPHLNBnNppIKEIWJlJnbqtCaNVxyAeYzwWUOS3O/wOjagqoNrgyxspEjvNEKbjEGrZES02z",
-	"GnvN81nJY7fSC26fwEHWLZz95gbudHObe0+FTsXAihfW0srQ80TofF7vm3EeCTkkdAESqCLFtxHFfxhx",
-	"s5Qo9cIFd0+5Lr5AS8rn5EbImYocR8nc6A11njjV6P6yhmQrLu837j/X++Y258Rg6TfcdUtp9YFpCkmI",
-	"tTxUohY4FhYpRniVSuX3nOZGu5qwhDs9SbEJzWCjTpimGRnjvsYUPy5IMm4XOfVoraPfHAif2olAeOVg",
-	"v1Ak7oxyNKLmIsIH3H/eRg+xSGa2iHT1pzJ5zSF9JPjeAXxvIpX2YqBgEyWHekzNCKG22KzwfcAmWk76",
-	"N+HFxk2jexA1MjpAfmsopqWijpUSmUFZ6S3Pr7ngCW18voeve4de+HHv2Ct9YXFyQ0b1NGf2exOa9TOP",
-	"wgh/zngKf8GyFRfxT7z4uaDJIY7J+vXRR5ZTza7njW5jxoyGDIop/hPGdLvX6L7uRGaXdPc694HB1IDc",
-	"iupO83/CmPGH/cbi/ipx5G/LylyfKWIsweBqhAxrlPVEiiG/LqttD2Xten/ERi7hJ3BEuL1UR4cCksKX",
-	"/vIM0/A2d9xfwUsuJyypOyTXK9MY7IXI6TKdus4/8ntr1F5ybEHYa377ZIQtiZ66MSjNJooMmJ4xS2cc",
-	"iVOZXAY05PAY+x+sJ3D/bTzES80mSwcYSKfNxleEjgCawQ0Uhv3EgwvE1KpXXOBtF9OMlf055ek4069w",
-	"Ng15rrTdycjM6ohgwtgMXVae2SHVQR0VVfeWGoEYIE1DCyEJo3nGWV59GO1L608oiomdEC1U8GLHuGsL",
-	"u+FBqlsomes1sUA/La+pMKcQzYq1LcLfhYgPVnxhwCsVogWb1bvECrSwYrBeWhbbu8TH5V1XcFEw/aWq",
-	"VyE8aneDGegGyvuDoG4tyJNORpeaLhNZKBwSmmWABA1QxhA1UPw/zO9FQYVUDrx7xObgdoF62/Fkqlkf",
-	"8pHi1hECSGMWPgAtmqMSMlkxhAhIi0BiksgJZwqyADXEJpSmc9JZtOFgOH0znFIy16tAznOhXxw2Arjo",
-	"vUW46KhRGuwG9ZOGauXnJlP9gOdwwhs/WGHlYPrVoVSntPDJOq48Oz3/nmqqbQ5d1SGIR5grxsGyULt5",
-	"zyZMEI/lTc5zqWUis1AIvTk7e9+IGp9OP169sv/de2H/Adqn+Qcslb3D3eCuu8vvzuHnd+fw67tz+BHy",
-	"VcvyzN5Qx/nfzwUd8wQ2gJX55cme5wzT1JzodcIqkTRjKmGgD2J2sw7zo7WEfVJsnUWmHdO7PlYKpCyj",
-	"8/6YJ7nbQSU2BqDB5YzcqWPkSc6GLM9Z2i/vjbrdrTRG82DEbmIpjBoVvgjnn9DJpBII+eXFYSiBFwa5",
-	"OLAxvVuWeFS1WFfRZwnbntTrz8cWlnENmwY5810SIyKN0amtGwnueaZ6wkZBjkicyJTF2BIgAcAWOSSx",
-	"zZKMW1h1XGR5YuExyr9ntnqjzBOYfLq45ZSG0pIxNXzKdswRDT+Y+x0evf9u+VioYvBtbnNQTWbA/LkU",
-	"187HyX0ZAMwOQOe0JKkkdCCnuuoEWIT68xBAh5hfqSCk4gEADz9H5FpqclA31DBh9rfl0NCQBhERmilZ",
-	"ZE/bhMKd0+9tvnF5nDXpt6tTNJyWAEtWGtoS3gR+C9IaF1h0sbPCBlI1SFFMsWJwZ69R9pOAV+eX5+29",
-	"6KD9PNprH0ad9v7nCC7YgVoZ6TwgllWcAY8+lMX0xppVOElGkqWO6s6QKJPajXGFQbqRFn92em7JeQoD",
-	"XpfWuNIu8yCJ0qbJRGQwB93riBhB6IosZkHe4sb2RjHSMzx164yiUtOPNW87L26u8qUl4momLBKClzFQ",
-	"0ACgAPcvIetbx0vJT4astt/ei3Y67cNoZ6/9chWjLbjP0Hu2hNM24KBw1DXdCZbcf7txP5icirUNYCZU",
-	"j6rdXyp5qwvjCFhzc4bCRfzyHFXqBeFGuoq/jJRaYk+48kLbGsXH8CGf0UbToK5Cmv8c2WAbdAKyMiVF",
-	"na0nQLFhuau3jCO0Sgp4VqPQZPPWUREKsrbxM3CYXTMFkSN7dxcq1QLdOSbNwsBrRaRiySAfWGvVjcUO",
-	"1PYWiIJXIt3MOws7sdUm6MmxxpUPPvrPQpV58ETbWU83jE0sTL0t/k9oMmJdEsN/+yOuLegJ/j3mSsXO",
-	"fqpTPNxT2xgv/s0PspT+0BYWuka2uB14cIv7gfW3oFw1QdQ+bsfpvr+1+RcFK19a0SX7+z2/hVlWsjLs",
-	"r17MlTzOPhWwMgd4asl3wDHyFlztdemLXEvxTDnzCm6zOSFBMB7yo5XbMQkV4CZnde4DKOQuHxlSiLt8",
-	"Kpa5hq0YQvNqA39hjbXpNJ5tpH5AFxQdFZuqs39Yk0dA71aagR8CE3BYsVuPSKc42vBn3yIDvUApH2OX",
-	"MUQ00XApoZPSubf//MXWNuzmx3ixub8oHScZ1WYOSxmlb/69xnW6XMPAKwOWkqazEY+I5/USl/tOYRvp",
-	"F/WeTz+byG+ABVaJvC2w2l20SM4FGQGgyfUuJT9HcO6DP8m1pnJeo6t/np/0resI/u38R/4PcAb5v0DL",
-	"9H8Bs8Ff4VOlh0rPlB6xfib77+Im63GCf19eXZx+/KHsdwofWBQffFllmN9OyiOkFaipxV6DPRmXlwuc",
-	"FXQgbxnpHJEdAAWl4f4cQgskc2vZi/NwJ87B/uI2qdm39b6Her4sGMWSaRXPhWkLFZthSXTzZDzRc5v8",
-	"buUZ+DAQFVoUPQubLBnJ1jY2HrK+H9L9RqRZKdK2sgjWfz4UYDXeExRipBlXRZqFa4gNReIS7TyLItHK",
-	"smgLyVj2eD59fEeVBd5CMGcVj11AQGyBwTZfy9y9YI1+tGkJZYFuhft9qh96BuDIVk3eaJ9caZ6oldll",
-	"aFLZO4niNmt6Bhn0LuBpjDua5FIpmwerloZynPW4Ke8HMazKQW7+t7gTCsRygKeo04l80OuIDFgmZyT2",
-	"Djp8KEYhjLYfoNFbpZA4pZBMppoodstymlkFiyNmhwsJBL1Mt3fyV8ZTk3IFn2wiWP6w7hxpoXqcQz17",
-	"YTiXrfPyQPc7jxmpX9k1C1pxJNxHjYwq3fcvWpE0Ym70LlQ/iYUMcMule69fdkjz09XbllF1jWyDSv7y",
-	"nF++fv7yxYtDy0yP1mNTbv1eqxTFh+znIAO7TK1FZlncA4vLFJW24xIxcV5yM9UX629e0lONv9nITOHL",
-	"KvUXLrc5tkixcdimA/SiqPSbdYwsNvOIq1WGC3fYKrf7ekosOSg2Ff+VJV0pmy/YRCquZT4/FSm7C8IK",
-	"S75dpqsZgG0UKkU2r0mnh/SRTer77tcN8L0sNZGqZF9vwDy1SA/eZoBkmJA9rL0P54vXU3zGqhuVbyjk",
-	"+gQ6q1YwBAkf8mvLKEOesW673cbwnQPrAjfDYafTwlRzKggDzdL2e7JhQ8i+p/jeMnct0m0tJX2JziMU",
-	"EVWnXfx9NDck4Ip8+nj8t+PT98dv3p+UdQoh3Rl+RM7PLq/I7u3+bkHO3bC6HJYE6c/1suq3Ggl+cXL8",
-	"/T/xUOXaZz+9Pzv+/vTjD7bpCMdhqKNwqP6ZchGIQ5rx0Si/+E5tHTBzSuO8QnMTRtKIGvbbjagRfK1s",
-	"5rlbn1qUI43Wbv9PItt8f5WvTQVWU7EJE6kRyDVRSdtjFs7FwhUBaGzFVhsBgxMmFBsPMpuxwzVJRlRc",
-	"I0yP0YYeJk2W7oog8lfrbNjq1AnSXdZ58dytKy3dNVlXDw7N+FDZbyUwmNUG/Gr1ZJUxv4Q1YQgB1T6v",
-	"XKMz751bJ7d8PPBLka9uPksHX4qvLWWx8oZ5l1EdkVzOdsb0V5n79OShbQaIiW0OHCvQYp4EDeXJ2Ngv",
-	"xBfh3HUBD7jvkbx3CTBhy91DXmmseh6s0ocOjb7F5cYQaMkFa0W0tY3dLcUZs43rol6SGNm68cGy1z5o",
-	"d7Y3EwIyLCOkW7VluezPVOCzBLdjEyoSkfIYg93YE7lOlG3ri3Txs5qcKjB6zEjYLVRlrE5k5YLUZvF5",
-	"y/txBnKFDV+/6DzE1qystjPrVixuybtTU4u2vSem6jXawB1Tm2+w0uasuDprhfOTnueLKuxTCDM/TPe+",
-	"uulWyk1rqmGhCHbsimJpLqe2W32Q8FBfFE1zzYc00QjmuvjuN4APG2bmQ7mKKqVT2MZO6DwZTHmmd4wA",
-	"AIOgHJ3CFp7RJtt6yYCM2GFK8zHVPuk4mOVQSj3JudARGdO7Zq5UP2WZpn3bs6E8X/K/ZMToJLylPF7b",
-	"8mKjAbO7JJsqGwivKAVG17XVHUYXtuXKkE1kkYfBTtR8zGy2OyMwKAWAtzahpJpbucyJXJ3T4oB+yOUM",
-	"MHXgSz9IIIMRcdB0Fz20rtAkskXllPzwljQt/q5g11Tz20rw8bDzejNaOV61xV+/a7VWhUfWEcsm4mBp",
-	"FIBtEcW0LYUoU24NtbZhri8C0uD60VaEwCJJalgq5PfyetaKsMdheiourjNWA+pZrTe2Z4Ewh/DB4fMX",
-	"L1+97th/4bFTQd6qQHStrnff1qb8hqK5CLEINFzBIUvwMxcYYBNgzK04YfXSfzVAqy8JZ7mE7ojoXJeP",
-	"fvHuLXl9+PwlsfjRbXIMUUeUcD9eXZ07MGaoXnUtC6iPvUBPDIiq90TRNZ3mzL1RGd06IuZHMYfE2S45",
-	"7HTIQlt9hM7BtwK8R09Ami1TCZ0wwOqyGOLaNQ2Z0FyxVkQOD/ZIjFeDjj6kaVHeiTQTeHHYEz/zN1ix",
-	"8byzR2IhdZ8b/hozoVkKI7jKqVBDlhed5/AwB/z8ZDQVNyxtPVVZR5dUiBCRUilH1BOV5sARWWgNHJEQ",
-	"Kh3aGmCT+oj8KgfBfT1h/i6A94M3jJkeyRTuhV5W5vJC46WILLZNMh+vQ+OOeiLsMRGRmgYRESl3b4Dx",
-	"+m4DdrilDgQRqXShNvQKm0tHNujcd3nGpbYwnpxB25aIFL1f3L9Ll0stWyLfNqjvUbgiw+lGY+5z0Xct",
-	"MyJSaScUkSp/Rj1RYcAKbPj6sh6HU/+F6nrAZ+WAIkpVPQiXpVaU8XChNK2N4V65/PkyZHD50w6n9ItX",
-	"CLk27NwWAGLbdWjb4WXilkVEyyvFr7xMRSwHQLUva9e1ngPbF6BGuIxkromajsc0nzuC3nCRIhB1zfBP",
-	"kafIUp5aVhH66eI0RChe+ZFV/QnWMHXloHN9D4AAQf225fxNS7PKKEw1JaAhfpSz1yBRapFJy2L/WvZB",
-	"cTZiM1lrYsNdAJPoDDIcYzmpyvYV3MhqcN9Xc7X26/BBi6clB5pywdKi/87ZJRnMnbFoU7rKxsyLly9f",
-	"7u+92HRcK4Z0ZQhtO9PI4SPGtP9878XzV/uHG44JNWZWdsQd7tfdbAykJaO/WLAKy4ZjjT+k1s23xrVX",
-	"jCCqZbO6xa8QvjTnuo1xwczJWIvS4S+52UHfPIRrSdjm4HtXa2D8FqD1SNMcD5A/Bia1ubHwTRXe99aR",
-	"DceD4IaofsrTNvm7eZ2RJwmopziJiFBzyw4+kXFox0Aoed45IGNGRdHJPkSERaQCkc2Jh3VsQmbkkN+x",
-	"lOQyy+RUtyx6etC6BHIyngojcNlxgogigF7KynCBZg4uku/mhap7ZI9+AJgvFb45hFXfwH9EXa6ERSCC",
-	"MHj/+P37s79DU66T7/9fYwi2jojScjIxH4Gde3n6w9XJxYeekLaSzhIF2/hhzB8cifHlj5+uvj/7+8f+",
-	"9xfHpx9jMG8FvE21yjipDrGkwDdx39wI2aQee30lPuEFw6i7s++Ww1ciVws5c3MLUm02gVA9WAld9vyJ",
-	"IFSD4MVDoFCXOvCe//kBTKNFgtVyRIAHVItJWxiwyBG2gCNsZWmkcV2jiAIubQFeiGrzxglPbpCzRvx6",
-	"ZH7xb63A6JDm7V6HWAjl29ewPanmCaHZjM6VfVNsH4+PiMNnwwa4yhy5sQVqi0vYQjASFxRNPJxbFV0o",
-	"wHt7WJUMdSMGzxaMd5MK2wBcblmK4gZcX1ENWZ4wUVSSFviIKYI+TYy83Ot0XD9BT0wz9srur0De1eXB",
-	"lKWU5Yk6ZvT4VrVhTwxiB2CpALi1yHaL0TBjtqU0T7E0qD43YAWJMWBRj/f1TAVJfISqYJwRSRm0ODFn",
-	"L4B78wUHIKMCMA5eHUYH7c6L6KD98kW0BzAHShuCddqvDqJO+/Aw2mu/fBl12i9ffF5LZFcphfOqo3SA",
-	"xFZD67A1isxd9gddQH9LWZLRnDkIzYrfud7qOgnhd5oWvDEi8I8Xh+D8sP8xPw+kzCLSbrcr5WIF6ONS",
-	"aVzcfLcyEFoe3vfllIDl8X/SnKopzWwSKuQbl8eIGJ7bJQVsksWUro28lo6Mpctbd5hv71gHjEuWTHOu",
-	"55fmyMLFP57wn9n8eFrXg+ZYuB6RbfIzm5stM2aoZcXH56f9n0/+eRmT3eKP/rvT9ydGptvsR8b1iOW2",
-	"p3HKblkmJ8BTN+Ztccpud27YHOvgU57oCFTXvo3sYnIsTcdcVG7rieA+Iw3HXLTA70sTo7Sj9sYFOOBt",
-	"L0urwfiukMWyUiAB9hzkYihdW0ea6ACy2KYijikXYCjmRoOb5lngcbjmejQdtBM5ts4H+59FwW5fZjU2",
-	"557NGM2hJ4BF0wbP8Y9XV+ddEnarscEKQx3gZt+Y12yGCLpGX2OI/lc5UNYNCVYHeJZEigTjIOENY/VE",
-	"T4SgxbCXvOwOQAp8bwS8z7dUCBAHPJg6LdB75bAnUB0J8cFtcKlQW+TYnP9eNVgeboJm1nBGxxGJUTGI",
-	"oX7MnX9xKwxJYUY/oGiIkjrk2xUJZFH/bdf6ymbsxP/YAbVw52/uukX4MZT77rvjUlfh9nffEaRmEZJg",
-	"dwmbaBLvjqDdkxn2LhgL8K8xM/aign+nMlFxTwDr78oJE3TC29/FRDCG3UoX+5q2yTH0ccWEc2jOrEgz",
-	"tkwRRz0RB9vFfAXWP24hXbCbMxXBcPFjXEHcRRiVjGvVE/HdjhNz2AM6DkojmmcTJoy4OGh3XMKuHYvR",
-	"TawgUa02OfMgWD3hJEXNqymkBvtutWaGTqqbG8ysg26uQRPXnoDeQrYV82Fnr9LP1Vjj5m1h9SsS4bBz",
-	"QGIfwojt8p65tkTJiBll8LvvoEEOdGIWKTbYQBrmDO8JvUguDOSCV2LeE9DZ09VL2Z6mmONCffq/2xXX",
-	"tuA93ut0oAMsF1Nm104UvbN7AsIUijQP91+HV837u+Rw78DnsHMrWaAD5MXJ/306ubzCPswxVtgL8MyX",
-	"g2pBDasxyyNyuPc8fKOQGnqa2i8fdjBbB9z8XCNvWnpC69OBTDkDWh4LV9IAGJTu6hx6V5rlTtlEj0gz",
-	"htKaiMRwTmPphK0K7YkCEsUaPowmIzJmRq8GJ0WXUCR1YBxJYz3PeALt7A47nZ5YjAtarzOUcUA5F4wv",
-	"t4uackWvc8YIFEzzxMcV9EzavtTtnjgWrpzStW4F7qCFcMN2gGb5C1Fu2DTevd2PMQvevqLVExDAsUFB",
-	"u4aX52cfL0/cIprZ7B2QeDFiFncJVTewMuBUaQ7ZjOU9YbEZcpIDMr0RpfBlB1pVTiVuHdluNtWGXnZk",
-	"Q8ozu7dDzxoXFvPOdflxGwxA9VQhNw/v7jBOendn24RVI8WkGS/rthy37Jfp0uinRdXz0j0A0HONgM1n",
-	"MyVdInVP2GOgCOH4rtJGvMOwPRiZnYZd86kwdyE9gflwt/QEJRZkJSghWYLEZgHDEcSOC6UZTY1c/62H",
-	"MHG9Rpf0Gu12u9eISA/iEpWfijkGF+5j0owdqqGRi0bIL/RTbkW+NQngk2NxBgosC2LYxf5tXrA/cxZH",
-	"2hNwh7JFTIamFCNwC3TxHotC6jQPO4cYKodYsRkK7QkMGBdYWL5VM/Sdbx52npN4MagcW19vfGz+jl1Z",
-	"lQ+qQtw/iPQHvsMw4m/eX5NAAHkAEXne2Wu5Y2MJqN5338Gkd6Hgy1ZxLcOLbP4Maebkdj/qCV8eY1TC",
-	"3YuTyysPGtnCqfk77Ga1QKrlIsYIpT8oPJAV6PS0CA7oyJ7aEbEHiqFSqe7YyCJFYhcljR3IlCLXsidK",
-	"/nKuFcuGpHn28eM/bEtiwkVE4G8nXORUt2zz8qBjcpF02RMgcwG025z6yDIgzMd0jkaJO8tpqUk6IFd6",
-	"opiJID3NOx0bQ5d1rrv2HLOUQ/QLvyI7PwJP7LiXo5UFyzdBBNfIjhISNmbcSIHVKEJBNbsZWDW+0BNF",
-	"5jwoFsCK0GvK8pfvKyQFkgQOU0sdwFYtiOKU3vFUaTJmzMYY3emJbXpu912R3W8FItt97GFjfNkVNCKz",
-	"6xzq5WaqlIuesJ9DqeBUdQJqA/xiVfYIFTcQA15zd0rTLTd7sglsCi0HMWSiOYPjx3u6Eoqsji1kp8nI",
-	"AUmLbO4UFOV4j4q0J/yhht1sYcwFzEBE0pzOhAv9WbceoWNs+SXNyha8jzhp2HytlBFHFTIUmqIZT5jF",
-	"Q7Tm5PGEJiO2sw81FWUzcjabtSlcbsv8etc+q3bfn749+Xh5As8UcfmijqPwyu+1n+M91oBodBsH7U77",
-	"AFxNegSG/y4YAW7Fxz44fc1qAg7ndQ2QgHYYPDXTh7DNjKoiUdywCL1hEZlkUxXGKI2UgGZJ5AOI6W7Q",
-	"jMusiuuMIxjogBAMP3J556DZYd81L6HRIaDWJtA2zcrJZNdIpV3Dlw5EN0hTNtali/ZeMJp+YGOACIjD",
-	"RGV8CvM18LPXkMVrjkrzUVS9bYgZtQeXBVuX2w76YMrVTZvE8JQ/GaxKZdXKi8vLnsAv4ell32k/BXSG",
-	"QDve0ybvwMOJ4f/im5a+EIgztuaalHHSjN+fHX/ff3v28e2ni4uTj2//GTsX/x76XcY0vzGHfeyzdrsE",
-	"km1j18xnXso0B3XBf/WZcgOG3eLP/9PUAWXY5AlINQQlC3h4v9NxzhqGRTJV5QWiGxCgWRv3CTuCgS+o",
-	"tgpiErZAAFBJmZfD7/dR47Czt+xzfvy7nwKbFB86WP/QO2ecwhN7GzzxRqbzj1K7Qlt4bv/1+ueupPxA",
-	"xdzhaZrnniO5Vz93anPiECkbvI6YIVTQEOzbkJCNqKHpNbTWAanU+Bw1qg6BRtdeM68sC6/f4KDa/c0K",
-	"wPtdjJZXy5N/qR96cUsR+4POWpvcbA/hhuvIVJMAM+UZ4AQINgvazFiucQdzIDVkluJRqWZ0gqeI2ZJy",
-	"zM3BNo96IoPWjmJnmEHzTw+qgokDxCL42Pc48SZIkoFDjGvreYNaNDbriWJUxnArUiPCtyAeqGuX40Rm",
-	"gBLkTTOjdaDEs80KyUfpvRlGa6vb5Bjv/mAzi7/YJi+F1Ws2+RWSJGh96OdsN/YGO+BNUS7/FWVB53D9",
-	"Ex+lfmfO0D+l8PhR6h2bBhOWnj1UdkC2rUKcjN2UDabXTpzg6bhUF6o0x7RnadA+1LfdRSXF6BHkGDQH",
-	"6MO7M524BpqE655AlJStOmnW7aD3XOmgS6b6ktuo2l91yU6qaIzfzsaVZyOuu231kc0Ljtqew5GdJ5Nc",
-	"DksMDr/sQhqfqrkwyGRyU/N7Mk5hpy1e8Ql+NdeMHlrz83iq2V3N7zaPveaKmo8HMqu5oEdGecYm1nWX",
-	"c5r434sZYwhm6fZ2JSj7nY7Zd0oas7NkWUAojQnVJu9kTjJ+yyBR0Zx/2GKtvDF/xO99we1ov7BkF7pR",
-	"g0uT37L2Y7bHQ9ncBp4b3V8+h0z/3hIvYHE1V5qNG5+BkX+VA7X7GzaVv1+6ZFdOdmL390JcWit9l6q5",
-	"SPx74jbBKanlwaWe6AlI5YxnlGsIGUHP74nMsm7oGsSgW6ALlbv++wolbM3eEzb5vhl73Lg4IjFmAmIM",
-	"09d2xC2MaZoBEAcYMKFKWSc1A9ekHDPVE4CBaDMYaVBEVVCEO8goQZrghLWXApe0bR8PGamowQHcfI64",
-	"Iq02ObbOXwKRaptQa046M1WftmoRCJ3KZ93VYAePoQxLZhk48uDt4BKGZvqM5tm8lJBbGntUwES7lM7R",
-	"VKueSOUMoKHtUkhJ4DPm7YblIc56RKgbu+LjSTYnVN0oQq8pF24o4LvBQfcEBm/wBqUxzuLt36v++clF",
-	"/+eTf8Yk4zcQ1ENrtu5g/oHpn+SgEVVtkWVd5SUMBtAE7aJH3lwwdIYGIjQZOZ5y9RwYYDTmvFl+o7GS",
-	"DmbA2uymlucMqiEmFqRJ/HvK4KCx3ikzgkYUiB/7CgCFCAqMIQUF0SIOOrXQES61DRq0fikB+JMcXACz",
-	"LJOBuBXNHV9Zjf8LKuXmqQ1GeYmp+p+KcraKwvMD0zaMiCsTnAFG7GNz3a3M95/k4PR77HrtciqWnhkf",
-	"8LqLu53ncsz0iE0V0exOE3YHjnhjmmM2GGk6U73T7rQPWxE07ZnkDJLxIXI8ZHnajwNv5w8SG/TaAziR",
-	"WcYSLXNV6+ayA167Tcz4dicZ5ZUNUuSG/Q/58eT9uQVPs2kffauMn3tHa6FpVk2Ydk/8D7n65/lJ/Suu",
-	"6fSa9UTttX2YWTXzrHZP2hX6I6kjAReM/XLUKiZFH/UVNmLR9NbxDuaouNCJj7uhV5S7AAMpsBDJnOl2",
-	"ra335a28tfadm4ALcUGAKNcI9QtdRUHdcJNvlhLFW9+swRXWoCH7QjvWkBuLdvs1pmCQ7tUI2HXBUbqU",
-	"f6GGN/RPcvRIjOTMcC9EF42OQpWPqML1IuRpkZN6gokUkBswmawL6mLwMXgMHCVOM/b6n++oSG3RVg/w",
-	"JFtRGLxclukcLTZkYhPllUue90RxckTlhs9VdIty1iIgQqqoyI0RKb68J2jO7BaHuqiQgEVR1BId8Yv7",
-	"PsvtDJZs6QJt3a3gN7/n7x40cUB3YeucopJoe4kQfcWwiJE+Lo3V8mv405yOnWfHFd13f1sSSbmYCkUw",
-	"C7CUKeL2bCksB74sFVjjRZaaL48s78FzX/RvjUDDBE+2+yoIRfflmgGAtPmCez9Av1nqJQqhb2zSqnlt",
-	"JfV52ZfsE7vV2+Fzf2Tx8Wr9E3ZYVwimsbEQKYh+JeV7ml8zfPT5JhPzuCYfWMrplcUP/DPaeRdT9AeF",
-	"JQwFtwUCzAmAegnmrt4HsgIde8slxt9oxlOqmQphFCIsgwSvkpZFclRk7VBlrVIjRTBIRLiGLN6S86Tw",
-	"U/0qBwD3cQSerbWuR0xRB9eZdU6BcgAepp/O3lwWviVjBnvPlMxJPhVQHgIp4Yf7r3siDkFrYivtDLFd",
-	"N1nrlFOuRgAzdgujW5Empkb1BJZlYz9M/2X72cinKHuBOjc2Ms9Zi8zkNEvBMdkTbhaYilxMpQCBMaNz",
-	"EyDxAsqOy9KkPRFfMJ3PdyB0ZlNEFZ2rIqkLG79YNyGORrWJ8/cMWCbFtUtU6wkzfdt2ZICAZpD2Z9sT",
-	"UChKgoy0ojoA/brpmAt0C0dkTOc9gR5a5IqFY+QS3o4ev7/eQXJs2Bmn6Jv8rvC5zaiy62PhDGBDpX94",
-	"nfILHgoIbPVffSIg/xDqK9m+2NGwCwnLyw+I9/yGkRjbTZQedE3I4PkgX8YwtY3cKJBBMQpG7IwnjAmY",
-	"Q5obJs+4yiFbs7JcXkB7qS8nNOD13yTHN8nxV5Ec2GXsCwqOMOicsozVtZN5C3qA0xdBh8DCR+2DoRAz",
-	"hQSF1KgWEybAzWvuB0t0LG+DYsGeAC4/ItTrehKT0OiAilQKBuHQAYJ8QENFgeUppAkZ6CCLIsKHkFkE",
-	"seHIPJ5ylVCzlVpeP7IN9SBwCDeGkWfYcQIDzNhjpSd8rNQHes0sbGnMgBH/dJccdqxq527FSi9UQRNL",
-	"NStOQQ/3KtnRCu3LP0nFHPRxTCCG8kersaOGDkVDJfhJzEKmgnAb8PYlQ+yOK90T8HdzNqIaJg01nUCd",
-	"FhQ9CAmjsmFvWyKWKuJHoJ7hXEYUqs8RvuracobSRm2VEyawrnJeZB3UnQjIVu4w2Foch/3F8PSzqMeW",
-	"D2txfsz/23v7B/9qRI1SjV6jK6ZZFjXcSi57eq/9HJF4cN80uo3O4MXwFX2+v3OQHKY7h8MXbOc13Rvs",
-	"7CcH6SF7PnxBXw4a0TJoXfyqA59qeOaqQR96whgxVwUbHxHcUr9D1PjLO0E7G8j+t1IMM57o/7bANO4/",
-	"Iy1K58uvsCHLIerVp0pUH1y5ANgBFeQIAYutT0padFnK7OFy4ltqxV+Wgw1fbMS/j0qxcArTGhsL3PZY",
-	"Ic0spFBhEZUc+UX+cwgvFiZ79wT0tXVWl4pB4fLPZlCWibiJYHpRtcr0sgYRGEd/XcMrHMJGAQAVLbVf",
-	"v4UGvoUGnjg0QEuBAbTrHmvK+aa0tefvfqdDYkTfWYtf+rxzQGIL+xkXzm+wg6yMsr78Kn4pJKN6BFhA",
-	"ZYLc1GYNOGxRpN7qoh1ok4nRcigNIrI9Y23GcIB2AsXPHsUQgFbnkR0zwByU2qZaqNp4Ca5q7LMu/Cu9",
-	"zWTmhhW3xdy6ZIGsvsYTzSLfoR2RWB0eFdS39YSbECbVF++2WfW1JWMItvo4E8kBB0MimLM2kH82Ni0K",
-	"HOMa2XqyjLlIU+YOkmLZIkSWN6XDeU3kNEtbXz1nzm/4zQhbgWQuNrzfNJXtYqw6aFESrshvaInadsO7",
-	"tweYxgQ5A11SoJL90vnc1tI2VGwDRkrXgiIjYMovB5+h3NQcYhEZTHUJN7HXuOs1LH7AL4fFnUU2tO12",
-	"HNidB1Dw6fnF4QLf3xcYwaV5XyLLe/jgxcnWv+5pWPC8VFyvwrHYgFf9qlSO+yAct+6oD2+9v1+VclkM",
-	"fEmm5e3+6roPKAV4pkAQRiXxZ0t2EEklQNMAfxMcoTXVOmd8Uuns+QVVs8U2okuUMz/LSlbWBorQ2en5",
-	"g3Shs9Pz7VMooSXropt6E9Xk7PT8odrJ2en5qgQqJLEnXcBokk82zaC83beFY7uZbcG3VLdYXTUWYcmI",
-	"hwJcwYLvsfnZl2Q/+MRKpgNcr63KxuqZ4BEruUR02HXNFmvIYF0ry7ZeJ1ymC3p/t5eZdgVR2UEl0YLa",
-	"C8DyszeuWNpHKC8bry1+YzOVpDrH32m1N9UzHk+DFWfi1zj2LotODXwV89rEbd8kt/4cdFnXAaaUP++6",
-	"EMlGtnanI/Yk9hUKYTFCT4Dl4ltIgTPAomAp0gQ/QCtArPI9scLcauKq50TaE8l0PLW9NMLOx4imGKZI",
-	"z6hL6XGWQvEZxHQazHsCLURo7Ex8NyeHn2lBNuNlWFZdB7oI6kLaEwBOZd1IXBfna4BOV1qDXZcH7t7r",
-	"UulrHUxmu4ctvL+oIhF0RF4iz/0d37SHzbWHApUv2F2VDbSYjL2dZlHDqiuVXpfxjDqv4VvHlvjXJKN6",
-	"KPNxUddQXy3RE0W5BOzenT2b97IESd0jqAc3wJZttQk49wCc0aerr4A2XLJdykUKX3bHbFQQ4Ui9fTnE",
-	"2en5A/yWT7bhNomPnJ2ebx0i+aNs0g19kNbEWumGBEYoRH8zPJRcIZCFE29tv8e3DbE4zsSCi8/LRcQu",
-	"IkquVwtq8CdDOFAzXcCujDU8gXXy8TPVE/E10ziRPj4eW9B0hSAIhaCJx/SuD6Khb0SFRW+vg10M1AQg",
-	"N/SXAJBR39EBi8AcNndV4MxGTPRE9YOYJSNvGekEHlUyy7nN/x5bxNfYgpniw+DXxTeGy55ImjFlVB6n",
-	"B6G/tASnaRGyhBOvVku5lkTLVfLtLa7bV5Bu9ktLZFuJI74Jtr+qYCtv/D+NdAOzY3sMv8oHolVRaV1q",
-	"2FroSJXasi6JUZDFCKDrSpudctATVs5VRJuXbNQ6ojFQxC3cl4PIBglSqFY9UdWtjlzVG1dkmFEABMzl",
-	"bGdMf5W5C9LmRDClWdomb123Y+2xrRVWujiJZ08ENTK2b1FTiLF1IxlYMpK+fB2T6hDWL8TSVa4E1oaS",
-	"YAYFSnzQGyLoc1ABGJeJZnpH6ZzRMVhncBA5ZPXheghmbKagLPQNxMHQrY+BlYIx2ji0vhmaPTGoIjmd",
-	"kYxrnbEdJlJOhX0faUIBi8tYgNlScrgDnRtKD4RJBx70tRX5niJBDB15qE3OPKo+dIqQuR1sMMIuwSAc",
-	"NHzMMlfPE5VQ9RFfx0+x9II+ro19TwtRsjEI6bIlZnS+5JQCoje23dp+qXCl7ELZhkSI//L0CRYgP4cs",
-	"L5IrosYyBiu/1Xd5QqrVw1Z8vTSNYiI+Of5JZ7J4/Pvdu3xHYq0VwBthazGPkN71aqMRMjjkbfYtCbdt",
-	"ITkKNXEhBcVesI6WwEG35lPrnHbrHt88TeWvqxgBjbZOVYGZPSJb5Y+qVhXeDHO2Wa3h8XpVKYVliVK0",
-	"PorhQdI87Io3Uipw/W50UU2jAHd6TagetcA7SqtwnjbuAScXDMshfttYCNc21wTaAEHJZrXL7yoj6WtE",
-	"SIIPrcbDCGADvgmDP5aV9LvwgmtrLfMvmTJRseOKpKg/jQ33iLhVVB+3KqyVpmJsMUATt9pLRcofORbz",
-	"TaL8iaI+AT/aeOIfadMtC1H+N4eUbM75t8jSN0HwO0aW7Pn14HDx42RGtPH9ZfiuLcXMU4WljNQIqLV4",
-	"3tfEwlad/nZS34Iv3/b+V9n7b0uMvQa87y8lAJ4kcvOQwX4L9nwL9nwL9jwk2PM3L5G+xXy+xXy+xXy+",
-	"xXy+xXzWx3xAPG9r0W0S5lmqWv33xH/sifQtDPTNXvsWBqrUyv5XWZOPjiGtdCKtDRrZwX+LHX0TQ4+M",
-	"Hf2Zd2zOoB+WzOe7XKTQwHOJr6Xi3i0eDEsSy2G0sP7QAqcYAxtu6onwroV34t1F9+wxadLUaClYXggN",
-	"dyMi856YCtRfWkGDXrM+rE2OrSaHozLSISbnZ5dXUeHLGNM5WtVeVeoJZzMY/bYE4mI7DSqimEiXwISf",
-	"8cmFn8YpkPSLGcuVDwU4VI81bqEcdKsRYJube2gceIpP73XM/7wBCwjKy2QfMF9U21/qTyMMHyHY/nQW",
-	"WEkwXtXs4GcK1/TBtZOBZKpTKwBd5ksVEWwg69rkAyDLLMg4MnM9tsYY5V6QajbabeuV5awbNAQHGScF",
-	"Sbm6CWUd+BDh756ggqDQa9l+/v7xOsAqmjOic85S7Hka3H0tBesJwCiGz5k701xOJq5EO7ZWJSDzxARE",
-	"BvN9GsAHHuBlwdd7wvW+AJQJ6E6csaEuOtU2LSw7dmtf0sBsF0GtYkO9wZQD1QRrtckJLbCwwtZAXBE1",
-	"o2boxsSdjWTGAOA3dJ2D4eui84jwWxA+ZxYXOWfDqWIputAtXBdXpYZEwNg9w1w5h84Ujl1iV0yHUF48",
-	"Y924cO3ar0gPU8PStSfIewRR+uIHiPnOn/X8OKnm7hS7y+8kYMZvavVf8fR5D1LOpSpZxPVAZm90AgVN",
-	"9tefPSh9f9/TZwXTKy0nimh6w8V1ETw8CpuZIzC8R/PzUpILMsz49UgTVMzHiPDnUGTM2ZPa2OikBLSS",
-	"ZNILTTcKOvee/2IOEeIlpYD5oZ3mB4Cunz4e/+349P3xm/cnscM3xDPDeijhAIOTMGgWnjM4IFVrrSz9",
-	"JLKvJE3xS39mfdwC6SnizCtETcfFcgffN3H6FxSnyLtb5b864VnGRfqtcTzhP7P58VSPGt1fPgOyIuzZ",
-	"uj75ATAZNvNC9RFai6UymY6Z0G3yho04pGJMcnk3j0h8/unN+9O3/U8X72MLDQlaHjydkkROjMJK01uW",
-	"a64YYGcPlMymmpFPF+8JF0ozF6+Y5lmj29gFyWwnXR3lZQBpCzkhIcatx1NqFxCTBWb8Ilo89mmTwwU4",
-	"bxW8APC8F58OTS40PoJnvFdpsS0SQqpFQc0BYDHZpungVc2TEVM6p1rmtgluktMJy8NRWSTHxS+cgfiV",
-	"OfHtgYOnLJ/UTIYrYmRhThNtc20GuZwplpNPpzAqroP3pDJZRpMlKcTkdp80saMxud2PHIjEj1dX57sX",
-	"J5dXraIxiYtdW+iHchJMl4y0nqju7u4NsFj7muvRdNDmcnfGBoprtmsGt5uYo3Wi1S7NkxHXLNHTnO2a",
-	"d+1MMirY7u3+joOwBN6zMzN77P7z/f8fAAD//w==",
+	"7L17c9s4sgf6VVA6tyrSHFqWX0lGrvuHk3EmnnFiH9vZObvDlAiRkMWYArQEZFkn19/9FroBEKSol+1k",
+	"HuutrZpYfAGNRqOfv/7aiMVoLDjjSja6XxtDRhOWwz9P+IDljMds6z38uPVWcMW42jpl/FoN9S0Jk3Ge",
+	"jlUqeKPbeJNyms9IQhUl7E4xLlPBu0QNGcngEZJy0p8pJokYwM+/XJ59JPhJooZUEalorqS+FvK+SGaH",
+	"cFsfX6zfKHJJBiLLxJSkqh3yRtCQ8ZCNqB4Ou6OjccYa3Z2D3aAxSnk6mowa3U7QULMxa3QbKVfsmuWN",
+	"+/ugccFUPts6GiiWz0/lksWCJ5IoQaY0VaTPBiJnROWzlF8Tek1T3l7w6ZUf/t+tDyJh2dY/WC7ha9WP",
+	"Xw0ZucWLhiosv2UJkCJn/54wqUhT/yE4I7mYKD2meCgkI9Mh46X7OB2xhHDBWWvBgBu3uw03TqnylF83",
+	"7vU4xzSnI6aq3IDMYHhhQ1aYpmpIKCcRHY+zNKb67m0RK6a2pMoZHUVEr3pQ5pmQzzNNaofjZurzT6qW",
+	"MA5yTaqHiazXCBqaTI3uSpZ/MLP9IvonP9WvdPRF9HtpEhFK5KQ/SiWse87UJOcsaZOr2ZglhEpCyTij",
+	"KSe4RoH+KeUkFlzlNFZkp91pdwIiRciBFFyQOEsZt5TR/9IMY1g5lSRng4kE7pge6lVJE7xVE0Pq57+I",
+	"PmnSkI9oNhC5ZiT9gpTH2SRhSUu/I9rv7Ov7elyo3kBMeBJ59B1TIJqhLk60ETT0kqU5SxpdlU9YPVd2",
+	"+i8Hr+nB7tZevJ9s7Q9esq0f6U5/azfeS/bZweAlfdVvBI0RvbM8uLP7GtbB/T3P1UEDtt5HGE91MY5I",
+	"zq5TqVjOEjLS972QQIt2/XTgP+tNhsVD8dDBLhQTZ5zZLWFHa6SGXDBic3nNQd/uPGDIZyfnT0hiuKW3",
+	"AaHTPJWPGPUT0hqH/s0pfq/fLMeCSwZi+g1NLlAg6r9iFF/6n77EHeein7HRf3+ROFc3Av1E4hHe7ulG",
+	"0EiYommm2V4gCczREurvc6bCxiH5+fiKbMNFSbJU4kE+t+TSUINJpcVBt3Ew6MQv6S77Mdnp78evqBaz",
+	"iqqJbHT3O1qepgrI8wE/KxSxgzLUGCo1lt3tbTgUknbCbu0U5XZ1Jvc+6f+fnA0a3cZ/bRdK0DZeldvn",
+	"+Aak8bzYtsdOKkkhHpuUE9H/wmIQoqAqkBEb9bV6M01jFhCqCOUzkrCxGgaFKA25yI3cpZxM+A0XU27o",
+	"LHLLa4H+t8+D45yNcxEzKfW3cqa/jIpCyFM+nih4wj9YXkgSxTTL+jS+6U3yLNIT0CTVkj367fjN+7Oz",
+	"X3tHp6dnvx3/1Ht/dnl1GRGqj03ZDvlbkTDZJVHKb2mWJj1DhCggUYXO+iczav/HkLtnYXz6NjccfR98",
+	"iuEhch803ohk9lGoozhmY6U3zyN4ekxnmaBJTwnRy2h+zXyuBtYdMpqpIVH0Bs8/u8ZaJ9mEaXf2CqY9",
+	"x68SJQSxX12DbecH+1SMK8YsB5LVzzMglOM5P6UStIY20ctOorkhRW09qLeCD7I0fpy80arBIOWpHLKS",
+	"sNEaCM1yRpMZsde7oJesox9o3paTOGYsYclGUufHYgF/qRnCemtYmtRTLV8dRbTWR1JFYsr1Vu4z/a+Y",
+	"ZZnWH3Hx/LHgur0TeT9NEsYftXAD9xZv1dQwlR6fccYSPApoMtIKbCzGbKPl8PbTO++Da6xBMb6nWoAb",
+	"NtN8BUKM9CeKZDS+wenBxOBflcnbVXCjwSU44YrlnGbHeS7yRy0Du2PxRN/bY/AubzG07klud7rmNMkn",
+	"nAxomm20IQ78Y/jYfovYb62xDtUBPtVqjNMxy1LOzJzIdJhmTE+S6xOxGVW+G7XsEQo2dU6GqT6QQz7h",
+	"7G6Mp+eATjJFmlFqVsc+aY6kj0K9A03isfJukXaldzgYymmynpRr5iwWeSIJuxunOSO/nL3pXV2dEjpQ",
+	"4FdhVlK0Ntp0+2UZuKHeVZ7hUyz3R6GF+RCt0qhsc8KyIoNbz0lzPZWkBTvx7OR8Lc158YqW1JpG0EA2",
+	"17+PJ4qE+N+w0SVySMeM/L4T7H0miWCofQ1SRX7f2gn2P6PvA29yqh5JWJzRnK1Wndcm9NnJOYqdGkof",
+	"eSqtczjNKX1dGPkvl2cfUctcpPqGHHTfFmqvxhUDjoZEuMkXU21WNMSu3tPxkBh9lvIk5FP9tNZP7KY9",
+	"JG/+eXV8ScREjSfKvJ7mDN7/6erd1mui2J0iVN7oHa6HK2HodlefnZyvcyCudxDatV94Do5zlqSxwgPj",
+	"kEwkIxQOFhj3UGSJJKn6Pottz7SHH2NnJ+fgOLsS4hRU1bXpByZrXuy6W5pNVqnsBXFZSXEl7C4GAu90",
+	"9l8fvHppPM3ND0f/27s4/p9Px5dXPWCS1iGR48zwXJ+qeKgZUzKekIxJCU7L1aT3DO+6kdtrS4aON5Cp",
+	"mGQJ6OLaOMwYlYoc7O7vvn69g1MIyAh8z0PKCU7m8vzs4+UxzoY093d+3N/r7LeMmXaomRxYfMCmLCe5",
+	"mEo9QbM1YBfqq33PRdsMPW9v2Oh+DRt4uacv9/DREF0X963A7Ei0HygZ5DQGJhED2FMvJA58DSI+GQcD",
+	"B6QSTawciRXNLX1kJRVK5SGVSFugkX4m5PDQm6Ort+97J1fHHy4j0owXmD+tQ6tMUC41qXEp+8wfhXlj",
+	"edHcS+fZJGp1Vy9gyAfmy1bgUekv6LorVAi/dVXRZQegry5VuN1oW0ZJK5StbHZI/j0RivlBi16aYCBj",
+	"JiYkZ2ORq+8qDfEcepRCSdbRJw3p11AoN3HUWbKPyt4yfVovcNx9H8pa9a3q1MJDRa7pQbJEM26VzY+c",
+	"v8bp8oeIRfDfxjTPUyaJ4GyF4+fs5PyS5bdpzD5xekvTjPYz9ggm1t9I+fUcC5vfuyTNtd29A14dlWbu",
+	"yiHJmcpnRA5FrrLZ96OuNTU0gXEocLii4FACfnR2iLmj8JVOCqpFLefatUyntVvPiwPRamPRRV7oOiIS",
+	"Q9XtRuAH7yvR7bpZmru3/VvvTTTkSogPlM+MQSQftKo5VayXpaNUMV8u6Z8J/KxPo51Ox05ZbkvS7E9y",
+	"qchup9MyO86o66BK37CZXWukxA75bhYRjtiGTEviwQRUlcTtplcuZ7Dy5YWiM2kC9AJn0SJb8KYbNnsh",
+	"iUeYZuQTLwqswbCFqrlTy2UrgO9aCpKUk3EurnMtaZpRLHg8yXPG45l7V8vsdYgHIMPacIMzQBwHCyIG",
+	"inEyyMUIl4AmiXk5nahhTw1zoVTGwI5+Sgb8xPX7RZ7+H3vYwTjxX1BwHwhiarx3R+cn6M7DnIn/3To6",
+	"P9n6lc2Iywv4ToIkcp+ObDpMKv0lQpPQCw3dsJkVz/5MnWT+xOVkrDUnlnxgSUqvwGPzIDq6F/VG+k09",
+	"cP5UKKrsWUMlsTkT+pNdUv0KcN+C7I8A1BVtqG9DqsN3Pietk4VQoueIeyGVhLNUDbXcrc4lIlzky5JZ",
+	"mtSIhFQNxUQRWiIO5mBQSO64ylMFaR8UTH+7S+3txzwWcL54mqZzHiUMjIlmdP1/6TiC+E2UsEFGFYvA",
+	"CYI3JK2CY+rWFHlnfcXqkRG3h2tYf5tQ3CbaWZQqNpJRYbMuMldZxkZ6EPBUE1xd4DItYsAt4KIvoq8P",
+	"HXAdE5oJzkLu+SIKnwN6pkZ0BlJIC0v9OutzbsIIfjl7g4PtnR9f9H49/ie4yxeqj2h2nuOhlgr+cG57",
+	"iAfpb8GCD/E/VSa+xAH1eu/161edznoOKH3zy87rwgFVMYCCB1hAC+h3YQe9IQFryLGB8+mP3MYPcD+F",
+	"vGYkG7ifapYv5OX1MzvY2AdX6YiJyeMyACw7KPMuj1s1fbtkbrMmaQLHnzZYbxkocemIdZHTUqWZWfCY",
+	"ocOTSrWGQueHv177XGdSTN3Y1mK58oSelNsqc9f6hVFiUTl4YTQL83HSFJyRUconihHrOpwORcZCbsbp",
+	"lIPKuK2w3sjUX73c/56wCesNJllWlUv6cIGrRund6exChqkkTX3K/M+n40/HvcuTfx23rC2oFZ18o2i2",
+	"J1H+Bz5lBrLGsnoDf6oVnYr8xsvd0JKYEy6myPOek6Hk9Zh3NYR8XV9Dmc6phPmTZlRMztwVcrylT+Mb",
+	"2FaSTHjOaDzUr3JPlF5fcYjqcQ8nCpLUEzHlepT2h57+IWqt496ApOInsi/X926sIbfKXg7Hyt/bzeGJ",
+	"rl0ve+lKCDKifOa+vqbw8mf1FHz+EAdKt945InjIF/lDSDO6OLo67p2efDi56l2c61PX/+XNp4vLq+iQ",
+	"6MULednLYvaF+V69R0WfpW/PPr79dHFx/PHKKbvuhYs9LsouhNmz2mZnXBlGk9bFwkzS/gsZ8sLXcvTp",
+	"6n3v3dHJ6acLo2J/OPn46erYfJhUnTGBUQlYYk3PkGdC3EBYXtlpttrkLA9InYkQwNFZXhLwmVDFcF1C",
+	"rq0Cm4mm1Rmt0egJgqye0lQZIWVjJ1QbtmBHOJuhMBcOQx7bRDXpSGe3AXjNhMvBHsH3bDob0lcP1bNL",
+	"5m0Z1OVBJTLDAHNmkf3ilvSL6PfgWW9U1H28bEbFYqJVtglXaaa/ggk5MiCRycmJQu6ycmC4pRS+suTT",
+	"Q+zrU3CSy1abzDsTQ17yJj6piFzT/7ZaPlb8cE4+Pqkjztfbdgrh96n87TXkXmm0T3W+P7F3b0PX3jpL",
+	"tMDFV16s9X18G/vxfGvvwF8/NzACAyNmYGutZO2kntrm0xOF0ioqa/yDKJkwjdoUv5Go6tOLQt68/r90",
+	"HOhNXSRXLHT0rfLiaX3dTRMEwRGf/cP6ByrHMp9hPR34DwLCtR5oqxLa5C0EAxOQnZg0MlP6LqaHlbMt",
+	"BkJbs0YuJtfDkA8yQUHuj0XKTX2mx3CaJaDsLsuEXoq7rWuxZRZTE6x9QacfmJQU7Hp3dUvepOMtAYOm",
+	"2Ra8W8s0SEcJGkdyxuM32lQ1HiUvj48mSYqPnedaTVApk43ugGaSzasoGK6l+nXDXHAxkTbwgiV58NZD",
+	"omc/I9qQ12ebtLPHJaMjVk5EbJdJAPZ/o/u7FlNT0Qg0xT8HGOq0lWL3QWPsjfZrw6/YWMW4b829ny5O",
+	"9YvM9+oqDyEJRgaF10efsFSLZUVGQioy55UozaU6BfelZaNzrHgPlU0n+ExR2ETznM7gIhJk+dtcqdm7",
+	"lGUgsG/XKqoVeuHa5DdQK0apUvoA9gtrbFVtPskYiYdCSBMS9wmweb3Wujx979eL/W5oYSn82b0V8y0b",
+	"dgs8kvv1aZSxVexfYecyZzqJPBTiRrbNfe1YjIyM1ocKVbROFpR2gLeQmspPuSHs99fm0mdGnGNEoOFC",
+	"PrzUZoS68LzTNbInsfWUUNDilz7HOdNWhp5hedFN/fCKpfhF9E+SRnXk5tm6MT/dyfHnOCyeJf5/gsT3",
+	"ubZ2+pYpxcDjS2lNLJFrM8RsQcOsLyTwqawwYUUw50xOMlXDlZ7E3p3nygeurvtaXUU2XiRjbVApNgrW",
+	"ndzGfFtlVY/nlr3ClJObySxYYr9EHOdat9z+IVajxRPalyKbKEYifQR3t7cjiDbZ8zginy5OvbDvIOU0",
+	"s16LVJKxkAodydMh4yG3gtlUT8oA3FbSmDMuLy0gMr3mCE+hH7lUlCc0T8hvrA8qQMjlmMXpwFhFBMfd",
+	"Z5I0oynes5VCqqf9S6UjJhUdjaFY2P6qP0PVJGdRq01OlCRDLa1GE/AerlG7jFWtqQo5PKONqZjm+YxQ",
+	"MpEMS6/15MZUyqnIky5Uadu4N4ZSKjHzANwvOWYua+qCo1tMecXqWUcn8iTKbmd/VdF/0HgHPsQPdktV",
+	"N76VelPAhIGAM3od589UZvO9y+/4bThDDJbi2cDW9ejfB2mGB8dA8zaBnDG9FR1FEGFkTn4iAMB2mqdy",
+	"+3YPi/PbMzrKul4t+++dz20lelgq1IZSqC4ZQSq7KZ7a++xt+v5EmUPU1lrdhQ2T+v77fnFno4aQ3MBU",
+	"PPjIefD2N6AWxe7Hlajb+++hLH1+kU7TW8aZlPOrar0pXxuMT0b6c+JGv7pYCHHTqAPC8EdoXlI3ol9E",
+	"3wqk+nMXN4qmScZg41uFPUBfbooJrqD16bPYOUdK2ATG0bxIWAGXgZ+64k012x1gmkgTXm3VLU+mgNwp",
+	"dnWatIzjFk+NmKW3LDeOdEl27+5AoloxoxWlo5+Po5APqQS5wRJtQs2PJmkTBIyA8ZvBQzJoNGbcxOns",
+	"IENOlWKjsZJkRJMCrWfel2LvAwmRsEyPliU9qo2q3c7uy62dna3d3audTrej/9/e2e/8yzja9GK6JxpB",
+	"Y03bbe5ML4ZQ5YFzIe0MpCADmpfEwAqMrOp05oWTA7kqLRJL9Cod6rOQcVUsZlmrXkacgchHQMCEKgZH",
+	"UZ3QyKhUvYWCkyoyBXdfLvi1W1eiHyKGYH6WrRsuMLKbeHnI9ZM96OzVDc+scHVkhtdW8XjTDcEFch1H",
+	"0pyRay10yGRMmjh+yPu1UsZ8oxGU2MuUm5fkj399bgabGvUVwaUft2QICiZdIMhOkroj1MoExlU6SFke",
+	"IAJXDUIXgI2NRQYBH1juCMBEjNK9Df6U7a9ogN6XDap1Ua4cX04maS3FfhH9C5Av9cqh79L5IvoVBR/s",
+	"BGfaGvN7iSDZ3fuXPa96I+Ot7WojIGhYkbfk6b0d/bS15dfG+aozQurcSIAAt3z4B//yAg4NHyBkudPJ",
+	"0GnuvMsnzARR0eL6IvqB0b2MhZJCdAfMhzkbJVV1ZpdZDLPQfSEyRiEPJ/bO3RVuEHdE35dXdaE8BeQB",
+	"ahVclpDmxbu3ZG9v70dkbDEYSKZaa4hTZJH1xGmFkRaponCiGpEJYYoJh3Q0XEhIYnE6rr6OKUoItjX3",
+	"zRKf1tIjVe78rjtR/CPdRHmLIC9mJK1BJtwL65FpI+9X8Dh7exPb2N9wtZSkkODEcmLuBIFZpSgsr7Wg",
+	"XMqAyEuR/nUY72B9ihZa8gqKXuKNT6T5OxhE8/2gxhXgbVe3JtWdsuA8u3SzKq+FeaVFCwGDTigyYwrT",
+	"wJIW2Qonnc4eI1ZVaFYv2HWxfzvZSf6/kNvN6bwDhPFEmtQSBDagiQF8sIrxCTc5aJoE5lbLBSF3bIC5",
+	"KMALgF8jcsioGskuoeTfkzTW7CU4I9eCmVQaOwepcppeDxVRIuRa1qI1gbQ3erf+uWBjo2kblcaQTZtY",
+	"Trkx49JL6B0eDlXHEaCs8vj3zvHiqaDJEovewdwMGabgj9hI5LPKQQ4JwskEc6F6I9nodtqd3QB+X3Ik",
+	"/qtALVwr+DL/meqA34spyYTxFdiE9xvwz43SLEu9msXCKGgf+BtXTLT8dpTik1EfbQNvMgsOMm0iOlgg",
+	"m6djsyablOQMhpQzyeDsXX2grS9T/kQOhYJQdZLCY7jTVKp6M96SUVb4Du1rLztVVgoHgdzzfgmzRea+",
+	"9Y/SW4b0lhEuikV03yV9FtOJBBM7zcveKWdp5YxKjKSs5ef1fWn3C6ISNSx+DHGd+SEempzNKc1HW5Nx",
+	"UAn0SKCcoxqVxlrAi5FTasSIefrMWhPxRcjcROqcz7Jkm81xyAeYzwXgL8zP/wOjcgKYnrgyY4brwRJH",
+	"lIJLjGOPKKFoVuOvcnxWil8tTc8xT+Ag6xbOfHONPB99m31PhU7FwIoX1tJK0/OYq3xWH6mwHlkxIHQO",
+	"ELUixTcRxX8acbOQKPXCBXdPGbCrwIrNZ+SGg9fecJTItd5QF5eSje7vK0i25PJu4/5zfaRqfU70ln7N",
+	"XbeQVh+YojY9YZ6HStQKbMilTDGSVqlUfs9JrrWrMYtTqydJNqYZbNQxUzQjI9zXWHuUchKP2kWxLxr5",
+	"GEUGwidmIpD3tbdbKBJ3WjkaUn0Rcc3uP2+ihxgcZ4Nus/xTmbhOIa/d+94efG8spHJioGATKQZqRPUI",
+	"AfRIr/C9xyZKjHs3/sXGTaO7FzQy2kd+a0imhKSWlWKRAd7NbZpfpzyNaePzPXzdBTT8j7vARukL85Mb",
+	"MIh3me+NadbLHAY9/DlNE/gLlq24iH/ixc8FTfZxTCbKjTGCnCp2PWt0G1OmNWRQTPGfMKbbnUb3x06g",
+	"d0l3p3PvGUwNSPqu7jT3J4wZf9htzO+vEkd+XYS/80ISbQl6VwNkWK2sx4IP0uuy2vZQ1q73R6wVEnsC",
+	"R4TdS3V0KLDyHCZRmmF90Pph7Ct4yeWYxXWH5GplGrNQIaVzkU79EI/7t9aoneTYgLDX6e2TEbYkeurG",
+	"IBUbS9JnasoMnXEkVmWypZkQb9b2P1hP4DVce4iXio0XDtCTTuuNr0ikAMw4O1AY9hMPzhNTy15xgbdd",
+	"TDJW9ueUp2NNv8LZNEhzqcxONiHDQ4KVLFN0WTlmhxxseVjAgRlqeGKANDUtuCCM5lnK8urDpRBJgXJk",
+	"hWhdeMRem9sND1LdfMlcr4l5+ml5TSHrgmbF2hbJYIWI91Z8bsBLFaI5m9W5xAoY42KwTloW27vEx+Vd",
+	"V3CRN/2FqlchPGp3A+aHrFTeH9Tow6DPqnh4qegikYXCIaZZBn1woJELBBtk+n/M7UVOuZC2ddGQzcDt",
+	"AkBAo/FEsR4EcqPWIbbPwfJgQIDXRyWU2GEKBUDAA4lJLMYpk1CepCCkIRWdkc68DQfD6enhlKpMXnty",
+	"PuXq5X7DC/7u1AV/S4NdA9hFU6383HiiHvAcTnjtByus7E2/OpTqlOY+WceVZyfnP1FFlSnuqToE8Qiz",
+	"KAGIV2M279mYceI6GZHzXCgRi8wXQm/Ozk4bQePTycer1+a/Oy/NP0D71P+ApTJ32BvsdXv53Tn8/O4c",
+	"fn13Dj9CIV1Znpkb6jj/pxmnoxTrN4zMr+QS5AzrZ6zotcIqFjRjMmagD2LZpfILN5WAfVJsnXmmHdG7",
+	"HpYwJyyjs94ojXO7g0psDAjoixm5NothnLMBy3OW9Mp7o253S4VBQBixnVgCo0aFzyTOxHQ8rgRCfn+5",
+	"70vguUHOD2xE7xal4VYt1mX0WcC2x/X685HBi1/Bpl4xb5dECJWpdWrjRoJ7XsiQmyjIIYlikbAIG6LF",
+	"gCQpBiQy5VtRC+GQivIzRERC+ffClJVXagugKm5+y0kFNe8jqvmUbekjGn7Q99tuXO675WOhCg6+vs1R",
+	"m02SuvpkmB2gYStBEkFoX0xU1Qkwj0HusEn3sfBLQkjFIZPvfw7ItVCkNr3Er+T7urgxDmRPBIRmUhRl",
+	"nSa9fuvkJ1MIWR5nTV3g8hQ1qyXAkpWGtoA3gd+8JP85Fp3vK7eGVPUS9hOEMtnaaZT9JODV+f2gvRPs",
+	"tQ+CnfZ+0GnvfsZKCjNQIyOtB8SwijXg0Ycyn+xfswrH8VCwxFLdGhJlUtsxLjFI19Liz07ODTlPYMCr",
+	"kvyX2mUOvV2Y7JqA9Gegex0SLQht9ffUy+Jf294oRnqGp26dUVRqebjibefFzVW+NERczoRFecwiBvLa",
+	"nxWtzUp9xYzjpeQnQ1bbbe8EW532frC10361jNHm3GfoPVvAaWtwkD/qmt5sC+6/XbsbZk75yvaXY6qG",
+	"1d6XlSqOuXF4rLk+Q+EifnuOKnXCsyNdxl9aSi2wJyzuiWkM6WL4kM9tomlQ8C30fw5NsA36oBqZkqDO",
+	"FnJQbFhugWCiAK2Som+EVmiyWeuwCAUZ2/gFOMyumYTIkbm7CxAanu4ckWZh4LUCUrFkkA+MtWrHYgZq",
+	"OqsF3iuRbvqdhZ3YahP05BjjygUf3WcB/sp7om2tpxvGxqZ/lkEli2k8ZF0SwX97w1QZNEb8e5RKGVn7",
+	"qU7xsE9tYry4Nz/IUvpTW1joGtngduDBDe4H1t+ActUEefO4Gaf9/sbmX+CtfGlFF+zv0/QWZlnJyjC/",
+	"OjFX8ji7DMLKHOCpBd8Bx8hbcLXXZT2mCtoJGvMKbjM5IV4wHupDpN0xMeXgJmd17gNAmCofGYLzu3zC",
+	"F7mGjRhC82oNf2GNtWk1nk2kvkcXFB0Vm6qzu1+TR0DvlpqBHzwTcFCxWw9Jpzja8GfXuw+9QEk6wh7L",
+	"CLWo4FJMx6Vzb/fg5cY27PrHeLG5vykdxxlVeg4LGaWn/73CdbpYw7AFaglpWhvxkDheL3G565O8ln5R",
+	"7/l0swncBphjlcDZAsvdRfPknJMR0M2l3qXk5gjOffAn2ca81mt09c/z455xHcG/rf/I/QHOIPcXaJnu",
+	"L2A2+Mt/qvRQ6ZnSI8bPZP5d3GQ8TvDvy6uLk48/l/1O/gPz4iNdVCfttpN00M1FO4dir8GejMrLBc4K",
+	"2he3jHQOyRZ0K6D+/hxAaaG+tezFebgTZ293fpvU7Nt630M9XxaMYsi0jOf8tIWKzbAgunk8GquZyZk3",
+	"8gx8GNiuhhcd25ssHorWJjYesr4b0v1apFkq0jayCFZ/3hdgNd4TFGKkGVVFmsGRizRFohLtHIsi0cqy",
+	"aAPJWPZ4Pn18R5YF3lwwZxmPXUBAbI7B1l/L3L5ghX60LqBAAbuL+32iHnoG4MiWTV5rn6lUaSyXZpeh",
+	"SWXuNLWIptCyCHhq447GuZDS5MHKhaEcaz2uy/teDKtykOv/ze+EopUS4ObV6UQu6HVI+iwTUxI5Bx0+",
+	"FKEQRtsP6tONUkisUkjGE0Uku2U5zYyClSKYoA0JFCnIB5s7+SvjqUm5gk82sYvXoO4caaF6nAPQVmE4",
+	"l63z8kB3O48ZqVvZFQtacSTY0kf3oiVJI1DuaF2obhJzGeCGS3d+fNUhzU9Xb1ta1dWyDSDGynN+9ePB",
+	"q5cv9w0zPVqPTVLj91qmKD5kP3sZ2GVqzTPL/B6YX6agtB0XiInzkpupHrpm/ZKeavzNRGYKX9YhsrHX",
+	"QZDdKaPgYAuLyO8fCHpRUPrNOEbmuwxG1eLEuTtMcdx9PSUWHBTriv/Kki6VzRdsLGSqRD474Qm788IK",
+	"C75dpqseAMlS6yOrSaeH9JF1ygLvVw3wVJS621ayr9dgnlrcI2czQDKMzx7G3ofzxekpLmPVjsp1OrUN",
+	"zK1Vyxl2Lxqk14ZRBmnGuu12G8N3FkUY3Az7nU7LFPxzwkCzNI1oTdgQsu8pvrfMXfN0W0lJV6LzCEVE",
+	"1mkXvw1nmgSpJJ8+Hv3j6OT06M3pcVmn4MKe4Yfk/Ozyimzf7m4X5Nz20TVgSZD+qdqgTPzi+OinfzqQ",
+	"Bpv9dHp29NPJx59NN8QUhyEP/aG6Z8pFIBYC00Wj3OJbtbXP9CmN8/LNTRhJI2iYbzeChve1splnb31q",
+	"UY40Wrn9P/Fs/f1VvjbhWE3FxownWiDXRCXjmI2VAQgvXBEAE11stSEwOGFcslE/Mxk7qSLxkPJrxA/V",
+	"2tDDpMnCXeFF/mqdDRudOl66yyovnr11qaW7IuvqwaEZFyr7WoJGW27AL1dPlhnzC1gThuBR7fPSNTpz",
+	"3rlVcsvFA78V+erms3DwpfjaQhYrb5h3GVUBycV0a0S/iNylJw9Ml3JMbLOovZ4W8yTYYE/Gxm4hvgnn",
+	"rgp4wH2P5L1LwC9e7B5ySmPV82CUPnRo9EzDIAyBllywRkQb29jeUpwxm7gu6iWJAeha72DZae+1O5ub",
+	"CR4ZFhHSrtqiXPYX0vNZgtuxCRWJSHmMwa7tiVwlyjb1Rdr4WU1OFRg9eiTsFqoylieyppzUZvE5y/tx",
+	"BnKFDX982XmIrVlZbWvWLVncknenphZtc09M1Wu0hjumNt9gqc1ZcXXWCucnPc/nVdinEGZumPZ9ddOt",
+	"lJvWVMNCEezIFsXSXEx4Al4mL+Ghviia5iod0Fhhl4n5d7+BxhV+Zj6Uq8hSOoXpOIvOk/4kzdSWFgBg",
+	"EJSjUwe7+7uv67Ky5zfEggFpscOkSkdUuaRjb5YDIdQ4T7kKyIjeNXMpewnLFO2ZZnLl+ZL/JkNGx/4t",
+	"5fGaXnxrDZjdxdlEmkB4RSnQuq6p7tC6sClXhmwi0xIF7ESVjpjJdgc4LgVtTWY2oaSaW7nIiVyd0/yA",
+	"fs7FFDB14Es/CyCDFnETyayH1haaBKaonJKf35KmaQzC2TVV6W0l+Ljf+XE9WlleNcVff2i1VoVHVhHL",
+	"JOJgaRRgdBHJlCmFKFNuBbU2Ya5vAtKA8w2qQmCeJDUs5fN7eT1rRdiToMOvBIS3ZwHXh/De/sHLV69/",
+	"7Jh/4bHzGNz3Z/D2bwjevhxNeo4B1oGJ3ogTli/9dwO0+pbgzgvojq1m6vLRL969JT/uH7wiprFNmxwZ",
+	"sEbNaO+vrs5tlxioXrV4odTFXqBZH0TVQ+5KK8CJalvlaN06IPpHPoPE2S7Z73RIZIsWzJsihM7BtwK8",
+	"R8ghzZbJmI4BPdk2N1K2m+GY5pK1ArK/t0MivOq1GiVN036KCD2Bl/sh/zV9gxUbB50dEnGheqnmrxHj",
+	"iiUwgquccjlgedESGw9zaOwVDyf8hiWtpyrr6JIKEQJSKuUIQm4Sc4XqDbTKF1jx4P/k93CCfmv9NEkY",
+	"D8gX0ffuC7n+u+gI5r1hxNRQJHAvAFrry3MdYQMy389Vf7yuTVAQcr/5XUBqOtcFpNxWDsbr2qCZ4ZZa",
+	"owWkiGdBbYaml2I5p5n9G4POPZtnXOpX6cjp9ZMMSNGU0v67dLnUSzJw/Ux7Hkj5OBdaY+6lvGd7+QWk",
+	"0uc0IFX+DEJeYcDAwRj7K1HF+15Z7GPban2jah/wZFn4iFKtD4JoySXFPSmXitZGdq9sVn0ZVr/8aQt6",
+	"+s3rhg7JvydCYXqDPn5zQCmCLoNOUm5YWrS4fvzKSVpEeIAmXGWdu9afYNqY1YicocgVkZPRiOYzS9Cb",
+	"lCfYrKFm+CfIU2QhTy2qE/10ceLjti/9yLJ2aiuYunL82TZtQACvqttw/roFW2VspprCUB9VylpxkD41",
+	"z6Tlw+Ba9ECd1ls4Xml4w10AnmjNNBxjOdXKtEFfy5aw35czufLr8EGDsiX6iqacJUW70LNL0p9ZE9Ik",
+	"epVNnJevXr3a3Xm57riWDOlKE9o00hSDR4xp92Dn5cHr3f01x4R6NCu75/Z3627WZtOC0V/M2Yplc7LG",
+	"S1Lr/Fvh8CtGENSyWd3iVwhfmnPdxrhg+rysxe5wl+zsoM03grjEbH1IvqsV4H5zgHukqY8HyCoDQ1vf",
+	"WHisCp9869AE6UFwQ6w/SZM2+U2/TsuTGJRWnERAqL5lC5/IUmhZRCg56OyREaNcOlxHHycW8Qt4NiMO",
+	"7LEJ+ZKD9I4lJBdZJiaqZXpKeJ0WIVPjqZADFx0niDMCmKasDCKo52Dj+3ZeqNAH5uiHthulcjiLu2rX",
+	"xQSCOSNNg0sEwXFsiwI9hI9/+n+1edg6JFKJ8Vh/BHbu5cnPV8cXH0IuTH2dIQp2HcdMAHAvRpfvP139",
+	"dPbbx95PF0cnH7GLAoe3yVYZPdXimBSoJ/aba+Gd1HekWIpaeMEwFm+tvsWglsjVXEzt3LwEnHWAVfeW",
+	"ApodPBGwqhfSeAhA6kK33sFfH9Y0mCdYLUd4KEG1SLWFWYscYco6/M77WhrXtc8pQNTmQIeo0m8cp/EN",
+	"ctYwvR7qX9xbK+A6pHm70yEGWPn2R9ieVKUxodmUzqR5U2Qejw6JRW0jcpxBo+4ZiQx8W1RCHIKR2FBp",
+	"7EDeqphDHgrcw2pnqB0x+LtgvOvU3XqQc4sSF9fg+opqyPKY8aK+tEBNTBAKaqzl5U6nY9ufO2LqsVd2",
+	"fwUIry47piylDE/UMaNDvaoNhmJo24NQBRiuebabj5FJ03kLC4bqMwaWkBjDGPUoYC+kl9pHqPTGGZCE",
+	"QeMnffYC5Hc65xZklAPywev9YK/deRnstV+9DHYA/EAqTbBO+/Ve0Gnv7wc77Vevgk771cvPK4ls66dw",
+	"XnWU9vDZamjtN4wSuc0JoXOYcAmLM5ozC6xZ8UbXW13HPihP00A6BgT+8XIfXCLmP/rnvhBZQNrtdqWI",
+	"rICCXCiNi5vvloZHy8P7qZwosDgrgDQnckIzk5oKWcjlMSKy52apAuvkNiUr47GlI2Ph8tYd5pu72wH5",
+	"ksWTPFWzS31k4eIfjdNf2exoUteZ64jblvZt8iubQScshlpWdHR+0vv1+J+XEdku/ui9Ozk91jLd5ESy",
+	"VA1ZHmBHqITdskyMgadu9NuihN1u3bAZVscnaawCUF17Jt6LKbM0GaW8clvIvfu0NBylvAXeYBprpR21",
+	"t5SDW9603jcajGtiXywrBRJgi/SUD4TtQk9j5QEZmwTFEU05GIq5nGs5dZ2q4aTv9ZryWk6VKWteZjQ2",
+	"67TNGM2hU4DB2AZ/8vurq/Mu8Vvf2A7HPEFuDrnXGTMgfRrfXGPg/ovoS+OcBKsDPEs8QYKlIOE1Y4U8",
+	"5D6UMewlJ7s96ALXMQHvc40WPBwCB7FOC0xfMQg5qiM+argJORVqixjp89+pBouDUCFvRnhGRwGJUDHA",
+	"RpH2/ItafqAK8/wBW4OX1CHX+4gji7pv24aAJo8n+t8tUAu3/mGvG9wfTbkfftC7h3FlukO2f/iBIDWL",
+	"QAW7i9lYkWh7CE3w9LC3wViAf42Ythcl/DsRsYxCDqy/LcaM03Ha/iEinLEE2u9EjoPdKMgR9HjENHQZ",
+	"izE0pjRMAQ0ove2ivwLrH7WQLvAAZBS64eLHUmnaZPVnJFUy5NHdlhVzW/BU5BVMNM/GjGtxsdfu2DRe",
+	"MxatmxhBIlttcuagsUJuJUXNqykkDGs7EXyGeoZWqusb9KyhiRU2WJnwGy6mXN8WcmhUZNqL7Xd2SOSH",
+	"LiJtjeu3+TWxSIT9zh6JXGAjMst7ZnscxUOmlcEffoC2OfoV2I5TWhrmDO/xvUg2OGRDWnwW8v6sSDnp",
+	"i2SGzKjte+qKAuyuuDZl8NFOp0PeCq5SPmFm7dCxfMNmL2TIIXghSXN/90f/qn5/l+zv7LnM9tRIFuiS",
+	"fHH8P5+OL696gHYXYd09B898OdTmVbZqszwg+zsH/hu5UOSXy7OP5sv7HczhATd/qpA3DT31bXpYKQNa",
+	"HnFb6ADIlPbqDPo76+VO2FgNSTOCgpuARHBOY0GFqRUNeQGUYgwfRuMhGTGtV4OToksoktozjoS2nqdp",
+	"DE0+9zudkM9HC43XGYo7oMgLxpebRU1SSa9zxgiUUaexiyuoqcCsQD3pI26LLBmPRWK5gxbCDVvm6uUv",
+	"RLlm02j7djfC3HjzilbIIaxjQoVmDS/Pzz5eHttF1LPZ2SPRfBwt6hIqb2BlwKnSHLApy0NuEBtykgNe",
+	"vRal8GULZVVOMG4dmh431e5gZmTQZBf3tu9ZS7lBwrO9f+wGA6g9WcjN/bs7jJ7e3ZmeY9X4MWlGdDzO",
+	"jMS1/v3//iIFj1rmy3RhTNRg7Tnp7sHqBWYZ9WczKWx6NbYSjvwQjpW+eunRAeYgysw0zJpPuL4L6QnM",
+	"h7sl5JQY6BWvsGQBPpuBEUdou5RLxWii5frXEMHjwkaXhI12ux02AhJCXKLyUzFH78J9RJqRxTrUclEL",
+	"eZ+wSNDANSwB1HIs2UCBZaANu9gMzgn2F9biSEIOd9heppqmFCNwc3RxHotC6jT3O/sYQIcIsh4KDTmG",
+	"kQuErERgZQjIJ/3MAYnmQ822PWl0pP+ObLGVC7VCNoAX//d8h34egH5/TVoBZAcE5KCz07LHxgKovR9+",
+	"gElvQxmYqe1ahCLZ/BWSz8ntbhByVzSjVcLti+PLKwcl2cKpuTvMZjXwquXSxgClPyg8kCto9bQADujA",
+	"nNoBMQeKplKpGlnLIkkiGyWNLPSUJNci5CV/eaokywakefbx4/+atv0k5QGBv61wERPVwi5eapiLyfWw",
+	"kooZcpC5AOWtT31kGRDmIzpDo8Se5RSOSMbV1tVsjHiWjih6IkhP/U7LxpLBGd4155ihHGJiuBXZeg88",
+	"sWVfjlYWLN8YcV0DM0pI45imWgosxxbyatz1wKrxhZAX+fSgWAArQgcqw1+u25DgSBI4TA11AHG1IIpV",
+	"eqFt+IgxE2O0pyc277ndtaV3Xwuctvuo6HZui7GgPZlZZ18v11OlKQ+5+RxKBauqE1Ab4BejsgeouIEY",
+	"cJq7VZpuU70nm8Cm0IgQQyYqZXD8OE9XTJHVsbH2JB5aeGmezayCIi3vUZ6E3B1qpuu5HnMBPhCQJKdT",
+	"bkN/xq1H6AgbgQm9sgXvI3oatmQr5clRiQyFpmiWxsygJBpz8mhM4yHb2oVKi7IZOZ1O2xQut0V+vW2e",
+	"ldunJ2+PP14ewzNFXL6o7ii88jvtl3iPMSAa3cZeu9PeA1eTGoLhvw1GgF3xkQtOX7OagMN5XVskoB0G",
+	"T/X0IWwzpbJIH9csQm9YQMbZRPoxSi0loIUS+QBiuuu16NKrYvvlcAY6IATDD202Omh22I3NSWh0CMiV",
+	"abVNvXIi3tZSaVvzpYXW9ZKXtXVpo70XjCYf2AiAAyI/fRmfwnwN/Ow15Pbqo1J/FFVvE2JG7cHmxtZl",
+	"vIM+mKTypk0ieMqdDEalMmrlxeVlyPFLeHqZd5pPAZ0h0I73tMk78HBi+L/4pqEvBOK0rbkikZw0o9Oz",
+	"o596b88+vv10cXH88e0/I+vi30G/y4jmN/qwj1wub5dACm5kW/zMSvnnoC64r76QdsCwW9z5f5JY+AyT",
+	"PAEJiKBkAQ/vdjrWWcOwdKaqvEB0AwI0K+M+fp8w8AXV1kaM/cYIADVp2ku78Pt90Njv7Cz6nBv/9ifP",
+	"JsWH9lY/9M4ap/DEzhpPvBHJ7KNQtvwWntv9cfVzV0J8oHxmUTb1cwdI7uXPnZhMOcTPBq8jZggVNAT7",
+	"1idkI2goeg0Nd0AqNT4HjapDoNE11/Qry8LrKxxU21+NALzfxmh5tWj59/qhF7cUsT/ot7XOzeYQbtg+",
+	"TTUJMJM0A/QAzqZe8xnDNfZg9qSGyBI8KuWUjvEU0VtSjFJ9sM2CkGfQ8JFvDTJoCeqgVjBxgBhcH/Me",
+	"K944iTNwiKXKeN6gQo1NQ16MShtuRWqE/xZECbVNdKzI9LCDnGmmtQ6UeKaFIfkonDdDa211mxzj3R9M",
+	"vvE32+SlsHrNJr9CkngNEd2czcZeYwe8KYrov6Ms6OyvfuKjUO/0GfqXFB7vhdoyaTB+QdpDZQfk4EpE",
+	"z9hOWH9ybcUJno4LdaFKy0xzlnpNRV0zXlRStB5BjkBzgO68W5OxbatJUhVyxE7ZqL9m3Q46TaXyemfK",
+	"b7mNql1XF+ykisb4fDYuPRtx3U0DkGxWcNTmHI7sPB7nYlBicPhlG9L4ZM2FfiagI3/193iUwE6bv+IS",
+	"/GquaT205ufRRLG7mt9NdnvNFTkb9UVWc0ENtfKMra3rLuc0dr8XM8YQzMLtbQtTdjsdve+k0GZnybKA",
+	"UBrjsk3eiZxk6S2DREV9/mHjtfLGfI/f+4bb0XxhwS60owaXZnrL2o/ZHg9lcxN4bnR//+wz/akhnsfi",
+	"ciYVGzU+AyN/EX25/RVbzd8vXLIrKzuxJ3whLo2Vvk3ljMfuPVGb4JTk4uBSyEMOqZzRlKYKQkbQCXws",
+	"sqzruwYx6ObpQkV7ti+iX9QtYcP2kJvk+2bk0OSigESYCYgxTFfxEbUwpqkHQCyMwJhKaZzUDFyTYsRk",
+	"yAEZ0WQwUq+0qqBIaoGkOGmCE9Zc8lzSpqk8ZKSiBgcg9DmijbTa5Mg4fwlEqk1CrT7p9FRd2qrBJbQq",
+	"n3FXgx08guIskWXgyIO3g0sYWuwzmmezUkJuaexBAR5tUzqHEyVDnogpAEabpRCCwGf02zXLQ5z1kFA7",
+	"dpmOxtmMUHkjCb2mKbdDAd8NDjrkGLzBG6TCOIuzf69658cXvV+P/xmRLL2BoB5as3UH889M/SL6jaBq",
+	"iyzqNS9gMIAxaBY9cOaCpjO0FaHx0PKUrefAAKM25/Xya42VdDAD1mQ3tRxnUAUxMS9N4t8TBgeN8U7p",
+	"ETQCT/yYVwBUhFd2DCkoiCGx16kFlLCpbdC29VsJwF9E/wKYZZEMxK2o7/jOavzfUCnXT60xyktM1f9U",
+	"FLlVFJ6fmTJhRFwZ7wzQYh9b7m5kvv8i+ic/YS9sm1Ox8Mz4gNdt3O08FyOmhmwiiWJ3irA7cMRr0xyz",
+	"wUjTmuqddqe93wqglc84Z5CMD5HjAcuTXuR5O38W2LbXHMCxyDIWK5HLWjeXGfDKbaLHtz3OaFrZIEVu",
+	"2H+R98en5wZSzaR99Iwyfu4crYWmWTVh2iH/L3L1z/Pj+ldc08k1C3nttV2YWTXzrHZPmhX6M6kjHheM",
+	"3HLUKiZFd/UlNmLRCtfyDuao2NCJi7uhVzS1AQZSICSSGVPtWlvv21t5K+07OwEb4oIAUa4QABh6jYK6",
+	"YSffLCWKt56twSXWoCb7XJNWnxuLJvw1pqCX7tXw2HXOUbqQf6GG1/dPpuiRGIqp5l6ILmodhUoXUYXr",
+	"RcjT4CmFnPEE8BwwmawL6qL3MXgMHCVWM3b6n+uzSE3RVggok63AD14uynQO5ts0sbF0ymWah7w4OYJy",
+	"G+gq5kU5axFwImVQ5MbwBF8ecpozs8WhLsonYFEUtUBH/Oa+z3KTgwVbusBgtyv47Pf8w4MmFv7Ob6hT",
+	"VBJtLhGC7xgW0dLHprEafvV/mtGR9ezYovvu1wWRlIsJlwSzAEuZInbPlsJy4MuSnjVeZKm58sjyHjx3",
+	"Rf/GCNRM8GS7r4JbdF+uGQCgm2+49z1MnIVeIh8QxySt6tdWUp8Xfck8sV29HT73ZxYfr1c/YYZ1hRAb",
+	"awuRguhXQpzS/JrhowfrTMyhnXxgSUqvDKrgX9HOu5igP8gvYSi4zRNgVgDUSzB79d6TFejYWywx/kGz",
+	"NKGKSR9GIcAySPAqKVEkRwXGDpXGKtVSBINEJFWQxVtynhR+qi+iD3Afh+DZWul6xBR1cJ0Z5xQoB+Bh",
+	"+uXszWXhW9JmsPNMiZzkEw7lIZASvr/7Y8gjH8omMtJOE9v2mDVOOWlrBDBjtzC6JWlialTIsSwbu2S6",
+	"L5vPBi5F2QnUmbaR05y1yFRMsgQckyG3s8BU5GIqBQiMHp2dAInmsHdsliYNeXTBVD7bgtCZSRGVdCaL",
+	"pC5sB2PchDga2SbW39NnmeDXNlEt5Hr6phlJH2HOIO3PNC2gUJQEGWlFdQD6dZNRytEtHJARnYUcPbTI",
+	"FdZN7CB1JnlmSleQL9BHZwaZSiiWYaBs5iwgMr3mLDEBhpBfmvpH8hvrD4W4kUSOWZwOjNT3U/Gchqnn",
+	"apzJMjAhfACrtwPNWEKakuHdbqARNBh3nrMIdeBExHJ7aj7eHiXg9P10carZQ3POUEhFot+O37w/O/sV",
+	"q/GPf+q9P7u8uoyKPFzIuDVJ9R5p/GTcOi34EhYGnaXf4gw+0nvxjz2IYQg4T9c6eYnPckqlYR0DBwEC",
+	"KfnT6+Tf8FBFuLD/6BMV+YdQVwn4zY7WbUj4XnzAnqY3jETYxKP0oG3tBs97+Ua+sAIZHuHBgv0GuTah",
+	"c0gTxOQjW3llan4WCw1o2vWNJQd841l8PIuPv4v4wAZu31B6+JH7hGWsrlPPW9BRrNINihhWjyoXUYbA",
+	"M2R5JFqzGTMOvnJ9P5jzI3HrVVyGHLj8kFCnMAvM5KN9yhNh9K0+IqVAr0qONT6kCWn8IJACkg4gPQsC",
+	"7IF+PEllTPVWajkl0/QqhOgr3OiH72HHcYzSY/uakLuAs4uW61mY+qI+I+7pLtnvGP3Y3orlcqjHx4Zq",
+	"RqaCMeP02sMlKqx7kvIZGDWYhQ01pMbsQTMHKq9KyJ6Yyk05SU3WgNP32F0qVcjh7+Z0SBVMGgpjgTot",
+	"qBzhAkZlcgdMnV0iiRuBfIFzGVIo4UcMsGvDGVJp3V+MGcfi1FmRulF3LCBb2RNhY3Hst27DI9AAShs+",
+	"rAVL0v9v7+zu/asRNEqFjo0un2RZ0LAruejpnfYBwhnhvml0G53+y8FrerC7tRfvJ1v7g5ds60e609/a",
+	"jfeSfXYweElf9RvBItRi/KpF8Go45qqBcHrCQHsqCzY+JLil/oDQ+7f3JHfWkP1vBR9kaaz+06L7uP+0",
+	"tCidL19gQ5bj/MtPlaA+QnUB2A3SS7QCFlud2TXv9xXZw+XEc37K35aDNV+sxb+PylOxCtMKQwtiH1hm",
+	"zgwuU2EWlaIhRRK5j9HmZ8yHHFoGW9NLRqBwuWczqG1F8Emwv6hcZn8ZgwiMo29kff0JDC9/CGtFUWSw",
+	"0Ih9jq88x1eeOL5CS9EVtOsea8q5fr+15+9up0MihDBaCQJ70NkjkcFOjYoIAthBRkaZgEgVBBYyeh2M",
+	"LkBbQYJvswZht6j0b3XRDjQZ2Wg5lAYRmHa8Ju3ag4yBCnIHBQlotbPAjBmwIkodaQ3eb7QAnDZyqSvu",
+	"lc5m0nPDsuVibl0yR1ZXKItmkWt+j3C2FtQLigRDbieElQnFu01pQm3dHSLWPs5EsujLkE1nrQ3kn7VN",
+	"iwIMuka2Hi9iLtIUucX1WLQIgeFNYcFyYzHJktZ3Tzx0G349wlZwrYsN7zZNZbtoqw66v/gr8hUtUdPJ",
+	"eft2D3PBIPGiSwpot987n9tKmF6VbQCa6RpkaUSd+X3vM9Ts6kMsIP2JKoFPho27sGFAGH7fL+4sUspN",
+	"I2nP7tyDqlnHLxZc+f6+AFouzfsSWd5hMM9Ptv51T8OC5yWEAumPxUQN61elctx7Mc1VR71/6/39srzV",
+	"YuAL0lVvd5cXz0A9xQsJgjAoiT9T94RwNB4kCfib4AitKXk6S8eVpqnfUDWb79C6QDlzs6yktq2hCJ2d",
+	"nD9IFzo7Od88DxW63c67qddRTc5Ozh+qnZydnC/LQkMSO9J5jCbS8bppqLe7pvpuOzPdDRfqFstL7wKs",
+	"u3F4iktY8BT7yn1L9oNPLGU6AEfbqPaungkesZILRIdZ12y+EA/WtbJsq3XCRbqg83c7mWlWEJUdVBJN",
+	"ZwAOgIjmxiVL+wjlZe21xW+sp5JU5/gHrfa6esbjabDkTPwex95l0e4iXca8Jvvd9R+uPwdt6roHzOXO",
+	"uy6Es5Gt7emI7Z5dmYdf0RFysFxcdy5wBhgoMUma4AdoebBfrt2Yn6BObAkiT0IeT0YT05DEbyqNkJR+",
+	"nvmU2rwoaykUn0FgrP4s5GghQs9s4lpiWRBSg1QaLQIE61rkSlAXkpADwpdxI6WqOF89iL/SGmzbZHr7",
+	"XluPUOtg0tvd747+TRUJr9n0Annu7njWHtbXHgpoQ293VTbQfEb7ZppFDasuVXpt2jjqvJpvLVviX+OM",
+	"qoHIR0VxSH3JSciLmhPYvVs7JvllARy9g6H3boAt22oTcO4BwqXL+V+CD7lgu5QrPb7tjlmrqsSSevOa",
+	"krOT8wf4LZ9sw60THzk7Od84RPJn2aRr+iCNibXUDQmMUIj+pn8o2Woqg8ne2nyPbxpisZyJVSufF4uI",
+	"bYTlXK0W1IB4+piqeroAABopeALBBqIXMuTRNVM4kR4+HhnkeYlIEoWgiUb0rgeioadFhckjrsOu9NQE",
+	"IDc06YAEXtcWAyvpLMB5VeBMh4yHvPpBzJIRt4x0PI8qmeapSaIfGdjcyCDC4sPg18U3+sseC5oxqVUe",
+	"qwehv7SESWpgxrgVr0ZLuRZEiWXy7S2u23eQbuZLC2RbiSOeBdvfVbCVN/5fRrqB2bE5EGLlA8GyqLQq",
+	"db0tdKRKgV6XRCjIIkQhtvXhVjkIuZFzFdHmJBs1jmgMFKUGM83ijIMEKVSrkFd1q0NbOphKMsgooCrm",
+	"Yro1ol9EboO0OeFMKpa0yVvbSFo5gHCJ5UJW4pkTQQ617VsUZmJsXUsGFg+FwwDApDrERvQBiaWtIzah",
+	"JJhBAbXvNdjwmkVUUNpFrJjakipndATWGRxEFp5+sBrHGjtSSIMfBHEwdOtjYKVgjDYOraeHZk4MKklO",
+	"pyRLlcrYFuNJSrl5H2lCFZDNWIDZUrK/Be0vSg/4SQcOObcVuMYsXgwdeahNzlxrAmi3IXIzWG+EXYJB",
+	"OOiamWW2KCootSZAkCI3xdILerg25j0thBrHIKTNlpjS2YJTCoje2HRru6XClTILZbo6IYjO0ydYgPwc",
+	"sLxIrggaixis/FbXKgupVo/98f3SNIqJuOT4J53J/PHvdu/iHYkFa4ARhf3ZHMx816mNWsjgkDfZt8Tf",
+	"toXkKNTEuRQUc8E4WjwH3YpPrXLarXp8/TSVv69iBDTaOFUFZvaIbJU/q1pVeDP02Wa0hsfrVaUUlgVK",
+	"0eoohkOac9g1zkip9Dywowtqui3Y02tM1bAF3lFaxUQ1cQ84uWBYFjbdxEJSZXJNoJcS1L1WWyUvM5K+",
+	"R4TE+9ByUBEPe+FZGPy5rKQ/hBdsb3CRf8uUiYodVyRF/WVsuEfErYL6uFVhrUBd+FyAJmq1F4qUP3Ms",
+	"5lmi/IWiPh4/mnjin2nTLQpR/ieHlEzO+XNk6VkQ/IGRJXN+PThc/DiZEax9fxkDbUMx81RhKS01PGrN",
+	"n/c1sbBlp7+Z1HPw5Xnvf5e9/7bE2CsQEP9WAuBJIjcPGexzsOc52PMc7HlIsOcfTiI9x3yeYz7PMZ/n",
+	"mM9zzGd1zAfE86YW3TphnoWq1X9O/MecSM9hoGd77TkMVKmV/Y+yJh8dQ1rqRFoZNDKDf44dPYuhR8aO",
+	"/so7NmfQVEzks+2UJ9AFdYGvpeLeLR70SxLLYTS//tAAp2gDG24KuX/X3Dvx7qIF+Yg0aaK1FCwvhK7F",
+	"ARF5yCcc9ZeW1+VYrw9rkyOjyeGotHSIyPnZ5VVQ+DJGdIZWtVOVQm5tBq3flkBcTLtGSSTjCWKt14mX",
+	"CzeNEyDpNzOWKx/ycKgea9xCOehGI8BeQffQffEEn97p6P85AxZglBfJPmC+oLZJ119GGD5CsP3lLLCS",
+	"YLyq2cEvJK7pg2snPclUp1YAusy3KiJYQ9a1yQdAlpmTcWRqG5WNMMo9J9VMtNvUK4tp1+uqDjJOcJKk",
+	"8saXdeBDhL9DTjlBodcCnTQoHq8DrKI5IypPWYKNY727rwVnIQeMYvicvjPJxXhsS7QjY1UCMk9EQGQw",
+	"1+wCfOAeXhZ8PeS2gQigTECL54wNVNHut2mw2bHl/YIucNsIahVp6vUnKVCNs1abHNMCC8vvr5RKIqdU",
+	"D12buNOhyBgA/PquczB8bXQeEX4LwufM4CLnbDCRLEEXuoHrSmWpqxMwdqiZK0+hvYdll8gW0yGUV5qx",
+	"blS4ds1XhIOpYcnKE+QUQZS++QGiv/NXPT+Oq7k7xe5yOwmY8Vmt/juePqcg5WyqkkFc92T2WicQSKN1",
+	"zx6Uvn/s6bOE6aUSY0kUvUn5dRE8PPQ7wiMwvEPzc1Iy5WSQpddDRVAxHyHCn0WR0WdPYmKj4xLQSpwJ",
+	"JzTtKOjMef6LOQSIl5QA5oeymh8Aun76ePSPo5PTozenx5HFN8Qzw3go4QCDk9DruJ4zOCBla6Us/cSz",
+	"7yRN8Ut/ZX3cAOlJYs0rRE3HxbIH37M4/RuKU+TdjfJfrfAs4yJ9bRyN01/Z7Giiho3u758BWRH2LArL",
+	"hcBk2BEN1Ufoz5aIeDJiXLXJGzZMIRVjnIu7WUCi809vTk/e9j5dnEYGGhK0PHg6IbEYa4WVJrcsV6lk",
+	"gJ3dlyKbKEY+XZySlEvFbLxikmeNbmMbJLOZdHWUlx6kLeSE+Bi3Dk+pXUBMFpjx82jx2OxODObgvKX3",
+	"AsDznn/aN7nQ+PCecV6l+d5ICKkWeDUHgMVkOs+DVzWPh0yqnCqRm07CcU7HLPdHZZAc579wBuJX5MT1",
+	"WPaeMnxSM5lUEi0Lcxork2vTz8VUspx8OoFRpcp7TyLiRTRZkEJMbndJE9tCk9vdwIJIvL+6Ot++OL68",
+	"ahWNSWzs2kA/lJNgumSo1Fh2t7dvgMXa16kaTvrtVGxPWV+mim1Du7pYH61jJbdpHg9TxWI1ydm2ftfW",
+	"OKOcbd/ublkIS+A9MzO9x+4/3///AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

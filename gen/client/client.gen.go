@@ -34,6 +34,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for JobCallbackState.
+const (
+	JobCallbackStateDelivered JobCallbackState = "delivered"
+	JobCallbackStateFailed    JobCallbackState = "failed"
+	JobCallbackStatePending   JobCallbackState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the JobCallbackState enum.
+func (e JobCallbackState) Valid() bool {
+	switch e {
+	case JobCallbackStateDelivered:
+		return true
+	case JobCallbackStateFailed:
+		return true
+	case JobCallbackStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -256,6 +277,70 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
+// AsyncBatchPredictRequest A batch asynchronous prediction request; every item runs through the same model version.
+//
+// Example: {"items":[1,"two",null],"model":"echo"}
+type AsyncBatchPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+	//
+	// Example: [1,"two",null]
+	Items []AnyValue `json:"items"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
+// AsyncPredictRequest A single asynchronous prediction request.
+//
+// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","version":"v1"}
+type AsyncPredictRequest struct {
+	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
+
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
@@ -302,6 +387,16 @@ type BatchPrediction struct {
 	Version VersionField `json:"version"`
 }
 
+// CallbackURL An absolute `http://` or `https://` URL the job's final record is posted to when
+// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+// specification describes (`webhook-id`, `webhook-timestamp`,
+// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+// must not carry a user name or password: any key may read the job's record,
+// where the URL is shown.
+//
+// Example: https://hooks.example.com/inferd
+type CallbackURL = string
+
 // FailedModel A version whose load failed.
 type FailedModel struct {
 	// Error Why the load failed, naming the file and field at fault where there is one.
@@ -329,6 +424,51 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobCallback The job's completion callback, when it was submitted with a `callback_url`: the
+// final record is posted there once the job finishes, and again (with the same
+// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+// has passed since the job finished. The record posted says `pending`, with the
+// attempts made before it.
+//
+// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+type JobCallback struct {
+	// Attempts Posts made so far.
+	//
+	// Example: 1
+	Attempts int `json:"attempts"`
+
+	// DeliveredAt When the receiver answered 2xx; absent until then.
+	//
+	// Example: 2026-11-22T10:00:00.140Z
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// LastError What went wrong with the last attempt that failed; absent once delivered.
+	//
+	// Example: the receiver answered 503
+	LastError *string `json:"last_error,omitempty"`
+
+	// State pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+	//
+	// Example: delivered
+	State JobCallbackState `json:"state"`
+
+	// Url An absolute `http://` or `https://` URL the job's final record is posted to when
+	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+	// specification describes (`webhook-id`, `webhook-timestamp`,
+	// `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+	// must not carry a user name or password: any key may read the job's record,
+	// where the URL is shown.
+	//
+	//
+	// Example: https://hooks.example.com/inferd
+	Url CallbackURL `json:"url"`
+}
+
+// JobCallbackState pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+//
+// Example: delivered
+type JobCallbackState string
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
@@ -342,6 +482,16 @@ type JobRecord struct {
 	//
 	// Example: false
 	Batch *bool `json:"batch,omitempty"`
+
+	// Callback The job's completion callback, when it was submitted with a `callback_url`: the
+	// final record is posted there once the job finishes, and again (with the same
+	// `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+	// has passed since the job finished. The record posted says `pending`, with the
+	// attempts made before it.
+	//
+	//
+	// Example: {"attempts":1,"delivered_at":"2026-11-22T10:00:00.140Z","state":"delivered","url":"https://hooks.example.com/inferd"}
+	Callback *JobCallback `json:"callback,omitempty"`
 
 	// CreatedAt When the job was recorded (RFC 3339 with offset).
 	//
@@ -1033,7 +1183,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented.
+	// not_implemented, callback_not_allowed.
 	//
 	//
 	// Example: invalid_input
@@ -1420,10 +1570,10 @@ type OipInferVersionParams struct {
 type PredictJSONRequestBody = PredictRequest
 
 // SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
-type SubmitJobJSONRequestBody = PredictRequest
+type SubmitJobJSONRequestBody = AsyncPredictRequest
 
 // SubmitBatchJobJSONRequestBody defines body for SubmitBatchJob for application/json ContentType.
-type SubmitBatchJobJSONRequestBody = BatchPredictRequest
+type SubmitBatchJobJSONRequestBody = AsyncBatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
@@ -1740,6 +1890,11 @@ type ClientInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With `callback_url`, the job's final record is posted there, signed as the
+	// Standard Webhooks specification describes, once the job succeeds, fails or is
+	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
@@ -1756,6 +1911,11 @@ type ClientInterface interface {
 	// `Retry-After` that says when its first record expires. The job belongs to the
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
+	//
+	// With `callback_url`, the job's final record is posted there, signed as the
+	// Standard Webhooks specification describes, once the job succeeds, fails or is
+	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2562,6 +2722,11 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With `callback_url`, the job's final record is posted there, signed as the
+// Standard Webhooks specification describes, once the job succeeds, fails or is
+// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
@@ -2588,6 +2753,11 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // `Retry-After` that says when its first record expires. The job belongs to the
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
+//
+// With `callback_url`, the job's final record is posted there, signed as the
+// Standard Webhooks specification describes, once the job succeeds, fails or is
+// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5372,6 +5542,11 @@ type ClientWithResponsesInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With `callback_url`, the job's final record is posted there, signed as the
+	// Standard Webhooks specification describes, once the job succeeds, fails or is
+	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
@@ -5388,6 +5563,11 @@ type ClientWithResponsesInterface interface {
 	// `Retry-After` that says when its first record expires. The job belongs to the
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
+	//
+	// With `callback_url`, the job's final record is posted there, signed as the
+	// Standard Webhooks specification describes, once the job succeeds, fails or is
+	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+	// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10351,6 +10531,11 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With `callback_url`, the job's final record is posted there, signed as the
+// Standard Webhooks specification describes, once the job succeeds, fails or is
+// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
@@ -10373,6 +10558,11 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // `Retry-After` that says when its first record expires. The job belongs to the
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
+//
+// With `callback_url`, the job's final record is posted there, signed as the
+// Standard Webhooks specification describes, once the job succeeds, fails or is
+// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+// whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

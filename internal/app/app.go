@@ -68,7 +68,7 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
 	}
 
-	jobs, err := newJobs(cfg, reg, m, promReg, log, p.tracing.Tracer)
+	jobs, err := newJobs(cfg, reg, m, promReg, log, p.tracing.Tracer, p.hooks)
 	if err != nil {
 		return errors.Join(err, p.stopTracing())
 	}
@@ -97,6 +97,7 @@ func Run(ctx context.Context, opts Options) error {
 		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
 		ReadyAllowFailed: cfg.ReadyAllowFailed,
 		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
+		Callbacks: p.hooks.allow,
 	})
 	if err != nil {
 		return abort(err)

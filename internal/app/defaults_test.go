@@ -12,6 +12,7 @@ import (
 	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/repository"
 	"github.com/inferd/inferd/internal/telemetry"
+	"github.com/inferd/inferd/internal/webhook"
 )
 
 // TestConfigDefaultsAgree: config states the defaults of settings whose package also
@@ -34,6 +35,9 @@ func TestConfigDefaultsAgree(t *testing.T) {
 		{"MAX_MODEL_BYTES", config.DefaultMaxModelBytes, repository.DefaultMaxModelBytes},
 		{"SHUTDOWN_TIMEOUT", config.DefaultShutdownTimeout, queue.DefaultShutdownTimeout},
 		{"QUEUE_REPLICA_TIMEOUT", config.DefaultReplicaTimeout, redisstore.DefaultReplicaTimeout},
+		{"WEBHOOK_TIMEOUT", config.DefaultWebhookTimeout, webhook.DefaultTimeout},
+		{"WEBHOOK_MAX_AGE", config.DefaultWebhookMaxAge, webhook.DefaultMaxAge},
+		{"WEBHOOK_CONCURRENCY", config.DefaultWebhookConcurrency, webhook.DefaultConcurrency},
 		{"OTEL_TRACES_EXPORTER=otlp", config.ExporterOTLP, telemetry.ExporterOTLP},
 		{"OTEL_TRACES_EXPORTER=console", config.ExporterConsole, telemetry.ExporterConsole},
 		{"OTEL_TRACES_EXPORTER=none", config.ExporterNone, telemetry.ExporterNone},

@@ -49,11 +49,11 @@ func (p predictor) Predict(ctx context.Context, model, version string, items []j
 	return pred.Results, err
 }
 
-func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer) (*jobs, error) {
+func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer, hooks callbacks) (*jobs, error) {
 	var js *jobs
 	var err error
 	if cfg.QueueURL == "" {
-		js = inProcessJobs(cfg, reg, m, log, tracer)
+		js = inProcessJobs(cfg, reg, m, log, tracer, hooks)
 	} else if js, err = queuedJobs(cfg, m, prom, log); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,9 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 }
 
 // inProcessJobs runs jobs on a goroutine pool in this process.
-func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer) *jobs {
+// Callbacks are posted from this process too; in-process records, and so their
+// callbacks, go with it.
+func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks callbacks) *jobs {
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes}
@@ -70,7 +72,12 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
 	m.ObserveWaits(waiters.Len)
-	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: runner.Shutdown}
+	stopHooks := hooks.dispatch(cfg, store, store, m, log)
+	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: func(ctx context.Context) error {
+		err := runner.Shutdown(ctx)
+		stopHooks() // after the jobs, whose final writes queue callbacks
+		return err
+	}}
 }
 
 // queuedJobs records jobs in Redis and queues them for inferd-worker processes. Redis

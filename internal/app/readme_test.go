@@ -36,7 +36,13 @@ var readmeSections = []struct{ file, heading string }{
 // that is not 200.
 func readmeExamples(t *testing.T, file, heading string) []example {
 	t.Helper()
-	section := readmetest.FileSection(t, file, heading)
+	return examplesIn(t, readmetest.FileSection(t, file, heading), file+" "+strconv.Quote(heading))
+}
+
+// examplesIn reads the calls of a section's text, as readmeExamples does; where names
+// the section in failures.
+func examplesIn(t *testing.T, section, where string) []example {
+	t.Helper()
 	lines := strings.Split(section, "\n")
 	var out []example
 	for i := 0; i < len(lines); i++ {
@@ -50,7 +56,7 @@ func readmeExamples(t *testing.T, file, heading string) []example {
 			cmd = strings.TrimSuffix(cmd, `\`) + " " + strings.TrimSpace(lines[i])
 		}
 		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
-			t.Fatalf("%s %q line %d: a curl example without its answer", file, heading, first)
+			t.Fatalf("%s line %d: a curl example without its answer", where, first)
 		}
 		ex := parseCurl(t, cmd)
 		ex.line = first
@@ -63,7 +69,7 @@ func readmeExamples(t *testing.T, file, heading string) []example {
 		out = append(out, ex)
 	}
 	if len(out) == 0 {
-		t.Fatalf("%s %q: no examples found", file, heading)
+		t.Fatalf("%s: no examples found", where)
 	}
 	return out
 }

@@ -29,6 +29,7 @@ type process struct {
 	metrics *metrics.Metrics
 	models  *models
 	tracing *telemetry.Tracing
+	hooks   callbacks
 }
 
 // start applies the defaults of opts, registers the metrics, starts tracing when the
@@ -36,6 +37,11 @@ type process struct {
 // models of every source. A process that start returned must stop its tracing.
 func start(ctx context.Context, opts Options, service string) (*process, error) {
 	p := &process{cfg: opts.Config, log: opts.Logger, promReg: opts.Registry}
+	hooks, err := newCallbacks(p.cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.hooks = hooks
 	if p.log == nil {
 		p.log = slog.Default()
 	}

@@ -60,8 +60,9 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	defer rc.Close()
 
 	tasks := taskOptions(cfg, conn)
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, Shards: tasks.Sharding()})
 	exec := &job.Executor{
-		Store:     redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, Shards: tasks.Sharding()}),
+		Store:     store,
 		Predictor: predictor{reg},
 		Observer:  m,
 		Tracer:    p.tracing.Tracer,
@@ -114,6 +115,9 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		}
 		redisUp.Store(w.Ping() == nil)
 		taking.Store(true)
+		// Workers post the callbacks of every job, whichever process finished it.
+		stopHooks := p.hooks.dispatch(cfg, store, store, m, log)
+		defer stopHooks()
 		log.Info("worker taking jobs", "concurrency", w.Concurrency())
 	}
 

@@ -98,6 +98,14 @@ type Config struct {
 	TracesSamplerArg   float64
 	OTelSDKDisabled    bool // OTEL_SDK_DISABLED
 
+	// WebhookAllowedHosts and WebhookSecret are WEBHOOK_ALLOWED_HOSTS and
+	// WEBHOOK_SECRET as set (webhook.ParseAllowList and ParseSecret read them: config
+	// links nothing of the server); "": callbacks are refused.
+	WebhookAllowedHosts, WebhookSecret string
+	WebhookTimeout                     time.Duration // WEBHOOK_TIMEOUT
+	WebhookMaxAge                      time.Duration // WEBHOOK_MAX_AGE
+	WebhookConcurrency                 int           // WEBHOOK_CONCURRENCY
+
 	// Keys are the API keys from API_KEYS or API_KEYS_FILE, or the development keys.
 	Keys *auth.Keyring
 	// KeysFile is API_KEYS_FILE, the file Keys came from; "": they came from API_KEYS or
@@ -396,6 +404,16 @@ func (p *parser) keys() (*auth.Keyring, string) {
 		return k, file
 	}
 	return auth.DevKeyring(), ""
+}
+
+// secret reads a setting whose value must never appear in an error: it is the
+// webhook secret, whose form webhook.ParseSecret checks at start.
+func (p *parser) secret(need bool) string {
+	v := p.set()
+	if need && v == "" {
+		p.errs = append(p.errs, fmt.Errorf("%s is unset, but WEBHOOK_ALLOWED_HOSTS lets jobs have callbacks, which must be signed: set it to whsec_ followed by base64 of 32 random bytes", p.cur.Name))
+	}
+	return v
 }
 
 // oneOf reads a value that must be one of want; unset, it is the default (or "").

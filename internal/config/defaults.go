@@ -16,15 +16,18 @@ const (
 	// MAX_REQUEST_BYTES (httpapi.ResponseBytesPerRequestByte says why).
 	ResponseBytesPerRequestByte = 8
 
-	DefaultRateLimitRPS      = 100                // ratelimit.DefaultRPS
-	DefaultJobTTL            = 24 * time.Hour     // job.DefaultTTL
-	DefaultJobMaxAge         = 7 * 24 * time.Hour // job.DefaultMaxAge
-	DefaultMaxJobsPerKey     = 1000               // job.DefaultMaxUnfinishedPerKey
-	DefaultMaxJobBytesPerKey = 256 << 20          // job.DefaultMaxBytesPerKey
-	DefaultJobQueueSize      = 1024               // inproc.DefaultQueueSize
-	DefaultMaxModelBytes     = 2 << 30            // repository.DefaultMaxModelBytes
-	DefaultShutdownTimeout   = 30 * time.Second   // queue.DefaultShutdownTimeout
-	DefaultReplicaTimeout    = time.Second        // redisstore.DefaultReplicaTimeout
+	DefaultRateLimitRPS       = 100                // ratelimit.DefaultRPS
+	DefaultJobTTL             = 24 * time.Hour     // job.DefaultTTL
+	DefaultJobMaxAge          = 7 * 24 * time.Hour // job.DefaultMaxAge
+	DefaultMaxJobsPerKey      = 1000               // job.DefaultMaxUnfinishedPerKey
+	DefaultMaxJobBytesPerKey  = 256 << 20          // job.DefaultMaxBytesPerKey
+	DefaultJobQueueSize       = 1024               // inproc.DefaultQueueSize
+	DefaultMaxModelBytes      = 2 << 30            // repository.DefaultMaxModelBytes
+	DefaultShutdownTimeout    = 30 * time.Second   // queue.DefaultShutdownTimeout
+	DefaultReplicaTimeout     = time.Second        // redisstore.DefaultReplicaTimeout
+	DefaultWebhookTimeout     = 10 * time.Second   // webhook.DefaultTimeout
+	DefaultWebhookMaxAge      = time.Hour          // webhook.DefaultMaxAge
+	DefaultWebhookConcurrency = 16                 // webhook.DefaultConcurrency
 
 	// The defaults that no package applies to zero options of its own: there, zero
 	// turns the feature off, so the setting's default lives here alone.

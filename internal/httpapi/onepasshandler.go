@@ -73,7 +73,7 @@ func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
 		h.ServerInterface.SubmitJob(w, r)
 		return
 	}
-	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
+	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.AsyncPredictRequest{Model: in.Model, Version: in.Version, Data: in.Data, CallbackUrl: callbackURL(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
@@ -85,8 +85,16 @@ func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) 
 		h.ServerInterface.SubmitBatchJob(w, r)
 		return
 	}
-	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
+	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.AsyncBatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items, CallbackUrl: callbackURL(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)
+}
+
+// callbackURL is the submission's callback_url as the generated body holds it.
+func callbackURL(in *validator.Input) *api.CallbackURL {
+	if in.CallbackURL == "" {
+		return nil
+	}
+	return &in.CallbackURL
 }

@@ -50,6 +50,7 @@ var titles = map[string]string{
 	problem.CodeHeaderTooLarge:       "Request header fields too large",
 	problem.CodeNotImplemented:       "Not implemented",
 	problem.CodeRequestTimeout:       "Request timeout",
+	problem.CodeCallbackNotAllowed:   "Callback not allowed",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.

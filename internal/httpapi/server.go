@@ -25,6 +25,7 @@ import (
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/webhook"
 )
 
 // The limits of Options left at zero (MAX_REQUEST_BYTES's and MAX_BATCH_ITEMS's
@@ -80,6 +81,9 @@ type Options struct {
 	// CORSAllowedOrigins are the origins browsers may call the API from, or just "*";
 	// empty: no CORS headers at all.
 	CORSAllowedOrigins []string
+	// Callbacks are the hosts a submission's callback_url may name
+	// (WEBHOOK_ALLOWED_HOSTS); the zero value refuses every callback.
+	Callbacks webhook.AllowList
 	// QueueUI, when set, is served at /admin/queues for admin keys (asynqmon in queue
 	// mode). It must be built with /admin/queues as its root path.
 	QueueUI http.Handler
@@ -194,7 +198,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, b.Model, b.Version, false, b.Data)
+	rec, err := s.submit(ctx, job.Submission{Model: b.Model, Version: b.Version, Input: b.Data, CallbackURL: deref(b.CallbackUrl)})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +215,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.submit(ctx, b.Model, b.Version, true, input)
+	resp, err := s.submit(ctx, job.Submission{Model: b.Model, Version: b.Version, Batch: true, Input: input, CallbackURL: deref(b.CallbackUrl)})
 	if err != nil {
 		return nil, err
 	}
@@ -220,16 +224,21 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 
 // submit resolves the version first, so an unknown model or version is a 400 now
 // rather than a failed job later, and the record names the version that will run.
-func (s *Server) submit(ctx context.Context, model, version string, batch bool, input json.RawMessage) (api.AsyncSubmitResponse, error) {
-	ver, err := s.reg.Resolve(model, version)
+func (s *Server) submit(ctx context.Context, sub job.Submission) (api.AsyncSubmitResponse, error) {
+	ver, err := s.reg.Resolve(sub.Model, sub.Version)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
-	owner := ""
-	if info := infoFrom(ctx); info != nil {
-		owner = info.principal.ID // the key's cap on unfinished jobs counts by it
+	sub.Version = ver
+	if sub.CallbackURL != "" {
+		if err := s.opts.Callbacks.CheckURL(sub.CallbackURL); err != nil {
+			return api.AsyncSubmitResponse{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeCallbackNotAllowed, Detail: err.Error()}
+		}
 	}
-	rec, err := s.jobs.SubmitFor(ctx, owner, model, ver, batch, input)
+	if info := infoFrom(ctx); info != nil {
+		sub.Owner = info.principal.ID // the key's cap on unfinished jobs counts by it
+	}
+	rec, err := s.jobs.SubmitWith(ctx, sub)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
@@ -459,7 +468,28 @@ func jobRecord(rec job.Record) api.JobRecord {
 	if !rec.FinishedAt.IsZero() {
 		out.FinishedAt = &rec.FinishedAt
 	}
+	if cb := rec.Callback; cb.URL != "" {
+		out.Callback = &api.JobCallback{Url: cb.URL, State: api.JobCallbackState(cb.State), Attempts: cb.Attempts}
+		if cb.LastError != "" {
+			out.Callback.LastError = &cb.LastError
+		}
+		if !cb.DeliveredAt.IsZero() {
+			out.Callback.DeliveredAt = &cb.DeliveredAt
+		}
+	}
 	return out
+}
+
+// JobRecordJSON is a job's record as the API serves it: the body of its completion
+// callback.
+func JobRecordJSON(rec job.Record) ([]byte, error) { return job.EncodeJSON(jobRecord(rec)) }
+
+// deref is *p, or "" when p is nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func errText(err error) string {

@@ -24,6 +24,9 @@ type Record struct {
 	CreatedAt  time.Time       `json:"created_at"`
 	StartedAt  time.Time       `json:"started_at,omitzero"`
 	FinishedAt time.Time       `json:"finished_at,omitzero"`
+	// Callback, when its URL is set, is posted the final record once the job
+	// finishes. A value, not a pointer: copies of a record share nothing.
+	Callback Callback `json:"callback,omitzero"`
 }
 
 // HoldsSlot reports whether r takes one of its owner's slots when a store caps each

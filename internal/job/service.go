@@ -49,15 +49,35 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 // with a *BytesLimitError (or ErrJobTooLarge) when its records would pass the key's
 // byte budget.
 func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (rec Record, err error) {
+	return s.SubmitWith(ctx, Submission{Owner: owner, Model: model, Version: version, Batch: batch, Input: input})
+}
+
+// Submission is what a client submits, for SubmitWith.
+type Submission struct {
+	// Owner names the key that submits (Record.Owner); "" for none.
+	Owner          string
+	Model, Version string
+	Batch          bool
+	Input          json.RawMessage
+	// CallbackURL, when set, is posted the job's final record (Record.Callback). The
+	// caller has checked it against the hosts callbacks may go to.
+	CallbackURL string
+}
+
+// SubmitWith is SubmitFor of a submission that may carry more than a job's input.
+func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, err error) {
 	rec = Record{
 		ID:        uuid.NewString(),
 		Status:    StatusCreated,
-		Owner:     owner,
-		Model:     model,
-		Version:   version,
-		Batch:     batch,
-		Input:     input,
+		Owner:     sub.Owner,
+		Model:     sub.Model,
+		Version:   sub.Version,
+		Batch:     sub.Batch,
+		Input:     sub.Input,
 		CreatedAt: s.now(),
+	}
+	if sub.CallbackURL != "" {
+		rec.Callback = Callback{URL: sub.CallbackURL, State: CallbackPending}
 	}
 	ctx, span := startSpan(ctx, s.Tracer, telemetry.SpanJobSend, trace.SpanKindProducer, rec)
 	defer func() { telemetry.End(span, err) }()

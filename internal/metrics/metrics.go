@@ -10,6 +10,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/webhook"
 )
 
 const namespace = "inferd"
@@ -32,6 +33,8 @@ type Metrics struct {
 	batchSize     *prometheus.HistogramVec
 	batchQueue    *prometheus.HistogramVec
 	jobWait       prometheus.Histogram
+	hookAttempts  *prometheus.CounterVec
+	hooksDone     *prometheus.CounterVec
 	versions      versionVecs
 	grpc          grpcVecs
 	reg           prometheus.Registerer
@@ -74,6 +77,7 @@ type stageKey struct {
 var (
 	_ registry.Observer = (*Metrics)(nil)
 	_ job.Observer      = (*Metrics)(nil)
+	_ webhook.Observer  = (*Metrics)(nil)
 )
 
 // New registers inferd's collectors, plus the Go and process collectors, on reg.
@@ -118,6 +122,12 @@ func New(reg prometheus.Registerer) *Metrics {
 		jobWait: histogram("job_queue_wait_seconds",
 			"Time from a job's submission to its start: how long it waited for a worker.",
 			prometheus.ExponentialBuckets(0.0005, 4, 10)),
+		hookAttempts: counterVec("webhook_attempts_total",
+			"Attempts at posting jobs' completion callbacks, by outcome: delivered (a 2xx answer), refused (any other answer, redirects included), timeout (no answer within WEBHOOK_TIMEOUT), forbidden (an address WEBHOOK_ALLOWED_HOSTS does not allow), error (the connection failed).",
+			"outcome"),
+		hooksDone: counterVec("webhook_deliveries_total",
+			"Completion callbacks settled, by state: delivered, or failed (not delivered within WEBHOOK_MAX_AGE of the job's finish).",
+			"state"),
 		versions: newVersionVecs(),
 		plainAsynq: gaugeVec("queue_plain_asynq",
 			"1 while this process runs asynq as it comes, without inferd's one-round-trip submit and held dequeues, by reason: version (built with an asynq whose Redis layout inferd does not know) or dequeue_unrecognised (a worker stopped recognising asynq's dequeue and polls instead).",
@@ -130,7 +140,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.connsRefused, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.hookAttempts, m.hooksDone, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
 	m.grpc = newGRPCVecs(reg)
 	m.httpChildren = newChildren(func(k httpKey) httpObs {
@@ -155,6 +165,12 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	for _, status := range []job.Status{job.StatusSucceeded, job.StatusFailed} {
 		m.jobsFinished.WithLabelValues(string(status))
+	}
+	for _, outcome := range []string{webhook.AttemptDelivered, webhook.AttemptRefused, webhook.AttemptTimeout, webhook.AttemptForbidden, webhook.AttemptError} {
+		m.hookAttempts.WithLabelValues(outcome)
+	}
+	for _, state := range []job.CallbackState{job.CallbackDelivered, job.CallbackFailed} {
+		m.hooksDone.WithLabelValues(string(state))
 	}
 	for _, reason := range []string{"version", "dequeue_unrecognised"} {
 		m.plainAsynq.WithLabelValues(reason).Set(0)
@@ -272,6 +288,14 @@ func (m *Metrics) Finished(rec job.Record) {
 	if !rec.StartedAt.IsZero() && !rec.FinishedAt.IsZero() {
 		m.jobDuration.Observe(rec.FinishedAt.Sub(rec.StartedAt).Seconds())
 	}
+}
+
+// CallbackAttempt implements webhook.Observer.
+func (m *Metrics) CallbackAttempt(outcome string) { m.hookAttempts.WithLabelValues(outcome).Inc() }
+
+// CallbackDone implements webhook.Observer.
+func (m *Metrics) CallbackDone(state job.CallbackState) {
+	m.hooksDone.WithLabelValues(string(state)).Inc()
 }
 
 // statusLabels are the label values of the statuses, made once: strconv.Itoa

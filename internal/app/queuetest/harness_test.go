@@ -231,6 +231,8 @@ type jobSpec struct {
 	Version string            `json:"version,omitempty"`
 	Data    json.RawMessage   `json:"data,omitempty"`
 	Items   []json.RawMessage `json:"items,omitempty"`
+	// CallbackURL is the submission's callback_url, when not "".
+	CallbackURL string `json:"callback_url,omitempty"`
 }
 
 func single(model, version, data string) jobSpec {

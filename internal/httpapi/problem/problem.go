@@ -38,6 +38,7 @@ const (
 	CodeHeaderTooLarge       = "header_too_large"
 	CodeNotImplemented       = "not_implemented"
 	CodeRequestTimeout       = "request_timeout"
+	CodeCallbackNotAllowed   = "callback_not_allowed"
 )
 
 // RetryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.

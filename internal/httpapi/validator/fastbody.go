@@ -40,7 +40,8 @@ const (
 // maxFastStrings and maxFastArrays bound what a shape holds; an operation with more
 // string or array members than that always takes the general path.
 const (
-	maxFastStrings = 2
+	// model, version and a submission's callback_url.
+	maxFastStrings = 3
 	maxFastArrays  = 1
 	// maxShapes bounds the memory of shapes: model names are the client's to choose.
 	maxShapes = 4096
@@ -146,6 +147,8 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 				in.Model = s
 			case "version":
 				in.Version = s
+			case "callback_url":
+				in.CallbackURL = s
 			}
 		case memberAny:
 			if name == "data" {

@@ -28,6 +28,8 @@ type Input struct {
 	Model, Version string
 	Data           json.RawMessage
 	Items          []json.RawMessage
+	// CallbackURL is a submission's callback_url; "" when it has none.
+	CallbackURL string
 }
 
 // securityScheme is one scheme of a security requirement, resolved at start.
@@ -254,6 +256,7 @@ func (v *Validator) decodeBody(ctx context.Context, r *http.Request, op *bodyRou
 	}
 	in.Model, _ = values["model"].(string)
 	in.Version, _ = values["version"].(string)
+	in.CallbackURL, _ = values["callback_url"].(string)
 	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
 	}
@@ -286,11 +289,13 @@ func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyR
 		Version string            `json:"version"`
 		Data    json.RawMessage   `json:"data"`
 		Items   []json.RawMessage `json:"items"`
+		// A submission's; the other operations' schemas refuse it.
+		CallbackURL string `json:"callback_url"`
 	}
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
 	}
-	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items}, nil
+	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items, CallbackURL: body.CallbackURL}, nil
 }
 
 // decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a

@@ -33,6 +33,9 @@ type Store struct {
 	// bytes holds, per owner, what its records cost against MaxBytesPerOwner: a
 	// record leaves when it is dropped (expired).
 	bytes map[string]*holdings
+	// due holds the jobs whose callbacks wait for a delivery, with when each is due
+	// (job.CallbackQueue).
+	due map[string]time.Time
 }
 
 // Options configure a Store. The zero value of each field is a documented default.
@@ -73,10 +76,14 @@ func New(opts Options) *Store {
 		ttl: opts.TTL, maxAge: opts.MaxAge, now: opts.Now, maxPerOwner: max(opts.MaxPerOwner, 0),
 		maxBytes: max(opts.MaxBytesPerOwner, 0), onFinal: opts.OnFinal,
 		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{}, bytes: map[string]*holdings{},
+		due: map[string]time.Time{},
 	}
 }
 
-var _ job.Store = (*Store)(nil)
+var (
+	_ job.Store         = (*Store)(nil)
+	_ job.CallbackQueue = (*Store)(nil)
+)
 
 // Create stores a new record, or refuses it with job.ErrJobLimit when its owner holds
 // as many unfinished records as it may, or with a *job.BytesLimitError when its owner's
@@ -139,6 +146,7 @@ func (s *Store) room(owner string, now time.Time) bool {
 // drop deletes a record and frees its owner's slot and bytes; r may be nil.
 func (s *Store) drop(id string, r *job.Record) {
 	delete(s.recs, id)
+	delete(s.due, id)
 	if r != nil {
 		s.release(r.Owner, id)
 		s.forget(r)
@@ -192,6 +200,9 @@ func (s *Store) update(id string, fn func(*job.Record) error) (next job.Record, 
 	finished = !r.Status.Final() && next.Status.Final()
 	if finished {
 		s.release(r.Owner, id)
+		if next.Due() {
+			s.due[id] = s.now()
+		}
 	}
 	s.recount(r, &next)
 	*r = next
@@ -220,4 +231,40 @@ func (s *Store) lookup(id string) (*job.Record, error) {
 
 func (s *Store) expired(r *job.Record, now time.Time) bool {
 	return !now.Before(s.expiry(r))
+}
+
+// ClaimCallbacks returns up to n jobs whose callbacks are due at now, each leased
+// until now+lease.
+func (s *Store) ClaimCallbacks(_ context.Context, now time.Time, lease time.Duration, n int) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id, at := range s.due {
+		if len(ids) == n {
+			break
+		}
+		if !at.After(now) {
+			ids = append(ids, id)
+			s.due[id] = now.Add(lease)
+		}
+	}
+	return ids, nil
+}
+
+// RetryCallback makes the callback of job id due at at.
+func (s *Store) RetryCallback(_ context.Context, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.recs[id]; ok {
+		s.due[id] = at
+	}
+	return nil
+}
+
+// DoneCallback takes the callback of job id off the queue.
+func (s *Store) DoneCallback(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.due, id)
+	return nil
 }

@@ -23,6 +23,9 @@ const DefaultPrefix = "inferd:job:"
 // Options.OwnerPrefix is empty. It is not under DefaultPrefix, which holds records only.
 const DefaultOwnerPrefix = "inferd:jobs-of:"
 
+// DefaultCallbacksPrefix is Options.CallbacksPrefix when it is empty.
+const DefaultCallbacksPrefix = "inferd:callbacks:"
+
 // maxAttempts bounds the optimistic retries of one Update. A job has a handful of
 // writers at most (the submitting server, a worker or two, a cancel), so running out
 // means something is badly wrong rather than busy.
@@ -53,6 +56,10 @@ type Options struct {
 	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
 	// means DefaultBytesPrefix.
 	BytesPrefix string
+	// CallbacksPrefix starts the key of each shard's queue of due callbacks (a sorted
+	// set of job ids scored by when each is due, in unix ms). "" means
+	// DefaultCallbacksPrefix.
+	CallbacksPrefix string
 	// Shards place records (and their owners' keys) in Redis Cluster slots; the zero
 	// value is a single Redis's layout. With several shards, MaxPerOwner and
 	// MaxBytesPerOwner are shared out among them, each holding an owner to its part
@@ -71,10 +78,14 @@ type Store struct {
 	maxPerOwner int
 	maxBytes    int64
 	bytesPrefix string
+	hooksPrefix string
 	shards      Shards
 }
 
-var _ job.Store = (*Store)(nil)
+var (
+	_ job.Store         = (*Store)(nil)
+	_ job.CallbackQueue = (*Store)(nil)
+)
 
 // New returns a store that keeps records through rc.
 func New(rc redis.UniversalClient, opts Options) *Store {
@@ -93,9 +104,12 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.BytesPrefix == "" {
 		opts.BytesPrefix = DefaultBytesPrefix
 	}
+	if opts.CallbacksPrefix == "" {
+		opts.CallbacksPrefix = DefaultCallbacksPrefix
+	}
 	return &Store{
 		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix, shards: opts.Shards,
-		ttl: opts.TTL, maxAge: opts.MaxAge,
+		hooksPrefix: opts.CallbacksPrefix, ttl: opts.TTL, maxAge: opts.MaxAge,
 		maxPerOwner: int(opts.Shards.share(int64(max(opts.MaxPerOwner, 0)))), maxBytes: opts.Shards.share(max(opts.MaxBytesPerOwner, 0)),
 	}
 }
@@ -331,8 +345,15 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			// budget, since the worker that finishes a job has none of its own.
 			keys = append(keys, s.ownerKey(id, rec.Owner), s.bytesKey(id, rec.Owner), s.sumsKey(id, rec.Owner))
 		}
+		due := ""
+		if !wasFinal && rec.Due() {
+			// Queued in the write that finishes the job: no crash in between can
+			// lose the callback.
+			keys = append(keys, s.hooksKey(s.shards.Of(id)))
+			due = strconv.FormatInt(time.Now().UnixMilli(), 10)
+		}
 		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
-			was, kind(rec), expires, s.publish()).Int()
+			was, kind(rec), expires, s.publish(), due).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -359,14 +380,18 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 // is the expiry: "" none, "keep" the current one, or milliseconds. When the record has
 // an owner, KEYS[2] is its cap's set, from which the id ARGV[5] leaves when the record
 // becomes final (ARGV[10], its new expiry in unix ms, is not ""), and KEYS[3] and
-// KEYS[4] its budget, which counts the record as rewritten (budgetUpdateLua). When
+// KEYS[4] its budget, which counts the record as rewritten (budgetUpdateLua); the
+// owner's keys are there exactly when KEYS[3] is, since the queue of callbacks may
+// follow KEYS[1] alone. When
 // ARGV[4] is not "" it publishes, after writing (in the same script, so no subscriber
 // hears of a final record before it can read it), the record itself on ARGV[6] if it
 // is at most ARGV[7] bytes, then ARGV[5] (the job id) on ARGV[4]: the record first, so
 // that a server subscribed to both answers its long polls from it, and the id for
 // servers of earlier versions, which hear only ids; with ARGV[11], PUBLISH or, in Redis
-// Cluster, SPUBLISH on channels under the record's hash tag. It returns 1 when it
-// wrote, 0 when the value was another, -1 when there was none.
+// Cluster, SPUBLISH on channels under the record's hash tag. When ARGV[12] is not "",
+// the record became final with a callback to deliver: the id joins the queue of due
+// callbacks, the last of KEYS, due at ARGV[12]. It returns 1 when it wrote, 0 when the
+// value was another, -1 when there was none.
 var compareAndSet = redis.NewScript(budgetLua + `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -378,12 +403,13 @@ elseif ARGV[3] ~= '' then
 else
   redis.call('SET', KEYS[1], ARGV[2])
 end
-if KEYS[2] and ARGV[10] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+if KEYS[3] and ARGV[10] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 ` + budgetUpdateLua + `
 if ARGV[4] ~= '' then
   if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call(ARGV[11], ARGV[6], ARGV[2]) end
   redis.call(ARGV[11], ARGV[4], ARGV[5])
 end
+if ARGV[12] ~= '' then redis.call('ZADD', KEYS[#KEYS], ARGV[12], ARGV[5]) end
 return 1
 `)
 

@@ -65,6 +65,11 @@ export interface paths {
          *     `Retry-After` that says when its first record expires. The job belongs to the
          *     key that submitted it: only that key, or a key with the admin scope, may
          *     cancel it.
+         *
+         *     With `callback_url`, the job's final record is posted there, signed as the
+         *     Standard Webhooks specification describes, once the job succeeds, fails or is
+         *     cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
+         *     whose host `WEBHOOK_ALLOWED_HOSTS` does not allow is 400 `callback_not_allowed`.
          */
         post: operations["submitJob"];
         delete?: never;
@@ -1143,6 +1148,66 @@ export interface components {
             data: components["schemas"]["AnyValue"];
         };
         /**
+         * @description An absolute `http://` or `https://` URL the job's final record is posted to when
+         *     the job succeeds, fails or is cancelled, signed as the Standard Webhooks
+         *     specification describes (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
+         *     must not carry a user name or password: any key may read the job's record,
+         *     where the URL is shown.
+         * @example https://hooks.example.com/inferd
+         */
+        CallbackURL: string;
+        /**
+         * @description A single asynchronous prediction request.
+         * @example {
+         *       "model": "echo",
+         *       "version": "v1",
+         *       "data": {
+         *         "text": "hello"
+         *       },
+         *       "callback_url": "https://hooks.example.com/inferd"
+         *     }
+         */
+        AsyncPredictRequest: {
+            model: components["schemas"]["ModelNameField"];
+            /**
+             * @description The version to run. When omitted, the model's routing rule chooses one.
+             * @example v1
+             */
+            version?: string;
+            data: components["schemas"]["AnyValue"];
+            callback_url?: components["schemas"]["CallbackURL"];
+        };
+        /**
+         * @description A batch asynchronous prediction request; every item runs through the same model version.
+         * @example {
+         *       "model": "echo",
+         *       "items": [
+         *         1,
+         *         "two",
+         *         null
+         *       ]
+         *     }
+         */
+        AsyncBatchPredictRequest: {
+            model: components["schemas"]["ModelNameField"];
+            /**
+             * @description The version to run. When omitted, the model's routing rule chooses one.
+             * @example v1
+             */
+            version?: string;
+            /**
+             * @description The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+             * @example [
+             *       1,
+             *       "two",
+             *       null
+             *     ]
+             */
+            items: components["schemas"]["AnyValue"][];
+            callback_url?: components["schemas"]["CallbackURL"];
+        };
+        /**
          * @description A batch prediction request; every item runs through the same model version.
          * @example {
          *       "model": "echo",
@@ -1274,6 +1339,45 @@ export interface components {
              * @example null
              */
             error_message: string | null;
+            callback?: components["schemas"]["JobCallback"];
+        };
+        /**
+         * @description The job's completion callback, when it was submitted with a `callback_url`: the
+         *     final record is posted there once the job finishes, and again (with the same
+         *     `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
+         *     has passed since the job finished. The record posted says `pending`, with the
+         *     attempts made before it.
+         * @example {
+         *       "url": "https://hooks.example.com/inferd",
+         *       "state": "delivered",
+         *       "attempts": 1,
+         *       "delivered_at": "2026-11-22T10:00:00.140Z"
+         *     }
+         */
+        JobCallback: {
+            url: components["schemas"]["CallbackURL"];
+            /**
+             * @description pending until the receiver answers 2xx (delivered) or the attempts are given up (failed).
+             * @example delivered
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            /**
+             * @description Posts made so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description What went wrong with the last attempt that failed; absent once delivered.
+             * @example the receiver answered 503
+             */
+            last_error?: string;
+            /**
+             * Format: date-time
+             * @description When the receiver answered 2xx; absent until then.
+             * @example 2026-11-22T10:00:00.140Z
+             */
+            delivered_at?: string;
         };
         /**
          * @description One version of a registered model.
@@ -1684,7 +1788,7 @@ export interface components {
              *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
-             *     not_implemented.
+             *     not_implemented, callback_not_allowed.
              * @example invalid_input
              */
             code: string;
@@ -2102,8 +2206,9 @@ export interface components {
         /**
          * @description The request is malformed (an object naming a member twice, at any depth, included)
          *     or names an unknown model or version, or the model's preprocessing rejected the
-         *     input. Codes: `invalid_request`, `model_not_found`, `version_not_found`,
-         *     `invalid_input`.
+         *     input, or a submission's `callback_url` is not one `WEBHOOK_ALLOWED_HOSTS` allows.
+         *     Codes: `invalid_request`, `model_not_found`, `version_not_found`,
+         *     `invalid_input`, `callback_not_allowed`.
          */
         BadRequest: {
             headers: {
@@ -2665,7 +2770,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PredictRequest"];
+                "application/json": components["schemas"]["AsyncPredictRequest"];
             };
         };
         responses: {
@@ -2698,7 +2803,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BatchPredictRequest"];
+                "application/json": components["schemas"]["AsyncBatchPredictRequest"];
             };
         };
         responses: {
