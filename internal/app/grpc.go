@@ -59,6 +59,8 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// before it is decoded, as a larger REST body is 413 before it is read.
 		grpc.MaxRecvMsgSize(int(maxRequest)),
 		grpc.ChainUnaryInterceptor(svc.Unary),
+		// grpc-go's protobuf codec without two copies of a large raw tensor.
+		grpcapi.ServerOption(),
 	}
 	if p.tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
