@@ -7,8 +7,6 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	protov2 "google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/runtime/protoiface"
 
 	pb "github.com/inferd/inferd/gen/inference"
 )
@@ -17,8 +15,11 @@ import (
 // tensors: below it, grpc-go's codec copies little, from pooled buffers.
 const rawCodecMin = 64 << 10
 
-// rawOutputField is raw_output_contents' field number in a ModelInferResponse.
-var rawOutputField = (&pb.ModelInferResponse{}).ProtoReflect().Descriptor().Fields().ByName("raw_output_contents").Number()
+// The field numbers of the raw tensors.
+var (
+	rawInputField  = (&pb.ModelInferRequest{}).ProtoReflect().Descriptor().Fields().ByName("raw_input_contents").Number()
+	rawOutputField = (&pb.ModelInferResponse{}).ProtoReflect().Descriptor().Fields().ByName("raw_output_contents").Number()
+)
 
 // Codec is grpc-go's protobuf codec (the content-subtype "proto") with two copies of
 // a large raw tensor left out. grpc-go's own copies a received message into one
@@ -26,7 +27,7 @@ var rawOutputField = (&pb.ModelInferResponse{}).ProtoReflect().Descriptor().Fiel
 // into a buffer of its own: a megabyte tensor in and out of ModelInfer is copied
 // twice more than over REST's binary data extension (docs/design.md, "gRPC beside
 // REST"). Here a large ModelInferRequest's raw_input_contents alias the received
-// message, which is a buffer of its own that nothing else holds; and a large
+// message, copied into a buffer of its own that nothing else holds; and a large
 // ModelInferResponse is sent as its other fields, marshalled, then each raw output's
 // tag and length followed by the answer's own bytes, not copied.
 type Codec struct{}
@@ -73,23 +74,36 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok || data.Len() < rawCodecMin {
 		return stock.Unmarshal(data, v)
 	}
-	m := req.ProtoReflect()
-	methods := m.ProtoMethods()
-	if methods == nil || methods.Unmarshal == nil {
-		return stock.Unmarshal(data, v)
-	}
 	// Materialize allocates: the slice is the request's alone for as long as it lives,
-	// unlike a pooled buffer, which grpc-go reuses once Unmarshal returns.
+	// unlike a pooled buffer, which grpc-go reuses once Unmarshal returns. The
+	// protobuf runtime copies every element of a repeated bytes field, whatever it is
+	// told about aliasing: raw_input_contents is taken out here, and the other fields,
+	// a few hundred bytes, go to the runtime.
 	buf := data.Materialize()
-	protov2.Reset(req)
-	_, err := methods.Unmarshal(protoiface.UnmarshalInput{
-		Message:  m,
-		Buf:      buf,
-		Flags:    protoiface.UnmarshalAliasBuffer,
-		Resolver: protoregistry.GlobalTypes,
-		Depth:    protowire.DefaultRecursionLimit,
-	})
-	return err
+	var rest []byte
+	var raw [][]byte
+	for b := buf; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		if num == rawInputField && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			raw = append(raw, v[:len(v):len(v)]) // an append to it must not write into buf
+		} else {
+			rest = append(rest, b[:n+m]...)
+		}
+		b = b[n+m:]
+	}
+	if err := protov2.Unmarshal(rest, req); err != nil {
+		return err
+	}
+	req.RawInputContents = raw
+	return nil
 }
 
 func rawBytes(raw [][]byte) int {

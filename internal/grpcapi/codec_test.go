@@ -3,6 +3,7 @@ package grpcapi
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"google.golang.org/grpc/mem"
 	protov2 "google.golang.org/protobuf/proto"
@@ -84,15 +85,16 @@ func TestCodecUnmarshal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name string
-		into any
-		data []byte
-		want any
+		name    string
+		into    any
+		data    []byte
+		want    any
+		aliased bool // the raw inputs lie in one buffer, as on the wire
 	}{
-		{"a large request, in frames", &pb.ModelInferRequest{}, wire, req},
+		{"a large request, in frames", &pb.ModelInferRequest{}, wire, req, true},
 		{"a small request", &pb.ModelInferRequest{}, mustMarshal(t, &pb.ModelInferRequest{ModelName: "echo", RawInputContents: [][]byte{{1, 2}}}),
-			&pb.ModelInferRequest{ModelName: "echo", RawInputContents: [][]byte{{1, 2}}}},
-		{"another message", &pb.ModelReadyRequest{}, mustMarshal(t, &pb.ModelReadyRequest{Name: "iris"}), &pb.ModelReadyRequest{Name: "iris"}},
+			&pb.ModelInferRequest{ModelName: "echo", RawInputContents: [][]byte{{1, 2}}}, false},
+		{"another message", &pb.ModelReadyRequest{}, mustMarshal(t, &pb.ModelReadyRequest{Name: "iris"}), &pb.ModelReadyRequest{Name: "iris"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +109,13 @@ func TestCodecUnmarshal(t *testing.T) {
 			}
 			if !protov2.Equal(tt.into.(protov2.Message), tt.want.(protov2.Message)) {
 				t.Errorf("decoded %v\nwant %v", tt.into, tt.want)
+			}
+			if tt.aliased {
+				raw := tt.into.(*pb.ModelInferRequest).RawInputContents
+				apart := uintptr(unsafe.Pointer(&raw[1][0])) - uintptr(unsafe.Pointer(&raw[0][0]))
+				if want := uintptr(len(raw[0]) + 2); apart != want { // the second's tag and length
+					t.Errorf("the raw inputs lie %d bytes apart, want %d: they were copied out of the message", apart, want)
+				}
 			}
 		})
 	}
