@@ -54,14 +54,12 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 	if maxRequest <= 0 {
 		maxRequest = httpapi.DefaultMaxRequestBytes
 	}
-	serverOpts := []grpc.ServerOption{
+	serverOpts := append([]grpc.ServerOption{
 		// MAX_REQUEST_BYTES is the receive limit: a larger message is RESOURCE_EXHAUSTED
 		// before it is decoded, as a larger REST body is 413 before it is read.
 		grpc.MaxRecvMsgSize(int(maxRequest)),
 		grpc.ChainUnaryInterceptor(svc.Unary),
-		// grpc-go's protobuf codec without two copies of a large raw tensor.
-		grpcapi.ServerOption(),
-	}
+	}, grpcapi.ServerOptions()...) // the codec and write buffer large tensors want
 	if p.tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler(
