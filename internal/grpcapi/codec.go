@@ -35,15 +35,16 @@ type Codec struct{}
 var _ encoding.CodecV2 = Codec{}
 
 // writeBuffer is how many bytes of frames the server gathers before a write to the
-// socket. grpc-go's 32 KiB made a 1 MB answer some thirty writes, a fifth of the CPU
-// the call cost (docs/design.md, "gRPC beside REST"); shared, the buffer is taken from
-// a pool for a write and given back after it, so an idle connection holds none.
+// socket. grpc-go's 32 KiB made a 1 MB answer some thirty writes, twice the time in
+// write(2) that a few take (docs/design.md, "gRPC beside REST"). grpc-go shares write
+// buffers (the default since SharedWriteBuffer was deprecated): one is taken from a
+// pool for a write and given back after it, so an idle connection holds none.
 const writeBuffer = 1 << 20
 
 // ServerOptions are the grpc.Server's options for the service's traffic: Codec, and
 // the write buffer.
 func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.ForceServerCodecV2(Codec{}), grpc.WriteBufferSize(writeBuffer), grpc.SharedWriteBuffer(true)}
+	return []grpc.ServerOption{grpc.ForceServerCodecV2(Codec{}), grpc.WriteBufferSize(writeBuffer)}
 }
 
 // stock is grpc-go's codec, which Codec defers to for everything else.
