@@ -62,7 +62,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 	if maxRequest <= 0 {
 		maxRequest = httpapi.DefaultMaxRequestBytes
 	}
-	serverOpts := []grpc.ServerOption{
+	serverOpts := append([]grpc.ServerOption{
 		// MAX_REQUEST_BYTES is the receive limit: a larger message is RESOURCE_EXHAUSTED
 		// before it is decoded, as a larger REST body is 413 before it is read.
 		grpc.MaxRecvMsgSize(int(maxRequest)),
@@ -74,7 +74,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// Clients that ping to keep idle connections open through proxies are let be,
 		// rather than sent away for pinging more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-	}
+	}, grpcapi.ServerOptions()...) // the codec and write buffer large tensors want
 	if p.tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler(

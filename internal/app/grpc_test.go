@@ -321,6 +321,10 @@ func grpcDatatypes(t *testing.T, c pb.GRPCInferenceServiceClient) {
 		}
 		return b
 	}
+	large := make([]float32, 1<<17)
+	for i := range large {
+		large[i] = float32(i) / 3
+	}
 	tests := []struct {
 		datatype string
 		shape    []int64
@@ -335,6 +339,9 @@ func grpcDatatypes(t *testing.T, c pb.GRPCInferenceServiceClient) {
 		{"INT8", []int64{2}, &pb.InferTensorContents{IntContents: []int32{-128, 127}}, []byte{0x80, 0x7f}},
 		{"UINT64", []int64{1}, &pb.InferTensorContents{Uint64Contents: []uint64{math.MaxUint64}}, bytes.Repeat([]byte{0xff}, 8)},
 		{"FP64", []int64{1}, &pb.InferTensorContents{Fp64Contents: []float64{math.Pi}}, binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.Pi))},
+		// Half a megabyte: past the size from which grpcapi.Codec aliases raw inputs
+		// and sends raw outputs without copying them.
+		{"FP32", []int64{1, int64(len(large))}, &pb.InferTensorContents{Fp32Contents: large}, fp32Raw(large)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.datatype, func(t *testing.T) {

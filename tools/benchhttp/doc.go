@@ -2,8 +2,10 @@
 // starts the built inferd binaries, a bare net/http JSON echo server as the baseline and,
 // for queue mode, its own redis-server, all on free loopback ports; then it drives each
 // case closed-loop at several connection counts and writes a Markdown table and an SVG
-// chart of throughput against p99 latency.
+// chart of throughput against p99 latency. The gRPC cases call inferd's Open Inference
+// Protocol listener with the client generated from api/inference.proto.
 //
-// It is a stand-alone program (standard library only) in the tools module so that
-// measuring inferd never changes inferd's own dependency graph.
+// It is a stand-alone program in the tools module so that measuring inferd never
+// changes inferd's own dependency graph: its HTTP client is the standard library's
+// net, and grpc-go is what inferd's gRPC clients use anyway.
 package main

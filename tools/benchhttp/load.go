@@ -11,11 +11,21 @@ import (
 // on its connection. It returns the items the model computed.
 type Op func(ctx context.Context, c *Conn) (items int, err error)
 
+// Step is one closed-loop step on a connection of a Session's own.
+type Step func(ctx context.Context) (items int, err error)
+
+// Session opens one connection of a case that does not speak HTTP/1.1 through Conn (a
+// gRPC case: one grpc.ClientConn), for one goroutine; end closes it.
+type Session func(ctx context.Context) (step Step, end func(), err error)
+
 // Load drives op closed-loop on conns connections until stop says so. samples keeps
 // every latency when set; a memory run of a million requests passes false.
 type Load struct {
-	Conns   int
+	Conns int
+	// Op is the step of an HTTP case, on a Conn per connection; Session, when set,
+	// opens each connection instead and Op is not used.
 	Op      Op
+	Session Session
 	Samples bool
 	// For, when set, is how long connections start new ops; each then finishes the op
 	// it has in flight, which counts, and Elapsed runs until the last one has. Cutting
@@ -50,15 +60,19 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := NewConn(ctx)
-			defer c.Close()
 			p := &parts[i]
+			step, end, err := l.open(ctx)
+			if err != nil {
+				p.errs, p.firstErr = 1, err
+				return
+			}
+			defer end()
 			if l.Samples {
 				p.lat = make([]time.Duration, 0, 1<<14)
 			}
 			for ctx.Err() == nil && !over.Load() {
 				t0 := time.Now()
-				items, err := l.Op(ctx, c)
+				items, err := step(ctx)
 				d := time.Since(t0)
 				if ctx.Err() != nil {
 					return // cut off by the end of the run: neither a sample nor an error
@@ -94,4 +108,14 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 	}
 	res.P50, res.P99 = Percentile(all, 50), Percentile(all, 99)
 	return res
+}
+
+// open opens one connection: the Session's, or a Conn for Op.
+func (l *Load) open(ctx context.Context) (Step, func(), error) {
+	if l.Session != nil {
+		return l.Session(ctx)
+	}
+	c := NewConn(ctx)
+	op := l.Op
+	return func(ctx context.Context) (int, error) { return op(ctx, c) }, c.Close, nil
 }

@@ -30,6 +30,7 @@ func main() {
 // options are the command line's flags.
 type options struct {
 	bin, models, conns, out, command, cases string
+	section                                 string
 	duration, warmup                        time.Duration
 	rounds                                  int
 	memFirst, memTotal, pickup              int
@@ -50,6 +51,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
+	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets) and leave the rest of the page and the chart as they are; without -cases it runs that section's cases. Empty: the whole page")
 	return fs, o
 }
 
@@ -64,6 +66,16 @@ func run(args []string) int {
 		return 2
 	}
 	cfg.Duration, cfg.Warmup, cfg.Rounds = o.duration, o.warmup, o.rounds
+	switch o.section {
+	case "":
+	case "grpc":
+		if o.cases == "" {
+			o.cases = strings.Join(grpcSectionWords, ",")
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the only section is grpc\n", o.section)
+		return 2
+	}
 	for _, c := range strings.Split(o.cases, ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			cfg.Cases = append(cfg.Cases, strings.ToLower(c))
@@ -91,7 +103,15 @@ func run(args []string) int {
 	}
 	rep.Machine = m
 	rep.WriteTable(os.Stdout)
-	if o.out != "" {
+	switch {
+	case o.out == "":
+	case o.section == "grpc":
+		if err := writeGRPCSection(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the gRPC section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	default:
 		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
 			return 1
@@ -147,6 +167,22 @@ func writeFiles(rep *Report, dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "benchmarks.svg"), svg.Bytes(), 0o644)
+}
+
+// writeGRPCSection rewrites the gRPC section of dir's benchmarks.md, which must exist.
+func writeGRPCSection(rep *Report, dir string) error {
+	path := filepath.Join(dir, "benchmarks.md")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var section bytes.Buffer
+	rep.WriteGRPC(&section, true)
+	page, err := spliceGRPC(old, section.Bytes())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, page, 0o644)
 }
 
 // machine describes this machine and checkout for the report's header.

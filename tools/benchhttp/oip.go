@@ -28,11 +28,11 @@ func oipValues(size int) []float32 {
 	return v
 }
 
-// oipJSONBody is an infer request for echo with the tensor in JSON; the answer is JSON.
-func oipJSONBody(size int) []byte {
-	v := oipValues(size)
+// oipJSONBody is an infer request of one FP32 tensor of shape [1, len(v)] for input
+// name, in JSON; the answer is JSON.
+func oipJSONBody(name string, v []float32) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"inputs":[{"name":"x","shape":[1,%d],"datatype":"FP32","data":[`, len(v))
+	fmt.Fprintf(&b, `{"inputs":[{"name":%q,"shape":[1,%d],"datatype":"FP32","data":[`, name, len(v))
 	buf := make([]byte, 0, 32)
 	for i, f := range v {
 		if i > 0 {
@@ -45,15 +45,20 @@ func oipJSONBody(size int) []byte {
 }
 
 // oipBinaryBody is the same request with the binary data extension both ways: the JSON
-// header, then the raw little-endian tensor; it asks for the output as binary too.
-func oipBinaryBody(size int) (body []byte, headerLen int) {
-	v := oipValues(size)
-	header := fmt.Sprintf(`{"inputs":[{"name":"x","shape":[1,%d],"datatype":"FP32","parameters":{"binary_data_size":%d}}],"parameters":{"binary_data_output":true}}`, len(v), 4*len(v))
+// header, then the raw little-endian tensor; it asks for the outputs as binary too.
+func oipBinaryBody(name string, v []float32) (body []byte, headerLen int) {
+	header := fmt.Sprintf(`{"inputs":[{"name":%q,"shape":[1,%d],"datatype":"FP32","parameters":{"binary_data_size":%d}}],"parameters":{"binary_data_output":true}}`, name, len(v), 4*len(v))
 	body = append(make([]byte, 0, len(header)+4*len(v)), header...)
+	return appendFP32(body, v), len(header)
+}
+
+// appendFP32 appends v as raw little-endian FP32, the binary data extension's and
+// raw_input_contents' spelling.
+func appendFP32(b []byte, v []float32) []byte {
 	for _, f := range v {
-		body = binary.LittleEndian.AppendUint32(body, math.Float32bits(f))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
 	}
-	return body, len(header)
+	return b
 }
 
 // oipOp posts an infer request; headerLen >= 0 sends it as the binary data extension.

@@ -16,7 +16,10 @@ var (
 	irisBody = []byte(`{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)
 	// digitsBody is one 8x8 image (a zero) of scikit-learn's digits, 64 values in 0..16.
 	digitsBody = []byte(`{"model":"digits","version":"v1","data":[0,0,5,13,9,1,0,0,0,0,13,15,10,15,5,0,0,3,15,2,0,11,8,0,0,4,12,0,0,8,8,0,0,5,8,0,0,9,8,0,0,4,11,0,1,12,7,0,0,2,14,5,10,12,0,0,0,0,6,13,10,0,0,0]}`)
-	asyncBody  = []byte(`{"model":"echo","data":{"text":"hello"}}`)
+	// digitsPixels is the same image as the /v2 and gRPC cases send it, the ONNX
+	// model's input "input" of shape [1, 64].
+	digitsPixels = []float32{0, 0, 5, 13, 9, 1, 0, 0, 0, 0, 13, 15, 10, 15, 5, 0, 0, 3, 15, 2, 0, 11, 8, 0, 0, 4, 12, 0, 0, 8, 8, 0, 0, 5, 8, 0, 0, 9, 8, 0, 0, 4, 11, 0, 1, 12, 7, 0, 0, 2, 14, 5, 10, 12, 0, 0, 0, 0, 6, 13, 10, 0, 0, 0}
+	asyncBody    = []byte(`{"model":"echo","data":{"text":"hello"}}`)
 )
 
 // batchOf is a /predict/batch body of n iris items.

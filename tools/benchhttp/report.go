@@ -118,6 +118,14 @@ func serverCPU(x Result) float64 {
 	return float64(x.ServerCPUPerReq())
 }
 
+// clientCPU is the load generator's CPU time per request, or 0 where not measured.
+func clientCPU(x Result) float64 {
+	if x.ClientCPU <= 0 {
+		return 0
+	}
+	return float64(x.ClientCPUPerReq())
+}
+
 // pairedRatio prints paired's ratio, or "" without one.
 func (r *Report) pairedRatio(a, b string, conns int, f func(Result) float64) string {
 	x, ok := r.paired(a, b, conns, f)
@@ -205,6 +213,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	r.writeMemory(w)
 	r.writeTargets(w)
 	fmt.Fprintln(w, "![throughput against p99 latency](benchmarks.svg)")
+	if r.hasGRPC() {
+		fmt.Fprintln(w)
+		r.WriteGRPC(w, false)
+	}
 }
 
 func (r *Report) writeQueuePickup(w io.Writer) {

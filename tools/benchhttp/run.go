@@ -25,7 +25,18 @@ const (
 	CaseQueue     = "echo async, queue, 2 workers (jobs)"
 	CaseOIPJSON   = "echo /v2 infer, 1 MB FP32 as JSON"
 	CaseOIPBinary = "echo /v2 infer, 1 MB FP32 as binary"
+	// The Open Inference Protocol over gRPC, beside the same calls over REST.
+	CaseDigitsV2JSON   = "digits /v2 infer, REST JSON"
+	CaseDigitsV2Binary = "digits /v2 infer, REST binary"
+	CaseDigitsGRPCRaw  = "digits ModelInfer, gRPC raw"
+	CaseDigitsGRPC     = "digits ModelInfer, gRPC typed"
+	CaseOIPGRPCRaw     = "echo ModelInfer, 1 MB FP32, gRPC raw"
+	CaseOIPGRPC        = "echo ModelInfer, 1 MB FP32, gRPC typed"
 )
+
+// grpcCases are the cases that call inferd's gRPC listener: a run with any of them
+// starts its inferd with one.
+var grpcCases = []string{CaseDigitsGRPCRaw, CaseDigitsGRPC, CaseOIPGRPCRaw, CaseOIPGRPC}
 
 // Config is one run's shape.
 type Config struct {
@@ -88,6 +99,17 @@ func (h *harness) start(name, bin string, readyPath string, env ...string) (*Pro
 	return p, nil
 }
 
+// withGRPC is the environment of an inferd that also serves gRPC, on a free loopback
+// port, and that port's address.
+func withGRPC(env []string) ([]string, string, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	return append(env, "GRPC_LISTEN_ADDR="+addr), addr, nil
+}
+
 func (h *harness) inferd(name string, env ...string) (*Proc, error) {
 	env = append([]string{
 		"MODELS_DIR=" + h.cfg.ModelsDir,
@@ -125,7 +147,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := h.inferd("inferd", "MAX_REQUEST_BYTES="+strconv.Itoa(oipMaxRequestBytes))
+	// MAX_REQUEST_BYTES bounds a gRPC message as it does a REST body.
+	env := []string{"MAX_REQUEST_BYTES=" + strconv.Itoa(oipMaxRequestBytes)}
+	var grpcAddr string
+	if slices.ContainsFunc(grpcCases, cfg.wants) {
+		if env, grpcAddr, err = withGRPC(env); err != nil {
+			return nil, err
+		}
+	}
+	srv, err := h.inferd("inferd", env...)
 	if err != nil {
 		return nil, err
 	}
@@ -155,26 +185,45 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if size <= 0 {
 		size = oipTensorBytes
 	}
-	oipJSON := oipJSONBody(size)
-	oipBinary, oipHeader := oipBinaryBody(size)
+	tensor := oipValues(size)
+	oipJSON := oipJSONBody("x", tensor)
+	oipBinary, oipHeader := oipBinaryBody("x", tensor)
+	digitsJSON := oipJSONBody("input", digitsPixels)
+	digitsBinary, digitsHeader := oipBinaryBody("input", digitsPixels)
+	const echoV2, digitsV2 = "/v2/models/echo/versions/v1/infer", "/v2/models/digits/versions/v1/infer"
+	noDigits := naUnless(digits, "model digits not served")
 
 	type kase struct {
 		name    string
 		na      string
 		op      func() Op
 		servers []*Proc // whose CPU time the case uses
+		// session, when set, opens the case's connections instead of op (gRPC).
+		session func() Session
+	}
+	// grpcCase sends v as input of model v1; want > 0: the answer's values.
+	grpcCase := func(name, na, model, input string, v []float32, raw bool, want int) kase {
+		return kase{name: name, na: na, servers: []*Proc{srv}, session: func() Session {
+			return grpcSession(grpcAddr, grpcInfer(model, "v1", input, v, raw), 1, answered(raw, want))
+		}}
 	}
 	cases := []kase{
-		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, []*Proc{base}},
-		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, []*Proc{srv}},
-		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, []*Proc{srv}},
-		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, []*Proc{srv}},
-		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, []*Proc{noBatch}},
-		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, []*Proc{srv}},
-		{CaseAsync, "", func() Op { return jobOp(srv.URL) }, []*Proc{srv}},
-		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, queueProcs},
-		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipJSON, -1) }, []*Proc{srv}},
-		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+"/v2/models/echo/versions/v1/infer", oipBinary, oipHeader) }, []*Proc{srv}},
+		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, []*Proc{base}, nil},
+		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, []*Proc{srv}, nil},
+		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, []*Proc{srv}, nil},
+		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, []*Proc{srv}, nil},
+		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, []*Proc{noBatch}, nil},
+		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, []*Proc{srv}, nil},
+		{CaseAsync, "", func() Op { return jobOp(srv.URL) }, []*Proc{srv}, nil},
+		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, queueProcs, nil},
+		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+echoV2, oipJSON, -1) }, []*Proc{srv}, nil},
+		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+echoV2, oipBinary, oipHeader) }, []*Proc{srv}, nil},
+		grpcCase(CaseOIPGRPCRaw, "", "echo", "x", tensor, true, len(tensor)),
+		grpcCase(CaseOIPGRPC, "", "echo", "x", tensor, false, len(tensor)),
+		{CaseDigitsV2JSON, noDigits, func() Op { return oipOp(srv.URL+digitsV2, digitsJSON, -1) }, []*Proc{srv}, nil},
+		{CaseDigitsV2Binary, noDigits, func() Op { return oipOp(srv.URL+digitsV2, digitsBinary, digitsHeader) }, []*Proc{srv}, nil},
+		grpcCase(CaseDigitsGRPCRaw, noDigits, "digits", "input", digitsPixels, true, 0),
+		grpcCase(CaseDigitsGRPC, noDigits, "digits", "input", digitsPixels, false, 0),
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)
@@ -198,7 +247,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				r := Result{Case: c.name, Conns: n, NA: c.na}
 				if c.na == "" {
-					r = h.drive(ctx, c.name, n, c.op(), c.servers)
+					l := &Load{Conns: n}
+					if c.session != nil {
+						l.Session = c.session()
+					} else {
+						l.Op = c.op()
+					}
+					r = h.drive(ctx, c.name, l, c.servers)
 				} else {
 					h.bar.step()
 				}
@@ -231,14 +286,15 @@ func naUnless(ok bool, why string) string {
 
 // drive warms a case up, then measures it for the configured duration, and the CPU
 // time its servers and the load generator used meanwhile.
-func (h *harness) drive(ctx context.Context, name string, conns int, op Op, servers []*Proc) Result {
-	label := fmt.Sprintf("%s, %d conn", name, conns)
+// load gives the case's connection count and its Op or Session.
+func (h *harness) drive(ctx context.Context, name string, load *Load, servers []*Proc) Result {
+	label := fmt.Sprintf("%s, %d conn", name, load.Conns)
 	if h.cfg.Warmup > 0 {
-		w := &Load{Conns: conns, Op: op, For: h.cfg.Warmup}
+		w := &Load{Conns: load.Conns, Op: load.Op, Session: load.Session, For: h.cfg.Warmup}
 		h.bar.watch(label+" (warm-up)", &w.Done, h.cfg.Warmup)
 		w.Run(ctx, func(int64) bool { return false })
 	}
-	l := &Load{Conns: conns, Op: op, Samples: true, For: h.cfg.Duration}
+	l := &Load{Conns: load.Conns, Op: load.Op, Session: load.Session, Samples: true, For: h.cfg.Duration}
 	h.bar.watch(label, &l.Done, h.cfg.Duration)
 	serverPids := make([]int, len(servers))
 	for i, p := range servers {

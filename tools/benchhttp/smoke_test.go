@@ -47,9 +47,13 @@ func TestSmoke(t *testing.T) {
 
 	_, digitsErr := os.Stat(filepath.Join(cfg.ModelsDir, "digits", "v1", "model.yaml"))
 	wantNA := map[string]bool{
-		CaseDigitsOn:  digitsErr != nil,
-		CaseDigitsOff: digitsErr != nil,
-		CaseQueue:     redisErr != nil,
+		CaseDigitsOn:       digitsErr != nil,
+		CaseDigitsOff:      digitsErr != nil,
+		CaseDigitsV2JSON:   digitsErr != nil,
+		CaseDigitsV2Binary: digitsErr != nil,
+		CaseDigitsGRPCRaw:  digitsErr != nil,
+		CaseDigitsGRPC:     digitsErr != nil,
+		CaseQueue:          redisErr != nil,
 	}
 	seen := map[string]int{}
 	var serverCPU, clientCPU time.Duration
@@ -69,7 +73,8 @@ func TestSmoke(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary} {
+	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary,
+		CaseOIPGRPCRaw, CaseOIPGRPC, CaseDigitsV2JSON, CaseDigitsV2Binary, CaseDigitsGRPCRaw, CaseDigitsGRPC} {
 		if seen[c] != len(cfg.Conns) {
 			t.Errorf("case %q has %d rows, want %d", c, seen[c], len(cfg.Conns))
 		}

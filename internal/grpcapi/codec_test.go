@@ -1,0 +1,145 @@
+package grpcapi
+
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+	protov2 "google.golang.org/protobuf/proto"
+
+	pb "github.com/inferd/inferd/gen/inference"
+)
+
+// chunks splits b as the transport hands a message over: in frames.
+func chunks(b []byte, size int) mem.BufferSlice {
+	var out mem.BufferSlice
+	for len(b) > 0 {
+		n := min(size, len(b))
+		out = append(out, mem.SliceBuffer(b[:n]))
+		b = b[n:]
+	}
+	return out
+}
+
+func pattern(n int, seed byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7) + seed
+	}
+	return b
+}
+
+func TestCodecMarshal(t *testing.T) {
+	params := map[string]*pb.InferParameter{"p": {ParameterChoice: &pb.InferParameter_StringParam{StringParam: "v"}}}
+	outputs := []*pb.ModelInferResponse_InferOutputTensor{
+		{Name: "a", Datatype: "FP32", Shape: []int64{1, 75000}, Parameters: params},
+		{Name: "b", Datatype: "UINT8", Shape: []int64{1, 3}},
+	}
+	tests := []struct {
+		name    string
+		resp    *pb.ModelInferResponse
+		aliased bool // the raw outputs go out as they are
+	}{
+		{"large raw outputs", &pb.ModelInferResponse{ModelName: "echo", ModelVersion: "v1", Id: "r1", Parameters: params, Outputs: outputs,
+			RawOutputContents: [][]byte{pattern(300000, 1), pattern(3, 2)}}, true},
+		{"small raw outputs", &pb.ModelInferResponse{ModelName: "echo", Outputs: outputs[1:], RawOutputContents: [][]byte{pattern(3, 2)}}, false},
+		{"typed outputs", &pb.ModelInferResponse{ModelName: "echo", Outputs: []*pb.ModelInferResponse_InferOutputTensor{
+			{Name: "a", Datatype: "FP32", Shape: []int64{1, 2}, Contents: &pb.InferTensorContents{Fp32Contents: []float32{1, 2}}}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := Codec{}.Marshal(tt.resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got pb.ModelInferResponse
+			if err := protov2.Unmarshal(data.Materialize(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !protov2.Equal(&got, tt.resp) {
+				t.Errorf("decoded %v\nwant %v", &got, tt.resp)
+			}
+			var aliased int
+			for _, b := range data {
+				for _, raw := range tt.resp.RawOutputContents {
+					if d := b.ReadOnlyData(); len(d) > 0 && len(raw) > 0 && &d[0] == &raw[0] {
+						aliased++
+					}
+				}
+			}
+			if want := map[bool]int{true: len(tt.resp.RawOutputContents)}[tt.aliased]; aliased != want {
+				t.Errorf("%d raw outputs sent from the answer's own bytes, want %d", aliased, want)
+			}
+		})
+	}
+}
+
+func TestCodecUnmarshal(t *testing.T) {
+	req := &pb.ModelInferRequest{ModelName: "echo", ModelVersion: "v1", Id: "q1",
+		Inputs:           []*pb.ModelInferRequest_InferInputTensor{{Name: "x", Datatype: "FP32", Shape: []int64{1, 50000}}, {Name: "y", Datatype: "UINT8", Shape: []int64{1, 5}}},
+		Outputs:          []*pb.ModelInferRequest_InferRequestedOutputTensor{{Name: "x"}},
+		RawInputContents: [][]byte{pattern(200000, 3), pattern(5, 4)}}
+	wire, err := protov2.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		into    any
+		data    []byte
+		want    any
+		aliased bool // the raw inputs lie in one buffer, as on the wire
+	}{
+		{"a large request, in frames", &pb.ModelInferRequest{}, wire, req, true},
+		{"a small request", &pb.ModelInferRequest{}, mustMarshal(t, &pb.ModelInferRequest{ModelName: "echo", RawInputContents: [][]byte{{1, 2}}}),
+			&pb.ModelInferRequest{ModelName: "echo", RawInputContents: [][]byte{{1, 2}}}, false},
+		{"another message", &pb.ModelReadyRequest{}, mustMarshal(t, &pb.ModelReadyRequest{Name: "iris"}), &pb.ModelReadyRequest{Name: "iris"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			frames := bytes.Clone(tt.data)
+			if err := (Codec{}).Unmarshal(chunks(frames, 16<<10), tt.into); err != nil {
+				t.Fatal(err)
+			}
+			// The transport reuses its buffers once Unmarshal has returned: the message
+			// must not hold them.
+			for i := range frames {
+				frames[i] = 0xff
+			}
+			if !protov2.Equal(tt.into.(protov2.Message), tt.want.(protov2.Message)) {
+				t.Errorf("decoded %v\nwant %v", tt.into, tt.want)
+			}
+			if tt.aliased {
+				raw := tt.into.(*pb.ModelInferRequest).RawInputContents
+				apart := uintptr(unsafe.Pointer(&raw[1][0])) - uintptr(unsafe.Pointer(&raw[0][0]))
+				if want := uintptr(len(raw[0]) + 2); apart != want { // the second's tag and length
+					t.Errorf("the raw inputs lie %d bytes apart, want %d: they were copied out of the message", apart, want)
+				}
+			}
+		})
+	}
+	t.Run("a malformed large request is an error", func(t *testing.T) {
+		if err := (Codec{}).Unmarshal(chunks(wire[:len(wire)-1000], 16<<10), &pb.ModelInferRequest{}); err == nil {
+			t.Error("no error for a truncated message")
+		}
+	})
+	t.Run("what was in the message before is reset", func(t *testing.T) {
+		into := &pb.ModelInferRequest{ModelName: "old", RawInputContents: [][]byte{{9}}}
+		if err := (Codec{}).Unmarshal(chunks(bytes.Clone(wire), 16<<10), into); err != nil {
+			t.Fatal(err)
+		}
+		if !protov2.Equal(into, req) {
+			t.Errorf("decoded %v\nwant %v", into, req)
+		}
+	})
+}
+
+func mustMarshal(t *testing.T, m protov2.Message) []byte {
+	t.Helper()
+	b, err := protov2.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

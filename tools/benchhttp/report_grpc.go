@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// The gRPC section of benchmarks.md lies between these markers, so that a run of
+// `-section grpc` can rewrite it alone and leave the rest of the page as it was.
+const (
+	grpcSectionStart = "<!-- bench-grpc -->"
+	grpcSectionEnd   = "<!-- /bench-grpc -->"
+)
+
+// grpcSectionCases are the rows the gRPC section shows, in its order: the digits
+// model by every route at one and many connections, then the 1 MB tensor. They are
+// also what `-section grpc` runs when -cases is not given (as -cases words).
+var (
+	grpcSectionCases = []string{
+		CaseDigitsOn, CaseDigitsV2JSON, CaseDigitsV2Binary, CaseDigitsGRPCRaw, CaseDigitsGRPC,
+		CaseOIPJSON, CaseOIPBinary, CaseOIPGRPCRaw, CaseOIPGRPC,
+	}
+	grpcSectionWords = []string{"batching on", "digits /v2", "modelinfer", "1 mb"}
+)
+
+// hasGRPC says whether the run measured a gRPC case.
+func (r *Report) hasGRPC() bool {
+	return slices.ContainsFunc(r.Results, func(x Result) bool { return slices.Contains(grpcCases, x.Case) })
+}
+
+// WriteGRPC writes the gRPC section, markers included: the rows of the Open Inference
+// Protocol's routes side by side and issue 28's targets, every ratio paired within
+// rounds like the rest of the page.
+func (r *Report) WriteGRPC(w io.Writer, header bool) {
+	fmt.Fprintln(w, grpcSectionStart)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## The Open Inference Protocol: REST and gRPC")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The same inferd serves REST and gRPC (`GRPC_LISTEN_ADDR` on a free loopback port);")
+	fmt.Fprintln(w, "the gRPC cases call ModelInfer with the Go client generated from")
+	fmt.Fprintln(w, "api/inference.proto (grpc-go, the version tools/go.mod pins), each connection a")
+	fmt.Fprintln(w, "grpc.ClientConn of its own with one call outstanding at a time, closed-loop, as")
+	fmt.Fprintln(w, "each REST connection has one request; the key travels as `x-api-key` metadata and")
+	fmt.Fprintln(w, "no deadline is sent. Raw cases send the tensor in `raw_input_contents` (the answer")
+	fmt.Fprintln(w, "comes back raw), typed ones in `contents.fp32_contents`; REST binary is the binary")
+	fmt.Fprintln(w, "tensor data extension both ways. Digits is the batching model (`/v2` takes its")
+	fmt.Fprintln(w, "ONNX input, [1, 64] FP32; `/predict` its JSON `data`); the 1 MB tensor goes")
+	fmt.Fprintln(w, "through echo. Every case of a connection count runs right after the others, and")
+	fmt.Fprintln(w, "each ratio is the median of its rounds' ratios, so the comparison holds on a")
+	fmt.Fprintln(w, "machine that other work shares.")
+	fmt.Fprintln(w)
+	if header {
+		m := r.Machine
+		fmt.Fprintf(w, "- Machine: %s, %d cores; Go: %s\n", m.CPU, m.Cores, m.Go)
+		fmt.Fprintf(w, "- Commit: %s; date: %s\n", m.Commit, m.Date.UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
+		fmt.Fprintf(w, "- Rounds: %d\n", max(r.Rounds, 1))
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "| case | connections | req/s | p50 | p99 | server CPU/req | load generator CPU/req | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, name := range grpcSectionCases {
+		for _, x := range r.Results {
+			if x.Case != name {
+				continue
+			}
+			if x.NA != "" {
+				fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | |\n", x.Case, x.Conns, x.NA)
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d |\n", x.Case, x.Conns, rate(x.ReqPerSec()), dur(x.P50), dur(x.P99),
+				cpuDur(x.ServerCPU, x.ServerCPUPerReq()), cpuDur(x.ClientCPU, x.ClientCPUPerReq()), x.Errors)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Issue 28's targets in this run")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | wanted | this run | met |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, t := range r.grpcTargets() {
+		met := "n/a"
+		if t.ok != nil {
+			met = map[bool]string{true: "yes", false: "no"}[*t.ok]
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.what, t.want, t.got, met)
+	}
+	fmt.Fprintln(w)
+	r.writeGRPCClients(w)
+	fmt.Fprintln(w, grpcSectionEnd)
+}
+
+// grpcTargets are issue 28's: the raw 1 MB tensor costs the server no more CPU over
+// gRPC than as REST's binary data, and digits at many connections goes at least as
+// fast over gRPC as over REST (both of REST's /v2 spellings; typed gRPC beside).
+func (r *Report) grpcTargets() []target {
+	var ts []target
+	ratio := func(what, want, a, b string, conns int, f func(Result) float64, ok func(float64) bool) {
+		t := target{what: what, want: want, got: "n/a"}
+		if x, have := r.paired(a, b, conns, f); have {
+			met := ok(x)
+			t.got, t.ok = fmt.Sprintf("%.2fx", x), &met
+		}
+		ts = append(ts, t)
+	}
+	atLeast1 := func(x float64) bool { return x >= 1 }
+	atMost1 := func(x float64) bool { return x <= 1 }
+	ratio("1 MB FP32 echo, 1 connection, server CPU/req: gRPC raw vs REST binary", "<= 1.00x",
+		CaseOIPGRPCRaw, CaseOIPBinary, 1, serverCPU, atMost1)
+	ratio(fmt.Sprintf("digits, %d connections, req/s: gRPC raw vs REST /v2 JSON", manyConns), ">= 1.00x",
+		CaseDigitsGRPCRaw, CaseDigitsV2JSON, manyConns, reqPerSec, atLeast1)
+	ratio(fmt.Sprintf("digits, %d connections, req/s: gRPC raw vs REST /v2 binary", manyConns), ">= 1.00x",
+		CaseDigitsGRPCRaw, CaseDigitsV2Binary, manyConns, reqPerSec, atLeast1)
+	ratio(fmt.Sprintf("digits, %d connections, req/s: gRPC typed vs REST /v2 JSON", manyConns), ">= 1.00x",
+		CaseDigitsGRPC, CaseDigitsV2JSON, manyConns, reqPerSec, atLeast1)
+	return ts
+}
+
+// writeGRPCClients says what the throughput ratio at many connections is made of: the
+// servers' CPU per request and the load generator's, which shares the cores.
+func (r *Report) writeGRPCClients(w io.Writer) {
+	srv := r.pairedRatio(CaseDigitsGRPCRaw, CaseDigitsV2JSON, manyConns, serverCPU)
+	cli := r.pairedRatio(CaseDigitsGRPCRaw, CaseDigitsV2JSON, manyConns, clientCPU)
+	if srv == "" || cli == "" {
+		return
+	}
+	g, _ := r.find(CaseDigitsGRPCRaw, manyConns)
+	j, _ := r.find(CaseDigitsV2JSON, manyConns)
+	fmt.Fprintf(w, "At %d connections the two cores are saturated and shared by inferd and the load\n", manyConns)
+	fmt.Fprintf(w, "generator, so throughput follows the CPU both spend per request. Digits over gRPC raw\n")
+	fmt.Fprintf(w, "costs inferd %s per request against %s over REST /v2 JSON (%s), and the\n",
+		cpuDur(g.ServerCPU, g.ServerCPUPerReq()), cpuDur(j.ServerCPU, j.ServerCPUPerReq()), srv)
+	fmt.Fprintf(w, "load generator %s against %s (%s)",
+		cpuDur(g.ClientCPU, g.ClientCPUPerReq()), cpuDur(j.ClientCPU, j.ClientCPUPerReq()), cli)
+	if x, _ := r.paired(CaseDigitsGRPCRaw, CaseDigitsV2JSON, manyConns, clientCPU); x > 1 {
+		// The CPU grpc-go's client takes per call is CPU the server does not get.
+		fmt.Fprint(w, ":\ngrpc-go's client, which a gRPC caller would use, costs more than the harness's\nlean HTTP/1.1 writer, out of the same two cores")
+	}
+	fmt.Fprintln(w, ".")
+	fmt.Fprintln(w)
+}
+
+// spliceGRPC replaces the gRPC section of page (benchmarks.md) with section; a page
+// without one gets it before make bench-cluster's section, or at its end.
+func spliceGRPC(page, section []byte) ([]byte, error) {
+	start := bytes.Index(page, []byte(grpcSectionStart))
+	end := bytes.Index(page, []byte(grpcSectionEnd))
+	var out bytes.Buffer
+	switch {
+	case start >= 0 && end > start:
+		out.Write(page[:start])
+		out.Write(section)
+		out.Write(bytes.TrimPrefix(page[end+len(grpcSectionEnd):], []byte("\n")))
+	case start >= 0 || end >= 0:
+		return nil, errors.New("benchmarks.md has one of the gRPC section's markers without the other")
+	default:
+		at := bytes.Index(page, []byte(clusterSectionMarker))
+		if at < 0 {
+			at = len(page)
+		}
+		out.Write(page[:at])
+		if at > 0 && !bytes.HasSuffix(page[:at], []byte("\n\n")) {
+			out.WriteString("\n")
+		}
+		out.Write(section)
+		if at < len(page) {
+			out.WriteString("\n")
+		}
+		out.Write(page[at:])
+	}
+	return out.Bytes(), nil
+}
