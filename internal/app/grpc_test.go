@@ -605,14 +605,7 @@ func TestGRPCBatching(t *testing.T) {
 // queue behind it, then go together. A call of more than 32 items can only be a mix of
 // the two protocols.
 func TestGRPCAndRESTBatchedTogether(t *testing.T) {
-	dir := oipRepo(t)
-	if err := os.MkdirAll(dir+"/slow/v1", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte("backend: echo\ndelay: 1s\nmax_batch_size: 128\ndynamic_batching: {max_queue_delay: 1ms}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}, true)
+	s := startWithSlow(t, "backend: echo\ndelay: 1s\nmax_batch_size: 128\ndynamic_batching: {max_queue_delay: 1ms}\n")
 	c := grpcClient(t, s)
 	ctx := withKey(t, "k-predict")
 	count0, upTo32, _ := histogram(t, s, "inferd_batch_size", "slow", "32")
@@ -691,14 +684,7 @@ func TestGRPCTracing(t *testing.T) {
 // TestGRPCDeadline: a call whose deadline passes while its model runs ends with
 // DEADLINE_EXCEEDED, counted so in the metrics, and the server goes on.
 func TestGRPCDeadline(t *testing.T) {
-	dir := oipRepo(t)
-	if err := os.MkdirAll(dir+"/slow/v1", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte("backend: echo\ndelay: 5s\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}, true)
+	s := startWithSlow(t, "backend: echo\ndelay: 5s\n")
 	c := grpcClient(t, s)
 	ctx, cancel := context.WithTimeout(withKey(t, "k-predict"), 300*time.Millisecond)
 	defer cancel()
@@ -725,4 +711,17 @@ func grpcSeries(s *started) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// startWithSlow serves oipRepo plus the model "slow" of model.yaml text yml.
+func startWithSlow(t *testing.T, yml string) *started {
+	t.Helper()
+	dir := oipRepo(t)
+	if err := os.MkdirAll(dir+"/slow/v1", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/slow/v1/model.yaml", []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys, "READY_ALLOW_FAILED": "true"}, true)
 }
