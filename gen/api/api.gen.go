@@ -1038,7 +1038,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress.
 	//
 	//
 	// Example: invalid_input
@@ -1198,6 +1198,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// IdempotencyKey Example: "8e03978e-40d5-43e8-bc93-6894a57f9324"
+type IdempotencyKey = string
+
 // InferenceHeaderContentLength Example: 152
 type InferenceHeaderContentLength = int
 
@@ -1239,6 +1242,18 @@ type Conflict = Problem
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
+
+// IdempotencyInProgress An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyInProgress = Problem
+
+// IdempotencyKeyReused An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyKeyReused = Problem
 
 // InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -1341,6 +1356,36 @@ type GetJobParams struct {
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
 }
 
+// SubmitJobParams defines parameters for SubmitJob.
+type SubmitJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitBatchJobParams defines parameters for SubmitBatchJob.
+type SubmitBatchJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
@@ -1413,10 +1458,10 @@ type ServerInterface interface {
 	Predict(w http.ResponseWriter, r *http.Request)
 	// SubmitJob Submit a single asynchronous prediction
 	// (POST /predict/async)
-	SubmitJob(w http.ResponseWriter, r *http.Request)
+	SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams)
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	// (POST /predict/async/batch)
-	SubmitBatchJob(w http.ResponseWriter, r *http.Request)
+	SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams)
 	// CancelJob Cancel an asynchronous job
 	// (DELETE /predict/async/{job_id})
 	CancelJob(w http.ResponseWriter, r *http.Request, jobId JobID)
@@ -1542,13 +1587,13 @@ func (_ Unimplemented) Predict(w http.ResponseWriter, r *http.Request) {
 
 // SubmitJob Submit a single asynchronous prediction
 // (POST /predict/async)
-func (_ Unimplemented) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
 // SubmitBatchJob Submit a batch asynchronous prediction
 // (POST /predict/async/batch)
-func (_ Unimplemented) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1886,8 +1931,35 @@ func (siw *ServerInterfaceWrapper) Predict(w http.ResponseWriter, r *http.Reques
 // SubmitJob operation middleware
 func (siw *ServerInterfaceWrapper) SubmitJob(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.SubmitJob(w, r)
+		siw.Handler.SubmitJob(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -1900,8 +1972,35 @@ func (siw *ServerInterfaceWrapper) SubmitJob(w http.ResponseWriter, r *http.Requ
 // SubmitBatchJob operation middleware
 func (siw *ServerInterfaceWrapper) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitBatchJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.SubmitBatchJob(w, r)
+		siw.Handler.SubmitBatchJob(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2686,6 +2785,17 @@ type BodyNotAcceptedApplicationProblemPlusJSONResponse Problem
 type ConflictApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse Problem
+
+type IdempotencyInProgressResponseHeaders struct {
+	RetryAfter *int
+}
+type IdempotencyInProgressApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers IdempotencyInProgressResponseHeaders
+}
+
+type IdempotencyKeyReusedApplicationProblemPlusJSONResponse Problem
 
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
@@ -3768,7 +3878,8 @@ func (response Predict503ApplicationProblemPlusJSONResponse) VisitPredictRespons
 }
 
 type SubmitJobRequestObject struct {
-	Body *SubmitJobJSONRequestBody
+	Params SubmitJobParams
+	Body   *SubmitJobJSONRequestBody
 }
 
 type SubmitJobResponseObject interface {
@@ -3853,6 +3964,25 @@ func (response SubmitJob408ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	return err
 }
 
+type SubmitJob409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyInProgressApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob409ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -3881,6 +4011,22 @@ func (response SubmitJob415ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitJob422ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyReusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob422ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3940,7 +4086,8 @@ func (response SubmitJob503ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 }
 
 type SubmitBatchJobRequestObject struct {
-	Body *SubmitBatchJobJSONRequestBody
+	Params SubmitBatchJobParams
+	Body   *SubmitBatchJobJSONRequestBody
 }
 
 type SubmitBatchJobResponseObject interface {
@@ -4025,6 +4172,25 @@ func (response SubmitBatchJob408ApplicationProblemPlusJSONResponse) VisitSubmitB
 	return err
 }
 
+type SubmitBatchJob409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyInProgressApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob409ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitBatchJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -4053,6 +4219,22 @@ func (response SubmitBatchJob415ApplicationProblemPlusJSONResponse) VisitSubmitB
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitBatchJob422ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyReusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob422ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7272,8 +7454,10 @@ func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request) {
 }
 
 // SubmitJob operation middleware
-func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams) {
 	var request SubmitJobRequestObject
+
+	request.Params = params
 
 	var body SubmitJobJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7303,8 +7487,10 @@ func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // SubmitBatchJob operation middleware
-func (sh *strictHandler) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams) {
 	var request SubmitBatchJobRequestObject
+
+	request.Params = params
 
 	var body SubmitBatchJobJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7940,289 +8126,303 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L15cxu3sgf6VVC8r8pk7oiiFm9UvT9kR06U2JauJJ8tdHHAGVBENAR4BqAonjx991foBjCY4XCTZGc5",
-	"PnWqYnE2oNFo9Prr3xqJHE+kYEKrRve3xojRlOXwz1MxZDkTCdv5EX7ceSuFZkLvvGfiWo/MLSlTSc4n",
-	"mkvR6DbecEHzOUmppoTdaSYUl6JL9IiRDB4hXJDBXDNF5BB+/uny7CPBTxI9opooTXOtzLWeGMh0fgS3",
-	"DfDF5o0yV2Qos0zOCNftnmhEDZWM2Jia4bA7Op5krNHde74fNcZc8PF03Oh2ooaeT1ij2+BCs2uWN+7v",
-	"o8YF0/l853ioWb44lUuWSJEqoiWZUa7JgA1lzojO51xcE3pNuWgv+fTaD/9j54NMWbbzN5Yr+Fr141cj",
-	"Rm7xoqUKy29ZCqTI2b+nTGnSNH9IwUgup9qMKRlJxchsxETpPkHHLCVCCtZaMuDG7X7Dj1PpnIvrxr0Z",
-	"54TmdMx0lRuQGSwvbMkKM65HhAoS08kk4wk1d+/KRDO9o3TO6DgmZtWjMs/0xCLTcDccP9OQf7hewTjI",
-	"NdwME1mvETUMmRrdtSz/YGb7SQ5Ov69f6fhXOejzNCaUqOlgzBWse870NBcsbZOr+YSlhCpCySSjXBBc",
-	"o8j8xAVJpNA5TTTZa3fanYgo2RNACiFJknEmHGXMvwzDWFbmiuRsOFXAHbMjsyo8xVsNMZR5/lc5IE3a",
-	"E2OaDWVuGMm8gIskm6YsbZl3xIedQ3NfX0jdH8qpSOOAvhMKRLPUxYk2ooZZMp6ztNHV+ZTVc2Vn8GL4",
-	"ij7f3zlIDtOdw+ELtvOa7g129pOD9JA9H76gLweNqDGmd44H9/ZfwTr4vxe5OmrA1vsI46kuxjHJ2TVX",
-	"muUsJWNz3zMFtGjXTwf+s9lkWDKSDx3sUjFxJpjbEm60VmqoJSO2lzcc9O3eA4Z8dnr+hCSGW/pbEJrn",
-	"XD1i1E9Iaxz6F6f4vXmzmkihGIjpNzS9QIFo/kpQfJl/hhJ3kstBxsb/+6vCufoRmCfSgPBuTzeiRso0",
-	"5Zlhe4kksEdLz3xfMN1rHJEfTq7ILlxUJOMKD/KFJVeWGkxpIw66jefDTvKC7rPX6d7gMHlJjZjVVE9V",
-	"o3vYMfKUayDPB/ys1MQNylJjpPVEdXd34VBI2ym7dVNUu9WZ3Iek/39yNmx0G/+zWyhBu3hV7Z7jG5DG",
-	"i2LbHTtckUI8NqkgcvArS0CIgqpAxmw8MOrNjCcsIlQTKuYkZRM9igpR2hMyt3KXCjIVN0LOhKWzzB2v",
-	"RebfIQ9OcjbJZcKUMt/KmfkyKgo9wcVkqtvkrUyZ6pKYi1ua8bRvxx1HJK6QxvxkPxT+2BP+WXglyPf7",
-	"qPFGpvOPUh8nCZtow9ePYLcJnWeSpn0tZT+j+TULGQ64asRopkdE0xs8mhz5jbqwDT/tHRT8dI5fJVpK",
-	"4r66AUctDvapeEpOWA4kq59nRKjAI3hGFRzouLwkXhhS3DaDeivFMOPJ40SBObWHXHA1YiU5YJQDmuWM",
-	"pnPirndBZdjk6Db7Rk2ThLGUpVsJhNfFAv5UM4TN1rA0qadavjqKGIWMcE0SKozgGjDzr4RlmVHtcPHC",
-	"seC6vZP5gKcpE49auKF/S7BqesRVwGeCsRSlNE3HRrdM5IRttRzBfnoXfHCDNSjG91QLcMPmhq9AWJHB",
-	"VJOMJjc4PZgY/KsyebcKfjS4BKdCs1zQ7CTPZf6oZWB3LJmae/sM3hUshlELye1e1wr6fCrIkPJsqw3x",
-	"PDwhT9y3iPvWButQHeBTrcaET1jGBbNzIrMRz5iZpDCHVTOufDduudMNzN2cjLg5K3tiKtjdBA+2IZ1m",
-	"mjRjblfHPWmPpI9Sv4ND/rHybpniY3Y42LA83UzKNXOWyDxVhN1NeM7IT2dv+ldX7wkdanB5MCcpWltt",
-	"usOyDNxSJSrP8CmW+6M0wnyEBmNcNgdhWZHBnVOjuZnq0YKdeHZ6vpFSu3xFS+pLI2ogm5vfJ1NNevjf",
-	"XqNL1IhOGPllLzr4TFIJB7AmQ67JLzt70eFndEvgTV4LIylLMpqz9VrtxoQ+Oz1HsVND6eNA2/S+oAXl",
-	"rgsj/+ny7COojEu10p4AtbSFiqX1koAPIJV+8sVUmxVNsGv2dDIi8BdoJz0xM08b/cRt2iPy5p9XJ5dE",
-	"TvVkqu3rac7g/Z+u3u28IprdaULVjdnhZrgKhu529dnp+SYH4mYHoVv7pefgJGcpTzQeGEdkqhihcLDA",
-	"uEcySxXh+usstjvTHn6MnZ2eg0/rSsr3oKpuTD+wJvNi193SbLpOZS+Iy0qKK2F3CRB4r3P46vnLF9YJ",
-	"3Pxw/I/+xcn/fTq5vOoDk7SOiJpklucGVCcjw5iKiZRkTCnwJ64nfWAT143cXVsxdLyBzOQ0S0EXN3Zb",
-	"xqjS5Pn+4f6rV3s4hYiMwS08ooLgZC7Pzz5enuBsSPNw7/XhQeewRWiWyZk6MkwOLD5kM5aTXM6UmaDd",
-	"GrALzdVB4D1t9gJHbK/R/a3XwMt9c7mPj/bQq3DfiuyORPuBkmFOE2ASOYQ99UzhwDcg4pNxMHAAV2hi",
-	"5UiseGHpYyepUCqPqELaAo3MMz0BD705vnr7Y//06uTDZUyayRLzp3XklAkqlCE1LuWAhaOwbywvmn/p",
-	"IpvEre76BeyJof2yE3hUhQu66QoVwm9TVXTVARiqSxVut9qWVdIKZSubH5F/T6VmYTyhz1OMMczllORs",
-	"InP9VaUhnkOPUijJJvqkJf0GCuU2PjRH9nHZkWVO6yU+ta9DWae+Vf1N1nu0oafIEc26VbY/cv4cp8vv",
-	"IhbBtZrQPOdMESnYGsfP2en5JctvecI+CXpLeUYHGXsEE5tvcHG9wML29y7hubG798Cro3nmrxyRnOl8",
-	"TtRI5jqbfz3qOlPDEBiHAocrCg4t4Udvh9g7Cp/otKBa3PJeV8d0RrsNvDgQSLYWXRxElWOiMIrcbkRh",
-	"XL0SeK6bpb17N7z13gYqrqT8QMXcGkTqQauaU836GR9zzUK5ZH4m8LM5jfY6HTdltatIczDNlSb7nU7L",
-	"7jirroMqfcPmbq2REnvkq1lEOGIXzSyJBxvr1Aq3m1m5nMHKlxeKzpWNnUucRYvswJtu2PyZIgFhmnFI",
-	"vDhyBsMOquZeLVetCL7rKEi4IJNcXudG0jTjRIpkmudMJHP/rpbd6xADRoZ1kQBvgHgOlkQONRNkmMsx",
-	"LgFNU/tyOtWjvh7lUuuMgR39lAz4SZj3y5z/hz3sYJyGLyi4DwQxtd674/NTdOdhOsM/do7PT3d+ZnPi",
-	"Q/ZfSZDE/tOxy1ThKlwiNAmDqM0NmzvxHM7US+ZPQk0nRnNi6QeWcnoFHpsH0dG/qD82b+qD86dCUe3O",
-	"GqqIS2cwn+yS6leA+5YkZkSgrhhDfReyEL7yOemcLIQSM0fcC1wRwbgeGblbnUtMhMxX5Zk0qRUJXI/k",
-	"VBNaIg6mR1DIu7jKuYaMDAqmv9ul7vYTkUg4XwJN0zuPUgbGRDO+/g+fxBC/iVM2zKhmMThB8Ia0VXBM",
-	"3Zoi72yuWD0y4vZwDesvE4rbRjuLuWZjFRc26zJzlWVsbAYBTzXB1QUu0yLvpwVc9KscmEMHXMeEZlKw",
-	"ngh8EYXPAT1TYzoHKWSEpXmd8zk3YQQ/nb3BwfbPTy76P5/8E9zlS9VHNDvP8VDjUjyc2x7iQfpLsOBD",
-	"/E+Via9wQL06ePXqZaezmQPK3Pyi86pwQFUMoOgBFtAS+l24QW9JwBpybOF8+j238QPcTz1RM5It3E81",
-	"y9cT5fWzO9jaB1d8zOT0cRkAjh20fVfArYa+XbKwWVOewvFnDNZbBkocH7MuchrXhpmlSBg6PKnSGyh0",
-	"YfjrVch1NvvTj20jlitP6Em5rTJ3o19YJRaVg2dWs7AfJ00pGBlzMdWMONfhbCQz1hN2nF45qIzbCeut",
-	"TP31y/3vKZuy/nCaZVW5ZA4XuGqV3r3OPiR/KtI0p8z/fTr5dNK/PP3XScvZgkbRybeKZgcS5f/gU3Yg",
-	"GyxrMPCnWtGZzG+C3A0jiQURcoY8HzgZSl6PRVdDT2zqayjTmSuYP2nGxeTsXT2BtwxocgPbSpGpyBlN",
-	"RuZV/onS6ysOUTPu0VRD/ngqZ8KM0v3QNz/ErU3cG5Dv+0T25ebejQ3kVtnL4Vn5a7s5AtG1H2QvXUlJ",
-	"xlTM/dc3FF7hrJ6Czx/iQOnWO0ek6Ill/hDSjC+Or076708/nF71L87NqRv+8ubTxeVVfETM4vVE2cti",
-	"94X9Xr1HxZylb88+vv10cXHy8coru/6Fyz0u2i2E3bPGZmdCW0ZTzsXCbD79M9UTha/l+NPVj/13x6fv",
-	"P11YFfvD6cdPVyf2w6TqjImsSsBSZ3r2RCblDYTltZtmq03O8ojUmQgRHJ3lJQGfCdUM16UnjFXgMtGM",
-	"OmM0GjNBkNUzyrUVUi52Qo1hC3aEtxkKc+GoJxKXqKY86dw2AK+Z9OnRY/ieS2dD+pqhBnbJoi2Dujyo",
-	"RHYYYM4ss1/8kv4qB314NhgV9R8vm1GJnBqVbSo0z8xXMCFHRSS2OTlxT/isHBhuKYWvLPnMEAfmFJzm",
-	"qtUmi87Enih5E59URG7of1svHyt+OC8fn9QRF+pte4Xw+1T+9gZyrzTapzrfn9i7t6Vrb5MlWuLiKy/W",
-	"5j6+rf14obX3PFw/PzACAyN2YButZO2kntrmMxOFqieqavyDKJkwjdrWpZG46tOLe6J5/R8+icymLpIr",
-	"ljr61nnxjL7upwmC4FjM/+b8A5VjWcyx1A38BxERRg90BQNt8haCgSnITkwamWtzFzPDytkOA6FtWCOX",
-	"0+tRTwwzSUHuTyQXtnQyYDjDElARl2XSLMXdzrXcsYtpCNa+oLMPTCkKdr2/uqNu+GRHwqBptgPvNjIN",
-	"0lGixrGai+TSnF36InCJLC4aT119DWRRh6VwSc7M0dZuRI1JbvQJzdG3ZOvJ1nDLT3JwmlqnjCvB+cU9",
-	"+9kzLCbIQWGDsaytAyxIO6RpynGW58EohjRTbFGjwujyxHvRnNJyRMz6zAnXbGxOX+XWB5mKjlk5VbJd",
-	"XiTwUDS6vxhBOpONyPDE5wiDsa7M7L5KJvtQLdUFpq1455I5yKmR/pqMpdJkwflRGlB1HP5Lq9bDc/w9",
-	"1Dad4jNFaRPNczqHizir1W/zxWbvOMvgXLjdqKxWGuq3yd9Bexlzrc05H5bWuLrafJoxkoykVDbyHhJg",
-	"+4qtTbdOhV2RFo7C67i2dvqOKeUw4EvlznWZm7PPbkHLrM8U8KmqMGGJ28DVOc10DVf6hWjc7i9y5QNX",
-	"13+trkIPL5KJOcU1G0ebTm5rvq2yasBzq15hywvtZJYscVgyiHOtW+53YKp8cESsLrXj8xlUhYNfG42b",
-	"RSnKXFpZ+R1/H82xCrt4NnLpw+b3Ic9QVAzNbAiEpg3xZyMGrlOGNcYLOwZLAHd5ztXu7QGW57XndJx1",
-	"g2q2Xzqf21r2MSO5DRnXXTKGjDmbo33wOVjmwVRbselSuu96DZth98thcedinbsr13yEkHnwgtuy1mK9",
-	"cSXqVvtHqH5bXKT3/JYJptTiqjql7bcGE9Ox+Zy8Ma8uFkLeNOpKYcMR2pfUjQhP1RrOQ6OLp8aAHnKW",
-	"R1i6XlPaDlX6E5mBOQYaWAylflY67VKjO+z+hif1ffnk2bQ8fCjzMTV6zXTK07rl/0kOLsBArFPACAxh",
-	"lEshp2DCViQhCFSvA1g9pQ/f2+/sv9jZ29vZ37/a63Q75v/tvf2Df7ll7o+tLtU10jJqOGNzxdMHe+Zp",
-	"p/RsXCBfJ63rFD6ATlg9/Of/CsyBRli+F8j6vUVZb+m0cCDnU2ZdHHg0/SoHkRVZVpRzsL1Azi4Ic67r",
-	"zie7GHahB1JmjIKXPFyeRWFnYTOgwIc6pwFLSfPi3VtycHDwGjlUDoeK6VaZF1estee/lGq2o/mY1TFh",
-	"hSOWiWJwSoAkPkJrYCog6oMrAr5iL+PNdYwEYLn5wjdLDFdLD669C+SI0AEYSug+0SMm2gSroMG5Yp0p",
-	"hS8FHf8bkAmZejMybaXvR4/TMLbRBsKdU0tJCnEElhN7J0i+KkVhecEjL2fCe+ZkXnKobcJ4zzenaHFK",
-	"rKHoJd74RCefBwKx349qlJ9gu/o1qe6UJQfTpZ9VeS3sK11RHig0UpM50xhtSVtkpzftdA4YmTABgZxm",
-	"9YJbF/e3F4Lk/+sJtzl9cihhIlXWg4v1QzS1dVV2PcmpsKEeQwJ7q+OCnvBsgC5f4AUoE5U5BC7Gqkso",
-	"+feUJ4a9jPV2LZn1WLs5KJ1Tfj3SRMueMEJzyAXNrNSIbD2jVqRgY+scsIqDJZtRMfCNZkFwXGYJg1PA",
-	"F696ApRVjvDeBV58L2m6QqP11aQjhpkuYzaW+bxyIkMcPp1iyKFvlPpOu7Mfwe8rzrZ/Fbgd9pxcfaAt",
-	"fqY64B/ljGTS6sour+QGLJIxzzIepAYXQELt5+HGlVMjvz2lxHQ8YFCdG0xmyUHGVVB969zhLjjZpCRn",
-	"MKScKQaH6PoDbXOZ8gdSqAtC1UmKgOHec6XrHQaOjKrCd4jFEASBVSU/F8i9qJfbLbLwrb+V3jKit4wI",
-	"WSyi/y4ZsIROFVhYPC9bZ7CT0cSlCn1HG1m2oS15v8QPU8PiJ+DJWhzikQ2Nzmg+3plOooprSwHlPNWo",
-	"smo/Xoy9UiPHLNBnNppIKEIWJlJnbqtCaNVxyAeYzwWUOS3O/wOjagqoNrgyxspEjvNEKbjEGrZES02z",
-	"GnvN81nJY7fSC26fwEHWLZz95gbudHObe0+FTsXAihfW0srQ80TofF7vm3EeCTkkdAESqCLFtxHFfxhx",
-	"s5Qo9cIFd0+5Lr5AS8rn5EbImYocR8nc6A11njjV6P6yhmQrLu837j/X++Y258Rg6TfcdUtp9YFpCkmI",
-	"tTxUohY4FhYpRniVSuX3nOZGu5qwhDs9SbEJzWCjTpimGRnjvsYUPy5IMm4XOfVoraPfHAif2olAeOVg",
-	"v1Ak7oxyNKLmIsIH3H/eRg+xSGa2iHT1pzJ5zSF9JPjeAXxvIpX2YqBgEyWHekzNCKG22KzwfcAmWk76",
-	"N+HFxk2jexA1MjpAfmsopqWijpUSmUFZ6S3Pr7ngCW18voeve4de+HHv2Ct9YXFyQ0b1NGf2exOa9TOP",
-	"wgh/zngKf8GyFRfxT7z4uaDJIY7J+vXRR5ZTza7njW5jxoyGDIop/hPGdLvX6L7uRGaXdPc694HB1IDc",
-	"iupO83/CmPGH/cbi/ipx5G/LylyfKWIsweBqhAxrlPVEiiG/LqttD2Xten/ERi7hJ3BEuL1UR4cCksKX",
-	"/vIM0/A2d9xfwUsuJyypOyTXK9MY7IXI6TKdus4/8ntr1F5ybEHYa377ZIQtiZ66MSjNJooMmJ4xS2cc",
-	"iVOZXAY05PAY+x+sJ3D/bTzES80mSwcYSKfNxleEjgCawQ0Uhv3EgwvE1KpXXOBtF9OMlf055ek4069w",
-	"Ng15rrTdycjM6ohgwtgMXVae2SHVQR0VVfeWGoEYIE1DCyEJo3nGWV59GO1L608oiomdEC1U8GLHuGsL",
-	"u+FBqlsomes1sUA/La+pMKcQzYq1LcLfhYgPVnxhwCsVogWb1bvECrSwYrBeWhbbu8TH5V1XcFEw/aWq",
-	"VyE8aneDGegGyvuDoG4tyJNORpeaLhNZKBwSmmWABA1QxhA1UPw/zO9FQYVUDrx7xObgdoF62/Fkqlkf",
-	"8pHi1hECSGMWPgAtmqMSMlkxhAhIi0BiksgJZwqyADXEJpSmc9JZtOFgOH0znFIy16tAznOhXxw2Arjo",
-	"vUW46KhRGuwG9ZOGauXnJlP9gOdwwhs/WGHlYPrVoVSntPDJOq48Oz3/nmqqbQ5d1SGIR5grxsGyULt5",
-	"zyZMEI/lTc5zqWUis1AIvTk7e9+IGp9OP169sv/de2H/Adqn+Qcslb3D3eCuu8vvzuHnd+fw67tz+BHy",
-	"VcvyzN5Qx/nfzwUd8wQ2gJX55cme5wzT1JzodcIqkTRjKmGgD2J2sw7zo7WEfVJsnUWmHdO7PlYKpCyj",
-	"8/6YJ7nbQSU2BqDB5YzcqWPkSc6GLM9Z2i/vjbrdrTRG82DEbmIpjBoVvgjnn9DJpBII+eXFYSiBFwa5",
-	"OLAxvVuWeFS1WFfRZwnbntTrz8cWlnENmwY5810SIyKN0amtGwnueaZ6wkZBjkicyJTF2BIgAcAWOSSx",
-	"zZKMW1h1XGR5YuExyr9ntnqjzBOYfLq45ZSG0pIxNXzKdswRDT+Y+x0evf9u+VioYvBtbnNQTWbA/LkU",
-	"187HyX0ZAMwOQOe0JKkkdCCnuuoEWIT68xBAh5hfqSCk4gEADz9H5FpqclA31DBh9rfl0NCQBhERmilZ",
-	"ZE/bhMKd0+9tvnF5nDXpt6tTNJyWAEtWGtoS3gR+C9IaF1h0sbPCBlI1SFFMsWJwZ69R9pOAV+eX5+29",
-	"6KD9PNprH0ad9v7nCC7YgVoZ6TwgllWcAY8+lMX0xppVOElGkqWO6s6QKJPajXGFQbqRFn92em7JeQoD",
-	"XpfWuNIu8yCJ0qbJRGQwB93riBhB6IosZkHe4sb2RjHSMzx164yiUtOPNW87L26u8qUl4momLBKClzFQ",
-	"0ACgAPcvIetbx0vJT4astt/ei3Y67cNoZ6/9chWjLbjP0Hu2hNM24KBw1DXdCZbcf7txP5icirUNYCZU",
-	"j6rdXyp5qwvjCFhzc4bCRfzyHFXqBeFGuoq/jJRaYk+48kLbGsXH8CGf0UbToK5Cmv8c2WAbdAKyMiVF",
-	"na0nQLFhuau3jCO0Sgp4VqPQZPPWUREKsrbxM3CYXTMFkSN7dxcq1QLdOSbNwsBrRaRiySAfWGvVjcUO",
-	"1PYWiIJXIt3MOws7sdUm6MmxxpUPPvrPQpV58ETbWU83jE0sTL0t/k9oMmJdEsN/+yOuLegJ/j3mSsXO",
-	"fqpTPNxT2xgv/s0PspT+0BYWuka2uB14cIv7gfW3oFw1QdQ+bsfpvr+1+RcFK19a0SX7+z2/hVlWsjLs",
-	"r17MlTzOPhWwMgd4asl3wDHyFlztdemLXEvxTDnzCm6zOSFBMB7yo5XbMQkV4CZnde4DKOQuHxlSiLt8",
-	"Kpa5hq0YQvNqA39hjbXpNJ5tpH5AFxQdFZuqs39Yk0dA71aagR8CE3BYsVuPSKc42vBn3yIDvUApH2OX",
-	"MUQ00XApoZPSubf//MXWNuzmx3ixub8oHScZ1WYOSxmlb/69xnW6XMPAKwOWkqazEY+I5/USl/tOYRvp",
-	"F/WeTz+byG+ABVaJvC2w2l20SM4FGQGgyfUuJT9HcO6DP8m1pnJeo6t/np/0resI/u38R/4PcAb5v0DL",
-	"9H8Bs8Ff4VOlh0rPlB6xfib77+Im63GCf19eXZx+/KHsdwofWBQffFllmN9OyiOkFaipxV6DPRmXlwuc",
-	"FXQgbxnpHJEdAAWl4f4cQgskc2vZi/NwJ87B/uI2qdm39b6Her4sGMWSaRXPhWkLFZthSXTzZDzRc5v8",
-	"buUZ+DAQFVoUPQubLBnJ1jY2HrK+H9L9RqRZKdK2sgjWfz4UYDXeExRipBlXRZqFa4gNReIS7TyLItHK",
-	"smgLyVj2eD59fEeVBd5CMGcVj11AQGyBwTZfy9y9YI1+tGkJZYFuhft9qh96BuDIVk3eaJ9caZ6oldll",
-	"aFLZO4niNmt6Bhn0LuBpjDua5FIpmwerloZynPW4Ke8HMazKQW7+t7gTCsRygKeo04l80OuIDFgmZyT2",
-	"Djp8KEYhjLYfoNFbpZA4pZBMppoodstymlkFiyNmhwsJBL1Mt3fyV8ZTk3IFn2wiWP6w7hxpoXqcQz17",
-	"YTiXrfPyQPc7jxmpX9k1C1pxJNxHjYwq3fcvWpE0Ym70LlQ/iYUMcMule69fdkjz09XbllF1jWyDSv7y",
-	"nF++fv7yxYtDy0yP1mNTbv1eqxTFh+znIAO7TK1FZlncA4vLFJW24xIxcV5yM9UX629e0lONv9nITOHL",
-	"KvUXLrc5tkixcdimA/SiqPSbdYwsNvOIq1WGC3fYKrf7ekosOSg2Ff+VJV0pmy/YRCquZT4/FSm7C8IK",
-	"S75dpqsZgG0UKkU2r0mnh/SRTer77tcN8L0sNZGqZF9vwDy1SA/eZoBkmJA9rL0P54vXU3zGqhuVbyjk",
-	"+gQ6q1YwBAkf8mvLKEOesW673cbwnQPrAjfDYafTwlRzKggDzdL2e7JhQ8i+p/jeMnct0m0tJX2JziMU",
-	"EVWnXfx9NDck4Ip8+nj8t+PT98dv3p+UdQoh3Rl+RM7PLq/I7u3+bkHO3bC6HJYE6c/1suq3Ggl+cXL8",
-	"/T/xUOXaZz+9Pzv+/vTjD7bpCMdhqKNwqP6ZchGIQ5rx0Si/+E5tHTBzSuO8QnMTRtKIGvbbjagRfK1s",
-	"5rlbn1qUI43Wbv9PItt8f5WvTQVWU7EJE6kRyDVRSdtjFs7FwhUBaGzFVhsBgxMmFBsPMpuxwzVJRlRc",
-	"I0yP0YYeJk2W7oog8lfrbNjq1AnSXdZ58dytKy3dNVlXDw7N+FDZbyUwmNUG/Gr1ZJUxv4Q1YQgB1T6v",
-	"XKMz751bJ7d8PPBLka9uPksHX4qvLWWx8oZ5l1EdkVzOdsb0V5n79OShbQaIiW0OHCvQYp4EDeXJ2Ngv",
-	"xBfh3HUBD7jvkbx3CTBhy91DXmmseh6s0ocOjb7F5cYQaMkFa0W0tY3dLcUZs43rol6SGNm68cGy1z5o",
-	"d7Y3EwIyLCOkW7VluezPVOCzBLdjEyoSkfIYg93YE7lOlG3ri3Txs5qcKjB6zEjYLVRlrE5k5YLUZvF5",
-	"y/txBnKFDV+/6DzE1qystjPrVixuybtTU4u2vSem6jXawB1Tm2+w0uasuDprhfOTnueLKuxTCDM/TPe+",
-	"uulWyk1rqmGhCHbsimJpLqe2W32Q8FBfFE1zzYc00QjmuvjuN4APG2bmQ7mKKqVT2MZO6DwZTHmmd4wA",
-	"AIOgHJ3CFp7RJtt6yYCM2GFK8zHVPuk4mOVQSj3JudARGdO7Zq5UP2WZpn3bs6E8X/K/ZMToJLylPF7b",
-	"8mKjAbO7JJsqGwivKAVG17XVHUYXtuXKkE1kkYfBTtR8zGy2OyMwKAWAtzahpJpbucyJXJ3T4oB+yOUM",
-	"MHXgSz9IIIMRcdB0Fz20rtAkskXllPzwljQt/q5g11Tz20rw8bDzejNaOV61xV+/a7VWhUfWEcsm4mBp",
-	"FIBtEcW0LYUoU24NtbZhri8C0uD60VaEwCJJalgq5PfyetaKsMdheiourjNWA+pZrTe2Z4Ewh/DB4fMX",
-	"L1+97th/4bFTQd6qQHStrnff1qb8hqK5CLEINFzBIUvwMxcYYBNgzK04YfXSfzVAqy8JZ7mE7ojoXJeP",
-	"fvHuLXl9+PwlsfjRbXIMUUeUcD9eXZ07MGaoXnUtC6iPvUBPDIiq90TRNZ3mzL1RGd06IuZHMYfE2S45",
-	"7HTIQlt9hM7BtwK8R09Ami1TCZ0wwOqyGOLaNQ2Z0FyxVkQOD/ZIjFeDjj6kaVHeiTQTeHHYEz/zN1ix",
-	"8byzR2IhdZ8b/hozoVkKI7jKqVBDlhed5/AwB/z8ZDQVNyxtPVVZR5dUiBCRUilH1BOV5sARWWgNHJEQ",
-	"Kh3aGmCT+oj8KgfBfT1h/i6A94M3jJkeyRTuhV5W5vJC46WILLZNMh+vQ+OOeiLsMRGRmgYRESl3b4Dx",
-	"+m4DdrilDgQRqXShNvQKm0tHNujcd3nGpbYwnpxB25aIFL1f3L9Ll0stWyLfNqjvUbgiw+lGY+5z0Xct",
-	"MyJSaScUkSp/Rj1RYcAKbPj6sh6HU/+F6nrAZ+WAIkpVPQiXpVaU8XChNK2N4V65/PkyZHD50w6n9ItX",
-	"CLk27NwWAGLbdWjb4WXilkVEyyvFr7xMRSwHQLUva9e1ngPbF6BGuIxkromajsc0nzuC3nCRIhB1zfBP",
-	"kafIUp5aVhH66eI0RChe+ZFV/QnWMHXloHN9D4AAQf225fxNS7PKKEw1JaAhfpSz1yBRapFJy2L/WvZB",
-	"cTZiM1lrYsNdAJPoDDIcYzmpyvYV3MhqcN9Xc7X26/BBi6clB5pywdKi/87ZJRnMnbFoU7rKxsyLly9f",
-	"7u+92HRcK4Z0ZQhtO9PI4SPGtP9878XzV/uHG44JNWZWdsQd7tfdbAykJaO/WLAKy4ZjjT+k1s23xrVX",
-	"jCCqZbO6xa8QvjTnuo1xwczJWIvS4S+52UHfPIRrSdjm4HtXa2D8FqD1SNMcD5A/Bia1ubHwTRXe99aR",
-	"DceD4IaofsrTNvm7eZ2RJwmopziJiFBzyw4+kXFox0Aoed45IGNGRdHJPkSERaQCkc2Jh3VsQmbkkN+x",
-	"lOQyy+RUtyx6etC6BHIyngojcNlxgogigF7KynCBZg4uku/mhap7ZI9+AJgvFb45hFXfwH9EXa6ERSCC",
-	"MHj/+P37s79DU66T7/9fYwi2jojScjIxH4Gde3n6w9XJxYeekLaSzhIF2/hhzB8cifHlj5+uvj/7+8f+",
-	"9xfHpx9jMG8FvE21yjipDrGkwDdx39wI2aQee30lPuEFw6i7s++Ww1ciVws5c3MLUm02gVA9WAld9vyJ",
-	"IFSD4MVDoFCXOvCe//kBTKNFgtVyRIAHVItJWxiwyBG2gCNsZWmkcV2jiAIubQFeiGrzxglPbpCzRvx6",
-	"ZH7xb63A6JDm7V6HWAjl29ewPanmCaHZjM6VfVNsH4+PiMNnwwa4yhy5sQVqi0vYQjASFxRNPJxbFV0o",
-	"wHt7WJUMdSMGzxaMd5MK2wBcblmK4gZcX1ENWZ4wUVSSFviIKYI+TYy83Ot0XD9BT0wz9srur0De1eXB",
-	"lKWU5Yk6ZvT4VrVhTwxiB2CpALi1yHaL0TBjtqU0T7E0qD43YAWJMWBRj/f1TAVJfISqYJwRSRm0ODFn",
-	"L4B78wUHIKMCMA5eHUYH7c6L6KD98kW0BzAHShuCddqvDqJO+/Aw2mu/fBl12i9ffF5LZFcphfOqo3SA",
-	"xFZD67A1isxd9gddQH9LWZLRnDkIzYrfud7qOgnhd5oWvDEi8I8Xh+D8sP8xPw+kzCLSbrcr5WIF6ONS",
-	"aVzcfLcyEFoe3vfllIDl8X/SnKopzWwSKuQbl8eIGJ7bJQVsksWUro28lo6Mpctbd5hv71gHjEuWTHOu",
-	"55fmyMLFP57wn9n8eFrXg+ZYuB6RbfIzm5stM2aoZcXH56f9n0/+eRmT3eKP/rvT9ydGptvsR8b1iOW2",
-	"p3HKblkmJ8BTN+Ztccpud27YHOvgU57oCFTXvo3sYnIsTcdcVG7rieA+Iw3HXLTA70sTo7Sj9sYFOOBt",
-	"L0urwfiukMWyUiAB9hzkYihdW0ea6ACy2KYijikXYCjmRoOb5lngcbjmejQdtBM5ts4H+59FwW5fZjU2",
-	"557NGM2hJ4BF0wbP8Y9XV+ddEnarscEKQx3gZt+Y12yGCLpGX2OI/lc5UNYNCVYHeJZEigTjIOENY/VE",
-	"T4SgxbCXvOwOQAp8bwS8z7dUCBAHPJg6LdB75bAnUB0J8cFtcKlQW+TYnP9eNVgeboJm1nBGxxGJUTGI",
-	"oX7MnX9xKwxJYUY/oGiIkjrk2xUJZFH/bdf6ymbsxP/YAbVw52/uukX4MZT77rvjUlfh9nffEaRmEZJg",
-	"dwmbaBLvjqDdkxn2LhgL8K8xM/aign+nMlFxTwDr78oJE3TC29/FRDCG3UoX+5q2yTH0ccWEc2jOrEgz",
-	"tkwRRz0RB9vFfAXWP24hXbCbMxXBcPFjXEHcRRiVjGvVE/HdjhNz2AM6DkojmmcTJoy4OGh3XMKuHYvR",
-	"TawgUa02OfMgWD3hJEXNqymkBvtutWaGTqqbG8ysg26uQRPXnoDeQrYV82Fnr9LP1Vjj5m1h9SsS4bBz",
-	"QGIfwojt8p65tkTJiBll8LvvoEEOdGIWKTbYQBrmDO8JvUguDOSCV2LeE9DZ09VL2Z6mmONCffq/2xXX",
-	"tuA93ut0oAMsF1Nm104UvbN7AsIUijQP91+HV837u+Rw78DnsHMrWaAD5MXJ/306ubzCPswxVtgL8MyX",
-	"g2pBDasxyyNyuPc8fKOQGnqa2i8fdjBbB9z8XCNvWnpC69OBTDkDWh4LV9IAGJTu6hx6V5rlTtlEj0gz",
-	"htKaiMRwTmPphK0K7YkCEsUaPowmIzJmRq8GJ0WXUCR1YBxJYz3PeALt7A47nZ5YjAtarzOUcUA5F4wv",
-	"t4uackWvc8YIFEzzxMcV9EzavtTtnjgWrpzStW4F7qCFcMN2gGb5C1Fu2DTevd2PMQvevqLVExDAsUFB",
-	"u4aX52cfL0/cIprZ7B2QeDFiFncJVTewMuBUaQ7ZjOU9YbEZcpIDMr0RpfBlB1pVTiVuHdluNtWGXnZk",
-	"Q8ozu7dDzxoXFvPOdflxGwxA9VQhNw/v7jBOendn24RVI8WkGS/rthy37Jfp0uinRdXz0j0A0HONgM1n",
-	"MyVdInVP2GOgCOH4rtJGvMOwPRiZnYZd86kwdyE9gflwt/QEJRZkJSghWYLEZgHDEcSOC6UZTY1c/62H",
-	"MHG9Rpf0Gu12u9eISA/iEpWfijkGF+5j0owdqqGRi0bIL/RTbkW+NQngk2NxBgosC2LYxf5tXrA/cxZH",
-	"2hNwh7JFTIamFCNwC3TxHotC6jQPO4cYKodYsRkK7QkMGBdYWL5VM/Sdbx52npN4MagcW19vfGz+jl1Z",
-	"lQ+qQtw/iPQHvsMw4m/eX5NAAHkAEXne2Wu5Y2MJqN5338Gkd6Hgy1ZxLcOLbP4Maebkdj/qCV8eY1TC",
-	"3YuTyysPGtnCqfk77Ga1QKrlIsYIpT8oPJAV6PS0CA7oyJ7aEbEHiqFSqe7YyCJFYhcljR3IlCLXsidK",
-	"/nKuFcuGpHn28eM/bEtiwkVE4G8nXORUt2zz8qBjcpF02RMgcwG025z6yDIgzMd0jkaJO8tpqUk6IFd6",
-	"opiJID3NOx0bQ5d1rrv2HLOUQ/QLvyI7PwJP7LiXo5UFyzdBBNfIjhISNmbcSIHVKEJBNbsZWDW+0BNF",
-	"5jwoFsCK0GvK8pfvKyQFkgQOU0sdwFYtiOKU3vFUaTJmzMYY3emJbXpu912R3W8FItt97GFjfNkVNCKz",
-	"6xzq5WaqlIuesJ9DqeBUdQJqA/xiVfYIFTcQA15zd0rTLTd7sglsCi0HMWSiOYPjx3u6Eoqsji1kp8nI",
-	"AUmLbO4UFOV4j4q0J/yhht1sYcwFzEBE0pzOhAv9WbceoWNs+SXNyha8jzhp2HytlBFHFTIUmqIZT5jF",
-	"Q7Tm5PGEJiO2sw81FWUzcjabtSlcbsv8etc+q3bfn749+Xh5As8UcfmijqPwyu+1n+M91oBodBsH7U77",
-	"AFxNegSG/y4YAW7Fxz44fc1qAg7ndQ2QgHYYPDXTh7DNjKoiUdywCL1hEZlkUxXGKI2UgGZJ5AOI6W7Q",
-	"jMusiuuMIxjogBAMP3J556DZYd81L6HRIaDWJtA2zcrJZNdIpV3Dlw5EN0hTNtali/ZeMJp+YGOACIjD",
-	"RGV8CvM18LPXkMVrjkrzUVS9bYgZtQeXBVuX2w76YMrVTZvE8JQ/GaxKZdXKi8vLnsAv4ell32k/BXSG",
-	"QDve0ybvwMOJ4f/im5a+EIgztuaalHHSjN+fHX/ff3v28e2ni4uTj2//GTsX/x76XcY0vzGHfeyzdrsE",
-	"km1j18xnXso0B3XBf/WZcgOG3eLP/9PUAWXY5AlINQQlC3h4v9NxzhqGRTJV5QWiGxCgWRv3CTuCgS+o",
-	"tgpiErZAAFBJmZfD7/dR47Czt+xzfvy7nwKbFB86WP/QO2ecwhN7GzzxRqbzj1K7Qlt4bv/1+ueupPxA",
-	"xdzhaZrnniO5Vz93anPiECkbvI6YIVTQEOzbkJCNqKHpNbTWAanU+Bw1qg6BRtdeM68sC6/f4KDa/c0K",
-	"wPtdjJZXy5N/qR96cUsR+4POWpvcbA/hhuvIVJMAM+UZ4AQINgvazFiucQdzIDVkluJRqWZ0gqeI2ZJy",
-	"zM3BNo96IoPWjmJnmEHzTw+qgokDxCL42Pc48SZIkoFDjGvreYNaNDbriWJUxnArUiPCtyAeqGuX40Rm",
-	"gBLkTTOjdaDEs80KyUfpvRlGa6vb5Bjv/mAzi7/YJi+F1Ws2+RWSJGh96OdsN/YGO+BNUS7/FWVB53D9",
-	"Ex+lfmfO0D+l8PhR6h2bBhOWnj1UdkC2rUKcjN2UDabXTpzg6bhUF6o0x7RnadA+1LfdRSXF6BHkGDQH",
-	"6MO7M524BpqE655AlJStOmnW7aD3XOmgS6b6ktuo2l91yU6qaIzfzsaVZyOuu231kc0Ljtqew5GdJ5Nc",
-	"DksMDr/sQhqfqrkwyGRyU/N7Mk5hpy1e8Ql+NdeMHlrz83iq2V3N7zaPveaKmo8HMqu5oEdGecYm1nWX",
-	"c5r434sZYwhm6fZ2JSj7nY7Zd0oas7NkWUAojQnVJu9kTjJ+yyBR0Zx/2GKtvDF/xO99we1ov7BkF7pR",
-	"g0uT37L2Y7bHQ9ncBp4b3V8+h0z/3hIvYHE1V5qNG5+BkX+VA7X7GzaVv1+6ZFdOdmL390JcWit9l6q5",
-	"SPx74jbBKanlwaWe6AlI5YxnlGsIGUHP74nMsm7oGsSgW6ALlbv++wolbM3eEzb5vhl73Lg4IjFmAmIM",
-	"09d2xC2MaZoBEAcYMKFKWSc1A9ekHDPVE4CBaDMYaVBEVVCEO8goQZrghLWXApe0bR8PGamowQHcfI64",
-	"Iq02ObbOXwKRaptQa046M1WftmoRCJ3KZ93VYAePoQxLZhk48uDt4BKGZvqM5tm8lJBbGntUwES7lM7R",
-	"VKueSOUMoKHtUkhJ4DPm7YblIc56RKgbu+LjSTYnVN0oQq8pF24o4LvBQfcEBm/wBqUxzuLt36v++clF",
-	"/+eTf8Yk4zcQ1ENrtu5g/oHpn+SgEVVtkWVd5SUMBtAE7aJH3lwwdIYGIjQZOZ5y9RwYYDTmvFl+o7GS",
-	"DmbA2uymlucMqiEmFqRJ/HvK4KCx3ikzgkYUiB/7CgCFCAqMIQUF0SIOOrXQES61DRq0fikB+JMcXACz",
-	"LJOBuBXNHV9Zjf8LKuXmqQ1GeYmp+p+KcraKwvMD0zaMiCsTnAFG7GNz3a3M95/k4PR77HrtciqWnhkf",
-	"8LqLu53ncsz0iE0V0exOE3YHjnhjmmM2GGk6U73T7rQPWxE07ZnkDJLxIXI8ZHnajwNv5w8SG/TaAziR",
-	"WcYSLXNV6+ayA167Tcz4dicZ5ZUNUuSG/Q/58eT9uQVPs2kffauMn3tHa6FpVk2Ydk/8D7n65/lJ/Suu",
-	"6fSa9UTttX2YWTXzrHZP2hX6I6kjAReM/XLUKiZFH/UVNmLR9NbxDuaouNCJj7uhV5S7AAMpsBDJnOl2",
-	"ra335a28tfadm4ALcUGAKNcI9QtdRUHdcJNvlhLFW9+swRXWoCH7QjvWkBuLdvs1pmCQ7tUI2HXBUbqU",
-	"f6GGN/RPcvRIjOTMcC9EF42OQpWPqML1IuRpkZN6gokUkBswmawL6mLwMXgMHCVOM/b6n++oSG3RVg/w",
-	"JFtRGLxclukcLTZkYhPllUue90RxckTlhs9VdIty1iIgQqqoyI0RKb68J2jO7BaHuqiQgEVR1BId8Yv7",
-	"PsvtDJZs6QJt3a3gN7/n7x40cUB3YeucopJoe4kQfcWwiJE+Lo3V8mv405yOnWfHFd13f1sSSbmYCkUw",
-	"C7CUKeL2bCksB74sFVjjRZaaL48s78FzX/RvjUDDBE+2+yoIRfflmgGAtPmCez9Av1nqJQqhb2zSqnlt",
-	"JfV52ZfsE7vV2+Fzf2Tx8Wr9E3ZYVwimsbEQKYh+JeV7ml8zfPT5JhPzuCYfWMrplcUP/DPaeRdT9AeF",
-	"JQwFtwUCzAmAegnmrt4HsgIde8slxt9oxlOqmQphFCIsgwSvkpZFclRk7VBlrVIjRTBIRLiGLN6S86Tw",
-	"U/0qBwD3cQSerbWuR0xRB9eZdU6BcgAepp/O3lwWviVjBnvPlMxJPhVQHgIp4Yf7r3siDkFrYivtDLFd",
-	"N1nrlFOuRgAzdgujW5Empkb1BJZlYz9M/2X72cinKHuBOjc2Ms9Zi8zkNEvBMdkTbhaYilxMpQCBMaNz",
-	"EyDxAsqOy9KkPRFfMJ3PdyB0ZlNEFZ2rIqkLG79YNyGORrWJ8/cMWCbFtUtU6wkzfdt2ZICAZpD2Z9sT",
-	"UChKgoy0ojoA/brpmAt0C0dkTOc9gR5a5IqFY+QS3o4ev7/eQXJs2Bmn6Jv8rvC5zaiy62PhDGBDpX94",
-	"nfILHgoIbPVffSIg/xDqK9m+2NGwCwnLyw+I9/yGkRjbTZQedE3I4PkgX8YwtY3cKJBBMQpG7IwnjAmY",
-	"Q5obJs+4yiFbs7JcXkB7qS8nNOD13yTHN8nxV5Ec2GXsCwqOMOicsozVtZN5C3qA0xdBh8DCR+2DoRAz",
-	"hQSF1KgWEybAzWvuB0t0LG+DYsGeAC4/ItTrehKT0OiAilQKBuHQAYJ8QENFgeUppAkZ6CCLIsKHkFkE",
-	"seHIPJ5ylVCzlVpeP7IN9SBwCDeGkWfYcQIDzNhjpSd8rNQHes0sbGnMgBH/dJccdqxq527FSi9UQRNL",
-	"NStOQQ/3KtnRCu3LP0nFHPRxTCCG8kersaOGDkVDJfhJzEKmgnAb8PYlQ+yOK90T8HdzNqIaJg01nUCd",
-	"FhQ9CAmjsmFvWyKWKuJHoJ7hXEYUqs8RvuracobSRm2VEyawrnJeZB3UnQjIVu4w2Foch/3F8PSzqMeW",
-	"D2txfsz/23v7B/9qRI1SjV6jK6ZZFjXcSi57eq/9HJF4cN80uo3O4MXwFX2+v3OQHKY7h8MXbOc13Rvs",
-	"7CcH6SF7PnxBXw4a0TJoXfyqA59qeOaqQR96whgxVwUbHxHcUr9D1PjLO0E7G8j+t1IMM57o/7bANO4/",
-	"Iy1K58uvsCHLIerVp0pUH1y5ANgBFeQIAYutT0padFnK7OFy4ltqxV+Wgw1fbMS/j0qxcArTGhsL3PZY",
-	"Ic0spFBhEZUc+UX+cwgvFiZ79wT0tXVWl4pB4fLPZlCWibiJYHpRtcr0sgYRGEd/XcMrHMJGAQAVLbVf",
-	"v4UGvoUGnjg0QEuBAbTrHmvK+aa0tefvfqdDYkTfWYtf+rxzQGIL+xkXzm+wg6yMsr78Kn4pJKN6BFhA",
-	"ZYLc1GYNOGxRpN7qoh1ok4nRcigNIrI9Y23GcIB2AsXPHsUQgFbnkR0zwByU2qZaqNp4Ca5q7LMu/Cu9",
-	"zWTmhhW3xdy6ZIGsvsYTzSLfoR2RWB0eFdS39YSbECbVF++2WfW1JWMItvo4E8kBB0MimLM2kH82Ni0K",
-	"HOMa2XqyjLlIU+YOkmLZIkSWN6XDeU3kNEtbXz1nzm/4zQhbgWQuNrzfNJXtYqw6aFESrshvaInadsO7",
-	"tweYxgQ5A11SoJL90vnc1tI2VGwDRkrXgiIjYMovB5+h3NQcYhEZTHUJN7HXuOs1LH7AL4fFnUU2tO12",
-	"HNidB1Dw6fnF4QLf3xcYwaV5XyLLe/jgxcnWv+5pWPC8VFyvwrHYgFf9qlSO+yAct+6oD2+9v1+VclkM",
-	"fEmm5e3+6roPKAV4pkAQRiXxZ0t2EEklQNMAfxMcoTXVOmd8Uuns+QVVs8U2okuUMz/LSlbWBorQ2en5",
-	"g3Shs9Pz7VMooSXropt6E9Xk7PT8odrJ2en5qgQqJLEnXcBokk82zaC83beFY7uZbcG3VLdYXTUWYcmI",
-	"hwJcwYLvsfnZl2Q/+MRKpgNcr63KxuqZ4BEruUR02HXNFmvIYF0ry7ZeJ1ymC3p/t5eZdgVR2UEl0YLa",
-	"C8DyszeuWNpHKC8bry1+YzOVpDrH32m1N9UzHk+DFWfi1zj2LotODXwV89rEbd8kt/4cdFnXAaaUP++6",
-	"EMlGtnanI/Yk9hUKYTFCT4Dl4ltIgTPAomAp0gQ/QCtArPI9scLcauKq50TaE8l0PLW9NMLOx4imGKZI",
-	"z6hL6XGWQvEZxHQazHsCLURo7Ex8NyeHn2lBNuNlWFZdB7oI6kLaEwBOZd1IXBfna4BOV1qDXZcH7t7r",
-	"UulrHUxmu4ctvL+oIhF0RF4iz/0d37SHzbWHApUv2F2VDbSYjL2dZlHDqiuVXpfxjDqv4VvHlvjXJKN6",
-	"KPNxUddQXy3RE0W5BOzenT2b97IESd0jqAc3wJZttQk49wCc0aerr4A2XLJdykUKX3bHbFQQ4Ui9fTnE",
-	"2en5A/yWT7bhNomPnJ2ebx0i+aNs0g19kNbEWumGBEYoRH8zPJRcIZCFE29tv8e3DbE4zsSCi8/LRcQu",
-	"IkquVwtq8CdDOFAzXcCujDU8gXXy8TPVE/E10ziRPj4eW9B0hSAIhaCJx/SuD6Khb0SFRW+vg10M1AQg",
-	"N/SXAJBR39EBi8AcNndV4MxGTPRE9YOYJSNvGekEHlUyy7nN/x5bxNfYgpniw+DXxTeGy55ImjFlVB6n",
-	"B6G/tASnaRGyhBOvVku5lkTLVfLtLa7bV5Bu9ktLZFuJI74Jtr+qYCtv/D+NdAOzY3sMv8oHolVRaV1q",
-	"2FroSJXasi6JUZDFCKDrSpudctATVs5VRJuXbNQ6ojFQxC3cl4PIBglSqFY9UdWtjlzVG1dkmFEABMzl",
-	"bGdMf5W5C9LmRDClWdomb123Y+2xrRVWujiJZ08ENTK2b1FTiLF1IxlYMpK+fB2T6hDWL8TSVa4E1oaS",
-	"YAYFSnzQGyLoc1ABGJeJZnpH6ZzRMVhncBA5ZPXheghmbKagLPQNxMHQrY+BlYIx2ji0vhmaPTGoIjmd",
-	"kYxrnbEdJlJOhX0faUIBi8tYgNlScrgDnRtKD4RJBx70tRX5niJBDB15qE3OPKo+dIqQuR1sMMIuwSAc",
-	"NHzMMlfPE5VQ9RFfx0+x9II+ro19TwtRsjEI6bIlZnS+5JQCoje23dp+qXCl7ELZhkSI//L0CRYgP4cs",
-	"L5IrosYyBiu/1Xd5QqrVw1Z8vTSNYiI+Of5JZ7J4/Pvdu3xHYq0VwBthazGPkN71aqMRMjjkbfYtCbdt",
-	"ITkKNXEhBcVesI6WwEG35lPrnHbrHt88TeWvqxgBjbZOVYGZPSJb5Y+qVhXeDHO2Wa3h8XpVKYVliVK0",
-	"PorhQdI87Io3Uipw/W50UU2jAHd6TagetcA7SqtwnjbuAScXDMshfttYCNc21wTaAEHJZrXL7yoj6WtE",
-	"SIIPrcbDCGADvgmDP5aV9LvwgmtrLfMvmTJRseOKpKg/jQ33iLhVVB+3KqyVpmJsMUATt9pLRcofORbz",
-	"TaL8iaI+AT/aeOIfadMtC1H+N4eUbM75t8jSN0HwO0aW7Pn14HDx42RGtPH9ZfiuLcXMU4WljNQIqLV4",
-	"3tfEwlad/nZS34Iv3/b+V9n7b0uMvQa87y8lAJ4kcvOQwX4L9nwL9nwL9jwk2PM3L5G+xXy+xXy+xXy+",
-	"xXy+xXzWx3xAPG9r0W0S5lmqWv33xH/sifQtDPTNXvsWBqrUyv5XWZOPjiGtdCKtDRrZwX+LHX0TQ4+M",
-	"Hf2Zd2zOoB+WzOe7XKTQwHOJr6Xi3i0eDEsSy2G0sP7QAqcYAxtu6onwroV34t1F9+wxadLUaClYXggN",
-	"dyMi856YCtRfWkGDXrM+rE2OrSaHozLSISbnZ5dXUeHLGNM5WtVeVeoJZzMY/bYE4mI7DSqimEiXwISf",
-	"8cmFn8YpkPSLGcuVDwU4VI81bqEcdKsRYJube2gceIpP73XM/7wBCwjKy2QfMF9U21/qTyMMHyHY/nQW",
-	"WEkwXtXs4GcK1/TBtZOBZKpTKwBd5ksVEWwg69rkAyDLLMg4MnM9tsYY5V6QajbabeuV5awbNAQHGScF",
-	"Sbm6CWUd+BDh756ggqDQa9l+/v7xOsAqmjOic85S7Hka3H0tBesJwCiGz5k701xOJq5EO7ZWJSDzxARE",
-	"BvN9GsAHHuBlwdd7wvW+AJQJ6E6csaEuOtU2LSw7dmtf0sBsF0GtYkO9wZQD1QRrtckJLbCwwtZAXBE1",
-	"o2boxsSdjWTGAOA3dJ2D4eui84jwWxA+ZxYXOWfDqWIputAtXBdXpYZEwNg9w1w5h84Ujl1iV0yHUF48",
-	"Y924cO3ar0gPU8PStSfIewRR+uIHiPnOn/X8OKnm7hS7y+8kYMZvavVf8fR5D1LOpSpZxPVAZm90AgVN",
-	"9tefPSh9f9/TZwXTKy0nimh6w8V1ETw8CpuZIzC8R/PzUpILMsz49UgTVMzHiPDnUGTM2ZPa2OikBLSS",
-	"ZNILTTcKOvee/2IOEeIlpYD5oZ3mB4Cunz4e/+349P3xm/cnscM3xDPDeijhAIOTMGgWnjM4IFVrrSz9",
-	"JLKvJE3xS39mfdwC6SnizCtETcfFcgffN3H6FxSnyLtb5b864VnGRfqtcTzhP7P58VSPGt1fPgOyIuzZ",
-	"uj75ATAZNvNC9RFai6UymY6Z0G3yho04pGJMcnk3j0h8/unN+9O3/U8X72MLDQlaHjydkkROjMJK01uW",
-	"a64YYGcPlMymmpFPF+8JF0ozF6+Y5lmj29gFyWwnXR3lZQBpCzkhIcatx1NqFxCTBWb8Ilo89mmTwwU4",
-	"bxW8APC8F58OTS40PoJnvFdpsS0SQqpFQc0BYDHZpungVc2TEVM6p1rmtgluktMJy8NRWSTHxS+cgfiV",
-	"OfHtgYOnLJ/UTIYrYmRhThNtc20GuZwplpNPpzAqroP3pDJZRpMlKcTkdp80saMxud2PHIjEj1dX57sX",
-	"J5dXraIxiYtdW+iHchJMl4y0nqju7u4NsFj7muvRdNDmcnfGBoprtmsGt5uYo3Wi1S7NkxHXLNHTnO2a",
-	"d+1MMirY7u3+joOwBN6zMzN77P7z/f8fAAD//w==",
+	"7L35cxu3sj/6r6B4v1Umc0cUtXmh6v0gO3KixLZ0JfmcmxP6ccAZUEQ0BHgGoGjePL2//VvoBjCY4XCT",
+	"ZGe5PnWqYnE2oNFo9Prp3xuJHE+kYEKrRvf3xojRlOXwzzMxZDkTCdv5EX7ceSOFZkLvvGPiRo/MLSlT",
+	"Sc4nmkvR6DZec0HzOUmppoR91kwoLkWX6BEjGTxCuCCDuWaKyCH8/NPV+QeCnyR6RDVRmuZamWs9MZDp",
+	"/BhuG+CLzRtlrshQZpmcEa7bPdGIGioZsTE1w2Gf6XiSsUZ372g/aoy54OPpuNHtRA09n7BGt8GFZjcs",
+	"b9zfR41LpvP5zslQs3xxKlcskSJVREsyo1yTARvKnBGdz7m4IfSGctFe8um1H/7vnfcyZdnOP1iu4GvV",
+	"j1+PGLnDi5YqLL9jKZAiZ/+eMqVJ0/whBSO5nGozpmQkFSOzEROl+wQds5QIKVhryYAbd/sNP06lcy5u",
+	"GvdmnBOa0zHTjhtSNp5IzUQy/5nNFwf9nt4yRSj5TQ6Img7GXMH4FR0yQ8XcUBtHfXZ6/Zb8eH19cXJx",
+	"RtKcDvUz1RNx8IGdn9k8bnUJJTmbMKrJjOsRTEvRMSO3bB6RYS7HxU/mVfCzlv7HnpATllMzvsoLDGdF",
+	"8BsXJD77/vT9xfn16Yc3v/Svr9/FpLl/SEatiFChZixXZL/TgZt7wrwh/k0O+jyN4XVDnisN65DkjGqW",
+	"mqdS+4ciQhp6HJeGjmOhQuoRy5HLSVPmbuTwM1JQEz+BFuGKHO7vk5gXZOrfsnk/Z1PF0vjYE6snZiOe",
+	"sWB4XBGleZaRAQPuTRI20SyFV3ZeLb6Si/4klzc5UyqO7MzjYLvEbfIzmytCczOhiSYTlhcrMJgTdsfy",
+	"OXJtTmjGb1mbAFPTbMrMZ2lPKJ1PEz3NWboz5CxLCbIeaca9xkvWOXj14iXbOeykRzuHB+xlrxFH5N9T",
+	"aYjKRZJNU5a2CAVJgTzUEyOqCNcRMbR09E5GNKeJ4WEyFfB82iVUk7FUmuwfvSCTnAtNBxkjJ1dvzs6C",
+	"B3qCKqKY0AsfPnarV0zosNMhMRd3NONp3+69GMUTN7sDZVwjapj92Og2Ksy+ZGfWUWJnkLw62Hn+8tUh",
+	"PXoxfHWwf9hrNKLGmH52Ynn/6AXIIPf3ntnKWrPcDOT//ZXs/P+f/vP/1Gz5qJD4KPCtvN9S3Fv2JjGd",
+	"TDKeAPvuykQzvaN0zug4tvuvdC70xOLBwN1wvDQLzwiuVxwOq0i/5lh78IHykxycfV8vzb3MoKFszJme",
+	"5oKlbXI9n7DUsDMlk4xyYTdDZH7igiRSaMOVZK/daXcioqQRRVQb+ZJknAlHGfMvI4zsccUVydnQyAci",
+	"5MywLeEp3mqI4eQTadKeGNNsKHNzWJgXFHuMKxIfdg7NfX0hdX8opyINWXtCgWiWujjRRtQwS8Zzlja6",
+	"Op+yev7uDJ4PX9Kj/Z2D5DDdORw+Zzuv6N5gZz85SA/Z0fA5fTEo8/be/ssqby+yMRyvH2A81cU4ITm7",
+	"4UqznKVkbO57poAW7frpwH82mwxLRvKhg12qCpwL5raEG63VDNSSEdvLGw76bu8BQz4/u3hCEsMt/S0I",
+	"zXOuHjHqJ6Q1Dv2LU/zevFlNpFAMVLHXNL1EgWj+SlB8mX+GEneSy0HGxv/5m8K5+hGYJ9KA8G5PN6JG",
+	"yjTlmWF7iSSw6mPPfF8w3Wsckx9Or8kuXFQk4wqV9YUlV5YaTGkjDrqNo2EneU732at0b3CYvKBGzGqq",
+	"p6rRPewYeco1kOc9flZq4gZlqTHSeqK6u7twKKTtlN25Kard6kzuQ9L/n5wNG93Gf+wWhs4uXlW7F/gG",
+	"pPGi2HbHDlekEI9NKogc/MYSEKKgUJExGw+MCTPjCYuMfkHFnKRsokdRIUp7QuZW7lJBpuJWyJmwdJa5",
+	"4zWvvzgenORsksuEKWW+lTPzZTQGeoKLyVS3yRuZMtVdVEAiEldIY36yHwp/7An/LLwS5Pt91Hgt0/kH",
+	"qU+sxvgodpvQeSZp2tdS9jOa37CQ4YCrRoxmRk0HS0JIT36jLmzDT3sHBT9d4FeJlpK4r27AUYuDfSqe",
+	"KmyS2nmi/WCO4JlVP3F5SbwwpLhtBvVGimHGk8eJAnNqD7ngasRKcsAoBzTLGU3nxF3vgsqwydENhsc0",
+	"SRhLWbqVQHhVLOBPNUPYbA1Lk3qq5aujiFHICNckocIIrgEz/0pYlhnVDhcvHAuu21uZD3iaMvGohRv6",
+	"twSrpkdcBXwmGEtRStN0bHTLRE7YVssR7Ke3wQc3WINifE+1AMaC5oqAsCKDqSYZTW5xejAxNKLLk3er",
+	"4EeDSxAYYWfiwlq8j1qOFZZ0uEAlK8C6JrgiFaNwmd1+bJ0p1Njihu+MpEBfheHFBV8JSJRtZWi4BYNx",
+	"IfkFmaoNBekqijwFS5zUk3LBm7QRMStuDqKsF3A5SVFc3zBNuFZGOCCrmfN0hVMFrafA1VrxRdbRwt69",
+	"G94K9Cg75i7BHfSkTIweppB/eYUh8I6SY8sdat161jYsi84psFlLT4JHDB1i7ie/n73XruK0OzbvSfFb",
+	"7jjFlxLBZmaQ2zD//v5y5vfUeADz22efRhTWcnmZrst9nFGdF3KdE9ITmS2h8VLmt05Kq1WeCc1yQbPT",
+	"PJf5o1iVfWbJ1NzbZ/CugEeNOU7u9rpWwc6nggwpz7ZSRI5Cy+TUfYu4b23AAdUBPtUpOOETlnHB7JwI",
+	"unzzqRDoQ618N255ryg6ZUfc2Cg9MRXs8wQNiiGdZpo0Y25Xxz1pF+2D1G/BuHqsnrnM4DSaFbATTzfT",
+	"Lps5S2SeKsI+T3jOyE/nrw1v23NRj5jT0FpbHXyHZd1zS1O0PMOnWO4P0ijRI3TUxWU3HCwrMrgLGDU3",
+	"M/laoAGdn11s5ExYcViEZmMjaiCbm98nU016+N9eo0vUiE4Y+XUvOvhEUgmGjyZDrsmvO3vR4Sd0B+NN",
+	"3volKUsymrP13oSNCX1+doFip1aXKKx8H2dbMKq7MPKfrs4/gKm+1BvQE+AOaKFBb73T4HtNpZ98MdVm",
+	"xQLvmj2djAj8BWpGT8zM00bEu017TF7/cn16ReRUT6bavp7mDN7/8frtzkui2WdNqLo1O9wMV8HQ3a4+",
+	"P7vYxBDZzABxa7/U/pjkLOWJRkX92CiRhMKhCuMeySxVhOuvs9jOlni4+XB+dgGxhGsp34GLYGP6gc6X",
+	"F7sOwkhrXCUFcVnJYUDY5wQIvNc5fHn04rkNsDffn/x3//L0vz6eXl33gUlax0RNMstzA6qTkWFMONEz",
+	"phTEcdaTPvBF1o3cXVsxdLyBzOQ0S8EHQqgmGaNKk6P9w/2XL/dwChEZQ8h9RAXByVxdnH+4OsXZkObh",
+	"3qvDg85hi9AskzN1bJgcWHzIZkb/lDNlJmi3BuxCc3UQRK2avSDI3Wt0f+818HLfXO7joz305t63Irsj",
+	"tY10D3OaAJPIIeypZwoHvgERn4yDgQO4QtdWjsSKF5Y+dpIKpfKIKqQt0Mg80xPw0OuT6zc/9s+uT99f",
+	"xaSZLHE7tY6dMoFGp13KAQtHYd9YXjT/0kU2gXD/ugXsiaH9shN4VIULuukKFcJvU1V01QEYqksVbrfa",
+	"llXSCmUrmx9jUDlUpvs8xfyNuZySnE1krr+qNMRz6FEKJdlEn7Sk30Ch3CZ24cg+LgcQzGm9JJbxdSjr",
+	"1Leqn9967Tf00DuiWXf29kfOX+N0+UPEIoS0EprnnCkiBVvjcD8/u7hi+R1P2EdB7yjP6CBjj2Bi8w0u",
+	"bhZY2P7eJTznitztFR4se8W5rtRI5jqbfz3qOlPDEBiHAocrCg4t4Udvh9g7iljUtKBa3PLRLu9QoCr0",
+	"nl8Gns5a31z76Rxp52cX11K+p2JuDSL1oFXNqWb9jI+5ZqFcMj8T+NmcRnudjpuy2lWkOZjmSpP9Tqdl",
+	"d5xV10GVvmXzss93j3w1iwhH7LJISuLB5phohdvNrFzOYOXLC0XnyuYl2jTAFtmBN92y+TNFAsI045B4",
+	"ceQMhh1Uzb1arloRfNdRkHBBnHOVNONEimSa5+B9cu9q2b0OrmJkWBeB9QaI52BJ5FAz4XIMuSI0Te3L",
+	"6VSP+nqUS60zBnb0UzLgR2HeL3P+P+xhB+M0fEHBfSCIqY2a2FQ9QzWzDP+9c3JxBl5Znyr1lQRJ7D8d",
+	"uyxgrsIlQpMwiJZ7JyOJw5l6yfxRqOnEaE4sfc9STq/BY/MgOvoX9cfmTX1w/lQoqt1ZQxVxaWTmk11S",
+	"/Qpw35KEuAjUFWOo70L211c+J52ThVBi5oh7gSsiGAc3cFydS0yEzFfl9zWpFQlcj+RUE1oiDqalUch3",
+	"u865hkw4Cqa/26Xu9lORSDhfAk3TO49SBsZEM775Hz6JIRATp2yYUc1icILgDWmr4Ji6NUXe2VyxemSm",
+	"w8M1rL9NCsQ22lnMNRuruLBZl5mrLGNjMwh4qgmurkouegu46Dc5MIcOuI4JzaRgPRH4IgqfA3qmxnQO",
+	"UsgIS/M653Nuwgh+On+Ng+1fnF72fz79BdzlS9VHNDsv8FDjUjyc2x7iQfpbsOBD/E+Via9wQL08ePny",
+	"RaezmQPK3Py887JwQFUMoOgBFtAS+l26QW9JwBpybOF8+iO38QPcTz1RM5It3E81y9cT5fWzO9jaB9d8",
+	"zOT0cZlXjh20fVfArYa+XbKwWVOewvFnDNY7BkocH7MuchrXhpmlSBg6PKnSGyh0YfjrZch1Nuvej20j",
+	"litP6Em5rTJ3G90ulINnVrOwHydNKRgZczHVjDjX4WwkM9YTdpxeOaiM2wnrrUz99cv97ymbsv5wmmVV",
+	"uWQOF7hqld69zj4k3SvSNKfMf308/Xjavzr712nL2YJG0cm3imYHEuW/4FN2IBssazDwp1rRmcxvg5w5",
+	"I4kFEXKGPB84GUpej0VXQ09s6mso05krmD9pxsXk7F09gbcMaHIL20qRqcgZTUZQKuSeKL2+4hA14x5N",
+	"NdTmpXImzCjdD33zQ9zaxL3xlJlCm3s3NpBbZS+HZ+Wv7eYIs3aClLVrKcmYirn/+obCK5zV06Snbe9A",
+	"6dY7R6ToiWX+ENKML0+uT/vvzt6fXfcvL8ypG/7y+uPl1XV8TBJMzyl5Wey+sN+r96iYs/TN+Yc3Hy8v",
+	"Tz9ce2XXv3C5x0W7hbB71tjsTGjLaKoo48Q6pmeqJwpfy8nH6x/7b0/O3n28tCr2+7MPH69P7YdJ1RkT",
+	"+TRIZ3r2RCblLYTltZtmq03O84jUmQgRHJ3lJQGfCYXCQZAMkP5nM4CNOmM0GjNBkNUzyrUVUi52AlWJ",
+	"YEd4m6EwF457InEJwsqTzm0D8JpJX5Yyhu+5NGKkr007dHbJoi2DujyoRHYYYM4ss1/8kv4mB314NhgV",
+	"9R8vm1GJnBqVbSo0z8xXMCFHRSS2OTlxT/isHBhuKXW6LPnMEAfmFJzmqtUmi87Enih5E59URG7of1sv",
+	"Hyt+OC8fn9QRF+pte4Xw+1j+9gZyrzTapzrfn9i7t6Vrb5MlWuLiKy/W5j6+rf14obV3FK6fHxiBgRE7",
+	"sI1WsnZST23zmYlC5i5VNf5BlEwqzO0lcdWnF/dE8+Z/+CQym7pIrljq6FvnxTP6up8mCIITMf+H8w9U",
+	"jmUxxxJj8B9ERBg90BVqtckbCAamIDsxaWSuzV3sDhKbdxgIbcMauZzejHpimEkKcn8iubCwFAHDGZaA",
+	"SuQsk2YpPu/cyB27mIZg7Us6e8+UomDX+6s76pZPdiQMmmY78G4j0yAdJWqcqLlIriBH9zJwiSwuGk9d",
+	"XSNUr4QZ8xa1oN2IGpPc6BOao2/J1vGu4Zaf5OAstU4ZV/r4q3v2k2dYTJCDgjJjWVsHWJB2SNOU4ywv",
+	"glEMaabYokaF0eWJ96I5peXY4g5wzcbm9FVufYrU/VKqZLu8SOChaHR/NYJ0JhuR4YlPEQZjXXnvfZVM",
+	"9qFaqgtMW/HOJXOQUyP9LfzAgvOjNKDqOPyXVq2H5/h7qCk9w2eKklKa53QOF3FWq9/mi3zfcpbBuXC3",
+	"EWSJNNRvk3+C9jLmGmAxwpJGh1mSTzNGkpGUykbeQwJsXym76dapsCvSwlF4HdfWTt8xpRwGfKncuS5z",
+	"c/bZLWiZ9ZkCPlUVJixxG7g6p5mu4Uq/EI27/UWufODq+q/VVUbjRYD6MAOPNp3c1nxbZdWA51a9wpZ1",
+	"28ksWeKwVBvnWrfcb8FUee+IWF1qx+czQNwBvzYaN4tSlLm0svI7/jmaI/pF8Wzk0ocRtiVDUYHIKBCa",
+	"NsSfjRi4ThliOyzsGCy93uU5V7t3B1gW3Z7TcdYNqoh/7Xxqa9nHjOQ2ZFx3yRgy5myO9sGnYJkHU23F",
+	"pkvp/txr2Ay7Xw+LOxcBRVyZ/COEzIMX3MIJFOuNK1G32j9C1fHiIr3jd0wwpRZX1SltvzeYmI7N5+St",
+	"eXWxEPK2Fl8lHKF9Sd2I8FSt4Tw0unhqDOghZ3mEkCE1kCKAjjKRGZhjoIHFUGJtpdMuNbrD7u94Ut+X",
+	"T55NYTmGMh9To9dMpzytW/6f5OASDMQ6BYzAEEa5FHKKlXNlSQgC1esAVk/pw/f2O/vPd/b2dvb3r/c6",
+	"3Y75f3tv/+Bfbpn7Y6tLdY20jBrO2Fzx9MGeedopPRsDk9RJ6zqFDyBrVg//6F+BOdAIy6YDWb+3KOst",
+	"nRYO5HzKrIsDj6bf5CCyIsuKcg62F8jZBWHOdd35ZBfDLvRAyoxR8JKHy7Mo7CwkGRT4UOc0YClpXr59",
+	"Qw4ODl4hh8rhUDHdKvPiirX2/JdSzXY0H7M6JqxwxDJRDE4JkMTHaA1MBUR9cEXAV+xlvLmOkQCE+Vj4",
+	"ZonhaunBtXeBHBM6AEMJ3Sd6xASiZVnninWmFL4UdPxvQCZk6s3ItJW+Hz1Ow9hGGwh3Ti0lKcQRWE7s",
+	"nSD5qhSF5QWPvJwJ75mTecmhtgnjHW1O0eKUWEPRK7zxiU4+D8Bkvx/VKD/BdvVrUt0pSw6mKz+r8lrY",
+	"V7qiPFBopCZzpjHakrbITm/a6RwwMmECAjnN6gW3Lu5vLwTJ/9cTbnP65FDCROoAB7F+iKa2rsquJzkT",
+	"NtRjSGBvdVzQE54N0OULvABlojKHwMVYdQkl/57yxLCXsd5uJLMeazcHpXPKb0aaaNkTRmgOuaCZlRq2",
+	"yNb8XLCxdQ5YxcGSzagY+EazIDgus4TBKeCLVz0ByipHeO8CL76TNF2h0fpq0hHDTJcxG8t8XjmRIQ6f",
+	"TjHk0DdKfafd2Y/g9xVn278KvCR7Tq4+0BY/Ux3wj3JGMml1ZZdXcgsWyZhnGQ9SgwsAt/ZRuHHl1Mhv",
+	"TykxHQ8YVOcGk1lykHEVVN86d7gLTjYpyRkMKWeKwSG6/kDbXKb8iRTqglB1kiJguHdc6XqHgSOjqvAd",
+	"gioEQWBVyc8Fci/q5XaLLHzrH6W3jOgdI0IWi+i/SwYsoVMFFhbPy9aZh4DIGVXoO9rIsg1tyfslfpga",
+	"Fj8FT9biEI9taHRG8/HOdBJVXFsKKOepRpVV+/Fi7JUaOWaBPrPRREIRsjCROnNbFUKrjkPew3wuocyp",
+	"Bk2WUTUFNDFcGWNlIsd5ohRcYg1boqWmWY295vms5LFb6QW3T+Ag6xbOfnMDd7q5zb2nQqdiYMULa2ll",
+	"6HkqdD6v9804j4QcAgpsGYqtIsW3EcV/GnGzlCj1wgV3T7kuvkCpy+fkVsiZihxHydzoDXWeONXo/rqG",
+	"ZCsu7zfuP9X75jbnxGDpN9x1S2n1nmkKSYi1PFSiVuSgdcsUI7xKpfJ7znKjXU1Ywp2epNiEZrBRJ0zT",
+	"jIxxX2OKHxckGbeLnHq01tFvDoRP7UQgvHKwXygSn41yNKLmIsIH3H/aRg+xCJK2iHT1pzJ5wyF9JPje",
+	"AXxvIpX2YqBgEyWHekzNCKG22KzwfcAmWk76t+HFxm2jexA1MjpAfmsopqWijpUSmUFZ6R3Pb7jgCW18",
+	"uoeve4de+HHv2Ct9YXFyQ0b1NGf2exOa9TOPfgt/zngKf8GyFRfxT7z4qaDJIY7J+vXRR5ZTzW7mjW5j",
+	"xoyGDIop/hPGdLfX6L7qRGaXdPc694HB1IDciupO83/CmPGH/cbi/ipx5O/LylyfKWIsweCqRRQ3ynoi",
+	"xZDflNW2h7J2vT9iI5fwEzgi3F6qo0MBSeFLfwE2nN6yzR331/CSqwlL6g7J9co0BnshcrpMp67zj/zR",
+	"GrWXHFsQ9obfPRlhS6KnbgxKs4kiA6ZnzNIZR0I9fhMGjCGHx9j/YD2B+2/jIV5pNlk6wEA6bTa+InQE",
+	"0AxuoDDsJx5cIKZWveISb7ucZqzszylPx5l+hbMJAbhwJyMzq2OCCWMzdFl5ZodUB3VcVN1bagRigDQN",
+	"LYQkjOYZZ3n1YbQvrT+hKCZ2QrRQwYsd464t7IYHqW6hZK7XxAL9tLymwpxCNCvWtgh/FyI+WPGFAa9U",
+	"iBZsVu8SK9DCisF6aVls7xIfl3ddwUXB9JeqXoXwqN0NZqAbKO8Pghi3IE86GV1pukxkoXBIaJYBAj9A",
+	"yEPUQPH/YX4vCiqkg0QEeC0t5S3U244nU836kI8Ut44RuB+z8AHg1hyVkMmKIURAuAUSk0ROOFOQBagh",
+	"NqE0nZPOog0Hw+mb4ZSSuV4Gcp4L/fywEcD07y3C9EeN0mA3qJ80VCs/N5nqBzyHE974wQorB9OvDqU6",
+	"pYVP1nHl+dnF91RTbXPoqg5BPMJcMQ6WhdrNez5hgvgeCuQil1omMguF0Ovz83eNqPHx7MP1S/vfvef2",
+	"H6B9mn/AUtk73A3uurv89gJ+fnsBv769gB8hX7Usz+wNdZz//VzQMU9gA1iZX57sRc4wTc2JXiesEkkz",
+	"phIG+iBmN+swP1pL2CfF1llk2jH93MdKgZRldN4f8yR3O6jExgA0uJyRO3WMPMnZkOU5S/vlvVG3u5XG",
+	"aB52qrETS2HUqPBFOP+ETiaVQMivzw9DCbwwyMWBjennZYlHVYt1FX2WsO1pvf58YmEZ17BpkDPfJTEi",
+	"0hid2rqR4J5nqidsFOSYxIlMWYyNixIAbJFDEtssybiFVcdFlicWHqP8e2arN8o8gcmni1tOYReaMTV8",
+	"ynbMEQ0/mPtdHxD/3fKxUMXg29zmoJrMgPlzKW4C+FxXomBmB6BzWpJUEjqQU111AixC/XkIoEPMr1QQ",
+	"UvEAgIefInIjNTmoG2qYMPv7ckh+SIOICM2ULLKnbULhztn3Nt+4PM6a9NvVKRpOS4AlKw1tCW8CvwVp",
+	"jQssutjRZgOpGqQoplgxuLPXKPtJwKvz61F7LzpoH0V77cOo097/FMEFO1ArI50HxLKKM+DRh7KY3liz",
+	"CqfJSLLUUd0ZEmVSuzGuMEg30uLPzy4sOc9gwOvSGlfaZR4kUdo0GehVZQhyTIwgdEUWsyBvcWN7oxjp",
+	"OZ66dUZRqaHamrddFDdX+dIScTUTFgnByxgoaLxSNFUpdTSxjpeSnwxZbb+9F+102ofRzl77xSpGW3Cf",
+	"ofdsCadtwEHhqGu6wiy5/27jXns5FWub602oHlU761XyVhfGEbDm5gyFi/jlOarUg8eNdBV/GSm1xJ5w",
+	"5YW2JZWP4UM+o42mQV2FNP85tsE26LJoZUqKOltPgGLDcldvGUdolRTwrEahyeat4yIUZG3jZ+Awu2EK",
+	"IkcOixwq1QLdOSbNwsBrRaRiySAfWGvVjcUO1PZ0iYJXIt3MOws7sdUm6MmxxpUPPvrPQpV58ETbWU+3",
+	"jE1sexBb/J/QZMS6JIb/9kdcW9AT/HvMlYqd/VSneLintjFe/JsfZCn9qS0sdI1scTvw4Bb3A+tvQblq",
+	"gqh93I7TfX9r8y8KVr60okv29zt+B7OsZGXYX72YK3mcfSpgZQ7w1JLvgGPkDbja69IXuZbimXLmFdw2",
+	"DXsAWE8bA8xg3DEJFeAmZ3XuAyjkLh8ZUojP+VQscw1bMYTm1Qb+whpr02k820j9gC4oOio2VWf/sCaP",
+	"gH5eaQa+D0zAYcVuPSad4mjDn31rIvQCpXyM3R0R0UTDpYROSufe/tHzrW3YzY/xYnN/UTpOMqrNHJYy",
+	"St/8e43rdLmGgVcGLCVNZyMeE8/rJS73HRo30i/qPZ9+NpHfAAusEnlbYLW7aJGcCzICQJPrXUp+juDc",
+	"B3+SawnovEbXv1yc9q3rCP7t/Ef+D3AG+b9Ay/R/AbPBX+FTpYdKz5QesX4m++/iJutxgn9fXV+effih",
+	"7HcKH1gUH3xZZZjfTsojpBWoqcVegz0Zl5cLnBV0IO8Y6RyTHQAFpeH+HELrOXNr2YvzcCfOwf7iNqnZ",
+	"t/W+h3q+LBjFkmkVz4VpCxWbYUl083Q80XOb/G7lGfgwEBVaFL1imywZydY2Nh6yvh/S/UakWSnStrII",
+	"1n8+FGA13hMUYqQZV0WahWuIDUXiEu08iyLRyrJoC8lY9ng+fXxHlQXeQjBnFY9dQkBsgcE2X8vcvWCN",
+	"frRpCWWBboX7faofegbgyFZN3mifXGmeqJXZZWhS2TuJ4jZruug4hNH+iNAkl0rZPFi1NJTjrMdNeT+I",
+	"YVUOcvO/xZ1QIJYDPEWdTuSDXsdkwDI5I7F30OFDMQphtP0Ajd4qhcQphWQy1USxO5bTzCpYHDE7XEgg",
+	"6CG9vZO/Mp6alCv4ZBPB8od150gL1eMc6tkLw7lsnZcHut95zEj9yq5Z0Ioj4T5qZFTpvn/RiqQRc6N3",
+	"ofpJLGSAWy7de/WiQ5ofr9+0jKprZBtU8pfn/OLV0Yvnzw8tMz1aj0259XutUhQfsp+DDOwytRaZZXEP",
+	"LC5TVNqOS8TERcnNVF+sv3lJTzX+ZiMzhS+r1Ne93F7eIsXGYZsO0Iui0m/WMbLYzCOuVhku3GGr3O7r",
+	"KbHkoNhU/FeWdKVsvmQTqbiW+fxMpOxzEFZY8u0yXc0AbINmKbJ5TTo9pI9sUt93v26A72SpiVQl+3oD",
+	"5qlFevA2AyTDhOxh7X04X7ye4jNW3ah8QyHXn9VZtYIhSPiQ31hGGfKMddvtNobvHFgXuBkOO50WpppT",
+	"QRholrbfkw0bQvY9xfeWuWuRbmsp6Ut0HqGIqDrt4p+juSEBV+Tjh5N/nJy9O3n97rSsUwjpzvBjcnF+",
+	"dU127/Z3C3LuhtXlsCRIf66XVb/VSPDL05Pvf8FDlWuf/fTu/OT7sw8/2KYjHIehjsOh+mfKRSAOacZH",
+	"o/ziO7UV233ivEJzE0bSiBr2242oEXytbOa5W59alCON1m7/jyLbfH+Vr00FVlOxCROpEcg1UUnbCBXO",
+	"xcIVAWhsxVYbAYMTJhQbDzKbscM1SUZU3CBMj9GGHiZNlu6KIPJX62zY6tQJ0l3WefHcrSst3TVZVw8O",
+	"zfhQ2e8lMJjVBvxq9WSVMb+ENWEIAdU+rVyjc++dWye3fDzwS5Gvbj5LB1+Kry1lsfKGeZtRHZFcznbG",
+	"9DeZ+/TkoW0GiIltDhwr0GKeBA3lydjYL8QX4dx1AQ+475G8dwUwYcvdQ15prHoerNKHDo2+xeXGEGjJ",
+	"BWtFtLWN3S3FGbON66JekhjZuvHBstc+aHe2NxMCMiwjpFu1Zbnsz1TgswS3YxMqEpHyGIPd2BO5TpRt",
+	"64t08bOanCowesxI2B1UZaxOZOWC1Gbxecv7cQZyhQ1fPe88xNasrLYz61Ysbsm7U1OLtr0npuo12sAd",
+	"U5tvsNLmrLg6a4Xzk57niyrsUwgzP0z3vrrpVspNa6phoQh27IpiaS6nIgUvU5DwUF8UTXPNhzTRCOa6",
+	"+O7XgA8bZuZDuYoqpVPYxk7oPBlMeaZ3jAAAg6AcncIWntEm23rJgIzYYUrzMdU+6TiY5VBKPcm50BEZ",
+	"08/NXKl+yjJN+7ZnQ3m+5D/JiNFJeEt5vLblxUYDZp+TbKpsILyiFBhd11Z32J71iAJAhUMeBjtR8zGz",
+	"2e6MwKAUAN7ahJJqbuUyJ3J1TosD+iGXM8DUgS/9IIEMRsRB01300LpCk8gWlVPywxvStPi7gt1Qze8q",
+	"wcfDzqvNaOV41RZ//aHVWhUeWUcsm4iDpVEAtkUU07YUoky5NdTahrm+CEiD60dbEQKLJKlhqZDfy+tZ",
+	"K8Ieh+mpuLjJWA2oZ7Xe2J4FwhzCB4dHz1+8fNWx/8Jjp4K8VYHoWl3vvq1N+Q1FcxFiEWi4gkOW4Gcu",
+	"MMAmwJhbccLqpf9qgFZfEs5yCd0R0bkuH/3y7Rvy6vDoBbH40W1yAlFHlHA/Xl9fODBmqF51LQuoj71A",
+	"TwyIqvdE0TWd5sy9URndOiLmRzGHxNkuOex0yEJbfYTOwbcCvEdPQJotUwmdMMDqshji2jUNmdBcsVZE",
+	"Dg/2SIxXg44+pGlR3ok0E3h+2BM/89dYsXHU2SOxkLrPDX+NmdAshRFc51SoIcuLznN4mAN+fjKailuW",
+	"tp6qrKNLKkSISKmUI+qJSnPgiCy0Bo5ICJUObQ2wSX1EfpOD4L6eMH8XwPvBG8ZMj2QK90IvK3N5ofFS",
+	"RBbbJpmP16FxRz0R9piISE2DiIiUuzfAeH23ATvcUgeCiFS6UBt6hc2lIxt07rs841JbGE/OoG1LRIre",
+	"L+7fpculli2RbxvU9yhckeF0ozH3uei7lhkRqbQTikiVP6OeqDBgRHjKxhOpgUq3bN7P2VTV/R58qYI1",
+	"vr4WyIHbf6FiIHB0OXSJUikQYmypFbU/XChNawO/1y7pvowzXP60Azf94mVFrnc7t1WD2Ksden14Qbpl",
+	"5dHy8vJrL4gRAAKg8Msqea27wTYTqJFII5lroqbjMc3njqC3XKSIXl0z/DPkKbKUp5aVkX68PAthjVd+",
+	"ZFVTgzVMXTkdXbMEIEBQ9G05f9N6rjJ0U03daAg65Yw8yK5aZNLyWXEj+6BtG1mbrLXL4S7AVnRWHI6x",
+	"nIllmxFuZGq476u5Wvt1+KAF4ZIDTblgadG05/yKDObOwrR5YGUL6PmLFy/2955vOq4VQ7o2hLbtbOTw",
+	"EWPaP9p7fvRy/3DDMaGazcreu8P9upuNVbVk9JcLpmTZ2qxxotT6Btf4A4sRRLVsVrf4FcKX5ly3MS6Z",
+	"OU5roT38JTc7aLaHGC8J2xyx73oN9t8CHh9pmuMBks7ADjc3Fg6twmXfOrYxfBDckAqQ8rRN/mleZ+RJ",
+	"AjotTiIi1Nyyg09kHHo4EEqOOgdkzKgo2t+HMLIIbyCyOfFYkE1IpxzyzywlucwyOdUtC7ke9DuBRI6n",
+	"AhZcdpwgDAlAnrIyxqCZgwv/u3mhvh/Zox9Q6UvVcg6W1Xf9H1GXYGFhiyB23j959+78n9DJ6/T7/8dY",
+	"j61jorScTMxHYOdenf1wfXr5viekLb+zRMHef5goAN7H+OrHj9ffn//zQ//7y5OzDzHYxALeplplcFUH",
+	"c1KAorhvbgSHUg/YvhLU8JJhqN4ZhcsxL5GrhZy5uQX5OZvgrh6sxDs7eiLc1SDi8RD81KVev6O/Pupp",
+	"tEiwWo4IQIRqgWwLqxc5wlZ9hP0vjTSu6y5RYKwtYBJRbd444cktctaI34zML/6tFewd0rzb6xCLu3z3",
+	"CrYn1TwhNJvRubJviu3j8TFxoG7YNVeZIze26G5xCZAIRuIiqYnHgKtCEgUgcQ8rraFuxOAOg/FuUpYb",
+	"INIty2vcgOsrqiHLEyaK8tMCVDFFpKiJkZd7nY5rQuiJacZe2f0VnLy65JmylLI8UceMHhSrNlaKke8A",
+	"YRVQuhbZbjGEZsy2lOYp1hPVJxSsIDFGOepBwp6pIPOPUBWMMyIpg74o5uwFRHC+4DVkVAAwwsvD6KDd",
+	"eR4dtF88j/YAG0FpQ7BO++VB1GkfHkZ77Rcvok77xfNPa4nsyqtwXnWUDuDbamgd9lORuUsZoQuQcSlL",
+	"Mpozh7tZcVbXW12nIWZP0yI+RgT+8fwQPCb2P+bngZRZRNrtdqXGrECKXCqNi5s/r4yelof3fTmPYHnS",
+	"AGlO1ZRmNnMVkpTLY0Tgz+0yCTZJfUrXhmtLR8bS5a07zLf3xgMwJkumOdfzK3Nk4eKfTPjPbH4yrWtc",
+	"cyJcY8k2+ZnNzZYZM9Sy4pOLs/7Pp79cxWS3+KP/9uzdqZHpNmWScT1iuW2EnLI7lskJ8NSteVucsrud",
+	"WzbH4vmUJzoC1bVvw8GYUUvTMReV23oiuM9IwzEXLXAW08Qo7ai9cQFee9sA02owvpVksawUSICNCrkY",
+	"StcLkiY6wDm2+YtjygUYirnR4KZ5FngcbrgeTQftRI6t88H+Z1Gw25dZjc35dDNGc2gkYCG4wd384/X1",
+	"RZeELW5shMNQB7jZd/M1myGCVtM3GNf/TQ6U9V2C1QGeJZEiwThIeMNYPdETIdIx7CUvuwNkA99QAe/z",
+	"fRgCmAKPwE4LyF857AlUR0JQcRuRKtQWOTbnv1cNlseooAM2nNFxRGJUDGIoOnPnX9wK41hYBgDQG6Kk",
+	"DvkeRwJZ1H/b9cuyaT7xf++AWrjzD3fdwgIZyn333UmpFXH7u+8IUrOIY7DPCZtoEu+OoEeUGfYuGAvw",
+	"rzEz9qKCf6cyUXFPAOvvygkTdMLb38VEMIYtThebobbJCTR/xSx16OisSDO2TBFHPREH28V8BdY/biFd",
+	"sAU0FcFw8WNcQbBGGJWMa9UT8ecdJ+awcXQc1FM0zydMGHFx0O64LF87FqObWEGiWm1y7pGzesJJippX",
+	"U8gn9i1uzQydVDc3mFkHLWCDzq89AQ2JbP/mw85epQmsscbN28KSWSTCYeeAxD7uEdvlPXe9jJIRM8rg",
+	"d99BVx1o3yxS7MqBNMwZ3hN6kVzsyEW8xLwnoB2oK7KyjVAxMYb6mgG3K25slXy81+lA21gupsyunSga",
+	"bvcExDYUaR7uvwqvmvd3yeHegU9851ayQNvIy9P/+nh6dY3Nm2MsyxfgmS9H4oLCV2OWR+Rw7yh8o5Aa",
+	"GqHaLx92MMUH3PxcI29aekK/1IFMOQNanghXBwHAle7qHBpemuVO2USPSDOGepyIxHBOY72FLSXtiQJH",
+	"xRo+jCYjMmZGrwYnRZdQJHVgHEljPc94Aj3wDjudnlgMJlqvM9R+QA0YjC+3i5pyRW9yxghUWfPExxX0",
+	"TNpm1u2eOBGuBtP1ewXuoIVwwx6CZvkLUW7YNN69248xdd6+otUTEPWxkUS7hlcX5x+uTt0imtnsHZB4",
+	"McwWdwlVt7Ay4FRpDtmM5T1hAR1ykgOcvRGl8GWHdFXOP24d2xY41S5gdmRDyjO7t0PPGhcWKM+1BnIb",
+	"DJD4VCE3Dz9/xuDq58+2t1g1vEya8bIWzXHLfpkuDZlaKD4v3QPUPdc92Hw2U9JlX/eEPQaKEI5vRW3E",
+	"OwzbI5jZadg1nwpzF9ITmA93S09QYpFZgrqTJfBtFmUcke+4UJrR1Mj133uILddrdEmv0W63e42I9CAu",
+	"UfmpmGNw4T4mzdhBIRq5aIT8QhPmVuT7mQCoOVZ0oMCyyIddbPrmBfszZ3GkPQF3KFv5ZGhKMQK3QBfv",
+	"sSikTvOwc4jxdQgwm6HQnsAocwGg5fs7Q7P65mHniMSLkejY+nrjE/N37GqxfCQWkgWC9IDAdximCZj3",
+	"12QdQPJARI46ey13bCxB4vvuO5j0LlSJ2dKvZSCTzZ8hN53c7Uc94WtqjEq4e3l6de2RJls4NX+H3awW",
+	"fbVc+Rih9AeFB1IJnZ4WwQEd2VM7IvZAMVQqFSsbWaRI7KKksUOmUuRG9kTJX861YtmQNM8/fPhv28eY",
+	"cBER+NsJFznVLdvxPGizXGRq9gTIXED6Nqc+sgwI8zGdo1HiznJa6qwOcJeeKGYiSE/zTsfG0Jqd6649",
+	"xyzlEDLDr8jOj8ATO+7laGXB8k0Q9jWyo4Qsjxk3UmA19FBQAm8GVo0v9ESRbg+KBbAiNKiy/OWbEUmB",
+	"JIHD1FIHAFkLojildzxVmowZszFGd3pib5+7fVeZ93sB43Yfe6wZX6sF3cvsOod6uZkq5aIn7OdQKjhV",
+	"nYDaAL9YlT1CxQ3EgNfcndJ0x82ebAKbQp9CDJlozuD48Z6uhCKrY9/ZaTJy6NMimzsFRTneoyLtCX+o",
+	"YQtcGHOBTRCRNKcz4UJ/1q1H6Bj7hEmzsgXvI7gadmwrpdFRhQyFpmjGE2ZBFK05eTKhyYjt7EMhRtmM",
+	"nM1mbQqX2zK/2bXPqt13Z29OP1ydwjNFXL4o/ii88nvt53iPNSAa3cZBu9M+AFeTHoHhvwtGgFvxsQ9O",
+	"37CagMNFXdckoB0GT830IWwzo6rILjcsQm9ZRCbZVIUxSiMloMMSeQ9iuht08DKr4trpCAY6IATDj12y",
+	"Omh22KzNS2h0CKi1WbdNs3Iy2TVSadfwpUPeDXKbjXXpor2XjKbv2RhwBeIwuxmfwnwN/OwNpP6ao9J8",
+	"FFVvG2JG7cGlztYlxIM+mHJ12yYxPOVPBqtSWbXy8uqqJ/BLeHrZd9pPAZ0h0I73tMlb8HBi+L/4pqUv",
+	"BOKMrbkmz5w043fnJ9/335x/ePPx8vL0w5tfYufi30O/y5jmt+awj32qb5dAhm7sOgDNS+npoC74rz5T",
+	"bsCwW/z5f5Y6dA2bPAH5iaBkAQ/vdzrOWcOwsqaqvEB0AwI0a+M+YRsx8AXVlk5Mwr4JgEQp83L4/T5q",
+	"HHb2ln3Oj3/3Y2CT4kMH6x9664xTeGJvgydey3T+QWpXnQvP7b9a/9y1lO+pmDsQTvPcEZJ79XNnNpEO",
+	"4bXB64gZQgUNwb4NCdmIGpreQD8ekEqNT1Gj6hBodO0188qy8PodDqrd360AvN/FaHm1pvnX+qEXtxSx",
+	"P2jHtcnN9hBuuDZONQkwU54BuIBgs6A3jeUadzAHUkNmKR6VakYneIqYLSnH3Bxs86gnMugHKXaGGXQM",
+	"9UgsmDhALOyPfY8Tb4IkGTjEuLaeNyhgY7OeKEZlDLciNSJ8C4KIuh47TmQG0ELeNDNaB0o82+GQfJDe",
+	"m2G0trpNjvHu9zYd+Ytt8lJYvWaTXyNJgn6Jfs52Y2+wA14XNfZfURZ0Dtc/8UHqt+YM/UsKjx+l3rFp",
+	"MGG92kNlB6ToKgTX2E3ZYHrjxAmejkt1oUpHTXuWBj1Hfa9eVFKMHkFOQHOA5r0704nrukm47gmEVtmq",
+	"/WbdDnrHlQ5aa6ovuY2qTVmX7KSKxvjtbFx5NuK62/4g2bzgqO05HNl5MsnlsMTg8MsupPGpmguDTCa3",
+	"Nb8n4xR22uIVn+BXc83ooTU/j6eafa753Sa/11xR8/FAZjUX9Mgoz9j5uu5yThP/ezFjDMEs3d6ubmW/",
+	"0zH7TkljdpYsCwilMaHa5K3MScbvGCQqmvMP+7KVN+aP+L0vuB3tF5bsQjdqcGnyO9Z+zPZ4KJvbwHOj",
+	"++unkOnfWeIFLK7mSrNx4xMw8m9yoHZ/x07090uX7NrJTmwZX4hLa6XvUjUXiX9P3CY4JbU8uNQTPQGp",
+	"nPGMcg0hI2gUPpFZ1g1dgxh0C3Shonvbb3JQlDVhP/eesMn3zdiDzcURiTETEGOYviAkbmFM0wyAOJSB",
+	"CVXKOqkZuCblmKmeAOBEm8FIg8qrgiLc4UwJ0gQnrL0UuKRtz3nISEUNDjDqcwQjabXJiXX+EohU24Ra",
+	"c9KZqfq0VQtb6FQ+664GO3gMtVsyy8CRB28HlzB04Gc0z+alhNzS2KMCW9qldI6mWvVEKmeAJ22XQkoC",
+	"nzFvNywPcdZjQt3YFR9Psjmh6lYRekO5cEMB3w0OuicweIM3KI1xFm//XvcvTi/7P5/+EpOM30JQD63Z",
+	"uoP5B6Z/koNGVLVFlrWilzAYgCC0ix55c8HQGbqO0GTkeMrVc2CA0ZjzZvmNxko6mAFrs5tanjOohphY",
+	"kCbx7ymDg8Z6p8wIGlEgfuwrAEkiqEqGFBSEmDjo1OJNuNQ26Or6pQTgT3JwCcyyTAbiVjR3fGU1/m+o",
+	"lJunNhjlFabqfyxq4CoKzw9M2zAirkxwBhixjx15tzLff5KDs++xVbbLqVh6ZrzH6y7udpHLMdMjNlVE",
+	"s8+asM/giDemOWaDkaYz1TvtTvuwFUGnn0nOIBkfIsdDlqf9OPB2/iCxq689gBOZZSzRMle1bi474LXb",
+	"xIxvd5JRXtkgRW7Yf5AfT99dWMQ1m/bRt8r4hXe0Fppm1YRp98R/kOtfLk7rX3FDpzesJ2qv7cPMqpln",
+	"tXvSrtCfSR0JuGDsl6NWMSmar6+wEYtOuY53MEfFhU583A29otwFGEgBoEjmTLdrbb0vb+Wtte/cBFyI",
+	"CwJEuUZ8YGhFCuqGm3yzlCje+mYNrrAGDdkXeriG3Fj06K8xBYN0r0bArguO0qX8CzW8oX+So0diJGeG",
+	"eyG6aHQUqnxEFa4XIU8Lt9QTTKQA94DJZF1QF4OPwWPgKHGasdf/fBtGaou2egBC2YrC4OWyTOdosYsT",
+	"myivXPK8J4qTIyp3ia5CYpSzFgFGUkVFboxI8eU9QXNmtzjURYUELIqiluiIX9z3We6BsGRLFxDtbgW/",
+	"+T3/8KCJQ8cL++0UlUTbS4ToK4ZFjPRxaayWX8Of5nTsPDuu6L77+5JIyuVUKIJZgKVMEbdnS2E58GWp",
+	"wBovstR8eWR5D174on9rBBomeLLdV4E1ui/XDAAOzhfc+wFkzlIvUYiXY5NWzWsrqc/LvmSf2K3eDp/7",
+	"M4uPl+ufsMO6RgSOjYVIQfRrKd/R/Ibho0ebTMyDobxnKafXFnTwr2jnXU7RHxSWMBTcFggwJwDqJZi7",
+	"eh/ICnTsLZcY/6AZT6lmKoRRiLAMErxKWhbJUZG1Q5W1So0UwSAR4RqyeEvOk8JP9ZscANzHMXi21roe",
+	"MUUdXGfWOQXKAXiYfjp/fVX4lowZ7D1TMif5VEB5CKSEH+6/6ok4RLqJrbQzxHYtaK1TTrkaAczYLYxu",
+	"RZqYGtUTWJaNTTT9l+1nI5+i7AXq3NjIPGctMpPTLAXHZE+4WWAqcjGVAgTGjM5NgMQL0DwuS5P2RHzJ",
+	"dD7fgdCZTRFVdK6KpC7sFmPdhDga1SbO3zNgmRQ3LlGtJ8z0ba+SAaKgQdqf7WlAoSgJMtKK6gD066Zj",
+	"LtAtHJExnfcEemiRK6ybmAoSnxXgOmF5RgS+1gmjvkczDEChTQR+a/iy+VdP2DoJ/BPC5Zjbyc0Hvj99",
+	"f3F+ffrhzS/96+t3sffn7Xc6JXa0LQ1zpXtQQ48hkhTVXPwD0/iPiWIsKFN4VtLN6zTVKyBerUNzjWIQ",
+	"kAfKrT79HQ/aE7PdkUa+c/IKn+SMKsu/Fu4BBE76p9e5H3ZodjY4vAIuORMXFptq8yMXscae8Lzd32rI",
+	"P7P5JUBt/VUPa2RdQn2R4Rc7tXchl3z52f2O3zISY/uQ0oOuqRw8H6Qymf1kg2oKjocYzyzsdCiMdZ5D",
+	"BiLmNbmiLltO1CYndSJ8JvNbZeO/OTu2Z4NZ4Z4ww4Cz1pcrgHGB5VvNw/39lo/bLA0OIb2hI9mfWKbC",
+	"+L4J1m+C9ZtgfbRgxaZ6X1CuhukSKctYXfekN6DBOksHtF8s2dU+jA/RftQbjVI8YQICFOZ+EHNjeReU",
+	"ufYEbDAjIJ2VIjF9kg6oSKVgEMgfIDwN9A8VWFhFmlA7AaI6InwIOXGQ1RCZx1OuEmp2cctr9rZ/JIS8",
+	"4cYwZwI2u8DUCGwp1BM+yu9TFMwsbFHXgBH/dJccdqxR4m7FGkU0nhJLNXvagAXpjYnjFXaDf5KKOViS",
+	"mPoOhbvW1kRFHsrdSmirmD9PBeE2VcMXu7HP3Oj38HdzNqIaJg3VyECdFpTrCAmjsgkbtrgxVcSPQD3D",
+	"uYwo4CYg8NqN5QyljcElJ0xgRfC8yJepO82QrfAge8BJELbTQ+XAgnxbPqxFqDL/b+/tH/yrETVK1aWN",
+	"rphmWdRwK7ns6b32EWJI4b5pdBudwfPhS3q0v3OQHKY7h8PnbOcV3Rvs7CcH6SE7Gj6nLwaNaBmSNH7V",
+	"waY1PHPV4GY9YXYDVwUbHxPcUn9AvsOXd99vcta9kWKY8UT/b0upwP1npEXpfPkNNmQ5uWL1qRLVhwUv",
+	"ATBDBdltwGLr0+kWne0ye7ic+JYU9LflYMMXG/Hvo5KDnMK0xgSFgBPW9jMLhlUYjKUQVJG5HwLjhWUK",
+	"PQFtnJ1RqmJQuPyzGRQUI+InWKZUecu05qC1thjYZY2/rc0XDmGj0JWKlpr334Ja34JaTxzUoqWQFtp1",
+	"jzXlfA/m2vN3v9MhMeJGrUXePeockNgC1sZF2AbsICujbBSqirwLadQeuxjwxCCrulkDa1zAK7S6aAfa",
+	"NHi0HEqDiGyLZJvrHuD0QNm+x98EiOB5ZMcMAB2lLsEWZDlegggc+3wh/0pvM5m5Ya14MbcuWSCrd9mh",
+	"WWRpGlkMYYekBpWZPeEmhOUgxbttPUhtsSPCBD/ORHKQ15DC6KwN5J+NTYsCgbtGtp4uYy7SlLkDU1m2",
+	"CJHlTekQihM5zdLWV8/29Bt+M8JWwMSLDe83TWW7GKsOOvKEK/I7WqK2u/bu3QEm4EG2S5cUeHq/dj61",
+	"tbT9Q9uA7tO1cN4I9fPrwScolDaHWEQGU11C/Ow1PvcaFvni18PiziKP3zb3DuzOA3ASe35xiNb39wW6",
+	"dWneV8jyHvh6cbL1r3saFrwowUKocCw2VFu/KpXjPggkrzvqw1vv71clCxcDX5IjfLe/umIJilieKRCE",
+	"UUn82WIzxAAKcGDA3wRHaE2d2TmfVBrZfkHVbLFr7hLlzM+ykk+4gSJ0fnbxIF3o/Oxi++Rf6EC86OPe",
+	"RDU5P7t4qHZyfnaxKvUPSexJFzCa5JNNc3/v9m3J425mO04u1S1W1ztGWOzkQSxXsOA77PX3JdkPPrGS",
+	"6QCRbquCx3omeMRKLhEddl2zxepHWNfKsq3XCZfpgt7f7WWmXUFUdlBJtO0YBKBQ2htXLO0jlJeN1xa/",
+	"sZlKUp3jH7Tam+oZj6fBijPxaxx7V0WPEb6KeW3Jge8JXX8OunqBAA3Nn3ddCJ8jW7vTEVtw+9qasIym",
+	"J8By8R3TwBlg8dsUaYIfoBVgrfkWcGFVAHF1nyLtiWQ6ntouMGGjb8QBDZP7Z9QlozlLofgMopEN5j2B",
+	"FiL0MSe+D5lDfrXwsPEyFLaugwsFdSHtCYBVs24krovzNcBVLK3BrqtgcO91RSC1Diaz3cOO9V9UkQga",
+	"gC+R5/6Ob9rD5tpDgScZ7K7KBlosI9hOs6hh1ZVKr8vVR53X8K1jS/xrklE9lPm4qMipr/PpiaLQB3bv",
+	"zp5NC1rSA8Bj/wc3wJZttQk49wBW1BdarADlXLJdyuU1X3bHbFTK40i9fSHP+dnFA/yWT7bhNomPnJ9d",
+	"bB0i+bNs0g19kNbEWumGBEYoRH8zPJRcCZsFwm9tv8e3DbE4zsRSoU/LRcQuYqGuVwtqkFNDIFszXUBd",
+	"jTU8gQgP8TPVE/EN0ziRPj4eW7h/hfAdhaCJx/RzH0RD34gK23egDjA0UBOA3NAZBeBxfS8SLF90qPJV",
+	"gTMbMdET1Q9iloy8Y6QTeFTJLOe2cmFssYpjC8OLD4NfF98YLnsiacaUUXmcHoT+0hIQrMV2E068Wi3l",
+	"RhItV8m3N7huX0G62S8tkW0ljvgm2P6ugq288f8y0g3Mju3RJysfiFZFpXWp1XChI1WqIrskRkEWI/Sz",
+	"K8p3ykFPWDlXEW1eslHriMZAEbdAdQ7cHSRIoVr1RFW3Onb1mlyRYUYByjKXs50x/U3mLkibE8GUZmmb",
+	"vHHNvbVHZVdYo+Uknj0R1MjYvkU1LMbWjWRgyUh64AVMqkNAyhAFWrnibRtKghkU/Q2CriZBh44KNL5M",
+	"NNM7SueMjsE6g4PI9QQYrgcPxzYgyoI2QRwM3foYWCkYo41D65uh2RODKpLTGcm41hnbYSLlVNj3kSaU",
+	"XrmMBZgtJYc70HOk9ECYdODhiluR74YTxNCRh9rk3PeDgB4nMreDDUbYJRiEg1alWeYq0aJSPwhEhvJT",
+	"LL2gj2tj39NCfHcMQrpsiRmdLzmlgOjbp9G7pcKVsgtlW2l9qaR6kJ9DlhfJFVFjGYOV3+r7kyHV6gFX",
+	"vl6aRjERn5f/pDNZPP797l2+I7FKEIC5sCmex/bverXRCBkc8jb7loTbtpAchZq4kIJiL1hHS+CgW/Op",
+	"dU67dY9vnqby91WMgEZbp6rAzB6RrfJnVasKb4Y526zW8Hi9qpTCskQpWh/F8PB+HjDIGymVRhNudFFN",
+	"iwt3ek2oHrXAO0qrQLQ27gEnFwzLYdXbWAjXNtcEGlhBsXG1P/UqI+lrREiCD61GcgkAL74Jgz+XlfSH",
+	"8IJryC7zL5kyUbHjiqSov4wN94i4VVQftyqslaZibDFAE7faS0XKnzkW802i/IWiPgE/2njin2nTLQtR",
+	"/m8OKdmc82+RpW+C4A+MLNnz68Hh4sfJjGjj+8vAc1uKmacKSzlgCG/HVM/7mljYqtPfTupb8OXb3v8q",
+	"e/9NibHXwE7+rQTAk0RuHjLYb8Geb8Geb8GehwR7/uEl0reYz7eYz7eYz7eYz7eYz/qYD4jnbS26TcI8",
+	"S1Wr/z3xH3sifQsDfbPXvoWBKrWy/6usyUfHkFY6kdYGjezgv8WOvomhR8aO/so7NmfQyU3m810uUmg9",
+	"u8TXUnHvFg+GJYnlMFpYf2iBU4yBDTf1RHjXwjvx7qLv+5g0aWq0FCwvhFbREZF5T0wF6i+toLW0WR/W",
+	"JidWk8NRGekQk4vzq+uo8GWM6Rytaq8q9YSzGYx+WwJxsT0yFVFMpAhwXydeLv00zoCkX8xYrnwowKF6",
+	"rHEL5aBbjQAbNN1Dy8szfHqvY/7nDVgAmF4m+4D5otrOaH8ZYfgIwfaXs8BKgvG6Zgc/U7imD66dDCRT",
+	"nVoB6DJfqohgA1nXJu8BWWZBxpGZ6w43xij3glSz0W5bryxn3aCVPcg4KUjK1W0o68CHCH/3BBUEhV4L",
+	"dNKoeLwOsIrmjOicsxS79QZ330jBegIwiuFz5s40l5OJK9GOrVUJyDwxAZHBfIcR8IEHeFnw9Z5wXVsA",
+	"ZQL6amdsqIsey02LWg8AwMta7+0iqFVsqDeYcqCaYK02OaUFFlbY1IorombUDN2YuLORzBgA/IauczB8",
+	"XXQeEX4LwufM4iJbiHp0oVu4Lq5KrbSAsXuGuXIOPVUcu8SumA6hvHjGunHh2rVfkR6mhqVrT5B3CKL0",
+	"xQ8Q852/6vlxWs3dKXaX30nAjN/U6r/j6fMOpJxLVbKI64HM3ugEAmm06dmD0vePPX1WML3ScqKIprdc",
+	"3BTBw+OwDT8Cw3s0Py8luSDDjN+MNEHFfIwIfw5Fxpw9qY2NTkpAK0kmvdB0o6Bz7/kv5hAhXlIKmB/a",
+	"aX4A6Prxw8k/Ts7enbx+dxo7fEM8M6yHEg4wOAmDNvc5gwNStdbK0o8i+0rSFL/0V9bHLZCeIs68QtR0",
+	"XCx38H0Tp39DcYq8u1X+qxOeZVyk3xsnE/4zm59M9ajR/fUTICvCnkVhuRSYDNvQofoITfFSmUzHTOg2",
+	"ec1GHFIxJrn8PI9IfPHx9buzN/2Pl+9iCw0JWh48nZJETozCStM7lmuuGGBnD5TMppqRj5fvCBdKMxev",
+	"mOZZo9vYBclsJ10d5VUAaQs5ISHGrcdTahcQkwVm/CJaPHYYlMMFOG8VvADwvBefDk0uND6CZ7xXabFr",
+	"FEKqRUHNAWAx2Xb/4FXNkxFTOqda5rZ9c5LTCcvDUVkkx8UvnIP4lTnxja2Dpyyf1EyGK2JkYU4TbXNt",
+	"BrmcKZaTj2cwKq6D96QyWUaTJSnE5G6fNLEXN7nbjxyIxI/X1xe7l6dX162iMYmLXVvoh3ISTJeMtJ6o",
+	"7u7uLbBY+4br0XTQ5nJ3xgaKa7ZrBrebmKN1otUuzZMR1yzR05ztmnftTDIq2O7d/o6DsATeszMze+z+",
+	"0/3/DQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

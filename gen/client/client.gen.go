@@ -1033,7 +1033,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress.
 	//
 	//
 	// Example: invalid_input
@@ -1193,6 +1193,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// IdempotencyKey Example: "8e03978e-40d5-43e8-bc93-6894a57f9324"
+type IdempotencyKey = string
+
 // InferenceHeaderContentLength Example: 152
 type InferenceHeaderContentLength = int
 
@@ -1243,6 +1246,18 @@ type Conflict = Problem
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
+
+// IdempotencyInProgress An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyInProgress = Problem
+
+// IdempotencyKeyReused An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyKeyReused = Problem
 
 // InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -1400,6 +1415,36 @@ type GetJobParams struct {
 	// Wait How long to wait, in seconds, for the job to reach a final status before
 	// answering. 0 (the default) answers at once.
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
+}
+
+// SubmitJobParams defines parameters for SubmitJob.
+type SubmitJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitBatchJobParams defines parameters for SubmitBatchJob.
+type SubmitBatchJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // OipInferParams defines parameters for OipInfer.
@@ -1740,10 +1785,14 @@ type ClientInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitJob Submit a single asynchronous prediction
 	//
@@ -1757,30 +1806,36 @@ type ClientInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitBatchJobWithBody Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitBatchJobWithBody(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitBatchJob(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelJob Cancel an asynchronous job
 	//
@@ -2562,11 +2617,15 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitJobRequestWithBody(c.Server, contentType, body)
+func (c *Client) SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2589,11 +2648,15 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *Client) SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitJobRequest(c.Server, body)
+func (c *Client) SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2607,13 +2670,14 @@ func (c *Client) SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, r
 // SubmitBatchJobWithBody Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *Client) SubmitBatchJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitBatchJobRequestWithBody(c.Server, contentType, body)
+func (c *Client) SubmitBatchJobWithBody(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitBatchJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2627,13 +2691,14 @@ func (c *Client) SubmitBatchJobWithBody(ctx context.Context, contentType string,
 // SubmitBatchJob Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *Client) SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitBatchJobRequest(c.Server, body)
+func (c *Client) SubmitBatchJob(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitBatchJobRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4172,18 +4237,18 @@ func NewPredictRequestWithBody(server string, contentType string, body io.Reader
 }
 
 // NewSubmitJobRequest calls the generic SubmitJob builder with application/json body
-func NewSubmitJobRequest(server string, body SubmitJobJSONRequestBody) (*http.Request, error) {
+func NewSubmitJobRequest(server string, params *SubmitJobParams, body SubmitJobJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSubmitJobRequestWithBody(server, "application/json", bodyReader)
+	return NewSubmitJobRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewSubmitJobRequestWithBody constructs an http.Request for the SubmitJob method, with any body, and a specified content type
-func NewSubmitJobRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitJobRequestWithBody(server string, params *SubmitJobParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4208,22 +4273,37 @@ func NewSubmitJobRequestWithBody(server string, contentType string, body io.Read
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSubmitBatchJobRequest calls the generic SubmitBatchJob builder with application/json body
-func NewSubmitBatchJobRequest(server string, body SubmitBatchJobJSONRequestBody) (*http.Request, error) {
+func NewSubmitBatchJobRequest(server string, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSubmitBatchJobRequestWithBody(server, "application/json", bodyReader)
+	return NewSubmitBatchJobRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewSubmitBatchJobRequestWithBody constructs an http.Request for the SubmitBatchJob method, with any body, and a specified content type
-func NewSubmitBatchJobRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitBatchJobRequestWithBody(server string, params *SubmitBatchJobParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4247,6 +4327,21 @@ func NewSubmitBatchJobRequestWithBody(server string, contentType string, body io
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5372,10 +5467,14 @@ type ClientWithResponsesInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
+	SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
 
 	// SubmitJobWithResponse Submit a single asynchronous prediction
 	//
@@ -5389,30 +5488,36 @@ type ClientWithResponsesInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithResponse(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
+	SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
 
 	// SubmitBatchJobWithBodyWithResponse Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
+	SubmitBatchJobWithBodyWithResponse(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
 
 	// SubmitBatchJobWithResponse Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithResponse(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
+	SubmitBatchJobWithResponse(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
 
 	// CancelJobWithResponse Cancel an asynchronous job
 	//
@@ -7575,6 +7680,11 @@ func (r PredictResponse) ContentType() string {
 	return ""
 }
 
+// SubmitJobResponse409Headers the declared response headers of an HTTP 409 response for SubmitJob
+type SubmitJobResponse409Headers struct {
+	RetryAfter *int
+}
+
 // SubmitJobResponse429Headers the declared response headers of an HTTP 429 response for SubmitJob
 type SubmitJobResponse429Headers struct {
 	RetryAfter *int
@@ -7598,16 +7708,22 @@ type SubmitJobResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyInProgress
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SubmitJobResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubmitJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7639,6 +7755,11 @@ func (r SubmitJobResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitJobResponse) GetApplicationproblemJSON409() *IdempotencyInProgress {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r SubmitJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 	return r.ApplicationproblemJSON413
@@ -7647,6 +7768,11 @@ func (r SubmitJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SubmitJobResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitJobResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -7693,6 +7819,11 @@ func (r SubmitJobResponse) ContentType() string {
 	return ""
 }
 
+// SubmitBatchJobResponse409Headers the declared response headers of an HTTP 409 response for SubmitBatchJob
+type SubmitBatchJobResponse409Headers struct {
+	RetryAfter *int
+}
+
 // SubmitBatchJobResponse429Headers the declared response headers of an HTTP 429 response for SubmitBatchJob
 type SubmitBatchJobResponse429Headers struct {
 	RetryAfter *int
@@ -7716,16 +7847,22 @@ type SubmitBatchJobResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyInProgress
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SubmitBatchJobResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubmitBatchJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7757,6 +7894,11 @@ func (r SubmitBatchJobResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitBatchJobResponse) GetApplicationproblemJSON409() *IdempotencyInProgress {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r SubmitBatchJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 	return r.ApplicationproblemJSON413
@@ -7765,6 +7907,11 @@ func (r SubmitBatchJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge 
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SubmitBatchJobResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitBatchJobResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -10351,11 +10498,15 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
-	rsp, err := c.SubmitJobWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
+	rsp, err := c.SubmitJobWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10374,11 +10525,15 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
-	rsp, err := c.SubmitJob(ctx, body, reqEditors...)
+func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
+	rsp, err := c.SubmitJob(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10388,13 +10543,14 @@ func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, body Su
 // SubmitBatchJobWithBodyWithResponse Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
-	rsp, err := c.SubmitBatchJobWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
+	rsp, err := c.SubmitBatchJobWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10404,13 +10560,14 @@ func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Con
 // SubmitBatchJobWithResponse Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
-	rsp, err := c.SubmitBatchJob(ctx, body, reqEditors...)
+func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
+	rsp, err := c.SubmitBatchJob(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12557,6 +12714,13 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyInProgress
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12570,6 +12734,13 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12595,6 +12766,16 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 409:
+		var headers SubmitJobResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SubmitJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12669,6 +12850,13 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyInProgress
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12682,6 +12870,13 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12707,6 +12902,16 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 409:
+		var headers SubmitBatchJobResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SubmitBatchJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -67,25 +67,25 @@ func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request) {
 	}, api.PredictBatchResponseObject.VisitPredictBatchResponse)
 }
 
-func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request, params api.SubmitJobParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.SubmitJob(w, r)
+		h.ServerInterface.SubmitJob(w, r, params)
 		return
 	}
-	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
+	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Params: params, Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
 }
 
-func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params api.SubmitBatchJobParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.SubmitBatchJob(w, r)
+		h.ServerInterface.SubmitBatchJob(w, r, params)
 		return
 	}
-	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
+	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Params: params, Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)

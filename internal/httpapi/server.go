@@ -192,7 +192,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, b.Model, b.Version, false, b.Data)
+	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", b.Model, b.Version, false, b.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.submit(ctx, b.Model, b.Version, true, input)
+	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", b.Model, b.Version, true, input)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,13 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 
 // submit resolves the version first, so an unknown model or version is a 400 now
 // rather than a failed job later, and the record names the version that will run.
-func (s *Server) submit(ctx context.Context, model, version string, batch bool, input json.RawMessage) (api.AsyncSubmitResponse, error) {
+// The idempotency key's fingerprint is of the version the client asked for, so that
+// a repeat routed elsewhere by a weighted rule still finds its job.
+func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version string, batch bool, input json.RawMessage) (api.AsyncSubmitResponse, error) {
+	idem, err := idempotencyOf(idemKey, op, model, version, input)
+	if err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
 	ver, err := s.reg.Resolve(model, version)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
@@ -227,7 +233,7 @@ func (s *Server) submit(ctx context.Context, model, version string, batch bool, 
 	if info := infoFrom(ctx); info != nil {
 		owner = info.principal.ID // the key's cap on unfinished jobs counts by it
 	}
-	rec, err := s.jobs.SubmitFor(ctx, owner, model, ver, batch, input)
+	rec, _, err := s.jobs.SubmitWith(ctx, job.Submission{Owner: owner, Model: model, Version: ver, Batch: batch, Input: input, Idempotency: idem})
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}

@@ -53,6 +53,12 @@ type Options struct {
 	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
 	// means DefaultBytesPrefix.
 	BytesPrefix string
+	// IdempotencyTTL is how long an idempotency key is remembered after its first
+	// use. 0 means job.DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
+	// OncePrefix is prepended to the keys of idempotency keys. "" means
+	// DefaultOncePrefix.
+	OncePrefix string
 	// Shards place records (and their owners' keys) in Redis Cluster slots; the zero
 	// value is a single Redis's layout. With several shards, MaxPerOwner and
 	// MaxBytesPerOwner are shared out among them, each holding an owner to its part
@@ -72,9 +78,11 @@ type Store struct {
 	maxBytes    int64
 	bytesPrefix string
 	shards      Shards
+	oncePrefix  string
+	onceTTL     time.Duration
 }
 
-var _ job.Store = (*Store)(nil)
+var _ job.OnceStore = (*Store)(nil)
 
 // New returns a store that keeps records through rc.
 func New(rc redis.UniversalClient, opts Options) *Store {
@@ -93,9 +101,15 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.BytesPrefix == "" {
 		opts.BytesPrefix = DefaultBytesPrefix
 	}
+	if opts.OncePrefix == "" {
+		opts.OncePrefix = DefaultOncePrefix
+	}
+	if opts.IdempotencyTTL <= 0 {
+		opts.IdempotencyTTL = job.DefaultIdempotencyTTL
+	}
 	return &Store{
 		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix, shards: opts.Shards,
-		ttl: opts.TTL, maxAge: opts.MaxAge,
+		ttl: opts.TTL, maxAge: opts.MaxAge, oncePrefix: opts.OncePrefix, onceTTL: opts.IdempotencyTTL,
 		maxPerOwner: int(opts.Shards.share(int64(max(opts.MaxPerOwner, 0)))), maxBytes: opts.Shards.share(max(opts.MaxBytesPerOwner, 0)),
 	}
 }

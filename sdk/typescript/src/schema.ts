@@ -65,6 +65,10 @@ export interface paths {
          *     `Retry-After` that says when its first record expires. The job belongs to the
          *     key that submitted it: only that key, or a key with the admin scope, may
          *     cancel it.
+         *
+         *     With an `Idempotency-Key` header, a repeat of the submission (same key, same
+         *     API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+         *     one created, and creates none; see the header's description.
          */
         post: operations["submitJob"];
         delete?: never;
@@ -85,7 +89,8 @@ export interface paths {
         /**
          * Submit a batch asynchronous prediction
          * @description Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-         *     array in the order of `items`.
+         *     array in the order of `items`. An `Idempotency-Key` works as there; a key used
+         *     for one operation is refused (422) for the other.
          */
         post: operations["submitBatchJob"];
         delete?: never;
@@ -1684,7 +1689,7 @@ export interface components {
              *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
-             *     not_implemented.
+             *     not_implemented, idempotency_key_reused, idempotency_key_in_progress.
              * @example invalid_input
              */
             code: string;
@@ -2219,6 +2224,53 @@ export interface components {
             };
         };
         /**
+         * @description A submission with this `Idempotency-Key` is still being accepted; retry after
+         *     `Retry-After` seconds with the same key and body, and get its job. Code
+         *     `idempotency_key_in_progress`.
+         */
+        IdempotencyInProgress: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/idempotency_key_in_progress",
+                 *       "title": "Idempotency key in use",
+                 *       "status": 409,
+                 *       "detail": "a submission with this Idempotency-Key is still being accepted; retry after it was answered, with the same key and body",
+                 *       "code": "idempotency_key_in_progress",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description This `Idempotency-Key` was first sent, within `IDEMPOTENCY_TTL`, with another
+         *     body or to the other submit operation; send the request with a new key. Code
+         *     `idempotency_key_reused`.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/idempotency_key_reused",
+                 *       "title": "Idempotency key reused",
+                 *       "status": 422,
+                 *       "detail": "idempotency key reused with another request: this Idempotency-Key was first sent with another body or to another operation, within IDEMPOTENCY_TTL; send this request with a new key",
+                 *       "code": "idempotency_key_reused",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The body is larger than `MAX_REQUEST_BYTES`, or `items` has more than
          *     `MAX_BATCH_ITEMS` elements (code `payload_too_large`); or the answer would be
          *     larger than `MAX_RESPONSE_BYTES` (code `response_too_large`): split the batch, or
@@ -2557,6 +2609,19 @@ export interface components {
         /** @description One of the model's versions. */
         ModelVersion: string;
         /**
+         * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+         *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+         *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+         *     the `job_id` the first one created, and creates no job; the same key with another
+         *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+         *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+         *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+         *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+         *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+         *     as sent, quotes included; another value is 400 `invalid_request`.
+         */
+        IdempotencyKey: string;
+        /**
          * @description Binary data extension: with an `application/octet-stream` body, the length in
          *     bytes of the JSON inference request that starts it; the binary tensors follow.
          */
@@ -2659,7 +2724,21 @@ export interface operations {
     submitJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+                 *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     the `job_id` the first one created, and creates no job; the same key with another
+                 *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+                 *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+                 *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+                 *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+                 *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+                 *     as sent, quotes included; another value is 400 `invalid_request`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2682,8 +2761,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2692,7 +2773,21 @@ export interface operations {
     submitBatchJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+                 *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     the `job_id` the first one created, and creates no job; the same key with another
+                 *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+                 *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+                 *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+                 *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+                 *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+                 *     as sent, quotes included; another value is 400 `invalid_request`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2715,8 +2810,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
