@@ -39,6 +39,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for JobPriority.
+const (
+	High   JobPriority = "high"
+	Low    JobPriority = "low"
+	Normal JobPriority = "normal"
+)
+
+// Valid indicates whether the value is a known member of the JobPriority enum.
+func (e JobPriority) Valid() bool {
+	switch e {
+	case High:
+		return true
+	case Low:
+		return true
+	case Normal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -261,6 +282,82 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
+// AsyncBatchPredictRequest A batch asynchronous prediction, with how urgent it is.
+//
+// Example: {"items":[1,"two",null],"model":"echo","priority":"low"}
+type AsyncBatchPredictRequest struct {
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
+	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+	//
+	// Example: [1,"two",null]
+	Items []AnyValue `json:"items"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
+// AsyncPredictRequest A single asynchronous prediction, with how urgent it is.
+//
+// Example: {"data":{"text":"hello"},"model":"echo","priority":"high","version":"v1"}
+type AsyncPredictRequest struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
@@ -334,10 +431,25 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobDeadline When the job must have started (RFC 3339 with offset): a job no worker has
+// started by then ends `failed`, its `error_message` saying so, and never runs.
+// A deadline already past when submitted is 400 `invalid_request`.
+//
+// Example: 2026-11-22T10:05:00Z
+type JobDeadline = time.Time
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobId = openapi_types.UUID
+
+// JobPriority How soon the job should start among the jobs waiting: workers take from the
+// high, normal and low queues in weighted random order, 6:3:1, so a high job
+// usually starts before low ones queued earlier and low jobs never starve. When
+// omitted, normal.
+//
+// Example: high
+type JobPriority string
 
 // JobRecord An asynchronous job.
 //
@@ -352,6 +464,14 @@ type JobRecord struct {
 	//
 	// Example: 2026-11-22T10:00:00.123Z
 	CreatedAt time.Time `json:"created_at"`
+
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
 
 	// ErrorMessage Why the job failed; null unless status is failed.
 	ErrorMessage *string `json:"error_message"`
@@ -370,6 +490,15 @@ type JobRecord struct {
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
 	// floating point.
@@ -1219,6 +1348,9 @@ type OIPModelName = string
 // OIPModelVersion Example: v1
 type OIPModelVersion = string
 
+// RequestTimeoutHeader Example: 2.5
+type RequestTimeoutHeader = string
+
 // BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
@@ -1356,6 +1488,16 @@ type GetJobParams struct {
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
 }
 
+// PredictParams defines parameters for Predict.
+type PredictParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // SubmitJobParams defines parameters for SubmitJob.
 type SubmitJobParams struct {
 	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
@@ -1386,6 +1528,16 @@ type SubmitBatchJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PredictBatchParams defines parameters for PredictBatch.
+type PredictBatchParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
@@ -1404,10 +1556,10 @@ type OipInferVersionParams struct {
 type PredictJSONRequestBody = PredictRequest
 
 // SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
-type SubmitJobJSONRequestBody = PredictRequest
+type SubmitJobJSONRequestBody = AsyncPredictRequest
 
 // SubmitBatchJobJSONRequestBody defines body for SubmitBatchJob for application/json ContentType.
-type SubmitBatchJobJSONRequestBody = BatchPredictRequest
+type SubmitBatchJobJSONRequestBody = AsyncBatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
@@ -1455,7 +1607,7 @@ type ServerInterface interface {
 	GetModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion)
 	// Predict Run one synchronous prediction
 	// (POST /predict)
-	Predict(w http.ResponseWriter, r *http.Request)
+	Predict(w http.ResponseWriter, r *http.Request, params PredictParams)
 	// SubmitJob Submit a single asynchronous prediction
 	// (POST /predict/async)
 	SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams)
@@ -1470,7 +1622,7 @@ type ServerInterface interface {
 	PollJob(w http.ResponseWriter, r *http.Request, jobId JobID)
 	// PredictBatch Run a synchronous batch prediction
 	// (POST /predict/batch)
-	PredictBatch(w http.ResponseWriter, r *http.Request)
+	PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams)
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
@@ -1581,7 +1733,7 @@ func (_ Unimplemented) GetModel(w http.ResponseWriter, r *http.Request, name Mod
 
 // Predict Run one synchronous prediction
 // (POST /predict)
-func (_ Unimplemented) Predict(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) Predict(w http.ResponseWriter, r *http.Request, params PredictParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1611,7 +1763,7 @@ func (_ Unimplemented) PollJob(w http.ResponseWriter, r *http.Request, jobId Job
 
 // PredictBatch Run a synchronous batch prediction
 // (POST /predict/batch)
-func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1917,8 +2069,35 @@ func (siw *ServerInterfaceWrapper) GetModel(w http.ResponseWriter, r *http.Reque
 // Predict operation middleware
 func (siw *ServerInterfaceWrapper) Predict(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PredictParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.Predict(w, r)
+		siw.Handler.Predict(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2065,8 +2244,35 @@ func (siw *ServerInterfaceWrapper) PollJob(w http.ResponseWriter, r *http.Reques
 // PredictBatch operation middleware
 func (siw *ServerInterfaceWrapper) PredictBatch(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PredictBatchParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.PredictBatch(w, r)
+		siw.Handler.PredictBatch(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3696,7 +3902,8 @@ func (response GetModel500ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 }
 
 type PredictRequestObject struct {
-	Body *PredictJSONRequestBody
+	Params PredictParams
+	Body   *PredictJSONRequestBody
 }
 
 type PredictResponseObject interface {
@@ -4606,7 +4813,8 @@ func (response PollJob503ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 }
 
 type PredictBatchRequestObject struct {
-	Body *PredictBatchJSONRequestBody
+	Params PredictBatchParams
+	Body   *PredictBatchJSONRequestBody
 }
 
 type PredictBatchResponseObject interface {
@@ -7423,8 +7631,10 @@ func (sh *strictHandler) GetModel(w http.ResponseWriter, r *http.Request, name M
 }
 
 // Predict operation middleware
-func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request, params PredictParams) {
 	var request PredictRequestObject
+
+	request.Params = params
 
 	var body PredictJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7572,8 +7782,10 @@ func (sh *strictHandler) PollJob(w http.ResponseWriter, r *http.Request, jobId J
 }
 
 // PredictBatch operation middleware
-func (sh *strictHandler) PredictBatch(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams) {
 	var request PredictBatchRequestObject
+
+	request.Params = params
 
 	var body PredictBatchJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -8126,303 +8338,313 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L35cxu3sj/6r6B4v1Umc0cUtXmh6v0gO3KixLZ0JfmcmxP6ccAZUEQ0BHgGoGjePL2//VvoBjCY4XCT",
-	"ZGe5PnWqYnE2oNFo9Prp3xuJHE+kYEKrRvf3xojRlOXwzzMxZDkTCdv5EX7ceSOFZkLvvGPiRo/MLSlT",
-	"Sc4nmkvR6DZec0HzOUmppoR91kwoLkWX6BEjGTxCuCCDuWaKyCH8/NPV+QeCnyR6RDVRmuZamWs9MZDp",
-	"/BhuG+CLzRtlrshQZpmcEa7bPdGIGioZsTE1w2Gf6XiSsUZ372g/aoy54OPpuNHtRA09n7BGt8GFZjcs",
-	"b9zfR41LpvP5zslQs3xxKlcskSJVREsyo1yTARvKnBGdz7m4IfSGctFe8um1H/7vnfcyZdnOP1iu4GvV",
-	"j1+PGLnDi5YqLL9jKZAiZ/+eMqVJ0/whBSO5nGozpmQkFSOzEROl+wQds5QIKVhryYAbd/sNP06lcy5u",
-	"GvdmnBOa0zHTjhtSNp5IzUQy/5nNFwf9nt4yRSj5TQ6Img7GXMH4FR0yQ8XcUBtHfXZ6/Zb8eH19cXJx",
-	"RtKcDvUz1RNx8IGdn9k8bnUJJTmbMKrJjOsRTEvRMSO3bB6RYS7HxU/mVfCzlv7HnpATllMzvsoLDGdF",
-	"8BsXJD77/vT9xfn16Yc3v/Svr9/FpLl/SEatiFChZixXZL/TgZt7wrwh/k0O+jyN4XVDnisN65DkjGqW",
-	"mqdS+4ciQhp6HJeGjmOhQuoRy5HLSVPmbuTwM1JQEz+BFuGKHO7vk5gXZOrfsnk/Z1PF0vjYE6snZiOe",
-	"sWB4XBGleZaRAQPuTRI20SyFV3ZeLb6Si/4klzc5UyqO7MzjYLvEbfIzmytCczOhiSYTlhcrMJgTdsfy",
-	"OXJtTmjGb1mbAFPTbMrMZ2lPKJ1PEz3NWboz5CxLCbIeaca9xkvWOXj14iXbOeykRzuHB+xlrxFH5N9T",
-	"aYjKRZJNU5a2CAVJgTzUEyOqCNcRMbR09E5GNKeJ4WEyFfB82iVUk7FUmuwfvSCTnAtNBxkjJ1dvzs6C",
-	"B3qCKqKY0AsfPnarV0zosNMhMRd3NONp3+69GMUTN7sDZVwjapj92Og2Ksy+ZGfWUWJnkLw62Hn+8tUh",
-	"PXoxfHWwf9hrNKLGmH52Ynn/6AXIIPf3ntnKWrPcDOT//ZXs/P+f/vP/1Gz5qJD4KPCtvN9S3Fv2JjGd",
-	"TDKeAPvuykQzvaN0zug4tvuvdC70xOLBwN1wvDQLzwiuVxwOq0i/5lh78IHykxycfV8vzb3MoKFszJme",
-	"5oKlbXI9n7DUsDMlk4xyYTdDZH7igiRSaMOVZK/daXcioqQRRVQb+ZJknAlHGfMvI4zsccUVydnQyAci",
-	"5MywLeEp3mqI4eQTadKeGNNsKHNzWJgXFHuMKxIfdg7NfX0hdX8opyINWXtCgWiWujjRRtQwS8Zzlja6",
-	"Op+yev7uDJ4PX9Kj/Z2D5DDdORw+Zzuv6N5gZz85SA/Z0fA5fTEo8/be/ssqby+yMRyvH2A81cU4ITm7",
-	"4UqznKVkbO57poAW7frpwH82mwxLRvKhg12qCpwL5raEG63VDNSSEdvLGw76bu8BQz4/u3hCEsMt/S0I",
-	"zXOuHjHqJ6Q1Dv2LU/zevFlNpFAMVLHXNL1EgWj+SlB8mX+GEneSy0HGxv/5m8K5+hGYJ9KA8G5PN6JG",
-	"yjTlmWF7iSSw6mPPfF8w3Wsckx9Or8kuXFQk4wqV9YUlV5YaTGkjDrqNo2EneU732at0b3CYvKBGzGqq",
-	"p6rRPewYeco1kOc9flZq4gZlqTHSeqK6u7twKKTtlN25Kard6kzuQ9L/n5wNG93Gf+wWhs4uXlW7F/gG",
-	"pPGi2HbHDlekEI9NKogc/MYSEKKgUJExGw+MCTPjCYuMfkHFnKRsokdRIUp7QuZW7lJBpuJWyJmwdJa5",
-	"4zWvvzgenORsksuEKWW+lTPzZTQGeoKLyVS3yRuZMtVdVEAiEldIY36yHwp/7An/LLwS5Pt91Hgt0/kH",
-	"qU+sxvgodpvQeSZp2tdS9jOa37CQ4YCrRoxmRk0HS0JIT36jLmzDT3sHBT9d4FeJlpK4r27AUYuDfSqe",
-	"KmyS2nmi/WCO4JlVP3F5SbwwpLhtBvVGimHGk8eJAnNqD7ngasRKcsAoBzTLGU3nxF3vgsqwydENhsc0",
-	"SRhLWbqVQHhVLOBPNUPYbA1Lk3qq5aujiFHICNckocIIrgEz/0pYlhnVDhcvHAuu21uZD3iaMvGohRv6",
-	"twSrpkdcBXwmGEtRStN0bHTLRE7YVssR7Ke3wQc3WINifE+1AMaC5oqAsCKDqSYZTW5xejAxNKLLk3er",
-	"4EeDSxAYYWfiwlq8j1qOFZZ0uEAlK8C6JrgiFaNwmd1+bJ0p1Njihu+MpEBfheHFBV8JSJRtZWi4BYNx",
-	"IfkFmaoNBekqijwFS5zUk3LBm7QRMStuDqKsF3A5SVFc3zBNuFZGOCCrmfN0hVMFrafA1VrxRdbRwt69",
-	"G94K9Cg75i7BHfSkTIweppB/eYUh8I6SY8sdat161jYsi84psFlLT4JHDB1i7ie/n73XruK0OzbvSfFb",
-	"7jjFlxLBZmaQ2zD//v5y5vfUeADz22efRhTWcnmZrst9nFGdF3KdE9ITmS2h8VLmt05Kq1WeCc1yQbPT",
-	"PJf5o1iVfWbJ1NzbZ/CugEeNOU7u9rpWwc6nggwpz7ZSRI5Cy+TUfYu4b23AAdUBPtUpOOETlnHB7JwI",
-	"unzzqRDoQ618N255ryg6ZUfc2Cg9MRXs8wQNiiGdZpo0Y25Xxz1pF+2D1G/BuHqsnrnM4DSaFbATTzfT",
-	"Lps5S2SeKsI+T3jOyE/nrw1v23NRj5jT0FpbHXyHZd1zS1O0PMOnWO4P0ijRI3TUxWU3HCwrMrgLGDU3",
-	"M/laoAGdn11s5ExYcViEZmMjaiCbm98nU016+N9eo0vUiE4Y+XUvOvhEUgmGjyZDrsmvO3vR4Sd0B+NN",
-	"3volKUsymrP13oSNCX1+doFip1aXKKx8H2dbMKq7MPKfrs4/gKm+1BvQE+AOaKFBb73T4HtNpZ98MdVm",
-	"xQLvmj2djAj8BWpGT8zM00bEu017TF7/cn16ReRUT6bavp7mDN7/8frtzkui2WdNqLo1O9wMV8HQ3a4+",
-	"P7vYxBDZzABxa7/U/pjkLOWJRkX92CiRhMKhCuMeySxVhOuvs9jOlni4+XB+dgGxhGsp34GLYGP6gc6X",
-	"F7sOwkhrXCUFcVnJYUDY5wQIvNc5fHn04rkNsDffn/x3//L0vz6eXl33gUlax0RNMstzA6qTkWFMONEz",
-	"phTEcdaTPvBF1o3cXVsxdLyBzOQ0S8EHQqgmGaNKk6P9w/2XL/dwChEZQ8h9RAXByVxdnH+4OsXZkObh",
-	"3qvDg85hi9AskzN1bJgcWHzIZkb/lDNlJmi3BuxCc3UQRK2avSDI3Wt0f+818HLfXO7joz305t63Irsj",
-	"tY10D3OaAJPIIeypZwoHvgERn4yDgQO4QtdWjsSKF5Y+dpIKpfKIKqQt0Mg80xPw0OuT6zc/9s+uT99f",
-	"xaSZLHE7tY6dMoFGp13KAQtHYd9YXjT/0kU2gXD/ugXsiaH9shN4VIULuukKFcJvU1V01QEYqksVbrfa",
-	"llXSCmUrmx9jUDlUpvs8xfyNuZySnE1krr+qNMRz6FEKJdlEn7Sk30Ch3CZ24cg+LgcQzGm9JJbxdSjr",
-	"1Leqn9967Tf00DuiWXf29kfOX+N0+UPEIoS0EprnnCkiBVvjcD8/u7hi+R1P2EdB7yjP6CBjj2Bi8w0u",
-	"bhZY2P7eJTznitztFR4se8W5rtRI5jqbfz3qOlPDEBiHAocrCg4t4Udvh9g7iljUtKBa3PLRLu9QoCr0",
-	"nl8Gns5a31z76Rxp52cX11K+p2JuDSL1oFXNqWb9jI+5ZqFcMj8T+NmcRnudjpuy2lWkOZjmSpP9Tqdl",
-	"d5xV10GVvmXzss93j3w1iwhH7LJISuLB5phohdvNrFzOYOXLC0XnyuYl2jTAFtmBN92y+TNFAsI045B4",
-	"ceQMhh1Uzb1arloRfNdRkHBBnHOVNONEimSa5+B9cu9q2b0OrmJkWBeB9QaI52BJ5FAz4XIMuSI0Te3L",
-	"6VSP+nqUS60zBnb0UzLgR2HeL3P+P+xhB+M0fEHBfSCIqY2a2FQ9QzWzDP+9c3JxBl5Znyr1lQRJ7D8d",
-	"uyxgrsIlQpMwiJZ7JyOJw5l6yfxRqOnEaE4sfc9STq/BY/MgOvoX9cfmTX1w/lQoqt1ZQxVxaWTmk11S",
-	"/Qpw35KEuAjUFWOo70L211c+J52ThVBi5oh7gSsiGAc3cFydS0yEzFfl9zWpFQlcj+RUE1oiDqalUch3",
-	"u865hkw4Cqa/26Xu9lORSDhfAk3TO49SBsZEM775Hz6JIRATp2yYUc1icILgDWmr4Ji6NUXe2VyxemSm",
-	"w8M1rL9NCsQ22lnMNRuruLBZl5mrLGNjMwh4qgmurkouegu46Dc5MIcOuI4JzaRgPRH4IgqfA3qmxnQO",
-	"UsgIS/M653Nuwgh+On+Ng+1fnF72fz79BdzlS9VHNDsv8FDjUjyc2x7iQfpbsOBD/E+Via9wQL08ePny",
-	"RaezmQPK3Py887JwQFUMoOgBFtAS+l26QW9JwBpybOF8+iO38QPcTz1RM5It3E81y9cT5fWzO9jaB9d8",
-	"zOT0cZlXjh20fVfArYa+XbKwWVOewvFnDNY7BkocH7MuchrXhpmlSBg6PKnSGyh0YfjrZch1Nuvej20j",
-	"litP6Em5rTJ3G90ulINnVrOwHydNKRgZczHVjDjX4WwkM9YTdpxeOaiM2wnrrUz99cv97ymbsv5wmmVV",
-	"uWQOF7hqld69zj4k3SvSNKfMf308/Xjavzr712nL2YJG0cm3imYHEuW/4FN2IBssazDwp1rRmcxvg5w5",
-	"I4kFEXKGPB84GUpej0VXQ09s6mso05krmD9pxsXk7F09gbcMaHIL20qRqcgZTUZQKuSeKL2+4hA14x5N",
-	"NdTmpXImzCjdD33zQ9zaxL3xlJlCm3s3NpBbZS+HZ+Wv7eYIs3aClLVrKcmYirn/+obCK5zV06Snbe9A",
-	"6dY7R6ToiWX+ENKML0+uT/vvzt6fXfcvL8ypG/7y+uPl1XV8TBJMzyl5Wey+sN+r96iYs/TN+Yc3Hy8v",
-	"Tz9ce2XXv3C5x0W7hbB71tjsTGjLaKoo48Q6pmeqJwpfy8nH6x/7b0/O3n28tCr2+7MPH69P7YdJ1RkT",
-	"+TRIZ3r2RCblLYTltZtmq03O84jUmQgRHJ3lJQGfCYXCQZAMkP5nM4CNOmM0GjNBkNUzyrUVUi52AlWJ",
-	"YEd4m6EwF457InEJwsqTzm0D8JpJX5Yyhu+5NGKkr007dHbJoi2DujyoRHYYYM4ss1/8kv4mB314NhgV",
-	"9R8vm1GJnBqVbSo0z8xXMCFHRSS2OTlxT/isHBhuKXW6LPnMEAfmFJzmqtUmi87Enih5E59URG7of1sv",
-	"Hyt+OC8fn9QRF+pte4Xw+1j+9gZyrzTapzrfn9i7t6Vrb5MlWuLiKy/W5j6+rf14obV3FK6fHxiBgRE7",
-	"sI1WsnZST23zmYlC5i5VNf5BlEwqzO0lcdWnF/dE8+Z/+CQym7pIrljq6FvnxTP6up8mCIITMf+H8w9U",
-	"jmUxxxJj8B9ERBg90BVqtckbCAamIDsxaWSuzV3sDhKbdxgIbcMauZzejHpimEkKcn8iubCwFAHDGZaA",
-	"SuQsk2YpPu/cyB27mIZg7Us6e8+UomDX+6s76pZPdiQMmmY78G4j0yAdJWqcqLlIriBH9zJwiSwuGk9d",
-	"XSNUr4QZ8xa1oN2IGpPc6BOao2/J1vGu4Zaf5OAstU4ZV/r4q3v2k2dYTJCDgjJjWVsHWJB2SNOU4ywv",
-	"glEMaabYokaF0eWJ96I5peXY4g5wzcbm9FVufYrU/VKqZLu8SOChaHR/NYJ0JhuR4YlPEQZjXXnvfZVM",
-	"9qFaqgtMW/HOJXOQUyP9LfzAgvOjNKDqOPyXVq2H5/h7qCk9w2eKklKa53QOF3FWq9/mi3zfcpbBuXC3",
-	"EWSJNNRvk3+C9jLmGmAxwpJGh1mSTzNGkpGUykbeQwJsXym76dapsCvSwlF4HdfWTt8xpRwGfKncuS5z",
-	"c/bZLWiZ9ZkCPlUVJixxG7g6p5mu4Uq/EI27/UWufODq+q/VVUbjRYD6MAOPNp3c1nxbZdWA51a9wpZ1",
-	"28ksWeKwVBvnWrfcb8FUee+IWF1qx+czQNwBvzYaN4tSlLm0svI7/jmaI/pF8Wzk0ocRtiVDUYHIKBCa",
-	"NsSfjRi4ThliOyzsGCy93uU5V7t3B1gW3Z7TcdYNqoh/7Xxqa9nHjOQ2ZFx3yRgy5myO9sGnYJkHU23F",
-	"pkvp/txr2Ay7Xw+LOxcBRVyZ/COEzIMX3MIJFOuNK1G32j9C1fHiIr3jd0wwpRZX1SltvzeYmI7N5+St",
-	"eXWxEPK2Fl8lHKF9Sd2I8FSt4Tw0unhqDOghZ3mEkCE1kCKAjjKRGZhjoIHFUGJtpdMuNbrD7u94Ut+X",
-	"T55NYTmGMh9To9dMpzytW/6f5OASDMQ6BYzAEEa5FHKKlXNlSQgC1esAVk/pw/f2O/vPd/b2dvb3r/c6",
-	"3Y75f3tv/+Bfbpn7Y6tLdY20jBrO2Fzx9MGeedopPRsDk9RJ6zqFDyBrVg//6F+BOdAIy6YDWb+3KOst",
-	"nRYO5HzKrIsDj6bf5CCyIsuKcg62F8jZBWHOdd35ZBfDLvRAyoxR8JKHy7Mo7CwkGRT4UOc0YClpXr59",
-	"Qw4ODl4hh8rhUDHdKvPiirX2/JdSzXY0H7M6JqxwxDJRDE4JkMTHaA1MBUR9cEXAV+xlvLmOkQCE+Vj4",
-	"ZonhaunBtXeBHBM6AEMJ3Sd6xASiZVnninWmFL4UdPxvQCZk6s3ItJW+Hz1Ow9hGGwh3Ti0lKcQRWE7s",
-	"nSD5qhSF5QWPvJwJ75mTecmhtgnjHW1O0eKUWEPRK7zxiU4+D8Bkvx/VKD/BdvVrUt0pSw6mKz+r8lrY",
-	"V7qiPFBopCZzpjHakrbITm/a6RwwMmECAjnN6gW3Lu5vLwTJ/9cTbnP65FDCROoAB7F+iKa2rsquJzkT",
-	"NtRjSGBvdVzQE54N0OULvABlojKHwMVYdQkl/57yxLCXsd5uJLMeazcHpXPKb0aaaNkTRmgOuaCZlRq2",
-	"yNb8XLCxdQ5YxcGSzagY+EazIDgus4TBKeCLVz0ByipHeO8CL76TNF2h0fpq0hHDTJcxG8t8XjmRIQ6f",
-	"TjHk0DdKfafd2Y/g9xVn278KvCR7Tq4+0BY/Ux3wj3JGMml1ZZdXcgsWyZhnGQ9SgwsAt/ZRuHHl1Mhv",
-	"TykxHQ8YVOcGk1lykHEVVN86d7gLTjYpyRkMKWeKwSG6/kDbXKb8iRTqglB1kiJguHdc6XqHgSOjqvAd",
-	"gioEQWBVyc8Fci/q5XaLLHzrH6W3jOgdI0IWi+i/SwYsoVMFFhbPy9aZh4DIGVXoO9rIsg1tyfslfpga",
-	"Fj8FT9biEI9taHRG8/HOdBJVXFsKKOepRpVV+/Fi7JUaOWaBPrPRREIRsjCROnNbFUKrjkPew3wuocyp",
-	"Bk2WUTUFNDFcGWNlIsd5ohRcYg1boqWmWY295vms5LFb6QW3T+Ag6xbOfnMDd7q5zb2nQqdiYMULa2ll",
-	"6HkqdD6v9804j4QcAgpsGYqtIsW3EcV/GnGzlCj1wgV3T7kuvkCpy+fkVsiZihxHydzoDXWeONXo/rqG",
-	"ZCsu7zfuP9X75jbnxGDpN9x1S2n1nmkKSYi1PFSiVuSgdcsUI7xKpfJ7znKjXU1Ywp2epNiEZrBRJ0zT",
-	"jIxxX2OKHxckGbeLnHq01tFvDoRP7UQgvHKwXygSn41yNKLmIsIH3H/aRg+xCJK2iHT1pzJ5wyF9JPje",
-	"AXxvIpX2YqBgEyWHekzNCKG22KzwfcAmWk76t+HFxm2jexA1MjpAfmsopqWijpUSmUFZ6R3Pb7jgCW18",
-	"uoeve4de+HHv2Ct9YXFyQ0b1NGf2exOa9TOPfgt/zngKf8GyFRfxT7z4qaDJIY7J+vXRR5ZTzW7mjW5j",
-	"xoyGDIop/hPGdLfX6L7qRGaXdPc694HB1IDciupO83/CmPGH/cbi/ipx5O/LylyfKWIsweCqRRQ3ynoi",
-	"xZDflNW2h7J2vT9iI5fwEzgi3F6qo0MBSeFLfwE2nN6yzR331/CSqwlL6g7J9co0BnshcrpMp67zj/zR",
-	"GrWXHFsQ9obfPRlhS6KnbgxKs4kiA6ZnzNIZR0I9fhMGjCGHx9j/YD2B+2/jIV5pNlk6wEA6bTa+InQE",
-	"0AxuoDDsJx5cIKZWveISb7ucZqzszylPx5l+hbMJAbhwJyMzq2OCCWMzdFl5ZodUB3VcVN1bagRigDQN",
-	"LYQkjOYZZ3n1YbQvrT+hKCZ2QrRQwYsd464t7IYHqW6hZK7XxAL9tLymwpxCNCvWtgh/FyI+WPGFAa9U",
-	"iBZsVu8SK9DCisF6aVls7xIfl3ddwUXB9JeqXoXwqN0NZqAbKO8Pghi3IE86GV1pukxkoXBIaJYBAj9A",
-	"yEPUQPH/YX4vCiqkg0QEeC0t5S3U244nU836kI8Ut44RuB+z8AHg1hyVkMmKIURAuAUSk0ROOFOQBagh",
-	"NqE0nZPOog0Hw+mb4ZSSuV4Gcp4L/fywEcD07y3C9EeN0mA3qJ80VCs/N5nqBzyHE974wQorB9OvDqU6",
-	"pYVP1nHl+dnF91RTbXPoqg5BPMJcMQ6WhdrNez5hgvgeCuQil1omMguF0Ovz83eNqPHx7MP1S/vfvef2",
-	"H6B9mn/AUtk73A3uurv89gJ+fnsBv769gB8hX7Usz+wNdZz//VzQMU9gA1iZX57sRc4wTc2JXiesEkkz",
-	"phIG+iBmN+swP1pL2CfF1llk2jH93MdKgZRldN4f8yR3O6jExgA0uJyRO3WMPMnZkOU5S/vlvVG3u5XG",
-	"aB52qrETS2HUqPBFOP+ETiaVQMivzw9DCbwwyMWBjennZYlHVYt1FX2WsO1pvf58YmEZ17BpkDPfJTEi",
-	"0hid2rqR4J5nqidsFOSYxIlMWYyNixIAbJFDEtssybiFVcdFlicWHqP8e2arN8o8gcmni1tOYReaMTV8",
-	"ynbMEQ0/mPtdHxD/3fKxUMXg29zmoJrMgPlzKW4C+FxXomBmB6BzWpJUEjqQU111AixC/XkIoEPMr1QQ",
-	"UvEAgIefInIjNTmoG2qYMPv7ckh+SIOICM2ULLKnbULhztn3Nt+4PM6a9NvVKRpOS4AlKw1tCW8CvwVp",
-	"jQssutjRZgOpGqQoplgxuLPXKPtJwKvz61F7LzpoH0V77cOo097/FMEFO1ArI50HxLKKM+DRh7KY3liz",
-	"CqfJSLLUUd0ZEmVSuzGuMEg30uLPzy4sOc9gwOvSGlfaZR4kUdo0GehVZQhyTIwgdEUWsyBvcWN7oxjp",
-	"OZ66dUZRqaHamrddFDdX+dIScTUTFgnByxgoaLxSNFUpdTSxjpeSnwxZbb+9F+102ofRzl77xSpGW3Cf",
-	"ofdsCadtwEHhqGu6wiy5/27jXns5FWub602oHlU761XyVhfGEbDm5gyFi/jlOarUg8eNdBV/GSm1xJ5w",
-	"5YW2JZWP4UM+o42mQV2FNP85tsE26LJoZUqKOltPgGLDcldvGUdolRTwrEahyeat4yIUZG3jZ+Awu2EK",
-	"IkcOixwq1QLdOSbNwsBrRaRiySAfWGvVjcUO1PZ0iYJXIt3MOws7sdUm6MmxxpUPPvrPQpV58ETbWU+3",
-	"jE1sexBb/J/QZMS6JIb/9kdcW9AT/HvMlYqd/VSneLintjFe/JsfZCn9qS0sdI1scTvw4Bb3A+tvQblq",
-	"gqh93I7TfX9r8y8KVr60okv29zt+B7OsZGXYX72YK3mcfSpgZQ7w1JLvgGPkDbja69IXuZbimXLmFdw2",
-	"DXsAWE8bA8xg3DEJFeAmZ3XuAyjkLh8ZUojP+VQscw1bMYTm1Qb+whpr02k820j9gC4oOio2VWf/sCaP",
-	"gH5eaQa+D0zAYcVuPSad4mjDn31rIvQCpXyM3R0R0UTDpYROSufe/tHzrW3YzY/xYnN/UTpOMqrNHJYy",
-	"St/8e43rdLmGgVcGLCVNZyMeE8/rJS73HRo30i/qPZ9+NpHfAAusEnlbYLW7aJGcCzICQJPrXUp+juDc",
-	"B3+SawnovEbXv1yc9q3rCP7t/Ef+D3AG+b9Ay/R/AbPBX+FTpYdKz5QesX4m++/iJutxgn9fXV+effih",
-	"7HcKH1gUH3xZZZjfTsojpBWoqcVegz0Zl5cLnBV0IO8Y6RyTHQAFpeH+HELrOXNr2YvzcCfOwf7iNqnZ",
-	"t/W+h3q+LBjFkmkVz4VpCxWbYUl083Q80XOb/G7lGfgwEBVaFL1imywZydY2Nh6yvh/S/UakWSnStrII",
-	"1n8+FGA13hMUYqQZV0WahWuIDUXiEu08iyLRyrJoC8lY9ng+fXxHlQXeQjBnFY9dQkBsgcE2X8vcvWCN",
-	"frRpCWWBboX7faofegbgyFZN3mifXGmeqJXZZWhS2TuJ4jZruug4hNH+iNAkl0rZPFi1NJTjrMdNeT+I",
-	"YVUOcvO/xZ1QIJYDPEWdTuSDXsdkwDI5I7F30OFDMQphtP0Ajd4qhcQphWQy1USxO5bTzCpYHDE7XEgg",
-	"6CG9vZO/Mp6alCv4ZBPB8od150gL1eMc6tkLw7lsnZcHut95zEj9yq5Z0Ioj4T5qZFTpvn/RiqQRc6N3",
-	"ofpJLGSAWy7de/WiQ5ofr9+0jKprZBtU8pfn/OLV0Yvnzw8tMz1aj0259XutUhQfsp+DDOwytRaZZXEP",
-	"LC5TVNqOS8TERcnNVF+sv3lJTzX+ZiMzhS+r1Ne93F7eIsXGYZsO0Iui0m/WMbLYzCOuVhku3GGr3O7r",
-	"KbHkoNhU/FeWdKVsvmQTqbiW+fxMpOxzEFZY8u0yXc0AbINmKbJ5TTo9pI9sUt93v26A72SpiVQl+3oD",
-	"5qlFevA2AyTDhOxh7X04X7ye4jNW3ah8QyHXn9VZtYIhSPiQ31hGGfKMddvtNobvHFgXuBkOO50WpppT",
-	"QRholrbfkw0bQvY9xfeWuWuRbmsp6Ut0HqGIqDrt4p+juSEBV+Tjh5N/nJy9O3n97rSsUwjpzvBjcnF+",
-	"dU127/Z3C3LuhtXlsCRIf66XVb/VSPDL05Pvf8FDlWuf/fTu/OT7sw8/2KYjHIehjsOh+mfKRSAOacZH",
-	"o/ziO7UV233ivEJzE0bSiBr2242oEXytbOa5W59alCON1m7/jyLbfH+Vr00FVlOxCROpEcg1UUnbCBXO",
-	"xcIVAWhsxVYbAYMTJhQbDzKbscM1SUZU3CBMj9GGHiZNlu6KIPJX62zY6tQJ0l3WefHcrSst3TVZVw8O",
-	"zfhQ2e8lMJjVBvxq9WSVMb+ENWEIAdU+rVyjc++dWye3fDzwS5Gvbj5LB1+Kry1lsfKGeZtRHZFcznbG",
-	"9DeZ+/TkoW0GiIltDhwr0GKeBA3lydjYL8QX4dx1AQ+475G8dwUwYcvdQ15prHoerNKHDo2+xeXGEGjJ",
-	"BWtFtLWN3S3FGbON66JekhjZuvHBstc+aHe2NxMCMiwjpFu1Zbnsz1TgswS3YxMqEpHyGIPd2BO5TpRt",
-	"64t08bOanCowesxI2B1UZaxOZOWC1Gbxecv7cQZyhQ1fPe88xNasrLYz61Ysbsm7U1OLtr0npuo12sAd",
-	"U5tvsNLmrLg6a4Xzk57niyrsUwgzP0z3vrrpVspNa6phoQh27IpiaS6nIgUvU5DwUF8UTXPNhzTRCOa6",
-	"+O7XgA8bZuZDuYoqpVPYxk7oPBlMeaZ3jAAAg6AcncIWntEm23rJgIzYYUrzMdU+6TiY5VBKPcm50BEZ",
-	"08/NXKl+yjJN+7ZnQ3m+5D/JiNFJeEt5vLblxUYDZp+TbKpsILyiFBhd11Z32J71iAJAhUMeBjtR8zGz",
-	"2e6MwKAUAN7ahJJqbuUyJ3J1TosD+iGXM8DUgS/9IIEMRsRB01300LpCk8gWlVPywxvStPi7gt1Qze8q",
-	"wcfDzqvNaOV41RZ//aHVWhUeWUcsm4iDpVEAtkUU07YUoky5NdTahrm+CEiD60dbEQKLJKlhqZDfy+tZ",
-	"K8Ieh+mpuLjJWA2oZ7Xe2J4FwhzCB4dHz1+8fNWx/8Jjp4K8VYHoWl3vvq1N+Q1FcxFiEWi4gkOW4Gcu",
-	"MMAmwJhbccLqpf9qgFZfEs5yCd0R0bkuH/3y7Rvy6vDoBbH40W1yAlFHlHA/Xl9fODBmqF51LQuoj71A",
-	"TwyIqvdE0TWd5sy9URndOiLmRzGHxNkuOex0yEJbfYTOwbcCvEdPQJotUwmdMMDqshji2jUNmdBcsVZE",
-	"Dg/2SIxXg44+pGlR3ok0E3h+2BM/89dYsXHU2SOxkLrPDX+NmdAshRFc51SoIcuLznN4mAN+fjKailuW",
-	"tp6qrKNLKkSISKmUI+qJSnPgiCy0Bo5ICJUObQ2wSX1EfpOD4L6eMH8XwPvBG8ZMj2QK90IvK3N5ofFS",
-	"RBbbJpmP16FxRz0R9piISE2DiIiUuzfAeH23ATvcUgeCiFS6UBt6hc2lIxt07rs841JbGE/OoG1LRIre",
-	"L+7fpculli2RbxvU9yhckeF0ozH3uei7lhkRqbQTikiVP6OeqDBgRHjKxhOpgUq3bN7P2VTV/R58qYI1",
-	"vr4WyIHbf6FiIHB0OXSJUikQYmypFbU/XChNawO/1y7pvowzXP60Azf94mVFrnc7t1WD2Ksden14Qbpl",
-	"5dHy8vJrL4gRAAKg8Msqea27wTYTqJFII5lroqbjMc3njqC3XKSIXl0z/DPkKbKUp5aVkX68PAthjVd+",
-	"ZFVTgzVMXTkdXbMEIEBQ9G05f9N6rjJ0U03daAg65Yw8yK5aZNLyWXEj+6BtG1mbrLXL4S7AVnRWHI6x",
-	"nIllmxFuZGq476u5Wvt1+KAF4ZIDTblgadG05/yKDObOwrR5YGUL6PmLFy/2955vOq4VQ7o2hLbtbOTw",
-	"EWPaP9p7fvRy/3DDMaGazcreu8P9upuNVbVk9JcLpmTZ2qxxotT6Btf4A4sRRLVsVrf4FcKX5ly3MS6Z",
-	"OU5roT38JTc7aLaHGC8J2xyx73oN9t8CHh9pmuMBks7ADjc3Fg6twmXfOrYxfBDckAqQ8rRN/mleZ+RJ",
-	"AjotTiIi1Nyyg09kHHo4EEqOOgdkzKgo2t+HMLIIbyCyOfFYkE1IpxzyzywlucwyOdUtC7ke9DuBRI6n",
-	"AhZcdpwgDAlAnrIyxqCZgwv/u3mhvh/Zox9Q6UvVcg6W1Xf9H1GXYGFhiyB23j959+78n9DJ6/T7/8dY",
-	"j61jorScTMxHYOdenf1wfXr5viekLb+zRMHef5goAN7H+OrHj9ffn//zQ//7y5OzDzHYxALeplplcFUH",
-	"c1KAorhvbgSHUg/YvhLU8JJhqN4ZhcsxL5GrhZy5uQX5OZvgrh6sxDs7eiLc1SDi8RD81KVev6O/Pupp",
-	"tEiwWo4IQIRqgWwLqxc5wlZ9hP0vjTSu6y5RYKwtYBJRbd444cktctaI34zML/6tFewd0rzb6xCLu3z3",
-	"CrYn1TwhNJvRubJviu3j8TFxoG7YNVeZIze26G5xCZAIRuIiqYnHgKtCEgUgcQ8rraFuxOAOg/FuUpYb",
-	"INIty2vcgOsrqiHLEyaK8tMCVDFFpKiJkZd7nY5rQuiJacZe2f0VnLy65JmylLI8UceMHhSrNlaKke8A",
-	"YRVQuhbZbjGEZsy2lOYp1hPVJxSsIDFGOepBwp6pIPOPUBWMMyIpg74o5uwFRHC+4DVkVAAwwsvD6KDd",
-	"eR4dtF88j/YAG0FpQ7BO++VB1GkfHkZ77Rcvok77xfNPa4nsyqtwXnWUDuDbamgd9lORuUsZoQuQcSlL",
-	"Mpozh7tZcVbXW12nIWZP0yI+RgT+8fwQPCb2P+bngZRZRNrtdqXGrECKXCqNi5s/r4yelof3fTmPYHnS",
-	"AGlO1ZRmNnMVkpTLY0Tgz+0yCTZJfUrXhmtLR8bS5a07zLf3xgMwJkumOdfzK3Nk4eKfTPjPbH4yrWtc",
-	"cyJcY8k2+ZnNzZYZM9Sy4pOLs/7Pp79cxWS3+KP/9uzdqZHpNmWScT1iuW2EnLI7lskJ8NSteVucsrud",
-	"WzbH4vmUJzoC1bVvw8GYUUvTMReV23oiuM9IwzEXLXAW08Qo7ai9cQFee9sA02owvpVksawUSICNCrkY",
-	"StcLkiY6wDm2+YtjygUYirnR4KZ5FngcbrgeTQftRI6t88H+Z1Gw25dZjc35dDNGc2gkYCG4wd384/X1",
-	"RZeELW5shMNQB7jZd/M1myGCVtM3GNf/TQ6U9V2C1QGeJZEiwThIeMNYPdETIdIx7CUvuwNkA99QAe/z",
-	"fRgCmAKPwE4LyF857AlUR0JQcRuRKtQWOTbnv1cNlseooAM2nNFxRGJUDGIoOnPnX9wK41hYBgDQG6Kk",
-	"DvkeRwJZ1H/b9cuyaT7xf++AWrjzD3fdwgIZyn333UmpFXH7u+8IUrOIY7DPCZtoEu+OoEeUGfYuGAvw",
-	"rzEz9qKCf6cyUXFPAOvvygkTdMLb38VEMIYtThebobbJCTR/xSx16OisSDO2TBFHPREH28V8BdY/biFd",
-	"sAU0FcFw8WNcQbBGGJWMa9UT8ecdJ+awcXQc1FM0zydMGHFx0O64LF87FqObWEGiWm1y7pGzesJJippX",
-	"U8gn9i1uzQydVDc3mFkHLWCDzq89AQ2JbP/mw85epQmsscbN28KSWSTCYeeAxD7uEdvlPXe9jJIRM8rg",
-	"d99BVx1o3yxS7MqBNMwZ3hN6kVzsyEW8xLwnoB2oK7KyjVAxMYb6mgG3K25slXy81+lA21gupsyunSga",
-	"bvcExDYUaR7uvwqvmvd3yeHegU9851ayQNvIy9P/+nh6dY3Nm2MsyxfgmS9H4oLCV2OWR+Rw7yh8o5Aa",
-	"GqHaLx92MMUH3PxcI29aekK/1IFMOQNanghXBwHAle7qHBpemuVO2USPSDOGepyIxHBOY72FLSXtiQJH",
-	"xRo+jCYjMmZGrwYnRZdQJHVgHEljPc94Aj3wDjudnlgMJlqvM9R+QA0YjC+3i5pyRW9yxghUWfPExxX0",
-	"TNpm1u2eOBGuBtP1ewXuoIVwwx6CZvkLUW7YNN69248xdd6+otUTEPWxkUS7hlcX5x+uTt0imtnsHZB4",
-	"McwWdwlVt7Ay4FRpDtmM5T1hAR1ykgOcvRGl8GWHdFXOP24d2xY41S5gdmRDyjO7t0PPGhcWKM+1BnIb",
-	"DJD4VCE3Dz9/xuDq58+2t1g1vEya8bIWzXHLfpkuDZlaKD4v3QPUPdc92Hw2U9JlX/eEPQaKEI5vRW3E",
-	"OwzbI5jZadg1nwpzF9ITmA93S09QYpFZgrqTJfBtFmUcke+4UJrR1Mj133uILddrdEmv0W63e42I9CAu",
-	"UfmpmGNw4T4mzdhBIRq5aIT8QhPmVuT7mQCoOVZ0oMCyyIddbPrmBfszZ3GkPQF3KFv5ZGhKMQK3QBfv",
-	"sSikTvOwc4jxdQgwm6HQnsAocwGg5fs7Q7P65mHniMSLkejY+nrjE/N37GqxfCQWkgWC9IDAdximCZj3",
-	"12QdQPJARI46ey13bCxB4vvuO5j0LlSJ2dKvZSCTzZ8hN53c7Uc94WtqjEq4e3l6de2RJls4NX+H3awW",
-	"fbVc+Rih9AeFB1IJnZ4WwQEd2VM7IvZAMVQqFSsbWaRI7KKksUOmUuRG9kTJX861YtmQNM8/fPhv28eY",
-	"cBER+NsJFznVLdvxPGizXGRq9gTIXED6Nqc+sgwI8zGdo1HiznJa6qwOcJeeKGYiSE/zTsfG0Jqd6649",
-	"xyzlEDLDr8jOj8ATO+7laGXB8k0Q9jWyo4Qsjxk3UmA19FBQAm8GVo0v9ESRbg+KBbAiNKiy/OWbEUmB",
-	"JIHD1FIHAFkLojildzxVmowZszFGd3pib5+7fVeZ93sB43Yfe6wZX6sF3cvsOod6uZkq5aIn7OdQKjhV",
-	"nYDaAL9YlT1CxQ3EgNfcndJ0x82ebAKbQp9CDJlozuD48Z6uhCKrY9/ZaTJy6NMimzsFRTneoyLtCX+o",
-	"YQtcGHOBTRCRNKcz4UJ/1q1H6Bj7hEmzsgXvI7gadmwrpdFRhQyFpmjGE2ZBFK05eTKhyYjt7EMhRtmM",
-	"nM1mbQqX2zK/2bXPqt13Z29OP1ydwjNFXL4o/ii88nvt53iPNSAa3cZBu9M+AFeTHoHhvwtGgFvxsQ9O",
-	"37CagMNFXdckoB0GT830IWwzo6rILjcsQm9ZRCbZVIUxSiMloMMSeQ9iuht08DKr4trpCAY6IATDj12y",
-	"Omh22KzNS2h0CKi1WbdNs3Iy2TVSadfwpUPeDXKbjXXpor2XjKbv2RhwBeIwuxmfwnwN/OwNpP6ao9J8",
-	"FFVvG2JG7cGlztYlxIM+mHJ12yYxPOVPBqtSWbXy8uqqJ/BLeHrZd9pPAZ0h0I73tMlb8HBi+L/4pqUv",
-	"BOKMrbkmz5w043fnJ9/335x/ePPx8vL0w5tfYufi30O/y5jmt+awj32qb5dAhm7sOgDNS+npoC74rz5T",
-	"bsCwW/z5f5Y6dA2bPAH5iaBkAQ/vdzrOWcOwsqaqvEB0AwI0a+M+YRsx8AXVlk5Mwr4JgEQp83L4/T5q",
-	"HHb2ln3Oj3/3Y2CT4kMH6x9664xTeGJvgydey3T+QWpXnQvP7b9a/9y1lO+pmDsQTvPcEZJ79XNnNpEO",
-	"4bXB64gZQgUNwb4NCdmIGpreQD8ekEqNT1Gj6hBodO0188qy8PodDqrd360AvN/FaHm1pvnX+qEXtxSx",
-	"P2jHtcnN9hBuuDZONQkwU54BuIBgs6A3jeUadzAHUkNmKR6VakYneIqYLSnH3Bxs86gnMugHKXaGGXQM",
-	"9UgsmDhALOyPfY8Tb4IkGTjEuLaeNyhgY7OeKEZlDLciNSJ8C4KIuh47TmQG0ELeNDNaB0o82+GQfJDe",
-	"m2G0trpNjvHu9zYd+Ytt8lJYvWaTXyNJgn6Jfs52Y2+wA14XNfZfURZ0Dtc/8UHqt+YM/UsKjx+l3rFp",
-	"MGG92kNlB6ToKgTX2E3ZYHrjxAmejkt1oUpHTXuWBj1Hfa9eVFKMHkFOQHOA5r0704nrukm47gmEVtmq",
-	"/WbdDnrHlQ5aa6ovuY2qTVmX7KSKxvjtbFx5NuK62/4g2bzgqO05HNl5MsnlsMTg8MsupPGpmguDTCa3",
-	"Nb8n4xR22uIVn+BXc83ooTU/j6eafa753Sa/11xR8/FAZjUX9Mgoz9j5uu5yThP/ezFjDMEs3d6ubmW/",
-	"0zH7TkljdpYsCwilMaHa5K3MScbvGCQqmvMP+7KVN+aP+L0vuB3tF5bsQjdqcGnyO9Z+zPZ4KJvbwHOj",
-	"++unkOnfWeIFLK7mSrNx4xMw8m9yoHZ/x07090uX7NrJTmwZX4hLa6XvUjUXiX9P3CY4JbU8uNQTPQGp",
-	"nPGMcg0hI2gUPpFZ1g1dgxh0C3Shonvbb3JQlDVhP/eesMn3zdiDzcURiTETEGOYviAkbmFM0wyAOJSB",
-	"CVXKOqkZuCblmKmeAOBEm8FIg8qrgiLc4UwJ0gQnrL0UuKRtz3nISEUNDjDqcwQjabXJiXX+EohU24Ra",
-	"c9KZqfq0VQtb6FQ+664GO3gMtVsyy8CRB28HlzB04Gc0z+alhNzS2KMCW9qldI6mWvVEKmeAJ22XQkoC",
-	"nzFvNywPcdZjQt3YFR9Psjmh6lYRekO5cEMB3w0OuicweIM3KI1xFm//XvcvTi/7P5/+EpOM30JQD63Z",
-	"uoP5B6Z/koNGVLVFlrWilzAYgCC0ix55c8HQGbqO0GTkeMrVc2CA0ZjzZvmNxko6mAFrs5tanjOohphY",
-	"kCbx7ymDg8Z6p8wIGlEgfuwrAEkiqEqGFBSEmDjo1OJNuNQ26Or6pQTgT3JwCcyyTAbiVjR3fGU1/m+o",
-	"lJunNhjlFabqfyxq4CoKzw9M2zAirkxwBhixjx15tzLff5KDs++xVbbLqVh6ZrzH6y7udpHLMdMjNlVE",
-	"s8+asM/giDemOWaDkaYz1TvtTvuwFUGnn0nOIBkfIsdDlqf9OPB2/iCxq689gBOZZSzRMle1bi474LXb",
-	"xIxvd5JRXtkgRW7Yf5AfT99dWMQ1m/bRt8r4hXe0Fppm1YRp98R/kOtfLk7rX3FDpzesJ2qv7cPMqpln",
-	"tXvSrtCfSR0JuGDsl6NWMSmar6+wEYtOuY53MEfFhU583A29otwFGEgBoEjmTLdrbb0vb+Wtte/cBFyI",
-	"CwJEuUZ8YGhFCuqGm3yzlCje+mYNrrAGDdkXeriG3Fj06K8xBYN0r0bArguO0qX8CzW8oX+So0diJGeG",
-	"eyG6aHQUqnxEFa4XIU8Lt9QTTKQA94DJZF1QF4OPwWPgKHGasdf/fBtGaou2egBC2YrC4OWyTOdosYsT",
-	"myivXPK8J4qTIyp3ia5CYpSzFgFGUkVFboxI8eU9QXNmtzjURYUELIqiluiIX9z3We6BsGRLFxDtbgW/",
-	"+T3/8KCJQ8cL++0UlUTbS4ToK4ZFjPRxaayWX8Of5nTsPDuu6L77+5JIyuVUKIJZgKVMEbdnS2E58GWp",
-	"wBovstR8eWR5D174on9rBBomeLLdV4E1ui/XDAAOzhfc+wFkzlIvUYiXY5NWzWsrqc/LvmSf2K3eDp/7",
-	"M4uPl+ufsMO6RgSOjYVIQfRrKd/R/Ibho0ebTMyDobxnKafXFnTwr2jnXU7RHxSWMBTcFggwJwDqJZi7",
-	"eh/ICnTsLZcY/6AZT6lmKoRRiLAMErxKWhbJUZG1Q5W1So0UwSAR4RqyeEvOk8JP9ZscANzHMXi21roe",
-	"MUUdXGfWOQXKAXiYfjp/fVX4lowZ7D1TMif5VEB5CKSEH+6/6ok4RLqJrbQzxHYtaK1TTrkaAczYLYxu",
-	"RZqYGtUTWJaNTTT9l+1nI5+i7AXq3NjIPGctMpPTLAXHZE+4WWAqcjGVAgTGjM5NgMQL0DwuS5P2RHzJ",
-	"dD7fgdCZTRFVdK6KpC7sFmPdhDga1SbO3zNgmRQ3LlGtJ8z0ba+SAaKgQdqf7WlAoSgJMtKK6gD066Zj",
-	"LtAtHJExnfcEemiRK6ybmAoSnxXgOmF5RgS+1gmjvkczDEChTQR+a/iy+VdP2DoJ/BPC5Zjbyc0Hvj99",
-	"f3F+ffrhzS/96+t3sffn7Xc6JXa0LQ1zpXtQQ48hkhTVXPwD0/iPiWIsKFN4VtLN6zTVKyBerUNzjWIQ",
-	"kAfKrT79HQ/aE7PdkUa+c/IKn+SMKsu/Fu4BBE76p9e5H3ZodjY4vAIuORMXFptq8yMXscae8Lzd32rI",
-	"P7P5JUBt/VUPa2RdQn2R4Rc7tXchl3z52f2O3zISY/uQ0oOuqRw8H6Qymf1kg2oKjocYzyzsdCiMdZ5D",
-	"BiLmNbmiLltO1CYndSJ8JvNbZeO/OTu2Z4NZ4Z4ww4Cz1pcrgHGB5VvNw/39lo/bLA0OIb2hI9mfWKbC",
-	"+L4J1m+C9ZtgfbRgxaZ6X1CuhukSKctYXfekN6DBOksHtF8s2dU+jA/RftQbjVI8YQICFOZ+EHNjeReU",
-	"ufYEbDAjIJ2VIjF9kg6oSKVgEMgfIDwN9A8VWFhFmlA7AaI6InwIOXGQ1RCZx1OuEmp2cctr9rZ/JIS8",
-	"4cYwZwI2u8DUCGwp1BM+yu9TFMwsbFHXgBH/dJccdqxR4m7FGkU0nhJLNXvagAXpjYnjFXaDf5KKOViS",
-	"mPoOhbvW1kRFHsrdSmirmD9PBeE2VcMXu7HP3Oj38HdzNqIaJg3VyECdFpTrCAmjsgkbtrgxVcSPQD3D",
-	"uYwo4CYg8NqN5QyljcElJ0xgRfC8yJepO82QrfAge8BJELbTQ+XAgnxbPqxFqDL/b+/tH/yrETVK1aWN",
-	"rphmWdRwK7ns6b32EWJI4b5pdBudwfPhS3q0v3OQHKY7h8PnbOcV3Rvs7CcH6SE7Gj6nLwaNaBmSNH7V",
-	"waY1PHPV4GY9YXYDVwUbHxPcUn9AvsOXd99vcta9kWKY8UT/b0upwP1npEXpfPkNNmQ5uWL1qRLVhwUv",
-	"ATBDBdltwGLr0+kWne0ye7ic+JYU9LflYMMXG/Hvo5KDnMK0xgSFgBPW9jMLhlUYjKUQVJG5HwLjhWUK",
-	"PQFtnJ1RqmJQuPyzGRQUI+InWKZUecu05qC1thjYZY2/rc0XDmGj0JWKlpr334Ja34JaTxzUoqWQFtp1",
-	"jzXlfA/m2vN3v9MhMeJGrUXePeockNgC1sZF2AbsICujbBSqirwLadQeuxjwxCCrulkDa1zAK7S6aAfa",
-	"NHi0HEqDiGyLZJvrHuD0QNm+x98EiOB5ZMcMAB2lLsEWZDlegggc+3wh/0pvM5m5Ya14MbcuWSCrd9mh",
-	"WWRpGlkMYYekBpWZPeEmhOUgxbttPUhtsSPCBD/ORHKQ15DC6KwN5J+NTYsCgbtGtp4uYy7SlLkDU1m2",
-	"CJHlTekQihM5zdLWV8/29Bt+M8JWwMSLDe83TWW7GKsOOvKEK/I7WqK2u/bu3QEm4EG2S5cUeHq/dj61",
-	"tbT9Q9uA7tO1cN4I9fPrwScolDaHWEQGU11C/Ow1PvcaFvni18PiziKP3zb3DuzOA3ASe35xiNb39wW6",
-	"dWneV8jyHvh6cbL1r3saFrwowUKocCw2VFu/KpXjPggkrzvqw1vv71clCxcDX5IjfLe/umIJilieKRCE",
-	"UUn82WIzxAAKcGDA3wRHaE2d2TmfVBrZfkHVbLFr7hLlzM+ykk+4gSJ0fnbxIF3o/Oxi++Rf6EC86OPe",
-	"RDU5P7t4qHZyfnaxKvUPSexJFzCa5JNNc3/v9m3J425mO04u1S1W1ztGWOzkQSxXsOA77PX3JdkPPrGS",
-	"6QCRbquCx3omeMRKLhEddl2zxepHWNfKsq3XCZfpgt7f7WWmXUFUdlBJtO0YBKBQ2htXLO0jlJeN1xa/",
-	"sZlKUp3jH7Tam+oZj6fBijPxaxx7V0WPEb6KeW3Jge8JXX8OunqBAA3Nn3ddCJ8jW7vTEVtw+9qasIym",
-	"J8By8R3TwBlg8dsUaYIfoBVgrfkWcGFVAHF1nyLtiWQ6ntouMGGjb8QBDZP7Z9QlozlLofgMopEN5j2B",
-	"FiL0MSe+D5lDfrXwsPEyFLaugwsFdSHtCYBVs24krovzNcBVLK3BrqtgcO91RSC1Diaz3cOO9V9UkQga",
-	"gC+R5/6Ob9rD5tpDgScZ7K7KBlosI9hOs6hh1ZVKr8vVR53X8K1jS/xrklE9lPm4qMipr/PpiaLQB3bv",
-	"zp5NC1rSA8Bj/wc3wJZttQk49wBW1BdarADlXLJdyuU1X3bHbFTK40i9fSHP+dnFA/yWT7bhNomPnJ9d",
-	"bB0i+bNs0g19kNbEWumGBEYoRH8zPJRcCZsFwm9tv8e3DbE4zsRSoU/LRcQuYqGuVwtqkFNDIFszXUBd",
-	"jTU8gQgP8TPVE/EN0ziRPj4eW7h/hfAdhaCJx/RzH0RD34gK23egDjA0UBOA3NAZBeBxfS8SLF90qPJV",
-	"gTMbMdET1Q9iloy8Y6QTeFTJLOe2cmFssYpjC8OLD4NfF98YLnsiacaUUXmcHoT+0hIQrMV2E068Wi3l",
-	"RhItV8m3N7huX0G62S8tkW0ljvgm2P6ugq288f8y0g3Mju3RJysfiFZFpXWp1XChI1WqIrskRkEWI/Sz",
-	"K8p3ykFPWDlXEW1eslHriMZAEbdAdQ7cHSRIoVr1RFW3Onb1mlyRYUYByjKXs50x/U3mLkibE8GUZmmb",
-	"vHHNvbVHZVdYo+Uknj0R1MjYvkU1LMbWjWRgyUh64AVMqkNAyhAFWrnibRtKghkU/Q2CriZBh44KNL5M",
-	"NNM7SueMjsE6g4PI9QQYrgcPxzYgyoI2QRwM3foYWCkYo41D65uh2RODKpLTGcm41hnbYSLlVNj3kSaU",
-	"XrmMBZgtJYc70HOk9ECYdODhiluR74YTxNCRh9rk3PeDgB4nMreDDUbYJRiEg1alWeYq0aJSPwhEhvJT",
-	"LL2gj2tj39NCfHcMQrpsiRmdLzmlgOjbp9G7pcKVsgtlW2l9qaR6kJ9DlhfJFVFjGYOV3+r7kyHV6gFX",
-	"vl6aRjERn5f/pDNZPP797l2+I7FKEIC5sCmex/bverXRCBkc8jb7loTbtpAchZq4kIJiL1hHS+CgW/Op",
-	"dU67dY9vnqby91WMgEZbp6rAzB6RrfJnVasKb4Y526zW8Hi9qpTCskQpWh/F8PB+HjDIGymVRhNudFFN",
-	"iwt3ek2oHrXAO0qrQLQ27gEnFwzLYdXbWAjXNtcEGlhBsXG1P/UqI+lrREiCD61GcgkAL74Jgz+XlfSH",
-	"8IJryC7zL5kyUbHjiqSov4wN94i4VVQftyqslaZibDFAE7faS0XKnzkW802i/IWiPgE/2njin2nTLQtR",
-	"/m8OKdmc82+RpW+C4A+MLNnz68Hh4sfJjGjj+8vAc1uKmacKSzlgCG/HVM/7mljYqtPfTupb8OXb3v8q",
-	"e/9NibHXwE7+rQTAk0RuHjLYb8Geb8Geb8GehwR7/uEl0reYz7eYz7eYz7eYz7eYz/qYD4jnbS26TcI8",
-	"S1Wr/z3xH3sifQsDfbPXvoWBKrWy/6usyUfHkFY6kdYGjezgv8WOvomhR8aO/so7NmfQyU3m810uUmg9",
-	"u8TXUnHvFg+GJYnlMFpYf2iBU4yBDTf1RHjXwjvx7qLv+5g0aWq0FCwvhFbREZF5T0wF6i+toLW0WR/W",
-	"JidWk8NRGekQk4vzq+uo8GWM6Rytaq8q9YSzGYx+WwJxsT0yFVFMpAhwXydeLv00zoCkX8xYrnwowKF6",
-	"rHEL5aBbjQAbNN1Dy8szfHqvY/7nDVgAmF4m+4D5otrOaH8ZYfgIwfaXs8BKgvG6Zgc/U7imD66dDCRT",
-	"nVoB6DJfqohgA1nXJu8BWWZBxpGZ6w43xij3glSz0W5bryxn3aCVPcg4KUjK1W0o68CHCH/3BBUEhV4L",
-	"dNKoeLwOsIrmjOicsxS79QZ330jBegIwiuFz5s40l5OJK9GOrVUJyDwxAZHBfIcR8IEHeFnw9Z5wXVsA",
-	"ZQL6amdsqIsey02LWg8AwMta7+0iqFVsqDeYcqCaYK02OaUFFlbY1IorombUDN2YuLORzBgA/IauczB8",
-	"XXQeEX4LwufM4iJbiHp0oVu4Lq5KrbSAsXuGuXIOPVUcu8SumA6hvHjGunHh2rVfkR6mhqVrT5B3CKL0",
-	"xQ8Q852/6vlxWs3dKXaX30nAjN/U6r/j6fMOpJxLVbKI64HM3ugEAmm06dmD0vePPX1WML3ScqKIprdc",
-	"3BTBw+OwDT8Cw3s0Py8luSDDjN+MNEHFfIwIfw5Fxpw9qY2NTkpAK0kmvdB0o6Bz7/kv5hAhXlIKmB/a",
-	"aX4A6Prxw8k/Ts7enbx+dxo7fEM8M6yHEg4wOAmDNvc5gwNStdbK0o8i+0rSFL/0V9bHLZCeIs68QtR0",
-	"XCx38H0Tp39DcYq8u1X+qxOeZVyk3xsnE/4zm59M9ajR/fUTICvCnkVhuRSYDNvQofoITfFSmUzHTOg2",
-	"ec1GHFIxJrn8PI9IfPHx9buzN/2Pl+9iCw0JWh48nZJETozCStM7lmuuGGBnD5TMppqRj5fvCBdKMxev",
-	"mOZZo9vYBclsJ10d5VUAaQs5ISHGrcdTahcQkwVm/CJaPHYYlMMFOG8VvADwvBefDk0uND6CZ7xXabFr",
-	"FEKqRUHNAWAx2Xb/4FXNkxFTOqda5rZ9c5LTCcvDUVkkx8UvnIP4lTnxja2Dpyyf1EyGK2JkYU4TbXNt",
-	"BrmcKZaTj2cwKq6D96QyWUaTJSnE5G6fNLEXN7nbjxyIxI/X1xe7l6dX162iMYmLXVvoh3ISTJeMtJ6o",
-	"7u7uLbBY+4br0XTQ5nJ3xgaKa7ZrBrebmKN1otUuzZMR1yzR05ztmnftTDIq2O7d/o6DsATeszMze+z+",
-	"0/3/DQAA//8=",
+	"7L0Lc9s4sj/6VVA6pyrSHFqWX3nIdeuWk3FmPJPEPrazu7PDXBEiIYsxBWgJyLJ2rv+f/V/oBkCQImXJ",
+	"djKPzdZWTSy+gEaj0c9f/9aKxWQqOONKtvq/tcaMJiyHf57wEcsZj9nWj/Dj1hvBFeNq6x3jV2qsb0mY",
+	"jPN0qlLBW/3W65TTfEESqihht4pxmQreJ2rMSAaPkJST4UIxScQIfv7p4vQDwU8SNaaKSEVzJfW1kA9F",
+	"sjiE24b4Yv1GkUsyElkm5iRV3ZC3gpaMx2xC9XDYLZ1MM9bq7xzsBq1JytPJbNLq94KWWkxZq99KuWJX",
+	"LG/d3QWtc6byxdbRSLF8eSoXLBY8kUQJMqepIkM2EjkjKl+k/IrQK5rybsOn7/3wP7bei4RlW39juYSv",
+	"VT9+OWbkBi8aqrD8hiVAipz9a8akIm39h+CM5GKm9JjisZCMzMeMl+7jdMISwgVnnYYBt252W26cUuUp",
+	"v2rd6XFOaU4nTFluSNhkKhTj8eJntlge9Ht6zSSh5LMYEjkbTlIJ45d0xDQVc01tHPXJ8eVb8uPl5dnR",
+	"2QlJcjpSz2TII+8DWz+zRdTpE0pyNmVUkXmqxjAtSSeMXLNFQEa5mBQ/6VfBz0q4H0MupiynenyVF2jO",
+	"CuC3lJPo5Pvj92enl8cf3vwyuLx8F5H27j4ZdwJCuZyzXJLdXg9uDrl+Q/RZDAdpEsHrRmkuFaxDnDOq",
+	"WKKfSswfknCh6XFYGjqOhXKhxixHLidtkduRw89IQUXcBDoklWR/d5dEaUGmwTVbDHI2kyyJDh2xQj4f",
+	"pxnzhpdKIlWaZWTIgHvjmE0VS+CVvVfLr0z5YJqLq5xJGQVm5pG3XaIu+ZktJKG5ntBUkSnLixUYLgi7",
+	"YfkCuTYnNEuvWZcAU9NsxvRnacilymexmuUs2RqlLEsIsh5pR2HrJevtvXrxkm3t95KDrf099jJsRQH5",
+	"10xooqY8zmYJSzqEgqRAHgr5mEqSqoBoWlp6x2Oa01jzMJlxeD7pE6rIREhFdg9ekGmeckWHGSNHF29O",
+	"TrwHQk4lkYyrpQ8f2tUrJrTf65Eo5Tc0S5OB2XsRiqdU7w6Uca2gpfdjq9+qMHvDzqyjxNYwfrW39fzl",
+	"q3168GL0am93P2y1gtaE3lqxvHvwAmSQ/XtHb2WlWK4H8v/9Srb+z6f/+e+aLR8UEh8FvpH3G4p7w94k",
+	"otNplsbAvtsiVkxtSZUzOonM/iudCyFfPhhSOxwnzfwzIlUrDodVpL/nWHvwgfKTGJ58Xy/NncygvmzM",
+	"mZrlnCVdcrmYskSzMyXTjKbcbIZA/5RyEguuNFeSnW6v2wuIFFoUUaXlS5yljFvK6H9pYWSOq1SSnI20",
+	"fCBczDXbkjTBWzUxrHwibRryCc1GIteHhX5BscdSSaL93r6+b8CFGozEjCc+a08pEM1QFyfaClp6ydKc",
+	"Ja2+ymesnr97w+ejl/Rgd2sv3k+29kfP2dYrujPc2o33kn12MHpOXwzLvL2z+7LK28tsDMfrBxhPdTGO",
+	"SM6uUqlYzhIy0fc9k0CLbv104D/rTYbFY/HQwTaqAqec2S1hR2s0A9kwYnN5zUHf7DxgyKcnZ09IYrhl",
+	"sAGh0zyVjxj1E9Iah/4VKH6O8u8ynTAxUyi3lifwo5iTTPArmIKRC1p71UIRz0TUaAItU6TRcNuUJCxO",
+	"JzQjchaPtcSJet3dgygIuT0o9573ep0uOdWiOFVEH7RTKqXWdnxdUx/s8AGWkIPeXsgjc2UQUx6zLGNa",
+	"AvKEpCC+2UQGJAWCL4yCArp2yktrkCw4naRxyIdUxWM9eq13JLmYaplpFXP7AMlnXGrN0ZeLV/SGkdmU",
+	"xEIqLfRCjveqdMK65O+pGouZ0jOjbi5INyqRoEbRMO+Uii6kFsqcxYolK84as25bZuEajvnd7kGrfEb3",
+	"tl59+m0n2L9rh2HX/vXqrvP//ne9qp4zORVcMtDUX9PEfFf/FePppv/pH8jTXAwzNvmfzxK3ghuNfiLx",
+	"9qUV+a2glTBF00xLRWGIjdZFqL/PmQpbh+SH40uyDRclyVKJttySRJBms2jeSJNWv3Uw6sXP6S57lewM",
+	"9+MXVFNKUTWTrf5+Tx+3qQJSvcfPCkXsoAw1xkpNZX97G3SGpJuwGztFuV2dyZ2/DP+ds1Gr3/qv7cIO",
+	"3sarcvsM34A0Xj7VPb4vTs825UQMP7MYzljQt8mETYbawp2nMQu0+kn5giRsqsZBcdKGXOTmWKaczPg1",
+	"F3Nu6CxyK4qcemu3xzRn01zETEr9rZx9Bp5ECzrl05nqkjciYbK/rJ8GJKqQRv9kPuT/GHL3LLwSjv+7",
+	"oPVaJIsPQh0Zg+JR7Dali0zQZKCEGGQ0v2I+wwFXjRnNtBUHhiYXjvxam9yEn3b2Cn46w68SJQSxX12D",
+	"o5YH+1Q8VZistfNE81JraHNjneDykmhpSFFXD+qN4KMsjR8nCrRSN0p5KsesJAe07kiznNFkQez1PmiU",
+	"62h2YJfO4pixhCUbCYRXxQL+VDOE9dawNKmnWr46imh9XR8uMeVacA0ZccehXTx/LLhub0U+TJOE8Uct",
+	"3Mi9xVs1NU6lx2ecsQSlNE0mWjGIxZRttBzefnrrfXCNNSjG91QLcM0Wmq9AWJHhTJGMxtc4PZgY+ljK",
+	"k7er4EaDS+DZ6Cf8zDhEHrUcKxwt/gKVjETjuUolqfgMmtw6h8bXRkeK5ZrvtKSwelmw7EoDibKpDPW3",
+	"oDcuJD8nM7mmIF1FkadgiaN6Ui45G9ciZsUL5lToZpKiuL5iClTez2KIrKbP0xU+N1QoPU98xVVdRwtz",
+	"97Z/K9Cj7Lc9B2/hkzIxOiB9/k0rDIF3lPye9lDr17O2Zln0XYJLo/QkOEzRX2p/cvvZOXUrPt1D/Z4E",
+	"v+U0fHgp4WyuB7kJ8+/uNjO/o8YDmN88+zSisJbLy3RtdoEHdU7q+3zUjsisgcaNzG982EarPOHaDqLZ",
+	"cZ6L/FGsym5ZPNP3Dhi8y+NRFo8FudnpF1YjGdE020gROfAtk2P7LWK/tQYHVAf4VKfgNJ2yLOXMzIlg",
+	"RCCfcY4u9sp3o45zmqPPfqxtYR7yGWe3UzQoRnSWKdKOUrM69kmzaB+EegvG1WP1zCaDU2tWwE5psp52",
+	"2c5ZLPJEEnY7TXNGfjp9rXnbnIvgdECVq7PRwbdf1j03NEXLM3yK5f4g0G8Dftyo7KWFZUUGt/HE9nom",
+	"Xwc0oNOTs7WcCSsOC99sbAUtZHP9+3SmSIj/DVt9Isd0ysivO8HeJ5IIMHwUGaWK/Lq1E+x/QkcT3lT4",
+	"ehIWZzRn93sT1ib06ckZip1aXaKw8l0Ydsmo7sPIf7o4/QCmeqM3IOTgDuigQW+CF+CtSoSbfDHVdsUC",
+	"7+s9HY8J/AVqRsjn+mkt4u2mPSSvf7k8viBipqYzZV5Pcwbv/3j5duslUexWESqv9Q7Xw5UwdLurT0/O",
+	"1jFE1jNA7No32h/TnCVprFBRP9RKJKFwqMK4xyJLJEnV11lsa0s83Hw4PTmDUNOlEO/ARbA2/UDny4td",
+	"B1HGe1wlBXFZyWFA2G0MBN7p7b88ePHc5F+03x/9Y3B+/L8fjy8uB8AknUMip5nhOXC1asaEEz1jUkKY",
+	"737Se77IupHbayuGjjeQuZhlCfhACFUkY1QqcrC7v/vy5Q5OISATdPxSTnAyF2enHy6OcTakvb/zan+v",
+	"t98hNMvEXB5qJgcWH7G51j/FXOoJmq0Bu1BfHXpBzXbo5UCErf5vYQsvD/TlAT4aorP/rhOYHalMIsQo",
+	"pzEwiRjBnnomceBrEPHJOBg4IJXo2sqRWNHS0kdWUqFUHlOJtAUa6WdCDg+9Prp88+Pg5PL4/UVE2nGD",
+	"26lzSErRBrOUQ+aPwryxvGjupctsAtkg9y1gyG2cwwo8Kv0FXXeFCuG3riq66gD01aUKtxttyyhphbKV",
+	"LQ4x58BXpgdpguk9CzEjOZuKXH1VaYjn0KMUSrKOPmlIv4ZCuUnswpJ9Ug4g6NO6IZbxdShr1beqn994",
+	"7df00FuiGXf25kfOn+N0+V3EIoS0YprnKZNEcHaPw/305OyC5TdpzD5yekPTjA4z9ggm1t9I+dUSC5vf",
+	"+yTNU0ludgoPlrliXVdyLHKVLb4eda2poQmMQ4HDFQWHEvCjs0PMHUUsalZQLeq4aFcRlpW+9/zc83TW",
+	"+ua6T+dIOz05uxTiPeULYxDJB61qThUbZOkkVcyXS/pnAj/r02in17NTltuStIezXCqy2+t1zI4z6jqo",
+	"0tdsUfb57pCvZhHhiG2SUUk8mBQkJXG76ZXLGax8eaHoQpq0VZMl2iFb8KZrtngmiUeYduQTLwqswbCF",
+	"qrlTy2UngO9aCpKUE+tcJe0oFjye5Tl4n+y7Omavg6sYGdZGYJ0B4jhYEDFSjNsU1FQSmiTm5XSmxgM1",
+	"zoVSGQM7+ikZ8CPX7xd5+m/2sINx5r+g4D4QxNRETUwmp83D+MfW0dkJeGVddsNXEiSR+3Rkk8RT6S8R",
+	"moRetNw5GUnkz9RJ5o9czqZac2LJe5ak9BI8Ng+io3vRYKLfNADnT4Wiyp41VBKbZag/2SfVrwD3NeRL",
+	"BqCuaEN9G5IDv/I5aZ0shBI9R9wLqSScpeAGjqpziQgX+ar0zzY1IsEk3tAScTBrkUI65GWeKkiUpGD6",
+	"211qbz/msYDzxdM0nfMoYWBMtKOrf6dTzDuKEjbKqGIRphDBDUmn4Ji6NUXeWV+xemSmw8M1rL9MCsQm",
+	"2lkEaWRRYbM2massYxM9CHiqDa6uSqlCB7josxjqQwdcx4RmgrOQe76IwueAnqkJXYAU0sJSv876nNsw",
+	"gp9OX+NgB2fH54Ofj38Bd3mj+ohm5xkeaqngD+e2h3iQ/hIs+BD/U2XiKxxQL/devnzR663ngNI3P++9",
+	"LBxQFQMoeIAF1EC/czvoDQlYQ44NnE+/5zZ+gPsp5DUj2cD9VLN8IS+vn9nB5WzdR50Vlh2USyB13Krp",
+	"2ydLmzVJEzj+tMF6w0CJSyesj5yWKs3MgscMHZ5UqjUUOj/89dLnOlOU4ca2FsuVJ/Sk3FaZu4luF8rB",
+	"M6NZmI+TtuCMTFI+U8ylSM/HImMhN+N0ykFl3FZYb2Tq37/c/5qxGRuMZllWlUv6cIGrRund6e1CTYYk",
+	"bX3K/O/H44/Hg4uTfx53rC2oFZ18o2i2J1H+Fz5lBrLGsnoDf6oVnYv82suZ05KYEy7myPOek6Hk9Vh2",
+	"NYR8XV9Dmc6phPmTdlRMztwVcrxlSONr2FaSzHjOaDyGSjL7ROn1FYeoHvd4pqB0MxFzrkdpfxjoH6LO",
+	"Ou6Np8wUWt+7sYbcKns5HCt/bTeHn7XjpaxdCkEmlC/c19cUXv6sniY9bXMHSr/eOSJ4yJv8IaQdnR9d",
+	"Hg/enbw/uRycn+lT1//l9cfzi8vokMSYnlPysph9Yb5X71HRZ+mb0w9vPp6fH3+4dMque2Gzx0XZhTB7",
+	"VtvsjCvDaLKo8sXSi2cy5IWv5ejj5Y+Dt0cn7z6eGxX7/cmHj5fH5sOk6owJivIUY3qGPBPiGsLyyk6z",
+	"0yWneUDqTIQAjs7ykoDPhEJdKUgGSP8zGcBandEajZ4gyOo5TZURUjZ2AkWrYEc4m6EwFw5DHtsEYelI",
+	"Z7cBeM2Eq1qawPdsGjHS16QdWrtk2ZZBXR5UIjMMMGea7Be3pJ/FcADPeqOi7uNlMyoWM62yzbhKM/0V",
+	"TMiRAYlMTk4UcpeVA8MtpU6XJZ8e4lCfgrNcdrpk2ZkY8pI38UlF5Jr+t/vlY8UP5+TjkzrifL1tpxB+",
+	"H8vfXkPulUb7VOf7E3v3NnTtrbNEDS6+8mKt7+Pb2I/nW3sH/vq5gREYGDEDW2slayf11Dafnihk7lJZ",
+	"4x9EyST93F4SVX16UcjbV/9Op4He1EVyRaOj7z4vntbX3TRBEBzxxd+sf6ByLPMFVqCD/yAgXOuBtlCr",
+	"S95AMDAB2YlJIwul72I3kNi8xUBoa9bIxexqHPJRJijI/alIuUEt8RhOswQUD2aZ0Etxu3UltsxiaoJ1",
+	"z+n8PZOSgl3vrm7J63S6JWDQNNuCd2uZBukoQetILnj8WpuqxqPk5fHRJEnxsbNcqwkqZbLVH9FMsmUV",
+	"BcO1VL9unAsuZtIGXlzGNRmLOZnlV3pBU0VSiLt5MwTzvtX/VUuhuWgFmqCfAoxkFqXT0zwVeaoWrX4r",
+	"E3NNiak3Or1INMlSzu5j0p/E8Ht7611gP15Xlw8JLzIoPDz6NKVaBJvK1yUPRGli1fm4L60anWO7O6j7",
+	"PcFnirJfmud0AReROqvf5gqx36YsS5Bmlor3UunM3noXuLrx1Wg0QustXfJ30DwmqVK2BtiWI1o4mnyW",
+	"MRKPhZAmau7TbfMi6HXZ/s4vwv7VkNAuzCf3VkzJbNld8sgNog+sjD1uh4D7r0YWNG+RcXo1bnnrpom6",
+	"vGXMa9dlyAdusW+s+mSsCivWyKkXUHNx7rm4a4RaYmEMoBrRr4AyIEXdVpVPDGzH/etwkrSqIzfP1o35",
+	"6Y6fYj9ZI/TQwAzpvQ1V//a8LUqxSqnvDziSlrbTf9hR8h96JvhcWzt9y5Ri5PGltHaayLUtY7agYdZn",
+	"BvCiwoQV6Z4zOctUDVd6Qn53mSsfuLrua3VAKHgRkL30wIN1J7cx31ZZ1eO5Va8wKC5mMg1L7COz4Fzr",
+	"lvstuJ7eWyJWl9ry+RwA9iBOic6qZSnKbJpw+R1/Hy8Q7Kp4NrDlIIjSlqGoQCA0SDXSxJ+PGUKbIJTT",
+	"0o5BKI3tNE/l9s0ewlx0F3SS9T1UiF97n7pKDLDCpAsVNH0ygQxoU3Oz98lb5uFMGbFpS3Ruw5bJmP51",
+	"v7hzGYfEgp48Qsg8eMENelCx3rgSdav9I6BILC/Su/SGcSbl8qpaI/y3FuOzif6cuNavLhZCXNfCqfkj",
+	"NC+pG5GvS9XwjgF01Gf5ZCYVGdMbhhhoLCHt87dvyN7e3itUMsVoJJkC5MTPUJwGURSWkzGVIbcPDYEd",
+	"OWE8kSRChowwZS4Cwg0maG2CQ01zqRRYyWxM3BmX3ZAfEastOofnVB984H7D4lCHMtiIjueh4PR2n2/t",
+	"7Gzt7l7u9Pq9g36v989W0BqJfEK1SpxQxbZUOmF1rIeaSc3uRUdkmjCu0lEK6EGyHoUNAOWmIgMXJVAz",
+	"AtgRI+G3Qb3f/g21nbvy6b0ukpmbzGyWJg3zOPOU4mV8JylEwQ9yDN5cWFdCJxb6yXc19w0HSPT5Wn96",
+	"yLX5EBCuB5TB2mZijpEvOMjmLL0a6+XLKU/EBOV+QJ739/o74JWlRL9BfyvkMzmjWbawyHwmcqFfKDiT",
+	"+NaEMJpnKcvdx2CYyFH6wRuGOkTInRKBozOMYvZeJuatoIVXWgFaQaXNaOyiOtKegz+6zt9TNt4+i2Hl",
+	"oIbz3qmoRo0ewFJW+Fb/v7uzu/dPK4XsZmr19WEetKxve8XTezv6aauTrw2TV6dM1NmURg6sGv7BPz3v",
+	"Y8tHaVltbxo6LemL+YyZiApqTp/FMDAnqtE0ADyMgBqwpGs4vLDSqpjFMAs9FCJjFILy/vKslKcYUtM8",
+	"0ShKu6tklL/W68mpB9rXFUZqUjAgdALi/BB9ljMOuSm4kBDRdpqLvo75CohVtzTUEp/WkjFVLlBzSOgQ",
+	"3LkY5NHHC0K+mhCQCfkUER9MT1iDurgX1qPuRlbs1/ZaFPtxXdXY36e1C0Dt8W5Pdn2EVRcCuALSDcSc",
+	"u7CjyEvRwnXY/GD9hShUpnsIdIE3PpEa6MBHzfeDGkvAEw5uTaobrEFLu3CzKq+FeaVFHMCTS5EFU+bo",
+	"65CtcNbr7TEyZRyyVNrVC3Zd7N9O5JL/P+R2T7vKF1TdUMnD4miamKJxs57khJs8Fk0Cc6vlgpA7NvAg",
+	"HQEDQ+SQlTEBDMV/zdJYs5fgjFwJZsLxdg5S5VQrCUSJkAPKZMppZoSN8Xrqnws2Lp/khmxa38Y36gXB",
+	"cekl9M4ch8zhCFA+8v17l3jxnaDJCvPOQWWMGabxTthE5IvK+Q9JhskM8ykG2sLtdXu7Afy+4iT9ZwEF",
+	"aU7l1cfn8mdWYnzapNlrMM8naZalXt1TAV7cPfA3rphpse8oxWeTIQPoEW8yDcdmKj1oERvrt5lXbUpy",
+	"BkPKmWRwZN9/fK4vU/5A1mVBqDpJ4THcu1Sqeu+ZJaOs8B3aWV6Gm6wUHwG5l41Us0WWvvW30lvAduSi",
+	"WET3XTJkMZ1JcDekedlV4fCtckYlOlLXcvP4jpW7BqdkDYsfg1t3eYiHJu9rTvPJ1mwaVPy8EijnqEal",
+	"sd/wYuR0ITFhnhq01kR8EbI0kTrfkyyEVh2HvIf5nEMNd00nBUblDKBScWWmDNeDJY4oBZcYLw9RQtGs",
+	"xnnh+Kzkvl4Z4jdP4CDrFs58c41cAX2bfU+FTsXAihfW0krT85irfFHvqLTuOTEC9N4yzmxFim8iiv8w",
+	"4qaRKPXCBXdPGfSngODNF+Sai7kMLEeJXOsNdW5p2er/eg/JVlzebd19qndUr8+J3tKvuesaafWeKWpj",
+	"ocs8VKJWYNGeyxQjaZVK5fec5Fq7mrI4tXqSZFPjWpkyRTMywX2N9QspJ/GkWxQMom8Ag0hA+MRMBHJH",
+	"9nYLReJWK0djqi8iNtLdp030EIOebhAyVn8qE1cp5MZ639uD702FVE4MFGwixUhN6G3LNI/RK3znsYkS",
+	"08G1f7F13ervBa2MDpHfWpIpIallpVhkgJlxk+ZXKU9j2vp0B1933m3/487LXfrC8uRGjKpZzsz3pjQb",
+	"ZK7zA/w5TxP4C5atuIh/4sVPBU32cUwmyIUO45wqdrVo9VvWjdYKzD9hTDc7rf6rXqB3SX+nd+cZTC3w",
+	"o1Z3mvsTxow/7LY+1STIeBz5WxOGxzNJtCXoXTXddLSyHgs+Sq/KattDWXtJhVs/PvIE/gu7l+roUOBt",
+	"OVwTaJlDr9n6UaxLeMnFlMV1h+T9yjRmskFaWJNOXedW+b01aic5NiDsVXrzZIQtiZ66MUjFppIMmZoz",
+	"5rUScCqTLe+CBGVt/4P1BM7GtYd4odi0cYCedFpvfEUcFXCn7EBh2E88OE9MrXrFOd52PstY2Z9Tno41",
+	"/QpnE6KL4k5GZpaHBINDc3RZOWaHPE55WEAKGWp4YoC0IeokXOyg8jDaly4yYJFSrBAtVPBix9hrS7vh",
+	"QaqbL5nrNTFPPy2vKdenEM2KtS1yQQoR76340oBXKkRLNqtziRVQqMVgnbQstneJj8u7ruAib/qNqlch",
+	"PGp3gx7oGsr7g9rrGARLFY8vFG0SWSgcYppl0H0K2idBjEKm/2ZuL3LKhcV7BuxQJcQ1gIlMpjPFBpBs",
+	"HXUOsWkVlhgCer8+KqFMB+PpAN8PJCaxmKZMQjBNQSREKrogvWUbDoYz0MMpZaq/9OR8ytXz/ZbXompn",
+	"uUVV0CoNdg1wCE218nPTmXrAczjhtR+ssLI3/epQqlNa+mQdV56enH1PFVWmQKDqEMQjzFYaI+aF2byn",
+	"U8aJ6x9GznKhRCwyXwi9Pj191wpaH08+XL40/915bv4B2qf+ByyVucPeYK/by2/P4Oe3Z/Dr2zP4EYpx",
+	"yvLM3FDH+d9j5xzYAEbmlyd7ljPMwbei1wqrWNCMyZiBPoilW8ov/lIC9kmxdZaZdkJvB1gGmbCMLgaT",
+	"NM7tDiqxMaAoNzNyr46RpzkbsTxnyaC8N+p2t1QYO8QujWZiCYwaFb4A5x/T6bQSCPn1+b4vgZcGuTyw",
+	"Cb1tysKrWqyr6NPAtsf1+vORwZy+h029gsC+SfQA3HvjRoJ7nsmQmyjIIYlikbAIm3bGgEYnRiQyJSBR",
+	"ByFVihIWRFVB+ffMlKaWeQIra5a3nMQOjBOq+ZRt6SMaftD32x547rvlY6EKMLy+zUEVmQPz54Jfeb0B",
+	"bP2lnh0g6ipBEkHoEHtEVT9fwTF2+Ib7WDyCvbccuvH+p4BcCUX26obqVwP91txvCPJZAkIzKYrSMNtp",
+	"6uR7U0xVHmdNbdHqfCWrJcCSlYbWwJvAb16O7xKLLndzXEOqevm6CcIhbO20yn4S8Or8etDdCfa6B8FO",
+	"dz/odXc/YSK1GaiRkdYDYljFGvDoQ1nO9a1ZheN4LFhiqW4NiTKp7RhXGKRrafGnJ2eGnCcw4PtyfFfa",
+	"ZQ4BWph8J+jTqglySLQgtBWkcy+Jd217oxjpKZ66dUZRqZnwPW87K26u8qUh4momLLLjmxjIazpYNBQs",
+	"dfMzjpeSnwxZbbe7E2z1uvvB1k73xSpGW3KfofesgdPW4CB/1DUdERvuv1m7z3RO+b2NpadUjatdpStJ",
+	"3Evj8FhzfYbCRfzyHFXqP2lHuoq/tJRqsCcsdoJpx+pi+JDca6JpUDQq9H8OTbDN73pY7XZowSSiAK2S",
+	"AnteKzTZonNYhIKMbfwMHGZXTELkyDZagTJ8T3eOSLsw8DoBqVgyyAfGWrVjMQM1DesC75VIN/3Owk7s",
+	"dAl6coxx5YKP7rMAoeM90bXW0zVjU9P7zCAbxTQesz6J4L+DcaoMohv+PUmljKz9VKd42Kc2MV7cmx9k",
+	"Kf2hLSx0jWxwO/DgBvcD629AuWq2tHncjNN+f2PzL/BWvrSiDfv7XXoDs6xkZZhfnZgreZxd4mFlDvBU",
+	"w3fAMfIGXO11yZKpEvyZtOYV3DbzGxwZTxuDhgi4Y2LKwU3O6twHgFJTPjIE57f5jDfmKaIYQvNqDX9h",
+	"jbVpNZ5NpL5HFxQdFZuqt7tfk0dAb1eage89E3BUsVsPSa842kxTWNt3Eb1ASTrBzuYI1wb9Y7WtWDr3",
+	"dg+eb2zDrn+MF5v7i9JxmlGl59DIKAP973tcp80aBl4ZsoS0rY14SByvl7jcdSdfS7+o93y62QRuAyyx",
+	"SuBsgdXuomVyLskI6AhR71JycwTnPviTbDts6zW6/OXseGBcR/Bv6z9yf4AzyP0FWqb7C5gN/vKfKj1U",
+	"eqb0iPEzmX8XNxmPE/z74vL85MMPZb+T/8Cy+EibyiTddpIO/rWAhC/2GuzJqLxc4KygQ3HDSO+QbAHi",
+	"OfX35wj66upby16chztx9naXt0nNvq33PdTzZcEohkyreM5PW6jYDA3RzePJVC1Mqr2RZ+DDwJYXfOEi",
+	"dG0Wj0VnExsPWd8N6W4t0qwUaRtZBPd/3hdgNd4TFGKkHVVFmsGiijRFohLtHIsi0cqyaAPJWPZ4Pn18",
+	"R5YF3lIwZxWPnUNAbInB1l/L3L7gHv1o3XriAroT9/tMPfQMwJGtmrzWPlOp0liuzC5Dk8rcSWRqsqaL",
+	"dooY7Q8IjXMhpcmDlY2hHGs9rsv7XgyrcpDr/y3vhKIdC2Bv1elELuh1SIYsE3MSOQcdPhShEEbbD1rt",
+	"GKWQWKWQTGeKSHbDcpoZBStFQDIbEihSkA82d/JXxlOTcgWfbGMnoFHdOdJB9TjHose83jovD3S395iR",
+	"upW9Z0ErjoS7oJVRqQbuRSuSRvSNzoXqJrGUAW64dOfVix5pf7x809GqrpZtUHFXnvOLVwcvnj/fN8z0",
+	"aD02SY3fa5Wi+JD97GVgl6m1zCzLe2B5mYLSdmwQE2clN1M9csUm+Crl+JuJzBS+rENkY68LGbtVRsFB",
+	"GPzI70EGelFQ+s04RpY7lUXVmsalO0xN3V09JRoOinXFf2VJV8rmczYVMlUiX5zwhN16YYWGb5fpqgdA",
+	"stT6yGrS6SF9ZJ1qwrv7BvhOlDpkVrKv12CeWtgTZzNAMozPHsbeh/PF6SkuY9WOynVLtM3nrVXLGXZA",
+	"GaVXhlFGacb63W4Xw3cWiRTcDPu9XgdTzSknDDRL08zShA0h+57ie8vctUy3eynpSnQeoYjIOu3i7+MF",
+	"Yi6Rjx+O/nZ08u7o9bvjsk7BhT3DD8nZ6cUl2b7Z3S7Iue1DLcCSIP1T1VT9ViPBz4+Pvv8FD9VUueyn",
+	"d6dH3598+MF0VEtxGPLQH6p7plwEYmH0XDTKLb5VW7GXOc7LNzdhJK2gZb7dClre18pmnr31qUU50uje",
+	"7f+RZ+vvr/K1GcdqKjZlPNECuSYqabq8w7lYuCIAarbYamNgcMK4ZJNhZjJ2UkXiMeVXiEGotaGHSZPG",
+	"XeFF/mqdDRudOl66y31ePHvrSkv3nqyrB4dmXKjstxIy0moDfrV6ssqYb2BNGIJHtU8r1+jUeefuk1su",
+	"HvilyFc3n8bBl+JrjSxW3jBvM6oCkov51oR+FrlLTx6ZTseY2GaRPz0t5kmggZ6Mjd1CfBHOvS/gAfc9",
+	"kvcuAAO12T3klMaq58EofejQGJimIxgCLblgjYg2trG9pThjNnFd1EsSLVvXPlh2unvd3uZmgkeGJkLa",
+	"VWvKZX8mPZ8luB3bUJGIlMcY7NqeyPtE2aa+SBs/q8mpAqNHj4TdQFXG6kTWlJPaLD5neT/OQK6w4avn",
+	"vYfYmpXVtmbdisUteXdqatE298RUvUZruGNq8w1W2pwVV2etcH7S83xZhX0KYeaGad9XN91KuWlNNSwU",
+	"wU5sUSzNxYwn4GXyEh7qi6JprtIRjRUi1S+/+zWA3/uZ+VCuIkvpFKZrJTpPhrM0U1taAIBBUI5OYX/y",
+	"YJ1t3TAgLXaYVOmEKpd07M1yJISa5ilXAZnQ23Yu5SBhmaID05CqPF/yP2TM6NS/pTxe089rrQGz2zib",
+	"SRMIrygFWtc11R1aFzblypBNZNoqgJ2o0gkz2e6MwKAkoPmbhJJqbmWTE7k6p+UB/ZCLOSD4wJd+EEAG",
+	"LeJmklkPrS00CUxROSU/vCFt01yAsyuq0ptK8HG/92o9WlleNcVfv2u1VoVH7iOWScTB0ihATSOSKVMK",
+	"UabcPdTahLm+CEiDbbZfEQLLJKlhKZ/fy+tZK8KeBD56GeG2ASKa60N4b//g+YuXr3rmX3jsrMaOflqk",
+	"6G+QshtgN68Gk11igHVQYjfihNVL/yj82E145ktiuzbQHdtV1OWjn799Q17tH7wgpjlGlxxB1BEl3I+X",
+	"l2e20wRUr1pUQ+piL9DwC6LqIXelFeBEte02tG4dEP0jX0DibL8eChOhc/CtAO8RckizZTKmUwZYXaZB",
+	"irId0aY0l6wTkP29HRLhVa9dIWmbFjZE6Ak83w/5z+lrrNg46O2QiAs1SDV/TRhXLIERXOaUyxHLi7a6",
+	"eJhDc6B4POPXLOk8VVlHn1SIEJBSKUcQcpOYK9RgpFW+wIoH/ye/Dwz0bBqmScJ4QD6LoXdfyPXfRVch",
+	"7w0TpsYigXuhUae+vNRVMiDLPSH1x+tajQQh9xtoBaSm+1VAyq2pYLyulZIZbqm9UkCKeBbUZmh6KZZz",
+	"mtm/Meg8sHnGpZ53jpxeT7qAFI3t7L9Ll0v96ALXE3HgULgCzelaYx6kfGD7gQWk0isxIFX+DEJeYcCA",
+	"pAmbTIUCKl2zxSBnM1n3u/elKoLsvbVAtnPPFyoGAkeXRZcolQIhxpZcUfuTcqlobeD30ibdl0G3y5+2",
+	"KLVfvKzokPxrJhRmP+jTOQcQI2hk5gTphpVHzeXll04QIwAE9Pkpq+S17gbTKalGIo1FroicTSY0X1iC",
+	"Xqc8QSj3muGfIE+RRp5qKiP9eH7iY3yv/Miqjk33MHXldLSdoIAAXtG34fx167nK0E01daM+6JQ18iC7",
+	"aplJy2fFlRiAtq1lbXyvXQ53AbaiteJwjOVMLNNpeS1Tw35fLuS9X4cPGhAuMVQ05SwpOhKeXhggbT02",
+	"kwdWtoCev3jxYnfn+brjWjGkS01o06tPjB4xpt2DnecHL3f31xwTqtms7L3b3627WVtVDaM/XzIly9Zm",
+	"jROl1jd4jz+wGEFQy2Z1i18hfGnOdRvjnOnjtBbaw12ys4NOwojxErP1Efsu78H+W8LjI219PEDSGdjh",
+	"+sbCoVW47DuHJoYPghtSAZI06ZK/69dpeRKDTouTCAjVt2zhE1kKDU0IJQe9PTJhlEsH++jDyCK8Ac8W",
+	"xGFBtiGdcpTesoTkIsvETHVM/wGvmRskcjwVsGDTcYIwJAB5ysoYg3oONvxv54X6fmCOfmjRUKqWs7Cs",
+	"dl1MnJgz0jawRRA7Hxy9e3f6d2hTevz9/6Otx84hkUpMp/ojsHMvTn64PD5/H3Jhyu8MUbCxMSYKgPcx",
+	"uvjx4+X3p3//MPj+/OjkQxQgjr9+m+yUwVUtzEkBimK/uRYcSn33gpWghucMQ/XWKGzGvESu5mJu5+bl",
+	"56yDu7q3Eu/s4IlwV72Ix0PwU5+oscEfEvU0WCZYLUd4IEK1QLaF1YscYao+/ObeWhrXtVopMNaWMImo",
+	"0m+cpvE1ctY4vRrrX9xbK9g7pH2z0yMGd/nmFWxPqtKY0GxOF9K8KTKPR4dFbwQ5zaAX8IJEBt0tKgES",
+	"wUhsJDV2GHBVSCIPJO5hpTXUjhjcYTDedcpyPUS6przGNbi+ohqyPGa8KD8tQBUTRIqaanm50+vZDstF",
+	"o4lZVskhq+Lk1SXPlKWU4Yk6ZnSgWLWxUox8ewirgNK1zHbLITRttiU0T7CeqD6hYAWJMcpRDxL2THqZ",
+	"f4RKb5wBSRg0CdJnLyCCp0teQ0Y5ACO83A/2ur3nwV73xfNgB7ARpNIE63Vf7gW97v5+sNN98SLodV88",
+	"/3QvkW15Fc6rjtIefFsNrf3mQiK3KSN0CTIuYXFGc2ZxNyvO6nqr69jH7GkbxMeAwD+e74PHxPxH/zwU",
+	"IgtIt9ut1JgVSJGN0ri4+XZl9LQ8vO/LeQTNSQOkbTuquJz28hgR+HOzTIJ1Up+Se8O1pSOjcXnrDvPN",
+	"vfEAjMniWZ6qxYU+snDxj6bpz2xxNKvr4nTEbdfsLvmZLfSWmZiuN9HR2cng5+NfLiKyXfwxeHvy7ljL",
+	"dJMyyVI1ZnmAPXISdsMyMQWeutZvixJ2s3XNFlg8n6SxCkB1HZhwMGbU0mSS8sptIffu09JwkvIOOItp",
+	"rJV21N5SDl57093baDCuT3axrBRIgF2YUz4SttE1jZWHc2zyFyc05WAo5lqDm+WZ53G4StV4NuzGYmKc",
+	"D+Y/y4LdvMxobNanmzGaQyMBA8EN7uYfLy/P+sRvqGM7pPIEuTnkXt+8gAxpfH2Fcf3PYiiN7xKsDvAs",
+	"8QQJloKE14wV8pD7SMewl5zs9pANXEMFvM/1YfBgChwCOy0gf8Uo5KiO+KDiJiJVqC1iAk2zrGrQHKMK",
+	"eTvCMzoKSISKQQRFZ/b8izp+HAvLAAB6g5fUIdesiiOLum/b5nEmzSf6xxaohVt/s9cNLJCm3Hff6d3D",
+	"uDJtubvffUeQmkUcg93GbKpItD2Ghml62NtgLMC/JkzbixL+nYhYRiEH1t8WU8bpNO1+FxHOGPZvX+70",
+	"3iVH0Nkes9RlLKZMknZkmCIKQh5520V/BdY/6iBd4AFIOHTDxY+lEoI1XKtkqZIhj263rJjbgqcir56i",
+	"fTplXIuLvW7PZvmasWjdxAgS2emSU4ecFXIrKWpeTSGf2PXv1zO0Ul3foGft9bf32tqHHNofyTmgH+73",
+	"diod7rU1rt/ml8wiEfZ7eyRycY/ILO+p7ZwUj5lWBr/7Dprx6FfoZYKuHEjDnOE9vhfJxo5sxIsvQg69",
+	"zm2Rlenyjokx1NUM2F1xZarko51eD3rip3zGzNqhY/maLZ7JkENsQ5L2/u4r/6p+f5/s7+y5xPfUSBbo",
+	"oXp+/L8fjy8uBwCGF2FZPgfPfDkS5xW+arM8IPs7B/4buVDQ5d18eb+HKT7g5k8V8qahJzSDH4okZUDL",
+	"I27rIAC40l5dQPdXvdwJm6oxaUdQjxOQCM5prLcwpaQhL3BUjOHDaDwmE6b1anBS9AlFUnvGkdDW8zyN",
+	"mWmrF/LlYKLxOkPtB9SAwfhys6hJKulVzhiBKus0dnEFNReYNAi9/bitwbTN7IE7aCHcsKGmXn6/1TUl",
+	"0fbNboSp8+YVnZBD1MdEEs0aXpydfrg4touoZ7OzR6LlMFvUJ1Rew8qAU6U9YnOWh9wAOuQkBzh7LUrh",
+	"yxbpqpx/3Dk0LXCqPcfMyEY0zcze9j1rKa92RDQMAUh8spCb+7e3GFy9vTWdzKrhZdKO6HSaGYlr/fv/",
+	"81kKHnXMl2ljyNRA8Tnp7qHuBWYZ9WczKWz2dcjNMVCEcKz01UuPDjCHYGamYdZ8xvVdSE9gPtwtIafE",
+	"ILN4dScN8G0GZRyR71IuFaOJluu/hYgtF7b6JGx1u92wFZAQ4hKVn4o5ehfuItKOLBSilotayPuERYIG",
+	"rp8JgJpjRQcKLIN82McWc06wP7MWRxJyuEOayqcMmh1CBG6JLs5jUUid9n5vH+PrEGDWQ6EhxyhzAaCV",
+	"CCwcwa6M7f3eAYmWI9GR8fVGR/rvyNZiuUgsJAt46QGe79BPE9Dvr8k6gOSBgBz0djr22GhA4vvuO5j0",
+	"NlSJmdKvJpDJ9s+Qm05udoOQu5oarRJunx9fXDqkyQ5Ozd1hNqtBXy1XPgYo/UHhgVRCq6cFcEAH5tQO",
+	"iDlQNJVKxcpaFkkS2ShpZJGpJLkSIS/5y1MlWTYi7dMPH/5hmnqTlAcE/rbCRcxUB5t8+T3Hi0zNkIPM",
+	"BaRvfeojy4Awn9AFGiX2LKdwRDKuti4XU4S7dETRE0F66ndaNpYMzvC+OccM5RAyw63I1o/AE1v25Whl",
+	"wfJNEfY1MKOELI95qqXAaughrwReD6waXwh5kW4PigWwIjSoMvzlmhEJjiSBw9RQBwBZC6JYpRd63k4Y",
+	"MzFGe3pib5+bXVuZ91sB43YXOawZV6sF3cvMOvt6uZ4qTXnIzedQKlhVnYDaAL8YlT1AxQ3EgNPcrdJ0",
+	"k+o92QY2hfaGGDJRKYPjx3m6Yoqsjk2YZ/HYok/zbGEVFGl5j/Ik5O5Qw37QMOYCmyAgSU7n3Ib+jFvP",
+	"NYQVemUL3kdwNezYVkqjoxIZCk3RLI2ZAVE05uTRlMZjtrULhRhlM3I+n3cpXO6K/GrbPCu33528Of5w",
+	"cQzPFHH5ovij8MrvdJ/jPcaAaPVbe91edw9cTWoMhv82GAF2xScuOH3FagIOZ3Vdk4B2GDzV04ewzZzK",
+	"Irtcswi9ZgGZZjPpxyi1lIAOS+Q9iOm+18GL5sy10+EMdEAIhh/aZHXQ7LBZm5PQ6BCQ92bdtvXKiXhb",
+	"S6VtzZcWedfLbdbWpY32njOavGcTwBWI/OxmfArzNfCzV5D6q49K/VFUvU2IGbUHmzpblxAP+mCSyusu",
+	"ieApdzIYlcqolecXFyHHL+HpZd5pPgV0hkA73tMlb8HDieH/4puGvhCI07bmPXnmpB29Oz36fvDm9MOb",
+	"j+fnxx/e/BJZF/8O+l0mNL/Wh33kUn37BDJ0I9sBaFFKTwd1wX31mbQDht3izv+TxKJrmOQJyE8EJQt4",
+	"eLfXs84ahpU1VeUFohsQoLk37uO3EQNfUG3pxNTvmwBIlCIvh9/vgtZ+b6fpc2782x89mxQf2rv/obfW",
+	"OIUndtZ44rVIFh+EstW58Nzuq/ufuxTiPeULC8KpnztAcq9+7sQk0iG8NngdMUOooCHYtz4hW0FL0Svo",
+	"xwNSqfUpaFUdAq2+uaZfWRZev8FBtf2bEYB32xgtr9Y0/1o/9OKWIvYH7bjWudkcwi3bxqkmAWaWZgAu",
+	"wNnc601juMYezJ7UEFmCR6Wc0ymeInpLikmqD7ZFEPIM+kHyrVEGHUMdEgsmDhAD+2PeY8UbJ3EGDrFU",
+	"Gc8bFLCxeciLUWnDrUiN8N+CIKK2x44VmR60kDPNtNaBEs90OCQfhPNmaK2tbpNjvPu9SUf+Ypu8FFav",
+	"2eSXSBKvX6Kbs9nYa+yA10WN/VeUBb39+5/4INRbfYb+KYXHj0JtmTQYv17tobIDu/MjuMZ2woazKytO",
+	"8HRs1IUqHTXNWer1HHW9elFJ0XoEOQLNAZr3bs2mtusmSVXIEVplo/abdTvoXSqV11pTfsltVG3K2rCT",
+	"Khrjt7Nx5dmI6276g2SLgqM253Bk5+k0F6MSg8Mv25DGJ2suDDMRX9f8Hk9sm/3qFZfgV3NN66E1P09m",
+	"it3W/G6S32uuyMVkKLKaC2qslWfsfF13Oaex+72YMYZgGre3rVvZ7fX0vpNCm50lywJCaYzLLnkrcpKl",
+	"NwwSFfX5h33ZyhvzR/zeF9yO5gsNu9COGlya6Q3rPmZ7PJTNTeC51f/1k8/07wzxPBaXC6nYpPUJGPmz",
+	"GMrt37AT/V3jkl1a2Ykt4wtxaaz0bSoXPHbviboEpySbg0shDzmkckZzmioIGUGj8KnIsr7vGsSgm6cL",
+	"Fd3bPothUdaE/dxDbpLv25EDm4sCEmEmIMYwXUFI1MGYph4AsSgDUyqlcVIzcE2KCZMhB+BEk8FIvcqr",
+	"giKpxZnipA1OWHPJc0mbnvOQkYoaHGDU5whG0umSI+P8JRCpNgm1+qTTU3Vpqwa20Kp8xl0NdvAEardE",
+	"loEjD94OLmHowM9oni1KCbmlsQcFtrRN6RzPlAx5IuaAJ22WQggCn9Fv1ywPcdZDQu3YZTqZZgtC5bUk",
+	"9Iqm3A4FfDc46JBj8AZvkArjLM7+vRycHZ8Pfj7+JSJZeg1BPbRm6w7mH5j6SQxbQdUWaWpFL2AwAEFo",
+	"Fj1w5oKmM3QdofHY8pSt58AAozbn9fJrjZX0MAPWZDd1HGdQBTExL03iXzMGB43xTukRtAJP/JhXAJKE",
+	"V5UMKSgIMbHXq8WbsKlt0NX1SwnAn8TwHJilSQbiVtR3fGU1/i+olOun1hjlBabqfyxq4CoKzw9MmTAi",
+	"rox3Bmixjx15NzLffxLDk++xVbbNqWg8M97jdRt3O8vFhKkxm0mi2K0i7BYc8do0x2ww0rameq/b6+53",
+	"Auj0M80ZJOND5HjE8mQQed7OHwR29TUHcCyyjMVK5LLWzWUGfO820ePbnmY0rWyQIjfsv8iPx+/ODOKa",
+	"SfsYGGX8zDlaC02zasJ0Q/5f5PKXs+P6V1zR2RULee21XZhZNfOsdk+aFfojqSMeF0zcctQqJkXz9RU2",
+	"YtEp1/IO5qjY0ImLu6FXNLUBBlIAKJIFU91aW+/LW3n32nd2AjbEBQGiXCE+MLQiBXXDTr5dShTvfLMG",
+	"V1iDmuxLPVx9bix69NeYgl66V8tj1yVHaSP/Qg2v759M0SMxFnPNvRBd1DoKlS6iCteLkKeBWwo54wnA",
+	"PWAyWR/URe9j8Bg4Sqxm7PQ/14aRmqKtEEAoO4EfvGzKdA6WuzixqXTKZZqHvDg5gnKX6CokRjlrEWAk",
+	"ZVDkxvAEXx5ymjOzxaEuyidgURTVoCN+cd9nuQdCw5YuINrtCn7ze/7uQROLjuf32ykqiTaXCMFXDIto",
+	"6WPTWA2/+j8t6MR6dmzRff+3hkjK+YxLglmApUwRu2dLYTnwZUnPGi+y1Fx5ZHkPnrmi/82oYxb7EvEZ",
+	"MFGkheYOXNC89GSbuIKOdFcuPQA4nS8oQjzknUZnkw+7Y3Jf9WsrGdRNXzJPbFdvh8/9kaXQy/ufKDPK",
+	"2rKoIPqlEO9ofsXw0YN1JuYwVd6zJKWXBrvwz2guns/QreRXQhTc5slBK0fqBaG9eueJHPQPNguev9Es",
+	"Tahi0kdjCLCaEpxTShQ5VoExZ6UxbrUwwlgTSRUkA5d8MIW767MYAmrIITjI7vVgYqY7eOCMjwt0DHBU",
+	"/XT6+qJwUWlr2jm4RE7yGYcqE8gs3999FfLIB8yJjNDUxLadbI1vT9pSA0z8LWx3SdqYYRVyrO7GXpzu",
+	"y+azgct0dnJ5oU3tNGcdMhezLAH/ZsjtLDCjuZhKgSWjR2cnQKIlhB+b7ElDHp0zlS+2IAJnMk0lXcgi",
+	"NwybzhhvI45Gdol1Gw1ZJviVzXcLuZ6+aXkyRDA1yB40rREo1DZBYltRZIDu4WSScvQuB2RCFyFHRy9y",
+	"hfE2U06ikwKjx6/yCMBlO2XUtXqGAUg0rcD9DV/W/wq5KbfAPyHqjimiqf7A98fvz04vjz+8+WVwefku",
+	"cm7B3V6vxI6mM2IuVQil+BhpSVBbxj+wGuCQSMa8aodnJRW/TuG9AOLV+kXvOW498kDV1hc6aI/0hvt9",
+	"T1sYAhLKdWFe4d+cU2mY2EBHgNRJ/vD6+8NOzt4aJ5jHKif8zOBcrX/uIm7ZEx66uxsN+We2OAfYrj/r",
+	"iY2sS6grWPxiR/c25KU3H+Dv0mtGImxFUnrQNqiD5720KL2fTIBOwhkR4cGFXRO5tvRzyGbEHClbIGZK",
+	"k7rkqE6Oz0V+LU0sOWeH5oDQKxxyPQw4cF3pAxgqWArW3t/d7bgYUGOgCekN3c3+6IIVBvlNun6Trt+k",
+	"66OlK3bp+4LC1c+/SFjG6toxvQFd1to8oAdjDbByeQGQPoAapFaPp4xDxEPfD7JuIm68utmQwwbTUtLa",
+	"KwLzMemQ8kRwBpkBQ8S7gYakHCu1SBuKMUBeByQdQZIdpEkE+vEklTHVu7jjdHzTkBJi6HCjn4QBm51j",
+	"rgX2KAq5SxtwOQ96FqZKbMiIe7pP9nvGPLG3YtEjmlGxoZo5csCWdGbF4QoLwj1J+QJsSsylh0pgY3Wi",
+	"Sg/1cyX4VkzIp5ykJvfDVc+x21Rr+vB3ez6mCiYN5c1AnQ7U/3ABozIZIKZaMpHEjUA+w7mMKQAxIJLb",
+	"leEMqbTpJaaMY4nxokjAqTvSkK3wNHvASeD350MNwaCGGz6shbzS/+/u7O79sxW0SuWqrT6fZVnQsivZ",
+	"9PRO9wBBqXDftPqt3vD56CU92N3ai/eTrf3Rc7b1iu4Mt3bjvWSfHYye0xfDVtAETY1ftThsLcdcNUBc",
+	"T5gukcqCjQ8JbqnfIYHiy8cD1jnr3gg+ytJY/aflaOD+09KidL58hg1ZztZYfaoE9XHGc0DgkF66HLDY",
+	"/fl5y957kT1cTnzLMvrLcrDmi7X491HZRlZhuscOhQgWggUwg65VWI2lmFZRCuAj7fl1DyGHvtDWMpUR",
+	"KFzu2QwqlBFCFMxTKp15WnPQGlsM7LI/dgTsD2A6+kNYKxYmg0ZXwbco2bco2RNHyWgpRobm4WMtQtcb",
+	"uvYY3+31SIR4VvciAh/09khkgHSjIg4E5pQRdSasVUUEhvRuh6kMOGeQ7d2ugVsuYB86fTQnTXo+GiCl",
+	"QQSmdbPJwffwgwBOwOGCAnTxIjBjBuCQUvdiA/4cNSAVRy6Pyb3SmV56bljDXsytT5bI6tx/aF0ZmgYG",
+	"29givEHFaMjthLBMpXi3qVOpLcJE+OLHWVoWihtSK63RgvyztoVSIIPXyNbjJuYibZFbkJemRQgMbwqL",
+	"nByLWZZ0vnoWqtvw6xG2AnJebHi3aSrbRRuH0CnIX5Hf0KA1Xb+3b/YwMRCycPqkwPn7tfepq4Tpa9oF",
+	"1KG+gRlHCKJf9z5BAbc+xAIynKkSEmnYug1bBpHj1/3izqK+wDQd98zXPVAYHL9YpO27uwJ1uzTvC2R5",
+	"B8i9PNn61z0NC56V4CqkPxYT+61flcpx70Wm7zvq/Vvv7lYlMRcDb8hdvtldXUkFxTXPJAjCoCT+TBEc",
+	"YhN5+DTgtoIjtKb+7TSdVhrsfkHVbLmbb4Ny5mZZyXNcQxE6PTl7kC50enK2eVIydEZedpWvo5qcnpw9",
+	"VDs5PTlblZKIJHak8xhNpNN1c5Jvdk0p5nZmOmE26har6zADLMJy4JorWPAd9iD8kuwHn1jJdICUt1Eh",
+	"Zj0TPGIlG0SHWddsuSoT1rWybPfrhE26oHObO5lpVhCVHVQSTZsIDuiY5sYVS/sI5WXttcVvrKeSVOf4",
+	"O632unrG42mw4kz8GsfeRdH7JF3FvKYUwvWqrj8HbR2Dh9Lmzrs+hOKRre3piK3BXc2PX94TcrBcXCc3",
+	"cAYYXDlJ2uAH6HgYcK41nV+tQGw9Kk9CHs8mM9Odxm9AjvikftHBnNrsNmspFJ9BlLThIuRoIUJ/deL6",
+	"o1lEWgNbGzWhw/UtjCmoC0nIAe7NeKNSVZyvHt5jaQ22bWWFfa8tTqn1U+nt7nfS/6KKhNeYvEGeuzu+",
+	"aQ/raw8FzqW3uyobaLm8YTPNooZVVyq9toYAdV7Nt5Yt8a9pRtVI5JOiUqi+/ijkRQES7N6tHZNi1NCb",
+	"wPUk8G6ALdvpEnDuAdypKwBZARbasF3KZT9fdsesVWJkSb15gdHpydkD/JZPtuHWCbOcnpxtHGn5o2zS",
+	"NX2QxsRa6YYERihEf9s/lGxpnQHo72y+xzeNT1jOxBKmT80iYhsxWu9XC2oQXX2AXT1dQIONFDyByBPR",
+	"Mxny6IopnMgAH49MGwKJsCKFoIkm9HYAomGgRYXph1AHZOqpCUBu6NgCsL2uRwqWVVq0+6rAmY8ZD3n1",
+	"g5hsI24Y6XkeVTLPU1MKMTEYypGBB8aHwa+Lb/SXPRY0Y1KrPFYPQn9pCaDWYM5xK16NlnIliBKr5Nsb",
+	"XLevIN3MlxpkW4kjvgm2v6pgK2/8P410A7Njc1TMygeCVcFtVWqBXOhIlWrNPolQkEUISW3BAqxyEHIj",
+	"5yqizUk2ahzRGChKDYCeBZ0HCVKoViGv6laHto40lWSUUYDYzMV8a0I/i9wGaXPCmVQs6ZI3tum4cmjx",
+	"Eou+rMQzJ4Ica9u3qNLFEL2WDCweCwcIgbl5CJTpo1NLW1RuQkkwg6LvgtdtxescUoHsF7FiakuqnNEJ",
+	"WGdwENleBaP7Qc2xPYk0YFIQB0O3PgZWCsbo4tAGemjmxKCS5HROslSpjG0xnqSUm/eRNtRy2cQHmC0l",
+	"+1vQC6X0gJ+74GCUO4Hr0uPF0JGHuuTU9amA3isiN4P1RtgnGISDFqpZZkvbglKfCkSsclMsvWCAa2Pe",
+	"00HceQxC2qSLOV00nFJA9M1T8u1S4UqZhTItvr5UggXIzxHLi+SKoNXEYOW3ur5pSLV6IJivl6ZRTMSl",
+	"9z/pTJaPf7d7m3cklh0CYBg263M9B/pObdRCBoe8yb4l/rYtJEehJi6loJgLxtHiOeju+dR9Trv7Hl8/",
+	"TeWvqxgBjTZOVYGZPSJb5Y+qVhXeDH22Ga3h8XpVKYWlQSm6P4rhYAcdkJEzUioNMOzogprWG/b0mlI1",
+	"7oB3lFYBck3cA04uGJbF0DexkFSZXBNorAXVy9W+2auMpK8RIfE+tBphxgPi+CYM/lhW0u/CC7ZRvMi/",
+	"ZMpExY4rkqL+NDbcI+JWQX3cqrBW2pKx5QBN1Ok2ipQ/cizmm0T5E0V9PH408cQ/0qZrClH+J4eUTM75",
+	"t8jSN0HwO0aWzPn14HDx42RGsPb9ZUC8DcXMU4WlLMiEs2Oq531NLGzV6W8m9S348m3vf5W9/6bE2PfA",
+	"Yf6lBMCTRG4eMthvwZ5vwZ5vwZ6HBHv+5iTSt5jPt5jPt5jPt5jPt5jP/TEfEM+bWnTrhHkaVav/nPiP",
+	"OZG+hYG+2WvfwkCVWtn/KGvy0TGklU6ke4NGZvDfYkffxNAjY0d/5h2bM+gwJ/LFdsoTaInb4GupuHeL",
+	"B/2SxHIYza8/NMAp2sCGm0Lu37X0Try76Ec/IW2aaC0FywuhhXVARB7yGUf9peO1vNbrw7rkyGhyOCot",
+	"HSJydnpxGRS+jAldoFXtVKWQW5tB67clEBfTu1MSyXiCiPl14uXcTeMESPrFjOXKhzwcqscat1AOutEI",
+	"sHHUHbTiPMGnd3r6f86ABbDqJtkHzBfUdmz70wjDRwi2P50FVhKMlzU7+JnENX1w7aQnmerUCkCX+VJF",
+	"BGvIui55D8gySzKOzG3XuglGuZekmol2m3plMe97LfZBxglOklRe+7IOfIjwd8gpJyj0OqCTBsXjdYBV",
+	"NGdE5SlLsIuwd/eV4CzkAHUMn9N3JrmYTm2JdmSsSkDmiQiIDOZaloAP3MPLgq+H3LaBAZQJ6PedsZEq",
+	"ej+3DQI+4Ag3tQTcRlCrSFNvOEuBapx1uuSYFlhYfrOtVBI5p3ro2sSdj0XGACfYd52D4Wuj8wgUXBA+",
+	"ZwZe2cDdowvdwHWlstTiCxg71MyVp9CkxbJLZIvpEMorzVg/Kly75ivCwdSw5N4T5B2CKH3xA0R/5896",
+	"fhxXc3eK3eV2EjDjN7X6r3j6vAMpZ1OVDHC7J7PXOoFAGq179qD0/X1PnxVML5WYSqLodcqviuDhIaK3",
+	"o0BDfHmH5uekZMrJKEuvxoqgYj5BhD+LIqPPnsTERqcloJU4E05o2lHQhfP8F3MIEC8pAcwPZTU/wIX9",
+	"+OHob0cn745evzuOLL4hnhnGQwkHGJyEXvv9nMEBKTv3ytKPPPtK0hS/9GfWxw2QniTWvELwdVwse/B9",
+	"E6d/QXGKvLtR/qsVnmVcpN9aR9P0Z7Y4mqlxq//rJ0BWhD2LwrIRmAz72qH6CF32EhHPJoyrLnnNximk",
+	"YkxzcbsISHT28fW7kzeDj+fvIgMNCVoePJ2QWEy1wkqTG5arVDKA4B5Kkc0UIx/P35GUS8VsvGKWZ61+",
+	"axsks5l0dZQXHqQt5IT4GLcOT6lbQEwW0PPLoPPYslCMllDBpfcCgAVffto3udD48J5xXqXlDlQIqRZ4",
+	"NQeAxYRt5tGrmsdjJlVOlchNW+k4p1OW+6MySI7LXzgF8Sty4hpue08ZPqmZTCqJloU5jZXJtRnmYi5Z",
+	"Tj6ewKhS5b0nEXETTRpSiMnNLmljj3BysxtYEIkfLy/Pts+PLy47RX8TG7s20A/lJJg+GSs1lf3t7Wtg",
+	"se5VqsazYTcV23M2lKli23pw27E+WqdKbtM8HqeKxWqWs239rq1pRjnbvtndshCWwHtmZnqP3X26+78B",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -34,6 +34,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for JobPriority.
+const (
+	High   JobPriority = "high"
+	Low    JobPriority = "low"
+	Normal JobPriority = "normal"
+)
+
+// Valid indicates whether the value is a known member of the JobPriority enum.
+func (e JobPriority) Valid() bool {
+	switch e {
+	case High:
+		return true
+	case Low:
+		return true
+	case Normal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -256,6 +277,82 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
+// AsyncBatchPredictRequest A batch asynchronous prediction, with how urgent it is.
+//
+// Example: {"items":[1,"two",null],"model":"echo","priority":"low"}
+type AsyncBatchPredictRequest struct {
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
+	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+	//
+	// Example: [1,"two",null]
+	Items []AnyValue `json:"items"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
+// AsyncPredictRequest A single asynchronous prediction, with how urgent it is.
+//
+// Example: {"data":{"text":"hello"},"model":"echo","priority":"high","version":"v1"}
+type AsyncPredictRequest struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
+	// Version The version to run. When omitted, the model's routing rule chooses one.
+	//
+	// Example: v1
+	Version string `json:"version,omitempty"`
+}
+
 // AsyncSubmitResponse The id of the job a submission created.
 type AsyncSubmitResponse struct {
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
@@ -329,10 +426,25 @@ type Health struct {
 // HealthStatus Example: ok
 type HealthStatus string
 
+// JobDeadline When the job must have started (RFC 3339 with offset): a job no worker has
+// started by then ends `failed`, its `error_message` saying so, and never runs.
+// A deadline already past when submitted is 400 `invalid_request`.
+//
+// Example: 2026-11-22T10:05:00Z
+type JobDeadline = time.Time
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobId = string
+
+// JobPriority How soon the job should start among the jobs waiting: workers take from the
+// high, normal and low queues in weighted random order, 6:3:1, so a high job
+// usually starts before low ones queued earlier and low jobs never starve. When
+// omitted, normal.
+//
+// Example: high
+type JobPriority string
 
 // JobRecord An asynchronous job.
 //
@@ -347,6 +459,14 @@ type JobRecord struct {
 	//
 	// Example: 2026-11-22T10:00:00.123Z
 	CreatedAt time.Time `json:"created_at"`
+
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs.
+	// A deadline already past when submitted is 400 `invalid_request`.
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
 
 	// ErrorMessage Why the job failed; null unless status is failed.
 	ErrorMessage *string `json:"error_message"`
@@ -365,6 +485,15 @@ type JobRecord struct {
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
 	// floating point.
@@ -1223,6 +1352,9 @@ type PprofGC = int
 // PprofSeconds Example: 10
 type PprofSeconds = int
 
+// RequestTimeoutHeader Example: 2.5
+type RequestTimeoutHeader = string
+
 // BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
@@ -1417,6 +1549,16 @@ type GetJobParams struct {
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
 }
 
+// PredictParams defines parameters for Predict.
+type PredictParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // SubmitJobParams defines parameters for SubmitJob.
 type SubmitJobParams struct {
 	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
@@ -1447,6 +1589,16 @@ type SubmitBatchJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PredictBatchParams defines parameters for PredictBatch.
+type PredictBatchParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
@@ -1465,10 +1617,10 @@ type OipInferVersionParams struct {
 type PredictJSONRequestBody = PredictRequest
 
 // SubmitJobJSONRequestBody defines body for SubmitJob for application/json ContentType.
-type SubmitJobJSONRequestBody = PredictRequest
+type SubmitJobJSONRequestBody = AsyncPredictRequest
 
 // SubmitBatchJobJSONRequestBody defines body for SubmitBatchJob for application/json ContentType.
-type SubmitBatchJobJSONRequestBody = BatchPredictRequest
+type SubmitBatchJobJSONRequestBody = AsyncBatchPredictRequest
 
 // PredictBatchJSONRequestBody defines body for PredictBatch for application/json ContentType.
 type PredictBatchJSONRequestBody = BatchPredictRequest
@@ -1762,7 +1914,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictWithBody(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Predict Run one synchronous prediction
 	//
@@ -1771,7 +1923,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	Predict(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Predict(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitJobWithBody Submit a single asynchronous prediction
 	//
@@ -1867,7 +2019,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictBatchWithBody(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PredictBatch Run a synchronous batch prediction
 	//
@@ -1877,7 +2029,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatch(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictBatch(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Ready Readiness
 	//
@@ -2574,8 +2726,8 @@ func (c *Client) OpenapiYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *Client) PredictWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictRequestWithBody(c.Server, contentType, body)
+func (c *Client) PredictWithBody(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2593,8 +2745,8 @@ func (c *Client) PredictWithBody(ctx context.Context, contentType string, body i
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictRequest(c.Server, body)
+func (c *Client) Predict(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2759,8 +2911,8 @@ func (c *Client) PollJob(ctx context.Context, jobId JobID, reqEditors ...Request
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *Client) PredictBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictBatchRequestWithBody(c.Server, contentType, body)
+func (c *Client) PredictBatchWithBody(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictBatchRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2779,8 +2931,8 @@ func (c *Client) PredictBatchWithBody(ctx context.Context, contentType string, b
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *Client) PredictBatch(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictBatchRequest(c.Server, body)
+func (c *Client) PredictBatch(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictBatchRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4197,18 +4349,18 @@ func NewOpenapiYAMLRequest(server string) (*http.Request, error) {
 }
 
 // NewPredictRequest calls the generic Predict builder with application/json body
-func NewPredictRequest(server string, body PredictJSONRequestBody) (*http.Request, error) {
+func NewPredictRequest(server string, params *PredictParams, body PredictJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPredictRequestWithBody(server, "application/json", bodyReader)
+	return NewPredictRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPredictRequestWithBody constructs an http.Request for the Predict method, with any body, and a specified content type
-func NewPredictRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPredictRequestWithBody(server string, params *PredictParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4232,6 +4384,21 @@ func NewPredictRequestWithBody(server string, contentType string, body io.Reader
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.RequestTimeout != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4415,18 +4582,18 @@ func NewPollJobRequest(server string, jobId JobID) (*http.Request, error) {
 }
 
 // NewPredictBatchRequest calls the generic PredictBatch builder with application/json body
-func NewPredictBatchRequest(server string, body PredictBatchJSONRequestBody) (*http.Request, error) {
+func NewPredictBatchRequest(server string, params *PredictBatchParams, body PredictBatchJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPredictBatchRequestWithBody(server, "application/json", bodyReader)
+	return NewPredictBatchRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPredictBatchRequestWithBody constructs an http.Request for the PredictBatch method, with any body, and a specified content type
-func NewPredictBatchRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPredictBatchRequestWithBody(server string, params *PredictBatchParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4450,6 +4617,21 @@ func NewPredictBatchRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.RequestTimeout != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5444,7 +5626,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error)
+	PredictWithBodyWithResponse(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error)
 
 	// PredictWithResponse Run one synchronous prediction
 	//
@@ -5453,7 +5635,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithResponse(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error)
+	PredictWithResponse(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error)
 
 	// SubmitJobWithBodyWithResponse Submit a single asynchronous prediction
 	//
@@ -5553,7 +5735,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
+	PredictBatchWithBodyWithResponse(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
 
 	// PredictBatchWithResponse Run a synchronous batch prediction
 	//
@@ -5563,7 +5745,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithResponse(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
+	PredictBatchWithResponse(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
 
 	// ReadyWithResponse Readiness
 	//
@@ -10463,8 +10645,8 @@ func (c *ClientWithResponses) OpenapiYAMLWithResponse(ctx context.Context, reqEd
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
-	rsp, err := c.PredictWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
+	rsp, err := c.PredictWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10478,8 +10660,8 @@ func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, c
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
-	rsp, err := c.Predict(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
+	rsp, err := c.Predict(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10620,8 +10802,8 @@ func (c *ClientWithResponses) PollJobWithResponse(ctx context.Context, jobId Job
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
-	rsp, err := c.PredictBatchWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
+	rsp, err := c.PredictBatchWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10636,8 +10818,8 @@ func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
-	rsp, err := c.PredictBatch(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
+	rsp, err := c.PredictBatch(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

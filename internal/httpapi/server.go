@@ -163,9 +163,14 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
+	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: []json.RawMessage{b.Data}})
 	if err != nil {
-		return nil, inputIn(err, false)
+		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, false))
 	}
 	return api.Predict200JSONResponse{
 		Body:    api.Prediction{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
@@ -179,9 +184,14 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
+	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items})
 	if err != nil {
-		return nil, inputIn(err, true)
+		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, true))
 	}
 	return api.PredictBatch200JSONResponse{
 		Body:    api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results},
@@ -192,7 +202,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", b.Model, b.Version, false, b.Data)
+	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", b.Model, b.Version, false, b.Data, urgency{b.Priority, b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +219,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", b.Model, b.Version, true, input)
+	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", b.Model, b.Version, true, input, urgency{b.Priority, b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +230,17 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 // rather than a failed job later, and the record names the version that will run.
 // The idempotency key's fingerprint is of the version the client asked for, so that
 // a repeat routed elsewhere by a weighted rule still finds its job.
-func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version string, batch bool, input json.RawMessage) (api.AsyncSubmitResponse, error) {
+func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version string, batch bool, input json.RawMessage, u urgency) (api.AsyncSubmitResponse, error) {
 	idem, err := idempotencyOf(idemKey, op, model, version, input)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
+	}
+	priority, deadline, err := u.parse(time.Now())
+	if err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
+	if idem != nil {
+		idem.Fingerprint = fingerprint(idem.Fingerprint, string(priority), deadlineText(deadline), nil)
 	}
 	ver, err := s.reg.Resolve(model, version)
 	if err != nil {
@@ -233,7 +250,8 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version
 	if info := infoFrom(ctx); info != nil {
 		owner = info.principal.ID // the key's cap on unfinished jobs counts by it
 	}
-	rec, _, err := s.jobs.SubmitWith(ctx, job.Submission{Owner: owner, Model: model, Version: ver, Batch: batch, Input: input, Idempotency: idem})
+	rec, _, err := s.jobs.SubmitWith(ctx, job.Submission{Owner: owner, Model: model, Version: ver, Batch: batch, Input: input,
+		Idempotency: idem, Priority: priority, Deadline: deadline})
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
@@ -462,6 +480,11 @@ func jobRecord(rec job.Record) api.JobRecord {
 	}
 	if !rec.FinishedAt.IsZero() {
 		out.FinishedAt = &rec.FinishedAt
+	}
+	p := api.JobPriority(rec.Priority.Or())
+	out.Priority = &p
+	if !rec.Deadline.IsZero() {
+		out.Deadline = &rec.Deadline
 	}
 	return out
 }

@@ -59,6 +59,10 @@ type Submission struct {
 	// Idempotency, when set, makes a repeat of the submission answer with the job the
 	// first one created instead of creating another.
 	Idempotency *Idempotency
+	// Priority is how soon the job should start; "" is PriorityNormal.
+	Priority Priority
+	// Deadline, when not zero, is when the job must have started.
+	Deadline time.Time
 }
 
 // Submit records and queues a job of no key for an already resolved model version.
@@ -89,6 +93,8 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, r
 		Version:   sub.Version,
 		Batch:     sub.Batch,
 		Input:     sub.Input,
+		Priority:  sub.Priority,
+		Deadline:  sub.Deadline,
 		CreatedAt: s.now(),
 	}
 	if sub.Idempotency != nil {

@@ -40,7 +40,7 @@ const (
 // maxFastStrings and maxFastArrays bound what a shape holds; an operation with more
 // string or array members than that always takes the general path.
 const (
-	maxFastStrings = 2
+	maxFastStrings = 4 // model, version, and a submission's priority and deadline
 	maxFastArrays  = 1
 	// maxShapes bounds the memory of shapes: model names are the client's to choose.
 	maxShapes = 4096
@@ -146,6 +146,10 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 				in.Model = s
 			case "version":
 				in.Version = s
+			case "priority":
+				in.Priority = s
+			case "deadline":
+				in.Deadline = s
 			}
 		case memberAny:
 			if name == "data" {

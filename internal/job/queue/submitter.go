@@ -79,7 +79,7 @@ func (s *Submitter) createAndEnqueue(ctx context.Context, rec job.Record, idem *
 	if err := s.store.Affordable(rec, b); err != nil {
 		return nil, err
 	}
-	q := s.opts.queueOf(rec.ID)
+	q := s.opts.queueAt(rec.ID, rec.Priority)
 	keys, args := s.store.CreateArgs(rec, b)
 	keys = append(keys, taskKey(q, rec.ID), pendingKey(q))
 	if idem != nil {
@@ -92,7 +92,7 @@ func (s *Submitter) createAndEnqueue(ctx context.Context, rec job.Record, idem *
 	} else {
 		keys = append(keys, allQueuesKey)
 	}
-	args = append(args, s.opts.taskMessage(rec.ID, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
+	args = append(args, s.opts.taskMessageOn(rec.ID, q, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
 		q, wakeChannel(q, s.opts.Cluster), publish)
 	script := submitScript
 	if idem != nil {

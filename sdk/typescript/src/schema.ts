@@ -1176,6 +1176,76 @@ export interface components {
             items: components["schemas"]["AnyValue"][];
         };
         /**
+         * @description A single asynchronous prediction, with how urgent it is.
+         * @example {
+         *       "model": "echo",
+         *       "version": "v1",
+         *       "data": {
+         *         "text": "hello"
+         *       },
+         *       "priority": "high"
+         *     }
+         */
+        AsyncPredictRequest: {
+            model: components["schemas"]["ModelNameField"];
+            /**
+             * @description The version to run. When omitted, the model's routing rule chooses one.
+             * @example v1
+             */
+            version?: string;
+            data: components["schemas"]["AnyValue"];
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
+        };
+        /**
+         * @description A batch asynchronous prediction, with how urgent it is.
+         * @example {
+         *       "model": "echo",
+         *       "items": [
+         *         1,
+         *         "two",
+         *         null
+         *       ],
+         *       "priority": "low"
+         *     }
+         */
+        AsyncBatchPredictRequest: {
+            model: components["schemas"]["ModelNameField"];
+            /**
+             * @description The version to run. When omitted, the model's routing rule chooses one.
+             * @example v1
+             */
+            version?: string;
+            /**
+             * @description The inputs, at least one and at most `MAX_BATCH_ITEMS`.
+             * @example [
+             *       1,
+             *       "two",
+             *       null
+             *     ]
+             */
+            items: components["schemas"]["AnyValue"][];
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
+        };
+        /**
+         * @description How soon the job should start among the jobs waiting: workers take from the
+         *     high, normal and low queues in weighted random order, 6:3:1, so a high job
+         *     usually starts before low ones queued earlier and low jobs never starve. When
+         *     omitted, normal.
+         * @example high
+         * @enum {string}
+         */
+        JobPriority: "low" | "normal" | "high";
+        /**
+         * Format: date-time
+         * @description When the job must have started (RFC 3339 with offset): a job no worker has
+         *     started by then ends `failed`, its `error_message` saying so, and never runs.
+         *     A deadline already past when submitted is 400 `invalid_request`.
+         * @example 2026-11-22T10:05:00Z
+         */
+        JobDeadline: string;
+        /**
          * @description A single prediction.
          * @example {
          *       "model": "echo",
@@ -1279,6 +1349,8 @@ export interface components {
              * @example null
              */
             error_message: string | null;
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
         };
         /**
          * @description One version of a registered model.
@@ -2609,6 +2681,14 @@ export interface components {
         /** @description One of the model's versions. */
         ModelVersion: string;
         /**
+         * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+         *     at most 3600). Once it has passed, the request is answered 503
+         *     `request_cancelled` and its items, if they still wait in the model's dynamic
+         *     batcher, are dropped before the model runs: a client that gave up costs no
+         *     model time. Without it a request waits as long as the client stays connected.
+         */
+        RequestTimeoutHeader: string;
+        /**
          * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
          *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
          *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
@@ -2656,7 +2736,16 @@ export interface operations {
     predict: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items, if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2690,7 +2779,16 @@ export interface operations {
     predictBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items, if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2744,7 +2842,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PredictRequest"];
+                "application/json": components["schemas"]["AsyncPredictRequest"];
             };
         };
         responses: {
@@ -2793,7 +2891,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BatchPredictRequest"];
+                "application/json": components["schemas"]["AsyncBatchPredictRequest"];
             };
         };
         responses: {
