@@ -31,6 +31,7 @@ var readmeSections = []struct{ file, heading string }{
 	{"docs/api.md", "## Example models"},
 	{"docs/api.md", "## REST with curl"},
 	{"docs/api.md", "## Idempotent submissions"},
+	{"docs/api.md", "## Priorities, deadlines and timeouts"},
 	{"docs/oip.md", "## Calls"},
 }
 
