@@ -282,8 +282,8 @@ type AnyValue = json.RawMessage
 // Example: {"items":[1,"two",null],"model":"echo","priority":"low"}
 type AsyncBatchPredictRequest struct {
 	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
-	// started by then ends `failed`, its `error_message` saying so, and never runs.
-	// A deadline already past when submitted is 400 `invalid_request`.
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
 	//
 	//
 	// Example: 2026-11-22T10:05:00Z
@@ -326,8 +326,8 @@ type AsyncPredictRequest struct {
 	Data AnyValue `json:"data"`
 
 	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
-	// started by then ends `failed`, its `error_message` saying so, and never runs.
-	// A deadline already past when submitted is 400 `invalid_request`.
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
 	//
 	//
 	// Example: 2026-11-22T10:05:00Z
@@ -427,8 +427,8 @@ type Health struct {
 type HealthStatus string
 
 // JobDeadline When the job must have started (RFC 3339 with offset): a job no worker has
-// started by then ends `failed`, its `error_message` saying so, and never runs.
-// A deadline already past when submitted is 400 `invalid_request`.
+// started by then ends `failed`, its `error_message` saying so, and never runs
+// (one already past when submitted ends so as soon as a worker reaches it).
 //
 // Example: 2026-11-22T10:05:00Z
 type JobDeadline = time.Time
@@ -461,8 +461,8 @@ type JobRecord struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
-	// started by then ends `failed`, its `error_message` saying so, and never runs.
-	// A deadline already past when submitted is 400 `invalid_request`.
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
 	//
 	//
 	// Example: 2026-11-22T10:05:00Z

@@ -235,7 +235,7 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
-	priority, deadline, err := u.parse(time.Now())
+	priority, deadline, err := u.parse()
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}

@@ -20,9 +20,10 @@ type urgency struct {
 	deadline *time.Time
 }
 
-// parse checks the priority and deadline: a deadline already past at now is refused,
-// since the job could only end failed.
-func (u urgency) parse(now time.Time) (job.Priority, time.Time, error) {
+// parse checks the priority and deadline. A deadline already past is taken: the
+// contract cannot tell it from a later one, and the job ends failed, unrun, when a
+// worker reaches it, as any job past its deadline does.
+func (u urgency) parse() (job.Priority, time.Time, error) {
 	var p job.Priority
 	if u.priority != nil {
 		p = job.Priority(*u.priority)
@@ -33,11 +34,11 @@ func (u urgency) parse(now time.Time) (job.Priority, time.Time, error) {
 	}
 	var d time.Time
 	if u.deadline != nil {
-		d = *u.deadline
-		if !d.After(now) {
+		if u.deadline.IsZero() {
 			return "", time.Time{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
-				Detail: "deadline " + d.Format(time.RFC3339Nano) + " has passed already; send a later one, or none"}
+				Detail: "deadline must be an RFC 3339 time with an offset, such as 2026-11-22T10:05:00Z"}
 		}
+		d = *u.deadline
 	}
 	return p, d, nil
 }
@@ -60,8 +61,8 @@ func inPriority(in *validator.Input) *api.JobPriority {
 }
 
 // inDeadline is the one-pass body's deadline; one that does not parse as RFC 3339 is
-// given as the zero time, which parse refuses as past (the schema's format check
-// refused it already when formats are checked).
+// given as the zero time, which parse refuses (the contract's format check refuses it
+// first).
 func inDeadline(in *validator.Input) *time.Time {
 	if in.Deadline == "" {
 		return nil

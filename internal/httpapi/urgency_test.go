@@ -7,8 +7,8 @@ import (
 )
 
 // TestSubmitUrgency: a submission's priority and deadline are kept in its record
-// (normal when none is sent); a deadline already past, a malformed one and an unknown
-// priority are 400.
+// (normal when none is sent); a job whose deadline has passed already fails unrun; a
+// malformed deadline and an unknown priority are 400.
 func TestSubmitUrgency(t *testing.T) {
 	h := newHarness(t)
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
@@ -22,7 +22,7 @@ func TestSubmitUrgency(t *testing.T) {
 		{"none", "/predict/async", `{"model":"echo","data":1}`, http.StatusOK, "normal", false},
 		{"high", "/predict/async", `{"model":"echo","data":1,"priority":"high"}`, http.StatusOK, "high", false},
 		{"low batch with a deadline", "/predict/async/batch", `{"model":"echo","items":[1],"priority":"low","deadline":"` + future + `"}`, http.StatusOK, "low", true},
-		{"a deadline past", "/predict/async", `{"model":"echo","data":1,"deadline":"` + past + `"}`, http.StatusBadRequest, "", false},
+		{"a deadline past", "/predict/async", `{"model":"echo","data":1,"deadline":"` + past + `"}`, http.StatusOK, "normal", true},
 		{"a malformed deadline", "/predict/async", `{"model":"echo","data":1,"deadline":"tomorrow"}`, http.StatusBadRequest, "", false},
 		{"an unknown priority", "/predict/async", `{"model":"echo","data":1,"priority":"urgent"}`, http.StatusBadRequest, "", false},
 	}
@@ -46,6 +46,10 @@ func TestSubmitUrgency(t *testing.T) {
 			h.c.Get("/jobs/"+sub.JobID, keyRead).JSON(t, &rec)
 			if rec.Priority != tt.priority || (rec.Deadline != nil) != tt.deadline {
 				t.Errorf("record with priority %q and deadline %v", rec.Priority, rec.Deadline)
+			}
+			final := waitFinal(t, h.c, sub.JobID)
+			if expired := tt.deadline && *rec.Deadline == past; expired != (final.Status == "failed") {
+				t.Errorf("the job ended %s (%v)", final.Status, final.ErrorMessage)
 			}
 		})
 	}

@@ -1240,8 +1240,8 @@ export interface components {
         /**
          * Format: date-time
          * @description When the job must have started (RFC 3339 with offset): a job no worker has
-         *     started by then ends `failed`, its `error_message` saying so, and never runs.
-         *     A deadline already past when submitted is 400 `invalid_request`.
+         *     started by then ends `failed`, its `error_message` saying so, and never runs
+         *     (one already past when submitted ends so as soon as a worker reaches it).
          * @example 2026-11-22T10:05:00Z
          */
         JobDeadline: string;
