@@ -240,7 +240,8 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op, model, version
 		return api.AsyncSubmitResponse{}, err
 	}
 	if idem != nil {
-		idem.Fingerprint = fingerprint(idem.Fingerprint, string(priority), deadlineText(deadline), nil)
+		// The priority and deadline are the body's too; normal by name or by default.
+		idem.Fingerprint = fingerprint(idem.Fingerprint, string(priority.Or()), deadlineText(deadline), nil)
 	}
 	ver, err := s.reg.Resolve(model, version)
 	if err != nil {
