@@ -1553,7 +1553,7 @@ type GetJobParams struct {
 type PredictParams struct {
 	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
 	// at most 3600). Once it has passed, the request is answered 503
-	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
 	// batcher, are dropped before the model runs: a client that gave up costs no
 	// model time. Without it a request waits as long as the client stays connected.
 	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
@@ -1593,7 +1593,7 @@ type SubmitBatchJobParams struct {
 type PredictBatchParams struct {
 	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
 	// at most 3600). Once it has passed, the request is answered 503
-	// `request_cancelled` and its items, if they still wait in the model's dynamic
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
 	// batcher, are dropped before the model runs: a client that gave up costs no
 	// model time. Without it a request waits as long as the client stays connected.
 	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
@@ -1604,6 +1604,13 @@ type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // OipInferVersionParams defines parameters for OipInferVersion.
@@ -1611,6 +1618,13 @@ type OipInferVersionParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
@@ -4896,6 +4910,17 @@ func NewOipInferRequestWithBody(server string, modelName OIPModelName, params *O
 			req.Header.Set("Inference-Header-Content-Length", headerParam0)
 		}
 
+		if params.RequestTimeout != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -5113,6 +5138,17 @@ func NewOipInferVersionRequestWithBody(server string, modelName OIPModelName, mo
 			}
 
 			req.Header.Set("Inference-Header-Content-Length", headerParam0)
+		}
+
+		if params.RequestTimeout != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam1)
 		}
 
 	}

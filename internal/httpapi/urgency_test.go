@@ -62,21 +62,27 @@ func TestRequestTimeout(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	h := newHarness(t, func(s *setup) { s.sources = append(s.sources, testModel("gate", blocking(release))) })
 	tests := []struct {
-		name, timeout string
-		status        int
-		code          string
+		name, path, body, timeout string
+		status                    int
+		code                      string
 	}{
-		{"passed", "0.05", http.StatusServiceUnavailable, "request_cancelled"},
-		{"not a number", "soon", http.StatusBadRequest, "invalid_request"},
-		{"zero", "0", http.StatusBadRequest, "invalid_request"},
-		{"over an hour", "3601", http.StatusBadRequest, "invalid_request"},
+		{"passed", "/predict", `{"model":"gate","data":1}`, "0.05", http.StatusServiceUnavailable, "request_cancelled"},
+		{"passed, a batch", "/predict/batch", `{"model":"gate","items":[1,2]}`, "0.05", http.StatusServiceUnavailable, "request_cancelled"},
+		{"not a number", "/predict", `{"model":"gate","data":1}`, "soon", http.StatusBadRequest, "invalid_request"},
+		{"zero", "/predict", `{"model":"gate","data":1}`, "0", http.StatusBadRequest, "invalid_request"},
+		{"over an hour", "/predict", `{"model":"gate","data":1}`, "3601", http.StatusBadRequest, "invalid_request"},
+		{"malformed, to /v2 infer", "/v2/models/echo/infer", `{"inputs":[{"name":"x","shape":[1],"datatype":"INT64","data":[1]}]}`, "1e3", http.StatusBadRequest, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := h.c.NewRequest(http.MethodPost, "/predict", keyPredict, `{"model":"gate","data":1}`)
+			req := h.c.NewRequest(http.MethodPost, tt.path, keyPredict, tt.body)
 			req.Header.Set("Request-Timeout", tt.timeout)
 			resp := h.c.Do(req)
-			if p := resp.Problem(t); resp.Status != tt.status || p.Code != tt.code {
+			var p struct {
+				Code string `json:"code"`
+			}
+			resp.JSON(t, &p)
+			if resp.Status != tt.status || p.Code != tt.code {
 				t.Fatalf("status %d code %q, want %d %q: %s", resp.Status, p.Code, tt.status, tt.code, resp.Body)
 			}
 		})

@@ -2683,7 +2683,7 @@ export interface components {
         /**
          * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
          *     at most 3600). Once it has passed, the request is answered 503
-         *     `request_cancelled` and its items, if they still wait in the model's dynamic
+         *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
          *     batcher, are dropped before the model runs: a client that gave up costs no
          *     model time. Without it a request waits as long as the client stays connected.
          */
@@ -2740,7 +2740,7 @@ export interface operations {
                 /**
                  * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
                  *     at most 3600). Once it has passed, the request is answered 503
-                 *     `request_cancelled` and its items, if they still wait in the model's dynamic
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
                  *     batcher, are dropped before the model runs: a client that gave up costs no
                  *     model time. Without it a request waits as long as the client stays connected.
                  */
@@ -2783,7 +2783,7 @@ export interface operations {
                 /**
                  * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
                  *     at most 3600). Once it has passed, the request is answered 503
-                 *     `request_cancelled` and its items, if they still wait in the model's dynamic
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
                  *     batcher, are dropped before the model runs: a client that gave up costs no
                  *     model time. Without it a request waits as long as the client stays connected.
                  */
@@ -3826,6 +3826,14 @@ export interface operations {
                  *     bytes of the JSON inference request that starts it; the binary tensors follow.
                  */
                 "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
             };
             path: {
                 /** @description A registered model's name. */
@@ -3875,6 +3883,14 @@ export interface operations {
                  *     bytes of the JSON inference request that starts it; the binary tensors follow.
                  */
                 "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
             };
             path: {
                 /** @description A registered model's name. */
