@@ -215,15 +215,16 @@ func (s *Service) submitOnce(ctx context.Context, rec Record, idem Idempotency) 
 		rec, err := use.answer(idem, s.now())
 		return rec, err == nil, err
 	}
+	owner, id := rec.Owner, rec.ID // enqueueCreated's failure returns no record
 	if atOnce {
-		err = s.replicate(ctx, rec.ID)
+		err = s.replicate(ctx, id)
 	} else {
 		rec, err = s.enqueueCreated(ctx, rec)
 	}
 	if !until.IsZero() {
 		// Best effort either way: a key left pending is taken as accepted once
 		// AcceptTimeout has passed, and its job failed when it was refused.
-		_ = settle(context.WithoutCancel(ctx), rec.Owner, idem, rec.ID, err == nil)
+		_ = settle(context.WithoutCancel(ctx), owner, idem, id, err == nil)
 	}
 	if err != nil {
 		return Record{}, false, err
