@@ -34,5 +34,9 @@ const (
 	CodeRequestTimeout       = "request_timeout"        // 408: the body did not arrive within the server's read timeout
 	CodeHeaderTooLarge       = "header_too_large"       // 431: the request's headers are too large
 	CodeNotImplemented       = "not_implemented"        // 501: a Transfer-Encoding the server does not support
-	CodeCallbackNotAllowed   = "callback_not_allowed"   // 400: a callback_url WEBHOOK_ALLOWED_HOSTS does not allow
+	// 422: the submission's Idempotency-Key came with another body; use a new key
+	CodeIdempotencyKeyReused = "idempotency_key_reused"
+	// 409: the Idempotency-Key's first submission is still being accepted; see Error.RetryAfter
+	CodeIdempotencyKeyInProgress = "idempotency_key_in_progress"
+	CodeCallbackNotAllowed       = "callback_not_allowed" // 400: a callback_url WEBHOOK_ALLOWED_HOSTS does not allow
 )

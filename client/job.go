@@ -15,7 +15,7 @@ func (c *Client) Submit(ctx context.Context, r PredictRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.gen.SubmitJobWithBody(ctx, contentJSON, body)
+	resp, err := c.gen.SubmitJobWithBody(ctx, nil, contentJSON, body)
 	return submitted(resp, err)
 }
 
@@ -27,7 +27,7 @@ func (c *Client) SubmitBatch(ctx context.Context, r BatchRequest) (string, error
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.gen.SubmitBatchJobWithBody(ctx, contentJSON, body)
+	resp, err := c.gen.SubmitBatchJobWithBody(ctx, nil, contentJSON, body)
 	return submitted(resp, err)
 }
 

@@ -106,7 +106,7 @@ func (c *Client) Predict(ctx context.Context, r PredictRequest) (*Prediction, er
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.gen.PredictWithBody(ctx, contentJSON, body)
+	resp, err := c.gen.PredictWithBody(ctx, nil, contentJSON, body)
 	var out Prediction
 	if err := read(resp, err, &out); err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (c *Client) PredictBatch(ctx context.Context, r BatchRequest) (*BatchPredic
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.gen.PredictBatchWithBody(ctx, contentJSON, body)
+	resp, err := c.gen.PredictBatchWithBody(ctx, nil, contentJSON, body)
 	var out BatchPrediction
 	if err := read(resp, err, &out); err != nil {
 		return nil, err

@@ -60,6 +60,27 @@ func (e JobCallbackState) Valid() bool {
 	}
 }
 
+// Defines values for JobPriority.
+const (
+	High   JobPriority = "high"
+	Low    JobPriority = "low"
+	Normal JobPriority = "normal"
+)
+
+// Valid indicates whether the value is a known member of the JobPriority enum.
+func (e JobPriority) Valid() bool {
+	switch e {
+	case High:
+		return true
+	case Low:
+		return true
+	case Normal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -282,9 +303,9 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
-// AsyncBatchPredictRequest A batch asynchronous prediction request; every item runs through the same model version.
+// AsyncBatchPredictRequest A batch asynchronous prediction request, every item through the same model version, with how urgent it is and where to report its end.
 //
-// Example: {"items":[1,"two",null],"model":"echo"}
+// Example: {"items":[1,"two",null],"model":"echo","priority":"low"}
 type AsyncBatchPredictRequest struct {
 	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
 	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
@@ -297,6 +318,14 @@ type AsyncBatchPredictRequest struct {
 	// Example: https://hooks.example.com/inferd
 	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
 	//
 	// Example: [1,"two",null]
@@ -307,15 +336,24 @@ type AsyncBatchPredictRequest struct {
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
 	// Version The version to run. When omitted, the model's routing rule chooses one.
 	//
 	// Example: v1
 	Version string `json:"version,omitempty"`
 }
 
-// AsyncPredictRequest A single asynchronous prediction request.
+// AsyncPredictRequest A single asynchronous prediction request, with how urgent it is and where to report its end.
 //
-// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","version":"v1"}
+// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","priority":"high","version":"v1"}
 type AsyncPredictRequest struct {
 	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
 	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
@@ -335,10 +373,27 @@ type AsyncPredictRequest struct {
 	// Example: {"text":"hello"}
 	Data AnyValue `json:"data"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Version The version to run. When omitted, the model's routing rule chooses one.
 	//
@@ -474,10 +529,25 @@ type JobCallback struct {
 // Example: delivered
 type JobCallbackState string
 
+// JobDeadline When the job must have started (RFC 3339 with offset): a job no worker has
+// started by then ends `failed`, its `error_message` saying so, and never runs
+// (one already past when submitted ends so as soon as a worker reaches it).
+//
+// Example: 2026-11-22T10:05:00Z
+type JobDeadline = time.Time
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobId = openapi_types.UUID
+
+// JobPriority How soon the job should start among the jobs waiting: workers take from the
+// high, normal and low queues in weighted random order, 6:3:1, so a high job
+// usually starts before low ones queued earlier and low jobs never starve. When
+// omitted, normal.
+//
+// Example: high
+type JobPriority string
 
 // JobRecord An asynchronous job.
 //
@@ -503,6 +573,14 @@ type JobRecord struct {
 	// Example: 2026-11-22T10:00:00.123Z
 	CreatedAt time.Time `json:"created_at"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// ErrorMessage Why the job failed; null unless status is failed.
 	ErrorMessage *string `json:"error_message"`
 
@@ -520,6 +598,15 @@ type JobRecord struct {
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
 	// floating point.
@@ -1188,7 +1275,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented, callback_not_allowed.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed.
 	//
 	//
 	// Example: invalid_input
@@ -1348,6 +1435,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// IdempotencyKey Example: "8e03978e-40d5-43e8-bc93-6894a57f9324"
+type IdempotencyKey = string
+
 // InferenceHeaderContentLength Example: 152
 type InferenceHeaderContentLength = int
 
@@ -1365,6 +1455,9 @@ type OIPModelName = string
 
 // OIPModelVersion Example: v1
 type OIPModelVersion = string
+
+// RequestTimeoutHeader Example: 2.5
+type RequestTimeoutHeader = string
 
 // BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -1389,6 +1482,18 @@ type Conflict = Problem
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
+
+// IdempotencyInProgress An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyInProgress = Problem
+
+// IdempotencyKeyReused An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyKeyReused = Problem
 
 // InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -1491,11 +1596,68 @@ type GetJobParams struct {
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
 }
 
+// PredictParams defines parameters for Predict.
+type PredictParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
+// SubmitJobParams defines parameters for SubmitJob.
+type SubmitJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitBatchJobParams defines parameters for SubmitBatchJob.
+type SubmitBatchJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PredictBatchParams defines parameters for PredictBatch.
+type PredictBatchParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // OipInferVersionParams defines parameters for OipInferVersion.
@@ -1503,6 +1665,13 @@ type OipInferVersionParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
@@ -1560,13 +1729,13 @@ type ServerInterface interface {
 	GetModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion)
 	// Predict Run one synchronous prediction
 	// (POST /predict)
-	Predict(w http.ResponseWriter, r *http.Request)
+	Predict(w http.ResponseWriter, r *http.Request, params PredictParams)
 	// SubmitJob Submit a single asynchronous prediction
 	// (POST /predict/async)
-	SubmitJob(w http.ResponseWriter, r *http.Request)
+	SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams)
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	// (POST /predict/async/batch)
-	SubmitBatchJob(w http.ResponseWriter, r *http.Request)
+	SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams)
 	// CancelJob Cancel an asynchronous job
 	// (DELETE /predict/async/{job_id})
 	CancelJob(w http.ResponseWriter, r *http.Request, jobId JobID)
@@ -1575,7 +1744,7 @@ type ServerInterface interface {
 	PollJob(w http.ResponseWriter, r *http.Request, jobId JobID)
 	// PredictBatch Run a synchronous batch prediction
 	// (POST /predict/batch)
-	PredictBatch(w http.ResponseWriter, r *http.Request)
+	PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams)
 	// Ready Readiness
 	// (GET /ready)
 	Ready(w http.ResponseWriter, r *http.Request)
@@ -1686,19 +1855,19 @@ func (_ Unimplemented) GetModel(w http.ResponseWriter, r *http.Request, name Mod
 
 // Predict Run one synchronous prediction
 // (POST /predict)
-func (_ Unimplemented) Predict(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) Predict(w http.ResponseWriter, r *http.Request, params PredictParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
 // SubmitJob Submit a single asynchronous prediction
 // (POST /predict/async)
-func (_ Unimplemented) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
 // SubmitBatchJob Submit a batch asynchronous prediction
 // (POST /predict/async/batch)
-func (_ Unimplemented) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -1716,7 +1885,7 @@ func (_ Unimplemented) PollJob(w http.ResponseWriter, r *http.Request, jobId Job
 
 // PredictBatch Run a synchronous batch prediction
 // (POST /predict/batch)
-func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request) {
+func (_ Unimplemented) PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -2022,8 +2191,35 @@ func (siw *ServerInterfaceWrapper) GetModel(w http.ResponseWriter, r *http.Reque
 // Predict operation middleware
 func (siw *ServerInterfaceWrapper) Predict(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PredictParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.Predict(w, r)
+		siw.Handler.Predict(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2036,8 +2232,35 @@ func (siw *ServerInterfaceWrapper) Predict(w http.ResponseWriter, r *http.Reques
 // SubmitJob operation middleware
 func (siw *ServerInterfaceWrapper) SubmitJob(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.SubmitJob(w, r)
+		siw.Handler.SubmitJob(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2050,8 +2273,35 @@ func (siw *ServerInterfaceWrapper) SubmitJob(w http.ResponseWriter, r *http.Requ
 // SubmitBatchJob operation middleware
 func (siw *ServerInterfaceWrapper) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitBatchJobParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Idempotency-Key", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Idempotency-Key", Err: err})
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.SubmitBatchJob(w, r)
+		siw.Handler.SubmitBatchJob(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2116,8 +2366,35 @@ func (siw *ServerInterfaceWrapper) PollJob(w http.ResponseWriter, r *http.Reques
 // PredictBatch operation middleware
 func (siw *ServerInterfaceWrapper) PredictBatch(w http.ResponseWriter, r *http.Request) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PredictBatchParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
+
+	}
+
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.PredictBatch(w, r)
+		siw.Handler.PredictBatch(w, r, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2285,6 +2562,25 @@ func (siw *ServerInterfaceWrapper) OipInfer(w http.ResponseWriter, r *http.Reque
 		}
 
 		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
 
 	}
 
@@ -2466,6 +2762,25 @@ func (siw *ServerInterfaceWrapper) OipInferVersion(w http.ResponseWriter, r *htt
 		}
 
 		params.InferenceHeaderContentLength = &InferenceHeaderContentLength
+
+	}
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
 
 	}
 
@@ -2836,6 +3151,17 @@ type BodyNotAcceptedApplicationProblemPlusJSONResponse Problem
 type ConflictApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse Problem
+
+type IdempotencyInProgressResponseHeaders struct {
+	RetryAfter *int
+}
+type IdempotencyInProgressApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers IdempotencyInProgressResponseHeaders
+}
+
+type IdempotencyKeyReusedApplicationProblemPlusJSONResponse Problem
 
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
@@ -3736,7 +4062,8 @@ func (response GetModel500ApplicationProblemPlusJSONResponse) VisitGetModelRespo
 }
 
 type PredictRequestObject struct {
-	Body *PredictJSONRequestBody
+	Params PredictParams
+	Body   *PredictJSONRequestBody
 }
 
 type PredictResponseObject interface {
@@ -3918,7 +4245,8 @@ func (response Predict503ApplicationProblemPlusJSONResponse) VisitPredictRespons
 }
 
 type SubmitJobRequestObject struct {
-	Body *SubmitJobJSONRequestBody
+	Params SubmitJobParams
+	Body   *SubmitJobJSONRequestBody
 }
 
 type SubmitJobResponseObject interface {
@@ -4003,6 +4331,25 @@ func (response SubmitJob408ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	return err
 }
 
+type SubmitJob409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyInProgressApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob409ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -4031,6 +4378,22 @@ func (response SubmitJob415ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitJob422ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyReusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitJob422ApplicationProblemPlusJSONResponse) VisitSubmitJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4090,7 +4453,8 @@ func (response SubmitJob503ApplicationProblemPlusJSONResponse) VisitSubmitJobRes
 }
 
 type SubmitBatchJobRequestObject struct {
-	Body *SubmitBatchJobJSONRequestBody
+	Params SubmitBatchJobParams
+	Body   *SubmitBatchJobJSONRequestBody
 }
 
 type SubmitBatchJobResponseObject interface {
@@ -4175,6 +4539,25 @@ func (response SubmitBatchJob408ApplicationProblemPlusJSONResponse) VisitSubmitB
 	return err
 }
 
+type SubmitBatchJob409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyInProgressApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob409ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitBatchJob413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -4203,6 +4586,22 @@ func (response SubmitBatchJob415ApplicationProblemPlusJSONResponse) VisitSubmitB
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitBatchJob422ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyReusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitBatchJob422ApplicationProblemPlusJSONResponse) VisitSubmitBatchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4574,7 +4973,8 @@ func (response PollJob503ApplicationProblemPlusJSONResponse) VisitPollJobRespons
 }
 
 type PredictBatchRequestObject struct {
-	Body *PredictBatchJSONRequestBody
+	Params PredictBatchParams
+	Body   *PredictBatchJSONRequestBody
 }
 
 type PredictBatchResponseObject interface {
@@ -7391,8 +7791,10 @@ func (sh *strictHandler) GetModel(w http.ResponseWriter, r *http.Request, name M
 }
 
 // Predict operation middleware
-func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request, params PredictParams) {
 	var request PredictRequestObject
+
+	request.Params = params
 
 	var body PredictJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7422,8 +7824,10 @@ func (sh *strictHandler) Predict(w http.ResponseWriter, r *http.Request) {
 }
 
 // SubmitJob operation middleware
-func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request, params SubmitJobParams) {
 	var request SubmitJobRequestObject
+
+	request.Params = params
 
 	var body SubmitJobJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7453,8 +7857,10 @@ func (sh *strictHandler) SubmitJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // SubmitBatchJob operation middleware
-func (sh *strictHandler) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params SubmitBatchJobParams) {
 	var request SubmitBatchJobRequestObject
+
+	request.Params = params
 
 	var body SubmitBatchJobJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -7536,8 +7942,10 @@ func (sh *strictHandler) PollJob(w http.ResponseWriter, r *http.Request, jobId J
 }
 
 // PredictBatch operation middleware
-func (sh *strictHandler) PredictBatch(w http.ResponseWriter, r *http.Request) {
+func (sh *strictHandler) PredictBatch(w http.ResponseWriter, r *http.Request, params PredictBatchParams) {
 	var request PredictBatchRequestObject
+
+	request.Params = params
 
 	var body PredictBatchJSONRequestBody
 	if err := runtime.BindJSONBody(r, &body); err != nil {
@@ -8090,303 +8498,326 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17c9s4sgf6VVA6tyrSHFqWX0lGrvuHk3EmnnFiH9vZObvDlAiRkMWYArQEZFkn19/9FroBEKSol+1k",
-	"HuutrZpYfAGNRqOfv/7aiMVoLDjjSja6XxtDRhOWwz9P+IDljMds6z38uPVWcMW42jpl/FoN9S0Jk3Ge",
-	"jlUqeKPbeJNyms9IQhUl7E4xLlPBu0QNGcngEZJy0p8pJokYwM+/XJ59JPhJooZUEalorqS+FvK+SGaH",
-	"cFsfX6zfKHJJBiLLxJSkqh3yRtCQ8ZCNqB4Ou6OjccYa3Z2D3aAxSnk6mowa3U7QULMxa3QbKVfsmuWN",
-	"+/ugccFUPts6GiiWz0/lksWCJ5IoQaY0VaTPBiJnROWzlF8Tek1T3l7w6ZUf/t+tDyJh2dY/WC7ha9WP",
-	"Xw0ZucWLhiosv2UJkCJn/54wqUhT/yE4I7mYKD2meCgkI9Mh46X7OB2xhHDBWWvBgBu3uw03TqnylF83",
-	"7vU4xzSnI6aq3IDMYHhhQ1aYpmpIKCcRHY+zNKb67m0RK6a2pMoZHUVEr3pQ5pmQzzNNaofjZurzT6qW",
-	"MA5yTaqHiazXCBqaTI3uSpZ/MLP9IvonP9WvdPRF9HtpEhFK5KQ/SiWse87UJOcsaZOr2ZglhEpCyTij",
-	"KSe4RoH+KeUkFlzlNFZkp91pdwIiRciBFFyQOEsZt5TR/9IMY1g5lSRng4kE7pge6lVJE7xVE0Pq57+I",
-	"PmnSkI9oNhC5ZiT9gpTH2SRhSUu/I9rv7Ov7elyo3kBMeBJ59B1TIJqhLk60ETT0kqU5SxpdlU9YPVd2",
-	"+i8Hr+nB7tZevJ9s7Q9esq0f6U5/azfeS/bZweAlfdVvBI0RvbM8uLP7GtbB/T3P1UEDtt5HGE91MY5I",
-	"zq5TqVjOEjLS972QQIt2/XTgP+tNhsVD8dDBLhQTZ5zZLWFHa6SGXDBic3nNQd/uPGDIZyfnT0hiuKW3",
-	"AaHTPJWPGPUT0hqH/s0pfq/fLMeCSwZi+g1NLlAg6r9iFF/6n77EHeein7HRf3+ROFc3Av1E4hHe7ulG",
-	"0EiYommm2V4gCczREurvc6bCxiH5+fiKbMNFSbJU4kE+t+TSUINJpcVBt3Ew6MQv6S77Mdnp78evqBaz",
-	"iqqJbHT3O1qepgrI8wE/KxSxgzLUGCo1lt3tbTgUknbCbu0U5XZ1Jvc+6f+fnA0a3cZ/bRdK0DZeldvn",
-	"+Aak8bzYtsdOKkkhHpuUE9H/wmIQoqAqkBEb9bV6M01jFhCqCOUzkrCxGgaFKA25yI3cpZxM+A0XU27o",
-	"LHLLa4H+t8+D45yNcxEzKfW3cqa/jIpCyFM+nih4wj9YXkgSxTTL+jS+6U3yLNIT0CTVkj367fjN+7Oz",
-	"X3tHp6dnvx3/1Ht/dnl1GRGqj03ZDvlbkTDZJVHKb2mWJj1DhCggUYXO+iczav/HkLtnYXz6NjccfR98",
-	"iuEhch803ohk9lGoozhmY6U3zyN4ekxnmaBJTwnRy2h+zXyuBtYdMpqpIVH0Bs8/u8ZaJ9mEaXf2CqY9",
-	"x68SJQSxX12DbecH+1SMK8YsB5LVzzMglOM5P6UStIY20ctOorkhRW09qLeCD7I0fpy80arBIOWpHLKS",
-	"sNEaCM1yRpMZsde7oJesox9o3paTOGYsYclGUufHYgF/qRnCemtYmtRTLV8dRbTWR1JFYsr1Vu4z/a+Y",
-	"ZZnWH3Hx/LHgur0TeT9NEsYftXAD9xZv1dQwlR6fccYSPApoMtIKbCzGbKPl8PbTO++Da6xBMb6nWoAb",
-	"NtN8BUKM9CeKZDS+wenBxOBflcnbVXCjwSU44YrlnGbHeS7yRy0Du2PxRN/bY/AubzG07klud7rmNMkn",
-	"nAxomm20IQ78Y/jYfovYb62xDtUBPtVqjNMxy1LOzJzIdJhmTE+S6xOxGVW+G7XsEQo2dU6GqT6QQz7h",
-	"7G6Mp+eATjJFmlFqVsc+aY6kj0K9A03isfJukXaldzgYymmynpRr5iwWeSIJuxunOSO/nL3pXV2dEjpQ",
-	"4FdhVlK0Ntp0+2UZuKHeVZ7hUyz3R6GF+RCt0qhsc8KyIoNbz0lzPZWkBTvx7OR8Lc158YqW1JpG0EA2",
-	"17+PJ4qE+N+w0SVySMeM/L4T7H0miWCofQ1SRX7f2gn2P6PvA29yqh5JWJzRnK1Wndcm9NnJOYqdGkof",
-	"eSqtczjNKX1dGPkvl2cfUctcpPqGHHTfFmqvxhUDjoZEuMkXU21WNMSu3tPxkBh9lvIk5FP9tNZP7KY9",
-	"JG/+eXV8ScREjSfKvJ7mDN7/6erd1mui2J0iVN7oHa6HK2HodlefnZyvcyCudxDatV94Do5zlqSxwgPj",
-	"kEwkIxQOFhj3UGSJJKn6Pottz7SHH2NnJ+fgOLsS4hRU1bXpByZrXuy6W5pNVqnsBXFZSXEl7C4GAu90",
-	"9l8fvHppPM3ND0f/27s4/p9Px5dXPWCS1iGR48zwXJ+qeKgZUzKekIxJCU7L1aT3DO+6kdtrS4aON5Cp",
-	"mGQJ6OLaOMwYlYoc7O7vvn69g1MIyAh8z0PKCU7m8vzs4+UxzoY093d+3N/r7LeMmXaomRxYfMCmLCe5",
-	"mEo9QbM1YBfqq33PRdsMPW9v2Oh+DRt4uacv9/DREF0X963A7Ei0HygZ5DQGJhED2FMvJA58DSI+GQcD",
-	"B6QSTawciRXNLX1kJRVK5SGVSFugkX4m5PDQm6Ort+97J1fHHy4j0owXmD+tQ6tMUC41qXEp+8wfhXlj",
-	"edHcS+fZJGp1Vy9gyAfmy1bgUekv6LorVAi/dVXRZQegry5VuN1oW0ZJK5StbHZI/j0RivlBi16aYCBj",
-	"JiYkZ2ORq+8qDfEcepRCSdbRJw3p11AoN3HUWbKPyt4yfVovcNx9H8pa9a3q1MJDRa7pQbJEM26VzY+c",
-	"v8bp8oeIRfDfxjTPUyaJ4GyF4+fs5PyS5bdpzD5xekvTjPYz9ggm1t9I+fUcC5vfuyTNtd29A14dlWbu",
-	"yiHJmcpnRA5FrrLZ96OuNTU0gXEocLii4FACfnR2iLmj8JVOCqpFLefatUyntVvPiwPRamPRRV7oOiIS",
-	"Q9XtRuAH7yvR7bpZmru3/VvvTTTkSogPlM+MQSQftKo5VayXpaNUMV8u6Z8J/KxPo51Ox05ZbkvS7E9y",
-	"qchup9MyO86o66BK37CZXWukxA75bhYRjtiGTEviwQRUlcTtplcuZ7Dy5YWiM2kC9AJn0SJb8KYbNnsh",
-	"iUeYZuQTLwqswbCFqrlTy2UrgO9aCpKUk3EurnMtaZpRLHg8yXPG45l7V8vsdYgHIMPacIMzQBwHCyIG",
-	"inEyyMUIl4AmiXk5nahhTw1zoVTGwI5+Sgb8xPX7RZ7+H3vYwTjxX1BwHwhiarx3R+cn6M7DnIn/3To6",
-	"P9n6lc2Iywv4ToIkcp+ObDpMKv0lQpPQCw3dsJkVz/5MnWT+xOVkrDUnlnxgSUqvwGPzIDq6F/VG+k09",
-	"cP5UKKrsWUMlsTkT+pNdUv0KcN+C7I8A1BVtqG9DqsN3Pietk4VQoueIeyGVhLNUDbXcrc4lIlzky5JZ",
-	"mtSIhFQNxUQRWiIO5mBQSO64ylMFaR8UTH+7S+3txzwWcL54mqZzHiUMjIlmdP1/6TiC+E2UsEFGFYvA",
-	"CYI3JK2CY+rWFHlnfcXqkRG3h2tYf5tQ3CbaWZQqNpJRYbMuMldZxkZ6EPBUE1xd4DItYsAt4KIvoq8P",
-	"HXAdE5oJzkLu+SIKnwN6pkZ0BlJIC0v9OutzbsIIfjl7g4PtnR9f9H49/ie4yxeqj2h2nuOhlgr+cG57",
-	"iAfpb8GCD/E/VSa+xAH1eu/161edznoOKH3zy87rwgFVMYCCB1hAC+h3YQe9IQFryLGB8+mP3MYPcD+F",
-	"vGYkG7ifapYv5OX1MzvY2AdX6YiJyeMyACw7KPMuj1s1fbtkbrMmaQLHnzZYbxkocemIdZHTUqWZWfCY",
-	"ocOTSrWGQueHv177XGdSTN3Y1mK58oSelNsqc9f6hVFiUTl4YTQL83HSFJyRUconihHrOpwORcZCbsbp",
-	"lIPKuK2w3sjUX73c/56wCesNJllWlUv6cIGrRund6exChqkkTX3K/M+n40/HvcuTfx23rC2oFZ18o2i2",
-	"J1H+Bz5lBrLGsnoDf6oVnYr8xsvd0JKYEy6myPOek6Hk9Zh3NYR8XV9Dmc6phPmTZlRMztwVcrylT+Mb",
-	"2FaSTHjOaDzUr3JPlF5fcYjqcQ8nCpLUEzHlepT2h57+IWqt496ApOInsi/X926sIbfKXg7Hyt/bzeGJ",
-	"rl0ve+lKCDKifOa+vqbw8mf1FHz+EAdKt945InjIF/lDSDO6OLo67p2efDi56l2c61PX/+XNp4vLq+iQ",
-	"6MULednLYvaF+V69R0WfpW/PPr79dHFx/PHKKbvuhYs9LsouhNmz2mZnXBlGk9bFwkzS/gsZ8sLXcvTp",
-	"6n3v3dHJ6acLo2J/OPn46erYfJhUnTGBUQlYYk3PkGdC3EBYXtlpttrkLA9InYkQwNFZXhLwmVDFcF1C",
-	"rq0Cm4mm1Rmt0egJgqye0lQZIWVjJ1QbtmBHOJuhMBcOQx7bRDXpSGe3AXjNhMvBHsH3bDob0lcP1bNL",
-	"5m0Z1OVBJTLDAHNmkf3ilvSL6PfgWW9U1H28bEbFYqJVtglXaaa/ggk5MiCRycmJQu6ycmC4pRS+suTT",
-	"Q+zrU3CSy1abzDsTQ17yJj6piFzT/7ZaPlb8cE4+Pqkjztfbdgrh96n87TXkXmm0T3W+P7F3b0PX3jpL",
-	"tMDFV16s9X18G/vxfGvvwF8/NzACAyNmYGutZO2kntrm0xOF0ioqa/yDKJkwjdoUv5Go6tOLQt68/r90",
-	"HOhNXSRXLHT0rfLiaX3dTRMEwRGf/cP6ByrHMp9hPR34DwLCtR5oqxLa5C0EAxOQnZg0MlP6LqaHlbMt",
-	"BkJbs0YuJtfDkA8yQUHuj0XKTX2mx3CaJaDsLsuEXoq7rWuxZRZTE6x9QacfmJQU7Hp3dUvepOMtAYOm",
-	"2Ra8W8s0SEcJGkdyxuM32lQ1HiUvj48mSYqPnedaTVApk43ugGaSzasoGK6l+nXDXHAxkTbwgiV58NZD",
-	"omc/I9qQ12ebtLPHJaMjVk5EbJdJAPZ/o/u7FlNT0Qg0xT8HGOq0lWL3QWPsjfZrw6/YWMW4b829ny5O",
-	"9YvM9+oqDyEJRgaF10efsFSLZUVGQioy55UozaU6BfelZaNzrHgPlU0n+ExR2ETznM7gIhJk+dtcqdm7",
-	"lGUgsG/XKqoVeuHa5DdQK0apUvoA9gtrbFVtPskYiYdCSBMS9wmweb3Wujx979eL/W5oYSn82b0V8y0b",
-	"dgs8kvv1aZSxVexfYecyZzqJPBTiRrbNfe1YjIyM1ocKVbROFpR2gLeQmspPuSHs99fm0mdGnGNEoOFC",
-	"PrzUZoS68LzTNbInsfWUUNDilz7HOdNWhp5hedFN/fCKpfhF9E+SRnXk5tm6MT/dyfHnOCyeJf5/gsT3",
-	"ubZ2+pYpxcDjS2lNLJFrM8RsQcOsLyTwqawwYUUw50xOMlXDlZ7E3p3nygeurvtaXUU2XiRjbVApNgrW",
-	"ndzGfFtlVY/nlr3ClJObySxYYr9EHOdat9z+IVajxRPalyKbKEYifQR3t7cjiDbZ8zginy5OvbDvIOU0",
-	"s16LVJKxkAodydMh4yG3gtlUT8oA3FbSmDMuLy0gMr3mCE+hH7lUlCc0T8hvrA8qQMjlmMXpwFhFBMfd",
-	"Z5I0oynes5VCqqf9S6UjJhUdjaFY2P6qP0PVJGdRq01OlCRDLa1GE/AerlG7jFWtqQo5PKONqZjm+YxQ",
-	"MpEMS6/15MZUyqnIky5Uadu4N4ZSKjHzANwvOWYua+qCo1tMecXqWUcn8iTKbmd/VdF/0HgHPsQPdktV",
-	"N76VelPAhIGAM3od589UZvO9y+/4bThDDJbi2cDW9ejfB2mGB8dA8zaBnDG9FR1FEGFkTn4iAMB2mqdy",
-	"+3YPi/PbMzrKul4t+++dz20lelgq1IZSqC4ZQSq7KZ7a++xt+v5EmUPU1lrdhQ2T+v77fnFno4aQ3MBU",
-	"PPjIefD2N6AWxe7Hlajb+++hLH1+kU7TW8aZlPOrar0pXxuMT0b6c+JGv7pYCHHTqAPC8EdoXlI3ol9E",
-	"3wqk+nMXN4qmScZg41uFPUBfbooJrqD16bPYOUdK2ATG0bxIWAGXgZ+64k012x1gmkgTXm3VLU+mgNwp",
-	"dnWatIzjFk+NmKW3LDeOdEl27+5AoloxoxWlo5+Po5APqQS5wRJtQs2PJmkTBIyA8ZvBQzJoNGbcxOns",
-	"IENOlWKjsZJkRJMCrWfel2LvAwmRsEyPliU9qo2q3c7uy62dna3d3audTrej/9/e2e/8yzja9GK6JxpB",
-	"Y03bbe5ML4ZQ5YFzIe0MpCADmpfEwAqMrOp05oWTA7kqLRJL9Cod6rOQcVUsZlmrXkacgchHQMCEKgZH",
-	"UZ3QyKhUvYWCkyoyBXdfLvi1W1eiHyKGYH6WrRsuMLKbeHnI9ZM96OzVDc+scHVkhtdW8XjTDcEFch1H",
-	"0pyRay10yGRMmjh+yPu1UsZ8oxGU2MuUm5fkj399bgabGvUVwaUft2QICiZdIMhOkroj1MoExlU6SFke",
-	"IAJXDUIXgI2NRQYBH1juCMBEjNK9Df6U7a9ogN6XDap1Ua4cX04maS3FfhH9C5Av9cqh79L5IvoVBR/s",
-	"BGfaGvN7iSDZ3fuXPa96I+Ot7WojIGhYkbfk6b0d/bS15dfG+aozQurcSIAAt3z4B//yAg4NHyBkudPJ",
-	"0GnuvMsnzARR0eL6IvqB0b2MhZJCdAfMhzkbJVV1ZpdZDLPQfSEyRiEPJ/bO3RVuEHdE35dXdaE8BeQB",
-	"ahVclpDmxbu3ZG9v70dkbDEYSKZaa4hTZJH1xGmFkRaponCiGpEJYYoJh3Q0XEhIYnE6rr6OKUoItjX3",
-	"zRKf1tIjVe78rjtR/CPdRHmLIC9mJK1BJtwL65FpI+9X8Dh7exPb2N9wtZSkkODEcmLuBIFZpSgsr7Wg",
-	"XMqAyEuR/nUY72B9ihZa8gqKXuKNT6T5OxhE8/2gxhXgbVe3JtWdsuA8u3SzKq+FeaVFCwGDTigyYwrT",
-	"wJIW2Qonnc4eI1ZVaFYv2HWxfzvZSf6/kNvN6bwDhPFEmtQSBDagiQF8sIrxCTc5aJoE5lbLBSF3bIC5",
-	"KMALgF8jcsioGskuoeTfkzTW7CU4I9eCmVQaOwepcppeDxVRIuRa1qI1gbQ3erf+uWBjo2kblcaQTZtY",
-	"Trkx49JL6B0eDlXHEaCs8vj3zvHiqaDJEovewdwMGabgj9hI5LPKQQ4JwskEc6F6I9nodtqd3QB+X3Ik",
-	"/qtALVwr+DL/meqA34spyYTxFdiE9xvwz43SLEu9msXCKGgf+BtXTLT8dpTik1EfbQNvMgsOMm0iOlgg",
-	"m6djsyablOQMhpQzyeDsXX2grS9T/kQOhYJQdZLCY7jTVKp6M96SUVb4Du1rLztVVgoHgdzzfgmzRea+",
-	"9Y/SW4b0lhEuikV03yV9FtOJBBM7zcveKWdp5YxKjKSs5ef1fWn3C6ISNSx+DHGd+SEempzNKc1HW5Nx",
-	"UAn0SKCcoxqVxlrAi5FTasSIefrMWhPxRcjcROqcz7Jkm81xyAeYzwXgL8zP/wOjcgKYnrgyY4brwRJH",
-	"lIJLjGOPKKFoVuOvcnxWil8tTc8xT+Ag6xbOfHONPB99m31PhU7FwIoX1tJK0/OYq3xWH6mwHlkxIHQO",
-	"ELUixTcRxX8acbOQKPXCBXdPGbCrwIrNZ+SGg9fecJTItd5QF5eSje7vK0i25PJu4/5zfaRqfU70ln7N",
-	"XbeQVh+YojY9YZ6HStQKbMilTDGSVqlUfs9JrrWrMYtTqydJNqYZbNQxUzQjI9zXWHuUchKP2kWxLxr5",
-	"GEUGwidmIpD3tbdbKBJ3WjkaUn0Rcc3uP2+ihxgcZ4Nus/xTmbhOIa/d+94efG8spHJioGATKQZqRPUI",
-	"AfRIr/C9xyZKjHs3/sXGTaO7FzQy2kd+a0imhKSWlWKRAd7NbZpfpzyNaePzPXzdBTT8j7vARukL85Mb",
-	"MIh3me+NadbLHAY9/DlNE/gLlq24iH/ixc8FTfZxTCbKjTGCnCp2PWt0G1OmNWRQTPGfMKbbnUb3x06g",
-	"d0l3p3PvGUwNSPqu7jT3J4wZf9htzO+vEkd+XYS/80ISbQl6VwNkWK2sx4IP0uuy2vZQ1q73R6wVEnsC",
-	"R4TdS3V0KLDyHCZRmmF90Pph7Ct4yeWYxXWH5GplGrNQIaVzkU79EI/7t9aoneTYgLDX6e2TEbYkeurG",
-	"IBUbS9JnasoMnXEkVmWypZkQb9b2P1hP4DVce4iXio0XDtCTTuuNr0ikAMw4O1AY9hMPzhNTy15xgbdd",
-	"TDJW9ueUp2NNv8LZNEhzqcxONiHDQ4KVLFN0WTlmhxxseVjAgRlqeGKANDUtuCCM5lnK8urDpRBJgXJk",
-	"hWhdeMRem9sND1LdfMlcr4l5+ml5TSHrgmbF2hbJYIWI91Z8bsBLFaI5m9W5xAoY42KwTloW27vEx+Vd",
-	"V3CRN/2FqlchPGp3A+aHrFTeH9Tow6DPqnh4qegikYXCIaZZBn1woJELBBtk+n/M7UVOuZC2ddGQzcDt",
-	"AkBAo/FEsR4EcqPWIbbPwfJgQIDXRyWU2GEKBUDAA4lJLMYpk1CepCCkIRWdkc68DQfD6enhlKpMXnty",
-	"PuXq5X7DC/7u1AV/S4NdA9hFU6383HiiHvAcTnjtByus7E2/OpTqlOY+WceVZyfnP1FFlSnuqToE8Qiz",
-	"KAGIV2M279mYceI6GZHzXCgRi8wXQm/Ozk4bQePTycer1+a/Oy/NP0D71P+ApTJ32BvsdXv53Tn8/O4c",
-	"fn13Dj9CIV1Znpkb6jj/pxmnoxTrN4zMr+QS5AzrZ6zotcIqFjRjMmagD2LZpfILN5WAfVJsnXmmHdG7",
-	"HpYwJyyjs94ojXO7g0psDAjoixm5NothnLMBy3OW9Mp7o253S4VBQBixnVgCo0aFzyTOxHQ8rgRCfn+5",
-	"70vguUHOD2xE7xal4VYt1mX0WcC2x/X685HBi1/Bpl4xb5dECJWpdWrjRoJ7XsiQmyjIIYlikbAIG6LF",
-	"gCQpBiQy5VtRC+GQivIzRERC+ffClJVXagugKm5+y0kFNe8jqvmUbekjGn7Q99tuXO675WOhCg6+vs1R",
-	"m02SuvpkmB2gYStBEkFoX0xU1Qkwj0HusEn3sfBLQkjFIZPvfw7ItVCkNr3Er+T7urgxDmRPBIRmUhRl",
-	"nSa9fuvkJ1MIWR5nTV3g8hQ1qyXAkpWGtoA3gd+8JP85Fp3vK7eGVPUS9hOEMtnaaZT9JODV+f2gvRPs",
-	"tQ+CnfZ+0GnvfsZKCjNQIyOtB8SwijXg0Ycyn+xfswrH8VCwxFLdGhJlUtsxLjFI19Liz07ODTlPYMCr",
-	"kvyX2mUOvV2Y7JqA9Gegex0SLQht9ffUy+Jf294oRnqGp26dUVRqebjibefFzVW+NERczoRFecwiBvLa",
-	"nxWtzUp9xYzjpeQnQ1bbbe8EW532frC10361jNHm3GfoPVvAaWtwkD/qmt5sC+6/XbsbZk75yvaXY6qG",
-	"1d6XlSqOuXF4rLk+Q+EifnuOKnXCsyNdxl9aSi2wJyzuiWkM6WL4kM9tomlQ8C30fw5NsA36oBqZkqDO",
-	"FnJQbFhugWCiAK2Som+EVmiyWeuwCAUZ2/gFOMyumYTIkbm7CxAanu4ckWZh4LUCUrFkkA+MtWrHYgZq",
-	"OqsF3iuRbvqdhZ3YahP05BjjygUf3WcB/sp7om2tpxvGxqZ/lkEli2k8ZF0SwX97w1QZNEb8e5RKGVn7",
-	"qU7xsE9tYry4Nz/IUvpTW1joGtngduDBDe4H1t+ActUEefO4Gaf9/sbmX+CtfGlFF+zv0/QWZlnJyjC/",
-	"OjFX8ji7DMLKHOCpBd8Bx8hbcLXXZT2mCtoJGvMKbjM5IV4wHupDpN0xMeXgJmd17gNAmCofGYLzu3zC",
-	"F7mGjRhC82oNf2GNtWk1nk2kvkcXFB0Vm6qzu1+TR0DvlpqBHzwTcFCxWw9Jpzja8GfXuw+9QEk6wh7L",
-	"CLWo4FJMx6Vzb/fg5cY27PrHeLG5vykdxxlVeg4LGaWn/73CdbpYw7AFaglpWhvxkDheL3G565O8ln5R",
-	"7/l0swncBphjlcDZAsvdRfPknJMR0M2l3qXk5gjOffAn2ca81mt09c/z455xHcG/rf/I/QHOIPcXaJnu",
-	"L2A2+Mt/qvRQ6ZnSI8bPZP5d3GQ8TvDvy6uLk48/l/1O/gPz4iNdVCfttpN00M1FO4dir8GejMrLBc4K",
-	"2he3jHQOyRZ0K6D+/hxAaaG+tezFebgTZ293fpvU7Nt630M9XxaMYsi0jOf8tIWKzbAgunk8GquZyZk3",
-	"8gx8GNiuhhcd25ssHorWJjYesr4b0v1apFkq0jayCFZ/3hdgNd4TFGKkGVVFmsGRizRFohLtHIsi0cqy",
-	"aAPJWPZ4Pn18R5YF3lwwZxmPXUBAbI7B1l/L3L5ghX60LqBAAbuL+32iHnoG4MiWTV5rn6lUaSyXZpeh",
-	"SWXuNLWIptCyCHhq447GuZDS5MHKhaEcaz2uy/teDKtykOv/ze+EopUS4ObV6UQu6HVI+iwTUxI5Bx0+",
-	"FKEQRtsP6tONUkisUkjGE0Uku2U5zYyClSKYoA0JFCnIB5s7+SvjqUm5gk82sYvXoO4caaF6nAPQVmE4",
-	"l63z8kB3O48ZqVvZFQtacSTY0kf3oiVJI1DuaF2obhJzGeCGS3d+fNUhzU9Xb1ta1dWyDSDGynN+9ePB",
-	"q5cv9w0zPVqPTVLj91qmKD5kP3sZ2GVqzTPL/B6YX6agtB0XiInzkpupHrpm/ZKeavzNRGYKX9YhsrHX",
-	"QZDdKaPgYAuLyO8fCHpRUPrNOEbmuwxG1eLEuTtMcdx9PSUWHBTriv/Kki6VzRdsLGSqRD474Qm788IK",
-	"C75dpqseAMlS6yOrSaeH9JF1ygLvVw3wVJS621ayr9dgnlrcI2czQDKMzx7G3ofzxekpLmPVjsp1OrUN",
-	"zK1Vyxl2Lxqk14ZRBmnGuu12G8N3FkUY3Az7nU7LFPxzwkCzNI1oTdgQsu8pvrfMXfN0W0lJV6LzCEVE",
-	"1mkXvw1nmgSpJJ8+Hv3j6OT06M3pcVmn4MKe4Yfk/Ozyimzf7m4X5Nz20TVgSZD+qdqgTPzi+OinfzqQ",
-	"Bpv9dHp29NPJx59NN8QUhyEP/aG6Z8pFIBYC00Wj3OJbtbXP9CmN8/LNTRhJI2iYbzeChve1splnb31q",
-	"UY40Wrn9P/Fs/f1VvjbhWE3FxownWiDXRCXjmI2VAQgvXBEAE11stSEwOGFcslE/Mxk7qSLxkPJrxA/V",
-	"2tDDpMnCXeFF/mqdDRudOl66yyovnr11qaW7IuvqwaEZFyr7WoJGW27AL1dPlhnzC1gThuBR7fPSNTpz",
-	"3rlVcsvFA78V+erms3DwpfjaQhYrb5h3GVUBycV0a0S/iNylJw9Ml3JMbLOovZ4W8yTYYE/Gxm4hvgnn",
-	"rgp4wH2P5L1LwC9e7B5ySmPV82CUPnRo9EzDIAyBllywRkQb29jeUpwxm7gu6iWJAeha72DZae+1O5ub",
-	"CR4ZFhHSrtqiXPYX0vNZgtuxCRWJSHmMwa7tiVwlyjb1Rdr4WU1OFRg9eiTsFqoylieyppzUZvE5y/tx",
-	"BnKFDX982XmIrVlZbWvWLVncknenphZtc09M1Wu0hjumNt9gqc1ZcXXWCucnPc/nVdinEGZumPZ9ddOt",
-	"lJvWVMNCEezIFsXSXEx4Al4mL+Ghviia5iod0Fhhl4n5d7+BxhV+Zj6Uq8hSOoXpOIvOk/4kzdSWFgBg",
-	"EJSjUwe7+7uv67Ky5zfEggFpscOkSkdUuaRjb5YDIdQ4T7kKyIjeNXMpewnLFO2ZZnLl+ZL/JkNGx/4t",
-	"5fGaXnxrDZjdxdlEmkB4RSnQuq6p7tC6sClXhmwi0xIF7ESVjpjJdgc4LgVtTWY2oaSaW7nIiVyd0/yA",
-	"fs7FFDB14Es/CyCDFnETyayH1haaBKaonJKf35KmaQzC2TVV6W0l+Ljf+XE9WlleNcVff2i1VoVHVhHL",
-	"JOJgaRRgdBHJlCmFKFNuBbU2Ya5vAtKA8w2qQmCeJDUs5fN7eT1rRdiToMOvBIS3ZwHXh/De/sHLV69/",
-	"7Jh/4bHzGNz3Z/D2bwjevhxNeo4B1oGJ3ogTli/9dwO0+pbgzgvojq1m6vLRL969JT/uH7wiprFNmxwZ",
-	"sEbNaO+vrs5tlxioXrV4odTFXqBZH0TVQ+5KK8CJalvlaN06IPpHPoPE2S7Z73RIZIsWzJsihM7BtwK8",
-	"R8ghzZbJmI4BPdk2N1K2m+GY5pK1ArK/t0MivOq1GiVN036KCD2Bl/sh/zV9gxUbB50dEnGheqnmrxHj",
-	"iiUwgquccjlgedESGw9zaOwVDyf8hiWtpyrr6JIKEQJSKuUIQm4Sc4XqDbTKF1jx4P/k93CCfmv9NEkY",
-	"D8gX0ffuC7n+u+gI5r1hxNRQJHAvAFrry3MdYQMy389Vf7yuTVAQcr/5XUBqOtcFpNxWDsbr2qCZ4ZZa",
-	"owWkiGdBbYaml2I5p5n9G4POPZtnXOpX6cjp9ZMMSNGU0v67dLnUSzJw/Ux7Hkj5OBdaY+6lvGd7+QWk",
-	"0uc0IFX+DEJeYcDAwRj7K1HF+15Z7GPban2jah/wZFn4iFKtD4JoySXFPSmXitZGdq9sVn0ZVr/8aQt6",
-	"+s3rhg7JvydCYXqDPn5zQCmCLoNOUm5YWrS4fvzKSVpEeIAmXGWdu9afYNqY1YicocgVkZPRiOYzS9Cb",
-	"lCfYrKFm+CfIU2QhTy2qE/10ceLjti/9yLJ2aiuYunL82TZtQACvqttw/roFW2VspprCUB9VylpxkD41",
-	"z6Tlw+Ba9ECd1ls4Xml4w10AnmjNNBxjOdXKtEFfy5aw35czufLr8EGDsiX6iqacJUW70LNL0p9ZE9Ik",
-	"epVNnJevXr3a3Xm57riWDOlKE9o00hSDR4xp92Dn5cHr3f01x4R6NCu75/Z3627WZtOC0V/M2Yplc7LG",
-	"S1Lr/Fvh8CtGENSyWd3iVwhfmnPdxrhg+rysxe5wl+zsoM03grjEbH1IvqsV4H5zgHukqY8HyCoDQ1vf",
-	"WHisCp9869AE6UFwQ6w/SZM2+U2/TsuTGJRWnERAqL5lC5/IUmhZRCg56OyREaNcOlxHHycW8Qt4NiMO",
-	"7LEJ+ZKD9I4lJBdZJiaqZXpKeJ0WIVPjqZADFx0niDMCmKasDCKo52Dj+3ZeqNAH5uiHthulcjiLu2rX",
-	"xQSCOSNNg0sEwXFsiwI9hI9/+n+1edg6JFKJ8Vh/BHbu5cnPV8cXH0IuTH2dIQp2HcdMAHAvRpfvP139",
-	"dPbbx95PF0cnH7GLAoe3yVYZPdXimBSoJ/aba+Gd1HekWIpaeMEwFm+tvsWglsjVXEzt3LwEnHWAVfeW",
-	"ApodPBGwqhfSeAhA6kK33sFfH9Y0mCdYLUd4KEG1SLWFWYscYco6/M77WhrXtc8pQNTmQIeo0m8cp/EN",
-	"ctYwvR7qX9xbK+A6pHm70yEGWPn2R9ieVKUxodmUzqR5U2Qejw6JRW0jcpxBo+4ZiQx8W1RCHIKR2FBp",
-	"7EDeqphDHgrcw2pnqB0x+LtgvOvU3XqQc4sSF9fg+opqyPKY8aK+tEBNTBAKaqzl5U6nY9ufO2LqsVd2",
-	"fwUIry47piylDE/UMaNDvaoNhmJo24NQBRiuebabj5FJ03kLC4bqMwaWkBjDGPUoYC+kl9pHqPTGGZCE",
-	"QeMnffYC5Hc65xZklAPywev9YK/deRnstV+9DHYA/EAqTbBO+/Ve0Gnv7wc77Vevgk771cvPK4ls66dw",
-	"XnWU9vDZamjtN4wSuc0JoXOYcAmLM5ozC6xZ8UbXW13HPihP00A6BgT+8XIfXCLmP/rnvhBZQNrtdqWI",
-	"rICCXCiNi5vvloZHy8P7qZwosDgrgDQnckIzk5oKWcjlMSKy52apAuvkNiUr47GlI2Ph8tYd5pu72wH5",
-	"ksWTPFWzS31k4eIfjdNf2exoUteZ64jblvZt8iubQScshlpWdHR+0vv1+J+XEdku/ui9Ozk91jLd5ESy",
-	"VA1ZHmBHqITdskyMgadu9NuihN1u3bAZVscnaawCUF17Jt6LKbM0GaW8clvIvfu0NBylvAXeYBprpR21",
-	"t5SDW9603jcajGtiXywrBRJgi/SUD4TtQk9j5QEZmwTFEU05GIq5nGs5dZ2q4aTv9ZryWk6VKWteZjQ2",
-	"67TNGM2hU4DB2AZ/8vurq/Mu8Vvf2A7HPEFuDrnXGTMgfRrfXGPg/ovoS+OcBKsDPEs8QYKlIOE1Y4U8",
-	"5D6UMewlJ7s96ALXMQHvc40WPBwCB7FOC0xfMQg5qiM+argJORVqixjp89+pBouDUCFvRnhGRwGJUDHA",
-	"RpH2/ItafqAK8/wBW4OX1CHX+4gji7pv24aAJo8n+t8tUAu3/mGvG9wfTbkfftC7h3FlukO2f/iBIDWL",
-	"QAW7i9lYkWh7CE3w9LC3wViAf42Ythcl/DsRsYxCDqy/LcaM03Ha/iEinLEE2u9EjoPdKMgR9HjENHQZ",
-	"izE0pjRMAQ0ove2ivwLrH7WQLvAAZBS64eLHUmnaZPVnJFUy5NHdlhVzW/BU5BVMNM/GjGtxsdfu2DRe",
-	"MxatmxhBIlttcuagsUJuJUXNqykkDGs7EXyGeoZWqusb9KyhiRU2WJnwGy6mXN8WcmhUZNqL7Xd2SOSH",
-	"LiJtjeu3+TWxSIT9zh6JXGAjMst7ZnscxUOmlcEffoC2OfoV2I5TWhrmDO/xvUg2OGRDWnwW8v6sSDnp",
-	"i2SGzKjte+qKAuyuuDZl8NFOp0PeCq5SPmFm7dCxfMNmL2TIIXghSXN/90f/qn5/l+zv7LnM9tRIFuiS",
-	"fHH8P5+OL696gHYXYd09B898OdTmVbZqszwg+zsH/hu5UOSXy7OP5sv7HczhATd/qpA3DT31bXpYKQNa",
-	"HnFb6ADIlPbqDPo76+VO2FgNSTOCgpuARHBOY0GFqRUNeQGUYgwfRuMhGTGtV4OToksoktozjoS2nqdp",
-	"DE0+9zudkM9HC43XGYo7oMgLxpebRU1SSa9zxgiUUaexiyuoqcCsQD3pI26LLBmPRWK5gxbCDVvm6uUv",
-	"RLlm02j7djfC3HjzilbIIaxjQoVmDS/Pzz5eHttF1LPZ2SPRfBwt6hIqb2BlwKnSHLApy0NuEBtykgNe",
-	"vRal8GULZVVOMG4dmh431e5gZmTQZBf3tu9ZS7lBwrO9f+wGA6g9WcjN/bs7jJ7e3ZmeY9X4MWlGdDzO",
-	"jMS1/v3//iIFj1rmy3RhTNRg7Tnp7sHqBWYZ9WczKWx6NbYSjvwQjpW+eunRAeYgysw0zJpPuL4L6QnM",
-	"h7sl5JQY6BWvsGQBPpuBEUdou5RLxWii5frXEMHjwkaXhI12ux02AhJCXKLyUzFH78J9RJqRxTrUclEL",
-	"eZ+wSNDANSwB1HIs2UCBZaANu9gMzgn2F9biSEIOd9heppqmFCNwc3RxHotC6jT3O/sYQIcIsh4KDTmG",
-	"kQuErERgZQjIJ/3MAYnmQ822PWl0pP+ObLGVC7VCNoAX//d8h34egH5/TVoBZAcE5KCz07LHxgKovR9+",
-	"gElvQxmYqe1ahCLZ/BWSz8ntbhByVzSjVcLti+PLKwcl2cKpuTvMZjXwquXSxgClPyg8kCto9bQADujA",
-	"nNoBMQeKplKpGlnLIkkiGyWNLPSUJNci5CV/eaokywakefbx4/+atv0k5QGBv61wERPVwi5eapiLyfWw",
-	"kooZcpC5AOWtT31kGRDmIzpDo8Se5RSOSMbV1tVsjHiWjih6IkhP/U7LxpLBGd4155ihHGJiuBXZeg88",
-	"sWVfjlYWLN8YcV0DM0pI45imWgosxxbyatz1wKrxhZAX+fSgWAArQgcqw1+u25DgSBI4TA11AHG1IIpV",
-	"eqFt+IgxE2O0pyc277ndtaV3Xwuctvuo6HZui7GgPZlZZ18v11OlKQ+5+RxKBauqE1Ab4BejsgeouIEY",
-	"cJq7VZpuU70nm8Cm0IgQQyYqZXD8OE9XTJHVsbH2JB5aeGmezayCIi3vUZ6E3B1qpuu5HnMBPhCQJKdT",
-	"bkN/xq1H6AgbgQm9sgXvI3oatmQr5clRiQyFpmiWxsygJBpz8mhM4yHb2oVKi7IZOZ1O2xQut0V+vW2e",
-	"ldunJ2+PP14ewzNFXL6o7ii88jvtl3iPMSAa3cZeu9PeA1eTGoLhvw1GgF3xkQtOX7OagMN5XVskoB0G",
-	"T/X0IWwzpbJIH9csQm9YQMbZRPoxSi0loIUS+QBiuuu16NKrYvvlcAY6IATDD202Omh22I3NSWh0CMiV",
-	"abVNvXIi3tZSaVvzpYXW9ZKXtXVpo70XjCYf2AiAAyI/fRmfwnwN/Ow15Pbqo1J/FFVvE2JG7cHmxtZl",
-	"vIM+mKTypk0ieMqdDEalMmrlxeVlyPFLeHqZd5pPAZ0h0I73tMk78HBi+L/4pqEvBOK0rbkikZw0o9Oz",
-	"o596b88+vv10cXH88e0/I+vi30G/y4jmN/qwj1wub5dACm5kW/zMSvnnoC64r76QdsCwW9z5f5JY+AyT",
-	"PAEJiKBkAQ/vdjrWWcOwdKaqvEB0AwI0K+M+fp8w8AXV1kaM/cYIADVp2ku78Pt90Njv7Cz6nBv/9ifP",
-	"JsWH9lY/9M4ap/DEzhpPvBHJ7KNQtvwWntv9cfVzV0J8oHxmUTb1cwdI7uXPnZhMOcTPBq8jZggVNAT7",
-	"1idkI2goeg0Nd0AqNT4HjapDoNE11/Qry8LrKxxU21+NALzfxmh5tWj59/qhF7cUsT/ot7XOzeYQbtg+",
-	"TTUJMJM0A/QAzqZe8xnDNfZg9qSGyBI8KuWUjvEU0VtSjFJ9sM2CkGfQ8JFvDTJoCeqgVjBxgBhcH/Me",
-	"K944iTNwiKXKeN6gQo1NQ16MShtuRWqE/xZECbVNdKzI9LCDnGmmtQ6UeKaFIfkonDdDa211mxzj3R9M",
-	"vvE32+SlsHrNJr9CkngNEd2czcZeYwe8KYrov6Ms6OyvfuKjUO/0GfqXFB7vhdoyaTB+QdpDZQfk4EpE",
-	"z9hOWH9ybcUJno4LdaFKy0xzlnpNRV0zXlRStB5BjkBzgO68W5OxbatJUhVyxE7ZqL9m3Q46TaXyemfK",
-	"b7mNql1XF+ykisb4fDYuPRtx3U0DkGxWcNTmHI7sPB7nYlBicPhlG9L4ZM2FfiagI3/193iUwE6bv+IS",
-	"/GquaT205ufRRLG7mt9NdnvNFTkb9UVWc0ENtfKMra3rLuc0dr8XM8YQzMLtbQtTdjsdve+k0GZnybKA",
-	"UBrjsk3eiZxk6S2DREV9/mHjtfLGfI/f+4bb0XxhwS60owaXZnrL2o/ZHg9lcxN4bnR//+wz/akhnsfi",
-	"ciYVGzU+AyN/EX25/RVbzd8vXLIrKzuxJ3whLo2Vvk3ljMfuPVGb4JTk4uBSyEMOqZzRlKYKQkbQCXws",
-	"sqzruwYx6ObpQkV7ti+iX9QtYcP2kJvk+2bk0OSigESYCYgxTFfxEbUwpqkHQCyMwJhKaZzUDFyTYsRk",
-	"yAEZ0WQwUq+0qqBIaoGkOGmCE9Zc8lzSpqk8ZKSiBgcg9DmijbTa5Mg4fwlEqk1CrT7p9FRd2qrBJbQq",
-	"n3FXgx08guIskWXgyIO3g0sYWuwzmmezUkJuaexBAR5tUzqHEyVDnogpAEabpRCCwGf02zXLQ5z1kFA7",
-	"dpmOxtmMUHkjCb2mKbdDAd8NDjrkGLzBG6TCOIuzf69658cXvV+P/xmRLL2BoB5as3UH889M/SL6jaBq",
-	"iyzqNS9gMIAxaBY9cOaCpjO0FaHx0PKUrefAAKM25/Xya42VdDAD1mQ3tRxnUAUxMS9N4t8TBgeN8U7p",
-	"ETQCT/yYVwBUhFd2DCkoiCGx16kFlLCpbdC29VsJwF9E/wKYZZEMxK2o7/jOavzfUCnXT60xyktM1f9U",
-	"FLlVFJ6fmTJhRFwZ7wzQYh9b7m5kvv8i+ic/YS9sm1Ox8Mz4gNdt3O08FyOmhmwiiWJ3irA7cMRr0xyz",
-	"wUjTmuqddqe93wqglc84Z5CMD5HjAcuTXuR5O38W2LbXHMCxyDIWK5HLWjeXGfDKbaLHtz3OaFrZIEVu",
-	"2H+R98en5wZSzaR99Iwyfu4crYWmWTVh2iH/L3L1z/Pj+ldc08k1C3nttV2YWTXzrHZPmhX6M6kjHheM",
-	"3HLUKiZFd/UlNmLRCtfyDuao2NCJi7uhVzS1AQZSICSSGVPtWlvv21t5K+07OwEb4oIAUa4QABh6jYK6",
-	"YSffLCWKt56twSXWoCb7XJNWnxuLJvw1pqCX7tXw2HXOUbqQf6GG1/dPpuiRGIqp5l6ILmodhUoXUYXr",
-	"RcjT4CmFnPEE8BwwmawL6qL3MXgMHCVWM3b6n+uzSE3RVggok63AD14uynQO5ts0sbF0ymWah7w4OYJy",
-	"G+gq5kU5axFwImVQ5MbwBF8ecpozs8WhLsonYFEUtUBH/Oa+z3KTgwVbusBgtyv47Pf8w4MmFv7Ob6hT",
-	"VBJtLhGC7xgW0dLHprEafvV/mtGR9ezYovvu1wWRlIsJlwSzAEuZInbPlsJy4MuSnjVeZKm58sjyHjx3",
-	"Rf/GCNRM8GS7r4JbdF+uGQCgm2+49z1MnIVeIh8QxySt6tdWUp8Xfck8sV29HT73ZxYfr1c/YYZ1hRAb",
-	"awuRguhXQpzS/JrhowfrTMyhnXxgSUqvDKrgX9HOu5igP8gvYSi4zRNgVgDUSzB79d6TFejYWywx/kGz",
-	"NKGKSR9GIcAySPAqKVEkRwXGDpXGKtVSBINEJFWQxVtynhR+qi+iD3Afh+DZWul6xBR1cJ0Z5xQoB+Bh",
-	"+uXszWXhW9JmsPNMiZzkEw7lIZASvr/7Y8gjH8omMtJOE9v2mDVOOWlrBDBjtzC6JWlialTIsSwbu2S6",
-	"L5vPBi5F2QnUmbaR05y1yFRMsgQckyG3s8BU5GIqBQiMHp2dAInmsHdsliYNeXTBVD7bgtCZSRGVdCaL",
-	"pC5sB2PchDga2SbW39NnmeDXNlEt5Hr6phlJH2HOIO3PNC2gUJQEGWlFdQD6dZNRytEtHJARnYUcPbTI",
-	"FdZN7CB1JnlmSleQL9BHZwaZSiiWYaBs5iwgMr3mLDEBhpBfmvpH8hvrD4W4kUSOWZwOjNT3U/Gchqnn",
-	"apzJMjAhfACrtwPNWEKakuHdbqARNBh3nrMIdeBExHJ7aj7eHiXg9P10carZQ3POUEhFot+O37w/O/sV",
-	"q/GPf+q9P7u8uoyKPFzIuDVJ9R5p/GTcOi34EhYGnaXf4gw+0nvxjz2IYQg4T9c6eYnPckqlYR0DBwEC",
-	"KfnT6+Tf8FBFuLD/6BMV+YdQVwn4zY7WbUj4XnzAnqY3jETYxKP0oG3tBs97+Ua+sAIZHuHBgv0GuTah",
-	"c0gTxOQjW3llan4WCw1o2vWNJQd841l8PIuPv4v4wAZu31B6+JH7hGWsrlPPW9BRrNINihhWjyoXUYbA",
-	"M2R5JFqzGTMOvnJ9P5jzI3HrVVyGHLj8kFCnMAvM5KN9yhNh9K0+IqVAr0qONT6kCWn8IJACkg4gPQsC",
-	"7IF+PEllTPVWajkl0/QqhOgr3OiH72HHcYzSY/uakLuAs4uW61mY+qI+I+7pLtnvGP3Y3orlcqjHx4Zq",
-	"RqaCMeP02sMlKqx7kvIZGDWYhQ01pMbsQTMHKq9KyJ6Yyk05SU3WgNP32F0qVcjh7+Z0SBVMGgpjgTot",
-	"qBzhAkZlcgdMnV0iiRuBfIFzGVIo4UcMsGvDGVJp3V+MGcfi1FmRulF3LCBb2RNhY3Hst27DI9AAShs+",
-	"rAVL0v9v7+zu/asRNEqFjo0un2RZ0LAruejpnfYBwhnhvml0G53+y8FrerC7tRfvJ1v7g5ds60e609/a",
-	"jfeSfXYweElf9RvBItRi/KpF8Go45qqBcHrCQHsqCzY+JLil/oDQ+7f3JHfWkP1vBR9kaaz+06L7uP+0",
-	"tCidL19gQ5bj/MtPlaA+QnUB2A3SS7QCFlud2TXv9xXZw+XEc37K35aDNV+sxb+PylOxCtMKQwtiH1hm",
-	"zgwuU2EWlaIhRRK5j9HmZ8yHHFoGW9NLRqBwuWczqG1F8Emwv6hcZn8ZgwiMo29kff0JDC9/CGtFUWSw",
-	"0Ih9jq88x1eeOL5CS9EVtOsea8q5fr+15+9up0MihDBaCQJ70NkjkcFOjYoIAthBRkaZgEgVBBYyeh2M",
-	"LkBbQYJvswZht6j0b3XRDjQZ2Wg5lAYRmHa8Ju3ag4yBCnIHBQlotbPAjBmwIkodaQ3eb7QAnDZyqSvu",
-	"lc5m0nPDsuVibl0yR1ZXKItmkWt+j3C2FtQLigRDbieElQnFu01pQm3dHSLWPs5EsujLkE1nrQ3kn7VN",
-	"iwIMuka2Hi9iLtIUucX1WLQIgeFNYcFyYzHJktZ3Tzx0G349wlZwrYsN7zZNZbtoqw66v/gr8hUtUdPJ",
-	"eft2D3PBIPGiSwpot987n9tKmF6VbQCa6RpkaUSd+X3vM9Ts6kMsIP2JKoFPho27sGFAGH7fL+4sUspN",
-	"I2nP7tyDqlnHLxZc+f6+AFouzfsSWd5hMM9Ptv51T8OC5yWEAumPxUQN61elctx7Mc1VR71/6/39srzV",
-	"YuAL0lVvd5cXz0A9xQsJgjAoiT9T94RwNB4kCfib4AitKXk6S8eVpqnfUDWb79C6QDlzs6yktq2hCJ2d",
-	"nD9IFzo7Od88DxW63c67qddRTc5Ozh+qnZydnC/LQkMSO9J5jCbS8bppqLe7pvpuOzPdDRfqFstL7wKs",
-	"u3F4iktY8BT7yn1L9oNPLGU6AEfbqPaungkesZILRIdZ12y+EA/WtbJsq3XCRbqg83c7mWlWEJUdVBJN",
-	"ZwAOgIjmxiVL+wjlZe21xW+sp5JU5/gHrfa6esbjabDkTPwex95l0e4iXca8Jvvd9R+uPwdt6roHzOXO",
-	"uy6Es5Gt7emI7Z5dmYdf0RFysFxcdy5wBhgoMUma4AdoebBfrt2Yn6BObAkiT0IeT0YT05DEbyqNkJR+",
-	"nvmU2rwoaykUn0FgrP4s5GghQs9s4lpiWRBSg1QaLQIE61rkSlAXkpADwpdxI6WqOF89iL/SGmzbZHr7",
-	"XluPUOtg0tvd747+TRUJr9n0Annu7njWHtbXHgpoQ293VTbQfEb7ZppFDasuVXpt2jjqvJpvLVviX+OM",
-	"qoHIR0VxSH3JSciLmhPYvVs7JvllARy9g6H3boAt22oTcO4BwqXL+V+CD7lgu5QrPb7tjlmrqsSSevOa",
-	"krOT8wf4LZ9sw60THzk7Od84RPJn2aRr+iCNibXUDQmMUIj+pn8o2Woqg8ne2nyPbxpisZyJVSufF4uI",
-	"bYTlXK0W1IB4+piqeroAABopeALBBqIXMuTRNVM4kR4+HhnkeYlIEoWgiUb0rgeioadFhckjrsOu9NQE",
-	"IDc06YAEXtcWAyvpLMB5VeBMh4yHvPpBzJIRt4x0PI8qmeapSaIfGdjcyCDC4sPg18U3+sseC5oxqVUe",
-	"qwehv7SESWpgxrgVr0ZLuRZEiWXy7S2u23eQbuZLC2RbiSOeBdvfVbCVN/5fRrqB2bE5EGLlA8GyqLQq",
-	"db0tdKRKgV6XRCjIIkQhtvXhVjkIuZFzFdHmJBs1jmgMFKUGM83ijIMEKVSrkFd1q0NbOphKMsgooCrm",
-	"Yro1ol9EboO0OeFMKpa0yVvbSFo5gHCJ5UJW4pkTQQ617VsUZmJsXUsGFg+FwwDApDrERvQBiaWtIzah",
-	"JJhBAbXvNdjwmkVUUNpFrJjakipndATWGRxEFp5+sBrHGjtSSIMfBHEwdOtjYKVgjDYOraeHZk4MKklO",
-	"pyRLlcrYFuNJSrl5H2lCFZDNWIDZUrK/Be0vSg/4SQcOObcVuMYsXgwdeahNzlxrAmi3IXIzWG+EXYJB",
-	"OOiamWW2KCootSZAkCI3xdILerg25j0thBrHIKTNlpjS2YJTCoje2HRru6XClTILZbo6IYjO0ydYgPwc",
-	"sLxIrggaixis/FbXKgupVo/98f3SNIqJuOT4J53J/PHvdu/iHYkFa4ARhf3ZHMx816mNWsjgkDfZt8Tf",
-	"toXkKNTEuRQUc8E4WjwH3YpPrXLarXp8/TSVv69iBDTaOFUFZvaIbJU/q1pVeDP02Wa0hsfrVaUUlgVK",
-	"0eoohkOac9g1zkip9Dywowtqui3Y02tM1bAF3lFaxUQ1cQ84uWBYFjbdxEJSZXJNoJcS1L1WWyUvM5K+",
-	"R4TE+9ByUBEPe+FZGPy5rKQ/hBdsb3CRf8uUiYodVyRF/WVsuEfErYL6uFVhrUBd+FyAJmq1F4qUP3Ms",
-	"5lmi/IWiPh4/mnjin2nTLQpR/ieHlEzO+XNk6VkQ/IGRJXN+PThc/DiZEax9fxkDbUMx81RhKS01PGrN",
-	"n/c1sbBlp7+Z1HPw5Xnvf5e9/7bE2CsQEP9WAuBJIjcPGexzsOc52PMc7HlIsOcfTiI9x3yeYz7PMZ/n",
-	"mM9zzGd1zAfE86YW3TphnoWq1X9O/MecSM9hoGd77TkMVKmV/Y+yJh8dQ1rqRFoZNDKDf44dPYuhR8aO",
-	"/so7NmfQVEzks+2UJ9AFdYGvpeLeLR70SxLLYTS//tAAp2gDG24KuX/X3Dvx7qIF+Yg0aaK1FCwvhK7F",
-	"ARF5yCcc9ZeW1+VYrw9rkyOjyeGotHSIyPnZ5VVQ+DJGdIZWtVOVQm5tBq3flkBcTLtGSSTjCWKt14mX",
-	"CzeNEyDpNzOWKx/ycKgea9xCOehGI8BeQffQffEEn97p6P85AxZglBfJPmC+oLZJ119GGD5CsP3lLLCS",
-	"YLyq2cEvJK7pg2snPclUp1YAusy3KiJYQ9a1yQdAlpmTcWRqG5WNMMo9J9VMtNvUK4tp1+uqDjJOcJKk",
-	"8saXdeBDhL9DTjlBodcCnTQoHq8DrKI5IypPWYKNY727rwVnIQeMYvicvjPJxXhsS7QjY1UCMk9EQGQw",
-	"1+wCfOAeXhZ8PeS2gQigTECL54wNVNHut2mw2bHl/YIucNsIahVp6vUnKVCNs1abHNMCC8vvr5RKIqdU",
-	"D12buNOhyBgA/PquczB8bXQeEX4LwufM4CLnbDCRLEEXuoHrSmWpqxMwdqiZK0+hvYdll8gW0yGUV5qx",
-	"blS4ds1XhIOpYcnKE+QUQZS++QGiv/NXPT+Oq7k7xe5yOwmY8Vmt/juePqcg5WyqkkFc92T2WicQSKN1",
-	"zx6Uvn/s6bOE6aUSY0kUvUn5dRE8PPQ7wiMwvEPzc1Iy5WSQpddDRVAxHyHCn0WR0WdPYmKj4xLQSpwJ",
-	"JzTtKOjMef6LOQSIl5QA5oeymh8Aun76ePSPo5PTozenx5HFN8Qzw3go4QCDk9DruJ4zOCBla6Us/cSz",
-	"7yRN8Ut/ZX3cAOlJYs0rRE3HxbIH37M4/RuKU+TdjfJfrfAs4yJ9bRyN01/Z7Giiho3u758BWRH2LArL",
-	"hcBk2BEN1Ufoz5aIeDJiXLXJGzZMIRVjnIu7WUCi809vTk/e9j5dnEYGGhK0PHg6IbEYa4WVJrcsV6lk",
-	"gJ3dlyKbKEY+XZySlEvFbLxikmeNbmMbJLOZdHWUlx6kLeSE+Bi3Dk+pXUBMFpjx82jx2OxODObgvKX3",
-	"AsDznn/aN7nQ+PCecV6l+d5ICKkWeDUHgMVkOs+DVzWPh0yqnCqRm07CcU7HLPdHZZAc579wBuJX5MT1",
-	"WPaeMnxSM5lUEi0Lcxork2vTz8VUspx8OoFRpcp7TyLiRTRZkEJMbndJE9tCk9vdwIJIvL+6Ot++OL68",
-	"ahWNSWzs2kA/lJNgumSo1Fh2t7dvgMXa16kaTvrtVGxPWV+mim1Du7pYH61jJbdpHg9TxWI1ydm2ftfW",
-	"OKOcbd/ublkIS+A9MzO9x+4/3///AQAA//8=",
+	"7L0Lc9s4sj/6VVD6n6pIe2hZfuUh161bTuJMPOPEPrazs7PDXBEiIYsxBWgJyLJOru9nv4VuAAQp6mU7",
+	"mZndbG3VxOILaDQa/fz110YsRmPBGVey0f3aGDKasBz+ecIHLGc8Zlvv4cetN4IrxtXWKePXaqhvSZiM",
+	"83SsUsEb3cbrlNN8RhKqKGF3inGZCt4lashIBo+QlJP+TDFJxAB+/vny7CPBTxI1pIpIRXMl9bWQ90Uy",
+	"O4Tb+vhi/UaRSzIQWSamJFXtkDeChoyHbET1cNgdHY0z1ujuHOwGjVHK09Fk1Oh2goaajVmj20i5Ytcs",
+	"b9zfB40LpvLZ1tFAsXx+KpcsFjyRRAkypakifTYQOSMqn6X8mtBrmvL2gk+v/PA/tj6IhGVbf2e5hK9V",
+	"P341ZOQWLxqqsPyWJUCKnP1rwqQiTf2H4IzkYqL0mOKhkIxMh4yX7uN0xBLCBWetBQNu3O423DilylN+",
+	"3bjX4xzTnI6YstyQsNFYKMbj2S9sNj/oD/SGSULJF9EnctIfpRLGL+mAaSrmmto46pPjq3fk/dXV+dH5",
+	"CUlyOlDPZMgj7wNbv7BZ1OoSSnI2ZlSRaaqGMC1JR4zcsFlABrkYFT/pV8HPSrgfQy7GLKd6fJUXaM4K",
+	"4LeUk+jk7fGH87Or449vfutdXZ1GpLm7T4atgFAupyyXZLfTgZtDrt8QfRH9XppE8LpBmksF6xDnjCqW",
+	"6KcS84ckXGh6HJaGjmOhXKghy5HLSVPkduTwM1JQETeBFkkl2d/dJVFakKl3w2a9nE0kS6JDR6yQT4dp",
+	"xrzhpZJIlWYZ6TPg3jhmY8USeGXn1fwrU94b5+I6Z1JGgZl55G2XqE1+YTNJaK4nNFZkzPJiBfozwm5Z",
+	"PkOuzQnN0hvWJsDUNJsw/VkacqnySawmOUu2BinLEoKsR5pR2HjJOnuvXrxkW/ud5GBrf4+9DBtRQP41",
+	"EZqoKY+zScKSFqEgKZCHQj6kkqQqIJqWlt7xkOY01jxMJhyeT7qEKjISUpHdgxdknKdc0X7GyNHlm5MT",
+	"74GQU0kk42ruw4d29YoJ7Xc6JEr5Lc3SpGf2XoTiKdW7A2VcI2jo/djoNirMvmBn1lFiqx+/2tt6/vLV",
+	"Pj14MXi1t7sfNhpBY0TvrFjePXgBMsj+vaO3slIs1wP5f34nW//f5//+r5otHxQSHwW+kfcbinvD3iSi",
+	"43GWxsC+2yJWTG1JlTM6isz+K50LIZ8/GFI7HCfN/DMiVUsOh2WkX3GsPfhA+Vn0T97WS3MnM6gvG3Om",
+	"JjlnSZtczcYs0exMyTijKTebIdA/pZzEgivNlWSn3Wl3AiKFFkVUafkSZynjljL6X1oYmeMqlSRnAy0f",
+	"CBdTzbYkTfBWTQwrn0iThnxEs4HI9WGhX1DssVSSaL+zr+/rcaF6AzHhic/aYwpEM9TFiTaChl6yNGdJ",
+	"o6vyCavn707/+eAlPdjd2ov3k639wXO29Yru9Ld2471knx0MntMX/TJv7+y+rPL2PBvD8foRxlNdjCOS",
+	"s+tUKpazhIz0fc8k0KJdPx34z3qTYfFQPHSwC1WBM87slrCjNZqBXDBic3nNQd/uPGDIZyfnT0hiuKW3",
+	"AaHTPJWPGPUT0hqH/h0ofoHy7yodMTFRKLfmJ/BeTEkm+DVMwcgFrb1qoYhnImo0gZYp0mi4TUoSFqcj",
+	"mhE5iYda4kSd9u5BFITcHpR7zzudVpucaVGcKqIP2jGVUms7vq6pD3b4AEvIQWcv5JG50ospj1mWMS0B",
+	"eUJSEN9sJEkzF1MZwPii7dvdCGV+KyApLMTMKC6gg6e8tDbJjNNRGoe8T1U81LPS+kiSi7GWpVZhtw+Q",
+	"fMKl1ih9eXlNbxmZjEkspNLCMOR4r0pHrE1+TdVQTJSeMXVzRHpSiYQ2Coh5p1R0JrWw5ixWLFlyBpn1",
+	"3DILuuD4320fNMpnd2fr1eevO8H+fTMM2/avV/et//u/6lX4nMmx4JKBBv+aJua7+q8YTz39T/+gHuei",
+	"n7HRf3+RuEXcaPQTibdf7VHQCBoJUzTNtLQUhthodYT6+5ypsHFIfjq+IttwUZIslWjjzUkKaTaR5pk0",
+	"aXQbB4NO/JzuslfJTn8/fkE1pRRVE9no7nf0MZwqINUH/KxQxA7KUGOo1Fh2t7eBr5J2wm7tFOV2dSb3",
+	"/jL8V84GjW7j/2wX9vE2XpXb5/gGpPH8ae/th+JUbVJORP8Li+HsBT2cjNiory3faRqzQKullM9IwsZq",
+	"GBQncMhFbo5rysmE33Ax5YbOIrciyqm9dnuMczbORcyk1N/K2RfgSbSsUz6eoKLs6yPPJIlimmV9Gt/0",
+	"JnkW6QlokmqFIPr1+PX7s7Nfekenp2e/Hr/tvT+7vLqMCNXalmyH/I1ImOzOK8EBiSp01j+ZUfs/htw9",
+	"C+PTt7nh6PvgUwx1j/ug8Voks49CHRlr5lE8PaazTNCkp4ToZTS/Zj5XA+sOGc20CQlWLhdujbUquwnT",
+	"7uwVTHuOXyVKCGK/ugbbzg/2qRi3sJdr54m2reaGqTGN2kQvO4nmhhS19aDeCD7I0vhx8kZrlIOUp3LI",
+	"SsJGK640yxlNZsRe74I6u45aCUbxJI4ZS1iykdR5VSzgzzVDWG8NS5N6quWro4g2FvQJFlOut3KfEXcW",
+	"28Xzx4Lr9k7k/TRJGH/Uwg3cW7xVU8NUenzGGUvwKKDJSGslsRizjZbD20/vvA+usQbF+J5qAW7YTPMV",
+	"CDHSnyiS0fgGpwcTQwdPefJ2FdxocAk8B8EJPzfemEctxxIvj79AJQvVuM1SSSoOi0U+pUPj6KMDxXLN",
+	"d1pSWKUwmPfjgUTZVIb6W9AbF5Kfk4lcU5Auo8hTsMRRPSnnPJ1rEbPignP6+2KSori+Zgr07S+ij6ym",
+	"z9klDj/UWr0wQMVPXkcLc/e2fyvQo+w0vgBX5ZMyMXo/ff5NKwyBd5ScrvZQ69aztmZZdJyCP6X0JHhr",
+	"0Vlrf3L72XmUKw7lQ/2eBL/lzAh4KeFsqge5CfPv7i5mfkeNBzC/efZpRGEtl5fputj/HtR5yFc5yB2R",
+	"2QIaL2R+40A3WuUJ18YWzY7zXOSPYlV2x+KJvrfH4F0ej7J4KMjtTrcwTcmAptlGisiBb/4c228R+601",
+	"OKA6wKc6BcfpmGUpZ2ZOBMMR+YRz9O9Xvhu1nMceAwZDbXDzkE84uxuj1TKgk0yRZpSa1bFPmkX7KNQ7",
+	"sOAeq2cusmq1ZgXslCbraZfNnMUiTyRhd+M0Z+Tns9eat825CJ4NVLlaGx18+2Xdc0N7tzzDp1jujwKd",
+	"RuBEjsouYlhWZHAbzGyuZwq2QAM6Ozlfy2Ox5LDwzclG0EA217+PJ4qE+N+w0SVySMeM/L4T7H0miWBo",
+	"9Q5SRX7f2gn2P6OXC28qHEoJizOas9Uui7UJfXZyjmKnVpcoXAkuBjxnbHdh5D9fnn1E636RyyHk4HNo",
+	"odfARE7AJZYIN/liqs2KZd7VezoeEuNHoDwJ+VQ/rUW83bSH5PVvV8eXREzUeKLM62nO4P2frt5tvSSK",
+	"3SlC5Y3e4Xq4EoZud/XZyfk6hsh6Bohd+4X2xzhnSRorVNQPtRJJKByqMO6hyBJJUvV9FtvaEg83H85O",
+	"ziHOdSXEKbgI1qYf6Hx5sesgxLnCVVIQl5UcBoTdxUDgnc7+y4MXz03yR/PD0T96F8f/8+n48qoHTNI6",
+	"JHKcGZ4Df65mTDjRMyYlxBhXk95zeNaN3F5bMnS8gUzFJEvAB0KoIhmjUpGD3f3dly93cAoBGaF3mXKC",
+	"k7k8P/t4eYyzIc39nVf7e539lnGPHWomBxYfsKnWP8VU6gmarQG7UF/texHVZuglYISN7tewgZd7+nIP",
+	"Hw0x0nDfCsyOVCYLY5DTGJhEDGBPPZM48DWI+GQcDByQSnRt5UisaG7pIyupUCoPqUTaAo30MyGHh14f",
+	"Xb153zu5Ov5wGZFmvMDt1DokpVCHWco+80dh3lheNPfSeTaBVJRVCxhyG2SxAo9Kf0HXXaFC+K2rii47",
+	"AH11qcLtRtsySlqhbGWzQ0x48JXpXppgbtFMTEjOxiJX31Ua4jn0KIWSrKNPGtKvoVBuEiCxZB+VoxT6",
+	"tF4QMPk+lLXqWzWYgIeKXNNzb4lm3NmbHzl/jdPlDxGLEDeLaZ6nTBLB2QqH+9nJ+SXLb9OYfeL0lqYZ",
+	"7WfsEUysv5Hy6zkWNr93SZqnktzuFB4sc8W6ruRQ5CqbfT/qWlNDExiHAocrCg4l4Ednh5g7ihjVpKBa",
+	"1HIhtSL2K33v+YXn6az1zbWfzpF2dnJ+JcQHymfGIJIPWtWcKtbL0lGqmC+X9M8Eftan0U6nY6cstyVp",
+	"9ie5VGS302mZHWfUdVClb9is7PPdId/NIsIR2wynkngw+U9K4nbTK5czWPnyQtGZNDmzJkW1RbbgTTds",
+	"9kwSjzDNyCdeFFiDYQtVc6eWy1YA37UUJCkn1rlKmlEseDzJc/A+2Xe1zF4HVzEyrA3zOgPEcbAgYqAY",
+	"t/mvqSQ0SczL6UQNe2qYC6UyBnb0UzLgJ67fL/L0f9nDDsaJ/4KC+0AQUxM1MWmkNtnjH1tH5yfglXUp",
+	"FN9JkETu05HNUE+lv0RoEnoheedkJJE/UyeZP3E5GWvNiSUfWJLSK/DYPIiO7kW9kX5TD5w/FYoqe9ZQ",
+	"SWyKo/5kl1S/Aty3IFkzAHVFG+rbkJn4nc9J62QhlOg54l5IJeEsBTdwVJ1LRLjIl+WeNqkRCSa7h5aI",
+	"gymTFHIxr/JUQZYmBdPf7lJ7+zGPBZwvnqbpnEcJA2OiGV3/bzrGpKcoYYOMKhZhnhLckLQKjqlbU+Sd",
+	"9RWrR2Y6PFzD+rdJgdhEO4sghy0qbNZF5irL2EgPAp5qgqurUifRAi76Ivr60AHXMaGZ4Czkni+i8Dmg",
+	"Z2pEZyCFtLDUr7M+5yaM4Oez1zjY3vnxRe+X49/AXb5QfUSz8xwPtVTwh3PbQzxI/xYs+BD/U2XiSxxQ",
+	"L/devnzR6azngNI3P++8LBxQFQMoeIAFtIB+F3bQGxKwhhwbOJ/+yG38APdTyGtGsoH7qWb5Ql5eP7OD",
+	"y6nCjzorLDsol6XquFXTt0vmNmuSJnD8aYP1loESl45YFzktVZqZBY8ZOjypVGsodH7466XPdaYixI1t",
+	"LZYrT+hJua0ydxPdLpSDZ0azMB8nTcEZGaV8opjLz54ORcZCbsbplIPKuK2w3sjUX73c/5qwCesNJllW",
+	"lUv6cIGrRund6exCQYgkTX3K/M+n40/HvcuTfx63rC2oFZ18o2i2J1H+Bz5lBrLGsnoDf6oVnYr8xsuZ",
+	"05KYEy6myPOek6Hk9Zh3NYR8XV9Dmc6phPmTZlRMztwVcrylT+Mb2FaSTHjOaDyEMjb7ROn1FYeoHvdw",
+	"oqBuNBFTrkdpf+jpH6LWOu6Np8wUWt+7sYbcKns5HCt/bzeHn7XjpaxdCUFGlM/c19cUXv6sniY9bXMH",
+	"SrfeOSJ4yBf5Q0gzuji6Ou6dnnw4uepdnOtT1//l9aeLy6vokMSYnlPysph9Yb5X71HRZ+mbs49vPl1c",
+	"HH+8csque+Fij4uyC2H2rLbZGVeG0WRRYoz1Hc9kyAtfy9Gnq/e9d0cnp58ujIr94eTjp6tj82FSdcYE",
+	"RW2MMT1DnglxA2F5ZafZapOzHOthqiZCAEdneUnAZ0KhqBUkA6T/mQxgrc5ojUZPEGT1lKbKCCkbO4GK",
+	"WbAjnM1QmAuHIY9tgrB0pLPbALxmwpVMjeB7No0Y6WvSDq1dMm/LoC4PKpEZBpgzi+wXt6RfRL8Hz3qj",
+	"ou7jZTMqFhOtsk24SjP9FUzIkQGJTE5OFHKXlQPDLaVOlyWfHmJfn4KTXLbaZN6ZGPKSN/FJReSa/rfV",
+	"8rHih3Py8Ukdcb7etlMIv0/lb68h90qjfarz/Ym9exu69tZZogUuvvJire/j29iP51t7B/76uYERGBgx",
+	"A1trJWsn9dQ2n54oZO5SWeMfRMkk/dxeElV9elHIm9f/m44DvamL5IqFjr5VXjytr7tpgiA44rO/W/9A",
+	"5VjmMyx/B/9BQLjWA201WJu8gWBgArITk0ZmSt/FbiGxeYuB0NaskYvJ9TDkg0xQkPtjkXIDmeIxnGYJ",
+	"qFDMMqGX4m7rWmyZxdQEa1/Q6QcmJQW73l3dkjfpeEvAoGm2Be/WMg3SUYLGkZzx+LU2VY1Hycvjo0mS",
+	"4mPnuVYTVMpkozugmWTzKgqGa6l+3TAXXEykDbxgBT28NTCIE9qQtxMvcuJLOYgmuXgopmSSX2seSE3h",
+	"KiQ45AasxCQ4SMJ40i4TDLwFje7vWqhNRSPQ6/M5wMBoUQY+zlORp2rW6DYyMdWEHXuT/drwC+1W8f0b",
+	"c++ni9MGcD5NspSzVY/9LPpv7a33gR13HTwBpN7IoPA16XNdU8QWAM/5Qko0qZLCfWnZ6NwGuIfy5xN8",
+	"pqh+pnlOZ3ARCbv8ba4e/V3KsgTJbRdgJZXO7a33gSufXw7KI7QG1Sa/gg40SpWypdC2+tKi8uSTjJF4",
+	"KIQ08XufbpvXgq+7Ae/9WvTfDQntwnx2b8Xk0Ibdr4/cqvrozNjqvfrYDVjeOu7EGQpxI9vmvnYsRuYM",
+	"0ocmVbRO1i3es8P0etjwuEEv1ZPuYTOidXfIA/f8j73zZHsHVmzh1rmEcpQLz/tfI2UTCy8BhZp+cZgB",
+	"j2o3qixm4FRWr8NJ0qiO3DxbN+anO5nnN/ihfxjnEy5XnMgPOF7nduJ/2Nn2H3pI+VxbO33LlGLg8aW0",
+	"JqzItZlntqBh1mcGiKTChJWDIWdykqkarvTOh915rnzg6rqv1QHU4EVAXNMDD9ad3MZ8W2VVj+eWvcKg",
+	"65jJLFhiHzEH51q33P6RWWMlEdqXIpsoRiKtAnS3tyOI5ll9ICKfLk69sPog5TSzXqFUkrGQCh310yHj",
+	"iO2HHjdABZABuAWlMRdd3l9AZHrNEa1LP3KpKE9onpBfWR9UkJDLMYvTgbE6CY67zyRpRlO8ZyuFVFr7",
+	"l0pHTCo6GgMIhv1Vf4aqSc6iVpucKEmGWlqNJuCdXQOTIzBQOyGHZ7SxGtM8nxFKJpIhpIie3JhKORV5",
+	"0gX0EZtXgKGqSk5CAO4tA6ujqQuBBDHlFatyHZ3MB6zr7K/CQAoa78BH+8FuqerGt1JvCjCYENBHr+78",
+	"mcpsPn35Hb8OZwhJVzwb2LopxFLM8OBAuELIydNb0VEEAdfm5CcC22yneSq3b/cQdKY9o6Os62G0/N75",
+	"3Faih6VYbSg165IRlAqY4rS9z96m70+UOURtLdtd2DClBb/vF3c2agjJDWrXg4+cB29/g/FV7H5cibq9",
+	"/x7gVuYX6TS9ZZxJOb+q1lv1tcH4ZKQ/J270q4uFEDe1oIf+CM1L6kb0s+hbgVR/7uJG0TTJGGx8ax4E",
+	"6Cs3YAhYuKxcSXoFc8c48hcJK+AyiANUvNVmuwMyLWmWQAE8mQJyp9jVadIyjnE8NWKWAmKnxT29uwOJ",
+	"asWMVpSOfjqOEGoTEcC01Tc/mgTxPs34zeAh2TYaM27ioHaQIadKsdFYSTKiSQFeOO+rsveBhEhYpkfL",
+	"kh7VRt1uZ/f51s7O1u7u1U6n29H/b+/sd/5pHJl6Md0TjaCxpu04d6YXQ6jywDmAiMEMpCADmpfEwApY",
+	"4Op05oWTw/UtLRJL9Cod6rNQm9JuMcta9TLiDEQ+AgImVDE4iuqERkal6i0UnFSRKbhTc8GvC0QK/RAx",
+	"BPOzmN1wgZHdxMtDrp/sQWevbnhmhasjM7y2isebbgguUO44kuaMXGuhQyZj0sTxQ161lTLmG42gxF6m",
+	"nL8kf/zrczPY1IVQEVz6cUuGoGDSBYLsredNWMBnejOD3jCktwwhV1lCmhfv3pC9vb1XuMhiMJBMAVDz",
+	"FyhHh7wJlpMh1WqQeagP5yonjCeSREiZCJPkI2Cp3gj9yxBC0+slBUoz49SecBlySJexsc2x5iyQqoU4",
+	"hddLofUyKQRHNFUzHkiPYJDFW1VVKlvjoNvZYFug4V2jjlj5yrhKBymAE8p68FfAsR2LDIKTQNUIAMeM",
+	"AbMN7rTtr2jM35eN03UBVN1kJpM0WTCPc8/nMw8rCRR1GvIQ4riwvoSOLOKkH2TuGspLjPbaSHrIh+n1",
+	"MCBcDyiDNc7EFHNewE6bsvR6qFczpzwRIzRrAvK8u9fdgXgsJfoN+lshn8gJzbKZBQQ254Z+oeBM4lsT",
+	"wmiepbDj8WMwTOQs/eAtQxM55M5GxtEZRjHbPBPTRtDAK40A/YOl3W08hnWkvYBjsN6G8Z2lX0S/YoeC",
+	"Oes8MMZLtOS82937p1Wr7KZqdLWtGjTsybzk6b0d/bR1Oa2NzltnK9d5W408WDb8g396cceGj8+23BNr",
+	"6DSnluUTZnIp0DHwRfQDYyIYQxo8zwSs3DlT2sGUllbFLIZZ6L4QGaOQjhd76uEKb53TJO/Lq7pUHGMO",
+	"jmalhZJ4jVMfWWQ98fZAr3OF/xYZWqAvGoUAgpwTDsmsuP6QAucsOH0dExwRWXduqCX2riVjqpx2Wqcv",
+	"+QqryREpUkQwn3EN6uIWWo+6G/l2v7cvv9jG6zqM/O1duwDuNLaKgT75qgsBXGHdCi5PSeSl9KJ12Pxg",
+	"/YUoTMcVBLrEG5/IHHZQ6eb7QY1/zBMObk2qG2yBknfpZlVeC/NKC1GEB54iM6bMidkiW+Gk09ljxOrP",
+	"zeoFuy72byepyf8bcrunncsMVTPUERFNhSYGZcZaiyfcJL5qEphbLReE3LGBB0ANoFkihzTOESA7/2uS",
+	"xpq9tKJ4LZjJ37NzkCqnWrcgSoQcMLHBxEbaG2NU/1ywcVkBMGRrBJ7Gb8all9A7qhyUlyNAWVPw753j",
+	"xVNBkyVuLoetNWRY9zNiI5HPKmoDVCUkE0zA7I1ko9tpd3YD+H3JAfzPAqDaHObLT935zyxFJLdVNjfg",
+	"tB6lWZZ6hdKFpdw+8DeumGix7yjFJ6M+GszeZBYcm6n0sMhscqBN1W5SkjMYUs4kU2gbrJIr68uUP5GX",
+	"rSBUnaTwGO40laret2XJKCt8h2aalxIvK9XKQO55Z53ZInPf+nvpLWB6clEsovsu6bOYTiT4ndK87LJ1",
+	"7oecUYnhxbWCH76D+X5BqK6GxY8h2Dk/xEOTKD6l+WhrMg4q0U9MeHBUo9KYfXgxcrqQGDFPDVprIr4I",
+	"mZtIXURGlhwWcxzyAeZzASkZNX2fGJUTAHDHlRkzXA+WOKIUXGK83UQJRbMaJ67js1JQd2lOoHkCB1m3",
+	"cOabayQX6tvseyp0KgZWvLCWVpqex1zls/rwnQ1TiAH0FCij31ek+Cai+E8jbhYSpV644O4powQWjQHy",
+	"GbnhEMoyHCVyrTfUBWtlo/v7CpItubzbuP9cH75dnxO9pV9z1y2k1QemqM0QmuehSj4jlTUUI2mVSuX3",
+	"nORauxqzOLV6kmRj45EZM0UzMsJ9jQWPKSfxqF0gDKBLAVMrgPCJmQgkm+7tForEnVaOhlRfRDDF+8+b",
+	"6CGm14uB1Fr+qUxcp1BM431vD743FlI5MVCwiRQDNaJ3DdPqTq/wvccmSox7N/7Fxk2juxc0MtpHfmtI",
+	"poSklpVikQHI1m2aX6c8jWnj8z183UX5/I+7aF/pC/OTGzAIApvvjWnWy1yfKvhzmibwFyxbcRH/xIuf",
+	"C5rs45hM6gcGznKq2PWs0W1Y71sjMP+EMd3uNLqvOoHeJd2dzr1nMDXAG1vdae5PGDP+sNuY318ljvy6",
+	"CPTrmSTaEvSumt5/WlmPBR+k12W17aGsPafCrR8nfgL/hd1LdXQoADodEBo0+KM3bP3cjit4yeWYxXWH",
+	"5GplGlPfIY98kU79kDDUt9aoneTYgLDX6e2TEbYkeurGIBUbS9JnasqY1+DIqUy2HhySMLT9D9YT+CjX",
+	"HuKlYuOFA/Sk03rjK7KLAKjSDhSG/cSD88TUsldc4G0Xk4yV/Tnl6VjTr3A2IRw57mQTRz8kGGKaosvK",
+	"MTsUfsjDAoPQUMMTA6QJQSvhQg6Vh0txwwJazQrRupihvTa3Gx6kuvmSuV4T8/TT8ppCKhLNirUtMiQL",
+	"Ee+t+NyAlypEczarc4kV2OnFYJ20LLZ3iY/Lu67gIm/6C1WvQnjU7gZMmlqpvD+oGaCBvFbx8FLRRSIL",
+	"hUNMswx6ZUKzRwhtyPR/mduLnHJhG0QA2LgS4gbQx0bjiWI9yG6IWofYbg0xCaDdjz4qoa4X84qg3w+Q",
+	"mMRinDIJMTgFARSp6Ix05m04GE5PD6dU2vbSk/MpV8/3G15GxE5dRkRpsGugSWmqlZ8bT9QDnsMJr/1g",
+	"hZW96VeHUp3S3CfruPLs5PwtVVSZisKqQxCPMAtNgiBZZvOejRknrtspOc+FErHIfCH0+uzstBE0Pp18",
+	"vHpp/rvz3PwDtE/9D1gqc4e9wV63l9+dw8/vzuHXd+fwI1TvluWZuaGO899iPz/YAEbmVxJscoZFe1b0",
+	"WmEVC5oxGTPQB7HWW/nV4krAPim2zjzTjuhdD3ETEpbRWW+UxrndQSU2hrYLixm5NrVnnLMBy3OW9Mp7",
+	"o253S2U6I0JPaTOxBEaNCp/JJovpeFwJhPz+fN+XwHODnB/YiN4tyk2vWqzL6LOAbY/r9ecj06RiBZt6",
+	"CAJdkycCjXKMGwnueSZDbqIghySKRcIibDEeA3ytGJDI1IxGLcRgK2peEYYN5d8zg2VRKe+BUtz5LSex",
+	"X/SIaj5lW/qIhh/0/bZjr/tu+ViodiRY3+aoTbHyGspg+RRVRAmSCEL72Lmy+vlK4wMHiLyP1abYKdS1",
+	"Q9j/HJBroUhtzpVfPvx1cRdESIMJCM2kKGrJbf/Lk7em+ro8zppi5OV5m1ZLgCUrDW0BbwK/eZUvcyw6",
+	"33t6DanqVbEkiJ+0tdMo+0nAq/P7QXsn2GsfBDvt/aDT3v2M5UVmoEZGWg+IYRVrwKMPZb4CpmYVjuOh",
+	"YImlujUkyqS2Y1xikK6lxZ+dnBtynsCAV1W+LLXLXMsIYdKkoKu8Jsgh0YLQQk5MvdKWte2NYqRneOrW",
+	"GUUOeX+Nt50XN1f50hBxORMWNWOLGMhrkVy0Py71HjaOl5KfDFltt70TbHXa+8HWTvvFMkabc5+h92wB",
+	"p63BQf6oa/o3L7h/vdomLelyylHa66PS1jLFoJs6FWFM1dCAq3PBWaumtGluHB5rrs9QuIjfnqNK3bLt",
+	"SJfxl5ZSC+wJC7Zkmse7GD4UOZhoGqBMCP2fQxNs83sxV3swW/SpKECrpGhWoxWabNY6LEJBxjZ+Bg6z",
+	"ayYhcmQ7swFuj6c7R6RZGHitgFQsGeQDY63asZiBmja6gfdKpJt+Z2EnttoEPTnGuHLBR/dZwNzznmhb",
+	"6+mGsbFplmqgEGMaD1mXRPDf3jBVBgIW/x6lUkbWfqpTPOxTmxgv7s0PspT+1BYWukY2uB14cIP7gfU3",
+	"oFy1asQ8bsZpv7+x+Rd4K19a0QX7+zS9hVlWsjLMr07MlTzOLl+xMgd4asF3wDHyBlztdTmWqYLe0ca8",
+	"gtsmfkdE42lj0EEJd0xMObjJWZ37AGDtykeG4Pwun/CFeYoohtC8WsNfWGNtWo1nE6nv0QVFR8Wm6uzu",
+	"1+QR0LulZuAHzwQcVOzWQ9IpjjbTqt42akYvUJKOGEcPXk4grYULbSuWzr3dg+cb27DrH+PF5v6mdBxn",
+	"VOk5LGSUnv73CtfpYg3DVm0mpGltxEPieL3E5aY5+5r6Rb3n080mcBtgjlUCZwssdxfNk3NORkALqXqX",
+	"kpsjOPfBn6TH6HuNrn47P+4Z1xH82/qP3B/gDHJ/gZbp/gJmg7/8p0oPlZ4pPWL8TObfxU3G4wT/vry6",
+	"OPn4U9nv5D8wLz7SReABbjtJhxdf9JAp9hrsyai8XOCsoH1xy0jnkGxBixTq788B1NvqW8tenIc7cfZ2",
+	"57dJzb6t9z3U82XBKIZMy3jOT1uo2AwLopvHo7GamQx9I8/Ah4E9svjMReiaLB6K1iY2HrK+G9L9WqRZ",
+	"KtI2sghWf94XYDXeExRipBlVRZoBr4w0RaIS7RyLItHKsmgDyVj2eD59fEeWBd5cMGcZj11AQGyOwdZf",
+	"y9y+YIV+tC7KRoH1jft9oh56BuDIlk1ea5+pVGksl2aXoUll7jQFuqb6uAh4auOOxrmQ0uTByoWhHGs9",
+	"rsv7XgyrcpDr/83vhKJ/G4B11ulELuh1SPosE1MSOQcdPhShEEbbD0AbjFJIrFJIxhNFJLtlOc2MgpUi",
+	"gqkNCRQpyAebO/kr46lJuYJPNrF14KDuHGmhepxjzWReb52XB7rbecxI3cquWNCKI8HWA7sXLUkagRpg",
+	"60J1k5jLADdcuvPqRYc0P129aWlVV8s2KNQrz/nFq4MXz5/vG2Z6tB6bpMbvtUxRfMh+9jKwy9SaZ5b5",
+	"PTC/TEFpOy4QE+clN1M9ntMmqGPl+JuJzBS+rENkY69tKbtTRsHBvjmR37QU9KKg9JtxjMy3No2qpZBz",
+	"d5hSvPt6Siw4KNYV/5UlXSqbL9hYyFSJfHbCE3bnhRUWfLtMVz0AkqXWR1aTTg/pI+sUId6vGuCpKLXU",
+	"rmRfr8E8tWBgzmaAZBifPYy9D+eL01NcxqodlWuvDOkFqXJWLWfYMm2QXhtGGaQZ67bbbQzfWehycDPs",
+	"dzotg4LBCQPN0nS/NmFDyL6n+N4yd83TbSUlXYnOIxQRWadd/DqcGUjETx+P/n50cnr0+vS4rFNwYc/w",
+	"Q3J+dnlFtm93twtybvuQM7AkSP9UbYCdcHF89PY3h1xis59Oz47ennz8ybRgTXEY8tAfqnumXARicXdd",
+	"NMotvlVb+0yf0jgv39yEkTSChvl2I2h4XyubefbWpxblSKOV2/8Tz9bfX+VrE47VVGzMeKIFck1UMo7Z",
+	"WJmuBIUrArDpi602BAYnjEs26mcmYydVJB5Sfo2gxVobepg0WbgrvMhfrbNho1PHS3dZ5cWzty61dFdk",
+	"XT04NONCZV9LeIHLDfjl6skyY34Ba8IQPKp9XrpGZ847t0puuXjgtyJf3XwWDr4UX1vIYuUN8y6jKiC5",
+	"mG6N6BeRu/TkATYcN4ltFirc02KeBDDvydjYLcQ34dxVAQ+475G8dwmg6YvdQ05prHoejNKHDo2e6VKG",
+	"IdCSC9aIaGMb21uKM2YT10W9JDGodesdLDvtvXZnczPBI8MiQtpVW5TL/kx6PktwOzahIhEpjzHYtT2R",
+	"q0TZpr5IGz+ryakCo0ePhN1CVcbyRNaUk9osPmd5P85ArrDhq+edh9ialdW2Zt2SxS15d2pq0Tb3xFS9",
+	"Rmu4Y2rzDZbanBVXZ61wftLzfF6FfQph5oZp31c33Uq5aU01LBTBjmxRLM3FhCfgZfISHuqLommu0gGN",
+	"Fba2mX/3a+iW42fmQ7mKLKVTmDbX6DzpT9JMbWkBAAZBOTp1sLu/+7IuK3t+QywYkBY7TKp0RJVLOvZm",
+	"ORBCjfOUq4CM6F0zl7KXsEzRnulgWZ4v+W8yZHTs31Ier2kAutaA2V2cTaQJhFeUAq3rmuoOrQubcmXI",
+	"JjJ9mMBOVOmImWx3wKhT0EtpZhNKqrmVi5zI1TnND+inXEwBwQe+9JMAMmgRN5HMemhtoUlgisop+ekN",
+	"aZpuRJxdU5XeVoKP+51X69HK8qop/vpDq7UqPLKKWCYRB0ujAGyNSKZMKUSZciuotQlzfROQBpxvUBUC",
+	"8ySpYSmf38vrWSvCnqTLwzzue7Xe2JwFXB/Ce/sHz1+8fNUx/8JjZ3kzhuX17pvalD+A1jfoaLAcYn2O",
+	"AdbBTt+IE5Yv/aNQ1TfhmW+JeL6A7tjfqi4f/eLdG/Jq/+AFMd202uTIIJhqRnt/dXVuW1NB9aoFQ6Qu",
+	"9mIhMCkPuSutACeq7c+ldeuA6B/5DBJnu2S/0yGRLVowb4oQOgffCvAeIYc0WyZjOgZIcdtRTdkWqmOa",
+	"S9YKyP7eDonwqtffmDRNzzsi9ASe74f8l/Q1VmwcdHZIxIXqpZq/RowrlsAIrnLK5YDlRR9+PMyhm2A8",
+	"nPAblrSeqqyjSypECEiplCMIuUnMFao30CpfYMWD/5PfOA6aPPbTJGE8IF9E37sv5Prvog2h94YRU0OR",
+	"wL2A8q4vz7WhDsh8E2n98breZEHI/Y6bAalplxmQci9LGK/rvWiGW+rHGJAingW1GZpeiuWcZvZvDDr3",
+	"bJ5xqUmuI6fXxDYgRSdc++/S5VID28A1Ue55yP3jXGiNuZfynm0gGpBKc+WAVPkzCHmFAQOSJmw0Fgqo",
+	"dMNmvZxNZN3vpS85oG9v+apwtCsrhGwDwG9UIgTuL4s5USoQQuQtuaQiKOVS0dpw8JVNxS83qCh/2kLe",
+	"fvNio0Pyr4lQmBOhz2zsNgX9UJ143bAeaXHR+ZUTzwgLAe0Cy4p6rRPCNFyskVNDkSsiJ6MRzWeWoDcp",
+	"T7DtSc3wT5CnyEKeWlRc+unixO+AsPQjyxo/rmDqyplpG0oCAbxScMP561Z5lQGdaqpJfSgqa/pBztU8",
+	"k5ZPkGvRAx1cb+F4pbUOdwHiorXtcIzl/KyXey9fPu+sZ47b78uZXPl1+KCB5hJ9RVPOkqKx8dmlQefW",
+	"YzPZYWW76PmLFy92d56vO64lQ7rShDYtf8XgEWPaPdh5fvByd3/NMaHyzco+vf3dupu1rbVg9BdzBmbZ",
+	"Bq1xrdR6DFd4CYsRBLVsVrf4FcKX5ly3MS6YPmRrAT/cJTu76VBkBvklZuvj+F2tQAScQ+kjTX08QCoa",
+	"WOf6xsLNVTjyW4cmsg+CGxIEkjRpk1/167Q8iUHTxUkEhOpbtvCJLIXmX4SSg84eGTHKpQOD9MFlEfSA",
+	"ZzPiECKbkGQ5SO9YQnKRZWKiWqY7i9cTFtI7ngpucNFxguAkAITKysiDeg42KcDOC62AwBz90MCmVENn",
+	"wVrtupjoMWekacCMIKKODYag2/nx2/9L25StQyKVGI/1R2DnXp78dHV88SHkwhTlGaJIlWaZSR8An2R0",
+	"+f7T1duzXz/23l4cnXzEfiQc3iZbZchVC35SQKXYb64FklLf22Up1OEFwwC+NRUXI2EiV3MxtXPzsnbW",
+	"QWPdW4qCdvBEaKxeHOQhqKpP1CXhT4mFGswTrJYjPGihWnjbwhZGjjC1IG6bpej+qWtEVSCvzSEVUaXf",
+	"OE7jG+SsYXo91L+4t1YQeUjzdqdDDBrz7SvYnlSlMaHZlM6keVNkHo8Oi0YLcpylSuojNzKYb1EJpghG",
+	"YuOrsUOGqwIVedBxDyu4oXbE4CSD8a5TrOvh1C3KdlyD6yuqIctjxoui1AJqMUH8qLGWlzudTmDS74uu",
+	"FZOskllWRc+rS6kpSynDE3XM6KCyaiOoGA/3cFcBu2ue7eYDa9L0sMMqo/o0gyUkxthHPXTYM+nlAxIq",
+	"vXEGJGHQQk2fvYATns75EhnlAJfwcj/Ya3eeB3vtF8+DHUBMkEoTrNN+uRd02vv7wU77xYug037x/PNK",
+	"ItuiK5xXHaU9ULcaWvut10RuE0noHJBcwuKM5syicVZc2PVW17GP5NM0OJABgX883wc/ivmP/rkvRBaQ",
+	"drtdqTwr8CMXSuPi5rulMdXy8N6WswsWpxKQpm3P4jLdy2NEONDN8gvWSYhKVgZxS0fGwuWtO8w399ED",
+	"XCaLJ3mqZpf6yMLFPxqnv7DZ0aSux90RJ0fnJ+SGzdrkFzaDnnKmhU50dH7S++X4t8uIbBd/9N6dnB5r",
+	"mW4SKVmqhiwPsOFOwm5ZJsbAUzf6bVHCbrdu2AxL6pM0VgGorj0TJMY8W5qMUl65LeTefVoajlLeAhcy",
+	"jbXSjtpbysGXTxMocTYazD+2js5Ptn5hnppGgQSN+3ssSRDom+WKxspDPzZZjSOacjAUcznXvO06VcNJ",
+	"3+va5jVvK1PWvMxobNbTmzGaQ3sBA8wNTuj3V1fnXeJ357HtzXmC3Bxyr8dsQPo0vrnGaP8X0ZfGowlW",
+	"B3iWeIIES0HCa8YKech9/GPYS052e3gHrs0C3ue6M3jgBQ6XnRZAwGIQclRHfKhxE6cq1BYxgk5cVjVY",
+	"HLkKeTPCMzoKSISKAbZctedf1PKjW1gcAIAcvKQOuc5XHFnUfdu21jTJP9E/tkAt3Pq7vW7AgjTl/vY3",
+	"vXsYV6bPavtvfyNIzSK6we5iNlYk2h5CO0k97G0wFuBfI6btRQn/TkQso5AD62+LMeN0nLb/FhHOWAId",
+	"giLHwW4U5Ai6pWLuuozFGFq8GqaAVq7edtFfgfWPWkgXeADSEN1w8WOpNA3n+jOSKhny6G7LirkteCry",
+	"qiyaZ2PGtbjYa3ds7q8Zi9ZNjCCRrTY5c3haIbeSoubVFLKMtZ0IPkM9QyvV9Q161tDCDLuyTPgNF1Ou",
+	"bws59FIyjfr2Ozsk8uMdkbbG9dv8Qlokwn5nj0QuGhKZ5T2zbZjiIdPK4N/+Bi169Cuwsa20NMwZ3uN7",
+	"kWxEycbB+Czk/VmRp9IXyQyZUdv31FUS2F1xbWrno51Oh7wRXKV8wszaoWP5hs2eyZBDxEOS5v7uK/+q",
+	"fn+X7O/suXT41EgW6Dd+cfw/n44vr3oAkRdhsT4Hz3w5PueVw2qzPCD7Owf+G7lQ5OfLs4/my/sdTPwB",
+	"N3+qkDcNPfVtelgpA1oecVsdAXCW9uoMOqXr5U7YWA1JM4IqnYBEcE5jFYYpMA15ga5iDB9G4yEZMa1X",
+	"g5OiSyiS2jOOhLaep2kM7XL3O52Qz4cYjdcZKkKgMgzGl5tFTVJJr3PGCNRep7GLK6ipwFRCPekjbisz",
+	"GY9FYrmDFsINm0/r5S9EuWbTaPt2N8KEevOKVsghFmTii2YNL8/PPl4e20XUs9nZI9F88C3qEipvYGXA",
+	"qdIcsCnLQ25gHnKSA8i9FqXwZYt/Vc5Kbh2axjjVBmZmZNCuGve271lLebXNomEIwOeThdzcv7vDkOvd",
+	"nWmLVg06k2ZEx+PMSFzr3//vL1LwqGW+TBcGUg1An5PuHhZfYJZRfzaTwuZkY1PuyA/hWOmrlx4dYA7X",
+	"zEzDrPmE67uQnsB8uFtCTonBa/GqURaAuhnsccTDS7lUjCZarn8NEXEubHRJ2Gi322EjICHEJSo/FXP0",
+	"LtxHpBlZgEQtF7WQ9wmLBA1clxOAOsc6DxRYBg+xi/3qnGB/Zi2OJORwh+0KnEHnRIjAzdHFeSwKqdPc",
+	"7+xj1B3CznooNOQYey5gtRKB5STY4rG53zkg0Xx82jb6jY7035Gt0HLxWUgh8JIGPN+hnzyg31+TiwAp",
+	"BQE56Oy07LGxAJ/vb3+DSW9D7ZgpCFsEPdn8BTLWye1uEHJXaaNVwu2L48srhz/Zwqm5O8xmNZis5XrI",
+	"AKU/KDyQYGj1tAAO6MCc2gExB4qmUqmEWcsiSSIbJY0sXpUk1yLkJX95qiTLBqR59vHjP9BM1ZweEPjb",
+	"ChcxUS1s/aWGuZhcDyv5myEHmQv43/rUR5YBYT6iMzRK7FlO4YhkXG1dzcYIgumIoieC9NTvtGwsGZzh",
+	"XXOOGcohkIZbka33wBNb9uVoZcHyjREMNjCjhNyPaaqlwHJAIq8wXg+sGl8IeZGED4oFsCK0rTL85VoU",
+	"CY4kgcPUUAdgWguiWKUXGumOGDMxRnt6Ysef211br/e1AHe7jxwCjavggp5mZp19vVxPlaY85OZzKBWs",
+	"qk5AbYBfjMoeoOIGYsBp7lZpuk31nmwCm0LTQwyZqJTB8eM8XTFFVscW9ZN4aDGpeTazCoq0vEd5EnJ3",
+	"qGG3fBhzgVgQkCSnU25Df8at57rLCr2yBe8j5Br2cSsl11GJDIWmaJbGzEArGnPyaEzjIdvahfKMshk5",
+	"nU7bFC63RX69bZ6V26cnb44/Xh7DM0VcvigJKbzyO+3neI8xIBrdxl67094DV5MaguG/DUaAXfGRC05f",
+	"s5qAw3ldLyWgHQZP9fQhbDOlssg51yxCb1hAxtlE+jFKLSWg7xL5AGK66/X1ojlzTXY4Ax0QguGHNoUd",
+	"NDts4eYkNDoE5Mpc3KZeORFva6m0rfnS4vF6Gc/aurTR3gtGkw9sBGgDkZ/zjE9hvgZ+9hoSgvVRqT+K",
+	"qrcJMaP2YBNq69LkQR9MUnnTJhE85U4Go1IZtfLi8jLk+CU8vcw7zaeAzhBox3va5B14ODH8X3zT0BcC",
+	"cdrWXJF9TprR6dnR296bs49vPl1cHH9881tkXfw76HcZ0fxGH/aRSwDuEsjbjWxfoFkpaR3UBffVZ9IO",
+	"GHaLO/9PEou5YZInIGsRlCzg4d1OxzprGNbbVJUXiG5AgGZl3MdvLga+oNqCirHfTQHwKU2jdhd+vw8a",
+	"+52dRZ9z49/+5Nmk+NDe6ofeWeMUnthZ44nXIpl9FMrW7MJzu69WP3clxAfKZxaaUz93gORe/tyJSa9D",
+	"0G3wOmKGUEFDsG99QjaChqLX0KUHpFLjc9CoOgQaXXNNv7IsvL7CQbX91QjA+22MllcrnX+vH3pxSxH7",
+	"gyZd69xsDuGGbe5UkwAzSTOAHOBs6nWsMVxjD2ZPaogswaNSTukYTxG9JcUo1QfbLAh5Bl0i+dYggz6i",
+	"Dp8FEweIAQMy77HijZM4A4dYqoznDcra2DTkxai04VakRvhvQWhR23nHikwPcMiZZlrrQIln+h6Sj8J5",
+	"M7TWVrfJMd79wSQpf7NNXgqr12zyKySJ10XRzdls7DV2wOui8v47yoLO/uonPgr1Tp+hf0nh8V6oLZMG",
+	"41exPVR2YKt/hNzYTlh/cm3FCZ6OC3WhSp9Nc5Z6nUhdB19UUrQeQY5Ac4CWvluTse3FSVIVcgRc2agp",
+	"Z90OOk2l8hpuym+5jaqtWhfspIrG+ONsXHo24rqbriHZrOCozTkc2Xk8zsWgxODwyzak8cmaC/1MxDc1",
+	"v8cj23y/esUl+NVc03pozc+jiWJ3Nb+blPiaK3I26ous5oIaauUZ+2HXXc5p7H4vZowhmIXb21az7HY6",
+	"et9Joc3OkmUBoTTGZZu8EznJ0lsGiYr6/MNubeWN+R6/9w23o/nCgl1oRw0uzfSWtR+zPR7K5ibw3Oj+",
+	"/tln+lNDPI/F5UwqNmp8Bkb+Ivpy+yv2p79fuGRXVnZiI/lCXBorfZvKGY/de6I2wSnJxcGlkIccUjmj",
+	"KU0VhIygffhYZFnXdw1i0M3ThYqebl9Evyh2wi7vITfJ983IQdBFAYkwExBjmK5MJGphTFMPgFjsgTGV",
+	"0jipGbgmxYjJkAOcoslgpF49VkGR1KJPcdIEJ6y55LmkTSd6yEhFDQ6Q63OEKGm1yZFx/hKIVJuEWn3S",
+	"6am6tFUDZmhVPuOuBjt4BBVdIsvAkQdvB5cw9OVnNM9mpYTc0tiDAnHapnQOJ0qGPBFTQJk2SyEEgc/o",
+	"t2uWhzjrIaF27DIdjbMZofJGEnpNU26HAr4bHHTIMXiDN0iFcRZn/171zo8ver8c/xaRLL2BoB5as3UH",
+	"809M/Sz6jaBqiyxqUC9gMABMaBY9cOaCpjP0IqHx0PKUrefAAKM25/Xya42VdDAD1mQ3tRxnUAUxMS9N",
+	"4l8TBgeN8U7pETQCT/yYVwC+hFerDCkoCDyx16lFobCpbdDr9VsJwJ9F/wKYZZEMxK2o7/jOavy/oVKu",
+	"n1pjlJeYqv+pqIyrKDw/MWXCiLgy3hmgxT726d3IfP9Z9E/eYgNtm1Ox8Mz4gNdt3O08FyOmhmwiiWJ3",
+	"irA7cMRr0xyzwUjTmuqddqe93wqg/884Z5CMD5HjAcuTXuR5O38S2OvXHMCxyDIWK5HLWjeXGfDKbaLH",
+	"tz3OaFrZIEVu2P8h749Pzw0Om0n76Bll/Nw5WgtNs2rCtEP+f8jVb+fH9a+4ppNrFvLaa7sws2rmWe2e",
+	"NCv0Z1JHPC4YueWoVUyKluxLbMSif67lHcxRsaETF3dDr2hqAwykgFUkM6batbbet7fyVtp3dgI2xAUB",
+	"olwhajA0KAV1w06+WUoUb/2wBpdYg5rsc51dfW4sOvfXmIJeulfDY9c5R+lC/oUaXt8/maJHYiimmnsh",
+	"uqh1FCpdRBWuFyFPA8IUcsYTAIHAZLIuqIvex+AxcJRYzdjpf645IzVFWyFAU7YCP3i5KNM5mO/txMbS",
+	"KZdpHvLi5AjKvaOrQBnlrEUAl5RBkRvDE3x5yGnOzBaHuiifgEVR1AId8Zv7PsudERZs6QK43a7gD7/n",
+	"Hx40sZh5fheeopJoc4kQfMewiJY+No3V8Kv/04yOrGfHFt13vy6IpFxMuCSYBVjKFLF7thSWA1+W9Kzx",
+	"IkvNlUeW9+C5K/rfjDpmsa8QtQETRRpo7sAFzUtPtokrmEn35dIDANn5hiLEw+NZ6GzywXhM7qt+bSWD",
+	"etGXzBPb1dvhc39mKfRy9RNlRllbFhVEvxLilObXDB89WGdiDmnlA0tSemUQDf+K5uLFBN1KfiVEwW2e",
+	"HLRypF4Q2qv3nshB/+BiwfN3mqUJVUz6aAwBVlOCc0qJIscqMOasNMatFkYYayKpgmTgkg+mcHd9EX1A",
+	"DTkEB9lKDyZmuoMHzvi4QMcAR9XPZ68vCxeVtqadg0vkJJ9wqDKBzPL93Vchj3wYncgITU1s29/W+Pak",
+	"LTXAxN/CdpekiRlWIcfqbuzQ6b5sPhu4TGcnl2fa1E5z1iJTMckS8G+G3M4CM5qLqRRYMnp0dgIkmsP9",
+	"scmeNOTRBVP5bAsicCbTVNKZLHLDsBWN8TbiaGSbWLdRn2WCX9t8t5Dr6ZtGKH2EWIPsQdMwgUJtEyS2",
+	"FUUG6B5ORilH73JARnQWcnT0IlcYbzPlJDopkHv8Ko8AXLZjRl0DaBiARNMK3N/wZf2vkJtyC/wTou6Y",
+	"IprqD7w9/nB+dnX88c1vvaur08i5BXc7nRI7mn6JuVQhlOJjpCVBbRn/wGqAQyIZ86odnpVU/LZ1pTvY",
+	"oUmemfIeZHr0Y5oVSCUUFDFQyHMWEJlec5aYIEzIL02NKPmV9YdC3EgixyxOB+ZI89MVnRauJ2Mc7jIw",
+	"aQ7QBcCuQsYS0rSTcAONoHO78y5GOPNExHJ7aj7eHiXgGP90cap5X2+LoZCKRL8ev35/dvYLIhYcv+29",
+	"P7u8uoyKXGXISjaFBx5p/ITlOkvhEriu1qG8Qk/x+ArK3b6RhnKkJdUfq6bAEJBQrqn1EsfwlErDewZz",
+	"A8R18qc3fB6mcnTWOPo9Vjnh5wY2bH2FBWHgnlBb2d1oyL+w2QWgoP1VVR1kXUJdpec303m2IaF/seZz",
+	"mt4wEmFnl9KDtt8fPO/lk/mCFg7XCE98bELJQw4V09brLmxlnanpapOjugNwKvIbaeR/zg7NyapXOOR6",
+	"GKCpuJoRsPCwhq65v7vbcsGzhRE6pDc0i/uzC1YY5A/p+kO6/pCuj5au2PTwGwpXP3ElYRmr6271BtRP",
+	"ayyCAYHF08olVEDeBareWmkdMw6hIn0/yLqRuPUKjkMOG0xLSWvoCUxkpX3KE2FU6T4CBUF/V44lbqQJ",
+	"VSwgrwOSDiA7EfJLAv14ksqY6l3ccsaR6e8JyQdwo5+9ApudY5IKtnwKucu3cMkiehamvK7PiHu6S/Y7",
+	"xq6zt2K1KNqfsaGaOXLACHf22OES08s9SfkMjHEsQoASamOuoy0EhYclNFysZKCcpCZpxqny7C7VJhL8",
+	"3ZwOqYJJQ104UKcFhVNcwKhM6owpM00kcSOQz3AuQwoIFgiBd204Qypts4ox41ibPSsyl+qONGQrPM0e",
+	"cBL47Q5RQzAg7IYPa7HC9P/bO7t7/2wEjVKdb6PLJ1kWNOxKLnp6p32AaF64bxrdRqf/fPCSHuxu7cX7",
+	"ydb+4DnbekV3+lu78V6yzw4Gz+mLfiNYhPSNX7UAdg3HXDUIZk+YZ5LKgo0PCW6pPyDz5NsHUtY5694I",
+	"PsjSWP2nJbfg/tPSonS+fIENWU5zWX6qBPUB2guALpFeniGw2OrExvmwh8geLid+pGf923Kw5ou1+PdR",
+	"aVpWYVphh0LoD1EWmIElK6zGUjCwqKHwIQr9gpGQQ5tta5nKCBQu92wGpd2IvQrmKZXOPK05aI0tBnbZ",
+	"nzt0+CcwHf0hrBVElMFCV8GP8OKP8OIThxdpKbiI5uFjLULXarv2GN/tdEiEQGAroZQPOnskMgjEURFA",
+	"A3PKiDoTD6xCKUNevAOjBoA4SJNv1uBUF3gZrS6ak6auAQ2Q0iAC0wnbFC94wEuAw+AAVQHzeRaYMQPi",
+	"SqkZtEHNjhZAPEcuAcy90pleem5Y/F/MrUvmyOrcf2hdGZoGBhTaQuNBqW3I7YSwvqd4tynwqa1eRdzn",
+	"x1laFsMcclKt0YL8s7aFUkCq18jW40XMRZoit+g4ixYhMLwpLOR0LCZZ0vru6btuw69H2Ao6fLHh3aap",
+	"bBdtHELjJX9FvqJBa5qob9/uYUYlpC91SQGQ+Hvnc1sJ0ya2DXBNXYPPjthNv+99hsp3fYgFpD9RJQjX",
+	"sHEXNgyUye/7xZ1FYYbp4e6Zr3ugMDh+sRDl9/cFXHlp3pfI8g7JfH6y9a97GhY8L+F8SH8sJmhevyqV",
+	"494L6a866v1b7++XZX8XA1+Q9H27u7wEDaqSnkkQhEFJ/JnqQQR18oB9wG0FR2hN4eBZOq70K/6Gqtl8",
+	"c+QFypmbZSVBdA1F6Ozk/EG60NnJ+ebZ3NBoet5Vvo5qcnZy/lDt5OzkfFkuJ5LYkc5jNJGO103mvt01",
+	"NazbmWksulC3WF7AGmD1mkMlXcKCp9jS8VuyH3xiKdMBxOBGFaz1TPCIlVwgOsy6ZvPlrLCulWVbrRMu",
+	"0gWd29zJTLOCqOygkmj6a3CAFTU3LlnaRygva68tfmM9laQ6xz9otdfVMx5PgyVn4vc49i6LpjHpMuY1",
+	"NSSu9Xf9OWgLQDx4O3fedSEUj2xtT0fstO6Kpfy6qJCD5eIa44EzwADySdIEP0DLA89znf78Mg9iC3l5",
+	"EvJ4MpqYtj5+P3cEdvWrNabUpgVaS6H4DMLL9WchRwsR2tUT11jOQvkavN9oEaxe1+K/grqQhBxw8ow3",
+	"KlXF+eoBZZbWYNuWpNj32qqeWj+V3u5F+/VvrEh4fd4XyHN3xw/tYX3toQAI9XZXZQPN14VsplnUsOpS",
+	"pdcWX6DOq/nWsiX+Nc6oGoh8VJRY1Rduhbyo3ILdu7VjUowWNHVwzRy8G2DLttoEnHuAE+sqZ5agrC7Y",
+	"LuV6qW+7Y9aqzbKk3rwy6+zk/AF+yyfbcOuEWc5OzjeOtPxZNumaPkhjYi11QwIjFKK/6R9KtibRdDZo",
+	"bb7HN41PWM7E2q/Pi0XENoLbrlYLaqBwfWRiPV2A0Y0UPIGQHdEzGfLomimcSA8fj0z/Bol4LIWgiUb0",
+	"rgeioadFhck0r0OA9dQEIDe0uoEUb9dcButRbZuAqsCZDhkPefWDmGwjbhnpeB5VMs1TU0MyMuDTkcFV",
+	"xofBr4tv9Jc9FjRjUqs8Vg9Cf2kJ2deA9XErXo2Wci2IEsvk2xtct+8g3cyXFsi2Ekf8EGz/roKtvPH/",
+	"MtINzI7N4UQrHwiWBbdVqXd0oSNVyly7JEJBFiGWt0VZsMpByI2cq4g2J9mocURjoCg1yIMWrR8kSKFa",
+	"hbyqWx3aAtxUkkFGAZs0F9OtEf0ichukzQlnUrGkTd7YHu7KwexLrJazEs+cCHKobd+ivBlD9FoysHgo",
+	"HJIG5uYhwqgP6y1tNb4JJcEMioYVXpsar+VKpdeBiBVTW1LljI7AOoODyDZ5GKxGg8e+LtKgcEEcDN36",
+	"GFgpGKONQ+vpoZkTg0qS0ynJUqUytsV4klJu3keaUARnEx9gtpTsb0ETmdIDfu6Cw59uBa69kRdDRx5q",
+	"kzPX4AOa1ojcDNYbYZdgEA56z2aZrQkMSg0+EOrLTbH0gh6ujXlPCwH7MQhpky6mdLbglAKib56Sb5cK",
+	"V8oslOmNtkYR+3dNzAC5O2B5kZQRNBYxZvmtrlEdUrseeef7pXcUE3FlAU86k3m1we36xTsZ6zwBoQ27",
+	"I7omD12nbmrhhEPeZL8Tf7sXEqdQL+dSV8wF46DxHHsrPrXK2bfq8fXTW/59FSqg0cYpLjCzR2S5/FnV",
+	"scILos9Eo208Xh8rpb4sUKZWRz8czqNDjnLGTaXjiB1dUNPrxJ56Y6qGLfCq0ioisYmXwIkHw7JNC0wM",
+	"JVUmRwU6mUG5eLVR+TLj6ntEVrwPLYf08ZBPfgiDP5d19Yfwgu3ML/JvmWpRsf+KZKq/jO33iHhXUB/v",
+	"KqwcQByYC+xErfZCkfJnjuH8kCh/oWiRx48mDvln2nSLQpv/yaEok6v+IyL1QxD8gREpc349OMz8OJkR",
+	"rH1/GYFwQzHzVOEsC07h7JjqeV8TQ1t2+ptJ/Qja/Nj732Xvvykx9gr80X8rAfAkEZ+HDPZHkOhHkOhH",
+	"kOghQaK/O4n0I1b0I1b0I1b0I1b0I1b07WJFINY3tQTXCQ8tVMn+c+JG5iT7ET76Yef9CB9VanP/o6zQ",
+	"R8eeljqfVgabzOB/xJx+iKFHxpz+yjs2Z9AKUOSz7ZQn0Lt4gY+m4hYuHvRLIMvhN7/e0QC1aMMcbgq5",
+	"f9fcO/HuPpNpwrBLQ5MmWkvBckboNR4QkYd8wlF/aXm9yfX6sDY5MpocjkpLh4icn11eBYUPZERnaI07",
+	"VSnk1mbQ+m0JNMY0WZVEMp5ga4M68XLhpnECJP1mxnLlQx7u1WONWyg/3WgE2OHrHnqmnuDTOx39P2fA",
+	"Ajj2ItkHzBfUttb7ywjDRwi2v5wFVhKMVzU7+JnENX1wraYnmerUCkCz+VZFC2vIujb5AEg2czKOTG17",
+	"wRFGx+ekmomSm/poMe26UD5BGSc4SVJ548s68D3C3yGnnKDQa4FOGhSP1wFk0ZwRlacswXbP3t3XgrOQ",
+	"A7QyfE7fmeRiPLYl4ZGxKgEJKCIgMpjrLQO+cw+fC74ectuvB1AtoDF7xgaqaNLdNIj7gFu8qHfjNoJo",
+	"RZp6/UkKVOOs1SbHtMDe8ruipZLIKdVD1ybudCgyBrjEvssdDF8b1Udg4oLwOTNwzgZeH13vBh4slaVe",
+	"bMDYoWauPIVuOpZdIlu8h9Bhaca6UeESNl8RDhaHJStPkFMEbfrmB4j+zl/1/Diu5vwUu8vtJGDGH2r1",
+	"v+PpcwpSzqY4GaB4T2avdQKBNFr37EHp+8eePkuYXioxlkTRm5RfF0HHQ0SLR4GGePYOPdBJyZSTQZZe",
+	"DxVBxXyEiIIWtUafPYmJqY5LwC5xJpzQtKOgM+f5L+YQID5TAhgjymp+gEP76ePR349OTo9enx5HFk8R",
+	"zwzjoYQDDE5CVcAm5QwOSNlaKUs/8ew7SVP80l9ZHzfAfZJY8wrB3nGx7MH3Q5z+G4pT5N2N8mat8Czj",
+	"MH1tHI3TX9jsaKKGje7vnwHJEfYsCsuFQGjYgBDVR2iHmIh4MmJctclrNkwhhWOci7tZQKLzT69PT970",
+	"Pl2cRgaKErQ8eDohsRhrhZUmtyxXqWQA+d2XIpsoRj5dnJKUS8VsvGKSZ41uYxsks5l0dZSXHoQu5JL4",
+	"mLoOv6ldQFoWUPfzIPfYW1IM5lDIpfcCgCGff9o3udD48J5xXqX5jlcI4RZ4tQqA/cRUnsYSvap5PGRS",
+	"5VSJ3PT/jnM6Zrk/KoMcOf+FMxC/IieuM7r3lOGTmsmkkmhZmNNYmRydfi6mkuXk0wmMKlXeexIRL6LJ",
+	"gtRjcrtLmtjMndzuBha04v3V1fn2xfHlVavop2Jj1wZqopw80yVDpcayu719AyzWvk7VcNJvp2J7yvoy",
+	"VWwbGijG+mgdK7lN83iYKharSc629bu2xhnlbPt2d8tCZgLvmZnpPXb/+f7/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -55,6 +55,27 @@ func (e JobCallbackState) Valid() bool {
 	}
 }
 
+// Defines values for JobPriority.
+const (
+	High   JobPriority = "high"
+	Low    JobPriority = "low"
+	Normal JobPriority = "normal"
+)
+
+// Valid indicates whether the value is a known member of the JobPriority enum.
+func (e JobPriority) Valid() bool {
+	switch e {
+	case High:
+		return true
+	case Low:
+		return true
+	case Normal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JobStatus.
 const (
 	JobStatusCancelled JobStatus = "cancelled"
@@ -277,9 +298,9 @@ func (e RoutingRuleStrategy) Valid() bool {
 // Example: {"text":"hello"}
 type AnyValue = json.RawMessage
 
-// AsyncBatchPredictRequest A batch asynchronous prediction request; every item runs through the same model version.
+// AsyncBatchPredictRequest A batch asynchronous prediction request, every item through the same model version, with how urgent it is and where to report its end.
 //
-// Example: {"items":[1,"two",null],"model":"echo"}
+// Example: {"items":[1,"two",null],"model":"echo","priority":"low"}
 type AsyncBatchPredictRequest struct {
 	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
 	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
@@ -292,6 +313,14 @@ type AsyncBatchPredictRequest struct {
 	// Example: https://hooks.example.com/inferd
 	CallbackUrl *CallbackURL `json:"callback_url,omitempty"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// Items The inputs, at least one and at most `MAX_BATCH_ITEMS`.
 	//
 	// Example: [1,"two",null]
@@ -302,15 +331,24 @@ type AsyncBatchPredictRequest struct {
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
+
 	// Version The version to run. When omitted, the model's routing rule chooses one.
 	//
 	// Example: v1
 	Version string `json:"version,omitempty"`
 }
 
-// AsyncPredictRequest A single asynchronous prediction request.
+// AsyncPredictRequest A single asynchronous prediction request, with how urgent it is and where to report its end.
 //
-// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","version":"v1"}
+// Example: {"callback_url":"https://hooks.example.com/inferd","data":{"text":"hello"},"model":"echo","priority":"high","version":"v1"}
 type AsyncPredictRequest struct {
 	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
 	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks
@@ -330,10 +368,27 @@ type AsyncPredictRequest struct {
 	// Example: {"text":"hello"}
 	Data AnyValue `json:"data"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Version The version to run. When omitted, the model's routing rule chooses one.
 	//
@@ -469,10 +524,25 @@ type JobCallback struct {
 // Example: delivered
 type JobCallbackState string
 
+// JobDeadline When the job must have started (RFC 3339 with offset): a job no worker has
+// started by then ends `failed`, its `error_message` saying so, and never runs
+// (one already past when submitted ends so as soon as a worker reaches it).
+//
+// Example: 2026-11-22T10:05:00Z
+type JobDeadline = time.Time
+
 // JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 //
 // Example: 0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b
 type JobId = string
+
+// JobPriority How soon the job should start among the jobs waiting: workers take from the
+// high, normal and low queues in weighted random order, 6:3:1, so a high job
+// usually starts before low ones queued earlier and low jobs never starve. When
+// omitted, normal.
+//
+// Example: high
+type JobPriority string
 
 // JobRecord An asynchronous job.
 //
@@ -498,6 +568,14 @@ type JobRecord struct {
 	// Example: 2026-11-22T10:00:00.123Z
 	CreatedAt time.Time `json:"created_at"`
 
+	// Deadline When the job must have started (RFC 3339 with offset): a job no worker has
+	// started by then ends `failed`, its `error_message` saying so, and never runs
+	// (one already past when submitted ends so as soon as a worker reaches it).
+	//
+	//
+	// Example: 2026-11-22T10:05:00Z
+	Deadline *JobDeadline `json:"deadline,omitempty"`
+
 	// ErrorMessage Why the job failed; null unless status is failed.
 	ErrorMessage *string `json:"error_message"`
 
@@ -515,6 +593,15 @@ type JobRecord struct {
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
+
+	// Priority How soon the job should start among the jobs waiting: workers take from the
+	// high, normal and low queues in weighted random order, 6:3:1, so a high job
+	// usually starts before low ones queued earlier and low jobs never starve. When
+	// omitted, normal.
+	//
+	//
+	// Example: high
+	Priority *JobPriority `json:"priority,omitempty"`
 
 	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
 	// floating point.
@@ -1183,7 +1270,7 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented, callback_not_allowed.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed.
 	//
 	//
 	// Example: invalid_input
@@ -1343,6 +1430,9 @@ type TensorSpec struct {
 // Example: v1
 type VersionField = string
 
+// IdempotencyKey Example: "8e03978e-40d5-43e8-bc93-6894a57f9324"
+type IdempotencyKey = string
+
 // InferenceHeaderContentLength Example: 152
 type InferenceHeaderContentLength = int
 
@@ -1370,6 +1460,9 @@ type PprofGC = int
 // PprofSeconds Example: 10
 type PprofSeconds = int
 
+// RequestTimeoutHeader Example: 2.5
+type RequestTimeoutHeader = string
+
 // BadRequest An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
@@ -1393,6 +1486,18 @@ type Conflict = Problem
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Forbidden = Problem
+
+// IdempotencyInProgress An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyInProgress = Problem
+
+// IdempotencyKeyReused An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
+// operation are problems too, on any path: 400 `invalid_request` (a request line,
+// path escape or header it cannot parse), 431 `header_too_large` (headers over 64
+// KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
+type IdempotencyKeyReused = Problem
 
 // InternalError An RFC 9457 problem. Answers the HTTP server gives before a request reaches an
 // operation are problems too, on any path: 400 `invalid_request` (a request line,
@@ -1552,11 +1657,68 @@ type GetJobParams struct {
 	Wait *float32 `form:"wait,omitempty" json:"wait,omitempty"`
 }
 
+// PredictParams defines parameters for Predict.
+type PredictParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
+// SubmitJobParams defines parameters for SubmitJob.
+type SubmitJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitBatchJobParams defines parameters for SubmitBatchJob.
+type SubmitBatchJobParams struct {
+	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
+	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// the `job_id` the first one created, and creates no job; the same key with another
+	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+	// `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+	// structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+	// has it, or the same characters unquoted: at most 257 printable ASCII characters
+	// as sent, quotes included; another value is 400 `invalid_request`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PredictBatchParams defines parameters for PredictBatch.
+type PredictBatchParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // OipInferParams defines parameters for OipInfer.
 type OipInferParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // OipInferVersionParams defines parameters for OipInferVersion.
@@ -1564,6 +1726,13 @@ type OipInferVersionParams struct {
 	// InferenceHeaderContentLength Binary data extension: with an `application/octet-stream` body, the length in
 	// bytes of the JSON inference request that starts it; the binary tensors follow.
 	InferenceHeaderContentLength *InferenceHeaderContentLength `json:"Inference-Header-Content-Length,omitempty"`
+
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
@@ -1867,7 +2036,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictWithBody(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Predict Run one synchronous prediction
 	//
@@ -1876,7 +2045,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	Predict(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Predict(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitJobWithBody Submit a single asynchronous prediction
 	//
@@ -1890,6 +2059,9 @@ type ClientInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -1898,7 +2070,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitJob Submit a single asynchronous prediction
 	//
@@ -1912,6 +2084,9 @@ type ClientInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -1920,27 +2095,29 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitBatchJobWithBody Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitBatchJobWithBody(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitBatchJob Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitBatchJob(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelJob Cancel an asynchronous job
 	//
@@ -1972,7 +2149,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictBatchWithBody(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PredictBatch Run a synchronous batch prediction
 	//
@@ -1982,7 +2159,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatch(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PredictBatch(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Ready Readiness
 	//
@@ -2679,8 +2856,8 @@ func (c *Client) OpenapiYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *Client) PredictWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictRequestWithBody(c.Server, contentType, body)
+func (c *Client) PredictWithBody(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2698,8 +2875,8 @@ func (c *Client) PredictWithBody(ctx context.Context, contentType string, body i
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictRequest(c.Server, body)
+func (c *Client) Predict(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2722,6 +2899,9 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -2730,8 +2910,8 @@ func (c *Client) Predict(ctx context.Context, body PredictJSONRequestBody, reqEd
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitJobRequestWithBody(c.Server, contentType, body)
+func (c *Client) SubmitJobWithBody(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2754,6 +2934,9 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -2762,8 +2945,8 @@ func (c *Client) SubmitJobWithBody(ctx context.Context, contentType string, body
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *Client) SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitJobRequest(c.Server, body)
+func (c *Client) SubmitJob(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitJobRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2777,13 +2960,14 @@ func (c *Client) SubmitJob(ctx context.Context, body SubmitJobJSONRequestBody, r
 // SubmitBatchJobWithBody Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *Client) SubmitBatchJobWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitBatchJobRequestWithBody(c.Server, contentType, body)
+func (c *Client) SubmitBatchJobWithBody(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitBatchJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2797,13 +2981,14 @@ func (c *Client) SubmitBatchJobWithBody(ctx context.Context, contentType string,
 // SubmitBatchJob Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *Client) SubmitBatchJob(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitBatchJobRequest(c.Server, body)
+func (c *Client) SubmitBatchJob(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitBatchJobRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2864,8 +3049,8 @@ func (c *Client) PollJob(ctx context.Context, jobId JobID, reqEditors ...Request
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *Client) PredictBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictBatchRequestWithBody(c.Server, contentType, body)
+func (c *Client) PredictBatchWithBody(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictBatchRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2884,8 +3069,8 @@ func (c *Client) PredictBatchWithBody(ctx context.Context, contentType string, b
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *Client) PredictBatch(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPredictBatchRequest(c.Server, body)
+func (c *Client) PredictBatch(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPredictBatchRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4302,18 +4487,18 @@ func NewOpenapiYAMLRequest(server string) (*http.Request, error) {
 }
 
 // NewPredictRequest calls the generic Predict builder with application/json body
-func NewPredictRequest(server string, body PredictJSONRequestBody) (*http.Request, error) {
+func NewPredictRequest(server string, params *PredictParams, body PredictJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPredictRequestWithBody(server, "application/json", bodyReader)
+	return NewPredictRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPredictRequestWithBody constructs an http.Request for the Predict method, with any body, and a specified content type
-func NewPredictRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPredictRequestWithBody(server string, params *PredictParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4338,22 +4523,37 @@ func NewPredictRequestWithBody(server string, contentType string, body io.Reader
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.RequestTimeout != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSubmitJobRequest calls the generic SubmitJob builder with application/json body
-func NewSubmitJobRequest(server string, body SubmitJobJSONRequestBody) (*http.Request, error) {
+func NewSubmitJobRequest(server string, params *SubmitJobParams, body SubmitJobJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSubmitJobRequestWithBody(server, "application/json", bodyReader)
+	return NewSubmitJobRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewSubmitJobRequestWithBody constructs an http.Request for the SubmitJob method, with any body, and a specified content type
-func NewSubmitJobRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitJobRequestWithBody(server string, params *SubmitJobParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4378,22 +4578,37 @@ func NewSubmitJobRequestWithBody(server string, contentType string, body io.Read
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSubmitBatchJobRequest calls the generic SubmitBatchJob builder with application/json body
-func NewSubmitBatchJobRequest(server string, body SubmitBatchJobJSONRequestBody) (*http.Request, error) {
+func NewSubmitBatchJobRequest(server string, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSubmitBatchJobRequestWithBody(server, "application/json", bodyReader)
+	return NewSubmitBatchJobRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewSubmitBatchJobRequestWithBody constructs an http.Request for the SubmitBatchJob method, with any body, and a specified content type
-func NewSubmitBatchJobRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitBatchJobRequestWithBody(server string, params *SubmitBatchJobParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4417,6 +4632,21 @@ func NewSubmitBatchJobRequestWithBody(server string, contentType string, body io
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4490,18 +4720,18 @@ func NewPollJobRequest(server string, jobId JobID) (*http.Request, error) {
 }
 
 // NewPredictBatchRequest calls the generic PredictBatch builder with application/json body
-func NewPredictBatchRequest(server string, body PredictBatchJSONRequestBody) (*http.Request, error) {
+func NewPredictBatchRequest(server string, params *PredictBatchParams, body PredictBatchJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPredictBatchRequestWithBody(server, "application/json", bodyReader)
+	return NewPredictBatchRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPredictBatchRequestWithBody constructs an http.Request for the PredictBatch method, with any body, and a specified content type
-func NewPredictBatchRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPredictBatchRequestWithBody(server string, params *PredictBatchParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4525,6 +4755,21 @@ func NewPredictBatchRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.RequestTimeout != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4789,6 +5034,17 @@ func NewOipInferRequestWithBody(server string, modelName OIPModelName, params *O
 			req.Header.Set("Inference-Header-Content-Length", headerParam0)
 		}
 
+		if params.RequestTimeout != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -5006,6 +5262,17 @@ func NewOipInferVersionRequestWithBody(server string, modelName OIPModelName, mo
 			}
 
 			req.Header.Set("Inference-Header-Content-Length", headerParam0)
+		}
+
+		if params.RequestTimeout != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam1)
 		}
 
 	}
@@ -5519,7 +5786,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error)
+	PredictWithBodyWithResponse(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error)
 
 	// PredictWithResponse Run one synchronous prediction
 	//
@@ -5528,7 +5795,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict (the `Predict` operationId).
-	PredictWithResponse(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error)
+	PredictWithResponse(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error)
 
 	// SubmitJobWithBodyWithResponse Submit a single asynchronous prediction
 	//
@@ -5542,6 +5809,9 @@ type ClientWithResponsesInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -5550,7 +5820,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
+	SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
 
 	// SubmitJobWithResponse Submit a single asynchronous prediction
 	//
@@ -5564,6 +5834,9 @@ type ClientWithResponsesInterface interface {
 	// key that submitted it: only that key, or a key with the admin scope, may
 	// cancel it.
 	//
+	// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+	// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+	// one created, and creates none; see the header's description.
 	// With `callback_url`, the job's final record is posted there, signed as the
 	// Standard Webhooks specification describes, once the job succeeds, fails or is
 	// cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -5572,27 +5845,29 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async (the `SubmitJob` operationId).
-	SubmitJobWithResponse(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
+	SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error)
 
 	// SubmitBatchJobWithBodyWithResponse Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
+	SubmitBatchJobWithBodyWithResponse(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
 
 	// SubmitBatchJobWithResponse Submit a batch asynchronous prediction
 	//
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-	// array in the order of `items`.
+	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+	// for one operation is refused (422) for the other.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-	SubmitBatchJobWithResponse(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
+	SubmitBatchJobWithResponse(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error)
 
 	// CancelJobWithResponse Cancel an asynchronous job
 	//
@@ -5628,7 +5903,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
+	PredictBatchWithBodyWithResponse(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
 
 	// PredictBatchWithResponse Run a synchronous batch prediction
 	//
@@ -5638,7 +5913,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-	PredictBatchWithResponse(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
+	PredictBatchWithResponse(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error)
 
 	// ReadyWithResponse Readiness
 	//
@@ -7755,6 +8030,11 @@ func (r PredictResponse) ContentType() string {
 	return ""
 }
 
+// SubmitJobResponse409Headers the declared response headers of an HTTP 409 response for SubmitJob
+type SubmitJobResponse409Headers struct {
+	RetryAfter *int
+}
+
 // SubmitJobResponse429Headers the declared response headers of an HTTP 429 response for SubmitJob
 type SubmitJobResponse429Headers struct {
 	RetryAfter *int
@@ -7778,16 +8058,22 @@ type SubmitJobResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyInProgress
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SubmitJobResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubmitJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7819,6 +8105,11 @@ func (r SubmitJobResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitJobResponse) GetApplicationproblemJSON409() *IdempotencyInProgress {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r SubmitJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 	return r.ApplicationproblemJSON413
@@ -7827,6 +8118,11 @@ func (r SubmitJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SubmitJobResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitJobResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -7873,6 +8169,11 @@ func (r SubmitJobResponse) ContentType() string {
 	return ""
 }
 
+// SubmitBatchJobResponse409Headers the declared response headers of an HTTP 409 response for SubmitBatchJob
+type SubmitBatchJobResponse409Headers struct {
+	RetryAfter *int
+}
+
 // SubmitBatchJobResponse429Headers the declared response headers of an HTTP 429 response for SubmitBatchJob
 type SubmitBatchJobResponse429Headers struct {
 	RetryAfter *int
@@ -7896,16 +8197,22 @@ type SubmitBatchJobResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
 	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyInProgress
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SubmitBatchJobResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubmitBatchJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7937,6 +8244,11 @@ func (r SubmitBatchJobResponse) GetApplicationproblemJSON408() *RequestTimeout {
 	return r.ApplicationproblemJSON408
 }
 
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitBatchJobResponse) GetApplicationproblemJSON409() *IdempotencyInProgress {
+	return r.ApplicationproblemJSON409
+}
+
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r SubmitBatchJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
 	return r.ApplicationproblemJSON413
@@ -7945,6 +8257,11 @@ func (r SubmitBatchJobResponse) GetApplicationproblemJSON413() *PayloadTooLarge 
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SubmitBatchJobResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitBatchJobResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -10496,8 +10813,8 @@ func (c *ClientWithResponses) OpenapiYAMLWithResponse(ctx context.Context, reqEd
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
-	rsp, err := c.PredictWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, params *PredictParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
+	rsp, err := c.PredictWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10511,8 +10828,8 @@ func (c *ClientWithResponses) PredictWithBodyWithResponse(ctx context.Context, c
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict (the `Predict` operationId).
-func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
-	rsp, err := c.Predict(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, params *PredictParams, body PredictJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictResponse, error) {
+	rsp, err := c.Predict(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10531,6 +10848,9 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -10539,8 +10859,8 @@ func (c *ClientWithResponses) PredictWithResponse(ctx context.Context, body Pred
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
-	rsp, err := c.SubmitJobWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context, params *SubmitJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
+	rsp, err := c.SubmitJobWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10559,6 +10879,9 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // key that submitted it: only that key, or a key with the admin scope, may
 // cancel it.
 //
+// With an `Idempotency-Key` header, a repeat of the submission (same key, same
+// API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+// one created, and creates none; see the header's description.
 // With `callback_url`, the job's final record is posted there, signed as the
 // Standard Webhooks specification describes, once the job succeeds, fails or is
 // cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -10567,8 +10890,8 @@ func (c *ClientWithResponses) SubmitJobWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async (the `SubmitJob` operationId).
-func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
-	rsp, err := c.SubmitJob(ctx, body, reqEditors...)
+func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, params *SubmitJobParams, body SubmitJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitJobResponse, error) {
+	rsp, err := c.SubmitJob(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10578,13 +10901,14 @@ func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, body Su
 // SubmitBatchJobWithBodyWithResponse Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
-	rsp, err := c.SubmitBatchJobWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Context, params *SubmitBatchJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
+	rsp, err := c.SubmitBatchJobWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10594,13 +10918,14 @@ func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Con
 // SubmitBatchJobWithResponse Submit a batch asynchronous prediction
 //
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-// array in the order of `items`.
+// array in the order of `items`. An `Idempotency-Key` works as there; a key used
+// for one operation is refused (422) for the other.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
-func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
-	rsp, err := c.SubmitBatchJob(ctx, body, reqEditors...)
+func (c *ClientWithResponses) SubmitBatchJobWithResponse(ctx context.Context, params *SubmitBatchJobParams, body SubmitBatchJobJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitBatchJobResponse, error) {
+	rsp, err := c.SubmitBatchJob(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10653,8 +10978,8 @@ func (c *ClientWithResponses) PollJobWithResponse(ctx context.Context, jobId Job
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
-	rsp, err := c.PredictBatchWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Context, params *PredictBatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
+	rsp, err := c.PredictBatchWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10669,8 +10994,8 @@ func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
-func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
-	rsp, err := c.PredictBatch(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, params *PredictBatchParams, body PredictBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*PredictBatchResponse, error) {
+	rsp, err := c.PredictBatch(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12747,6 +13072,13 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyInProgress
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12760,6 +13092,13 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12785,6 +13124,16 @@ func ParseSubmitJobResponse(rsp *http.Response) (*SubmitJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 409:
+		var headers SubmitJobResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SubmitJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12859,6 +13208,13 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 		}
 		response.ApplicationproblemJSON408 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyInProgress
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12872,6 +13228,13 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -12897,6 +13260,16 @@ func ParseSubmitBatchJobResponse(rsp *http.Response) (*SubmitBatchJobResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 409:
+		var headers SubmitBatchJobResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SubmitBatchJobResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -29,6 +29,7 @@ func TestConfigDefaultsAgree(t *testing.T) {
 		{"RATE_LIMIT_RPS", config.DefaultRateLimitRPS, ratelimit.DefaultRPS},
 		{"JOB_TTL", config.DefaultJobTTL, job.DefaultTTL},
 		{"JOB_MAX_AGE", config.DefaultJobMaxAge, job.DefaultMaxAge},
+		{"IDEMPOTENCY_TTL", config.DefaultIdempotencyTTL, job.DefaultIdempotencyTTL},
 		{"MAX_JOBS_PER_KEY", config.DefaultMaxJobsPerKey, job.DefaultMaxUnfinishedPerKey},
 		{"MAX_JOB_BYTES_PER_KEY", config.DefaultMaxJobBytesPerKey, job.DefaultMaxBytesPerKey},
 		{"JOB_QUEUE_SIZE", config.DefaultJobQueueSize, inproc.DefaultQueueSize},

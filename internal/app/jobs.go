@@ -66,7 +66,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 // callbacks, go with it.
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks callbacks) *jobs {
 	waiters := &job.Waiters{}
-	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
+	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
 	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes}
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
 	m.ObserveQueue(runner.Depth, runner.Running)
@@ -104,7 +104,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 		queueCount(insp, runner.Queues(), func(q *asynq.QueueInfo) int { return q.Active }))
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
-	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, Shards: tasks.Sharding()})
+	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, Shards: tasks.Sharding()})
 	var limit httpapi.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, ratelimit.Options{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst})
@@ -123,6 +123,10 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, plainAsynq(log, m)), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
 		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout, Shards: tasks.Sharding()})
+		// An idempotent submission is being accepted while it waits for the replicas:
+		// a duplicate then is told to retry, one after the wait (its server died in
+		// it) gets the job that was written.
+		svc.AcceptTimeout = cfg.QueueReplicaTimeout + acceptSlack
 	}
 	return &jobs{
 		svc:     svc,
@@ -214,3 +218,8 @@ func plainAsynq(log *slog.Logger, m *metrics.Metrics) string {
 	}
 	return v
 }
+
+// acceptSlack is what an idempotent submission in queue mode may take past its
+// replicas' wait before a duplicate is given its job: the answer's write, a slow
+// scheduler.
+const acceptSlack = time.Second

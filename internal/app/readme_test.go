@@ -17,8 +17,10 @@ type example struct {
 	line         int
 	method, path string
 	key, body    string
-	status       int
-	want         string
+	// headers are the -H headers other than the key and the content type.
+	headers map[string]string
+	status  int
+	want    string
 }
 
 // readmeSections are the sections whose curl calls TestReadmeExamples runs, in order:
@@ -28,6 +30,8 @@ var readmeSections = []struct{ file, heading string }{
 	{"README.md", "## Triton and KServe clients"},
 	{"docs/api.md", "## Example models"},
 	{"docs/api.md", "## REST with curl"},
+	{"docs/api.md", "## Idempotent submissions"},
+	{"docs/api.md", "## Priorities, deadlines and timeouts"},
 	{"docs/oip.md", "## Calls"},
 }
 
@@ -98,8 +102,15 @@ func parseCurl(t *testing.T, cmd string) example {
 		case a == "-s":
 		case a == "-H":
 			i++
-			if k, v, _ := strings.Cut(args[i], ": "); k == "X-API-Key" {
+			switch k, v, _ := strings.Cut(args[i], ": "); k {
+			case "X-API-Key":
 				ex.key = v
+			case "Content-Type": // NewRequest sets it
+			default:
+				if ex.headers == nil {
+					ex.headers = map[string]string{}
+				}
+				ex.headers[k] = v
 			}
 		case a == "-d":
 			i++
@@ -124,13 +135,18 @@ func TestReadmeExamples(t *testing.T) {
 	for _, sec := range readmeSections {
 		for _, ex := range readmeExamples(t, sec.file, sec.heading) {
 			ex.path = strings.ReplaceAll(ex.path, "<job_id>", jobID)
+			ex.want = strings.ReplaceAll(ex.want, "<job_id>", jobID)
 			t.Run(fmt.Sprintf("%s line %d %s %s", sec.file, ex.line, ex.method, ex.path), func(t *testing.T) {
 				var body any
 				if ex.body != "" {
 					body = ex.body
 				}
-				resp := s.c.Do(s.c.NewRequest(ex.method, ex.path, ex.key, body))
-				if strings.HasPrefix(ex.path, "/predict/async") && ex.method == http.MethodPost {
+				req := s.c.NewRequest(ex.method, ex.path, ex.key, body)
+				for k, v := range ex.headers {
+					req.Header.Set(k, v)
+				}
+				resp := s.c.Do(req)
+				if strings.HasPrefix(ex.path, "/predict/async") && ex.method == http.MethodPost && resp.Status == http.StatusOK {
 					var sub struct {
 						JobID string `json:"job_id"`
 					}

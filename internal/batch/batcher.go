@@ -102,6 +102,9 @@ func (b *Batcher) Do(ctx context.Context, items []any) ([]any, error) {
 	if len(items) == 0 {
 		return b.fn(ctx, items)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // its caller has gone, or its deadline passed: no model time
+	}
 	req := &request{ctx: ctx, items: items, out: make([]any, len(items)), arrived: time.Now(), done: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
@@ -252,6 +255,12 @@ func (b *Batcher) takeLocked() []segment {
 	n, i := 0, 0
 	for ; i < len(b.queue); i++ {
 		r := b.queue[i]
+		if !r.left && r.pending == 0 && r.ctx.Err() != nil {
+			// Its caller has gone or its deadline passed, and Do has not yet taken it
+			// out: its items are dropped here, before the model runs them. (One with
+			// a part in a call already is left to Do, which hands back no result.)
+			b.abandonLocked(r)
+		}
 		if r.left {
 			continue
 		}

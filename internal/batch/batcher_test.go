@@ -537,3 +537,54 @@ func TestCloseDrains(t *testing.T) {
 		}
 	})
 }
+
+// TestDeadlineDropsItems: a request whose deadline passes while it waits behind a
+// busy model is dropped before the model call it would have joined, and one whose
+// deadline has passed when it arrives never runs, even on an idle model (where a lone
+// request would run its own call).
+func TestDeadlineDropsItems(t *testing.T) {
+	tests := []struct {
+		name string
+		busy bool
+	}{
+		{"passed while queued", true},
+		{"passed on arrival", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(tt.busy)
+				b := New(rec.call, Options{MaxSize: 8})
+				defer b.Close()
+				var first chan result
+				if tt.busy {
+					first = do(context.Background(), b, items(0, 1))
+					<-rec.entered
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				defer cancel()
+				if !tt.busy {
+					time.Sleep(time.Second)
+				}
+				late := do(ctx, b, items(1, 3))
+				if tt.busy {
+					waitQueued(t, b, 3)
+					time.Sleep(time.Second) // the deadline passes with the model busy
+				}
+				if r := <-late; !errors.Is(r.err, context.DeadlineExceeded) {
+					t.Fatalf("the late caller got %v, %v", r.out, r.err)
+				}
+				if tt.busy {
+					close(rec.gate)
+					<-first
+				}
+				if rec.seen(items(1, 3)[0]) {
+					t.Errorf("the late caller's items ran: calls %v", rec.sizes())
+				}
+				if got := b.Queued(); got != 0 {
+					t.Errorf("%d items still queued", got)
+				}
+			})
+		})
+	}
+}

@@ -59,6 +59,7 @@ type Config struct {
 	MaxConnectionsPerAddress int
 	JobTTL                   time.Duration // JOB_TTL
 	JobMaxAge                time.Duration // JOB_MAX_AGE
+	IdempotencyTTL           time.Duration // IDEMPOTENCY_TTL
 	// MaxJobsPerKey is MAX_JOBS_PER_KEY; 0: no cap.
 	MaxJobsPerKey int
 	// MaxJobBytesPerKey is MAX_JOB_BYTES_PER_KEY; 0: no budget.

@@ -50,6 +50,7 @@ func TestDefaults(t *testing.T) {
 		{"AUTH_FAILURES_PER_MINUTE", c.AuthFailuresPerMinute, config.DefaultAuthFailuresPerMinute},
 		{"JOB_TTL", c.JobTTL, config.DefaultJobTTL},
 		{"JOB_MAX_AGE", c.JobMaxAge, config.DefaultJobMaxAge},
+		{"IDEMPOTENCY_TTL", c.IdempotencyTTL, config.DefaultIdempotencyTTL},
 		{"MAX_JOB_BYTES_PER_KEY", c.MaxJobBytesPerKey, int64(config.DefaultMaxJobBytesPerKey)},
 		{"QUEUE_MIN_REPLICAS", c.QueueMinReplicas, 0},
 		{"QUEUE_REPLICA_TIMEOUT", c.QueueReplicaTimeout, config.DefaultReplicaTimeout},

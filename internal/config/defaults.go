@@ -19,6 +19,7 @@ const (
 	DefaultRateLimitRPS       = 100                // ratelimit.DefaultRPS
 	DefaultJobTTL             = 24 * time.Hour     // job.DefaultTTL
 	DefaultJobMaxAge          = 7 * 24 * time.Hour // job.DefaultMaxAge
+	DefaultIdempotencyTTL     = 24 * time.Hour     // job.DefaultIdempotencyTTL
 	DefaultMaxJobsPerKey      = 1000               // job.DefaultMaxUnfinishedPerKey
 	DefaultMaxJobBytesPerKey  = 256 << 20          // job.DefaultMaxBytesPerKey
 	DefaultJobQueueSize       = 1024               // inproc.DefaultQueueSize

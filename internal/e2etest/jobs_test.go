@@ -180,3 +180,31 @@ func TestJobNumbersExact(t *testing.T) {
 	}
 	sameJSON(t, rec.Result, `{"n":12345678901234567890}`)
 }
+
+// TestSubmitOptions: through the SDK, a repeat under the same idempotency key gets the
+// first job, the key with another request is CodeIdempotencyKeyReused, and a job's
+// priority and deadline show in its record.
+func TestSubmitOptions(t *testing.T) {
+	tg := start(t)
+	o := client.SubmitOptions{IdempotencyKey: `order "7" \ 1`, Priority: "high", Deadline: time.Now().Add(time.Hour).UTC().Truncate(time.Second)}
+	req := client.PredictRequest{Model: "echo", Version: "v1", Data: json.RawMessage(`{"n":7}`)}
+	first, err := tg.dev.SubmitWith(ctx(t), req, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := tg.dev.SubmitWith(ctx(t), req, o)
+	if err != nil || again != first {
+		t.Fatalf("a repeat: job %s (%v), want %s", again, err, first)
+	}
+	var ce *client.Error
+	if _, err := tg.dev.SubmitBatchWith(ctx(t), client.BatchRequest{Model: "echo", Items: []any{1}}, o); !errors.As(err, &ce) || ce.Code != client.CodeIdempotencyKeyReused {
+		t.Fatalf("the key with another request: %v", err)
+	}
+	rec, err := tg.dev.WaitJob(ctx(t), first, client.WaitOptions{Initial: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Priority == nil || *rec.Priority != "high" || rec.Deadline == nil || !rec.Deadline.Equal(o.Deadline) {
+		t.Errorf("record %+v", rec)
+	}
+}

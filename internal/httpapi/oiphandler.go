@@ -20,7 +20,7 @@ func (h onePassHandlers) OipInfer(w http.ResponseWriter, r *http.Request, model 
 		h.ServerInterface.OipInfer(w, r, model, params)
 		return
 	}
-	h.s.oipServe(w, r, model, "", params.InferenceHeaderContentLength)
+	h.s.oipServe(w, r, model, "", params.InferenceHeaderContentLength, params.RequestTimeout)
 }
 
 // OipInferVersion is OipInfer with the version in the path.
@@ -29,12 +29,19 @@ func (h onePassHandlers) OipInferVersion(w http.ResponseWriter, r *http.Request,
 		h.ServerInterface.OipInferVersion(w, r, model, version, params)
 		return
 	}
-	h.s.oipServe(w, r, model, version, params.InferenceHeaderContentLength)
+	h.s.oipServe(w, r, model, version, params.InferenceHeaderContentLength, params.RequestTimeout)
 }
 
-func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, model, version string, headerLen *int) {
+func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, model, version string, headerLen *int, timeout *string) {
 	body, _ := validator.OIPBody(r.Context())
-	res, err := s.Infer(r.Context(), model, version, headerLen, body)
+	ctx, cancel, err := clientTimeout(r.Context(), timeout)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer cancel()
+	res, err := s.Infer(ctx, model, version, headerLen, body)
+	err = timedOut(ctx, timeout, err)
 	if err == nil {
 		err = res.Write(w)
 	}

@@ -43,49 +43,51 @@ func answer[Resp, OK any](s *Server, w http.ResponseWriter, r *http.Request, res
 	}
 }
 
-func (h onePassHandlers) Predict(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) Predict(w http.ResponseWriter, r *http.Request, params api.PredictParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.Predict(w, r)
+		h.ServerInterface.Predict(w, r, params)
 		return
 	}
-	resp, err := h.s.Predict(r.Context(), api.PredictRequestObject{Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
+	resp, err := h.s.Predict(r.Context(), api.PredictRequestObject{Params: params, Body: &api.PredictRequest{Model: in.Model, Version: in.Version, Data: in.Data}})
 	answer(h.s, w, r, resp, err, func(res api.Predict200JSONResponse) (any, *string) {
 		return res.Body, res.Headers.XModelVersion
 	}, api.PredictResponseObject.VisitPredictResponse)
 }
 
-func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request, params api.PredictBatchParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.PredictBatch(w, r)
+		h.ServerInterface.PredictBatch(w, r, params)
 		return
 	}
-	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
+	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Params: params, Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
 	answer(h.s, w, r, resp, err, func(res api.PredictBatch200JSONResponse) (any, *string) {
 		return res.Body, res.Headers.XModelVersion
 	}, api.PredictBatchResponseObject.VisitPredictBatchResponse)
 }
 
-func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request, params api.SubmitJobParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.SubmitJob(w, r)
+		h.ServerInterface.SubmitJob(w, r, params)
 		return
 	}
-	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Body: &api.AsyncPredictRequest{Model: in.Model, Version: in.Version, Data: in.Data, CallbackUrl: callbackURL(in)}})
+	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Params: params, Body: &api.AsyncPredictRequest{Model: in.Model, Version: in.Version, Data: in.Data,
+		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
 }
 
-func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request) {
+func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request, params api.SubmitBatchJobParams) {
 	in := onePassBody(r)
 	if in == nil {
-		h.ServerInterface.SubmitBatchJob(w, r)
+		h.ServerInterface.SubmitBatchJob(w, r, params)
 		return
 	}
-	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Body: &api.AsyncBatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items, CallbackUrl: callbackURL(in)}})
+	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Params: params, Body: &api.AsyncBatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items,
+		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)

@@ -19,38 +19,40 @@ import (
 const problemTypeBase = "https://inferd.dev/problems/"
 
 var titles = map[string]string{
-	problem.CodeInvalidRequest:       "Invalid request",
-	problem.CodeInvalidInput:         "Invalid input",
-	problem.CodeModelNotFound:        "Model not found",
-	problem.CodeVersionNotFound:      "Version not found",
-	problem.CodeUnauthorized:         "Unauthorized",
-	problem.CodeForbidden:            "Forbidden",
-	problem.CodeJobNotFound:          "Job not found",
-	problem.CodeJobFinished:          "Job already finished",
-	problem.CodeNotFound:             "Not found",
-	problem.CodeMethodNotAllowed:     "Method not allowed",
-	problem.CodePayloadTooLarge:      "Payload too large",
-	problem.CodeResponseTooLarge:     "Response too large",
-	problem.CodeUnsupportedMediaType: "Unsupported media type",
-	problem.CodeRateLimited:          "Too many requests",
-	problem.CodeConcurrencyLimited:   "Too many concurrent requests",
-	problem.CodeAuthThrottled:        "Too many failed authentications",
-	problem.CodeJobsLimited:          "Too many unfinished jobs",
-	problem.CodeJobBytesLimited:      "Job records over the key's budget",
-	problem.CodeExecutionError:       "Execution error",
-	problem.CodeInternalError:        "Internal error",
-	problem.CodeReloadFailed:         "Reload failed",
-	problem.CodeModelLoading:         "Model loading",
-	problem.CodeModelUnavailable:     "Model unavailable",
-	problem.CodeQueueFull:            "Queue full",
-	problem.CodeQueueUnavailable:     "Queue unavailable",
-	problem.CodeShuttingDown:         "Shutting down",
-	problem.CodeCancelled:            "Request cancelled",
-	problem.CodeProfileInProgress:    "Profile in progress",
-	problem.CodeHeaderTooLarge:       "Request header fields too large",
-	problem.CodeNotImplemented:       "Not implemented",
-	problem.CodeRequestTimeout:       "Request timeout",
-	problem.CodeCallbackNotAllowed:   "Callback not allowed",
+	problem.CodeInvalidRequest:        "Invalid request",
+	problem.CodeInvalidInput:          "Invalid input",
+	problem.CodeModelNotFound:         "Model not found",
+	problem.CodeVersionNotFound:       "Version not found",
+	problem.CodeUnauthorized:          "Unauthorized",
+	problem.CodeForbidden:             "Forbidden",
+	problem.CodeJobNotFound:           "Job not found",
+	problem.CodeJobFinished:           "Job already finished",
+	problem.CodeNotFound:              "Not found",
+	problem.CodeMethodNotAllowed:      "Method not allowed",
+	problem.CodePayloadTooLarge:       "Payload too large",
+	problem.CodeResponseTooLarge:      "Response too large",
+	problem.CodeUnsupportedMediaType:  "Unsupported media type",
+	problem.CodeRateLimited:           "Too many requests",
+	problem.CodeConcurrencyLimited:    "Too many concurrent requests",
+	problem.CodeAuthThrottled:         "Too many failed authentications",
+	problem.CodeJobsLimited:           "Too many unfinished jobs",
+	problem.CodeJobBytesLimited:       "Job records over the key's budget",
+	problem.CodeExecutionError:        "Execution error",
+	problem.CodeInternalError:         "Internal error",
+	problem.CodeReloadFailed:          "Reload failed",
+	problem.CodeModelLoading:          "Model loading",
+	problem.CodeModelUnavailable:      "Model unavailable",
+	problem.CodeQueueFull:             "Queue full",
+	problem.CodeQueueUnavailable:      "Queue unavailable",
+	problem.CodeShuttingDown:          "Shutting down",
+	problem.CodeCancelled:             "Request cancelled",
+	problem.CodeProfileInProgress:     "Profile in progress",
+	problem.CodeHeaderTooLarge:        "Request header fields too large",
+	problem.CodeNotImplemented:        "Not implemented",
+	problem.CodeRequestTimeout:        "Request timeout",
+	problem.CodeIdempotencyReused:     "Idempotency key reused",
+	problem.CodeIdempotencyInProgress: "Idempotency key in use",
+	problem.CodeCallbackNotAllowed:    "Callback not allowed",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.
@@ -130,6 +132,10 @@ func classifyDomain(err error) (int, string) {
 		return http.StatusNotFound, problem.CodeJobNotFound
 	case errors.Is(err, job.ErrFinished):
 		return http.StatusConflict, problem.CodeJobFinished
+	case errors.Is(err, job.ErrIdempotencyMismatch):
+		return http.StatusUnprocessableEntity, problem.CodeIdempotencyReused
+	case errors.Is(err, job.ErrIdempotencyInProgress):
+		return http.StatusConflict, problem.CodeIdempotencyInProgress
 	case errors.Is(err, job.ErrJobLimit):
 		return http.StatusTooManyRequests, problem.CodeJobsLimited
 	case errors.Is(err, job.ErrUnknownQueue):
@@ -193,6 +199,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ble, ok := errors.AsType[*job.BytesLimitError](err); ok {
 		// Hours, often: the records that fill a key's budget go when they expire.
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ble.RetryAfter)))
+	}
+	if ipe, ok := errors.AsType[*job.InProgressError](err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ipe.RetryAfter)))
 	}
 	sendError(w, r, s.problemFor(r.Context(), err))
 }

@@ -169,9 +169,14 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
+	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: []json.RawMessage{b.Data}})
 	if err != nil {
-		return nil, inputIn(err, false)
+		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, false))
 	}
 	return api.Predict200JSONResponse{
 		Body:    api.Prediction{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
@@ -185,9 +190,14 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
+	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items})
 	if err != nil {
-		return nil, inputIn(err, true)
+		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, true))
 	}
 	return api.PredictBatch200JSONResponse{
 		Body:    api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results},
@@ -198,7 +208,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, job.Submission{Model: b.Model, Version: b.Version, Input: b.Data, CallbackURL: deref(b.CallbackUrl)})
+	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", job.Submission{Model: b.Model, Version: b.Version, Input: b.Data, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +225,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.submit(ctx, job.Submission{Model: b.Model, Version: b.Version, Batch: true, Input: input, CallbackURL: deref(b.CallbackUrl)})
+	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", job.Submission{Model: b.Model, Version: b.Version, Batch: true, Input: input, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +234,21 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 
 // submit resolves the version first, so an unknown model or version is a 400 now
 // rather than a failed job later, and the record names the version that will run.
-func (s *Server) submit(ctx context.Context, sub job.Submission) (api.AsyncSubmitResponse, error) {
+// The idempotency key's fingerprint is of the version the client asked for, so that
+// a repeat routed elsewhere by a weighted rule still finds its job, and of the rest of
+// the body: priority and deadline (normal by name or by default) and callback.
+func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job.Submission, u urgency) (api.AsyncSubmitResponse, error) {
+	idem, err := idempotencyOf(idemKey, op, sub.Model, sub.Version, sub.Input)
+	if err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
+	if sub.Priority, sub.Deadline, err = u.parse(); err != nil {
+		return api.AsyncSubmitResponse{}, err
+	}
+	if idem != nil {
+		idem.Fingerprint = fingerprint(idem.Fingerprint, string(sub.Priority.Or()), deadlineText(sub.Deadline), json.RawMessage(sub.CallbackURL))
+		sub.Idempotency = idem
+	}
 	ver, err := s.reg.Resolve(sub.Model, sub.Version)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
@@ -238,7 +262,7 @@ func (s *Server) submit(ctx context.Context, sub job.Submission) (api.AsyncSubmi
 	if info := infoFrom(ctx); info != nil {
 		sub.Owner = info.principal.ID // the key's cap on unfinished jobs counts by it
 	}
-	rec, err := s.jobs.SubmitWith(ctx, sub)
+	rec, _, err := s.jobs.SubmitWith(ctx, sub)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
@@ -467,6 +491,11 @@ func jobRecord(rec job.Record) api.JobRecord {
 	}
 	if !rec.FinishedAt.IsZero() {
 		out.FinishedAt = &rec.FinishedAt
+	}
+	p := api.JobPriority(rec.Priority.Or())
+	out.Priority = &p
+	if !rec.Deadline.IsZero() {
+		out.Deadline = &rec.Deadline
 	}
 	if cb := rec.Callback; cb.URL != "" {
 		out.Callback = &api.JobCallback{Url: cb.URL, State: api.JobCallbackState(cb.State), Attempts: cb.Attempts}

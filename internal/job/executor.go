@@ -101,7 +101,7 @@ func (e *Executor) ExecuteFresh(ctx context.Context, held Record) error {
 	if after == 0 {
 		after = DefaultRunningAfter
 	}
-	if after < 0 || held.Status != StatusPending {
+	if after < 0 || held.Status != StatusPending || held.expired(e.now()) {
 		return e.execute(ctx, held.ID, &held)
 	}
 	rec := held
@@ -148,6 +148,9 @@ func startAt(at time.Time) func(*Record) error {
 		if r.Status.Final() {
 			return errNoChange
 		}
+		if r.expired(at) {
+			return r.fail(r.deadlineMessage(), at)
+		}
 		setRunning(r, at)
 		return nil
 	}
@@ -182,6 +185,10 @@ func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
 		return fmt.Errorf("starting job %s: %w", id, err)
 	}
 	obs := e.observer()
+	if rec.Status == StatusFailed {
+		obs.Finished(rec) // its deadline passed: failed, not run
+		return nil
+	}
 	obs.Started(rec)
 
 	result, runErr := e.runSpanned(ctx, rec)

@@ -18,12 +18,17 @@ type Record struct {
 	// which no cap counts.
 	Owner string `json:"owner,omitempty"`
 	// Input is the request's data, or for a batch its items array, as raw JSON.
-	Input      json.RawMessage `json:"input"`
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
-	StartedAt  time.Time       `json:"started_at,omitzero"`
-	FinishedAt time.Time       `json:"finished_at,omitzero"`
+	Input  json.RawMessage `json:"input"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Priority is how soon the job should start; "" is PriorityNormal.
+	Priority Priority `json:"priority,omitempty"`
+	// Deadline, when set, is when the job must have started: a runner that reaches it
+	// later fails it unrun.
+	Deadline   time.Time `json:"deadline,omitzero"`
+	CreatedAt  time.Time `json:"created_at"`
+	StartedAt  time.Time `json:"started_at,omitzero"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
 	// Callback, when its URL is set, is posted the final record once the job
 	// finishes. A value, not a pointer: copies of a record share nothing.
 	Callback Callback `json:"callback,omitzero"`

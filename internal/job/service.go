@@ -37,6 +37,35 @@ type Service struct {
 	// Tracer, when set, gives each submission a producer span, whose context the
 	// runner carries to the job's run; nil: no span.
 	Tracer trace.Tracer
+	// AcceptTimeout bounds how long an idempotent submission is taken as still being
+	// accepted after its record is written (queueing, the replicas' wait): a duplicate
+	// in that time is ErrIdempotencyInProgress, one after it gets the job, should the
+	// first submitter have died before it said whether it was accepted. 0 means
+	// DefaultAcceptTimeout.
+	AcceptTimeout time.Duration
+}
+
+// DefaultAcceptTimeout is Service.AcceptTimeout's default.
+const DefaultAcceptTimeout = time.Minute
+
+// Submission is what a client submits, with the key it submits under.
+type Submission struct {
+	// Owner names the submitting key (Record.Owner); "" for none.
+	Owner   string
+	Model   string
+	Version string
+	Batch   bool
+	Input   json.RawMessage
+	// Idempotency, when set, makes a repeat of the submission answer with the job the
+	// first one created instead of creating another.
+	Idempotency *Idempotency
+	// Priority is how soon the job should start; "" is PriorityNormal.
+	Priority Priority
+	// Deadline, when not zero, is when the job must have started.
+	Deadline time.Time
+	// CallbackURL, when set, is posted the job's final record (Record.Callback). The
+	// caller has checked it against the hosts callbacks may go to.
+	CallbackURL string
 }
 
 // Submit records and queues a job of no key for an already resolved model version.
@@ -48,24 +77,17 @@ func (s *Service) Submit(ctx context.Context, model, version string, batch bool,
 // the job with ErrJobLimit when that key has as many unfinished jobs as it may, and
 // with a *BytesLimitError (or ErrJobTooLarge) when its records would pass the key's
 // byte budget.
-func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (rec Record, err error) {
-	return s.SubmitWith(ctx, Submission{Owner: owner, Model: model, Version: version, Batch: batch, Input: input})
+func (s *Service) SubmitFor(ctx context.Context, owner, model, version string, batch bool, input json.RawMessage) (Record, error) {
+	rec, _, err := s.SubmitWith(ctx, Submission{Owner: owner, Model: model, Version: version, Batch: batch, Input: input})
+	return rec, err
 }
 
-// Submission is what a client submits, for SubmitWith.
-type Submission struct {
-	// Owner names the key that submits (Record.Owner); "" for none.
-	Owner          string
-	Model, Version string
-	Batch          bool
-	Input          json.RawMessage
-	// CallbackURL, when set, is posted the job's final record (Record.Callback). The
-	// caller has checked it against the hosts callbacks may go to.
-	CallbackURL string
-}
-
-// SubmitWith is SubmitFor of a submission that may carry more than a job's input.
-func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, err error) {
+// SubmitWith is SubmitFor for a whole Submission. With an Idempotency whose key its
+// owner used within the store's TTL it creates nothing: it returns a record holding
+// only the first job's id, with replayed true, or ErrIdempotencyMismatch when the key
+// came with another body, or an *InProgressError while the first submission is being
+// accepted.
+func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, replayed bool, err error) {
 	rec = Record{
 		ID:        uuid.NewString(),
 		Status:    StatusCreated,
@@ -74,7 +96,18 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, e
 		Version:   sub.Version,
 		Batch:     sub.Batch,
 		Input:     sub.Input,
+		Priority:  sub.Priority,
+		Deadline:  sub.Deadline,
 		CreatedAt: s.now(),
+	}
+	if sub.Idempotency != nil {
+		p, ok := s.Runner.(Placer)
+		if !ok {
+			p, ok = s.Store.(Placer)
+		}
+		for ok && !p.SameShard(rec.ID, rec.Owner, *sub.Idempotency) {
+			rec.ID = uuid.NewString()
+		}
 	}
 	if sub.CallbackURL != "" {
 		rec.Callback = Callback{URL: sub.CallbackURL, State: CallbackPending}
@@ -82,22 +115,33 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, e
 	ctx, span := startSpan(ctx, s.Tracer, telemetry.SpanJobSend, trace.SpanKindProducer, rec)
 	defer func() { telemetry.End(span, err) }()
 	if s.Waiters != nil {
-		s.Waiters.Submitting(rec.ID)
+		drawn := rec.ID
+		s.Waiters.Submitting(drawn)
 		defer func() {
-			if err != nil {
-				s.Waiters.Forget(rec.ID)
+			if err != nil || replayed {
+				s.Waiters.Forget(drawn) // no job was made under it
 			}
 		}()
 	}
+	if sub.Idempotency != nil {
+		return s.submitOnce(ctx, rec, *sub.Idempotency)
+	}
 	if rr, ok := s.Runner.(RecordingRunner); ok {
-		return s.submitAtOnce(ctx, rr, rec)
+		rec, err = s.submitAtOnce(ctx, rr, rec)
+		return rec, false, err
 	}
 	if err := s.Store.Create(ctx, rec); err != nil {
 		if refusal(err) {
-			return Record{}, err // its message is the client's answer as it stands
+			return Record{}, false, err // its message is the client's answer as it stands
 		}
-		return Record{}, fmt.Errorf("recording job: %w", err)
+		return Record{}, false, fmt.Errorf("recording job: %w", err)
 	}
+	rec, err = s.enqueueCreated(ctx, rec)
+	return rec, false, err
+}
+
+// enqueueCreated queues a job whose record Store.Create wrote, and moves it to pending.
+func (s *Service) enqueueCreated(ctx context.Context, rec Record) (Record, error) {
 	if err := s.Runner.Enqueue(ctx, rec); err != nil {
 		// Best effort: when the store is down too, the record stays created, which the
 		// client never saw an id for.
@@ -139,6 +183,66 @@ func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Reco
 		return Record{}, err
 	}
 	return rec, nil
+}
+
+// submitOnce is SubmitWith of a submission with an idempotency key. The key is written
+// with the record, in the same atomic step, so that a submitter that dies before it
+// answers leaves a key that finds the job it created; it is pending (a duplicate is
+// told to retry) until the submission is accepted, or AcceptTimeout has passed.
+func (s *Service) submitOnce(ctx context.Context, rec Record, idem Idempotency) (_ Record, replayed bool, err error) {
+	until := s.now().Add(s.acceptTimeout())
+	var use *Use
+	var settle func(ctx context.Context, owner string, idem Idempotency, id string, ok bool) error
+	rr, atOnce := s.Runner.(OnceRecordingRunner)
+	if atOnce {
+		// SubmitWith drew rec.ID in the key's shard.
+		if s.Replicas == nil {
+			// Recorded and queued in one step: accepted once written.
+			until = time.Time{}
+		}
+		rec.Status = StatusPending
+		use, err = rr.CreateAndEnqueueOnce(ctx, rec, idem, until)
+		settle = rr.Settle
+	} else {
+		os, ok := s.Store.(OnceStore)
+		if !ok {
+			return Record{}, false, errors.New("this job store keeps no idempotency keys")
+		}
+		use, err = os.CreateOnce(ctx, rec, idem, until)
+		settle = os.Settle
+	}
+	if err != nil {
+		if refusal(err) {
+			return Record{}, false, err
+		}
+		return Record{}, false, fmt.Errorf("recording job: %w", err)
+	}
+	if use != nil {
+		rec, err := use.answer(idem, s.now())
+		return rec, err == nil, err
+	}
+	owner, id := rec.Owner, rec.ID // enqueueCreated's failure returns no record
+	if atOnce {
+		err = s.replicate(ctx, id)
+	} else {
+		rec, err = s.enqueueCreated(ctx, rec)
+	}
+	if !until.IsZero() {
+		// Best effort either way: a key left pending is taken as accepted once
+		// AcceptTimeout has passed, and its job failed when it was refused.
+		_ = settle(context.WithoutCancel(ctx), owner, idem, id, err == nil)
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	return rec, false, nil
+}
+
+func (s *Service) acceptTimeout() time.Duration {
+	if s.AcceptTimeout > 0 {
+		return s.AcceptTimeout
+	}
+	return DefaultAcceptTimeout
 }
 
 // refusal reports whether err is a store's refusal of the submitting key's job, worded

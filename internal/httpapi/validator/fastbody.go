@@ -40,8 +40,7 @@ const (
 // maxFastStrings and maxFastArrays bound what a shape holds; an operation with more
 // string or array members than that always takes the general path.
 const (
-	// model, version and a submission's callback_url.
-	maxFastStrings = 3
+	maxFastStrings = 5 // model, version, and a submission's priority, deadline and callback_url
 	maxFastArrays  = 1
 	// maxShapes bounds the memory of shapes: model names are the client's to choose.
 	maxShapes = 4096
@@ -147,6 +146,10 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 				in.Model = s
 			case "version":
 				in.Version = s
+			case "priority":
+				in.Priority = s
+			case "deadline":
+				in.Deadline = s
 			case "callback_url":
 				in.CallbackURL = s
 			}

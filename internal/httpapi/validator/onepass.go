@@ -28,6 +28,9 @@ type Input struct {
 	Model, Version string
 	Data           json.RawMessage
 	Items          []json.RawMessage
+	// Priority and Deadline are the async submissions' members, as sent ("" when
+	// absent).
+	Priority, Deadline string
 	// CallbackURL is a submission's callback_url; "" when it has none.
 	CallbackURL string
 }
@@ -256,6 +259,8 @@ func (v *Validator) decodeBody(ctx context.Context, r *http.Request, op *bodyRou
 	}
 	in.Model, _ = values["model"].(string)
 	in.Version, _ = values["version"].(string)
+	in.Priority, _ = values["priority"].(string)
+	in.Deadline, _ = values["deadline"].(string)
 	in.CallbackURL, _ = values["callback_url"].(string)
 	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
@@ -285,17 +290,20 @@ func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyR
 		return nil, err
 	}
 	var body struct {
-		Model   string            `json:"model"`
-		Version string            `json:"version"`
-		Data    json.RawMessage   `json:"data"`
-		Items   []json.RawMessage `json:"items"`
+		Model    string            `json:"model"`
+		Version  string            `json:"version"`
+		Data     json.RawMessage   `json:"data"`
+		Items    []json.RawMessage `json:"items"`
+		Priority string            `json:"priority"`
+		Deadline string            `json:"deadline"`
 		// A submission's; the other operations' schemas refuse it.
 		CallbackURL string `json:"callback_url"`
 	}
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
 	}
-	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items, CallbackURL: body.CallbackURL}, nil
+	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items,
+		Priority: body.Priority, Deadline: body.Deadline, CallbackURL: body.CallbackURL}, nil
 }
 
 // decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a

@@ -33,11 +33,17 @@ type queued struct {
 	trace telemetry.Carried
 }
 
-// Runner is a job.Runner backed by a channel and a worker pool.
+// Runner is a job.Runner backed by a channel per priority and a worker pool. A
+// worker takes a ticket from ready, one per job queued, then a job from the
+// priorities' channels in job.PickOrder, as a queue-mode worker takes from asynq's
+// weighted queues.
 type Runner struct {
-	exec  *job.Executor
-	log   *slog.Logger
-	queue chan queued
+	exec   *job.Executor
+	log    *slog.Logger
+	queues map[job.Priority]chan queued
+	ready  chan struct{}
+	depth  atomic.Int64
+	size   int
 
 	mu      sync.RWMutex // guards closed against sends on a closed queue
 	closed  bool
@@ -62,7 +68,13 @@ func New(exec *job.Executor, opts Options) *Runner {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	r := &Runner{exec: exec, log: opts.Logger, queue: make(chan queued, opts.QueueSize)}
+	r := &Runner{exec: exec, log: opts.Logger, ready: make(chan struct{}, opts.QueueSize), size: opts.QueueSize,
+		queues: map[job.Priority]chan queued{}}
+	for _, p := range job.Priorities {
+		// Each as large as the whole queue, so a send never blocks: depth bounds them
+		// together.
+		r.queues[p] = make(chan queued, opts.QueueSize)
+	}
 	r.ctx, r.stop = context.WithCancel(context.Background())
 	for range opts.Workers {
 		r.wg.Add(1)
@@ -78,12 +90,13 @@ func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
 	if r.closed {
 		return job.ErrShuttingDown
 	}
-	select {
-	case r.queue <- queued{id: rec.ID, trace: telemetry.Carry(ctx)}:
-		return nil
-	default:
-		return fmt.Errorf("%w: %d jobs are waiting", job.ErrQueueFull, cap(r.queue))
+	if r.depth.Add(1) > int64(r.size) {
+		r.depth.Add(-1)
+		return fmt.Errorf("%w: %d jobs are waiting", job.ErrQueueFull, r.size)
 	}
+	r.queues[rec.Priority.Or()] <- queued{id: rec.ID, trace: telemetry.Carry(ctx)}
+	r.ready <- struct{}{}
+	return nil
 }
 
 // Abandon stops a running job. A queued one needs nothing: its record is cancelled, so
@@ -96,7 +109,7 @@ func (r *Runner) Abandon(_ context.Context, id string) error {
 }
 
 // Depth returns how many jobs wait in the queue.
-func (r *Runner) Depth() int { return len(r.queue) }
+func (r *Runner) Depth() int { return int(r.depth.Load()) }
 
 // Running returns how many jobs run now.
 func (r *Runner) Running() int { return int(r.running.Load()) }
@@ -108,7 +121,7 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
-		close(r.queue)
+		close(r.ready)
 	}
 	r.mu.Unlock()
 	done := make(chan struct{})
@@ -125,11 +138,28 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 
 func (r *Runner) work() {
 	defer r.wg.Done()
-	for q := range r.queue {
+	for range r.ready {
+		q := r.take()
 		if r.ctx.Err() != nil {
 			continue // the shutdown timed out: drain the queue without running it
 		}
 		r.runOne(q.id, q.trace)
+	}
+}
+
+// take returns the next job, for a worker holding a ready ticket: each ticket was sent
+// after its job, so one is there, though another worker may take the one this one saw
+// first.
+func (r *Runner) take() queued {
+	for {
+		for _, p := range job.PickOrder() {
+			select {
+			case q := <-r.queues[p]:
+				r.depth.Add(-1)
+				return q
+			default:
+			}
+		}
 	}
 }
 

@@ -33,9 +33,18 @@ type Store struct {
 	// bytes holds, per owner, what its records cost against MaxBytesPerOwner: a
 	// record leaves when it is dropped (expired).
 	bytes map[string]*holdings
+	// once holds the idempotency keys in use, by job.Idempotency.Scope.
+	once    map[string]onceUse
+	onceTTL time.Duration
 	// due holds the jobs whose callbacks wait for a delivery, with when each is due
 	// (job.CallbackQueue).
 	due map[string]time.Time
+}
+
+// onceUse is an idempotency key's first use and when it is forgotten.
+type onceUse struct {
+	job.Use
+	expires time.Time
 }
 
 // Options configure a Store. The zero value of each field is a documented default.
@@ -59,6 +68,9 @@ type Options struct {
 	// OnFinal, when set, is called with a record after every write that makes it final
 	// (outside the store's lock): how job.Waiters learn that a job finished.
 	OnFinal func(job.Record)
+	// IdempotencyTTL is how long an idempotency key is remembered after its first
+	// use. 0 means job.DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
 }
 
 // New returns an empty store.
@@ -72,9 +84,13 @@ func New(opts Options) *Store {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.IdempotencyTTL <= 0 {
+		opts.IdempotencyTTL = job.DefaultIdempotencyTTL
+	}
 	return &Store{
 		ttl: opts.TTL, maxAge: opts.MaxAge, now: opts.Now, maxPerOwner: max(opts.MaxPerOwner, 0),
 		maxBytes: max(opts.MaxBytesPerOwner, 0), onFinal: opts.OnFinal,
+		once: map[string]onceUse{}, onceTTL: opts.IdempotencyTTL,
 		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{}, bytes: map[string]*holdings{},
 		due: map[string]time.Time{},
 	}
@@ -82,6 +98,7 @@ func New(opts Options) *Store {
 
 var (
 	_ job.Store         = (*Store)(nil)
+	_ job.OnceStore     = (*Store)(nil)
 	_ job.CallbackQueue = (*Store)(nil)
 )
 
@@ -91,11 +108,59 @@ var (
 func (s *Store) Create(_ context.Context, rec job.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.create(rec, s.now())
+}
+
+// CreateOnce is Create, unless rec's owner used idem's key within IdempotencyTTL: then
+// it returns that use and writes nothing.
+func (s *Store) CreateOnce(_ context.Context, rec job.Record, idem job.Idempotency, pendingUntil time.Time) (*job.Use, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	now := s.now()
+	scope := idem.Scope(rec.Owner)
+	if u, ok := s.once[scope]; ok && now.Before(u.expires) {
+		return &u.Use, nil
+	}
+	if err := s.create(rec, now); err != nil {
+		return nil, err
+	}
+	s.once[scope] = onceUse{
+		Use:     job.Use{Fingerprint: idem.Fingerprint, JobID: rec.ID, PendingUntil: pendingUntil},
+		expires: now.Add(s.onceTTL),
+	}
+	return nil, nil
+}
+
+// Settle ends the pending state of owner's key, or forgets it when its job was not
+// accepted.
+func (s *Store) Settle(_ context.Context, owner string, idem job.Idempotency, id string, ok bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	scope := idem.Scope(owner)
+	u, found := s.once[scope]
+	if !found || u.JobID != id {
+		return nil
+	}
+	if !ok {
+		delete(s.once, scope)
+		return nil
+	}
+	u.PendingUntil = time.Time{}
+	s.once[scope] = u
+	return nil
+}
+
+// create is Create under the lock.
+func (s *Store) create(rec job.Record, now time.Time) error {
 	if now.Sub(s.lastSweep) > sweepEvery {
 		for id, r := range s.recs {
 			if s.expired(r, now) {
 				s.drop(id, r)
+			}
+		}
+		for scope, u := range s.once {
+			if !now.Before(u.expires) {
+				delete(s.once, scope)
 			}
 		}
 		s.lastSweep = now

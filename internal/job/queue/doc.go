@@ -17,6 +17,13 @@
 // runs at once and is marked running only if it outlasts job.DefaultRunningAfter
 // (job.Executor.ExecuteFresh); a retry is marked first, since it has likely run.
 //
+// Each shard has a queue per job priority (TaskOptions.Queues): normal keeps the
+// shard's name, high and low stand beside it in its Redis Cluster slot, and a Worker
+// weighs them 6:3:1 as asynq weighs queues. Most of them are empty at any moment, so
+// the waker answers a dequeue of a queue found empty since its last announcement by
+// itself, for up to PollInterval. A Submitter given an idempotency key checks and
+// writes it in its one script too (redisstore.OnceCheckLua).
+//
 // A Worker is an asynq.Server whose one handler calls job.Executor.Execute. It is
 // tuned away from three asynq defaults that do not fit an API whose clients poll:
 //

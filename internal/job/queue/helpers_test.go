@@ -29,7 +29,8 @@ type env struct {
 	runner *Runner
 	svc    *job.Service
 	tasks  TaskOptions
-	// workerHook, when set, is added to the Redis client of each new worker.
+	// workerHook, when set, is added to the Redis client of each new worker, inside
+	// the worker's own hooks.
 	workerHook redis.Hook
 	// owner is the key submit submits for; "": none.
 	owner string
@@ -113,9 +114,6 @@ func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *W
 		t.Cleanup(func() { _ = c.Close() })
 		rc = c
 	}
-	if e.workerHook != nil {
-		rc.AddHook(e.workerHook)
-	}
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = time.Second
 	}
@@ -127,7 +125,13 @@ func (e *env) newWorker(t testing.TB, pred job.Predictor, opts WorkerOptions) *W
 	}
 	opts.Tasks = e.tasks
 	exec := &job.Executor{Store: redisstore.New(rc, redisstore.Options{Shards: e.tasks.Sharding()}), Predictor: pred}
-	return NewWorker(rc, exec, opts)
+	w := NewWorker(rc, exec, opts)
+	if e.workerHook != nil {
+		// After the worker's own hook (its waker), so that it sees what reaches Redis:
+		// the waker answers a dequeue of a queue it knows empty by itself.
+		rc.AddHook(e.workerHook)
+	}
+	return w
 }
 
 func (e *env) submit(t testing.TB, batch bool, input string) job.Record {

@@ -14,6 +14,11 @@ func pendingKey(queue string) string  { return "asynq:{" + queue + "}:pending" }
 // seconds, with no deadline, uniqueness, group or retention, the options newTask
 // gives. TestTaskMessageAsAsynq compares it with asynq's own encoding, byte for byte.
 func (o TaskOptions) taskMessage(id string, payload []byte) []byte {
+	return o.taskMessageOn(id, o.queueOf(id), payload)
+}
+
+// taskMessageOn is taskMessage for a task on queue.
+func (o TaskOptions) taskMessageOn(id, queue string, payload []byte) []byte {
 	b := make([]byte, 0, 64+len(payload)+len(id))
 	b = protowire.AppendTag(b, 1, protowire.BytesType) // type
 	b = protowire.AppendString(b, TaskType)
@@ -22,7 +27,7 @@ func (o TaskOptions) taskMessage(id string, payload []byte) []byte {
 	b = protowire.AppendTag(b, 3, protowire.BytesType) // id
 	b = protowire.AppendString(b, id)
 	b = protowire.AppendTag(b, 4, protowire.BytesType) // queue
-	b = protowire.AppendString(b, o.queueOf(id))
+	b = protowire.AppendString(b, queue)
 	b = protowire.AppendTag(b, 5, protowire.VarintType) // retry (int32)
 	b = protowire.AppendVarint(b, uint64(int64(int32(o.MaxRetry))))
 	b = protowire.AppendTag(b, 8, protowire.VarintType) // timeout, seconds (int64)

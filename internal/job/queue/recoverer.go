@@ -94,7 +94,7 @@ func (w *Worker) recoverOne(ctx context.Context, t *asynq.TaskInfo) {
 		w.fail(p.JobID, fmt.Sprintf("the workers running the job stopped %d times; it is not retried again", next))
 		return
 	}
-	created, err := w.runner.enqueue(ctx, p.JobID, next, p.Trace)
+	created, err := w.runner.enqueue(ctx, p.JobID, next, p.Trace, rec.Priority)
 	if err != nil {
 		w.log.Warn("re-enqueueing an orphaned job", "job_id", p.JobID, "error", err)
 		return

@@ -27,7 +27,7 @@ import (
 func (e *env) orphan(t *testing.T, jobID string, recovery int) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := e.runner.enqueue(ctx, jobID, recovery, nil); err != nil {
+	if _, err := e.runner.enqueue(ctx, jobID, recovery, nil, job.PriorityNormal); err != nil {
 		t.Fatal(err)
 	}
 	tid := taskID(jobID, recovery)

@@ -38,20 +38,20 @@ func NewRunner(rc redis.UniversalClient, opts TaskOptions) *Runner {
 // task is already queued or running succeeds, so a repeated Enqueue cannot run it twice
 // at once.
 func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
-	_, err := r.enqueue(ctx, rec.ID, 0, telemetry.Inject(ctx))
+	_, err := r.enqueue(ctx, rec.ID, 0, telemetry.Inject(ctx), rec.Priority)
 	return err
 }
 
 // enqueue reports whether it made a task; false with a nil error means the task was
 // there already.
-func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int, trace telemetry.Carrier) (bool, error) {
-	task, opts := r.opts.newTask(jobID, recovery, trace)
+func (r *Runner) enqueue(ctx context.Context, jobID string, recovery int, trace telemetry.Carrier, p job.Priority) (bool, error) {
+	task, opts := r.opts.newTaskAt(jobID, recovery, trace, p)
 	_, err := r.client.EnqueueContext(ctx, task, opts...)
 	switch {
 	case err == nil:
 		// The job is queued whatever becomes of the announcement: an idle worker
 		// finds it at its next poll if this one is lost.
-		_ = r.announce(ctx, r.opts.queueOf(jobID), jobID)
+		_ = r.announce(ctx, r.opts.queueAt(jobID, p), jobID)
 		return true, nil
 	case errors.Is(err, asynq.ErrTaskIDConflict):
 		return false, nil
@@ -67,7 +67,15 @@ func (r *Runner) Abandon(_ context.Context, id string) error {
 	var errs []error
 	for n := 0; n <= r.opts.MaxRecoveries; n++ {
 		tid := taskID(id, n)
-		err := r.insp.DeleteTask(r.opts.queueOf(id), tid)
+		// The job's priority is not known here: its task is on one of its shard's
+		// queues.
+		var err error
+		for _, p := range job.Priorities {
+			err = r.insp.DeleteTask(r.opts.queueAt(id, p), tid)
+			if err == nil || !errors.Is(err, asynq.ErrTaskNotFound) && !errors.Is(err, asynq.ErrQueueNotFound) {
+				break
+			}
+		}
 		if err == nil || errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound) {
 			continue
 		}
@@ -135,5 +143,5 @@ func (r *Runner) Inspector() *asynq.Inspector { return r.insp }
 // has several.
 func (r *Runner) Queue() string { return r.Queues()[0] }
 
-// Queues returns the asynq queues of every shard.
-func (r *Runner) Queues() []string { return r.opts.Sharding().Names() }
+// Queues returns the asynq queues of every shard and priority (TaskOptions.Queues).
+func (r *Runner) Queues() []string { return r.opts.Queues() }

@@ -35,7 +35,7 @@ type Submitter struct {
 	store *redisstore.Store
 }
 
-var _ job.RecordingRunner = (*Submitter)(nil)
+var _ job.OnceRecordingRunner = (*Submitter)(nil)
 
 // NewSubmitter returns a Submitter that queues through r and records in store, which
 // must be on r's Redis.
@@ -45,20 +45,46 @@ func NewSubmitter(r *Runner, store *redisstore.Store) *Submitter {
 
 // CreateAndEnqueue writes rec and queues its task, or neither.
 func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error {
+	_, err := s.createAndEnqueue(ctx, rec, nil, time.Time{})
+	return err
+}
+
+// CreateAndEnqueueOnce is CreateAndEnqueue, unless rec's owner used idem's key within
+// the store's IdempotencyTTL: then it writes nothing and returns that use. The key is
+// checked and written in the same script as the record and the task.
+func (s *Submitter) CreateAndEnqueueOnce(ctx context.Context, rec job.Record, idem job.Idempotency, pendingUntil time.Time) (*job.Use, error) {
+	return s.createAndEnqueue(ctx, rec, &idem, pendingUntil)
+}
+
+// Settle is the store's.
+func (s *Submitter) Settle(ctx context.Context, owner string, idem job.Idempotency, id string, ok bool) error {
+	return s.store.Settle(ctx, owner, idem, id, ok)
+}
+
+// SameShard is the store's: the job id is in the shard, so in the asynq queue, of
+// owner's idempotency key.
+func (s *Submitter) SameShard(id, owner string, idem job.Idempotency) bool {
+	return s.store.SameShard(id, owner, idem)
+}
+
+func (s *Submitter) createAndEnqueue(ctx context.Context, rec job.Record, idem *job.Idempotency, pendingUntil time.Time) (*job.Use, error) {
 	b, err := job.EncodeJSON(rec)
 	if err != nil {
-		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
+		return nil, fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
 	pb, err := submittedPayload(rec.ID, b, telemetry.Inject(ctx))
 	if err != nil {
-		return fmt.Errorf("encoding job %s: %w", rec.ID, err)
+		return nil, fmt.Errorf("encoding job %s: %w", rec.ID, err)
 	}
 	if err := s.store.Affordable(rec, b); err != nil {
-		return err
+		return nil, err
 	}
-	q := s.opts.queueOf(rec.ID)
+	q := s.opts.queueAt(rec.ID, rec.Priority)
 	keys, args := s.store.CreateArgs(rec, b)
 	keys = append(keys, taskKey(q, rec.ID), pendingKey(q))
+	if idem != nil {
+		keys = append(keys, s.store.OnceKey(rec.Owner, *idem))
+	}
 	publish := "PUBLISH"
 	if s.opts.Cluster {
 		// The queues' listing is in a slot of its own; Register keeps it.
@@ -66,16 +92,24 @@ func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error 
 	} else {
 		keys = append(keys, allQueuesKey)
 	}
-	args = append(args, s.opts.taskMessage(rec.ID, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
+	args = append(args, s.opts.taskMessageOn(rec.ID, q, pb), strconv.FormatInt(time.Now().UnixNano(), 10),
 		q, wakeChannel(q, s.opts.Cluster), publish)
-	res, err := submitScript.Run(ctx, s.rc, keys, args...).Result()
+	script := submitScript
+	if idem != nil {
+		script = submitOnceScript
+		args = append(args, s.store.OnceArgs(rec, *idem, pendingUntil)...)
+	}
+	res, err := script.Run(ctx, s.rc, keys, args...).Result()
 	switch {
 	case err != nil:
-		return fmt.Errorf("%w: recording and queueing job %s: %w", job.ErrQueueUnavailable, rec.ID, err)
+		return nil, fmt.Errorf("%w: recording and queueing job %s: %w", job.ErrQueueUnavailable, rec.ID, err)
 	case res == int64(-2):
-		return fmt.Errorf("job %s: %w", rec.ID, errTaskExists)
+		return nil, fmt.Errorf("job %s: %w", rec.ID, errTaskExists)
 	}
-	return s.store.Created(rec, b, res)
+	if u, err := redisstore.Prior(res); u != nil || err != nil {
+		return u, err
+	}
+	return nil, s.store.Created(rec, b, res)
 }
 
 // submittedPayload is the payload of the task a Submitter queues for a job whose
@@ -105,11 +139,23 @@ func submittedPayload(id string, record []byte, trace telemetry.Carrier) ([]byte
 // and woke it, and a worker dequeues again at once after each task it takes, until the
 // list is empty. Announcing every task cost each worker a message per job under load,
 // when none holds.
-var submitScript = redis.NewScript(`
+var submitScript = redis.NewScript(submitLua("KEYS[8]", ""))
+
+// submitOnceScript is submitScript with the idempotency key KEYS[8] checked first
+// (redisstore.OnceCheckLua: {-4, its first use} when it holds one) and written with
+// the record (ARGV[16], for ARGV[17] ms); the queues' listing is then KEYS[9].
+var submitOnceScript = redis.NewScript(redisstore.OnceCheckLua("KEYS[8]") +
+	submitLua("KEYS[9]", redisstore.OnceSetLua("KEYS[8]", "ARGV[16]", "ARGV[17]")))
+
+// submitLua is the body of the submit scripts, with the queues' listing at the key
+// listing and then the Lua then, run once the record is written.
+func submitLua(listing, then string) string {
+	return `
 if redis.call('EXISTS', KEYS[6]) == 1 then return -2 end
-` + redisstore.CreateLua + `
+` + redisstore.CreateLua + then + `
 redis.call('HSET', KEYS[6], 'msg', ARGV[11], 'state', 'pending', 'pending_since', ARGV[12])
-if KEYS[8] then redis.call('SADD', KEYS[8], ARGV[13]) end
+if ` + listing + ` then redis.call('SADD', ` + listing + `, ARGV[13]) end
 if redis.call('LPUSH', KEYS[7], ARGV[6]) == 1 then redis.call(ARGV[15], ARGV[14], ARGV[6]) end
 return 1
-`)
+`
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/telemetry"
 )
@@ -53,10 +54,54 @@ func (o TaskOptions) Sharding() redisstore.Shards {
 	return redisstore.Shards{Queue: o.Queue, N: o.Shards, Tagged: o.Cluster}
 }
 
-// queueOf is the asynq queue of the job id's shard.
+// queueOf is the asynq queue of the job id's shard, for a job of normal priority.
 func (o TaskOptions) queueOf(jobID string) string {
 	sh := o.Sharding()
 	return sh.Name(sh.Of(jobID))
+}
+
+// queueAt is the asynq queue of the job id's shard for priority p: the shard's queue
+// for normal, and for high and low a queue beside it in its Redis Cluster slot
+// (redisstore.Shards.Beside), so that the submission script writes record and task in
+// one slot.
+func (o TaskOptions) queueAt(jobID string, p job.Priority) string {
+	sh := o.Sharding()
+	return o.shardQueue(sh.Of(jobID), p)
+}
+
+// shardQueue is shard k's queue for priority p.
+func (o TaskOptions) shardQueue(k int, p job.Priority) string {
+	sh := o.Sharding()
+	if p.Or() == job.PriorityNormal {
+		return sh.Name(k)
+	}
+	return sh.Beside(k, string(p))
+}
+
+// Queues are every asynq queue of the options: the shards' queues of normal priority
+// first, in shard order, then those of high and of low.
+func (o TaskOptions) Queues() []string {
+	sh := o.Sharding()
+	var out []string
+	for _, p := range []job.Priority{job.PriorityNormal, job.PriorityHigh, job.PriorityLow} {
+		for k := range sh.Count() {
+			out = append(out, o.shardQueue(k, p))
+		}
+	}
+	return out
+}
+
+// weights are the asynq Config.Queues of a worker: every queue with its priority's
+// weight, every shard alike.
+func (o TaskOptions) weights() map[string]int {
+	sh := o.Sharding()
+	out := map[string]int{}
+	for _, p := range job.Priorities {
+		for k := range sh.Count() {
+			out[o.shardQueue(k, p)] = p.Weight()
+		}
+	}
+	return out
 }
 
 func (o TaskOptions) withDefaults() TaskOptions {
@@ -107,10 +152,15 @@ func taskID(jobID string, recovery int) string {
 
 // newTask returns the task of a job's nth recovery, with its enqueue options.
 func (o TaskOptions) newTask(jobID string, recovery int, trace telemetry.Carrier) (*asynq.Task, []asynq.Option) {
+	return o.newTaskAt(jobID, recovery, trace, job.PriorityNormal)
+}
+
+// newTaskAt is newTask for a job of priority p.
+func (o TaskOptions) newTaskAt(jobID string, recovery int, trace telemetry.Carrier, p job.Priority) (*asynq.Task, []asynq.Option) {
 	b, _ := json.Marshal(payload{JobID: jobID, Recovery: recovery, Trace: trace}) // cannot fail
 	return asynq.NewTask(TaskType, b), []asynq.Option{
 		asynq.TaskID(taskID(jobID, recovery)),
-		asynq.Queue(o.queueOf(jobID)),
+		asynq.Queue(o.queueAt(jobID, p)),
 		asynq.MaxRetry(o.MaxRetry),
 		asynq.Timeout(o.Timeout),
 	}

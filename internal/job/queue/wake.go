@@ -45,13 +45,25 @@ func wakeChannel(queue string, cluster bool) string {
 // that finds nothing is held, announcement or PollInterval, so that the worker polls
 // as plain asynq would rather than a thousand times a second.
 type waker struct {
-	queues   map[string]queueKeys // by pending key
-	wait     time.Duration
-	empties  atomic.Int64  // empty dequeues in a row
-	wake     chan struct{} // one buffered announcement
-	stop     chan struct{} // closed on shutdown: holds end at once
-	stopOnce sync.Once
-	guard    guard
+	queues map[string]queueKeys // by pending key
+	n      int                  // how many queues asynq asks in a round
+	wait   time.Duration
+	// announced counts the announcements heard per queue (by pending key, from the
+	// channel's name), and empty holds the queues a dequeue found empty, with the
+	// count before it: asynq asks every queue in turn, most of them empty (a job's
+	// priority and shard are one queue of several), and a queue found empty since
+	// its last announcement is answered empty without a round trip, for up to wait
+	// (tasks that come back from retry are not announced).
+	announced map[string]*atomic.Uint64
+	byChannel map[string]string // pending key by wake channel
+	emptyMu   sync.Mutex
+	empty     map[string]emptyMark
+	empties   atomic.Int64  // empty dequeues in a row
+	passes    atomic.Int64  // unrecognised empty answers let through after a fallen-back hold
+	wake      chan struct{} // one buffered announcement
+	stop      chan struct{} // closed on shutdown: holds end at once
+	stopOnce  sync.Once
+	guard     guard
 	// onHold, when set (by tests, before the worker starts), is told as each hold
 	// begins, so that a test knows a worker is idle and waiting without sleeping.
 	onHold func()
@@ -60,25 +72,44 @@ type waker struct {
 // queueKeys are the paused and active keys of a queue, after its pending key.
 type queueKeys struct{ paused, active string }
 
+// emptyMark is when a dequeue found a queue empty, and the announcements heard
+// before it was sent.
+type emptyMark struct {
+	at        time.Time
+	announced uint64
+}
+
 func newWaker(queues []string, wait time.Duration, fellBack func()) *waker {
 	keys := make(map[string]queueKeys, len(queues))
+	announced := make(map[string]*atomic.Uint64, len(queues))
+	byChannel := make(map[string]string, 2*len(queues))
 	for _, q := range queues {
 		prefix := "asynq:{" + q + "}:"
 		keys[prefix+"pending"] = queueKeys{paused: prefix + "paused", active: prefix + "active"}
+		announced[prefix+"pending"] = new(atomic.Uint64)
+		byChannel[wakeChannel(q, false)] = prefix + "pending"
+		byChannel[wakeChannel(q, true)] = prefix + "pending"
 	}
 	return &waker{
-		queues: keys,
-		wait:   wait,
-		wake:   make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		guard:  guard{fellBack: fellBack},
+		queues:    keys,
+		n:         len(queues),
+		announced: announced,
+		byChannel: byChannel,
+		empty:     map[string]emptyMark{},
+		wait:      wait,
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		guard:     guard{fellBack: fellBack},
 	}
 }
 
 // listen passes announcements on ps to the waker until ps is closed; a worker with
 // several subscriptions (sharded channels on several nodes) listens to each.
 func (w *waker) listen(ps *redis.PubSub) {
-	for range ps.Channel() {
+	for msg := range ps.Channel() {
+		if c := w.announced[w.byChannel[msg.Channel]]; c != nil {
+			c.Add(1)
+		}
 		select {
 		case w.wake <- struct{}{}:
 		default: // one pending announcement is as good as many
@@ -97,25 +128,45 @@ func (w *waker) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 
 func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
 		if !isScript(cmd) {
-			return err
+			return next(ctx, cmd)
+		}
+		k := w.dequeueKey(cmd)
+		var err error
+		if k != "" && w.knownEmpty(k, time.Now()) {
+			err = redis.Nil
+			cmd.SetErr(err)
+		} else {
+			var heard uint64
+			if k != "" {
+				heard = w.announced[k].Load()
+			}
+			err = next(ctx, cmd)
+			if k != "" && errors.Is(err, redis.Nil) {
+				w.markEmpty(k, heard)
+			}
 		}
 		if !errors.Is(err, redis.Nil) {
-			if err == nil && w.isDequeue(cmd) {
+			if err == nil && k != "" {
 				w.empties.Store(0)
 			}
 			return err
 		}
-		if !w.isDequeue(cmd) {
+		if k == "" {
 			if w.guard.emptyUnknown(time.Now()) {
-				w.hold(ctx) // plain polling: whatever found nothing is asked again later
+				// Plain polling: whatever found nothing is asked again later, but
+				// asynq's round after a hold asks every queue without holding.
+				if w.passes.Add(-1) >= 0 {
+					return err
+				}
+				w.hold(ctx)
+				w.passes.Store(int64(w.n - 1))
 			}
 			return err
 		}
 		w.guard.held()
 		if w.empties.Add(1) < int64(len(w.queues)) {
-			return err // another shard may hold a task: asynq asks it next
+			return err // another queue may hold a task: asynq asks it next
 		}
 		w.empties.Store(0)
 		if !w.hold(ctx) {
@@ -200,17 +251,41 @@ func (g *guard) emptyUnknown(now time.Time) bool {
 
 // isDequeue tells asynq's dequeue script on the waker's queue among scripts (EVALSHA
 // or EVAL, sha or body): 4 keys, pending, paused, active, lease.
-func (w *waker) isDequeue(cmd redis.Cmder) bool {
+func (w *waker) isDequeue(cmd redis.Cmder) bool { return w.dequeueKey(cmd) != "" }
+
+// dequeueKey is the pending key of the queue cmd dequeues from, or "" when cmd is not
+// asynq's dequeue script on one of the waker's queues.
+func (w *waker) dequeueKey(cmd redis.Cmder) string {
 	a := cmd.Args()
 	if len(a) < 7 {
-		return false
+		return ""
 	}
 	if n, _ := a[2].(int); n != 4 {
-		return false
+		return ""
 	}
 	k, _ := a[3].(string)
 	p, _ := a[4].(string)
 	act, _ := a[5].(string)
-	q, ok := w.queues[k]
-	return ok && p == q.paused && act == q.active
+	if q, ok := w.queues[k]; ok && p == q.paused && act == q.active {
+		return k
+	}
+	return ""
+}
+
+// knownEmpty reports whether a dequeue found the queue of pending key k empty less
+// than wait ago, and no task was announced on it since.
+func (w *waker) knownEmpty(k string, now time.Time) bool {
+	w.emptyMu.Lock()
+	m, ok := w.empty[k]
+	w.emptyMu.Unlock()
+	c := w.announced[k]
+	return ok && c != nil && now.Sub(m.at) < w.wait && c.Load() == m.announced
+}
+
+// markEmpty records that a dequeue sent when heard announcements had been heard found
+// the queue of k empty.
+func (w *waker) markEmpty(k string, heard uint64) {
+	w.emptyMu.Lock()
+	w.empty[k] = emptyMark{at: time.Now(), announced: heard}
+	w.emptyMu.Unlock()
 }

@@ -127,11 +127,9 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 		})
 		rc.AddHook(w.waker)
 	}
-	// Every shard weighs the same: asynq asks them in a random order each time.
-	queues := map[string]int{}
-	for _, q := range w.runner.Queues() {
-		queues[q] = 1
-	}
+	// Every shard weighs the same; each priority its job.Priority.Weight: asynq asks
+	// the queues in a weighted random order each time.
+	queues := opts.Tasks.withDefaults().weights()
 	w.srv = asynq.NewServerFromRedisClient(rc, asynq.Config{
 		Concurrency:              opts.Concurrency,
 		Queues:                   queues,

@@ -133,3 +133,31 @@ func (s Shards) share(limit int64) int64 {
 	}
 	return (limit + n - 1) / n
 }
+
+// Beside is the name of a queue that stands beside shard k's, for suffix: its
+// name, "-" and suffix, and when keys are tagged "." and the first number that puts
+// it in the slot of shard k's tag, so that one script may write a job's record and a
+// task on that queue (asynq tags a queue's keys with its whole name). Queues of the
+// job priorities other than normal are named so.
+func (s Shards) Beside(k int, suffix string) string {
+	base := s.Name(k) + "-" + suffix
+	if !s.Tagged && s.Count() == 1 {
+		return base
+	}
+	key := besideKey{s.Name(k), suffix}
+	if v, ok := besideNames.Load(key); ok {
+		return v.(string)
+	}
+	want := crc16(s.Name(k)) % slots
+	name := base
+	for j := 1; crc16(name)%slots != want; j++ {
+		name = base + "." + strconv.Itoa(j)
+	}
+	besideNames.Store(key, name)
+	return name
+}
+
+// besideNames caches Beside's names, whose search takes thousands of hashes.
+var besideNames sync.Map // besideKey -> string
+
+type besideKey struct{ name, suffix string }

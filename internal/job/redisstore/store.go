@@ -56,6 +56,12 @@ type Options struct {
 	// BytesPrefix is prepended to an owner to make the keys of its byte budget. ""
 	// means DefaultBytesPrefix.
 	BytesPrefix string
+	// IdempotencyTTL is how long an idempotency key is remembered after its first
+	// use. 0 means job.DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
+	// OncePrefix is prepended to the keys of idempotency keys. "" means
+	// DefaultOncePrefix.
+	OncePrefix string
 	// CallbacksPrefix starts the key of each shard's queue of due callbacks (a sorted
 	// set of job ids scored by when each is due, in unix ms). "" means
 	// DefaultCallbacksPrefix.
@@ -80,10 +86,13 @@ type Store struct {
 	bytesPrefix string
 	hooksPrefix string
 	shards      Shards
+	oncePrefix  string
+	onceTTL     time.Duration
 }
 
 var (
 	_ job.Store         = (*Store)(nil)
+	_ job.OnceStore     = (*Store)(nil)
 	_ job.CallbackQueue = (*Store)(nil)
 )
 
@@ -104,12 +113,18 @@ func New(rc redis.UniversalClient, opts Options) *Store {
 	if opts.BytesPrefix == "" {
 		opts.BytesPrefix = DefaultBytesPrefix
 	}
+	if opts.OncePrefix == "" {
+		opts.OncePrefix = DefaultOncePrefix
+	}
+	if opts.IdempotencyTTL <= 0 {
+		opts.IdempotencyTTL = job.DefaultIdempotencyTTL
+	}
 	if opts.CallbacksPrefix == "" {
 		opts.CallbacksPrefix = DefaultCallbacksPrefix
 	}
 	return &Store{
 		rc: rc, prefix: opts.Prefix, ownerPrefix: opts.OwnerPrefix, bytesPrefix: opts.BytesPrefix, shards: opts.Shards,
-		hooksPrefix: opts.CallbacksPrefix, ttl: opts.TTL, maxAge: opts.MaxAge,
+		ttl: opts.TTL, maxAge: opts.MaxAge, oncePrefix: opts.OncePrefix, onceTTL: opts.IdempotencyTTL, hooksPrefix: opts.CallbacksPrefix,
 		maxPerOwner: int(opts.Shards.share(int64(max(opts.MaxPerOwner, 0)))), maxBytes: opts.Shards.share(max(opts.MaxBytesPerOwner, 0)),
 	}
 }

@@ -66,6 +66,9 @@ export interface paths {
          *     key that submitted it: only that key, or a key with the admin scope, may
          *     cancel it.
          *
+         *     With an `Idempotency-Key` header, a repeat of the submission (same key, same
+         *     API key, same body) within `IDEMPOTENCY_TTL` answers 200 with the job the first
+         *     one created, and creates none; see the header's description.
          *     With `callback_url`, the job's final record is posted there, signed as the
          *     Standard Webhooks specification describes, once the job succeeds, fails or is
          *     cancelled (see the `callback` of `JobRecord`, and docs/webhooks.md). A URL
@@ -90,7 +93,8 @@ export interface paths {
         /**
          * Submit a batch asynchronous prediction
          * @description Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
-         *     array in the order of `items`.
+         *     array in the order of `items`. An `Idempotency-Key` works as there; a key used
+         *     for one operation is refused (422) for the other.
          */
         post: operations["submitBatchJob"];
         delete?: never;
@@ -1158,13 +1162,14 @@ export interface components {
          */
         CallbackURL: string;
         /**
-         * @description A single asynchronous prediction request.
+         * @description A single asynchronous prediction request, with how urgent it is and where to report its end.
          * @example {
          *       "model": "echo",
          *       "version": "v1",
          *       "data": {
          *         "text": "hello"
          *       },
+         *       "priority": "high",
          *       "callback_url": "https://hooks.example.com/inferd"
          *     }
          */
@@ -1176,17 +1181,20 @@ export interface components {
              */
             version?: string;
             data: components["schemas"]["AnyValue"];
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
             callback_url?: components["schemas"]["CallbackURL"];
         };
         /**
-         * @description A batch asynchronous prediction request; every item runs through the same model version.
+         * @description A batch asynchronous prediction request, every item through the same model version, with how urgent it is and where to report its end.
          * @example {
          *       "model": "echo",
          *       "items": [
          *         1,
          *         "two",
          *         null
-         *       ]
+         *       ],
+         *       "priority": "low"
          *     }
          */
         AsyncBatchPredictRequest: {
@@ -1205,6 +1213,8 @@ export interface components {
              *     ]
              */
             items: components["schemas"]["AnyValue"][];
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
             callback_url?: components["schemas"]["CallbackURL"];
         };
         /**
@@ -1235,6 +1245,23 @@ export interface components {
              */
             items: components["schemas"]["AnyValue"][];
         };
+        /**
+         * @description How soon the job should start among the jobs waiting: workers take from the
+         *     high, normal and low queues in weighted random order, 6:3:1, so a high job
+         *     usually starts before low ones queued earlier and low jobs never starve. When
+         *     omitted, normal.
+         * @example high
+         * @enum {string}
+         */
+        JobPriority: "low" | "normal" | "high";
+        /**
+         * Format: date-time
+         * @description When the job must have started (RFC 3339 with offset): a job no worker has
+         *     started by then ends `failed`, its `error_message` saying so, and never runs
+         *     (one already past when submitted ends so as soon as a worker reaches it).
+         * @example 2026-11-22T10:05:00Z
+         */
+        JobDeadline: string;
         /**
          * @description A single prediction.
          * @example {
@@ -1339,6 +1366,8 @@ export interface components {
              * @example null
              */
             error_message: string | null;
+            priority?: components["schemas"]["JobPriority"];
+            deadline?: components["schemas"]["JobDeadline"];
             callback?: components["schemas"]["JobCallback"];
         };
         /**
@@ -1788,7 +1817,7 @@ export interface components {
              *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
-             *     not_implemented, callback_not_allowed.
+             *     not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed.
              * @example invalid_input
              */
             code: string;
@@ -2324,6 +2353,53 @@ export interface components {
             };
         };
         /**
+         * @description A submission with this `Idempotency-Key` is still being accepted; retry after
+         *     `Retry-After` seconds with the same key and body, and get its job. Code
+         *     `idempotency_key_in_progress`.
+         */
+        IdempotencyInProgress: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/idempotency_key_in_progress",
+                 *       "title": "Idempotency key in use",
+                 *       "status": 409,
+                 *       "detail": "a submission with this Idempotency-Key is still being accepted; retry after it was answered, with the same key and body",
+                 *       "code": "idempotency_key_in_progress",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description This `Idempotency-Key` was first sent, within `IDEMPOTENCY_TTL`, with another
+         *     body or to the other submit operation; send the request with a new key. Code
+         *     `idempotency_key_reused`.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://inferd.dev/problems/idempotency_key_reused",
+                 *       "title": "Idempotency key reused",
+                 *       "status": 422,
+                 *       "detail": "idempotency key reused with another request: this Idempotency-Key was first sent with another body or to another operation, within IDEMPOTENCY_TTL; send this request with a new key",
+                 *       "code": "idempotency_key_reused",
+                 *       "request_id": "5f0c6a2e9d1b4c7a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The body is larger than `MAX_REQUEST_BYTES`, or `items` has more than
          *     `MAX_BATCH_ITEMS` elements (code `payload_too_large`); or the answer would be
          *     larger than `MAX_RESPONSE_BYTES` (code `response_too_large`): split the batch, or
@@ -2662,6 +2738,27 @@ export interface components {
         /** @description One of the model's versions. */
         ModelVersion: string;
         /**
+         * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+         *     at most 3600). Once it has passed, the request is answered 503
+         *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+         *     batcher, are dropped before the model runs: a client that gave up costs no
+         *     model time. Without it a request waits as long as the client stays connected.
+         */
+        RequestTimeoutHeader: string;
+        /**
+         * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+         *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+         *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+         *     the `job_id` the first one created, and creates no job; the same key with another
+         *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+         *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+         *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+         *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+         *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+         *     as sent, quotes included; another value is 400 `invalid_request`.
+         */
+        IdempotencyKey: string;
+        /**
          * @description Binary data extension: with an `application/octet-stream` body, the length in
          *     bytes of the JSON inference request that starts it; the binary tensors follow.
          */
@@ -2696,7 +2793,16 @@ export interface operations {
     predict: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2730,7 +2836,16 @@ export interface operations {
     predictBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2764,7 +2879,21 @@ export interface operations {
     submitJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+                 *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     the `job_id` the first one created, and creates no job; the same key with another
+                 *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+                 *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+                 *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+                 *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+                 *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+                 *     as sent, quotes included; another value is 400 `invalid_request`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2787,8 +2916,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2797,7 +2928,21 @@ export interface operations {
     submitBatchJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
+                 *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
+                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     the `job_id` the first one created, and creates no job; the same key with another
+                 *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
+                 *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
+                 *     `Retry-After`. Keys are kept per API key, by every server alike. The value is a
+                 *     structured-field string (`"8e03978e-40d5-43e8"`, quotes included) as the draft
+                 *     has it, or the same characters unquoted: at most 257 printable ASCII characters
+                 *     as sent, quotes included; another value is 400 `invalid_request`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2820,8 +2965,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3736,6 +3883,14 @@ export interface operations {
                  *     bytes of the JSON inference request that starts it; the binary tensors follow.
                  */
                 "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
             };
             path: {
                 /** @description A registered model's name. */
@@ -3785,6 +3940,14 @@ export interface operations {
                  *     bytes of the JSON inference request that starts it; the binary tensors follow.
                  */
                 "Inference-Header-Content-Length"?: components["parameters"]["InferenceHeaderContentLength"];
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
             };
             path: {
                 /** @description A registered model's name. */

@@ -27,7 +27,7 @@ func main() {
 	defer cancel()
 
 	// predict with data, read result (json.RawMessage: the bytes as sent, numbers exact)
-	p, err := c.PredictWithResponse(ctx, client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.Data)})
+	p, err := c.PredictWithResponse(ctx, nil, client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.Data)})
 	shared.Check(err)
 	if p.JSON200 == nil {
 		shared.Fail("predict answered %d %s, want a prediction", p.StatusCode(), p.Body)
@@ -35,7 +35,7 @@ func main() {
 	shared.SameJSON("predict's result", p.JSON200.Result, shared.Data)
 
 	// submit a job, read its record until it has finished
-	sub, err := c.SubmitJobWithResponse(ctx, client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.JobData)})
+	sub, err := c.SubmitJobWithResponse(ctx, nil, client.AsyncPredictRequest{Model: "echo", Data: client.AnyValue(shared.JobData)})
 	shared.Check(err)
 	if sub.JSON200 == nil {
 		shared.Fail("submitJob answered %d %s, want a job id", sub.StatusCode(), sub.Body)
@@ -56,7 +56,7 @@ func main() {
 	shared.SameJSON("the job's result", job.Result, shared.JobData)
 
 	// a problem: its code
-	bad, err := c.PredictWithResponse(ctx, client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)})
+	bad, err := c.PredictWithResponse(ctx, nil, client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)})
 	shared.Check(err)
 	if bad.ApplicationproblemJSON400 == nil {
 		shared.Fail("predict of an unknown model answered %d %s, want a 400 problem", bad.StatusCode(), bad.Body)

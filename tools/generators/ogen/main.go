@@ -31,7 +31,7 @@ func main() {
 	defer cancel()
 
 	// predict with data, read result (jx.Raw: the bytes as sent, numbers exact)
-	res, err := c.Predict(ctx, &client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.Data)})
+	res, err := c.Predict(ctx, &client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.Data)}, client.PredictParams{})
 	shared.Check(err)
 	p, ok := res.(*client.PredictionHeaders)
 	if !ok {
@@ -40,7 +40,7 @@ func main() {
 	shared.SameJSON("predict's result", []byte(p.Response.Result), shared.Data)
 
 	// submit a job, read its record until it has finished
-	sub, err := c.SubmitJob(ctx, &client.PredictRequest{Model: "echo", Data: client.AnyValue(shared.JobData)})
+	sub, err := c.SubmitJob(ctx, &client.AsyncPredictRequest{Model: "echo", Data: client.AnyValue(shared.JobData)}, client.SubmitJobParams{})
 	shared.Check(err)
 	s, ok := sub.(*client.AsyncSubmitResponse)
 	if !ok {
@@ -61,7 +61,7 @@ func main() {
 	shared.SameJSON("the job's result", []byte(job.Result), shared.JobData)
 
 	// a problem: its code
-	res, err = c.Predict(ctx, &client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)})
+	res, err = c.Predict(ctx, &client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)}, client.PredictParams{})
 	shared.Check(err)
 	bad, ok := res.(*client.PredictBadRequest)
 	if !ok {

@@ -1,0 +1,57 @@
+package job_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/inferd/inferd/internal/job"
+)
+
+// TestSubmitOnce: in process, a duplicate sent while the first submission is being
+// queued is told to retry (409); once the first is accepted a duplicate gets its job;
+// a submission the runner refused leaves no key behind, so that its retry makes a job.
+func TestSubmitOnce(t *testing.T) {
+	ctx := context.Background()
+	idem := &job.Idempotency{Key: "k1", Fingerprint: "f"}
+	sub := job.Submission{Owner: "o", Model: "echo", Version: "v1", Input: json.RawMessage(`1`), Idempotency: idem}
+
+	t.Run("in progress, then accepted", func(t *testing.T) {
+		c := newClock()
+		r := &fakeRunner{}
+		svc := &job.Service{Store: newStore(c), Runner: r, Now: c.Now}
+		var during error
+		r.onEnqueue = func(job.Record) { _, _, during = svc.SubmitWith(ctx, sub) }
+		first, replayed, err := svc.SubmitWith(ctx, sub)
+		if err != nil || replayed {
+			t.Fatalf("first: %v (replayed %v)", err, replayed)
+		}
+		var ipe *job.InProgressError
+		if !errors.As(during, &ipe) || !errors.Is(during, job.ErrIdempotencyInProgress) || ipe.RetryAfter <= 0 {
+			t.Fatalf("a duplicate while the first was queued: %v", during)
+		}
+		r.onEnqueue = nil
+		again, replayed, err := svc.SubmitWith(ctx, sub)
+		if err != nil || !replayed || again.ID != first.ID {
+			t.Fatalf("a duplicate once accepted: %v, %s replayed %v; want %s", err, again.ID, replayed, first.ID)
+		}
+		if n := len(r.enqueued); n != 1 {
+			t.Errorf("%d jobs queued, want 1", n)
+		}
+	})
+
+	t.Run("refused, then retried", func(t *testing.T) {
+		c := newClock()
+		r := &fakeRunner{enqueueErr: job.ErrQueueFull}
+		svc := &job.Service{Store: newStore(c), Runner: r, Now: c.Now}
+		if _, _, err := svc.SubmitWith(ctx, sub); !errors.Is(err, job.ErrQueueFull) {
+			t.Fatalf("first: %v, want ErrQueueFull", err)
+		}
+		r.enqueueErr = nil
+		rec, replayed, err := svc.SubmitWith(ctx, sub)
+		if err != nil || replayed || rec.Status != job.StatusPending {
+			t.Fatalf("the retry: %v, replayed %v, %+v", err, replayed, rec)
+		}
+	})
+}
