@@ -1169,8 +1169,7 @@ export interface components {
          *       "data": {
          *         "text": "hello"
          *       },
-         *       "priority": "high",
-         *       "callback_url": "https://hooks.example.com/inferd"
+         *       "priority": "high"
          *     }
          */
         AsyncPredictRequest: {
