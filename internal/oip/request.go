@@ -313,11 +313,33 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 	default:
 		t.Int = make([]int64, 0, capacity)
 	}
+	// FP32 and FP64 numbers are read in one pass (fastFloat); the rest as tokens.
+	bits := 0
+	switch t.DType {
+	case tensor.Float32:
+		bits = 32
+	case tensor.Float64:
+		bits = 64
+	}
 	n := int64(0)
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch c {
 		case '[', ']', ',', ' ', '\t', '\n', '\r':
+			continue
+		}
+		if bits != 0 && (c == '-' || c >= '0' && c <= '9') {
+			if n >= size {
+				return fail("%s: data holds more than the %d values of shape %s", where, size, tensor.FormatShape(t.Shape))
+			}
+			v, j, ok := fastFloat(raw, i, bits)
+			if ok {
+				t.Float = append(t.Float, v)
+			} else if err := appendValue(t, raw[i:j]); err != nil {
+				return fail("%s: data[%d]: %v", where, n, err)
+			}
+			n++
+			i = j - 1
 			continue
 		}
 		j, err := leafEnd(raw, i)
