@@ -3,6 +3,7 @@ package oip
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -178,5 +179,23 @@ func TestEncodeBytesNotText(t *testing.T) {
 	}
 	if body, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || !bytes.Equal(body[n:], []byte("\x02\x00\x00\x00é\x01\x00\x00\x00\xc3")) {
 		t.Errorf("binary: %q %v", body, err)
+	}
+}
+
+// TestStrAndQuoted: the fast paths of str and quoted give what encoding/json and fmt's
+// %q do.
+func TestStrAndQuoted(t *testing.T) {
+	for _, s := range []string{`"x"`, `""`, `"input"`, `"é"`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"tab\there"`, `null`, `1`, `"a/b c"`} {
+		t.Run(s, func(t *testing.T) {
+			var want string
+			err := json.Unmarshal([]byte(s), &want)
+			got, ok := str([]byte(s))
+			if ok != (err == nil && s[0] == '"') || got != want {
+				t.Errorf("str = %q, %v; encoding/json %q, %v", got, ok, want, err)
+			}
+			if q, want := quoted("input ", want), fmt.Sprintf("input %q", want); q != want {
+				t.Errorf("quoted = %s, want %s", q, want)
+			}
+		})
 	}
 }
