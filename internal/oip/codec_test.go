@@ -199,3 +199,34 @@ func TestStrAndQuoted(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodeIntoBuf: a Buf that holds the answer is written into, over what it held,
+// and gives the bytes a fresh body does; one too small is left alone.
+func TestEncodeIntoBuf(t *testing.T) {
+	floats := make([]float64, 1000)
+	for i := range floats {
+		floats[i] = float64(i) / 3
+	}
+	resp := Response{Model: "m", Version: "v1", Outputs: []registry.Named{{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{1000}, floats)}}}
+	for _, bin := range []bool{false, true} {
+		t.Run(fmt.Sprintf("binary=%v", bin), func(t *testing.T) {
+			binary := func(string) bool { return bin }
+			want, _, err := Encode(resp, binary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := bytes.Repeat([]byte{'x'}, 64<<10)
+			resp := resp
+			resp.Buf = big
+			got, _, err := Encode(resp, binary)
+			if err != nil || !bytes.Equal(got, want) || &got[0] != &big[0] {
+				t.Errorf("into a large Buf: %v; same bytes %v, written into Buf %v", err, bytes.Equal(got, want), &got[0] == &big[0])
+			}
+			small := []byte("keep")
+			resp.Buf = small
+			if got, _, err := Encode(resp, binary); err != nil || !bytes.Equal(got, want) || string(small) != "keep" {
+				t.Errorf("with a small Buf: %v; same bytes %v, Buf now %q", err, bytes.Equal(got, want), small)
+			}
+		})
+	}
+}
