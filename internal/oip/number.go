@@ -17,42 +17,38 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // follows the grammar) and returns where it ends, and its value rounded to a float of
 // bits (32 or 64) as strconv.ParseFloat(…, bits) would, with ok set, when it can decide
 // that value exactly. With ok false the value is left to strconv: more than 19
-// significant digits, a mantissa past 2^53, a power of ten past 10^22, or an FP32
-// value that rounds to float64 exactly between two float32s.
+// digits (leading zeros counted), a mantissa past 2^53, a power of ten past 10^22, or
+// an FP32 value that rounds to float64 exactly between two float32s.
 func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 	j := i
 	neg := raw[j] == '-'
 	if neg {
 		j++
 	}
+	// Every digit goes into mant, leading zeros too (they add nothing): up to 19 of
+	// them fit a uint64 whatever they are, and more are left to strconv.
 	var mant uint64
-	digits, exp := 0, 0 // significant digits in mant; the power of ten they stand at
-	exact := true
-	for ; j < len(raw) && raw[j] >= '0' && raw[j] <= '9'; j++ {
-		if mant == 0 && raw[j] == '0' {
-			continue
+	first := j
+	for ; j < len(raw); j++ {
+		d := raw[j] - '0'
+		if d > 9 {
+			break
 		}
-		if digits == 19 {
-			exact = false // dropped: strconv rounds them
-			continue
-		}
-		mant = mant*10 + uint64(raw[j]-'0')
-		digits++
+		mant = mant*10 + uint64(d)
 	}
+	digits, exp := j-first, 0 // digits read; the power of ten mant stands at
 	if j < len(raw) && raw[j] == '.' {
-		for j++; j < len(raw) && raw[j] >= '0' && raw[j] <= '9'; j++ {
-			if mant == 0 && raw[j] == '0' {
-				exp--
-				continue
+		j++
+		frac := j
+		for ; j < len(raw); j++ {
+			d := raw[j] - '0'
+			if d > 9 {
+				break
 			}
-			if digits == 19 {
-				exact = false
-				continue
-			}
-			mant = mant*10 + uint64(raw[j]-'0')
-			digits++
-			exp--
+			mant = mant*10 + uint64(d)
 		}
+		digits += j - frac
+		exp = frac - j
 	}
 	if j < len(raw) && (raw[j] == 'e' || raw[j] == 'E') {
 		j++
@@ -72,7 +68,7 @@ func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 		}
 		exp += e
 	}
-	if !exact || mant > 1<<53 {
+	if digits > 19 || mant > 1<<53 {
 		return 0, j, false
 	}
 	// mant and 10^|exp| are exact float64s, so one multiplication or division rounds

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inferd/inferd/internal/jsonscan"
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 // sameAsStrconv checks fastFloat against strconv.ParseFloat on one JSON number: where
@@ -153,4 +154,25 @@ func FuzzFastFloat(f *testing.F) {
 		sameAsStrconv(t, tok, 32)
 		sameAsStrconv(t, tok, 64)
 	})
+}
+
+// BenchmarkDecodeData reads the data of a 1 MB FP32 tensor from JSON, as the harness
+// spells it: the decoding alone, without the check of the JSON text.
+func BenchmarkDecodeData(b *testing.B) {
+	const n = 1 << 18
+	data := []byte{'['}
+	for i := range n {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = strconv.AppendFloat(data, float64(float32(math.Sin(float64(i))*100)), 'g', -1, 32)
+	}
+	data = append(data, ']')
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tt := &tensor.Tensor{DType: tensor.Float32, Shape: []int64{n}}
+		if err := decodeData("x", tt, n, data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
