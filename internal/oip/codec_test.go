@@ -3,6 +3,7 @@ package oip
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -178,5 +179,54 @@ func TestEncodeBytesNotText(t *testing.T) {
 	}
 	if body, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || !bytes.Equal(body[n:], []byte("\x02\x00\x00\x00é\x01\x00\x00\x00\xc3")) {
 		t.Errorf("binary: %q %v", body, err)
+	}
+}
+
+// TestStrAndQuoted: the fast paths of str and quoted give what encoding/json and fmt's
+// %q do.
+func TestStrAndQuoted(t *testing.T) {
+	for _, s := range []string{`"x"`, `""`, `"input"`, `"é"`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"tab\there"`, `null`, `1`, `"a/b c"`} {
+		t.Run(s, func(t *testing.T) {
+			var want string
+			err := json.Unmarshal([]byte(s), &want)
+			got, ok := str([]byte(s))
+			if ok != (err == nil && s[0] == '"') || got != want {
+				t.Errorf("str = %q, %v; encoding/json %q, %v", got, ok, want, err)
+			}
+			if q, want := quoted("input ", want), fmt.Sprintf("input %q", want); q != want {
+				t.Errorf("quoted = %s, want %s", q, want)
+			}
+		})
+	}
+}
+
+// TestEncodeIntoBuf: a Buf that holds the answer is written into, over what it held,
+// and gives the bytes a fresh body does; one too small is left alone.
+func TestEncodeIntoBuf(t *testing.T) {
+	floats := make([]float64, 1000)
+	for i := range floats {
+		floats[i] = float64(i) / 3
+	}
+	resp := Response{Model: "m", Version: "v1", Outputs: []registry.Named{{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{1000}, floats)}}}
+	for _, bin := range []bool{false, true} {
+		t.Run(fmt.Sprintf("binary=%v", bin), func(t *testing.T) {
+			binary := func(string) bool { return bin }
+			want, _, err := Encode(resp, binary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := bytes.Repeat([]byte{'x'}, 64<<10)
+			resp := resp
+			resp.Buf = big
+			got, _, err := Encode(resp, binary)
+			if err != nil || !bytes.Equal(got, want) || &got[0] != &big[0] {
+				t.Errorf("into a large Buf: %v; same bytes %v, written into Buf %v", err, bytes.Equal(got, want), &got[0] == &big[0])
+			}
+			small := []byte("keep")
+			resp.Buf = small
+			if got, _, err := Encode(resp, binary); err != nil || !bytes.Equal(got, want) || string(small) != "keep" {
+				t.Errorf("with a small Buf: %v; same bytes %v, Buf now %q", err, bytes.Equal(got, want), small)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/inferd/inferd/internal/jsonscan"
 	"github.com/inferd/inferd/internal/registry"
@@ -161,7 +162,9 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 }
 
 func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
-	where := fmt.Sprintf("inputs[%d]", i)
+	// where is built without fmt: it is built for every input, and read only in a
+	// message.
+	where := "inputs[" + strconv.Itoa(i) + "]"
 	m, ok := jsonscan.Members(raw)
 	if !ok {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
@@ -174,11 +177,11 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, er
 		if member == "data" {
 			continue
 		}
-		if err := checkHuge(fmt.Sprintf("input %q: %s", name, member), raw); err != nil {
-			return registry.Named{}, err
+		if jsonscan.HugeNumber(raw) != "" {
+			return registry.Named{}, checkHuge(fmt.Sprintf("input %q: %s", name, member), raw)
 		}
 	}
-	where = fmt.Sprintf("input %q", name)
+	where = quoted("input ", name)
 	dt, ok := str(m["datatype"])
 	if !ok {
 		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
@@ -313,11 +316,33 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 	default:
 		t.Int = make([]int64, 0, capacity)
 	}
+	// FP32 and FP64 numbers are read in one pass (fastFloat); the rest as tokens.
+	bits := 0
+	switch t.DType {
+	case tensor.Float32:
+		bits = 32
+	case tensor.Float64:
+		bits = 64
+	}
 	n := int64(0)
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch c {
 		case '[', ']', ',', ' ', '\t', '\n', '\r':
+			continue
+		}
+		if bits != 0 && (c == '-' || c >= '0' && c <= '9') {
+			if n >= size {
+				return fail("%s: data holds more than the %d values of shape %s", where, size, tensor.FormatShape(t.Shape))
+			}
+			v, j, ok := fastFloat(raw, i, bits)
+			if ok {
+				t.Float = append(t.Float, v)
+			} else if err := appendValue(t, raw[i:j]); err != nil {
+				return fail("%s: data[%d]: %v", where, n, err)
+			}
+			n++
+			i = j - 1
 			continue
 		}
 		j, err := leafEnd(raw, i)
@@ -434,10 +459,30 @@ func (n datatypeName) String() string { return Datatype(n.d) }
 
 func isNumber(tok []byte) bool { return tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9' }
 
+// quoted is prefix and fmt's %q of s, without fmt for the names most requests use.
+func quoted(prefix, s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return prefix + strconv.Quote(s)
+		}
+	}
+	return prefix + `"` + s + `"`
+}
+
 // str reads a JSON string; null or any other type is not one.
 func str(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	// A string of valid JSON text without escapes is its bytes, when they are UTF-8
+	// (encoding/json replaces what is not).
+	if len(raw) >= 2 && raw[len(raw)-1] == '"' {
+		if in := raw[1 : len(raw)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return string(in), true
+		}
+	}
 	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true

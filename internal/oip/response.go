@@ -22,6 +22,9 @@ type Response struct {
 	// written when its data alone would (binary data has an exact size, JSON text at
 	// least a byte per digit), else within a stride of elements of passing it.
 	MaxBytes int
+	// Buf, when its capacity holds what Encode expects to write, is where the body is
+	// written (a buffer reused from an earlier response); else Encode allocates one.
+	Buf []byte
 }
 
 // SizeError is a response that would be larger than Response.MaxBytes.
@@ -61,7 +64,12 @@ func Encode(resp Response, binary func(name string) bool) (body []byte, headerLe
 	if least > limit {
 		return nil, 0, &SizeError{AtLeast: least, MaxBytes: limit}
 	}
-	b := make([]byte, 0, min(size, limit))
+	var b []byte
+	if want := min(size, limit); cap(resp.Buf) >= want {
+		b = resp.Buf[:0]
+	} else {
+		b = make([]byte, 0, want)
+	}
 	b = append(b, `{"model_name":`...)
 	b = appendString(b, resp.Model)
 	b = append(b, `,"model_version":`...)

@@ -51,7 +51,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
-	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets) and leave the rest of the page and the chart as they are; without -cases it runs that section's cases. Empty: the whole page")
+	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
 	return fs, o
 }
 
@@ -72,8 +72,12 @@ func run(args []string) int {
 		if o.cases == "" {
 			o.cases = strings.Join(grpcSectionWords, ",")
 		}
+	case "tensors":
+		if o.cases == "" {
+			o.cases = strings.Join(tensorsSectionWords, ",")
+		}
 	default:
-		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the only section is grpc\n", o.section)
+		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc and tensors\n", o.section)
 		return 2
 	}
 	for _, c := range strings.Split(o.cases, ",") {
@@ -111,6 +115,12 @@ func run(args []string) int {
 			return 1
 		}
 		fmt.Printf("\nwrote the gRPC section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	case o.section == "tensors":
+		if err := writeTensorsSection(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the tensors section of %s\n", filepath.Join(o.out, "benchmarks.md"))
 	default:
 		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -171,14 +181,27 @@ func writeFiles(rep *Report, dir string) error {
 
 // writeGRPCSection rewrites the gRPC section of dir's benchmarks.md, which must exist.
 func writeGRPCSection(rep *Report, dir string) error {
+	var section bytes.Buffer
+	rep.WriteGRPC(&section, true)
+	return rewriteSection(dir, section.Bytes(), grpcSectionStart, grpcSectionEnd, "gRPC")
+}
+
+// writeTensorsSection rewrites the tensors section of dir's benchmarks.md, which must
+// exist.
+func writeTensorsSection(rep *Report, dir string) error {
+	var section bytes.Buffer
+	rep.WriteTensors(&section, true)
+	return rewriteSection(dir, section.Bytes(), tensorsSectionStart, tensorsSectionEnd, "tensors")
+}
+
+// rewriteSection splices section into dir's benchmarks.md (spliceSection).
+func rewriteSection(dir string, section []byte, start, end, what string) error {
 	path := filepath.Join(dir, "benchmarks.md")
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var section bytes.Buffer
-	rep.WriteGRPC(&section, true)
-	page, err := spliceGRPC(old, section.Bytes())
+	page, err := spliceSection(old, section, start, end, what)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,9 @@ const devKey = "dev-key"
 var (
 	echoBody = []byte(`{"model":"echo","version":"v1","data":{"text":"hello","n":42}}`)
 	irisBody = []byte(`{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)
+	// irisV2Body is the same flower as an Open Inference Protocol infer request, the
+	// ONNX model's input "input" of shape [1, 4].
+	irisV2Body = []byte(`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}]}`)
 	// digitsBody is one 8x8 image (a zero) of scikit-learn's digits, 64 values in 0..16.
 	digitsBody = []byte(`{"model":"digits","version":"v1","data":[0,0,5,13,9,1,0,0,0,0,13,15,10,15,5,0,0,3,15,2,0,11,8,0,0,4,12,0,0,8,8,0,0,5,8,0,0,9,8,0,0,4,11,0,1,12,7,0,0,2,14,5,10,12,0,0,0,0,6,13,10,0,0,0]}`)
 	// digitsPixels is the same image as the /v2 and gRPC cases send it, the ONNX

@@ -217,6 +217,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 		r.WriteGRPC(w, false)
 	}
+	if r.hasTensors() {
+		fmt.Fprintln(w)
+		r.WriteTensors(w, false)
+	}
 }
 
 func (r *Report) writeQueuePickup(w io.Writer) {

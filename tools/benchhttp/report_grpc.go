@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -146,30 +144,5 @@ func (r *Report) writeGRPCClients(w io.Writer) {
 // spliceGRPC replaces the gRPC section of page (benchmarks.md) with section; a page
 // without one gets it before make bench-cluster's section, or at its end.
 func spliceGRPC(page, section []byte) ([]byte, error) {
-	start := bytes.Index(page, []byte(grpcSectionStart))
-	end := bytes.Index(page, []byte(grpcSectionEnd))
-	var out bytes.Buffer
-	switch {
-	case start >= 0 && end > start:
-		out.Write(page[:start])
-		out.Write(section)
-		out.Write(bytes.TrimPrefix(page[end+len(grpcSectionEnd):], []byte("\n")))
-	case start >= 0 || end >= 0:
-		return nil, errors.New("benchmarks.md has one of the gRPC section's markers without the other")
-	default:
-		at := bytes.Index(page, []byte(clusterSectionMarker))
-		if at < 0 {
-			at = len(page)
-		}
-		out.Write(page[:at])
-		if at > 0 && !bytes.HasSuffix(page[:at], []byte("\n\n")) {
-			out.WriteString("\n")
-		}
-		out.Write(section)
-		if at < len(page) {
-			out.WriteString("\n")
-		}
-		out.Write(page[at:])
-	}
-	return out.Bytes(), nil
+	return spliceSection(page, section, grpcSectionStart, grpcSectionEnd, "gRPC")
 }

@@ -32,6 +32,11 @@ const (
 	CaseDigitsGRPC     = "digits ModelInfer, gRPC typed"
 	CaseOIPGRPCRaw     = "echo ModelInfer, 1 MB FP32, gRPC raw"
 	CaseOIPGRPC        = "echo ModelInfer, 1 MB FP32, gRPC typed"
+	// Tensors at memory speed: the Open Inference Protocol beside /predict for one
+	// flower, and the floor under the 1 MB tensor's cost, served by the baseline's
+	// process.
+	CaseIrisV2JSON = "iris v1 /v2 infer, JSON"
+	CaseFloor      = "floor: net/http 1 MB body read and written back"
 )
 
 // grpcCases are the cases that call inferd's gRPC listener: a run with any of them
@@ -191,6 +196,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	digitsJSON := oipJSONBody("input", digitsPixels)
 	digitsBinary, digitsHeader := oipBinaryBody("input", digitsPixels)
 	const echoV2, digitsV2 = "/v2/models/echo/versions/v1/infer", "/v2/models/digits/versions/v1/infer"
+	const irisV2 = "/v2/models/iris/versions/v1/infer"
+	// payload is each case's request body in bytes, for the tensors section's MB/s.
+	payload := map[string]int{
+		Baseline: len(echoBody), CaseIris: len(irisBody), CaseIrisV2JSON: len(irisV2Body),
+		CaseOIPJSON: len(oipJSON), CaseOIPBinary: len(oipBinary), CaseFloor: len(oipBinary),
+	}
 	noDigits := naUnless(digits, "model digits not served")
 
 	type kase struct {
@@ -211,6 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{Baseline, "", func() Op { return postOp(base.URL, echoBody, 1) }, []*Proc{base}, nil},
 		{CaseEcho, "", func() Op { return postOp(srv.URL+"/predict", echoBody, 1) }, []*Proc{srv}, nil},
 		{CaseIris, "", func() Op { return postOp(srv.URL+"/predict", irisBody, 1) }, []*Proc{srv}, nil},
+		{CaseIrisV2JSON, "", func() Op { return oipOp(srv.URL+irisV2, irisV2Body, -1) }, []*Proc{srv}, nil},
 		{CaseDigitsOn, naUnless(digits, "model digits not served"), func() Op { return postOp(srv.URL+"/predict", digitsBody, 1) }, []*Proc{srv}, nil},
 		{CaseDigitsOff, naUnless(digits, "model digits not served"), func() Op { return postOp(noBatch.URL+"/predict", digitsBody, 1) }, []*Proc{noBatch}, nil},
 		{CaseBatch, "", func() Op { return postOp(srv.URL+"/predict/batch", batchOf(64), 64) }, []*Proc{srv}, nil},
@@ -218,6 +230,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseQueue, queueNA, func() Op { return jobOp(queue.URL) }, queueProcs, nil},
 		{CaseOIPJSON, "", func() Op { return oipOp(srv.URL+echoV2, oipJSON, -1) }, []*Proc{srv}, nil},
 		{CaseOIPBinary, "", func() Op { return oipOp(srv.URL+echoV2, oipBinary, oipHeader) }, []*Proc{srv}, nil},
+		// The same bytes as the binary case, to the baseline's process.
+		{CaseFloor, "", func() Op { return oipOp(base.URL+floorPath, oipBinary, oipHeader) }, []*Proc{base}, nil},
 		grpcCase(CaseOIPGRPCRaw, "", "echo", "x", tensor, true, len(tensor)),
 		grpcCase(CaseOIPGRPC, "", "echo", "x", tensor, false, len(tensor)),
 		{CaseDigitsV2JSON, noDigits, func() Op { return oipOp(srv.URL+digitsV2, digitsJSON, -1) }, []*Proc{srv}, nil},
@@ -254,6 +268,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 						l.Op = c.op()
 					}
 					r = h.drive(ctx, c.name, l, c.servers)
+					r.Payload = payload[c.name]
 				} else {
 					h.bar.step()
 				}

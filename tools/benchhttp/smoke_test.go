@@ -73,7 +73,7 @@ func TestSmoke(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary,
+	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseIrisV2JSON, CaseFloor, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary,
 		CaseOIPGRPCRaw, CaseOIPGRPC, CaseDigitsV2JSON, CaseDigitsV2Binary, CaseDigitsGRPCRaw, CaseDigitsGRPC} {
 		if seen[c] != len(cfg.Conns) {
 			t.Errorf("case %q has %d rows, want %d", c, seen[c], len(cfg.Conns))

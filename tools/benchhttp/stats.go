@@ -25,7 +25,13 @@ type Result struct {
 	// (for queue mode: inferd, both workers and redis-server); ClientCPU is the load
 	// generator's own. Both are 0 where they could not be read.
 	ServerCPU, ClientCPU time.Duration
+	// Payload is the request body's size in bytes, where the report shows MB/s; 0
+	// elsewhere.
+	Payload int
 }
+
+// PayloadMBPerSec is request body bytes per second of wall time, in MB (10^6 bytes).
+func (r Result) PayloadMBPerSec() float64 { return float64(r.Payload) * r.ReqPerSec() / 1e6 }
 
 // ServerCPUPerReq is the servers' CPU time per completed request: unlike a rate, it
 // does not depend on how much of the machine the load generator left them.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/build"
@@ -225,7 +226,17 @@ type Result struct {
 	body      []byte
 	headerLen int
 	version   string
+	// pooled, when set, is where body came from in responseBufs: Write returns it.
+	pooled *[]byte
 }
+
+// responseBufs are the bodies of written infer responses, reused by later ones: a
+// megabyte tensor's answer is a megabyte allocated and cleared per call otherwise.
+var responseBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledResponse caps the bodies kept for reuse: a rare huge answer's buffer is
+// left to the collector rather than held.
+const maxPooledResponse = 4 << 20
 
 func (res Result) Write(w http.ResponseWriter) error {
 	h := w.Header()
@@ -238,6 +249,11 @@ func (res Result) Write(w http.ResponseWriter) error {
 	h["Content-Length"] = []string{strconv.Itoa(len(res.body))}
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(res.body)
+	// Written, the body is no one's: net/http has copied it to the connection.
+	if res.pooled != nil && cap(res.body) <= maxPooledResponse {
+		*res.pooled = res.body[:0]
+		responseBufs.Put(res.pooled)
+	}
 	return err
 }
 
@@ -267,12 +283,14 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	if err != nil {
 		return Result{}, Invalid(problem.InPath(err))
 	}
-	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(h.cfg.MaxResponseBytes)},
+	buf := responseBufs.Get().(*[]byte)
+	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(h.cfg.MaxResponseBytes), Buf: *buf},
 		func(name string) bool { return req.BinaryOutput || binary[name] })
 	if err != nil {
+		responseBufs.Put(buf)
 		return Result{}, Invalid(err)
 	}
-	return Result{body: out, headerLen: n, version: inf.Version}, nil
+	return Result{body: out, headerLen: n, version: inf.Version, pooled: buf}, nil
 }
 
 // Invalid words a request's fault in the protocol's terms (its datatype names).

@@ -49,8 +49,10 @@ type Validator struct {
 	cfg     Config
 	routes  map[*operation.Operation]*routers.Route
 	onePass map[*operation.Operation]*bodyRoute
-	router  routers.Router
-	opts    *openapi3filter.Options
+	// oipPlain holds the infer operations whose plain requests skip kin-openapi.
+	oipPlain map[*operation.Operation]oipPlain
+	router   routers.Router
+	opts     *openapi3filter.Options
 }
 
 // New reads cfg.Spec for the validator.
@@ -72,7 +74,16 @@ func New(cfg Config) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("routing the contract's operations: %w", err)
 	}
-	return &Validator{cfg: cfg, routes: routes, onePass: onePass, router: router,
+	plain := map[*operation.Operation]oipPlain{}
+	for _, o := range cfg.Operations.All() {
+		if !o.OIP {
+			continue
+		}
+		if p, ok := newOIPPlain(spec, routes[o]); ok {
+			plain[o] = p
+		}
+	}
+	return &Validator{cfg: cfg, routes: routes, onePass: onePass, oipPlain: plain, router: router,
 		opts: &openapi3filter.Options{AuthenticationFunc: cfg.Authenticate}}, nil
 }
 
@@ -99,7 +110,8 @@ func (v *Validator) Middleware(next http.Handler) http.Handler {
 			v.decodeOnce(v.onePass[op], next, w, r)
 			return
 		case op != nil && op.OIP:
-			v.oipRead(v.routes[op], next, w, r)
+			plain, ok := v.oipPlain[op]
+			v.oipRead(v.routes[op], plain, ok, next, w, r)
 			return
 		}
 		route, params, err := matchedRoute(v.routes, op, r)
