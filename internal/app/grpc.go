@@ -30,6 +30,13 @@ const (
 	grpcMaxConnectionAgeGrace = 5 * time.Minute
 )
 
+// grpcMaxHeaderBytes caps a call's metadata, as http.Server's MaxHeaderBytes caps a
+// request's headers; grpcMaxStreams caps the calls in progress on one connection.
+const (
+	grpcMaxHeaderBytes = 64 << 10
+	grpcMaxStreams     = 256
+)
+
 // grpcListener is the Open Inference Protocol over gRPC, with the standard health
 // service (for Kubernetes' gRPC probes) and server reflection (for grpcurl).
 type grpcListener struct {
@@ -67,6 +74,11 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// before it is decoded, as a larger REST body is 413 before it is read.
 		grpc.MaxRecvMsgSize(int(maxRequest)),
 		grpc.ChainUnaryInterceptor(svc.Unary),
+		// As for HTTP's headers (MaxHeaderBytes): grpc-go would take 16 MB of metadata.
+		grpc.MaxHeaderListSize(grpcMaxHeaderBytes),
+		// Calls at once on one connection; a client past it waits for a call to end
+		// (grpc-go would allow some four billion, each a goroutine).
+		grpc.MaxConcurrentStreams(grpcMaxStreams),
 		// A gRPC client sends every call over one connection, which a Service balances
 		// once: closing connections after a while (GOAWAY, calls in flight finish) lets
 		// clients spread over replicas an autoscaler added.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/inferd/inferd/gen/inference"
 )
@@ -98,5 +100,21 @@ func TestGRPCMalformed(t *testing.T) {
 	// Still serving, on the same connection.
 	if _, err := c.ModelInfer(ctx, iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four})); err != nil {
 		t.Fatalf("after the malformed calls: %v", err)
+	}
+}
+
+// TestGRPCMetadataTooLarge: metadata past the server's 64 KiB, as headers past HTTP's
+// MaxHeaderBytes, is refused with a status, and the server goes on.
+func TestGRPCMetadataTooLarge(t *testing.T) {
+	s := startOIP(t, nil)
+	c := grpcClient(t, s)
+	ctx := metadata.AppendToOutgoingContext(withKey(t, "k-all"), "x-padding", strings.Repeat("a", 100<<10))
+	_, err := c.ServerMetadata(ctx, &pb.ServerMetadataRequest{})
+	if code := status.Code(err); code == codes.OK {
+		t.Fatal("100 KiB of metadata was taken")
+	}
+	t.Logf("refused: %v", err)
+	if _, err := c.ServerMetadata(withKey(t, "k-all"), &pb.ServerMetadataRequest{}); err != nil {
+		t.Fatalf("after the refused call: %v", err)
 	}
 }
