@@ -23,6 +23,9 @@ type oipPlain struct {
 	// "" for none.
 	paths  []pathParam
 	header string
+	// absent are the optional headers of other kinds (Request-Timeout): a request
+	// that sends one is left to kin-openapi.
+	absent []string
 }
 
 type pathParam struct {
@@ -55,6 +58,8 @@ func newOIPPlain(spec *openapi3.T, route *routers.Route) (p oipPlain, ok bool) {
 		case prm.In == openapi3.ParameterInHeader && p.header == "" && s.Type.Is(openapi3.TypeInteger) &&
 			s.Min != nil && *s.Min <= 0 && s.Max == nil && s.MultipleOf == nil && len(s.Enum) == 0:
 			p.header = http.CanonicalHeaderKey(prm.Name)
+		case prm.In == openapi3.ParameterInHeader && !prm.Required:
+			p.absent = append(p.absent, http.CanonicalHeaderKey(prm.Name))
 		default:
 			return p, false
 		}
@@ -67,6 +72,11 @@ func newOIPPlain(spec *openapi3.T, route *routers.Route) (p oipPlain, ok bool) {
 func (p oipPlain) passes(r *http.Request, params map[string]string, authed bool) bool {
 	if !authed {
 		return false
+	}
+	for _, h := range p.absent {
+		if len(r.Header[h]) > 0 {
+			return false
+		}
 	}
 	for _, pp := range p.paths {
 		// Bytes bound characters from above: within maxLength in bytes is within it.

@@ -97,6 +97,19 @@ func TestOIPPlain(t *testing.T) {
 			})
 		}
 	}
+	// An optional header of another kind (Request-Timeout) is left to kin-openapi,
+	// valid or not.
+	for _, o := range ops.All() {
+		if plain, ok := newOIPPlain(spec, routes[o]); o.OIP && ok {
+			for _, v := range []string{"2.5", "soon"} {
+				r := httptest.NewRequest(http.MethodPost, "/v2/models/m/infer", nil)
+				r.Header.Set("Request-Timeout", v)
+				if plain.passes(r, map[string]string{"model_name": "iris", "model_version": "v1"}, true) {
+					t.Errorf("%s: Request-Timeout %q passes without kin-openapi", o.ID, v)
+				}
+			}
+		}
+	}
 	if found != 2 {
 		t.Errorf("%d infer operations, want 2", found)
 	}
