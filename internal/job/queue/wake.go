@@ -161,6 +161,11 @@ func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				}
 				w.hold(ctx)
 				w.passes.Store(int64(w.n - 1))
+				// Ask again what the hold held: the task announced meanwhile may be in
+				// this very queue, which the round's other calls do not ask, and the
+				// next round would hold again before asking it.
+				cmd.SetErr(nil)
+				return next(ctx, cmd)
 			}
 			return err
 		}
