@@ -348,7 +348,7 @@ type AsyncBatchPredictRequest struct {
 
 // AsyncPredictRequest A single asynchronous prediction request, with how urgent it is and where to report its end.
 //
-// Example: {"data":{"text":"hello"},"model":"echo","priority":"high","version":"v1"}
+// Example: {"data":{"n":12345678901234567000,"text":"hello"},"model":"echo","priority":"high","version":"v1"}
 type AsyncPredictRequest struct {
 	// CallbackUrl An absolute `http://` or `https://` URL the job's final record is posted to when
 	// the job succeeds, fails or is cancelled, signed as the Standard Webhooks

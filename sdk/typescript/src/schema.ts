@@ -1167,7 +1167,8 @@ export interface components {
          *       "model": "echo",
          *       "version": "v1",
          *       "data": {
-         *         "text": "hello"
+         *         "text": "hello",
+         *         "n": 12345678901234567000
          *       },
          *       "priority": "high"
          *     }
