@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -40,11 +41,12 @@ const (
 // grpcListener is the Open Inference Protocol over gRPC, with the standard health
 // service (for Kubernetes' gRPC probes) and server reflection (for grpcurl).
 type grpcListener struct {
-	srv    *grpc.Server
-	health *health.Server
-	stop   context.CancelFunc
-	done   chan struct{}
-	errs   chan error
+	srv     *grpc.Server
+	health  *health.Server
+	stopped atomic.Bool // set by drain: Check answers NOT_SERVING from then on
+	stop    context.CancelFunc
+	done    chan struct{}
+	errs    chan error
 }
 
 // serveGRPC starts the gRPC listener on GRPC_LISTEN_ADDR (or opts.GRPCListener); nil
@@ -96,7 +98,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 	capped := listen.New(ln, listen.Options{Max: cfg.MaxConnections, MaxPerAddress: cfg.MaxConnectionsPerAddress, Refused: p.refused()})
 	g := &grpcListener{srv: grpc.NewServer(serverOpts...), health: health.NewServer(), done: make(chan struct{}), errs: make(chan error, 1)}
 	pb.RegisterGRPCInferenceServiceServer(g.srv, svc)
-	healthpb.RegisterHealthServer(g.srv, g.health)
+	healthpb.RegisterHealthServer(g.srv, liveHealth{Server: g.health, ready: svc.Ready, stopped: &g.stopped})
 	reflection.Register(g.srv)
 	g.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	g.health.SetServingStatus(pb.GRPCInferenceService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
@@ -110,6 +112,27 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		opts.GRPCStarted(ln.Addr().String())
 	}
 	return g, nil
+}
+
+// liveHealth answers Check from readiness as it is now, for the whole server ("") and
+// the inference service, rather than as followReadiness last set it (up to healthEvery
+// ago): a probe right after /ready turned 200 agrees with it. Watch and other
+// services are the standard server's.
+type liveHealth struct {
+	*health.Server
+	ready   func(context.Context) (bool, error)
+	stopped *atomic.Bool
+}
+
+func (h liveHealth) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	if req.Service != "" && req.Service != pb.GRPCInferenceService_ServiceDesc.ServiceName {
+		return h.Server.Check(ctx, req)
+	}
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if ready, err := h.ready(ctx); err == nil && ready && !h.stopped.Load() {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	return &healthpb.HealthCheckResponse{Status: st}, nil
 }
 
 func isProbe(method string) bool {
@@ -144,6 +167,7 @@ func (g *grpcListener) drain() {
 	if g == nil {
 		return
 	}
+	g.stopped.Store(true)
 	g.stop()
 	<-g.done
 	g.health.Shutdown()
