@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 )
 
 // The gRPC section of benchmarks.md lies between these markers, so that a run of
@@ -52,12 +51,7 @@ func (r *Report) WriteGRPC(w io.Writer, header bool) {
 	fmt.Fprintln(w, "machine that other work shares.")
 	fmt.Fprintln(w)
 	if header {
-		m := r.Machine
-		fmt.Fprintf(w, "- Machine: %s, %d cores; Go: %s\n", m.CPU, m.Cores, m.Go)
-		fmt.Fprintf(w, "- Commit: %s; date: %s\n", m.Commit, m.Date.UTC().Format(time.RFC3339))
-		fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
-		fmt.Fprintf(w, "- Rounds: %d\n", max(r.Rounds, 1))
-		fmt.Fprintln(w)
+		r.writeSectionRun(w)
 	}
 	fmt.Fprintln(w, "| case | connections | req/s | p50 | p99 | server CPU/req | load generator CPU/req | errors |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -77,16 +71,7 @@ func (r *Report) WriteGRPC(w io.Writer, header bool) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "### Issue 28's targets in this run")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| target | wanted | this run | met |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, t := range r.grpcTargets() {
-		met := "n/a"
-		if t.ok != nil {
-			met = map[bool]string{true: "yes", false: "no"}[*t.ok]
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.what, t.want, t.got, met)
-	}
-	fmt.Fprintln(w)
+	writeTargetTable(w, r.grpcTargets())
 	r.writeGRPCClients(w)
 	fmt.Fprintln(w, grpcSectionEnd)
 }
@@ -97,12 +82,7 @@ func (r *Report) WriteGRPC(w io.Writer, header bool) {
 func (r *Report) grpcTargets() []target {
 	var ts []target
 	ratio := func(what, want, a, b string, conns int, f func(Result) float64, ok func(float64) bool) {
-		t := target{what: what, want: want, got: "n/a"}
-		if x, have := r.paired(a, b, conns, f); have {
-			met := ok(x)
-			t.got, t.ok = fmt.Sprintf("%.2fx", x), &met
-		}
-		ts = append(ts, t)
+		ts = append(ts, r.pairedTarget(what, want, a, b, conns, f, ok))
 	}
 	atLeast1 := func(x float64) bool { return x >= 1 }
 	atMost1 := func(x float64) bool { return x <= 1 }

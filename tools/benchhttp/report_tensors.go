@@ -49,12 +49,7 @@ func (r *Report) WriteTensors(w io.Writer, header bool) {
 	fmt.Fprintln(w, "rounds' ratios, every one between measurements seconds apart.")
 	fmt.Fprintln(w)
 	if header {
-		m := r.Machine
-		fmt.Fprintf(w, "- Machine: %s, %d cores; Go: %s\n", m.CPU, m.Cores, m.Go)
-		fmt.Fprintf(w, "- Commit: %s; date: %s\n", m.Commit, m.Date.UTC().Format(time.RFC3339))
-		fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
-		fmt.Fprintf(w, "- Rounds: %d\n", max(r.Rounds, 1))
-		fmt.Fprintln(w)
+		r.writeSectionRun(w)
 	}
 	fmt.Fprintln(w, "| case | connections | req/s | payload MB/s | p50 | p99 | server CPU/req | load generator CPU/req | errors |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -83,12 +78,7 @@ func (r *Report) WriteTensors(w io.Writer, header bool) {
 func (r *Report) tensorsTargets() []target {
 	var ts []target
 	ratio := func(what, want, a, b string, conns int, f func(Result) float64, ok func(float64) bool) {
-		t := target{what: what, want: want, got: "n/a"}
-		if x, have := r.paired(a, b, conns, f); have {
-			met := ok(x)
-			t.got, t.ok = fmt.Sprintf("%.2fx", x), &met
-		}
-		ts = append(ts, t)
+		ts = append(ts, r.pairedTarget(what, want, a, b, conns, f, ok))
 	}
 	atLeast := func(v float64) func(float64) bool { return func(x float64) bool { return x >= v } }
 	atMost := func(v float64) func(float64) bool { return func(x float64) bool { return x <= v } }
@@ -139,6 +129,28 @@ func writeTargetTable(w io.Writer, ts []target) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.what, t.want, t.got, met)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeSectionRun writes the run's machine, commit, command and rounds, under a
+// section's introduction.
+func (r *Report) writeSectionRun(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintf(w, "- Machine: %s, %d cores; Go: %s\n", m.CPU, m.Cores, m.Go)
+	fmt.Fprintf(w, "- Commit: %s; date: %s\n", m.Commit, m.Date.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
+	fmt.Fprintf(w, "- Rounds: %d\n", max(r.Rounds, 1))
+	fmt.Fprintln(w)
+}
+
+// pairedTarget is a target met when ok holds of the paired ratio of rows a and b at
+// conns (Report.paired); "n/a" when the run lacks either.
+func (r *Report) pairedTarget(what, want, a, b string, conns int, f func(Result) float64, ok func(float64) bool) target {
+	t := target{what: what, want: want, got: "n/a"}
+	if x, have := r.paired(a, b, conns, f); have {
+		met := ok(x)
+		t.got, t.ok = fmt.Sprintf("%.2fx", x), &met
+	}
+	return t
 }
 
 // mbPerSec prints MB/s; empty where no payload was recorded.
