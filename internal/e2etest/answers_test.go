@@ -156,6 +156,12 @@ func answerCorpus() []answerCase {
 		jsonInfer("fault-int8-out-of-range", echo, "x", "INT8", []int{1}, "[128]", ""),
 		jsonInfer("fault-unknown-datatype", echo, "x", "FP128", []int{1}, "[1]", ""),
 		{name: "fault-not-json", path: iris, body: []byte(`{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1,2,3,4]}`)},
+		{name: "predict-iris", path: "/predict", body: []byte(`{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`)},
+		{name: "predict-iris-object", path: "/predict", body: []byte(`{"model":"iris","version":"v1","data":{"sepal_length":6.7,"sepal_width":3.1,"petal_length":4.4,"petal_width":1.4}}`)},
+		{name: "predict-digits", path: "/predict", body: fmt.Appendf(nil, `{"model":"digits","data":%s}`, floats32(pixels[:64]))},
+		{name: "predict-batch-iris", path: "/predict/batch", body: []byte(`{"model":"iris","version":"v1","items":[[5.1,3.5,1.4,0.2],[6.3,3.3,6,2.5]]}`)},
+		{name: "predict-echo", path: "/predict", body: []byte(`{"model":"echo","version":"v1","data":{"a":[1,2.50,"x"],"b":null}}`)},
+		{name: "fault-predict-short", path: "/predict", body: []byte(`{"model":"iris","version":"v1","data":[5.1,3.5,1.4]}`)},
 		binInfer("fault-binary-size-off-the-shape", echo, "x", "FP32", []int{2}, le32([]float32{1}), ""),
 	}
 }
