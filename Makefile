@@ -163,6 +163,11 @@ bench: onnxruntime
 bench-cluster: build
 	BENCH_CLUSTER_OUT=$(CURDIR)/docs/benchmarks.md INFERD_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench '^BenchmarkRedisCluster$$' -benchtime 3000x -timeout 20m ./internal/app/queuetest
 
+## bench-compare: the Go benchmarks matching BENCH (all), with allocations, at commit BASE
+## (c987ba0, the tree before issue 29's changes) and now, compared by benchstat
+bench-compare: onnxruntime
+	bash tools/benchcompare.sh $(or $(BASE),c987ba0) '$(or $(BENCH),.)' '$(or $(BENCH_PKGS),./internal/httpapi ./internal/oip ./internal/backend/onnx ./internal/tensor)' $(or $(BENCH_COUNT),6)
+
 ## bench-http: the HTTP benchmark harness (tools/benchhttp) against the built binaries;
 ## writes docs/benchmarks.md and docs/benchmarks.svg. BENCH_ARGS passes flags
 ## (-duration 3s, -rounds 3, -conns 1,16,64, -mem-total 1000000, -out docs; see -h).
