@@ -14,7 +14,9 @@ import (
 	"github.com/inferd/inferd/internal/job/memstore"
 )
 
-var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+// t0 is now: the tests that read the real clock (no Options.Now) create records at
+// t0, and a fixed date would put them past job.DefaultMaxAge a week later.
+var t0 = time.Now().UTC().Truncate(time.Second)
 
 type clock struct {
 	mu  sync.Mutex
