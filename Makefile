@@ -98,12 +98,16 @@ check-breaking:
 	bash tools/breaking-check.sh docs/api/openapi-v1.0.0.yaml openapi.yaml
 	bash tools/breaking-check.sh --self-test
 
-## fuzz: each native Go fuzz target for FUZZTIME (-fuzz takes one target per package run);
+## fuzz: each native Go fuzz target for FUZZTIME (TestFuzzTargets holds the list to the module's) (-fuzz takes one target per package run);
 ## the committed corpora under testdata/fuzz/ also run as plain tests in `make test`
 FUZZTIME    ?= 50000x
 FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
-               FuzzSteps:./internal/pipeline/step FuzzOnePassMatchesValidator:./internal/httpapi \
-               FuzzDecode:./internal/oip FuzzValueEnd:./internal/oip FuzzValid:./internal/jsonscan
+               FuzzSteps:./internal/pipeline/step FuzzOnePassMatchesValidator:./internal/httpapi/validator \
+               FuzzDecode:./internal/oip FuzzFastFloat:./internal/oip \
+               FuzzValid:./internal/jsonscan FuzzCheck:./internal/jsonscan FuzzValueEnd:./internal/jsonscan \
+               FuzzStringEnd:./internal/jsonscan FuzzMembers:./internal/jsonscan FuzzElements:./internal/jsonscan \
+               FuzzHugeNumber:./internal/jsonscan FuzzBeyondDouble:./internal/jsonscan \
+               FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
