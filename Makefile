@@ -15,7 +15,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract test-contract build run test test-short test-browser screenshots lint bench bench-http bench-cluster onnxruntime models clean
+.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract check-float32 test-contract build run test test-short test-browser screenshots lint bench bench-http bench-cluster onnxruntime models clean
 
 # Plain `make` is quick: it builds the binaries and says so; `make all` checks everything.
 .DEFAULT_GOAL := build
@@ -107,12 +107,19 @@ FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzValid:./internal/jsonscan FuzzCheck:./internal/jsonscan FuzzValueEnd:./internal/jsonscan \
                FuzzStringEnd:./internal/jsonscan FuzzMembers:./internal/jsonscan FuzzElements:./internal/jsonscan \
                FuzzHugeNumber:./internal/jsonscan FuzzBeyondDouble:./internal/jsonscan \
-               FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan
+               FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan FuzzCheckDeferring:./internal/jsonscan \
+               FuzzAppendFloat32:./internal/tensor
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
 	done; echo "fuzz: $(words $(FUZZTARGETS)) targets passed, $(FUZZTIME) each"
+
+## check-float32: the JSON spelling of every one of the 2^32 float32 bit patterns
+## (tensor.AppendFloat32) against strconv's, sharded over the CPUs; go test checks a
+## sample of them
+check-float32:
+	$(GO) test -count=1 -timeout 60m -run '^TestAppendFloat32All$$' -v ./internal/tensor -float32.all
 
 ## fuzz-contract: generated valid and invalid requests for every operation of openapi.yaml,
 ## sent to the inferd binary; FUZZ_REQUESTS per operation, FUZZ_SEED picks them

@@ -39,6 +39,17 @@ func Check(raw []byte) error {
 // name an enclosing object has already used, and returns where that name starts as
 // dup; dup is -1 for every other outcome.
 func scan(raw []byte, unique bool) (ok bool, dup int) {
+	return scanDeferring(raw, unique, 0, nil)
+}
+
+// scanDeferring is scan that, when deferMin is above 0, steps over the flat arrays of
+// at least deferMin bytes (see CheckDeferring) and appends them to deferred.
+func scanDeferring(raw []byte, unique bool, deferMin int, deferred *[]Span) (ok bool, dup int) {
+	closing := 0 // flatArrayEnd's search for a ']'
+	// Only arrays in the value of a member named data are deferred: the caller reads
+	// them, and the walkers of the rest need valid text to make progress.
+	dataKey := false // the value at i is a member named data's
+	inData := -1     // the depth of the array that is a member named data's, while open
 	var openBuf [64]byte
 	open := openBuf[:0] // '{' or '[' of each enclosing value
 	// The names of the open objects, innermost last, when unique is set.
@@ -51,10 +62,19 @@ func scan(raw []byte, unique bool) (ok bool, dup int) {
 		if i >= len(raw) {
 			return false, -1
 		}
+		isData := dataKey
+		dataKey = false
 		switch c := raw[i]; {
 		case c == '{' || c == '[':
 			if len(open) >= maxDepth {
 				return false, -1
+			}
+			if c == '[' && deferMin > 0 && (isData || inData >= 0) {
+				if end := flatArrayEnd(raw, i, &closing); end-i >= deferMin {
+					*deferred = append(*deferred, Span{i, end})
+					i = end
+					break
+				}
 			}
 			i = SkipSpace(raw, i+1)
 			if i < len(raw) && raw[i] == c+2 { // '}' or ']': empty
@@ -62,12 +82,16 @@ func scan(raw []byte, unique bool) (ok bool, dup int) {
 				break
 			}
 			open = append(open, c)
+			if isData && c == '[' && inData < 0 {
+				inData = len(open)
+			}
 			if c == '{' {
 				start := i
 				end := 0
 				if end, i = validKey(raw, i); i < 0 {
 					return false, -1
 				}
+				dataKey = deferMin > 0 && string(raw[start:end]) == `"data"`
 				if unique {
 					objects = openObject(objects, names)
 					var fresh bool
@@ -104,6 +128,9 @@ func scan(raw []byte, unique bool) (ok bool, dup int) {
 			}
 			top := open[len(open)-1]
 			if raw[i] == top+2 {
+				if len(open) == inData {
+					inData = -1
+				}
 				open = open[:len(open)-1]
 				if unique && top == '{' {
 					objects, names = closeObject(objects, names)
@@ -121,6 +148,7 @@ func scan(raw []byte, unique bool) (ok bool, dup int) {
 				if end, i = validKey(raw, i); i < 0 {
 					return false, -1
 				}
+				dataKey = deferMin > 0 && string(raw[start:end]) == `"data"`
 				if unique {
 					var fresh bool
 					if names, fresh = addName(raw, names, &objects[len(objects)-1], start, end); !fresh {

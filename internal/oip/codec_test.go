@@ -116,14 +116,21 @@ func TestDecodeRefusals(t *testing.T) {
 	}
 }
 
-// TestEncodeNotFinite: a NaN has no JSON spelling, so it must be asked for as binary.
+// TestEncodeNotFinite: a NaN or an infinity has no JSON spelling, so it must be asked
+// for as binary, after finite values or before them.
 func TestEncodeNotFinite(t *testing.T) {
-	out := []registry.Named{{Name: "y", Tensor: tensor.NewFloat(tensor.Float32, []int64{1}, []float64{math.NaN()})}}
-	if _, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false }); !errors.Is(err, ErrInvalid) {
-		t.Errorf("JSON: err %v, want ErrInvalid", err)
-	}
-	if _, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || n < 0 {
-		t.Errorf("binary: %d %v", n, err)
+	for _, d := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for _, v := range [][]float64{{math.NaN()}, {1.5, math.Inf(1)}, {math.Inf(-1), 2}} {
+			t.Run(fmt.Sprint(d, v), func(t *testing.T) {
+				out := []registry.Named{{Name: "y", Tensor: tensor.NewFloat(d, []int64{int64(len(v))}, v)}}
+				if _, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false }); !errors.Is(err, ErrInvalid) {
+					t.Errorf("JSON: err %v, want ErrInvalid", err)
+				}
+				if _, n, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return true }); err != nil || n < 0 {
+					t.Errorf("binary: %d %v", n, err)
+				}
+			})
+		}
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +51,18 @@ func FuzzDecode(f *testing.F) {
 	bin(`{"inputs":[{"name":"h","shape":[2],"datatype":"FP16","parameters":{"binary_data_size":4}}],"parameters":{"binary_data_output":true}}`, "\x00\x7c\x01\x7e", 0)
 	bin(`{"inputs":[{"name":"x","shape":[-1],"datatype":"FP32","parameters":{"binary_data_size":-4}}]}`, "", 0)
 	bin(`{"inputs":[{"name":"a","shape":[1],"datatype":"UINT8","parameters":{"binary_data_size":1}},{"name":"b","shape":[1],"datatype":"INT16","parameters":{"binary_data_size":2}}]}`, "\x07\x01\x80", 0)
+	// Data that is not JSON, which Decode checks as it reads it, beside other mistakes
+	// that must not be answered first.
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[1,,2]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[01,2]}],"a":1,"a":2}`)
+	json(`{"inputs":[{"name":"x","shape":[3],"datatype":"FP64","data":[[1,2],[3 4]]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[1.,2e]}],"outputs":[{"name":"y"}]}`)
+	json(`{"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":[-]},{"name":"","shape":[1],"datatype":"FP32","data":[1]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"INT32","data":[01,2]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP16","data":[0x1p-2,2]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"BOOL","data":[tru,false]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[1,2}]}]}`)
+	json(`{"inputs":[{"name":"x","shape":[2],"datatype":"FP32","data":[1,2]],"parameters":{"p":[1,2}}}]}`)
 	f.Fuzz(func(t *testing.T, body []byte, headerLen int) {
 		header, tail := body, []byte(nil)
 		if headerLen >= 0 {
@@ -57,6 +72,15 @@ func FuzzDecode(f *testing.F) {
 			header, tail = body[:headerLen], body[headerLen:]
 		}
 		req, err := Decode(header, tail)
+		// Checking arrays as they are read gives the answer of checking the whole
+		// header first, whatever the arrays deferred.
+		want, wantErr := decode(header, tail, 0)
+		for _, deferMin := range []int{1, 8, deferMin} {
+			got, gotErr := decode(header, tail, deferMin)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !sameRequest(got, want) {
+				t.Fatalf("decode(%q) deferring arrays of %d bytes: %v, %v; checked whole first: %v, %v", header, deferMin, got, gotErr, want, wantErr)
+			}
+		}
 		// encoding/json accepts a member named twice (the last wins); Decode refuses
 		// it, as a malformed request, whatever else is wrong with the request.
 		if stdjson.Valid(header) && namesTwice(t, header) {
@@ -105,4 +129,22 @@ func namesTwice(t *testing.T, b []byte) bool {
 		t.Fatalf("Duplicate: %v", err)
 	}
 	return found
+}
+
+// sameRequest compares decoded requests, their tensors by their bytes (NaN is not
+// equal to itself).
+func sameRequest(a, b *Request) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if !reflect.DeepEqual(a.ID, b.ID) || !slices.Equal(a.Outputs, b.Outputs) || a.BinaryOutput != b.BinaryOutput || len(a.Inputs) != len(b.Inputs) {
+		return false
+	}
+	for i, in := range a.Inputs {
+		x, y := in.Tensor, b.Inputs[i].Tensor
+		if in.Name != b.Inputs[i].Name || x.DType != y.DType || !slices.Equal(x.Shape, y.Shape) || !bytes.Equal(appendBinary(nil, x), appendBinary(nil, y)) {
+			return false
+		}
+	}
+	return true
 }

@@ -19,6 +19,10 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // that value exactly. With ok false the value is left to strconv: more than 19
 // digits (leading zeros counted), a mantissa past 2^53, a power of ten past 10^22, or
 // an FP32 value that rounds to float64 exactly between two float32s.
+//
+// raw need not be valid JSON: end is -1 when the text at raw[i] does not follow the
+// grammar up to where the number ends, so that decodeData checks tensor data in the
+// pass that reads it (jsonscan.CheckDeferring leaves it).
 func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 	j := i
 	neg := raw[j] == '-'
@@ -37,6 +41,9 @@ func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 		mant = mant*10 + uint64(d)
 	}
 	digits, exp := j-first, 0 // digits read; the power of ten mant stands at
+	if digits == 0 || digits > 1 && raw[first] == '0' {
+		return 0, -1, false // no digit, or a leading zero
+	}
 	if j < len(raw) && raw[j] == '.' {
 		j++
 		frac := j
@@ -46,6 +53,9 @@ func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 				break
 			}
 			mant = mant*10 + uint64(d)
+		}
+		if j == frac {
+			return 0, -1, false
 		}
 		digits += j - frac
 		exp = frac - j
@@ -57,11 +67,14 @@ func fastFloat(raw []byte, i, bits int) (v float64, end int, ok bool) {
 			eneg = raw[j] == '-'
 			j++
 		}
-		e := 0
+		e, first := 0, j
 		for ; j < len(raw) && raw[j] >= '0' && raw[j] <= '9'; j++ {
 			if e < 10000 { // far past any float's range: strconv decides
 				e = e*10 + int(raw[j]-'0')
 			}
+		}
+		if j == first {
+			return 0, -1, false
 		}
 		if eneg {
 			e = -e

@@ -58,15 +58,50 @@ type Output struct {
 // binary_data_size take that many bytes of binary, in the order of the inputs; every
 // byte must be taken.
 func Decode(header, binary []byte) (*Request, error) {
-	if err := jsonscan.Check(header); err != nil {
-		// A member named twice means one thing to inferd and another to a reader that
-		// keeps the first (a proxy, a firewall): neither is taken.
-		var dup *jsonscan.DuplicateError
-		if errors.As(err, &dup) {
-			return nil, &Error{Malformed: true, Msg: fmt.Sprintf("the inference request has a %v; send each member of an object once (readers disagree on which of two counts)", dup)}
-		}
-		return nil, &Error{Malformed: true, Msg: "the inference request is not valid JSON: " + jsonErr(json.Unmarshal(header, new(any)))}
+	return decode(header, binary, deferMin)
+}
+
+// decode is Decode with the flat arrays of at least deferMin bytes checked as they
+// are read (see deferred); 0 checks the whole header first.
+func decode(header, binary []byte, deferMin int) (*Request, error) {
+	d := &deferred{header: header}
+	var err error
+	if deferMin > 0 {
+		d.spans, err = jsonscan.CheckDeferring(header, deferMin)
+	} else {
+		err = jsonscan.Check(header)
 	}
+	if err != nil {
+		return nil, malformed(header, jsonscan.Check(header))
+	}
+	req, err := decodeChecked(header, binary, d)
+	if err == nil {
+		err = d.checkRest()
+	}
+	if err != nil && len(d.spans) > 0 {
+		// Text that is not JSON is answered as such, whatever else is wrong: the
+		// answer a whole check first gives.
+		if err := jsonscan.Check(header); err != nil {
+			return nil, malformed(header, err)
+		}
+	}
+	return req, err
+}
+
+// malformed is the answer to a header that jsonscan.Check refuses with err.
+func malformed(header []byte, err error) error {
+	// A member named twice means one thing to inferd and another to a reader that
+	// keeps the first (a proxy, a firewall): neither is taken.
+	var dup *jsonscan.DuplicateError
+	if errors.As(err, &dup) {
+		return &Error{Malformed: true, Msg: fmt.Sprintf("the inference request has a %v; send each member of an object once (readers disagree on which of two counts)", dup)}
+	}
+	return &Error{Malformed: true, Msg: "the inference request is not valid JSON: " + jsonErr(json.Unmarshal(header, new(any)))}
+}
+
+// decodeChecked takes apart a header that jsonscan has checked but for the spans of
+// checks.
+func decodeChecked(header, binary []byte, checks *deferred) (*Request, error) {
 	top, ok := jsonscan.Members(header)
 	if !ok {
 		return nil, fail("the inference request must be a JSON object")
@@ -109,7 +144,7 @@ func Decode(header, binary []byte) (*Request, error) {
 	}
 	rest := binary
 	for i, raw := range inputs {
-		in, err := decodeInput(i, raw, &rest)
+		in, err := decodeInput(i, raw, &rest, checks)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +196,7 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 	return out, nil
 }
 
-func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, error) {
+func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (registry.Named, error) {
 	// where is built without fmt: it is built for every input, and read only in a
 	// message.
 	where := "inputs[" + strconv.Itoa(i) + "]"
@@ -222,6 +257,9 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte) (registry.Named, er
 		return registry.Named{}, fail("%s has no data: send data (flat or nested arrays), or binary data with parameters.binary_data_size", where)
 	default:
 		err = decodeData(where, t, size, data)
+		if err == nil && (d == tensor.Float32 || d == tensor.Float64) {
+			checks.read(data) // checked as read, every number by fastFloat
+		}
 	}
 	if err != nil {
 		return registry.Named{}, err
@@ -324,18 +362,52 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 	case tensor.Float64:
 		bits = 64
 	}
+	// The walk checks the text's grammar too, as jsonscan.Check would: the arrays it
+	// holds, and every number of FP32 and FP64 data (see deferred). The other tokens
+	// are checked by appendValue, or by Valid later.
 	n := int64(0)
+	depth, state := 0, wantFirst
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch c {
-		case '[', ']', ',', ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '[':
+			if state != wantValue && state != wantFirst {
+				return errSyntax
+			}
+			depth++
+			state = wantFirst
+			continue
+		case ']':
+			if state != wantFirst && state != wantNext {
+				return errSyntax
+			}
+			if depth--; depth == 0 {
+				state = wantEnd
+			} else {
+				state = wantNext
+			}
+			continue
+		case ',':
+			if state != wantNext {
+				return errSyntax
+			}
+			state = wantValue
 			continue
 		}
+		if state != wantValue && state != wantFirst {
+			return errSyntax
+		}
+		state = wantNext
 		if bits != 0 && (c == '-' || c >= '0' && c <= '9') {
 			if n >= size {
 				return fail("%s: data holds more than the %d values of shape %s", where, size, tensor.FormatShape(t.Shape))
 			}
 			v, j, ok := fastFloat(raw, i, bits)
+			if j < 0 {
+				return errSyntax
+			}
 			if ok {
 				t.Float = append(t.Float, v)
 			} else if err := appendValue(t, raw[i:j]); err != nil {
@@ -359,11 +431,22 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 		n++
 		i = j - 1
 	}
+	if state != wantEnd {
+		return errSyntax
+	}
 	if n != size {
 		return fail("%s: data holds %d values; shape %s needs %d", where, n, tensor.FormatShape(t.Shape), size)
 	}
 	return nil
 }
+
+// What decodeData's walk expects next.
+const (
+	wantFirst = iota // a value or ']', after '['
+	wantValue        // a value, after ','
+	wantNext         // ',' or ']', after a value
+	wantEnd          // nothing, after the last ']'
+)
 
 // leafEnd returns the end of the JSON scalar starting at raw[i] (valid JSON text).
 func leafEnd(raw []byte, i int) (int, error) {

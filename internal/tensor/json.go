@@ -76,6 +76,13 @@ func AppendFloat(b []byte, f float64, bits int, err error) ([]byte, error) {
 		}
 		return append(b, '0'), err
 	}
+	if bits == 32 {
+		// A float64 past float32's range is not one of a float32 tensor's values, and
+		// is left to strconv, which spells it +Inf or -Inf.
+		if f32 := float32(f); !math.IsInf(float64(f32), 0) {
+			return AppendFloat32(b, f32), err
+		}
+	}
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
