@@ -33,6 +33,23 @@ func BenchmarkPredict(b *testing.B) {
 			b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
+	// Lone requests on many connections at once, as the server runs them: 32
+	// goroutines a CPU share the model's kept tensors.
+	b.Run("items=1/concurrent", func(b *testing.B) {
+		item := []any{tensor.NewFloat(tensor.Float32, []int64{4}, []float64{5.1, 3.5, 1.4, 0.2})}
+		b.ReportAllocs()
+		b.SetParallelism(32)
+		start := cpuTime(b)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := m.Predict(context.Background(), item); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	})
 }
 
 // cpuTime is the process's CPU time (user and system, every thread, ONNX Runtime's
