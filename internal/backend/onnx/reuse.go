@@ -73,34 +73,33 @@ func (s *singles) take(m *Model) (*runSet, error) {
 	}
 	s.mu.Unlock()
 	set := &runSet{outs: make([]ort.Value, len(m.outputs)), shapes: make([]ort.Shape, len(m.outputs))}
-	err := set.make(m)
-	if err != nil {
+	if err := set.fill(m); err != nil {
 		set.destroy()
 		return nil, err
 	}
 	return set, nil
 }
 
-// make allocates a one-item set's tensors and binds them to m's session.
-func (set *runSet) make(m *Model) error {
+// fill allocates a one-item set's tensors and binds them to m's session.
+func (s *runSet) fill(m *Model) error {
 	var err error
-	if set.in, err = newTensor(m.input.dtype, oneItem(m.input.dims)); err != nil {
+	if s.in, err = newTensor(m.input.dtype, oneItem(m.input.dims)); err != nil {
 		return err
 	}
 	for i, o := range m.outputs {
-		set.shapes[i] = oneItem(o.dims)
-		if set.outs[i], err = newTensor(o.dtype, set.shapes[i]); err != nil {
+		s.shapes[i] = oneItem(o.dims)
+		if s.outs[i], err = newTensor(o.dtype, s.shapes[i]); err != nil {
 			return err
 		}
 	}
-	if set.bind, err = m.sess.CreateIoBinding(); err != nil {
+	if s.bind, err = m.sess.CreateIoBinding(); err != nil {
 		return err
 	}
-	if err := set.bind.BindInput(m.input.name, set.in); err != nil {
+	if err := s.bind.BindInput(m.input.name, s.in); err != nil {
 		return err
 	}
 	for i, o := range m.outputs {
-		if err := set.bind.BindOutput(o.name, set.outs[i]); err != nil {
+		if err := s.bind.BindOutput(o.name, s.outs[i]); err != nil {
 			return err
 		}
 	}
