@@ -16,12 +16,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/inproc"
 	"github.com/inferd/inferd/internal/job/memstore"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/repository"
 )
 
 // benchHandler is the full handler without a socket, so the benchmark measures the
@@ -33,11 +37,17 @@ func benchHandler(b *testing.B) http.Handler { return benchHandlerWith(b, 0) }
 // default).
 func benchHandlerWith(b *testing.B, maxRequestBytes int64) http.Handler {
 	b.Helper()
+	return benchHandlerOf(b, maxRequestBytes, echoSource())
+}
+
+// benchHandlerOf is benchHandlerWith serving the models of src.
+func benchHandlerOf(b *testing.B, maxRequestBytes int64, src registry.Source) http.Handler {
+	b.Helper()
 	keys, _ := auth.Parse("bench", testKeys)
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError}))
 	prom := prometheus.NewRegistry()
 	m := metrics.New(prom)
-	reg := registry.New(registry.Options{Sources: []registry.Source{echoSource()}, Logger: log, Observer: m})
+	reg := registry.New(registry.Options{Sources: []registry.Source{src}, Logger: log, Observer: m})
 	if err := reg.Discover(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -91,6 +101,36 @@ func BenchmarkPredict(b *testing.B) {
 				cpu.report()
 			})
 		}
+	}
+}
+
+// BenchmarkIris is one iris flower through the example repository's ONNX model, by
+// /predict (the pipeline's JSON steps around the model) and as an Open Inference
+// Protocol infer call (the tensor alone), the two paths bench-http's tensors section
+// compares: what each costs per request beside the other, without a socket.
+func BenchmarkIris(b *testing.B) {
+	repo := repository.New(repository.Options{Dir: "../../models", Backends: backend.Catalogue{onnx.NewBackend(onnxtest.Runtime(b))}})
+	h := benchHandlerOf(b, 0, repo)
+	cases := []struct{ name, path, body string }{
+		{"predict", "/predict", `{"model":"iris","version":"v1","data":[5.1,3.5,1.4,0.2]}`},
+		{"v2-infer", "/v2/models/iris/versions/v1/infer", `{"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[5.1,3.5,1.4,0.2]}]}`},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := startCPU(b)
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-API-Key", keyPredict)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+			cpu.report()
+		})
 	}
 }
 

@@ -14,26 +14,37 @@ func (s *Server) isOIPInfer(r *http.Request) bool {
 	return op != nil && op.OIP
 }
 
+// oipBodyOf returns the body of an infer request that the validator has read, and
+// whether it has read one: kept with the request's info (Config.OIPRead), or in its
+// context where there is no info.
+func oipBodyOf(r *http.Request) ([]byte, bool) {
+	if info := infoFrom(r.Context()); info != nil && info.oipBody != nil {
+		return info.oipBody, true
+	}
+	return validator.OIPBody(r.Context())
+}
+
 // OipInfer serves an infer call with the body the validator read.
 func (h onePassHandlers) OipInfer(w http.ResponseWriter, r *http.Request, model api.OIPModelName, params api.OipInferParams) {
-	if _, ok := validator.OIPBody(r.Context()); !ok {
+	body, ok := oipBodyOf(r)
+	if !ok {
 		h.ServerInterface.OipInfer(w, r, model, params)
 		return
 	}
-	h.s.oipServe(w, r, model, "", params.InferenceHeaderContentLength, params.RequestTimeout)
+	h.s.oipServe(w, r, body, model, "", params.InferenceHeaderContentLength, params.RequestTimeout)
 }
 
 // OipInferVersion is OipInfer with the version in the path.
 func (h onePassHandlers) OipInferVersion(w http.ResponseWriter, r *http.Request, model api.OIPModelName, version api.OIPModelVersion, params api.OipInferVersionParams) {
-	if _, ok := validator.OIPBody(r.Context()); !ok {
+	body, ok := oipBodyOf(r)
+	if !ok {
 		h.ServerInterface.OipInferVersion(w, r, model, version, params)
 		return
 	}
-	h.s.oipServe(w, r, model, version, params.InferenceHeaderContentLength, params.RequestTimeout)
+	h.s.oipServe(w, r, body, model, version, params.InferenceHeaderContentLength, params.RequestTimeout)
 }
 
-func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, model, version string, headerLen *int, timeout *string) {
-	body, _ := validator.OIPBody(r.Context())
+func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, body []byte, model, version string, headerLen *int, timeout *string) {
 	ctx, cancel, err := clientTimeout(r.Context(), timeout)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -42,6 +42,8 @@ type reqInfo struct {
 	authed bool
 	// body is a predict operation's body, decoded once by the validator.
 	body *validator.Input
+	// oipBody is an infer operation's body, read once by the validator; nil: none.
+	oipBody []byte
 }
 
 func infoFrom(ctx context.Context) *reqInfo {

@@ -79,6 +79,14 @@ func (s *Server) Handler() (http.Handler, error) {
 				info.body = in
 			}
 		},
+		OIPRead: func(ctx context.Context, body []byte) bool {
+			info := infoFrom(ctx)
+			if info == nil {
+				return false
+			}
+			info.oipBody = body
+			return true
+		},
 	})
 	if err != nil {
 		return nil, err

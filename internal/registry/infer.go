@@ -65,12 +65,12 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 }
 
 func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Named, error) {
-	ins, outs := l.p.Info.Inputs, l.p.Info.Outputs
+	ins := l.p.Info.Inputs
 	if len(ins) == 0 {
 		return l.echo(ctx, req)
 	}
 	byName := make(map[string]*tensor.Tensor, len(req.Inputs))
-	names := tensorNames(ins)
+	names := l.inNames
 	for _, in := range req.Inputs {
 		if !slices.Contains(names, in.Name) {
 			return nil, &TensorError{Problem: UnknownInput, Name: in.Name, Known: names}
@@ -100,7 +100,7 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Name
 		}
 		n = t.Shape[0]
 	}
-	selected, err := selectOutputs(req.Outputs, tensorNames(outs))
+	selected, err := selectOutputs(req.Outputs, l.outNames)
 	if err != nil {
 		return nil, err
 	}

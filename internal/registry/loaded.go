@@ -27,6 +27,9 @@ type loaded struct {
 	obs           Observer
 	tracing       *pipeline.Tracing // nil: tracing off
 	stats         *versionStats     // its version's
+	// inNames and outNames name the tensors the pipeline declares (p.Info), once
+	// rather than on every tensor call; shared, they are only read.
+	inNames, outNames []string
 }
 
 // build loads one pipeline, measuring the memory the load took, and starts its batcher.
@@ -52,7 +55,8 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 	dur := time.Since(start)
 	after := takeSnapshot()
 	alone = alone && r.loadSeq.Load() == seq
-	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver), stats: stats}
+	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver), stats: stats,
+		inNames: tensorNames(p.Info.Inputs), outNames: tensorNames(p.Info.Outputs)}
 	if b := p.Batching; b.Enabled && !r.opts.NoDynamicBatching {
 		opts := batch.Options{
 			MaxSize:       b.MaxSize,

@@ -45,9 +45,24 @@ func stackRows(res []any, name string) (*tensor.Tensor, error) {
 		} else if t.DType != out.DType || !slices.Equal(t.Shape, out.Shape[1:]) {
 			return nil, fmt.Errorf("row %d is %s %s, row 0 %s %s: rows of different shapes do not stack", i, t.DType, tensor.FormatShape(t.Shape), out.DType, tensor.FormatShape(out.Shape[1:]))
 		}
+		if len(res) == 1 {
+			// One row is the whole output: its values are taken as they are, not
+			// copied, as the model made them for this call alone. Capped, so that an
+			// append copies them; empty ones stay nil, as appending leaves them.
+			out.Float, out.Int, out.Bytes = capped(t.Float), capped(t.Int), capped(t.Bytes)
+			break
+		}
 		out.Float = append(out.Float, t.Float...)
 		out.Int = append(out.Int, t.Int...)
 		out.Bytes = append(out.Bytes, t.Bytes...)
 	}
 	return out, nil
+}
+
+// capped is s without room past its length, or nil when it is empty.
+func capped[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[:len(s):len(s)]
 }

@@ -138,35 +138,38 @@ func emptyOf[T ort.TensorData](shape ort.Shape) (ort.Value, error) {
 	return t, nil
 }
 
-// split cuts an output of shape [n, item...] into n item tensors.
-func split(v ort.Value, n int) ([]*tensor.Tensor, error) {
-	shape := v.GetShape()
+// split cuts an output of shape [len(parts), item...] into an item tensor per part;
+// shape is v's, which the items' shapes share.
+func split(v ort.Value, shape ort.Shape, parts []*tensor.Tensor) error {
+	n := len(parts)
 	if len(shape) == 0 || shape[0] != int64(n) {
-		return nil, fmt.Errorf("output of shape %v has no batch dimension of %d", []int64(shape), n)
+		return fmt.Errorf("output of shape %v has no batch dimension of %d", []int64(shape), n)
 	}
-	item := []int64(shape[1:])
+	// Capped, so that appending to an item's shape copies it: a kept set's shape is
+	// every one of its Runs'.
+	item := []int64(shape[1:len(shape):len(shape)])
 	switch t := v.(type) {
 	case *ort.Tensor[float32]:
-		return cut(t.GetData(), n, item, tensor.Float32, true)
+		return cut(t.GetData(), parts, item, tensor.Float32, true)
 	case *ort.Tensor[float64]:
-		return cut(t.GetData(), n, item, tensor.Float64, true)
+		return cut(t.GetData(), parts, item, tensor.Float64, true)
 	case *ort.Tensor[int8]:
-		return cut(t.GetData(), n, item, tensor.Int8, false)
+		return cut(t.GetData(), parts, item, tensor.Int8, false)
 	case *ort.Tensor[int16]:
-		return cut(t.GetData(), n, item, tensor.Int16, false)
+		return cut(t.GetData(), parts, item, tensor.Int16, false)
 	case *ort.Tensor[int32]:
-		return cut(t.GetData(), n, item, tensor.Int32, false)
+		return cut(t.GetData(), parts, item, tensor.Int32, false)
 	case *ort.Tensor[int64]:
-		return cut(t.GetData(), n, item, tensor.Int64, false)
+		return cut(t.GetData(), parts, item, tensor.Int64, false)
 	case *ort.Tensor[uint8]:
-		return cut(t.GetData(), n, item, tensor.Uint8, false)
+		return cut(t.GetData(), parts, item, tensor.Uint8, false)
 	case *ort.Tensor[uint16]:
-		return cut(t.GetData(), n, item, tensor.Uint16, false)
+		return cut(t.GetData(), parts, item, tensor.Uint16, false)
 	case *ort.Tensor[uint32]:
-		return cut(t.GetData(), n, item, tensor.Uint32, false)
+		return cut(t.GetData(), parts, item, tensor.Uint32, false)
 	case *ort.Tensor[uint64]:
 		// Values past 2^63 wrap; no exporter emits uint64 scores or labels that large.
-		return cut(t.GetData(), n, item, tensor.Uint64, false)
+		return cut(t.GetData(), parts, item, tensor.Uint64, false)
 	case *ort.Tensor[bool]:
 		data := t.GetData()
 		ints := make([]int64, len(data))
@@ -175,22 +178,21 @@ func split(v ort.Value, n int) ([]*tensor.Tensor, error) {
 				ints[i] = 1
 			}
 		}
-		return cut(ints, n, item, tensor.Bool, false)
+		return cut(ints, parts, item, tensor.Bool, false)
 	}
-	return nil, fmt.Errorf("output of type %T is not supported", v)
+	return fmt.Errorf("output of type %T is not supported", v)
 }
 
 type number interface {
 	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
-func cut[T number](data []T, n int, item []int64, d tensor.DType, float bool) ([]*tensor.Tensor, error) {
-	size := int(tensor.Size(item))
+func cut[T number](data []T, parts []*tensor.Tensor, item []int64, d tensor.DType, float bool) error {
+	n, size := len(parts), int(tensor.Size(item))
 	if len(data) != n*size {
-		return nil, fmt.Errorf("output holds %d values, not %d", len(data), n*size)
+		return fmt.Errorf("output holds %d values, not %d", len(data), n*size)
 	}
-	out := make([]*tensor.Tensor, n)
-	for i := range out {
+	for i := range parts {
 		part := data[i*size : (i+1)*size]
 		t := &tensor.Tensor{DType: d, Shape: item}
 		if float {
@@ -204,7 +206,7 @@ func cut[T number](data []T, n int, item []int64, d tensor.DType, float bool) ([
 				t.Int[j] = int64(x)
 			}
 		}
-		out[i] = t
+		parts[i] = t
 	}
-	return out, nil
+	return nil
 }

@@ -229,6 +229,13 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 	case m.opts.MaxBatchSize > 0:
 		chunk = min(chunk, m.opts.MaxBatchSize)
 	}
+	if chunk == len(items) {
+		// One Run: its results are the answer, with no slice to gather them in.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return m.run(items)
+	}
 	out := make([]any, 0, len(items))
 	for lo := 0; lo < len(items); lo += chunk {
 		if err := ctx.Err(); err != nil {
@@ -260,7 +267,7 @@ func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
 	if err := m.sess.Run([]ort.Value{set.in}, set.outs); err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
-	return m.results(set.outs, len(items))
+	return m.results(set.outs, nil, len(items))
 }
 
 // errShapes: a Run into outputs of the declared shapes failed, which a model whose
@@ -279,25 +286,38 @@ func (m *Model) runSingle(items []*tensor.Tensor) ([]any, error) {
 		set.destroy()
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
-	if err := m.sess.Run([]ort.Value{set.in}, set.outs); err != nil {
+	if err := m.sess.RunWithBinding(set.bind); err != nil {
 		set.destroy()
 		m.singles.fixed.Store(false)
 		return nil, errShapes
 	}
-	res, err := m.results(set.outs, 1)
+	res, err := m.results(set.outs, set.shapes, 1)
 	m.singles.give(set)
 	return res, err
 }
 
-// results cuts each output of a Run of n items into one tensor.Map per item.
-func (m *Model) results(outs []ort.Value, n int) ([]any, error) {
+// results cuts each output of a Run of n items into one tensor.Map per item. shapes
+// are the outputs' shapes where they are known (a kept set's), nil where each is to
+// be asked.
+func (m *Model) results(outs []ort.Value, shapes []ort.Shape, n int) ([]any, error) {
 	res := make([]any, n)
 	for i := range res {
 		res[i] = make(tensor.Map, len(m.outputs))
 	}
+	// One slice of parts serves every output; a lone item's is on the stack.
+	var one [1]*tensor.Tensor
+	parts := one[:]
+	if n != 1 {
+		parts = make([]*tensor.Tensor, n)
+	}
 	for j, o := range outs {
-		parts, err := split(o, n)
-		if err != nil {
+		var shape ort.Shape
+		if shapes != nil {
+			shape = shapes[j]
+		} else {
+			shape = o.GetShape()
+		}
+		if err := split(o, shape, parts); err != nil {
 			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.label, m.outputs[j].name, err)
 		}
 		for i, p := range parts {

@@ -13,13 +13,22 @@ import (
 const maxSpareSingles = 8
 
 // runSet is the tensors of one Run: the stacked input, and the outputs, which are
-// nil where ONNX Runtime is to allocate them.
+// nil where ONNX Runtime is to allocate them. A kept set (singles) also has them
+// bound to the session once (bind), so that its Runs pass no tensors: the session's
+// Run makes two slices and a value per tensor on the Go heap on every call, the
+// binding's Run nothing.
 type runSet struct {
 	in   ort.Value
 	outs []ort.Value
+	bind *ort.IoBinding
+	// shapes are the outputs' shapes, which a kept set's are known to be.
+	shapes []ort.Shape
 }
 
 func (s *runSet) destroy() {
+	if s.bind != nil {
+		s.bind.Destroy()
+	}
 	if s.in != nil {
 		s.in.Destroy()
 	}
@@ -63,20 +72,38 @@ func (s *singles) take(m *Model) (*runSet, error) {
 		return set, nil
 	}
 	s.mu.Unlock()
-	set := &runSet{outs: make([]ort.Value, len(m.outputs))}
-	var err error
-	if set.in, err = newTensor(m.input.dtype, oneItem(m.input.dims)); err == nil {
-		for i, o := range m.outputs {
-			if set.outs[i], err = newTensor(o.dtype, oneItem(o.dims)); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
+	set := &runSet{outs: make([]ort.Value, len(m.outputs)), shapes: make([]ort.Shape, len(m.outputs))}
+	if err := set.fill(m); err != nil {
 		set.destroy()
 		return nil, err
 	}
 	return set, nil
+}
+
+// fill allocates a one-item set's tensors and binds them to m's session.
+func (s *runSet) fill(m *Model) error {
+	var err error
+	if s.in, err = newTensor(m.input.dtype, oneItem(m.input.dims)); err != nil {
+		return err
+	}
+	for i, o := range m.outputs {
+		s.shapes[i] = oneItem(o.dims)
+		if s.outs[i], err = newTensor(o.dtype, s.shapes[i]); err != nil {
+			return err
+		}
+	}
+	if s.bind, err = m.sess.CreateIoBinding(); err != nil {
+		return err
+	}
+	if err := s.bind.BindInput(m.input.name, s.in); err != nil {
+		return err
+	}
+	for i, o := range m.outputs {
+		if err := s.bind.BindOutput(o.name, s.outs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // give keeps set for the next one-item Run, or destroys it when enough are kept.

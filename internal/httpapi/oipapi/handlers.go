@@ -273,11 +273,17 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	if err != nil {
 		return Result{}, Invalid(err)
 	}
-	outs := make([]string, len(req.Outputs))
-	binary := map[string]bool{}
-	for i, o := range req.Outputs {
-		outs[i] = o.Name
-		binary[o.Name] = o.Binary
+	// A request that names no outputs (most) gets all of them, in binary or not as a
+	// whole: it needs neither the list nor the map.
+	var outs []string
+	var binary map[string]bool
+	if len(req.Outputs) > 0 {
+		outs = make([]string, len(req.Outputs))
+		binary = make(map[string]bool, len(req.Outputs))
+		for i, o := range req.Outputs {
+			outs[i] = o.Name
+			binary[o.Name] = o.Binary
+		}
 	}
 	inf, err := h.cfg.Registry.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: h.cfg.MaxBatchItems})
 	if err != nil {

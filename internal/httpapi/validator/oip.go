@@ -30,7 +30,9 @@ func OIPBody(ctx context.Context) ([]byte, bool) {
 // skips kin-openapi, which would find nothing to refuse.
 func (v *Validator) oipRead(route *routers.Route, plain oipPlain, hasPlain bool, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	params := map[string]string{}
+	// The parameters stay on the stack on the way of a plain request: only a refusal
+	// or kin-openapi takes a copy (heapParams) to keep.
+	params := make(map[string]string, 4)
 	if rctx := chi.RouteContext(ctx); rctx != nil {
 		for i, k := range rctx.URLParams.Keys {
 			v := rctx.URLParams.Values[i]
@@ -40,33 +42,52 @@ func (v *Validator) oipRead(route *routers.Route, plain oipPlain, hasPlain bool,
 			params[k] = v
 		}
 	}
-	matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
-	fail := func(err error, status int) {
-		v.cfg.Fail(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
-	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
 		_, err := buf.ReadFrom(r.Body)
 		body = buf.Bytes()
 		if err != nil {
-			fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "reading failed", Err: err}, http.StatusBadRequest)
+			v.oipFail(ctx, route, heapParams(params), w, r, &openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "reading failed", Err: err}, http.StatusBadRequest)
 			return
 		}
 	}
 	if len(body) == 0 {
-		fail(&openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "value is required but missing"}, http.StatusBadRequest)
+		v.oipFail(ctx, route, heapParams(params), w, r, &openapi3filter.RequestError{RequestBody: route.Operation.RequestBody.Value, Reason: "value is required but missing"}, http.StatusBadRequest)
 		return
 	}
 	if !hasPlain || !plain.passes(r, params, v.cfg.Authed(ctx)) {
+		kept := heapParams(params)
 		err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
-			Request: r, PathParams: params, Route: route,
+			Request: r, PathParams: kept, Route: route,
 			Options: &openapi3filter.Options{AuthenticationFunc: v.cfg.Authenticate, ExcludeRequestBody: true},
 		})
 		if err != nil {
-			fail(err, Status(err))
+			v.oipFail(ctx, route, kept, w, r, err, Status(err))
 			return
 		}
 	}
+	// A server that keeps the body with the request's own state (Config.OIPRead) saves
+	// the copy of the request a new context takes.
+	if v.cfg.OIPRead != nil && v.cfg.OIPRead(ctx, body) {
+		next.ServeHTTP(w, r)
+		return
+	}
 	next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, oipBody{}, body)))
+}
+
+// oipFail answers an infer request the validator refused.
+func (v *Validator) oipFail(ctx context.Context, route *routers.Route, params map[string]string, w http.ResponseWriter, r *http.Request, err error, status int) {
+	matched := &middleware.ErrorHandlerOptsMatchedRoute{Route: route, PathParams: params}
+	v.cfg.Fail(ctx, err, w, r, middleware.ErrorHandlerOpts{StatusCode: status, MatchedRoute: matched})
+}
+
+// heapParams copies path parameters for a value that keeps them, so that the map
+// read on the way of every request need not outlive it.
+func heapParams(params map[string]string) map[string]string {
+	kept := make(map[string]string, len(params))
+	for k, v := range params {
+		kept[k] = v
+	}
+	return kept
 }

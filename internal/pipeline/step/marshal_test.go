@@ -1,6 +1,7 @@
 package step
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -23,6 +24,16 @@ func TestResultsAreWhatJSONMarshalWrites(t *testing.T) {
 		"int64 tensor, a scalar":          tensor.NewInt(tensor.Int64, nil, []int64{9007199254740993}),
 		"bool tensor":                     tensor.NewInt(tensor.Bool, []int64{2}, []int64{1, 0}),
 	}
+	// top_k's own list carries the labels quoted once, when the step was built.
+	step, _, err := buildTopK(&TopKParams{K: 3, Labels: tricky[:3]}, Sig{Kind: KindTensor, DType: tensor.Float32, Shape: []int64{3}}, "postprocess[0]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := step.Apply(context.Background(), []any{tensor.NewFloat(tensor.Float32, []int64{3}, []float64{0.5, 1e-7, 0.1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests["ranked, labelled, as top_k lists them"] = listed[0].(*ranked)
 	for name, v := range tests {
 		t.Run(name, func(t *testing.T) {
 			own, err := v.MarshalJSON()

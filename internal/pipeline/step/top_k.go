@@ -60,6 +60,12 @@ func buildTopK(p *TopKParams, in Sig, at string) (pipeline.Step, Sig, error) {
 		}
 	}
 	s := &topK{outputStep: outputStep{base{name: "top_k", at: at}, output}, p: *p, k: k}
+	if p.Labels != nil {
+		s.quoted = make([][]byte, len(p.Labels))
+		for i, l := range p.Labels {
+			s.quoted[i], _ = json.Marshal(l)
+		}
+	}
 	return s, Sig{Kind: KindRanked}, nil
 }
 
@@ -67,6 +73,9 @@ type topK struct {
 	outputStep
 	p TopKParams
 	k int
+	// quoted are the labels as JSON strings, written once here rather than by every
+	// answer that lists them.
+	quoted [][]byte
 }
 
 // Params returns the step's configuration, for metadata.
@@ -106,7 +115,7 @@ func (s *topK) Apply(ctx context.Context, batch []any) ([]any, error) {
 		for j := range r.entries {
 			e := rankedEntry{index: idx[j], score: t.At(idx[j])}
 			if r.labelled {
-				e.label = s.p.Labels[idx[j]]
+				e.label, e.quoted = s.p.Labels[idx[j]], s.quoted[idx[j]]
 			}
 			r.entries[j] = e
 		}
@@ -125,18 +134,25 @@ type ranked struct {
 type rankedEntry struct {
 	index int
 	label string
-	score float64
+	// quoted is label as a JSON string, when the step that listed it has it written.
+	quoted []byte
+	score  float64
 }
 
 func (r *ranked) MarshalJSON() ([]byte, error) {
-	b := []byte{'['}
+	// Room for a label and a score per entry, so that a short list grows no more.
+	b := make([]byte, 1, 2+48*len(r.entries))
+	b[0] = '['
 	var err error
 	for j, e := range r.entries {
 		if j > 0 {
 			b = append(b, ',')
 		}
 		if r.labelled {
-			l, _ := json.Marshal(e.label)
+			l := e.quoted
+			if l == nil {
+				l, _ = json.Marshal(e.label)
+			}
 			b = append(append(b, `{"label":`...), l...)
 		} else {
 			b = strconv.AppendInt(append(b, `{"index":`...), int64(e.index), 10)
