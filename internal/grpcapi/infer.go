@@ -139,7 +139,7 @@ func (s *Server) answer(req *pb.ModelInferRequest, inf registry.Inference, raw b
 		t := o.Tensor
 		out := &pb.ModelInferResponse_InferOutputTensor{Name: o.Name, Datatype: oip.Datatype(t.DType), Shape: t.Shape}
 		if raw {
-			resp.RawOutputContents[i] = oip.AppendRaw(make([]byte, 0, oip.RawSize(t)), t)
+			resp.RawOutputContents[i] = appendRaw(resp, t)
 		} else {
 			out.Contents = toContents(t)
 		}
