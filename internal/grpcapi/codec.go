@@ -1,6 +1,9 @@
 package grpcapi
 
 import (
+	"runtime"
+	"sync"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/encoding/proto"
@@ -9,6 +12,8 @@ import (
 	protov2 "google.golang.org/protobuf/proto"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 // rawCodecMin is the size of message from which Codec spares a copy of the raw
@@ -71,7 +76,7 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 	for _, raw := range resp.RawOutputContents {
 		head = protowire.AppendTag(head, rawOutputField, protowire.BytesType)
 		head = protowire.AppendVarint(head, uint64(len(raw)))
-		out = append(out, mem.SliceBuffer(head), mem.SliceBuffer(raw))
+		out = append(out, mem.SliceBuffer(head), rawBuffer(raw))
 		head = nil
 	}
 	return out, nil
@@ -122,4 +127,49 @@ func rawBytes(raw [][]byte) int {
 		n += len(b)
 	}
 	return n
+}
+
+// rawPool holds the buffers of large raw outputs: a fresh megabyte is zeroed by the
+// allocator before it is written over, and is a megabyte more for the collector; one
+// from the pool is neither. grpc-go gives a buffer back once its frames are written.
+var rawPool = mem.DefaultBufferPool()
+
+// pooled maps the first byte of a raw output taken from rawPool to its buffer, from
+// answer until Marshal hands it to grpc-go (or, if the answer is never marshalled,
+// until the answer is collected).
+var pooled sync.Map // *byte -> *[]byte
+
+// appendRaw is t's raw contents for the answer resp: for a large t, in a buffer from
+// rawPool that rawBuffer will find.
+func appendRaw(resp *pb.ModelInferResponse, t *tensor.Tensor) []byte {
+	n := oip.RawSize(t)
+	if n < rawCodecMin {
+		return oip.AppendRaw(make([]byte, 0, n), t)
+	}
+	buf := rawPool.Get(n)
+	b := oip.AppendRaw((*buf)[:0], t)
+	if len(b) == 0 || &b[0] != &(*buf)[0] { // grew out of it (RawSize was short): not pooled
+		rawPool.Put(buf)
+		return b
+	}
+	*buf = b
+	key := &b[0]
+	pooled.Store(key, buf)
+	// If the answer is dropped unmarshalled, the entry goes when it does, and the buffer
+	// to the collector. Run after a Marshal, it may remove the entry of a later answer
+	// that got the buffer again: that one is then sent as a plain slice, which nothing
+	// gives back to the pool or reuses.
+	runtime.AddCleanup(resp, func(k *byte) { pooled.Delete(k) }, key)
+	return b
+}
+
+// rawBuffer hands raw to grpc-go: its pooled buffer, which grpc-go frees once written,
+// or the slice as it is.
+func rawBuffer(raw []byte) mem.Buffer {
+	if len(raw) > 0 {
+		if buf, ok := pooled.LoadAndDelete(&raw[0]); ok {
+			return mem.NewBuffer(buf.(*[]byte), rawPool)
+		}
+	}
+	return mem.SliceBuffer(raw)
 }

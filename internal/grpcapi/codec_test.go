@@ -9,6 +9,8 @@ import (
 	protov2 "google.golang.org/protobuf/proto"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 // chunks splits b as the transport hands a message over: in frames.
@@ -142,4 +144,51 @@ func mustMarshal(t *testing.T, m protov2.Message) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestCodecPooledRaw: a large raw output is written into a buffer of rawPool, which
+// Marshal hands to grpc-go with its pool (freed once written, not before), the bytes
+// those AppendRaw writes; a small one is a slice of its own.
+func TestCodecPooledRaw(t *testing.T) {
+	tests := []struct {
+		name   string
+		values int
+		pooled bool
+	}{
+		{"large", rawCodecMin, true},
+		{"small", 16, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tn := &tensor.Tensor{DType: tensor.Float32, Shape: []int64{1, int64(tt.values)}, Float: make([]float64, tt.values)}
+			for i := range tn.Float {
+				tn.Float[i] = float64(i) / 3
+			}
+			resp := &pb.ModelInferResponse{ModelName: "echo", Outputs: []*pb.ModelInferResponse_InferOutputTensor{{Name: "y", Datatype: "FP32", Shape: tn.Shape}}}
+			resp.RawOutputContents = [][]byte{appendRaw(resp, tn)}
+			want := oip.AppendRaw(nil, tn)
+			if !bytes.Equal(resp.RawOutputContents[0], want) {
+				t.Fatal("the raw output's bytes differ from AppendRaw's")
+			}
+			_, inPool := pooled.Load(&resp.RawOutputContents[0][0])
+			if inPool != tt.pooled {
+				t.Fatalf("pooled %v, want %v", inPool, tt.pooled)
+			}
+			data, err := Codec{}.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got pb.ModelInferResponse
+			if err := protov2.Unmarshal(data.Materialize(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !protov2.Equal(&got, resp) {
+				t.Error("the marshalled answer differs from the answer")
+			}
+			if _, still := pooled.Load(&resp.RawOutputContents[0][0]); still {
+				t.Error("Marshal left the buffer's entry behind")
+			}
+			data.Free() // as grpc-go does once the frames are written
+		})
+	}
 }

@@ -3,6 +3,7 @@ package grpcapi
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	pb "github.com/inferd/inferd/gen/inference"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
@@ -51,7 +52,7 @@ func inputs(req *pb.ModelInferRequest) ([]registry.Named, error) {
 		if in.Name == "" {
 			return nil, oip.Invalid(fmt.Sprintf("inputs[%d].name must be a non-empty string", i))
 		}
-		where := fmt.Sprintf("input %q", in.Name)
+		where := "input " + strconv.Quote(in.Name) // %q's spelling, without fmt's cost per call
 		d, ok := oip.DType(in.Datatype)
 		if !ok {
 			if in.Datatype == "" {
@@ -68,7 +69,7 @@ func inputs(req *pb.ModelInferRequest) ([]registry.Named, error) {
 		case len(raw) > 0 && in.Contents != nil:
 			return nil, oip.Invalid(fmt.Sprintf("%s has both contents and raw_input_contents; send its values one way (raw_input_contents for every input, or contents for every input)", where))
 		case len(raw) > 0:
-			t, err = oip.DecodeRaw(where+" (raw_input_contents["+fmt.Sprint(i)+"])", d, in.Shape, size, raw[i])
+			t, err = oip.DecodeRaw(where+" (raw_input_contents["+strconv.Itoa(i)+"])", d, in.Shape, size, raw[i])
 		case in.Contents == nil:
 			return nil, oip.Invalid(fmt.Sprintf("%s has no contents: send its values in contents (the field of its datatype) or every input's in raw_input_contents", where))
 		default:
@@ -138,7 +139,7 @@ func (s *Server) answer(req *pb.ModelInferRequest, inf registry.Inference, raw b
 		t := o.Tensor
 		out := &pb.ModelInferResponse_InferOutputTensor{Name: o.Name, Datatype: oip.Datatype(t.DType), Shape: t.Shape}
 		if raw {
-			resp.RawOutputContents[i] = oip.AppendRaw(make([]byte, 0, oip.RawSize(t)), t)
+			resp.RawOutputContents[i] = appendRaw(resp, t)
 		} else {
 			out.Contents = toContents(t)
 		}

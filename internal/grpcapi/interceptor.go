@@ -84,8 +84,8 @@ func (s *Server) admit(ctx context.Context, method string) (func(), error) {
 	}
 	var key string
 	var keyErr error
-	md, _ := metadata.FromIncomingContext(ctx)
-	switch vals := md.Get(MetadataAPIKey); len(vals) {
+	// The key's values alone: FromIncomingContext would copy every metadata entry.
+	switch vals := metadata.ValueFromIncomingContext(ctx, MetadataAPIKey); len(vals) {
 	case 0:
 	case 1:
 		key = vals[0]

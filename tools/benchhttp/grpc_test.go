@@ -26,7 +26,7 @@ type echoInference struct {
 	hang        chan struct{} // when set, calls wait for it or their end
 
 	mu     sync.Mutex
-	peers  map[string]int // calls by client address: one per grpc.ClientConn
+	peers  map[string]int // calls by client address: one per connection
 	keys   []string       // x-api-key of each call
 	raw    []bool         // whether each call sent raw_input_contents
 	timed  int            // calls that carried a deadline
@@ -74,14 +74,14 @@ func (s *echoInference) ModelInfer(ctx context.Context, req *pb.ModelInferReques
 	return resp, nil
 }
 
-func serveInference(t *testing.T, s *echoInference) string {
+func serveInference(t *testing.T, s *echoInference, opts ...grpc.ServerOption) string {
 	t.Helper()
 	s.peers = map[string]int{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer(grpc.MaxRecvMsgSize(grpcMaxMessage))
+	srv := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(grpcMaxMessage)}, opts...)...)
 	pb.RegisterGRPCInferenceServiceServer(srv, s)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
@@ -89,7 +89,7 @@ func serveInference(t *testing.T, s *echoInference) string {
 }
 
 // TestGRPCSession drives the gRPC load generator against a real gRPC server: each of
-// a load's connections is a ClientConn of its own (a client address of its own), with
+// a load's connections is a GRPCConn of its own (a client address of its own), with
 // the key in metadata, no deadline sent, the tensor raw or typed as the case says, and
 // an answer of the wrong kind counted as an error with its reason.
 func TestGRPCSession(t *testing.T) {

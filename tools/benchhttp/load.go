@@ -15,7 +15,7 @@ type Op func(ctx context.Context, c *Conn) (items int, err error)
 type Step func(ctx context.Context) (items int, err error)
 
 // Session opens one connection of a case that does not speak HTTP/1.1 through Conn (a
-// gRPC case: one grpc.ClientConn), for one goroutine; end closes it.
+// gRPC case: one GRPCConn), for one goroutine; end closes it.
 type Session func(ctx context.Context) (step Step, end func(), err error)
 
 // Load drives op closed-loop on conns connections until stop says so. samples keeps

@@ -52,7 +52,7 @@ func TestWriteGRPC(t *testing.T) {
 		"| digits, 64 connections, req/s: gRPC raw vs REST /v2 JSON | >= 1.00x | 1.03x | yes |",  // 1.10 and 0.96: their mean
 		"| digits, 64 connections, req/s: gRPC raw vs REST /v2 binary | >= 1.00x | 0.97x | no |", // 1.03 and 0.90
 		"| digits, 64 connections, req/s: gRPC typed vs REST /v2 JSON | >= 1.00x | n/a | n/a |",  // not measured
-		"costs inferd 240 us per request against 250 us over REST /v2 JSON (0.96x), and the\nload generator 80.0 us against 30.0 us (2.67x):\ngrpc-go's client",
+		"costs inferd 240 us per request against 250 us over REST /v2 JSON (0.96x), and the\nload generator 80.0 us against 30.0 us (2.67x):\nthe harness's HTTP/2 gRPC client",
 	} {
 		t.Run(want, func(t *testing.T) {
 			if !strings.Contains(md, want) {
