@@ -97,7 +97,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// Clients that ping to keep idle connections open through proxies are let be,
 		// rather than sent away for pinging more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-	}, grpcapi.ServerOptions()...) // the codec and write buffer large tensors want
+	}, grpcapi.ServerOptions()...) // the codec, write buffer and windows its traffic wants
 	if p.tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler(

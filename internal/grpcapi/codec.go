@@ -46,10 +46,21 @@ var _ encoding.CodecV2 = Codec{}
 // pool for a write and given back after it, so an idle connection holds none.
 const writeBuffer = 1 << 20
 
-// ServerOptions are the grpc.Server's options for the service's traffic: Codec, and
-// the write buffer.
+// streamWindow and connWindow are fixed flow-control windows. Without them grpc-go
+// estimates each connection's bandwidth-delay product with a PING per burst of data
+// it receives, which a small call pays for: 1.8 writes and 3.3 reads per digits call
+// against 1.0 and 2.9 for REST. A call's message of up to 4 MiB fits the stream's
+// window, so a large tensor is not held back waiting for WINDOW_UPDATEs either.
+const (
+	streamWindow = 4 << 20
+	connWindow   = 16 << 20
+)
+
+// ServerOptions are the grpc.Server's options for the service's traffic: Codec, the
+// write buffer and the fixed windows.
 func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.ForceServerCodecV2(Codec{}), grpc.WriteBufferSize(writeBuffer)}
+	return []grpc.ServerOption{grpc.ForceServerCodecV2(Codec{}), grpc.WriteBufferSize(writeBuffer),
+		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow)}
 }
 
 // stock is grpc-go's codec, which Codec defers to for everything else.
