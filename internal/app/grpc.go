@@ -105,6 +105,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 			otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool { return !isProbe(info.FullMethodName) }))))
 	}
 	capped := listen.New(ln, listen.Options{Max: cfg.MaxConnections, MaxPerAddress: cfg.MaxConnectionsPerAddress, Refused: p.refused()})
+	p.metrics.ObserveGRPCConnections(capped.Open)
 	g := &grpcListener{srv: grpc.NewServer(serverOpts...), health: health.NewServer(), done: make(chan struct{}), errs: make(chan error, 1)}
 	pb.RegisterGRPCInferenceServiceServer(g.srv, svc)
 	healthpb.RegisterHealthServer(g.srv, liveHealth{Server: g.health, ready: svc.Ready, stopped: &g.stopped})

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -538,6 +539,10 @@ func grpcMetrics(t *testing.T, s *started) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics has no %s", want)
 		}
+	}
+	// The test's own client holds a connection open.
+	if !regexp.MustCompile(`(?m)^inferd_grpc_connections_open [1-9]`).MatchString(body) {
+		t.Error("inferd_grpc_connections_open counts no connection, or is missing")
 	}
 }
 

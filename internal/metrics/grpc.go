@@ -31,3 +31,10 @@ func (m *Metrics) GRPC(method, code string, d time.Duration) {
 	m.grpc.requests.WithLabelValues(method, code).Inc()
 	m.grpc.duration.WithLabelValues(method, code).Observe(d.Seconds())
 }
+
+// ObserveGRPCConnections registers a gauge read at scrape time, the connections open
+// now on the gRPC port: the listener's connections count against MAX_CONNECTIONS apart
+// from HTTP's, which inferd_connections_open counts.
+func (m *Metrics) ObserveGRPCConnections(open func() int) {
+	m.reg.MustRegister(gaugeFunc("grpc_connections_open", "Connections open now on the gRPC port, idle ones included.", open))
+}
