@@ -15,7 +15,7 @@ COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TOOLSENV  := GOFLAGS="$$GOFLAGS -mod=mod"
 LDFLAGS   := -X github.com/inferd/inferd/internal/build.Version=$(VERSION) -X github.com/inferd/inferd/internal/build.commit=$(COMMIT)
 
-.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract check-float32 test-contract build run test test-short test-browser screenshots lint bench bench-http bench-cluster onnxruntime models clean
+.PHONY: help check-rules check-metrics check-dashboard all generate generate-ts check-generated check-generators npm-tools sdk-ts-deps lint-contract lint-docker check-compose check-kubernetes docs check-breaking fuzz fuzz-contract check-float32 test-contract build run test test-short test-browser screenshots lint bench bench-compare bench-http bench-cluster onnxruntime models clean
 
 # Plain `make` is quick: it builds the binaries and says so; `make all` checks everything.
 .DEFAULT_GOAL := build

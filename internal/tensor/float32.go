@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sync"
 )
 
 // A megabyte of FP32 output is a quarter of a million numbers, and strconv spent about
@@ -45,15 +46,18 @@ const (
 )
 
 // scales32 holds, for each q from minExp32, the scale of the regular interval, [0],
-// and of the interval at a power of two, [1].
-var scales32 = func() (s [maxExp32 - minExp32 + 1][2]scale32) {
+// and of the interval at a power of two, [1]. It is made on first use: exact
+// arithmetic takes about 2 ms and 37k allocations, which every process importing the
+// package (inferctl too) would pay at start for a table few of them read.
+var scales32 = sync.OnceValue(func() *[maxExp32 - minExp32 + 1][2]scale32 {
+	var s [maxExp32 - minExp32 + 1][2]scale32
 	for q := minExp32; q <= maxExp32; q++ {
 		for irregular := range 2 {
 			s[q-minExp32][irregular] = newScale32(q, irregular == 1)
 		}
 	}
-	return s
-}()
+	return &s
+})
 
 // newScale32 computes a scale exactly; a power of two's interval is three quarters of
 // an ulp wide.
@@ -134,7 +138,7 @@ func shortest32(fbits uint32) (d uint64, k int) {
 		c |= 1 << 23
 		q = exp - 150
 	}
-	sc := &scales32[q-minExp32][irregular]
+	sc := &scales32()[q-minExp32][irregular]
 	k = sc.k
 	cb := c << 2
 	cbl := cb - 2 + uint64(irregular)
