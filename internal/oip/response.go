@@ -196,22 +196,6 @@ func appendData(b []byte, t *tensor.Tensor, limit int) ([]byte, error) {
 				}
 				b = appendString(b, string(e))
 			}
-		case t.DType == tensor.Float32:
-			// The bulk of a JSON answer: AppendFloat32 straight, AppendFloat for what
-			// is not a finite float32 (its error, or strconv's spelling).
-			for i, v := range t.Float[start:end] {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				if f := float32(v); f-f == 0 {
-					b = tensor.AppendFloat32(b, f)
-				} else {
-					b, err = tensor.AppendFloat(b, v, 32, err)
-				}
-			}
-			if err != nil {
-				return b, err
-			}
 		case t.DType.IsFloat():
 			bits := t.DType.Bits()
 			for i, v := range t.Float[start:end] {
