@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
 // isOIPInfer reports whether r was routed to an infer operation (the table's OIP),
@@ -14,14 +13,13 @@ func (s *Server) isOIPInfer(r *http.Request) bool {
 	return op != nil && op.OIP
 }
 
-// oipBodyOf returns the body of an infer request that the validator has read, and
-// whether it has read one: kept with the request's info (Config.OIPRead), or in its
-// context where there is no info.
+// oipBodyOf returns the body of an infer request that the validator has read
+// (Config.OIPRead), and whether it has read one: never empty when it has.
 func oipBodyOf(r *http.Request) ([]byte, bool) {
 	if info := infoFrom(r.Context()); info != nil && info.oipBody != nil {
 		return info.oipBody, true
 	}
-	return validator.OIPBody(r.Context())
+	return nil, false
 }
 
 // OipInfer serves an infer call with the body the validator read.

@@ -79,13 +79,10 @@ func (s *Server) Handler() (http.Handler, error) {
 				info.body = in
 			}
 		},
-		OIPRead: func(ctx context.Context, body []byte) bool {
-			info := infoFrom(ctx)
-			if info == nil {
-				return false
+		OIPRead: func(ctx context.Context, body []byte) {
+			if info := infoFrom(ctx); info != nil {
+				info.oipBody = body
 			}
-			info.oipBody = body
-			return true
 		},
 	})
 	if err != nil {

@@ -12,16 +12,6 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 )
 
-// oipBody carries an infer body from the validator to the handler.
-type oipBody struct{}
-
-// OIPBody returns the body of an infer request that the validator has read, and
-// whether it has read one.
-func OIPBody(ctx context.Context) ([]byte, bool) {
-	b, ok := ctx.Value(oipBody{}).([]byte)
-	return b, ok
-}
-
 // oipRead is the validator of the infer operations, in the order decodeOnce keeps:
 // the body is read first (413 past the limit), then the parameters and the key are
 // checked against the contract as every operation's are (400, 401, 403); the body
@@ -67,13 +57,8 @@ func (v *Validator) oipRead(route *routers.Route, plain oipPlain, hasPlain bool,
 			return
 		}
 	}
-	// A server that keeps the body with the request's own state (Config.OIPRead) saves
-	// the copy of the request a new context takes.
-	if v.cfg.OIPRead != nil && v.cfg.OIPRead(ctx, body) {
-		next.ServeHTTP(w, r)
-		return
-	}
-	next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, oipBody{}, body)))
+	v.cfg.OIPRead(ctx, body)
+	next.ServeHTTP(w, r)
 }
 
 // oipFail answers an infer request the validator refused.

@@ -39,10 +39,8 @@ type Config struct {
 	Authed func(ctx context.Context) bool
 	// Decoded hands a predict operation's decoded body on to its handler.
 	Decoded func(ctx context.Context, in *Input)
-	// OIPRead, when set, hands an infer operation's body on to its handler and reports
-	// whether it kept it; when it did not, the body travels in the request's context,
-	// for OIPBody.
-	OIPRead func(ctx context.Context, body []byte) bool
+	// OIPRead hands an infer operation's body, read whole, on to its handler.
+	OIPRead func(ctx context.Context, body []byte)
 	// Fail answers a request the validator refused with err; opts carries the status
 	// class and the matched route, as nethttp-middleware's error handler gets them.
 	Fail func(ctx context.Context, err error, w http.ResponseWriter, r *http.Request, opts middleware.ErrorHandlerOpts)
