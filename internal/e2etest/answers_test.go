@@ -94,7 +94,7 @@ func firstDifference(got, want string) string {
 		i++
 	}
 	from := max(0, i-80)
-	return fmt.Sprintf("at byte %d of %d (wanted %d bytes)\ngot:  ...%.200s\nwant: ...%.200s", i, len(got), len(want), got[from:], want[from:min(len(want), from+200+i-from)])
+	return fmt.Sprintf("at byte %d of %d (wanted %d bytes)\ngot:  ...%.200s\nwant: ...%.200s", i, len(got), len(want), got[from:], want[from:])
 }
 
 // answerCorpus is the corpus: the example models' real inputs, every datatype through
