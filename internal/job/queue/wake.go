@@ -155,12 +155,14 @@ func (w *waker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if k == "" {
 			if w.guard.emptyUnknown(time.Now()) {
 				// Plain polling: whatever found nothing is asked again later, but
-				// asynq's round after a hold asks every queue without holding.
+				// every queue is asked after a hold before the next one. The hold may
+				// fall anywhere in asynq's round, and the next round asks the queues
+				// in another order: the rest of this round and all of the next pass.
 				if w.passes.Add(-1) >= 0 {
 					return err
 				}
 				w.hold(ctx)
-				w.passes.Store(int64(w.n - 1))
+				w.passes.Store(int64(2*w.n - 1))
 				// Ask again what the hold held: the task announced meanwhile may be in
 				// this very queue, which the round's other calls do not ask, and the
 				// next round would hold again before asking it.

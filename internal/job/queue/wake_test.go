@@ -3,10 +3,13 @@ package queue
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
 )
@@ -127,5 +130,82 @@ func TestWakeUpBurst(t *testing.T) {
 	wg.Wait()
 	for _, id := range ids {
 		e.waitStatus(t, id, job.StatusSucceeded, 10*time.Second)
+	}
+}
+
+// TestHoldAsksEveryQueue: a waker woken by an announcement lets every queue be asked
+// before it holds again, whatever order asynq asks them in each round and wherever in
+// a round its hold fell; the announced task is in one of them, and a hold before it is
+// found waits a poll interval. asynq is played by a loop of rounds over the queues in
+// a random order, which ends at the first task found, as its dequeue does. Both for a
+// waker that recognises the dequeue and for one whose guard has fallen back.
+func TestHoldAsksEveryQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		fallen bool
+	}{{"recognised", false}, {"fallen back", true}} {
+		t.Run(tc.name, func(t *testing.T) { testHoldAsksEveryQueue(t, tc.fallen) })
+	}
+}
+
+func testHoldAsksEveryQueue(t *testing.T, fallen bool) {
+	queues := []string{"inferd-high", "inferd", "inferd-low"}
+	w := newWaker(queues, time.Minute, nil)
+	if fallen {
+		w.queues = map[string]queueKeys{"asynq:{a-layout-of-another-version}:pending": {}}
+		w.guard.fallen.Store(true)
+	}
+
+	var mu sync.Mutex
+	task := "" // the queue an announced task waits in, until a dequeue takes it
+	holding := make(chan string, 1)
+	w.onHold = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case holding <- task:
+		default: // after the test, when nobody reads
+		}
+	}
+	dequeue := w.ProcessHook(func(_ context.Context, cmd redis.Cmder) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if cmd.Args()[3] == "asynq:{"+task+"}:pending" {
+			task = ""
+			return nil
+		}
+		cmd.SetErr(redis.Nil)
+		return redis.Nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			for _, i := range rand.Perm(len(queues)) {
+				q := "asynq:{" + queues[i] + "}:"
+				cmd := redis.NewCmd(ctx, "evalsha", "sha", 4, q+"pending", q+"paused", q+"active", q+"lease", 0, q+"t:")
+				if dequeue(ctx, cmd) == nil {
+					break
+				}
+			}
+		}
+	}()
+	defer func() { cancel(); w.close(); <-done }()
+
+	for round := range 2000 {
+		select {
+		case waiting := <-holding:
+			if waiting != "" {
+				t.Fatalf("hold %d began with the task announced before it still waiting in %s", round, waiting)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no hold %d in 10s: the waker does not hold empty dequeues", round)
+		}
+		mu.Lock()
+		task = queues[rand.IntN(len(queues))]
+		mu.Unlock()
+		w.announced["asynq:{"+task+"}:pending"].Add(1) // as listen hears it
+		w.wake <- struct{}{}
 	}
 }
