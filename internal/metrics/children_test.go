@@ -90,6 +90,7 @@ func TestRequestEventsDoNotAllocate(t *testing.T) {
 		{"Stage", func() { m.Stage("echo", "v1", pipeline.StageModel, time.Millisecond) }},
 		{"Batched", func() { m.Batched("echo", "v1", 1) }},
 		{"Queued", func() { m.Queued("echo", "v1", time.Millisecond) }},
+		{"GRPC", func() { m.GRPC("ModelInfer", "OK", time.Millisecond) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,15 @@ import (
 // by the model metrics whichever protocol it came by.
 type grpcVecs struct {
 	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	duration *histogramVec
+	children *children[grpcKey, grpcObs]
+}
+
+type grpcKey struct{ method, code string }
+
+type grpcObs struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
@@ -18,18 +26,22 @@ func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
 		requests: counterVec("grpc_requests_total",
 			"gRPC calls by method (the service's method name, as ModelInfer) and status code (OK, INVALID_ARGUMENT, ...).",
 			"method", "code"),
-		duration: histogramVec("grpc_request_duration_seconds",
+		duration: newHistogramVec("grpc_request_duration_seconds",
 			"gRPC call latency by method and status code.",
 			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "method", "code"),
 	}
 	reg.MustRegister(v.requests, v.duration)
+	v.children = newChildren(func(k grpcKey) grpcObs {
+		return grpcObs{requests: v.requests.WithLabelValues(k.method, k.code), duration: v.duration.WithLabelValues(k.method, k.code)}
+	})
 	return v
 }
 
 // GRPC records one gRPC call.
 func (m *Metrics) GRPC(method, code string, d time.Duration) {
-	m.grpc.requests.WithLabelValues(method, code).Inc()
-	m.grpc.duration.WithLabelValues(method, code).Observe(d.Seconds())
+	o := m.grpc.children.get(grpcKey{method, code})
+	o.requests.Inc()
+	o.duration.Observe(d.Seconds())
 }
 
 // ObserveGRPCConnections registers a gauge read at scrape time, the connections open

@@ -18,10 +18,10 @@ const namespace = "inferd"
 // Metrics holds the collectors. It implements registry.Observer and job.Observer.
 type Metrics struct {
 	httpRequests  *prometheus.CounterVec
-	httpDuration  *prometheus.HistogramVec
+	httpDuration  *histogramVec
 	predictions   *prometheus.CounterVec
 	predictItems  *prometheus.CounterVec
-	stageDuration *prometheus.HistogramVec
+	stageDuration *histogramVec
 	jobsFinished  *prometheus.CounterVec
 	jobDuration   prometheus.Histogram
 	modelsLoaded  prometheus.Gauge
@@ -30,8 +30,8 @@ type Metrics struct {
 	rateFallbacks prometheus.Counter
 	plainAsynq    *prometheus.GaugeVec
 	connsRefused  *prometheus.CounterVec
-	batchSize     *prometheus.HistogramVec
-	batchQueue    *prometheus.HistogramVec
+	batchSize     *histogramVec
+	batchQueue    *histogramVec
 	jobWait       prometheus.Histogram
 	hookAttempts  *prometheus.CounterVec
 	hooksDone     *prometheus.CounterVec
@@ -87,7 +87,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		httpRequests: counterVec("http_requests_total",
 			"HTTP requests by operation (the contract's operationId) and status code.",
 			"operation", "code"),
-		httpDuration: histogramVec("http_request_duration_seconds",
+		httpDuration: newHistogramVec("http_request_duration_seconds",
 			"HTTP request latency by operation and status code.",
 			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "operation", "code"),
 		predictions: counterVec("predictions_total",
@@ -96,7 +96,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		predictItems: counterVec("prediction_items_total",
 			"Items predicted, by model, version and mode.",
 			"model", "version", "mode"),
-		stageDuration: histogramVec("pipeline_stage_duration_seconds",
+		stageDuration: newHistogramVec("pipeline_stage_duration_seconds",
 			"Time spent in each pipeline stage (preprocess, model, postprocess) per call.",
 			[]float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5}, "model", "version", "stage"),
 		jobsFinished: counterVec("jobs_finished_total",
@@ -110,10 +110,10 @@ func New(reg prometheus.Registerer) *Metrics {
 		reloads: counterVec("model_reloads_total",
 			"Hot reloads by outcome (success, failure).",
 			"outcome"),
-		batchSize: histogramVec("batch_size",
+		batchSize: newHistogramVec("batch_size",
 			"Items per model (backend) call, by model and version: above 1 when dynamic batching coalesced requests, or for /predict/batch.",
 			[]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, "model", "version"),
-		batchQueue: histogramVec("batch_queue_seconds",
+		batchQueue: newHistogramVec("batch_queue_seconds",
 			"Time a request waited in a version's dynamic batcher before its items went to the model.",
 			[]float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1}, "model", "version"),
 		rateLimited: counterVec("rate_limited_requests_total",

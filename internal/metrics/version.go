@@ -17,7 +17,7 @@ type versionVecs struct {
 	failures  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	inflight  *prometheus.GaugeVec
-	latency   *prometheus.HistogramVec
+	latency   *histogramVec
 }
 
 // states are the values of inferd_model_state's state label.
@@ -37,7 +37,7 @@ func newVersionVecs() versionVecs {
 		inflight: gaugeVec("model_requests_in_flight",
 			"Prediction calls (sync requests and job runs) running on a model version now.",
 			"model", "version"),
-		latency: histogramVec("model_request_duration_seconds",
+		latency: newHistogramVec("model_request_duration_seconds",
 			"End-to-end time of a prediction call on a model version, from routing to its results: batcher queue, preprocessing, model and postprocessing.",
 			[]float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "model", "version"),
 	}
