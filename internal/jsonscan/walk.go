@@ -95,34 +95,62 @@ func flatArrayEnd(raw []byte, i int, closing *int) int {
 	return *closing + 1
 }
 
+// Object is a JSON object's members in the order written, their values not copied.
+// Looking a member up by scanning a handful is cheaper than building a map of them,
+// which a decoder would do for every object of every request.
+type Object []Member
+
+// Member is one member of an Object: its name, unescaped, and its value.
+type Member struct {
+	Name  []byte
+	Value json.RawMessage
+}
+
+// Get is the value of the member called name; of the last one, when there are two,
+// as with encoding/json.
+func (o Object) Get(name string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].Name) == name {
+			return o[i].Value, true
+		}
+	}
+	return nil, false
+}
+
 // Members splits valid JSON text holding an object into its members, without copying
-// their values; ok is false when raw is not an object. A later duplicate name wins, as
-// with encoding/json.
-func Members(raw []byte) (map[string]json.RawMessage, bool) {
+// their values; ok is false when raw is not an object.
+func Members(raw []byte) (Object, bool) { return AppendMembers(nil, raw) }
+
+// AppendMembers is Members appending to dst, which a caller may keep on its stack.
+func AppendMembers(dst Object, raw []byte) (Object, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '{' {
 		return nil, false
 	}
-	out := map[string]json.RawMessage{}
 	i := SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := StringEnd(raw, i)
-		var key string
-		if bytes.IndexByte(raw[i:end], '\\') < 0 {
-			key = string(raw[i+1 : end-1])
-		} else if json.Unmarshal(raw[i:end], &key) != nil {
-			return nil, false
+		name := raw[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var s string
+			if json.Unmarshal(raw[i:end], &s) != nil {
+				return nil, false
+			}
+			name = []byte(s)
 		}
 		i = SkipSpace(raw, end)
 		i = SkipSpace(raw, i+1) // the colon
 		vend := ValueEnd(raw, i)
-		out[key] = raw[i:vend]
+		dst = append(dst, Member{Name: name, Value: raw[i:vend]})
 		i = SkipSpace(raw, vend)
 		if i < len(raw) && raw[i] == ',' {
 			i = SkipSpace(raw, i+1)
 		}
 	}
-	return out, true
+	if dst == nil {
+		dst = Object{}
+	}
+	return dst, true
 }
 
 // Elements splits valid JSON text holding an array into its elements, without copying

@@ -123,12 +123,16 @@ func FuzzMembers(f *testing.F) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("Unmarshal: %v", err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("Members(%q) = %d members, encoding/json has %d", raw, len(got), len(want))
+		names := map[string]bool{}
+		for _, m := range got {
+			names[string(m.Name)] = true
+		}
+		if len(names) != len(want) {
+			t.Fatalf("Members(%q) = %d names, encoding/json has %d", raw, len(names), len(want))
 		}
 		for name, v := range want {
-			if !bytes.Equal(got[name], v) {
-				t.Fatalf("Members(%q)[%q] = %q, encoding/json has %q", raw, name, got[name], v)
+			if g, _ := got.Get(name); !bytes.Equal(g, v) {
+				t.Fatalf("Members(%q).Get(%q) = %q, encoding/json has %q", raw, name, g, v)
 			}
 		}
 	})

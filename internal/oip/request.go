@@ -102,27 +102,28 @@ func malformed(header []byte, err error) error {
 // decodeChecked takes apart a header that jsonscan has checked but for the spans of
 // checks.
 func decodeChecked(header, binary []byte, checks *deferred) (*Request, error) {
-	top, ok := jsonscan.Members(header)
+	var members [8]jsonscan.Member
+	top, ok := jsonscan.AppendMembers(members[:0], header)
 	if !ok {
 		return nil, fail("the inference request must be a JSON object")
 	}
-	for name, raw := range top {
-		if name == "inputs" {
+	for _, m := range top {
+		if string(m.Name) == "inputs" {
 			continue // checked input by input, the data by datatype
 		}
-		if err := checkHuge(name, raw); err != nil {
-			return nil, err
+		if jsonscan.HugeNumber(m.Value) != "" {
+			return nil, checkHuge(string(m.Name), m.Value)
 		}
 	}
 	req := &Request{}
-	if raw, ok := top["id"]; ok {
+	if raw, ok := top.Get("id"); ok {
 		id, ok := str(raw)
 		if !ok {
 			return nil, fail("id must be a string, got %s", kind(raw))
 		}
 		req.ID = &id
 	}
-	if raw, ok := top["parameters"]; ok {
+	if raw, ok := top.Get("parameters"); ok {
 		params, err := parameters("parameters", raw)
 		if err != nil {
 			return nil, err
@@ -131,7 +132,7 @@ func decodeChecked(header, binary []byte, checks *deferred) (*Request, error) {
 			return nil, err
 		}
 	}
-	raw, found := top["inputs"]
+	raw, found := top.Get("inputs")
 	if !found {
 		return nil, fail("inputs is missing: send at least one input tensor")
 	}
@@ -153,7 +154,7 @@ func decodeChecked(header, binary []byte, checks *deferred) (*Request, error) {
 	if len(rest) > 0 {
 		return nil, fail("%d bytes of binary data follow the last input's; the inputs' binary_data_size account for %d of the %d", len(rest), len(binary)-len(rest), len(binary))
 	}
-	if raw, ok := top["outputs"]; ok {
+	if raw, ok := top.Get("outputs"); ok {
 		var outs []json.RawMessage
 		if err := json.Unmarshal(raw, &outs); err != nil || outs == nil {
 			return nil, fail("outputs must be an array of {\"name\": ...} objects, got %s", kind(raw))
@@ -174,17 +175,23 @@ func decodeChecked(header, binary []byte, checks *deferred) (*Request, error) {
 	return req, nil
 }
 
+// get is o's member name, or nil when it has none.
+func get(o jsonscan.Object, name string) json.RawMessage {
+	v, _ := o.Get(name)
+	return v
+}
+
 func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 	where := fmt.Sprintf("outputs[%d]", i)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+	m, ok := jsonscan.Members(raw)
+	if !ok {
 		return Output{}, fail("%s must be an object with a name, got %s", where, kind(raw))
 	}
 	var out Output
-	if out.Name, _ = str(m["name"]); out.Name == "" {
+	if out.Name, _ = str(get(m, "name")); out.Name == "" {
 		return Output{}, fail("%s.name must be a non-empty string", where)
 	}
-	if raw, ok := m["parameters"]; ok {
+	if raw, ok := m.Get("parameters"); ok {
 		params, err := parameters(where+".parameters", raw)
 		if err != nil {
 			return Output{}, err
@@ -200,24 +207,25 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (
 	// where is built without fmt: it is built for every input, and read only in a
 	// message.
 	where := "inputs[" + strconv.Itoa(i) + "]"
-	m, ok := jsonscan.Members(raw)
+	var members [8]jsonscan.Member
+	m, ok := jsonscan.AppendMembers(members[:0], raw)
 	if !ok {
 		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
-	name, _ := str(m["name"])
+	name, _ := str(get(m, "name"))
 	if name == "" {
 		return registry.Named{}, fail("%s.name must be a non-empty string", where)
 	}
-	for member, raw := range m {
-		if member == "data" {
+	for _, member := range m {
+		if string(member.Name) == "data" {
 			continue
 		}
-		if jsonscan.HugeNumber(raw) != "" {
-			return registry.Named{}, checkHuge(fmt.Sprintf("input %q: %s", name, member), raw)
+		if jsonscan.HugeNumber(member.Value) != "" {
+			return registry.Named{}, checkHuge(fmt.Sprintf("input %q: %s", name, member.Name), member.Value)
 		}
 	}
 	where = quoted("input ", name)
-	dt, ok := str(m["datatype"])
+	dt, ok := str(get(m, "datatype"))
 	if !ok {
 		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
 	}
@@ -225,24 +233,24 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (
 	if !ok {
 		return registry.Named{}, fail("%s: datatype %q is not one of %s", where, dt, Datatypes)
 	}
-	shape, size, err := decodeShape(where, m["shape"])
+	shape, size, err := decodeShape(where, get(m, "shape"))
 	if err != nil {
 		return registry.Named{}, err
 	}
 	t := &tensor.Tensor{DType: d, Shape: shape}
 	binSize := int64(-1)
-	if raw, ok := m["parameters"]; ok {
+	if raw, ok := m.Get("parameters"); ok {
 		params, err := parameters(where+": parameters", raw)
 		if err != nil {
 			return registry.Named{}, err
 		}
-		if raw, ok := params["binary_data_size"]; ok {
+		if raw, ok := params.Get("binary_data_size"); ok {
 			if binSize, err = strconv.ParseInt(string(raw), 10, 64); err != nil || binSize < 0 {
 				return registry.Named{}, fail("%s: parameters.binary_data_size must be a whole number of bytes, got %s", where, raw)
 			}
 		}
 	}
-	data, hasData := m["data"]
+	data, hasData := m.Get("data")
 	switch {
 	case binSize >= 0 && hasData:
 		return registry.Named{}, fail("%s has both data and parameters.binary_data_size; send its values one way", where)
@@ -313,9 +321,9 @@ func CheckShape(where string, shape []int64) (int64, error) {
 	return size, nil
 }
 
-func parameters(where string, raw json.RawMessage) (map[string]json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+func parameters(where string, raw json.RawMessage) (jsonscan.Object, error) {
+	m, ok := jsonscan.Members(raw)
+	if !ok {
 		return nil, fail("%s must be an object, got %s", where, kind(raw))
 	}
 	return m, nil
@@ -323,8 +331,8 @@ func parameters(where string, raw json.RawMessage) (map[string]json.RawMessage, 
 
 // boolParam reads a parameter that is true or false: null is neither (encoding/json
 // would read it as false, leaving the default).
-func boolParam(where string, params map[string]json.RawMessage, name string) (bool, error) {
-	raw, ok := params[name]
+func boolParam(where string, params jsonscan.Object, name string) (bool, error) {
+	raw, ok := params.Get(name)
 	if !ok {
 		return false, nil
 	}
