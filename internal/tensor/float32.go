@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // A megabyte of FP32 output is a quarter of a million numbers, and strconv spent about
@@ -45,19 +46,39 @@ const (
 	maxExp32 = 254 - 150
 )
 
-// scales32 holds, for each q from minExp32, the scale of the regular interval, [0],
-// and of the interval at a power of two, [1]. It is made on first use: exact
-// arithmetic takes about 2 ms and 37k allocations, which every process importing the
-// package (inferctl too) would pay at start for a table few of them read.
-var scales32 = sync.OnceValue(func() *[maxExp32 - minExp32 + 1][2]scale32 {
-	var s [maxExp32 - minExp32 + 1][2]scale32
-	for q := minExp32; q <= maxExp32; q++ {
-		for irregular := range 2 {
-			s[q-minExp32][irregular] = newScale32(q, irregular == 1)
-		}
+// scaleTable32 holds, for each q from minExp32, the scale of the regular interval,
+// [0], and of the interval at a power of two, [1].
+type scaleTable32 [maxExp32 - minExp32 + 1][2]scale32
+
+// The table is made on first use: exact arithmetic takes about 2 ms and 37k
+// allocations, which every process importing the package (inferctl too) would pay at
+// start for a table few of them read. It is read through an atomic pointer rather
+// than sync.OnceValue's function, whose call was 5% of formatting a value.
+var (
+	scales32Table atomic.Pointer[scaleTable32]
+	scales32Once  sync.Once
+)
+
+// scales32 is the table, made by the first caller.
+func scales32() *scaleTable32 {
+	if t := scales32Table.Load(); t != nil {
+		return t
 	}
-	return &s
-})
+	return makeScales32()
+}
+
+func makeScales32() *scaleTable32 {
+	scales32Once.Do(func() {
+		var s scaleTable32
+		for q := minExp32; q <= maxExp32; q++ {
+			for irregular := range 2 {
+				s[q-minExp32][irregular] = newScale32(q, irregular == 1)
+			}
+		}
+		scales32Table.Store(&s)
+	})
+	return scales32Table.Load()
+}
 
 // newScale32 computes a scale exactly; a power of two's interval is three quarters of
 // an ulp wide.
