@@ -69,10 +69,7 @@ func fromContents(where string, d tensor.DType, datatype string, shape []int64, 
 	t := &tensor.Tensor{DType: d, Shape: shape}
 	switch d {
 	case tensor.Float32:
-		t.Float = make([]float64, size)
-		for i, v := range c.Fp32Contents {
-			t.Float[i] = float64(v)
-		}
+		t.F32 = c.Fp32Contents
 	case tensor.Float64:
 		t.Float = c.Fp64Contents
 	case tensor.Int64:
@@ -117,6 +114,10 @@ func toContents(t *tensor.Tensor) *pb.InferTensorContents {
 	c := &pb.InferTensorContents{}
 	switch t.DType {
 	case tensor.Float32:
+		if t.F32 != nil {
+			c.Fp32Contents = t.F32
+			break
+		}
 		c.Fp32Contents = make([]float32, len(t.Float))
 		for i, v := range t.Float {
 			c.Fp32Contents[i] = float32(v)

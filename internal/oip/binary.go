@@ -20,6 +20,11 @@ func decodeBinary(where string, t *tensor.Tensor, size int64, b []byte) error {
 	}
 	n := int(size)
 	switch {
+	case t.DType == tensor.Float32:
+		t.F32 = make([]float32, n)
+		for i := range t.F32 {
+			t.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
 	case t.DType.IsFloat():
 		t.Float = make([]float64, n)
 		for i := range t.Float {
@@ -27,8 +32,6 @@ func decodeBinary(where string, t *tensor.Tensor, size int64, b []byte) error {
 			switch t.DType {
 			case tensor.Float16:
 				v = halfToFloat(binary.LittleEndian.Uint16(b[2*i:]))
-			case tensor.Float32:
-				v = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 			default:
 				v = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 			}
@@ -109,6 +112,12 @@ func appendBinary(b []byte, t *tensor.Tensor) []byte {
 			b = binary.LittleEndian.AppendUint16(b, floatToHalf(v))
 		}
 	case tensor.Float32:
+		if t.F32 != nil {
+			for _, v := range t.F32 {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+			}
+			break
+		}
 		for _, v := range t.Float {
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
 		}

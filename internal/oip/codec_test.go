@@ -54,8 +54,12 @@ func TestBinaryRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, b := bin.Inputs[0].Tensor, js.Inputs[0].Tensor
-			if !slices.Equal(a.Int, b.Int) || !slices.Equal(a.Float, b.Float) || !slices.EqualFunc(a.Bytes, b.Bytes, bytes.Equal) {
+			if !slices.Equal(a.Int, b.Int) || !slices.Equal(a.Float, b.Float) || !slices.Equal(a.F32, b.F32) || !slices.EqualFunc(a.Bytes, b.Bytes, bytes.Equal) {
 				t.Errorf("binary %+v, JSON %+v", a, b)
+			}
+			// FP32 is held as float32s both ways, never widened.
+			if fp32 := tt.datatype == "FP32"; fp32 != (a.F32 != nil) || fp32 != (b.F32 != nil) || fp32 && (a.Float != nil || b.Float != nil) {
+				t.Errorf("%s read as binary into %+v, as JSON into %+v", tt.datatype, a, b)
 			}
 			if got := appendBinary(nil, a); !bytes.Equal(got, tt.raw) {
 				t.Errorf("written back as %x, read from %x", got, tt.raw)

@@ -357,6 +357,8 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 	switch {
 	case t.DType == tensor.Bytes:
 		t.Bytes = make([][]byte, 0, capacity)
+	case t.DType == tensor.Float32:
+		t.F32 = make([]float32, 0, capacity)
 	case t.DType.IsFloat():
 		t.Float = make([]float64, 0, capacity)
 	default:
@@ -416,7 +418,9 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 			if j < 0 {
 				return errSyntax
 			}
-			if ok {
+			if ok && bits == 32 {
+				t.F32 = append(t.F32, float32(v))
+			} else if ok {
 				t.Float = append(t.Float, v)
 			} else if err := appendValue(t, raw[i:j]); err != nil {
 				return fail("%s: data[%d]: %v", where, n, err)
@@ -517,7 +521,11 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 		if err != nil || t.DType == tensor.Float16 && floatToHalf(v)&0x7fff == 0x7c00 {
 			return fmt.Errorf("%s is out of the range of %s", tok, name)
 		}
-		if t.DType == tensor.Float16 {
+		switch t.DType {
+		case tensor.Float32:
+			t.F32 = append(t.F32, float32(v))
+			return nil
+		case tensor.Float16:
 			v = halfToFloat(floatToHalf(v)) // what the model will compute in
 		}
 		t.Float = append(t.Float, v)

@@ -196,6 +196,16 @@ func appendData(b []byte, t *tensor.Tensor, limit int) ([]byte, error) {
 				}
 				b = appendString(b, string(e))
 			}
+		case t.F32 != nil:
+			for i, v := range t.F32[start:end] {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b, err = tensor.AppendFloat(b, float64(v), 32, err)
+			}
+			if err != nil {
+				return b, err
+			}
 		case t.DType.IsFloat():
 			bits := t.DType.Bits()
 			for i, v := range t.Float[start:end] {

@@ -18,6 +18,8 @@ func splitRows(t *tensor.Tensor, n int) []any {
 		switch {
 		case t.DType == tensor.Bytes:
 			it.Bytes = t.Bytes[lo:hi:hi]
+		case t.F32 != nil:
+			it.F32 = t.F32[lo:hi:hi]
 		case t.DType.IsFloat():
 			it.Float = t.Float[lo:hi:hi]
 		default:
@@ -31,6 +33,13 @@ func splitRows(t *tensor.Tensor, n int) []any {
 // stackRows stacks output name of every row's tensor.Map along a new batch dimension.
 func stackRows(res []any, name string) (*tensor.Tensor, error) {
 	var out *tensor.Tensor
+	// float32s stay so when every row holds them; rows that differ are widened.
+	f32 := true
+	for _, r := range res {
+		if m, ok := r.(tensor.Map); ok && m[name] != nil && m[name].F32 == nil && m[name].Len() > 0 {
+			f32 = false
+		}
+	}
 	for i, r := range res {
 		m, ok := r.(tensor.Map)
 		if !ok {
@@ -49,10 +58,15 @@ func stackRows(res []any, name string) (*tensor.Tensor, error) {
 			// One row is the whole output: its values are taken as they are, not
 			// copied, as the model made them for this call alone. Capped, so that an
 			// append copies them; empty ones stay nil, as appending leaves them.
-			out.Float, out.Int, out.Bytes = capped(t.Float), capped(t.Int), capped(t.Bytes)
+			out.Float, out.F32, out.Int, out.Bytes = capped(t.Float), capped(t.F32), capped(t.Int), capped(t.Bytes)
 			break
 		}
-		out.Float = append(out.Float, t.Float...)
+		switch {
+		case f32:
+			out.F32 = append(out.F32, t.F32...)
+		case t.DType.IsFloat():
+			out.Float = append(out.Float, t.Floats()...)
+		}
 		out.Int = append(out.Int, t.Int...)
 		out.Bytes = append(out.Bytes, t.Bytes...)
 	}

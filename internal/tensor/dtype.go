@@ -9,7 +9,8 @@ import (
 type DType string
 
 // The element types a tensor can hold. Floats are kept in Tensor.Float and every
-// integer type and bool in Tensor.Int, so steps need one code path per family.
+// integer type and bool in Tensor.Int, so steps need one code path per family;
+// float32s that come as such may stay in Tensor.F32 (see Tensor.Floats).
 const (
 	Float32 DType = "float32"
 	Float64 DType = "float64"

@@ -23,6 +23,8 @@ func (t *Tensor) MarshalJSON() ([]byte, error) {
 	var err error
 	buf = nest(buf, t.Shape, func(b []byte) []byte {
 		switch {
+		case t.F32 != nil:
+			b, err = AppendFloat(b, float64(t.F32[i]), 32, err)
 		case t.DType.IsFloat():
 			b, err = AppendFloat(b, t.Float[i], t.DType.Bits(), err)
 		case t.DType == Bool:

@@ -15,6 +15,12 @@ type Tensor struct {
 	// Float holds the values of a float dtype. float32 values are widened exactly, so
 	// converting back loses nothing.
 	Float []float64
+	// F32 holds a Float32 tensor's values as float32s instead of Float, when they came
+	// so (binary data, JSON read as FP32, gRPC contents, a model's outputs) and go on
+	// so: a large tensor then costs half the memory and no widening on the way in and
+	// out. Floats widens them for what computes in float64. A Float32 tensor holds
+	// one of the two, never both.
+	F32 []float32
 	// Int holds the values of an integer or bool dtype.
 	Int []int64
 	// Bytes holds the elements of a Bytes tensor, each a byte string.
@@ -31,10 +37,18 @@ func NewInt(d DType, shape []int64, values []int64) *Tensor {
 	return &Tensor{DType: d, Shape: shape, Int: values}
 }
 
+// NewFloat32 returns a Float32 tensor holding float32s; it does not copy values.
+func NewFloat32(shape []int64, values []float32) *Tensor {
+	return &Tensor{DType: Float32, Shape: shape, F32: values}
+}
+
 // Len is the number of elements.
 func (t *Tensor) Len() int {
 	if t.DType == Bytes {
 		return len(t.Bytes)
+	}
+	if t.F32 != nil {
+		return len(t.F32)
 	}
 	if t.DType.IsFloat() {
 		return len(t.Float)
@@ -44,10 +58,26 @@ func (t *Tensor) Len() int {
 
 // At returns element i as a float64 whatever the dtype.
 func (t *Tensor) At(i int) float64 {
+	if t.F32 != nil {
+		return float64(t.F32[i])
+	}
 	if t.DType.IsFloat() {
 		return t.Float[i]
 	}
 	return float64(t.Int[i])
+}
+
+// Floats is a float tensor's values as float64s: Float, or F32 widened into a new
+// slice.
+func (t *Tensor) Floats() []float64 {
+	if t.F32 == nil {
+		return t.Float
+	}
+	out := make([]float64, len(t.F32))
+	for i, v := range t.F32 {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // Check reports a tensor whose value count does not match its shape, which would
@@ -59,6 +89,9 @@ func (t *Tensor) Check() error {
 	if t.DType.IsFloat() && (t.Int != nil || t.Bytes != nil) || t.DType == Bytes && (t.Int != nil || t.Float != nil) ||
 		!t.DType.IsFloat() && t.DType != Bytes && (t.Float != nil || t.Bytes != nil) {
 		return fmt.Errorf("%s tensor holds values of the other family", t.DType)
+	}
+	if t.F32 != nil && (t.DType != Float32 || t.Float != nil) {
+		return fmt.Errorf("%s tensor holds float32 values beside others", t.DType)
 	}
 	return nil
 }

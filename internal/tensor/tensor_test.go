@@ -23,6 +23,8 @@ func TestMarshalJSON(t *testing.T) {
 		{"bool", NewInt(Bool, []int64{2}, []int64{1, 0}), `[true,false]`, nil},
 		{"NaN", NewFloat(Float64, []int64{1}, []float64{math.NaN()}), "", ErrNotFinite},
 		{"infinity", NewFloat(Float32, nil, []float64{math.Inf(1)}), "", ErrNotFinite},
+		{"float32s", NewFloat32([]int64{3}, []float32{0.1, 1e-7, 3e38}), `[0.1,1e-7,3e+38]`, nil},
+		{"float32s, infinity", NewFloat32(nil, []float32{float32(math.Inf(-1))}), "", ErrNotFinite},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +68,10 @@ func TestCheck(t *testing.T) {
 		{"ok", NewFloat(Float32, []int64{2}, []float64{1, 2}), true},
 		{"count", NewFloat(Float32, []int64{3}, []float64{1, 2}), false},
 		{"family", &Tensor{DType: Int64, Shape: []int64{1}, Int: []int64{1}, Float: []float64{1}}, false},
+		{"float32s", NewFloat32([]int64{2}, []float32{1, 2}), true},
+		{"float32s, count", NewFloat32([]int64{3}, []float32{1, 2}), false},
+		{"float32s beside float64s", &Tensor{DType: Float32, Shape: []int64{1}, F32: []float32{1}, Float: []float64{1}}, false},
+		{"float32s of a FP64 tensor", &Tensor{DType: Float64, Shape: []int64{1}, F32: []float32{1}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +79,29 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Check = %v, want ok=%v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// A Float32 tensor reads the same whichever way it holds its values.
+func TestFloat32Storage(t *testing.T) {
+	values := []float32{0.1, -2.5, 3e38, 1e-45}
+	widened := make([]float64, len(values))
+	for i, v := range values {
+		widened[i] = float64(v)
+	}
+	f32, f64 := NewFloat32([]int64{4}, values), NewFloat(Float32, []int64{4}, widened)
+	if f32.Len() != f64.Len() {
+		t.Fatalf("Len %d, widened %d", f32.Len(), f64.Len())
+	}
+	for i := range widened {
+		if f32.At(i) != f64.At(i) || f32.Floats()[i] != widened[i] {
+			t.Errorf("element %d: At %v, Floats %v; widened %v", i, f32.At(i), f32.Floats()[i], widened[i])
+		}
+	}
+	a, errA := json.Marshal(f32)
+	b, errB := json.Marshal(f64)
+	if errA != nil || errB != nil || string(a) != string(b) {
+		t.Errorf("MarshalJSON %s, %v; widened %s, %v", a, errA, b, errB)
 	}
 }
 

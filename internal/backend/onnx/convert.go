@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/inferd/inferd/internal/tensor"
 	ort "github.com/yalue/onnxruntime_go"
@@ -71,7 +72,12 @@ func stack(d tensor.DType, item []int64, items []*tensor.Tensor) (ort.Value, err
 func load(in ort.Value, items []*tensor.Tensor) error {
 	switch t := in.(type) {
 	case *ort.Tensor[float32]:
-		return put(t.GetData(), items, func(t *tensor.Tensor, i int) float32 { return float32(t.Float[i]) })
+		return put(t.GetData(), items, func(t *tensor.Tensor, i int) float32 {
+			if t.F32 != nil {
+				return t.F32[i]
+			}
+			return float32(t.Float[i])
+		})
 	case *ort.Tensor[float64]:
 		return put(t.GetData(), items, func(t *tensor.Tensor, i int) float64 { return t.Float[i] })
 	case *ort.Tensor[int32]:
@@ -150,7 +156,16 @@ func split(v ort.Value, shape ort.Shape, parts []*tensor.Tensor) error {
 	item := []int64(shape[1:len(shape):len(shape)])
 	switch t := v.(type) {
 	case *ort.Tensor[float32]:
-		return cut(t.GetData(), parts, item, tensor.Float32, true)
+		// Kept as float32s: an FP32 answer goes out as it came, unwidened.
+		data := t.GetData()
+		n, size := len(parts), int(tensor.Size(item))
+		if len(data) != n*size {
+			return fmt.Errorf("output holds %d values, not %d", len(data), n*size)
+		}
+		for i := range parts {
+			parts[i] = tensor.NewFloat32(item, slices.Clone(data[i*size:(i+1)*size]))
+		}
+		return nil
 	case *ort.Tensor[float64]:
 		return cut(t.GetData(), parts, item, tensor.Float64, true)
 	case *ort.Tensor[int8]:

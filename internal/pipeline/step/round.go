@@ -78,8 +78,9 @@ func (s *round) Apply(ctx context.Context, batch []any) ([]any, error) {
 		if !t.DType.IsFloat() {
 			return nil, s.execErr("expected float values, got %s", t.DType)
 		}
-		out := make([]float64, len(t.Float))
-		for j, x := range t.Float {
+		xs := t.Floats()
+		out := make([]float64, len(xs))
+		for j, x := range xs {
 			out[j] = s.round(x)
 		}
 		return tensor.NewFloat(tensor.Float64, t.Shape, out), nil

@@ -48,9 +48,10 @@ func (s *softmax) Apply(ctx context.Context, batch []any) ([]any, error) {
 			return nil, s.execErr("expected float values with at least one dimension, got %s %s", t.DType, tensor.FormatShape(t.Shape))
 		}
 		n := int(t.Shape[len(t.Shape)-1])
-		out := make([]float64, len(t.Float))
-		for lo := 0; lo < len(t.Float); lo += n {
-			row := t.Float[lo : lo+n]
+		xs := t.Floats()
+		out := make([]float64, len(xs))
+		for lo := 0; lo < len(xs); lo += n {
+			row := xs[lo : lo+n]
 			// Subtracting the maximum keeps exp from overflowing on large logits.
 			m := math.Inf(-1)
 			for _, x := range row {

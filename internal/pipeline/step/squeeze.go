@@ -94,6 +94,6 @@ func (s *squeeze) Apply(ctx context.Context, batch []any) ([]any, error) {
 		if err := s.check(t.Shape); err != nil {
 			return nil, err
 		}
-		return &tensor.Tensor{DType: t.DType, Shape: s.squeeze(t.Shape), Float: t.Float, Int: t.Int}, nil
+		return &tensor.Tensor{DType: t.DType, Shape: s.squeeze(t.Shape), Float: t.Float, F32: t.F32, Int: t.Int}, nil
 	})
 }

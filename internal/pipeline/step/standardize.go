@@ -74,8 +74,9 @@ func (s *standardize) Apply(ctx context.Context, batch []any) ([]any, error) {
 		if len(t.Shape) == 0 || t.Shape[len(t.Shape)-1] != int64(n) {
 			return nil, s.execErr("expected a last dimension of %d, got shape %s", n, tensor.FormatShape(t.Shape))
 		}
-		out := make([]float64, len(t.Float))
-		for j, x := range t.Float {
+		xs := t.Floats()
+		out := make([]float64, len(xs))
+		for j, x := range xs {
 			y := (x - s.p.Mean[j%n]) / s.p.Std[j%n]
 			if t.DType == tensor.Float32 {
 				y = float64(float32(y)) // a float32 tensor holds float32 values
