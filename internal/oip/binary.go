@@ -92,6 +92,15 @@ func decodeBytes(where string, t *tensor.Tensor, size int64, b []byte) error {
 	return nil
 }
 
+// appendFloat32s appends vs as little-endian float32s, from either of the ways a
+// Float32 tensor holds them.
+func appendFloat32s[T float32 | float64](b []byte, vs []T) []byte {
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
+	}
+	return b
+}
+
 func mulString(a, b int64) string {
 	if a > math.MaxInt64/b {
 		return "more"
@@ -113,13 +122,9 @@ func appendBinary(b []byte, t *tensor.Tensor) []byte {
 		}
 	case tensor.Float32:
 		if t.F32 != nil {
-			for _, v := range t.F32 {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-			}
-			break
-		}
-		for _, v := range t.Float {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
+			b = appendFloat32s(b, t.F32)
+		} else {
+			b = appendFloat32s(b, t.Float)
 		}
 	case tensor.Float64:
 		for _, v := range t.Float {

@@ -418,10 +418,8 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 			if j < 0 {
 				return errSyntax
 			}
-			if ok && bits == 32 {
-				t.F32 = append(t.F32, float32(v))
-			} else if ok {
-				t.Float = append(t.Float, v)
+			if ok {
+				appendFloat(t, v)
 			} else if err := appendValue(t, raw[i:j]); err != nil {
 				return fail("%s: data[%d]: %v", where, n, err)
 			}
@@ -450,6 +448,16 @@ func decodeData(where string, t *tensor.Tensor, size int64, raw json.RawMessage)
 		return fail("%s: data holds %d values; shape %s needs %d", where, n, tensor.FormatShape(t.Shape), size)
 	}
 	return nil
+}
+
+// appendFloat appends v, a value of t's float datatype, where t holds them: a Float32
+// tensor read from JSON holds float32s (decodeData).
+func appendFloat(t *tensor.Tensor, v float64) {
+	if t.DType == tensor.Float32 {
+		t.F32 = append(t.F32, float32(v))
+		return
+	}
+	t.Float = append(t.Float, v)
 }
 
 // What decodeData's walk expects next.
@@ -521,14 +529,10 @@ func appendValue(t *tensor.Tensor, tok []byte) error {
 		if err != nil || t.DType == tensor.Float16 && floatToHalf(v)&0x7fff == 0x7c00 {
 			return fmt.Errorf("%s is out of the range of %s", tok, name)
 		}
-		switch t.DType {
-		case tensor.Float32:
-			t.F32 = append(t.F32, float32(v))
-			return nil
-		case tensor.Float16:
+		if t.DType == tensor.Float16 {
 			v = halfToFloat(floatToHalf(v)) // what the model will compute in
 		}
-		t.Float = append(t.Float, v)
+		appendFloat(t, v)
 	default:
 		if !isNumber(tok) {
 			return fmt.Errorf("%s is not a number; %s elements are whole numbers", tok, name)

@@ -197,24 +197,11 @@ func appendData(b []byte, t *tensor.Tensor, limit int) ([]byte, error) {
 				b = appendString(b, string(e))
 			}
 		case t.F32 != nil:
-			for i, v := range t.F32[start:end] {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b, err = tensor.AppendFloat(b, float64(v), 32, err)
-			}
-			if err != nil {
+			if b, err = appendFloats(b, t.F32[start:end], 32); err != nil {
 				return b, err
 			}
 		case t.DType.IsFloat():
-			bits := t.DType.Bits()
-			for i, v := range t.Float[start:end] {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b, err = tensor.AppendFloat(b, v, bits, err)
-			}
-			if err != nil {
+			if b, err = appendFloats(b, t.Float[start:end], t.DType.Bits()); err != nil {
 				return b, err
 			}
 		case t.DType == tensor.Bool:
@@ -243,6 +230,19 @@ func appendData(b []byte, t *tensor.Tensor, limit int) ([]byte, error) {
 		}
 	}
 	return append(b, ']'), nil
+}
+
+// appendFloats writes vs, comma-separated, as numbers of bits bits, from either of
+// the ways a tensor holds floats; its error is the first value's that is not finite.
+func appendFloats[T float32 | float64](b []byte, vs []T, bits int) ([]byte, error) {
+	var err error
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b, err = tensor.AppendFloat(b, float64(v), bits, err)
+	}
+	return b, err
 }
 
 func appendString(b []byte, s string) []byte {
