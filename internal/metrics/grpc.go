@@ -11,15 +11,10 @@ import (
 type grpcVecs struct {
 	requests *prometheus.CounterVec
 	duration *histogramVec
-	children *children[grpcKey, grpcObs]
+	children *children[grpcKey, callObs]
 }
 
 type grpcKey struct{ method, code string }
-
-type grpcObs struct {
-	requests prometheus.Counter
-	duration prometheus.Observer
-}
 
 func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
 	v := grpcVecs{
@@ -31,17 +26,15 @@ func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
 			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "method", "code"),
 	}
 	reg.MustRegister(v.requests, v.duration)
-	v.children = newChildren(func(k grpcKey) grpcObs {
-		return grpcObs{requests: v.requests.WithLabelValues(k.method, k.code), duration: v.duration.WithLabelValues(k.method, k.code)}
+	v.children = newChildren(func(k grpcKey) callObs {
+		return callObs{requests: v.requests.WithLabelValues(k.method, k.code), duration: v.duration.WithLabelValues(k.method, k.code)}
 	})
 	return v
 }
 
 // GRPC records one gRPC call.
 func (m *Metrics) GRPC(method, code string, d time.Duration) {
-	o := m.grpc.children.get(grpcKey{method, code})
-	o.requests.Inc()
-	o.duration.Observe(d.Seconds())
+	m.grpc.children.get(grpcKey{method, code}).record(d)
 }
 
 // ObserveGRPCConnections registers a gauge read at scrape time, the connections open

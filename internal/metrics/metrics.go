@@ -40,7 +40,7 @@ type Metrics struct {
 	reg           prometheus.Registerer
 
 	// The children of the vectors above that every prediction touches, by label values.
-	httpChildren    *children[httpKey, httpObs]
+	httpChildren    *children[httpKey, callObs]
 	predictChildren *children[predictKey, predictObs]
 	stageChildren   *children[stageKey, prometheus.Observer]
 	batchChildren   *children[versionKey, prometheus.Observer]
@@ -52,9 +52,15 @@ type httpKey struct {
 	code      int
 }
 
-type httpObs struct {
+// callObs are the children an HTTP request or a gRPC call counts and times itself in.
+type callObs struct {
 	requests prometheus.Counter
 	duration prometheus.Observer
+}
+
+func (o callObs) record(d time.Duration) {
+	o.requests.Inc()
+	o.duration.Observe(d.Seconds())
 }
 
 type versionKey struct{ model, version string }
@@ -143,9 +149,9 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.hookAttempts, m.hooksDone, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
 	m.grpc = newGRPCVecs(reg)
-	m.httpChildren = newChildren(func(k httpKey) httpObs {
+	m.httpChildren = newChildren(func(k httpKey) callObs {
 		c := statusLabel(k.code)
-		return httpObs{requests: m.httpRequests.WithLabelValues(k.operation, c), duration: m.httpDuration.WithLabelValues(k.operation, c)}
+		return callObs{requests: m.httpRequests.WithLabelValues(k.operation, c), duration: m.httpDuration.WithLabelValues(k.operation, c)}
 	})
 	m.predictChildren = newChildren(func(k predictKey) predictObs {
 		return predictObs{
@@ -223,9 +229,7 @@ func (m *Metrics) ConnectionRefused(reason string) { m.connsRefused.WithLabelVal
 
 // HTTP records one request.
 func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
-	o := m.httpChildren.get(httpKey{operation, code})
-	o.requests.Inc()
-	o.duration.Observe(d.Seconds())
+	m.httpChildren.get(httpKey{operation, code}).record(d)
 }
 
 // RateLimited records a request refused by a limit, under the problem's code.
