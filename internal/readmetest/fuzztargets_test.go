@@ -1,8 +1,8 @@
 package readmetest_test
 
 import (
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -29,28 +29,12 @@ func TestFuzzTargets(t *testing.T) {
 	listed := strings.Fields(strings.ReplaceAll(string(m[1]), "\\", " "))
 	var found []string
 	target := regexp.MustCompile(`(?m)^func (Fuzz\w*)\(f \*testing\.F\)`)
-	err = filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && name != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata"):
-			return filepath.SkipDir
-		case d.IsDir() || !strings.HasSuffix(name, "_test.go"):
-			return nil
-		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(name))
+	isTest := func(name string) bool { return strings.HasSuffix(name, "_test.go") }
+	readmetest.Files(t, root, isTest, func(rel string, b []byte) {
 		for _, m := range target.FindAllSubmatch(b, -1) {
-			found = append(found, string(m[1])+":./"+filepath.ToSlash(rel))
+			found = append(found, string(m[1])+":./"+path.Dir(rel))
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "testdata")
 	for _, f := range found {
 		if !slices.Contains(listed, f) {
 			t.Errorf("fuzz target %s is not in the Makefile's FUZZTARGETS", f)

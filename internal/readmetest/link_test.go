@@ -133,20 +133,10 @@ func TestCodeCitesDocs(t *testing.T) {
 	root := readmetest.Root(t)
 	docs := documents(t, root)
 	n := 0
-	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && name != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "gen" || d.Name() == "readmetest"):
-			return filepath.SkipDir
-		case d.IsDir() || !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".sh") || d.Name() == "Makefile"):
-			return nil
-		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, name)
+	code := func(name string) bool {
+		return strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".sh") || name == "Makefile"
+	}
+	readmetest.Files(t, root, code, func(rel string, b []byte) {
 		for _, m := range docRef.FindAllStringSubmatch(string(b), -1) {
 			n++
 			text, ok := docs["docs/"+m[1]]
@@ -158,11 +148,7 @@ func TestCodeCitesDocs(t *testing.T) {
 				t.Errorf("%s cites docs/%s%s: the page has no such heading", rel, m[1], m[2])
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "gen", "readmetest")
 	if n == 0 {
 		t.Error("no code cites docs/: the walk found nothing")
 	}
