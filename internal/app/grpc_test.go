@@ -326,6 +326,17 @@ func grpcDatatypes(t *testing.T, c pb.GRPCInferenceServiceClient) {
 	for i := range large {
 		large[i] = float32(i) / 3
 	}
+	largeInts := make([]int64, 1<<16)
+	for i := range largeInts {
+		largeInts[i] = int64(i)*-0x61c8864680b583eb - 1
+	}
+	int64Raw := func(vs []int64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+		return b
+	}
 	tests := []struct {
 		datatype string
 		shape    []int64
@@ -340,9 +351,10 @@ func grpcDatatypes(t *testing.T, c pb.GRPCInferenceServiceClient) {
 		{"INT8", []int64{2}, &pb.InferTensorContents{IntContents: []int32{-128, 127}}, []byte{0x80, 0x7f}},
 		{"UINT64", []int64{1}, &pb.InferTensorContents{Uint64Contents: []uint64{math.MaxUint64}}, bytes.Repeat([]byte{0xff}, 8)},
 		{"FP64", []int64{1}, &pb.InferTensorContents{Fp64Contents: []float64{math.Pi}}, binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.Pi))},
-		// Half a megabyte: past the size from which grpcapi.Codec aliases raw inputs
-		// and sends raw outputs without copying them.
+		// Half a megabyte: past the size from which grpcapi.Codec copies raw inputs out
+		// of the frames once, into slices the tensors keep (and echo answers from).
 		{"FP32", []int64{1, int64(len(large))}, &pb.InferTensorContents{Fp32Contents: large}, fp32Raw(large)},
+		{"INT64", []int64{int64(len(largeInts))}, &pb.InferTensorContents{Int64Contents: largeInts}, int64Raw(largeInts)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.datatype, func(t *testing.T) {

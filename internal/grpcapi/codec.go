@@ -1,7 +1,10 @@
 package grpcapi
 
 import (
+	"errors"
+	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -26,15 +29,16 @@ var (
 	rawOutputField = (&pb.ModelInferResponse{}).ProtoReflect().Descriptor().Fields().ByName("raw_output_contents").Number()
 )
 
-// Codec is grpc-go's protobuf codec (the content-subtype "proto") with two copies of
-// a large raw tensor left out. grpc-go's own copies a received message into one
-// buffer and then every bytes field out of it, and marshals an answer's bytes fields
+// Codec is grpc-go's protobuf codec (the content-subtype "proto") with copies of a
+// large raw tensor left out. grpc-go's own joins a received message into one buffer
+// and then copies every bytes field out of it, and marshals an answer's bytes fields
 // into a buffer of its own: a megabyte tensor in and out of ModelInfer is copied
 // twice more than over REST's binary data extension (docs/design.md, "gRPC beside
-// REST"). Here a large ModelInferRequest's raw_input_contents alias the received
-// message, copied into a buffer of its own that nothing else holds; and a large
-// ModelInferResponse is sent as its other fields, marshalled, then each raw output's
-// tag and length followed by the answer's own bytes, not copied.
+// REST"). Here a large ModelInferRequest's raw_input_contents are copied once, out of
+// the frames they came in, each into a slice of its own that its tensor may keep
+// (unmarshalRequest); and a large ModelInferResponse is sent as its other fields,
+// marshalled, then each raw output's tag and length followed by the answer's own
+// bytes, not copied.
 type Codec struct{}
 
 var _ encoding.CodecV2 = Codec{}
@@ -93,43 +97,149 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 	return out, nil
 }
 
-// Unmarshal decodes data into v; a large ModelInferRequest's raw inputs alias data,
-// copied once into a slice of its own.
+// Unmarshal decodes data into v; a large ModelInferRequest's raw inputs are each
+// copied out of the frames into a slice of its own.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	req, ok := v.(*pb.ModelInferRequest)
 	if !ok || data.Len() < rawCodecMin {
 		return stock.Unmarshal(data, v)
 	}
-	// Materialize allocates: the slice is the request's alone for as long as it lives,
-	// unlike a pooled buffer, which grpc-go reuses once Unmarshal returns. The
-	// protobuf runtime copies every element of a repeated bytes field, whatever it is
-	// told about aliasing: raw_input_contents is taken out here, and the other fields,
-	// a few hundred bytes, go to the runtime.
-	buf := data.Materialize()
-	var rest []byte
-	var raw [][]byte
-	for b := buf; len(b) > 0; {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return protowire.ParseError(m)
-		}
-		if num == rawInputField && typ == protowire.BytesType {
-			v, _ := protowire.ConsumeBytes(b[n:])
-			raw = append(raw, v[:len(v):len(v)]) // an append to it must not write into buf
-		} else {
-			rest = append(rest, b[:n+m]...)
-		}
-		b = b[n+m:]
+	return unmarshalRequest(data, req)
+}
+
+// unmarshalRequest is Unmarshal's way with a large ModelInferRequest. grpc-go reuses
+// the frames' buffers once Unmarshal returns, so the raw inputs are copied, once,
+// each into a fresh slice (a Go allocation, aligned for any element type its length
+// allows) that the request then holds alone: its tensor may keep it as its elements
+// (oip.DecodeRawOwned). The protobuf runtime would need the message joined into one
+// piece first, and then copies every element of a repeated bytes field out of it
+// whatever it is told about aliasing: raw_input_contents is taken out here, and the
+// other fields, a few hundred bytes, go to the runtime.
+func unmarshalRequest(data mem.BufferSlice, req *pb.ModelInferRequest) error {
+	rest, raw, err := splitRaw(data)
+	if errors.Is(err, errLeft) { // the runtime knows what to do with it
+		return stock.Unmarshal(data, req)
+	}
+	if err != nil {
+		return err
 	}
 	if err := protov2.Unmarshal(rest, req); err != nil {
 		return err
 	}
 	req.RawInputContents = raw
 	return nil
+}
+
+// splitRaw reads a ModelInferRequest from the pieces it arrived in: its raw inputs,
+// and the other fields as they came on the wire (unknown ones included, byte for
+// byte, as the runtime keeps them).
+func splitRaw(data mem.BufferSlice) (rest []byte, raw [][]byte, err error) {
+	r := &pieces{bufs: data, n: data.Len()}
+	for r.left() > 0 {
+		field := len(rest)
+		var tag, n uint64
+		if rest, tag, err = r.varint(rest); err != nil {
+			return nil, nil, err
+		}
+		num, typ := protowire.DecodeTag(tag)
+		switch typ {
+		case protowire.VarintType:
+			if rest, _, err = r.varint(rest); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case protowire.Fixed32Type:
+			n = 4
+		case protowire.Fixed64Type:
+			n = 8
+		case protowire.BytesType:
+			if rest, n, err = r.varint(rest); err != nil {
+				return nil, nil, err
+			}
+		default: // a group (long obsolete, in no field of this message) or no wire type
+			return nil, nil, errLeft
+		}
+		if n > uint64(r.left()) {
+			return nil, nil, io.ErrUnexpectedEOF
+		}
+		if num == rawInputField && typ == protowire.BytesType {
+			rest = rest[:field]
+			b := make([]byte, n)
+			r.read(b)
+			raw = append(raw, b)
+			continue
+		}
+		rest = slices.Grow(rest, int(n))
+		m := len(rest)
+		rest = rest[:m+int(n)]
+		r.read(rest[m:])
+	}
+	return rest, raw, nil
+}
+
+// errLeft is splitRaw's answer to a field it leaves to the protobuf runtime.
+var errLeft = errors.New("a field of no wire type splitRaw reads")
+
+// pieces reads a message in the pieces the transport received it in, without
+// joining them.
+type pieces struct {
+	bufs mem.BufferSlice
+	cur  []byte // what is left of the piece being read
+	next int    // the piece after it
+	n    int    // bytes left in all
+}
+
+func (r *pieces) left() int { return r.n }
+
+// ReadByte reads one byte.
+func (r *pieces) ReadByte() (byte, error) {
+	for len(r.cur) == 0 {
+		if r.next == len(r.bufs) {
+			return 0, io.EOF
+		}
+		r.cur = r.bufs[r.next].ReadOnlyData()
+		r.next++
+	}
+	c := r.cur[0]
+	r.cur = r.cur[1:]
+	r.n--
+	return c, nil
+}
+
+// varint reads a varint that must be there, appending its bytes as they came to dst;
+// the protobuf runtime's rules (at most ten bytes, the tenth at most 1).
+func (r *pieces) varint(dst []byte) ([]byte, uint64, error) {
+	var v uint64
+	for i := range 10 {
+		c, err := r.ReadByte()
+		if err != nil {
+			return dst, 0, io.ErrUnexpectedEOF
+		}
+		dst = append(dst, c)
+		if i == 9 && c > 1 {
+			break
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return dst, v, nil
+		}
+	}
+	return dst, 0, errOverflow
+}
+
+// errOverflow is the runtime's word for a varint past 64 bits.
+var errOverflow = errors.New("variable length integer overflow")
+
+// read fills dst; dst is at most r.left() long.
+func (r *pieces) read(dst []byte) {
+	for len(dst) > 0 {
+		for len(r.cur) == 0 {
+			r.cur = r.bufs[r.next].ReadOnlyData()
+			r.next++
+		}
+		k := copy(dst, r.cur)
+		dst, r.cur, r.n = dst[k:], r.cur[k:], r.n-k
+	}
 }
 
 func rawBytes(raw [][]byte) int {
@@ -150,9 +260,14 @@ var rawPool = mem.DefaultBufferPool()
 // until the answer is collected).
 var pooled sync.Map // *byte -> *[]byte
 
-// appendRaw is t's raw contents for the answer resp: for a large t, in a buffer from
-// rawPool that rawBuffer will find.
-func appendRaw(resp *pb.ModelInferResponse, t *tensor.Tensor) []byte {
+// rawContents is t's raw contents for the answer resp: the memory t holds its
+// elements in when they are laid out as on the wire (oip.RawView; nothing writes a
+// tensor once made, and grpc-go copies the bytes into its frames), else a copy, for
+// a large t in a buffer from rawPool that rawBuffer will find.
+func rawContents(resp *pb.ModelInferResponse, t *tensor.Tensor) []byte {
+	if b, ok := oip.RawView(t); ok {
+		return b
+	}
 	n := oip.RawSize(t)
 	if n < rawCodecMin {
 		return oip.AppendRaw(make([]byte, 0, n), t)

@@ -69,7 +69,9 @@ func inputs(req *pb.ModelInferRequest) ([]registry.Named, error) {
 		case len(raw) > 0 && in.Contents != nil:
 			return nil, oip.Invalid(fmt.Sprintf("%s has both contents and raw_input_contents; send its values one way (raw_input_contents for every input, or contents for every input)", where))
 		case len(raw) > 0:
-			t, err = oip.DecodeRaw(where+" (raw_input_contents["+strconv.Itoa(i)+"])", d, in.Shape, size, raw[i])
+			// The request's raw contents are its own (Codec and the protobuf runtime copy
+			// them out of the transport's buffers): the tensor may keep them.
+			t, err = oip.DecodeRawOwned(where+" (raw_input_contents["+strconv.Itoa(i)+"])", d, in.Shape, size, raw[i])
 		case in.Contents == nil:
 			return nil, oip.Invalid(fmt.Sprintf("%s has no contents: send its values in contents (the field of its datatype) or every input's in raw_input_contents", where))
 		default:
@@ -139,7 +141,7 @@ func (s *Server) answer(req *pb.ModelInferRequest, inf registry.Inference, raw b
 		t := o.Tensor
 		out := &pb.ModelInferResponse_InferOutputTensor{Name: o.Name, Datatype: oip.Datatype(t.DType), Shape: t.Shape}
 		if raw {
-			resp.RawOutputContents[i] = appendRaw(resp, t)
+			resp.RawOutputContents[i] = rawContents(resp, t)
 		} else {
 			out.Contents = toContents(t)
 		}
