@@ -110,7 +110,15 @@ func TestGRPCSession(t *testing.T) {
 			addr := serveInference(t, s)
 			const conns, calls = 3, 30
 			l := &Load{Conns: conns, Samples: true, Session: grpcSession(addr, grpcInfer("echo", "v1", "x", values, tt.raw), 1, answered(tt.raw, len(values)))}
-			r := l.Run(t.Context(), func(done int64) bool { return done >= calls })
+			// Until every connection has called too: one slow to open may have made none
+			// by the time the others made 30 calls.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			r := l.Run(ctx, func(done int64) bool {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return done >= calls && (tt.wantErr != "" || len(s.peers) >= conns)
+			})
 
 			s.mu.Lock()
 			defer s.mu.Unlock()
