@@ -191,8 +191,8 @@ type pieces struct {
 
 func (r *pieces) left() int { return r.n }
 
-// ReadByte reads one byte.
-func (r *pieces) ReadByte() (byte, error) {
+// readByte reads the next byte.
+func (r *pieces) readByte() (byte, error) {
 	for len(r.cur) == 0 {
 		if r.next == len(r.bufs) {
 			return 0, io.EOF
@@ -211,7 +211,7 @@ func (r *pieces) ReadByte() (byte, error) {
 func (r *pieces) varint(dst []byte) ([]byte, uint64, error) {
 	var v uint64
 	for i := range 10 {
-		c, err := r.ReadByte()
+		c, err := r.readByte()
 		if err != nil {
 			return dst, 0, io.ErrUnexpectedEOF
 		}
