@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/inferd/inferd/internal/tensor"
 	ort "github.com/yalue/onnxruntime_go"
@@ -156,35 +155,26 @@ func split(v ort.Value, shape ort.Shape, parts []*tensor.Tensor) error {
 	item := []int64(shape[1:len(shape):len(shape)])
 	switch t := v.(type) {
 	case *ort.Tensor[float32]:
-		// Kept as float32s: an FP32 answer goes out as it came, unwidened.
-		data := t.GetData()
-		n, size := len(parts), int(tensor.Size(item))
-		if len(data) != n*size {
-			return fmt.Errorf("output holds %d values, not %d", len(data), n*size)
-		}
-		for i := range parts {
-			parts[i] = tensor.NewFloat32(item, slices.Clone(data[i*size:(i+1)*size]))
-		}
-		return nil
+		return cut(t.GetData(), parts, item, tensor.Float32)
 	case *ort.Tensor[float64]:
-		return cut(t.GetData(), parts, item, tensor.Float64, true)
+		return cut(t.GetData(), parts, item, tensor.Float64)
 	case *ort.Tensor[int8]:
-		return cut(t.GetData(), parts, item, tensor.Int8, false)
+		return cut(t.GetData(), parts, item, tensor.Int8)
 	case *ort.Tensor[int16]:
-		return cut(t.GetData(), parts, item, tensor.Int16, false)
+		return cut(t.GetData(), parts, item, tensor.Int16)
 	case *ort.Tensor[int32]:
-		return cut(t.GetData(), parts, item, tensor.Int32, false)
+		return cut(t.GetData(), parts, item, tensor.Int32)
 	case *ort.Tensor[int64]:
-		return cut(t.GetData(), parts, item, tensor.Int64, false)
+		return cut(t.GetData(), parts, item, tensor.Int64)
 	case *ort.Tensor[uint8]:
-		return cut(t.GetData(), parts, item, tensor.Uint8, false)
+		return cut(t.GetData(), parts, item, tensor.Uint8)
 	case *ort.Tensor[uint16]:
-		return cut(t.GetData(), parts, item, tensor.Uint16, false)
+		return cut(t.GetData(), parts, item, tensor.Uint16)
 	case *ort.Tensor[uint32]:
-		return cut(t.GetData(), parts, item, tensor.Uint32, false)
+		return cut(t.GetData(), parts, item, tensor.Uint32)
 	case *ort.Tensor[uint64]:
 		// Values past 2^63 wrap; no exporter emits uint64 scores or labels that large.
-		return cut(t.GetData(), parts, item, tensor.Uint64, false)
+		return cut(t.GetData(), parts, item, tensor.Uint64)
 	case *ort.Tensor[bool]:
 		data := t.GetData()
 		ints := make([]int64, len(data))
@@ -193,7 +183,7 @@ func split(v ort.Value, shape ort.Shape, parts []*tensor.Tensor) error {
 				ints[i] = 1
 			}
 		}
-		return cut(ints, parts, item, tensor.Bool, false)
+		return cut(ints, parts, item, tensor.Bool)
 	}
 	return fmt.Errorf("output of type %T is not supported", v)
 }
@@ -202,7 +192,9 @@ type number interface {
 	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
-func cut[T number](data []T, parts []*tensor.Tensor, item []int64, d tensor.DType, float bool) error {
+// cut splits data, a model's output, into the parts of its rows, each a tensor of d and
+// shape item holding its values as d's family holds them.
+func cut[T number](data []T, parts []*tensor.Tensor, item []int64, d tensor.DType) error {
 	n, size := len(parts), int(tensor.Size(item))
 	if len(data) != n*size {
 		return fmt.Errorf("output holds %d values, not %d", len(data), n*size)
@@ -210,12 +202,19 @@ func cut[T number](data []T, parts []*tensor.Tensor, item []int64, d tensor.DTyp
 	for i := range parts {
 		part := data[i*size : (i+1)*size]
 		t := &tensor.Tensor{DType: d, Shape: item}
-		if float {
+		switch {
+		case d == tensor.Float32:
+			// Kept as float32s: an FP32 answer goes out as it came, unwidened.
+			t.F32 = make([]float32, size)
+			for j, x := range part {
+				t.F32[j] = float32(x)
+			}
+		case d.IsFloat():
 			t.Float = make([]float64, size)
 			for j, x := range part {
 				t.Float[j] = float64(x)
 			}
-		} else {
+		default:
 			t.Int = make([]int64, size)
 			for j, x := range part {
 				t.Int[j] = int64(x)

@@ -123,6 +123,14 @@ func predict(t *testing.T, m *onnx.Model, items ...*tensor.Tensor) (string, erro
 	if err != nil {
 		return "", err
 	}
+	// A model's FP32 outputs stay float32s, never widened.
+	for i, o := range out {
+		for name, y := range o.(tensor.Map) {
+			if y.DType == tensor.Float32 && (y.Float != nil || y.F32 == nil && y.Len() > 0) {
+				t.Errorf("item %d: FP32 output %q held as float64s", i, name)
+			}
+		}
+	}
 	b, err := json.Marshal(out)
 	return string(b), err
 }
