@@ -69,12 +69,12 @@ func RawView(t *tensor.Tensor) ([]byte, bool) {
 		return nil, false
 	}
 	var b []byte
-	switch {
-	case t.DType == tensor.Float32:
+	switch t.DType {
+	case tensor.Float32:
 		b = bytesOf(t.F32)
-	case t.DType == tensor.Float64:
+	case tensor.Float64:
 		b = bytesOf(t.Float)
-	case t.DType == tensor.Int64 || t.DType == tensor.Uint64:
+	case tensor.Int64, tensor.Uint64:
 		b = bytesOf(t.Int)
 	}
 	return b, len(b) > 0
