@@ -494,9 +494,7 @@ func jobRecord(rec job.Record) api.JobRecord {
 	}
 	p := api.JobPriority(rec.Priority.Or())
 	out.Priority = &p
-	if !rec.Deadline.IsZero() {
-		out.Deadline = &rec.Deadline
-	}
+	out.Deadline = rec.Deadline
 	if cb := rec.Callback; cb.URL != "" {
 		out.Callback = &api.JobCallback{Url: cb.URL, State: api.JobCallbackState(cb.State), Attempts: cb.Attempts}
 		if cb.LastError != "" {

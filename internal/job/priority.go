@@ -84,7 +84,7 @@ func PickOrder() [3]Priority {
 // expired reports whether r has a deadline that passed at now before it started: such
 // a job is failed, never run.
 func (r *Record) expired(now time.Time) bool {
-	return !r.Deadline.IsZero() && !now.Before(r.Deadline) && (r.Status == StatusCreated || r.Status == StatusPending)
+	return r.Deadline != nil && !now.Before(*r.Deadline) && (r.Status == StatusCreated || r.Status == StatusPending)
 }
 
 // deadlineMessage is the error_message of a job failed for its deadline.

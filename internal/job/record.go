@@ -24,11 +24,13 @@ type Record struct {
 	// Priority is how soon the job should start; "" is PriorityNormal.
 	Priority Priority `json:"priority,omitempty"`
 	// Deadline, when set, is when the job must have started: a runner that reaches it
-	// later fails it unrun.
-	Deadline   time.Time `json:"deadline,omitzero"`
-	CreatedAt  time.Time `json:"created_at"`
-	StartedAt  time.Time `json:"started_at,omitzero"`
-	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// later fails it unrun. A pointer, as the zero time is a deadline too (RFC 3339's
+	// 0001-01-01T00:00:00Z, long past); never written through, so copies share nothing
+	// that changes.
+	Deadline   *time.Time `json:"deadline,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  time.Time  `json:"started_at,omitzero"`
+	FinishedAt time.Time  `json:"finished_at,omitzero"`
 	// Callback, when its URL is set, is posted the final record once the job
 	// finishes. A value, not a pointer: copies of a record share nothing.
 	Callback Callback `json:"callback,omitzero"`

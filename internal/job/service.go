@@ -61,8 +61,8 @@ type Submission struct {
 	Idempotency *Idempotency
 	// Priority is how soon the job should start; "" is PriorityNormal.
 	Priority Priority
-	// Deadline, when not zero, is when the job must have started.
-	Deadline time.Time
+	// Deadline, when not nil, is when the job must have started.
+	Deadline *time.Time
 	// CallbackURL, when set, is posted the job's final record (Record.Callback). The
 	// caller has checked it against the hosts callbacks may go to.
 	CallbackURL string

@@ -45,7 +45,7 @@ func TestPriorities(t *testing.T) {
 	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
 	svc := &job.Service{Store: store, Runner: r}
 	ctx := context.Background()
-	submit := func(name string, p job.Priority, deadline time.Time) job.Record {
+	submit := func(name string, p job.Priority, deadline *time.Time) job.Record {
 		t.Helper()
 		rec, _, err := svc.SubmitWith(ctx, job.Submission{Model: "m", Version: "v1", Input: json.RawMessage(strconv.Quote(name)), Priority: p, Deadline: deadline})
 		if err != nil {
@@ -53,16 +53,16 @@ func TestPriorities(t *testing.T) {
 		}
 		return rec
 	}
-	submit("busy", job.PriorityNormal, time.Time{})
+	submit("busy", job.PriorityNormal, nil)
 	<-pred.entered
 	var ids []string
 	for i := range 500 {
-		ids = append(ids, submit("low-"+strconv.Itoa(i), job.PriorityLow, time.Time{}).ID)
+		ids = append(ids, submit("low-"+strconv.Itoa(i), job.PriorityLow, nil).ID)
 	}
 	deadline := time.Now().Add(50 * time.Millisecond)
-	expiring := submit("expiring", job.PriorityHigh, deadline)
+	expiring := submit("expiring", job.PriorityHigh, &deadline)
 	for i := range 20 {
-		ids = append(ids, submit("high-"+strconv.Itoa(i), job.PriorityHigh, time.Time{}).ID)
+		ids = append(ids, submit("high-"+strconv.Itoa(i), job.PriorityHigh, nil).ID)
 	}
 	time.Sleep(time.Until(deadline)) // the deadline passes while the worker is busy
 	close(pred.release)

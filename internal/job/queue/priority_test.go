@@ -12,7 +12,8 @@ import (
 // TestPriorityQueues: every priority's job is recorded and queued in one script and
 // runs, on one Redis and on a Redis Cluster with four shards, where the high and low
 // queues beside a shard's must share its slot (a script over two slots is refused);
-// and a job whose deadline has passed is failed unrun.
+// and a job whose deadline has passed is failed unrun, one whose deadline is the zero
+// time (0001-01-01T00:00:00Z, which the record keeps through Redis) as well.
 func TestPriorityQueues(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -34,17 +35,23 @@ func TestPriorityQueues(t *testing.T) {
 					ids = append(ids, rec.ID)
 				}
 			}
-			late, _, err := e.svc.SubmitWith(ctx, job.Submission{Model: "echo", Version: "v1", Input: json.RawMessage(`1`),
-				Priority: job.PriorityHigh, Deadline: time.Now().Add(-time.Second)})
-			if err != nil {
-				t.Fatal(err)
+			var late []string
+			for _, d := range []time.Time{time.Now().Add(-time.Second), {}} {
+				rec, _, err := e.svc.SubmitWith(ctx, job.Submission{Model: "echo", Version: "v1", Input: json.RawMessage(`1`),
+					Priority: job.PriorityHigh, Deadline: &d})
+				if err != nil {
+					t.Fatal(err)
+				}
+				late = append(late, rec.ID)
 			}
 			e.startWorker(t, &echo{}, WorkerOptions{})
 			for _, id := range ids {
 				e.waitStatus(t, id, job.StatusSucceeded, 10*time.Second)
 			}
-			if rec := e.waitStatus(t, late.ID, job.StatusFailed, 10*time.Second); !rec.StartedAt.IsZero() {
-				t.Errorf("the late job started: %+v", rec)
+			for _, id := range late {
+				if rec := e.waitStatus(t, id, job.StatusFailed, 10*time.Second); !rec.StartedAt.IsZero() || rec.Deadline == nil {
+					t.Errorf("the late job started, or lost its deadline: %+v", rec)
+				}
 			}
 		})
 	}
