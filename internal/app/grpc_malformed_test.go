@@ -4,9 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/inferd/inferd/gen/inference"
 )
@@ -80,6 +85,9 @@ func TestGRPCMalformed(t *testing.T) {
 		{"message past MAX_REQUEST_BYTES", echo([][]byte{make([]byte, 70000)}, &in{Name: "x", Datatype: "UINT8", Shape: []int64{70000}}), codes.ResourceExhausted, "received message larger than max"},
 		{"too many rows", iris(&in{Name: "input", Datatype: "FP32", Shape: []int64{1025, 4}, Contents: &contents{Fp32Contents: make([]float32, 4100)}}), codes.ResourceExhausted, "at most 1024 are allowed (MAX_BATCH_ITEMS)"},
 		{"broken model", &pb.ModelInferRequest{ModelName: "broken", Inputs: []*in{{Name: "x", Datatype: "FP32", Shape: []int64{1}, Contents: &contents{Fp32Contents: []float32{1}}}}}, codes.Unavailable, ""},
+		{"model name of 129 characters", &pb.ModelInferRequest{ModelName: strings.Repeat("é", 129), Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.InvalidArgument, "model_name is 129 characters long; a model's name has at most 128"},
+		{"model name of 128 characters", &pb.ModelInferRequest{ModelName: strings.Repeat("é", 128), Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.NotFound, "no model named"},
+		{"version of 129 characters", &pb.ModelInferRequest{ModelName: "iris", ModelVersion: strings.Repeat("v", 129), Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.InvalidArgument, "model_version is 129 characters long; a version has at most 128"},
 		{"binary_data_output false is no fault", &pb.ModelInferRequest{ModelName: "iris", Parameters: map[string]*pb.InferParameter{"binary_data_output": boolParam(false)}, Inputs: []*in{{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: four}}}, codes.OK, ""},
 	}
 	for _, tt := range tests {
@@ -102,6 +110,85 @@ func TestGRPCMalformed(t *testing.T) {
 		t.Fatalf("after the malformed calls: %v", err)
 	}
 }
+
+// TestGRPCUndecodable: a message that is not the method's protobuf message (bytes of
+// no message, an end of a group never started, a string that is not UTF-8, cut short),
+// to ModelInfer and to another method, small or past the size from which the codec
+// reads raw inputs itself, is INVALID_ARGUMENT, as docs/grpc.md says of a malformed
+// call, with the reason invalid_request: grpc-go's own answer is INTERNAL. A name of
+// 100,000 characters is INVALID_ARGUMENT too, as REST's 400, and a message that would
+// quote as much is cut short: the client here takes 8 KiB of trailers, as C-core's
+// (tritonclient.grpc's) and grpc-go's coming default do, and had a status past that
+// refused (INTERNAL). The server goes on serving.
+func TestGRPCUndecodable(t *testing.T) {
+	s := startOIP(t, nil)
+	conn, err := grpc.NewClient(s.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithMaxHeaderListSize(8<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx := withKey(t, "k-admin")
+	long := []byte(strings.Repeat("m", 100_000))
+	field := func(num protowire.Number, b []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), b)
+	}
+	input := func(name string) []byte { // inputs[0] of iris, named name
+		t := &pb.ModelInferRequest_InferInputTensor{Name: name, Datatype: "FP32", Shape: []int64{1, 4}, Contents: &pb.InferTensorContents{Fp32Contents: []float32{1, 2, 3, 4}}}
+		b, _ := proto.Marshal(t)
+		return append(field(1, []byte("iris")), field(5, b)...)
+	}
+	big := protowire.AppendTag(nil, 8, protowire.BytesType) // raw_input_contents
+	big = protowire.AppendBytes(big, make([]byte, 70<<10))
+	tests := []struct {
+		name, method string
+		body         []byte
+		code         codes.Code
+		want         string // in the message
+		reason       string // ErrorInfo's
+	}{
+		{"bytes of no message", "ModelInfer", []byte{0xff, 0xff, 0xff}, codes.InvalidArgument, "not an inference.ModelInferRequest", "invalid_request"},
+		{"a length past the end", "ModelInfer", []byte{0x0a, 0x7f, 'i'}, codes.InvalidArgument, "not an inference.ModelInferRequest", "invalid_request"},
+		{"model_name not UTF-8", "ModelInfer", []byte{0x0a, 0x02, 0xc3, 0x28}, codes.InvalidArgument, "invalid UTF-8", "invalid_request"},
+		{"an end of a group never started", "ModelMetadata", []byte{0x0c}, codes.InvalidArgument, "not an inference.ModelMetadataRequest", "invalid_request"},
+		{"large, cut short", "ModelInfer", big[:len(big)-1], codes.InvalidArgument, "not an inference.ModelInferRequest", "invalid_request"},
+		{"large, bytes of no message after the raw input", "ModelInfer", append(append([]byte{}, big...), 0xff, 0xff), codes.InvalidArgument, "not an inference.ModelInferRequest", "invalid_request"},
+		{"an infer of a name of 100000 characters", "ModelInfer", field(1, long), codes.InvalidArgument, "model_name is 100000 characters long; a model's name has at most 128", "invalid_request"},
+		{"an infer of a version of 100000 characters", "ModelInfer", append(field(1, []byte("iris")), field(2, long)...), codes.InvalidArgument, "model_version is 100000 characters long; a version has at most 128", "invalid_request"},
+		{"metadata of a name of 100000 characters", "ModelMetadata", field(1, long), codes.InvalidArgument, "name is 100000 characters long", "invalid_request"},
+		{"readiness of a version of 100000 characters", "ModelReady", append(field(1, []byte("iris")), field(2, long)...), codes.InvalidArgument, "version is 100000 characters long", "invalid_request"},
+		{"a load of a name of 100000 characters", "RepositoryModelLoad", field(2, long), codes.InvalidArgument, "model_name is 100000 characters long", "invalid_request"},
+		{"an input named with 100000 characters", "ModelInfer", input(string(long)), codes.InvalidArgument, `the model has no input "mmm`, "invalid_input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out []byte
+			err := conn.Invoke(ctx, "/inference.GRPCInferenceService/"+tt.method, tt.body, &out, grpc.ForceCodecV2(bytesCodec{}))
+			st := wantStatus(t, err, tt.code, tt.want, tt.reason)
+			if strings.Contains(st.Message(), "grpc:") || len(st.Message()) > 2048 {
+				t.Errorf("message %.200q... (%d bytes) is grpc-go's or too long", st.Message(), len(st.Message()))
+			}
+		})
+	}
+	// Still serving, on the same connection.
+	if _, err := pb.NewGRPCInferenceServiceClient(conn).ServerMetadata(ctx, &pb.ServerMetadataRequest{}); err != nil {
+		t.Fatalf("after the undecodable calls: %v", err)
+	}
+}
+
+// bytesCodec sends a []byte as the message it is, for calls no generated stub can
+// make.
+type bytesCodec struct{}
+
+func (bytesCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
+}
+
+func (bytesCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (bytesCodec) Name() string { return "proto" }
 
 // TestGRPCMetadataTooLarge: metadata past the server's 64 KiB, as headers past HTTP's
 // MaxHeaderBytes, is refused with a status, and the server goes on.

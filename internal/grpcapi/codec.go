@@ -98,13 +98,19 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 // Unmarshal decodes data into v; a large ModelInferRequest's raw inputs are each
-// copied out of the frames into a slice of its own.
+// copied out of the frames into a slice of its own. A message of the service that does
+// not parse is reported by Undecodable, not here (undecodable.go says why).
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
-	req, ok := v.(*pb.ModelInferRequest)
-	if !ok || data.Len() < rawCodecMin {
-		return stock.Unmarshal(data, v)
+	var err error
+	if req, ok := v.(*pb.ModelInferRequest); ok && data.Len() >= rawCodecMin {
+		err = unmarshalRequest(data, req)
+	} else {
+		err = stock.Unmarshal(data, v)
 	}
-	return unmarshalRequest(data, req)
+	if err != nil && setAside(v, err) {
+		return nil
+	}
+	return err
 }
 
 // unmarshalRequest is Unmarshal's way with a large ModelInferRequest. grpc-go reuses

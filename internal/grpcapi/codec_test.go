@@ -2,9 +2,11 @@ package grpcapi
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unsafe"
 
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/mem"
 	protov2 "google.golang.org/protobuf/proto"
 
@@ -124,8 +126,20 @@ func TestCodecUnmarshal(t *testing.T) {
 		})
 	}
 	t.Run("a malformed large request is an error", func(t *testing.T) {
-		if err := (Codec{}).Unmarshal(chunks(wire[:len(wire)-1000], 16<<10), &pb.ModelInferRequest{}); err == nil {
-			t.Error("no error for a truncated message")
+		into := &pb.ModelInferRequest{}
+		if err := (Codec{}).Unmarshal(chunks(wire[:len(wire)-1000], 16<<10), into); err != nil {
+			t.Fatalf("the error of a message of the service is for Undecodable, not grpc-go: %v", err)
+		}
+		if err := Undecodable(into); err == nil || !strings.Contains(err.Error(), "not an inference.ModelInferRequest") {
+			t.Errorf("Undecodable: %v", err)
+		}
+		if err := Undecodable(into); err != nil {
+			t.Errorf("asked twice: %v", err)
+		}
+	})
+	t.Run("another service's malformed message is an error", func(t *testing.T) {
+		if err := (Codec{}).Unmarshal(chunks([]byte{0xff, 0xff}, 16), &healthpb.HealthCheckRequest{}); err == nil {
+			t.Error("no error for a health check that does not parse")
 		}
 	})
 	t.Run("what was in the message before is reset", func(t *testing.T) {

@@ -47,9 +47,11 @@ var operations = map[string]string{
 var servicePrefix = "/" + pb.GRPCInferenceService_ServiceDesc.ServiceName + "/"
 
 // Unary is the interceptor of every unary call: it admits the service's calls through
-// the REST gate (key, scope, failed-key throttle, concurrency and rate limits), turns
-// errors and panics into statuses, and records the call's metrics. Other services
-// (health, reflection) take no key, as REST's probes and contract take none.
+// the REST gate (key, scope, failed-key throttle, concurrency and rate limits), refuses
+// a message that did not parse (Undecodable) or names a model or version longer than
+// any (checkNames), turns errors and panics into statuses, and records the call's
+// metrics. Other services (health, reflection) take no key, as REST's probes and
+// contract take none.
 func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
 	method := strings.TrimPrefix(info.FullMethod, servicePrefix)
@@ -60,11 +62,18 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		}
 		s.opts.Metrics.GRPC(method, codeName(status.Code(err)), time.Since(start))
 	}()
+	undecodable := Undecodable(req) // taken whatever the gate says, so none is kept
 	release, err := s.admit(ctx, method)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	defer release()
+	if undecodable != nil {
+		return nil, s.toStatus(ctx, undecodable)
+	}
+	if err := checkNames(req); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	resp, err = handler(ctx, req)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -3,9 +3,11 @@ package grpcapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -56,8 +58,13 @@ func codeOf(httpStatus int) codes.Code {
 // message, the problem code as ErrorInfo's reason, and RetryInfo on the statuses a
 // client should retry (RESOURCE_EXHAUSTED from a limit, UNAVAILABLE).
 func (s *Server) toStatus(ctx context.Context, err error) error {
-	if _, ok := status.FromError(err); ok {
-		return err // gRPC's own (a message over the receive limit, say)
+	if st, ok := status.FromError(err); ok { // gRPC's own (a message over the receive limit, say)
+		if len(st.Message()) <= maxMessageBytes {
+			return err
+		}
+		p := st.Proto()
+		p.Message = shorten(p.Message)
+		return status.FromProto(p).Err()
 	}
 	if ctx.Err() != nil {
 		// A client whose deadline passed often cancels the call (RST_STREAM) before the
@@ -84,7 +91,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	if retry == 0 && (httpStatus == http.StatusServiceUnavailable || httpStatus == http.StatusTooManyRequests) {
 		retry = problem.RetryAfterSeconds
 	}
-	st := status.New(codeOf(httpStatus), detail)
+	st := status.New(codeOf(httpStatus), shorten(detail))
 	info := &errdetails.ErrorInfo{Reason: code, Domain: ErrorDomain}
 	var withDetails *status.Status
 	if retry > 0 {
@@ -96,6 +103,27 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return st.Err()
 	}
 	return withDetails.Err()
+}
+
+// maxMessageBytes caps a status's message. A client takes a call's trailers up to a
+// limit (8 KiB for C-core's, tritonclient.grpc's, and grpc-go's coming default); past
+// it the server resets the stream and the client reads INTERNAL, whatever the status
+// was. The message is sent twice, percent-encoded in grpc-message and in
+// grpc-status-details-bin's base64: 1 KiB fits, whatever its bytes. What makes a
+// message longer is a name the call sent (of an input, say), quoted back.
+const maxMessageBytes = 1024
+
+// shorten cuts msg to maxMessageBytes, on a character's boundary, saying so.
+func shorten(msg string) string {
+	if len(msg) <= maxMessageBytes {
+		return msg
+	}
+	const mark = "... (%d bytes cut)"
+	cut := maxMessageBytes - len(mark) - 4 // room for the count
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf(mark, len(msg)-cut)
 }
 
 func unauthenticatedDetail(err error) string {
