@@ -197,3 +197,46 @@ func TestRedisClusterFailoverLosesNoAcceptedJob(t *testing.T) {
 	o := f.settle(t, servers, 2*time.Minute)
 	report(t, "redis cluster, primary of shard 0 killed, replica promoted", f, o)
 }
+
+// TestRedisClusterAfterFailoverRefusesNothing runs two servers and two workers on a Redis
+// Cluster of three primaries with a replica each, four shards, and submits jobs on
+// every shard, so that each process holds connections to every primary. Then the
+// primary of shard 0 is killed (SIGKILL) and the test waits until its replica is
+// promoted and every node reports cluster_state:ok. From then on nothing may be
+// refused: 300 submissions are each accepted at the first try (a connection error to
+// the dead primary makes the client re-read the map of slots and send the command
+// again, to the new one), and every job ends succeeded, so the workers went on taking
+// jobs from the promoted node.
+func TestRedisClusterAfterFailoverRefusesNothing(t *testing.T) {
+	t.Parallel()
+	const total = 300
+	c, rc, env := newRedisCluster(t, 1)
+	env = append(env, "MAX_JOBS_PER_KEY=0")
+	servers := []*server{c.startServer(env...), c.startServer(env...)}
+	c.startWorker(env...)
+	c.startWorker(env...)
+
+	warm := runFlood(t, servers, 100, 4, 100, time.Minute, func() {})
+	if t.Failed() {
+		t.FailNow()
+	}
+	report(t, "redis cluster, before the failover", warm, warm.settle(t, servers, time.Minute))
+
+	victim := rc.PrimaryOf(shardTag(0))
+	began := time.Now()
+	rc.Failover(victim, 3)
+	t.Logf("%s killed; its replica promoted and the cluster ok in %s", victim.Addr(), time.Since(began).Round(time.Millisecond))
+	if p := rc.PrimaryOf(shardTag(0)); p == victim {
+		t.Fatalf("%s still serves shard 0 after it was killed", p.Addr())
+	}
+
+	f := runFlood(t, servers, total, 4, total, 2*time.Minute, func() {})
+	if t.Failed() {
+		t.FailNow()
+	}
+	o := f.settle(t, servers, 2*time.Minute)
+	report(t, "redis cluster, after the failover", f, o)
+	if n := f.refused.Load(); n > 0 {
+		t.Errorf("%d of %d submissions after the cluster recovered were refused (503)", n, total)
+	}
+}
