@@ -61,7 +61,8 @@ const (
 )
 
 // ServerOptions are the grpc.Server's options for the service's traffic: Codec, the
-// write buffer and the fixed windows.
+// write buffer and the fixed windows. The server must have Server.Unary as its unary
+// interceptor too: it answers the messages Codec could not read (Undecodable).
 func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{grpc.ForceServerCodecV2(Codec{}), grpc.WriteBufferSize(writeBuffer),
 		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow)}
