@@ -144,11 +144,14 @@ run: build onnxruntime
 
 ## test: every test, with the race detector (the benchmark harness and the checks of deploy/
 ## live in the tools module). TEST_SKIP leaves out the tests it matches (go test -skip): CI
-## passes TestContractFuzz, which make fuzz-contract runs longer after it
-TEST_SKIP ?=
+## passes TestContractFuzz, which make fuzz-contract runs longer after it. TEST_TIMEOUT
+## bounds each package's run: internal/app's binaries over real sockets take about 5
+## minutes on two quiet cores, past go test's default of 10 on two busy ones
+TEST_SKIP    ?=
+TEST_TIMEOUT ?= 30m
 test: onnxruntime
-	$(GO) test -race -count=1 $(if $(TEST_SKIP),-skip '$(TEST_SKIP)') ./...
-	cd tools && $(TOOLSENV) $(GO) test -race -count=1 ./benchhttp/... ./deploycheck/... ./monitoring/...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(if $(TEST_SKIP),-skip '$(TEST_SKIP)') ./...
+	cd tools && $(TOOLSENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./benchhttp/... ./deploycheck/... ./monitoring/...
 
 ## test-short: what to run on every change, in under a minute: every package's tests with
 ## -short, leaving to make test those that build and run the binaries, soak Redis or wait
