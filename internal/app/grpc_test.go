@@ -575,8 +575,16 @@ func TestGRPCRateLimit(t *testing.T) {
 	if resp := oipPost(s, "/v2/models/echo/infer", "k-all", `{"inputs":[{"name":"x","shape":[1],"datatype":"INT32","data":[7]}]}`); resp.Status != http.StatusTooManyRequests {
 		t.Errorf("REST after gRPC took the burst: %d", resp.Status)
 	}
-	if !strings.Contains(string(s.c.Get("/metrics", "").Body), `inferd_rate_limited_requests_total{code="rate_limited",operation="ModelInfer"} 1`) {
-		t.Error("the refusal is not counted under operation ModelInfer")
+	// Each refusal is counted under its operation (the gRPC method) and the model its
+	// message or path names.
+	body := string(s.c.Get("/metrics", "").Body)
+	for _, want := range []string{
+		`inferd_rate_limited_requests_total{code="rate_limited",model="echo",operation="ModelInfer"} 1`,
+		`inferd_rate_limited_requests_total{code="rate_limited",model="echo",operation="oipInfer"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
 	}
 }
 

@@ -63,7 +63,7 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		s.opts.Metrics.GRPC(method, codeName(status.Code(err)), time.Since(start))
 	}()
 	undecodable := Undecodable(req) // taken whatever the gate says, so none is kept
-	release, err := s.admit(ctx, method)
+	release, err := s.admit(ctx, method, req)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -81,8 +81,9 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	return resp, nil
 }
 
-// admit passes a call of the service through the gate its REST operation has.
-func (s *Server) admit(ctx context.Context, method string) (func(), error) {
+// admit passes a call of the service through the gate its REST operation has. The
+// message is decoded by then, so a refusal is counted under the model it names.
+func (s *Server) admit(ctx context.Context, method string, req any) (func(), error) {
 	id, ok := operations[method]
 	if !ok {
 		return func() {}, nil
@@ -101,8 +102,20 @@ func (s *Server) admit(ctx context.Context, method string) (func(), error) {
 	default:
 		keyErr = fmt.Errorf("%w: %w (%d)", auth.ErrUnauthenticated, errDuplicateKey, len(vals))
 	}
-	release, _, err := s.rest.Admit(peerIP(ctx), method, key, keyErr, op.Scope)
+	release, _, err := s.rest.Admit(peerIP(ctx), method, modelOf(req), key, keyErr, op.Scope)
 	return release, err
+}
+
+// modelOf is the model a call's message names: ModelInfer's and the repository's
+// model_name, the model calls' name; "" for the server's calls.
+func modelOf(req any) string {
+	switch m := req.(type) {
+	case interface{ GetModelName() string }:
+		return m.GetModelName()
+	case interface{ GetName() string }:
+		return m.GetName()
+	}
+	return ""
 }
 
 // peerIP is the caller's IP address, which the failed-key throttle counts by.

@@ -11,12 +11,12 @@ import (
 // request passes, so both protocols share one set of keys, scopes and limits: key (or
 // keyErr, when the caller could not tell one key) is authorized for scope on behalf of
 // the client at addr, a failed key is charged to the failed-key throttle, and the
-// key's concurrency and rate limits are applied. op labels the refusals in
-// inferd_rate_limited_requests_total. Errors wrap auth.ErrUnauthenticated or
+// key's concurrency and rate limits are applied. op and model (the model the call
+// names, "" for none) label the refusals in inferd_rate_limited_requests_total. Errors wrap auth.ErrUnauthenticated or
 // auth.ErrForbidden, or are a *LimitError; release must be called once the call is
 // done when err is nil.
-func (s *Server) Admit(addr, op, key string, keyErr error, scope auth.Scope) (release func(), p auth.Principal, err error) {
-	label := func() string { return op }
+func (s *Server) Admit(addr, op, model, key string, keyErr error, scope auth.Scope) (release func(), p auth.Principal, err error) {
+	label := func() (string, string) { return op, model }
 	p, err = s.authorizeFrom(func() string { return addr }, label, key, keyErr, scope)
 	if err != nil {
 		return nil, auth.Principal{}, err

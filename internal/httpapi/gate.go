@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/problem"
 )
@@ -80,19 +82,35 @@ func (s *Server) writeLimit(w http.ResponseWriter, r *http.Request, err error) {
 // on the request for the layers after it and the log line.
 func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.Principal, error) {
 	_, err := apiKey(r) // two X-API-Key headers are refused, never resolved to one
-	p, err := s.authorizeFrom(func() string { return s.proxies.clientAddr(r) }, func() string { return s.operation(r) }, key, err, scope)
+	p, err := s.authorizeFrom(func() string { return s.proxies.clientAddr(r) }, s.refusalLabels(r), key, err, scope)
 	if info := infoFrom(r.Context()); info != nil {
 		info.scope, info.principal, info.authed = scope, p, err == nil
 	}
 	return p, err
 }
 
+// refusalLabels names r's operation and the model its path names ("" when it names
+// none: /predict's model is in the body, which no limit waits to read), the labels of
+// a refusal in inferd_rate_limited_requests_total, which the metrics keep to the
+// models the registry holds.
+func (s *Server) refusalLabels(r *http.Request) func() (op, model string) {
+	return func() (string, string) {
+		model := ""
+		if rctx := chi.RouteContext(r.Context()); rctx != nil {
+			if model = rctx.URLParam("model_name"); model == "" { // the /v2 routes
+				model = rctx.URLParam("name") // /models/{name}/{version}, /admin/models/{name}/...
+			}
+		}
+		return s.operation(r), model
+	}
+}
+
 // authorizeFrom authorizes key for scope unless keyErr already refused it. A missing
 // or unknown key is a failure charged to the client's address and that key; once they
 // have failed too often, the answer is a *LimitError (429) instead of 401. A valid key
-// is never throttled, whatever other clients at the same address do. addr and op are
-// asked for only when needed: the client's address and the operation's metric label.
-func (s *Server) authorizeFrom(addr, op func() string, key string, keyErr error, scope auth.Scope) (auth.Principal, error) {
+// is never throttled, whatever other clients at the same address do. addr and labels
+// are asked for only when needed: the client's address and a refusal's metric labels.
+func (s *Server) authorizeFrom(addr func() string, labels func() (op, model string), key string, keyErr error, scope auth.Scope) (auth.Principal, error) {
 	var p auth.Principal
 	err := keyErr
 	if err == nil {
@@ -101,7 +119,8 @@ func (s *Server) authorizeFrom(addr, op func() string, key string, keyErr error,
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		if d := s.authFails.failed(addr(), key); d > 0 {
 			secs := retrySeconds(d)
-			s.metrics.RateLimited(op(), problem.CodeAuthThrottled)
+			op, model := labels()
+			s.metrics.RateLimited(op, problem.CodeAuthThrottled, model)
 			return auth.Principal{}, &LimitError{Code: problem.CodeAuthThrottled, Retry: secs, Detail: fmt.Sprintf(
 				"more than %d failed authentications a minute with this key from this address (AUTH_FAILURES_PER_MINUTE); retry after %d s with a valid key",
 				s.authFails.perMinute, secs)}
@@ -114,14 +133,15 @@ func (s *Server) authorizeFrom(addr, op func() string, key string, keyErr error,
 // predict-scope operations, its token bucket. The counter it returns (nil when there
 // is no cap) must be given back with Add(-1) when the request is done.
 func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
-	return s.admitAs(func() string { return s.operation(r) }, p, scope)
+	return s.admitAs(s.refusalLabels(r), p, scope)
 }
 
-func (s *Server) admitAs(op func() string, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
+func (s *Server) admitAs(labels func() (op, model string), p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
 	var n *atomic.Int64
 	if s.inflight != nil {
 		if n = s.inflight.acquire(p.ID); n == nil {
-			s.metrics.RateLimited(op(), problem.CodeConcurrencyLimited)
+			op, model := labels()
+			s.metrics.RateLimited(op, problem.CodeConcurrencyLimited, model)
 			return nil, &LimitError{Code: problem.CodeConcurrencyLimited, Retry: retryAfterSeconds, Detail: fmt.Sprintf(
 				"this key already has %d requests in progress (MAX_CONCURRENT_PER_KEY); retry when one has been answered", s.inflight.max)}
 		}
@@ -132,7 +152,8 @@ func (s *Server) admitAs(op func() string, p auth.Principal, scope auth.Scope) (
 				n.Add(-1)
 			}
 			secs := retrySeconds(wait)
-			s.metrics.RateLimited(op(), problem.CodeRateLimited)
+			op, model := labels()
+			s.metrics.RateLimited(op, problem.CodeRateLimited, model)
 			return nil, &LimitError{Code: problem.CodeRateLimited, Retry: secs, Detail: fmt.Sprintf(
 				"rate limit of %g requests/s (burst %d) exceeded for this key; retry after %d s",
 				float64(s.limiter.rps), s.limiter.burst, secs)}

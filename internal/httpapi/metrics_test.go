@@ -167,3 +167,69 @@ func TestRequestLatencyInFlightAndJobWait(t *testing.T) {
 		{"inferd_job_duration_seconds", nil, 1},
 	})
 }
+
+// TestMetricsDropAnUnloadedModel: once a model is unloaded, /metrics holds no series
+// naming it (its predictions, latencies, states, refusals); loaded again, it starts
+// from zero.
+func TestMetricsDropAnUnloadedModel(t *testing.T) {
+	h := newHarness(t)
+	if resp := h.c.Post("/predict", keyPredict, `{"model":"echo","data":1}`); resp.Status != http.StatusOK {
+		t.Fatalf("predict: %d %s", resp.Status, resp.Body)
+	}
+	named := func(fams map[string]*dto.MetricFamily) []string {
+		var out []string
+		for name, f := range fams {
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "model" && l.GetValue() == "echo" {
+						out = append(out, name)
+					}
+				}
+			}
+		}
+		return out
+	}
+	if got := named(scrape(t, h)); len(got) == 0 {
+		t.Fatal("no series names echo to begin with")
+	}
+	if resp := h.c.Post("/v2/repository/models/echo/unload", keyAdmin, ""); resp.Status != http.StatusOK {
+		t.Fatalf("unload: %d %s", resp.Status, resp.Body)
+	}
+	if got := named(scrape(t, h)); len(got) != 0 {
+		t.Errorf("series of the unloaded model echo in /metrics: %v", got)
+	}
+	if resp := h.c.Post("/v2/repository/models/echo/load", keyAdmin, ""); resp.Status != http.StatusOK {
+		t.Fatalf("load: %d %s", resp.Status, resp.Body)
+	}
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_predictions_total", map[string]string{"model": "echo", "version": "v1", "mode": "sync", "outcome": "success"}, 0},
+		{"inferd_model_state", map[string]string{"model": "echo", "version": "v1", "state": "ready"}, 1},
+	})
+}
+
+// TestRateLimitedByModel: a refusal is counted under the model the request's path
+// names when the registry holds it; /predict's model is in its body, which the limit
+// refuses before reading, and a name no model has is counted under none.
+func TestRateLimitedByModel(t *testing.T) {
+	h := newHarness(t, func(s *setup) { s.opts.RateLimitRPS, s.opts.RateLimitBurst = 0.001, 1 })
+	infer := `{"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]}`
+	if resp := h.c.Post("/predict", keyPredict, `{"model":"echo","data":1}`); resp.Status != http.StatusOK {
+		t.Fatalf("the burst's request: %d %s", resp.Status, resp.Body)
+	}
+	for _, req := range []struct{ path, body string }{
+		{"/predict", `{"model":"echo","data":1}`},
+		{"/v2/models/echo/infer", infer},
+		{"/v2/models/echo/versions/v1/infer", infer},
+		{"/v2/models/nosuch/infer", infer},
+	} {
+		if resp := h.c.Post(req.path, keyPredict, req.body); resp.Status != http.StatusTooManyRequests {
+			t.Fatalf("%s past the burst: %d, want 429", req.path, resp.Status)
+		}
+	}
+	checkSeries(t, scrape(t, h), []series{
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "predict", "code": "rate_limited", "model": ""}, 1},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "oipInfer", "code": "rate_limited", "model": "echo"}, 1},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "oipInferVersion", "code": "rate_limited", "model": "echo"}, 1},
+		{"inferd_rate_limited_requests_total", map[string]string{"operation": "oipInfer", "code": "rate_limited", "model": ""}, 1},
+	})
+}

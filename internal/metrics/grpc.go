@@ -26,9 +26,9 @@ func newGRPCVecs(reg prometheus.Registerer) grpcVecs {
 			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "method", "code"),
 	}
 	reg.MustRegister(v.requests, v.duration)
-	v.children = newChildren(func(k grpcKey) callObs {
+	v.children = newChildren(kept(func(k grpcKey) callObs {
 		return callObs{requests: v.requests.WithLabelValues(k.method, k.code), duration: v.duration.WithLabelValues(k.method, k.code)}
-	})
+	}))
 	return v
 }
 

@@ -28,7 +28,7 @@ const histogramShards = 8
 type histogramVec struct {
 	desc   *prometheus.Desc
 	upper  []float64 // the buckets' upper bounds, ascending, +Inf left out
-	labels int
+	labels []string
 
 	mu       sync.Mutex
 	children map[string]*shardedHistogram // by label values, joined with 0xff
@@ -43,7 +43,7 @@ func newHistogramVec(name, help string, buckets []float64, labels ...string) *hi
 	return &histogramVec{
 		desc:     prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil),
 		upper:    buckets,
-		labels:   len(labels),
+		labels:   labels,
 		children: map[string]*shardedHistogram{},
 	}
 }
@@ -51,7 +51,7 @@ func newHistogramVec(name, help string, buckets []float64, labels ...string) *hi
 // WithLabelValues is the child of these label values, made on first use. It panics
 // on a wrong number of values, as prometheus.HistogramVec's does.
 func (v *histogramVec) WithLabelValues(lvs ...string) prometheus.Observer {
-	if len(lvs) != v.labels {
+	if len(lvs) != len(v.labels) {
 		panic("metrics: " + v.desc.String() + " takes a different number of label values")
 	}
 	key := strings.Join(lvs, "\xff")
@@ -66,6 +66,25 @@ func (v *histogramVec) WithLabelValues(lvs ...string) prometheus.Observer {
 		v.children[key] = h
 	}
 	return h
+}
+
+// DeletePartialMatch deletes the children whose labels include all of labels, and
+// says how many it deleted, as prometheus.HistogramVec's does.
+func (v *histogramVec) DeletePartialMatch(labels prometheus.Labels) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n := 0
+next:
+	for key, h := range v.children {
+		for i, name := range v.labels {
+			if want, ok := labels[name]; ok && h.lvs[i] != want {
+				continue next
+			}
+		}
+		delete(v.children, key)
+		n++
+	}
+	return n
 }
 
 // Describe implements prometheus.Collector.

@@ -38,6 +38,7 @@ type Metrics struct {
 	versions      versionVecs
 	grpc          grpcVecs
 	reg           prometheus.Registerer
+	held          held
 
 	// The children of the vectors above that every prediction touches, by label values.
 	httpChildren    *children[httpKey, callObs]
@@ -79,6 +80,11 @@ type stageKey struct {
 	versionKey
 	stage pipeline.Stage
 }
+
+// nopObserver observes into nothing.
+type nopObserver struct{}
+
+func (nopObserver) Observe(float64) {}
 
 var (
 	_ registry.Observer = (*Metrics)(nil)
@@ -123,8 +129,8 @@ func New(reg prometheus.Registerer) *Metrics {
 			"Time a request waited in a version's dynamic batcher before its items went to the model.",
 			[]float64{.00001, .00005, .0001, .0005, .001, .002, .005, .01, .05, .1, .5, 1}, "model", "version"),
 		rateLimited: counterVec("rate_limited_requests_total",
-			"Requests refused with 429 by a limit before their body was read, by operation and code: rate_limited (the key's token bucket), concurrency_limited (the key's requests in progress), auth_throttled (failed authentications of one key from one address).",
-			"operation", "code"),
+			"Requests refused with 429 by a limit before their body was read, by operation, code and model. Codes: rate_limited (the key's token bucket), concurrency_limited (the key's requests in progress), auth_throttled (failed authentications of one key from one address). The model is the one the request's path or gRPC message names, when the registry holds it; empty when the model is in a body not read yet (/predict, jobs) or is unknown.",
+			"operation", "code", "model"),
 		jobWait: histogram("job_queue_wait_seconds",
 			"Time from a job's submission to its start: how long it waited for a worker.",
 			prometheus.ExponentialBuckets(0.0005, 4, 10)),
@@ -149,21 +155,41 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.hookAttempts, m.hooksDone, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
 	m.grpc = newGRPCVecs(reg)
-	m.httpChildren = newChildren(func(k httpKey) callObs {
+	m.httpChildren = newChildren(kept(func(k httpKey) callObs {
 		c := statusLabel(k.code)
 		return callObs{requests: m.httpRequests.WithLabelValues(k.operation, c), duration: m.httpDuration.WithLabelValues(k.operation, c)}
-	})
-	m.predictChildren = newChildren(func(k predictKey) predictObs {
+	}))
+	// A version the registry forgot gets no children, so a late event (a request in
+	// flight when it went) does not bring back the series its forgetting deleted.
+	discard := predictObs{calls: prometheus.NewCounter(prometheus.CounterOpts{Name: "discarded"})}
+	discard.items = discard.calls
+	m.predictChildren = newChildren(func(k predictKey) (predictObs, bool) {
+		if m.held.gone(k.versionKey) {
+			return discard, false
+		}
 		return predictObs{
 			calls: m.predictions.WithLabelValues(k.model, k.version, string(k.mode), string(k.outcome)),
 			items: m.predictItems.WithLabelValues(k.model, k.version, string(k.mode)),
+		}, true
+	})
+	m.stageChildren = newChildren(func(k stageKey) (prometheus.Observer, bool) {
+		if m.held.gone(k.versionKey) {
+			return nopObserver{}, false
 		}
+		return m.stageDuration.WithLabelValues(k.model, k.version, string(k.stage)), true
 	})
-	m.stageChildren = newChildren(func(k stageKey) prometheus.Observer {
-		return m.stageDuration.WithLabelValues(k.model, k.version, string(k.stage))
+	m.batchChildren = newChildren(func(k versionKey) (prometheus.Observer, bool) {
+		if m.held.gone(k) {
+			return nopObserver{}, false
+		}
+		return m.batchSize.WithLabelValues(k.model, k.version), true
 	})
-	m.batchChildren = newChildren(func(k versionKey) prometheus.Observer { return m.batchSize.WithLabelValues(k.model, k.version) })
-	m.queueChildren = newChildren(func(k versionKey) prometheus.Observer { return m.batchQueue.WithLabelValues(k.model, k.version) })
+	m.queueChildren = newChildren(func(k versionKey) (prometheus.Observer, bool) {
+		if m.held.gone(k) {
+			return nopObserver{}, false
+		}
+		return m.batchQueue.WithLabelValues(k.model, k.version), true
+	})
 	// Counters without model labels start at zero for every value they can take, so a
 	// rate() or an alert sees them before their first event.
 	for _, outcome := range []string{"success", "failure"} {
@@ -185,10 +211,10 @@ func New(reg prometheus.Registerer) *Metrics {
 }
 
 // RateLimitedOperations starts inferd_rate_limited_requests_total at zero for the
-// operations a limit applies to, under its code.
+// operations a limit applies to, under its code, without a model.
 func (m *Metrics) RateLimitedOperations(ops []string, code string) {
 	for _, op := range ops {
-		m.rateLimited.WithLabelValues(op, code)
+		m.rateLimited.WithLabelValues(op, code, "")
 	}
 }
 
@@ -232,9 +258,20 @@ func (m *Metrics) HTTP(operation string, code int, d time.Duration) {
 	m.httpChildren.get(httpKey{operation, code}).record(d)
 }
 
-// RateLimited records a request refused by a limit, under the problem's code.
-func (m *Metrics) RateLimited(operation, code string) {
-	m.rateLimited.WithLabelValues(operation, code).Inc()
+// RateLimited records a request refused by a limit, under the problem's code and the
+// model the request names: "" when it names none the registry holds, so that the
+// label takes only registered model names, whatever a client sends.
+func (m *Metrics) RateLimited(operation, code, model string) {
+	if model == "" {
+		m.rateLimited.WithLabelValues(operation, code, "").Inc()
+		return
+	}
+	m.held.mu.Lock() // the model's series are not deleted meanwhile
+	defer m.held.mu.Unlock()
+	if !m.held.holds(model) {
+		model = ""
+	}
+	m.rateLimited.WithLabelValues(operation, code, model).Inc()
 }
 
 // PlainAsynq records that this process runs plain asynq, and why.

@@ -49,11 +49,13 @@ func (v versionVecs) register(reg prometheus.Registerer) {
 
 // versionMetrics is one version's resolved children.
 type versionMetrics struct {
-	state     [3]prometheus.Gauge // in the order of states
-	failures  prometheus.Counter
-	fallbacks prometheus.Counter
-	inflight  prometheus.Gauge
-	latency   prometheus.Observer
+	m              *Metrics
+	model, version string
+	state          [3]prometheus.Gauge // in the order of states
+	failures       prometheus.Counter
+	fallbacks      prometheus.Counter
+	inflight       prometheus.Gauge
+	latency        prometheus.Observer
 }
 
 var _ registry.VersionObserver = (*versionMetrics)(nil)
@@ -61,8 +63,11 @@ var _ registry.VersionObserver = (*versionMetrics)(nil)
 // Version implements registry.Observer. It also starts the version's labelled
 // counters at zero, so they exist before the first event.
 func (m *Metrics) Version(model, version string) registry.VersionObserver {
+	m.held.mu.Lock() // not while a forgetting of the same version deletes its series
+	defer m.held.mu.Unlock()
 	v := m.versions
 	out := &versionMetrics{
+		m: m, model: model, version: version,
 		failures:  v.failures.WithLabelValues(model, version),
 		fallbacks: v.fallbacks.WithLabelValues(model, version),
 		inflight:  v.inflight.WithLabelValues(model, version),
@@ -82,6 +87,7 @@ func (m *Metrics) Version(model, version string) registry.VersionObserver {
 			m.predictions.WithLabelValues(model, version, string(mode), string(o))
 		}
 	}
+	m.held.announce(out)
 	return out
 }
 
@@ -99,3 +105,6 @@ func (v *versionMetrics) LoadFailed()         { v.failures.Inc() }
 func (v *versionMetrics) RoutedAway()         { v.fallbacks.Inc() }
 func (v *versionMetrics) Begin()              { v.inflight.Inc() }
 func (v *versionMetrics) End(d time.Duration) { v.inflight.Dec(); v.latency.Observe(d.Seconds()) }
+
+// Forgotten deletes the version's series (see Metrics.forget).
+func (v *versionMetrics) Forgotten() { v.m.forget(v) }

@@ -48,6 +48,7 @@ func (v versionEventsOf) LoadFailed()             { v.add("load_failed") }
 func (v versionEventsOf) RoutedAway()             { v.add("routed_away") }
 func (v versionEventsOf) Begin()                  { v.add("begin") }
 func (v versionEventsOf) End(time.Duration)       { v.add("end") }
+func (v versionEventsOf) Forgotten()              { v.add("forgotten") }
 
 func TestRoutingFallsBackFromAFailedVersion(t *testing.T) {
 	weighted := func(w map[string]float64) registry.Rule {

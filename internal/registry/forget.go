@@ -30,6 +30,7 @@ func (r *Registry) forget(name string, rule Rule, why string, vers ...string) []
 		v.cur, v.gone = nil, true
 		if m := r.models[name]; m != nil && m.versions[v.version] == v {
 			delete(m.versions, v.version)
+			v.obs.Forgotten() // under the lock, before a version of the same name is observed anew
 			m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == v.version })
 			switch {
 			case len(m.order) == 0:

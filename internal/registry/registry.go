@@ -57,6 +57,10 @@ type VersionObserver interface {
 	// Begin.
 	Begin()
 	End(d time.Duration)
+	// Forgotten reports that the registry dropped the version: gone from its source,
+	// or unloaded. What was recorded of it may go; requests still in flight on it may
+	// End on it after.
+	Forgotten()
 }
 
 // Outcome classifies a prediction call for metrics.
@@ -189,3 +193,4 @@ func (NopObserver) LoadFailed()                                         {}
 func (NopObserver) RoutedAway()                                         {}
 func (NopObserver) Begin()                                              {}
 func (NopObserver) End(time.Duration)                                   {}
+func (NopObserver) Forgotten()                                          {}
