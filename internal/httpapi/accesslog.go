@@ -33,14 +33,17 @@ func (s *Server) logRequest(r *http.Request, info *reqInfo, op string, status in
 	}
 	rec := slog.NewRecord(end, level, "request", 0)
 	// One AddAttrs: past the five a record holds inline, each call grows its slice.
-	attrs := [...]slog.Attr{
-		slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("operation", op),
-		slog.String("route", chi.RouteContext(ctx).RoutePattern()), slog.Int("status", status),
-		slog.Duration("duration", d), slog.String("key_id", info.principal.ID),
+	var attrs [9]slog.Attr
+	attrs[0], attrs[1], attrs[2] = slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("operation", op)
+	attrs[3], attrs[4], attrs[5] = slog.String("route", chi.RouteContext(ctx).RoutePattern()), slog.Int("status", status), slog.Duration("duration", d)
+	n := 6
+	if info.principal.ID != "" { // no key: no key_id
+		attrs[n] = slog.String("key_id", info.principal.ID)
+		n++
 	}
-	n := len(attrs)
-	if info.principal.ID == "" {
-		n-- // no key: no key_id
+	if info.route.Model != "" { // routing chose a version: a registered model's, never the client's text
+		attrs[n], attrs[n+1] = slog.String("model", info.route.Model), slog.String("version", info.route.Version)
+		n += 2
 	}
 	rec.AddAttrs(attrs[:n]...)
 	if s.opts.Tracer != nil {

@@ -89,3 +89,75 @@ func waitAccessLine(out *apitest.Log, requestID string, v any) bool {
 	}
 	return false
 }
+
+// TestAccessLogNamesModelAndVersion: the line of a request that routing sent to a
+// version names the model and that version (the one routing chose when the client
+// named none), whether it then succeeded or failed; a request that named no model,
+// or one routing could not place, names none.
+func TestAccessLogNamesModelAndVersion(t *testing.T) {
+	out := &apitest.Log{}
+	h := newHarness(t, func(s *setup) {
+		s.opts.Logger = slog.New(slog.NewJSONHandler(out, nil))
+		s.sources = append(s.sources, testModel("failing", failing))
+	})
+	infer := `{"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]}`
+	tests := []struct {
+		name           string
+		do             func() *apitest.Response
+		status         int
+		model, version string // "": no such attribute
+	}{
+		{"a prediction routed by the rule", func() *apitest.Response {
+			return h.c.Post("/predict", keyPredict, `{"model":"echo","data":1}`)
+		}, http.StatusOK, "echo", "v2"},
+		{"a prediction of a version", func() *apitest.Response {
+			return h.c.Post("/predict", keyPredict, `{"model":"echo","version":"v1","data":1}`)
+		}, http.StatusOK, "echo", "v1"},
+		{"a batch", func() *apitest.Response {
+			return h.c.Post("/predict/batch", keyPredict, `{"model":"echo","version":"v1","items":[1,2]}`)
+		}, http.StatusOK, "echo", "v1"},
+		{"a job", func() *apitest.Response {
+			return h.c.Post("/predict/async", keyPredict, `{"model":"echo","data":1}`)
+		}, http.StatusOK, "echo", "v2"},
+		{"a batch job", func() *apitest.Response {
+			return h.c.Post("/predict/async/batch", keyPredict, `{"model":"echo","version":"v1","items":[1]}`)
+		}, http.StatusOK, "echo", "v1"},
+		{"a /v2 inference", func() *apitest.Response {
+			return h.c.Post("/v2/models/echo/infer", keyPredict, infer)
+		}, http.StatusOK, "echo", "v2"},
+		{"a /v2 inference of a version", func() *apitest.Response {
+			return h.c.Post("/v2/models/echo/versions/v1/infer", keyPredict, infer)
+		}, http.StatusOK, "echo", "v1"},
+		{"a prediction that fails after routing", func() *apitest.Response {
+			return h.c.Post("/predict", keyPredict, `{"model":"failing","data":1}`)
+		}, http.StatusInternalServerError, "failing", "v1"},
+		{"an unknown model", func() *apitest.Response {
+			return h.c.Post("/predict", keyPredict, `{"model":"nosuch","data":1}`)
+		}, http.StatusBadRequest, "", ""},
+		{"an unknown version over /v2", func() *apitest.Response {
+			return h.c.Post("/v2/models/echo/versions/v9/infer", keyPredict, infer)
+		}, http.StatusNotFound, "", ""},
+		{"a model listing", func() *apitest.Response { return h.c.Get("/models", keyRead) }, http.StatusOK, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := tt.do()
+			if resp.Status != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.Status, tt.status, resp.Body)
+			}
+			var line map[string]any
+			if !waitAccessLine(out, resp.Header.Get("X-Request-Id"), &line) {
+				t.Fatalf("no access log line:\n%s", out)
+			}
+			for key, want := range map[string]string{"model": tt.model, "version": tt.version} {
+				got, has := line[key]
+				switch {
+				case want == "" && has:
+					t.Errorf("%s=%v in the line, want none: %v", key, got, line)
+				case want != "" && got != want:
+					t.Errorf("%s=%v, want %q: %v", key, got, want, line)
+				}
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
+	"github.com/inferd/inferd/internal/registry"
 )
 
 type ctxKey struct{}
@@ -44,6 +45,9 @@ type reqInfo struct {
 	body *validator.Input
 	// oipBody is an infer operation's body, read once by the validator; nil: none.
 	oipBody []byte
+	// route is the model and version routing chose for the request, for its log line:
+	// filled in by the registry (registry.RouteNoteKey) or by a submission.
+	route registry.RouteNote
 }
 
 func infoFrom(ctx context.Context) *reqInfo {
@@ -109,6 +113,8 @@ func (c *reqContext) Value(key any) any {
 		return c.info
 	case chi.RouteCtxKey:
 		return c.route
+	case registry.RouteNoteKey:
+		return &c.info.route
 	}
 	return c.Context.Value(key)
 }

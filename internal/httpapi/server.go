@@ -254,6 +254,9 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 		return api.AsyncSubmitResponse{}, err
 	}
 	sub.Version = ver
+	if info := infoFrom(ctx); info != nil {
+		info.route = registry.RouteNote{Model: sub.Model, Version: ver}
+	}
 	if sub.CallbackURL != "" {
 		if err := s.opts.Callbacks.CheckURL(sub.CallbackURL); err != nil {
 			return api.AsyncSubmitResponse{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeCallbackNotAllowed, Detail: err.Error()}

@@ -55,6 +55,7 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 	}
 	defer h.release()
 	v, inst := h.v, h.inst
+	noteRoute(ctx, req.Model, v.version)
 	rows := 1
 	outs, err := inst.infer(ctx, req, &rows)
 	r.settle(req.Model, h, ModeInfer, rows, err)

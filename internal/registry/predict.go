@@ -54,6 +54,7 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	}
 	defer h.release()
 	v, inst := h.v, h.inst
+	noteRoute(ctx, req.Model, v.version)
 	observe := func(stage pipeline.Stage, d time.Duration) {
 		r.obs.Stage(req.Model, v.version, stage, d)
 		v.stats.stage(stage, d)
