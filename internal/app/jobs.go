@@ -88,6 +88,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	if err != nil {
 		return nil, err
 	}
+	m.JobsRunByWorkers()
 	tasks := taskOptions(cfg, conn)
 	runner := queue.NewRunner(rc, tasks)
 	insp := runner.Inspector()

@@ -218,6 +218,18 @@ func (m *Metrics) RateLimitedOperations(ops []string, code string) {
 	}
 }
 
+// JobsRunByWorkers unregisters the series of job runs (inferd_jobs_finished_total,
+// inferd_job_duration_seconds, inferd_job_queue_wait_seconds): an API server in queue
+// mode runs no job, so its zeros would read as jobs that never finish, and it cannot
+// count the runs its workers do without each of N servers counting every one. The
+// workers export them; a Prometheus that scrapes the servers alone has none, which
+// the alert InferdJobRunsNotScraped reports.
+func (m *Metrics) JobsRunByWorkers() {
+	m.reg.Unregister(m.jobsFinished)
+	m.reg.Unregister(m.jobDuration)
+	m.reg.Unregister(m.jobWait)
+}
+
 // ObserveWorkers registers a gauge read at scrape time: the processes taking jobs.
 func (m *Metrics) ObserveWorkers(workers func() int) {
 	m.reg.MustRegister(gaugeFunc("job_workers",

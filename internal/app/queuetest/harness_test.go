@@ -204,6 +204,28 @@ func metric(tb testing.TB, p *proctest.Proc, sample string) float64 {
 	return 0
 }
 
+// families returns the names of the metric families the process's /metrics exports.
+func families(tb testing.TB, p *proctest.Proc) map[string]bool {
+	tb.Helper()
+	resp, err := http.Get(p.URL + "/metrics")
+	if err != nil {
+		tb.Fatalf("scraping %s: %v", p.URL, err)
+	}
+	defer resp.Body.Close()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "# TYPE "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			out[name] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("scraping %s: %v", p.URL, err)
+	}
+	return out
+}
+
 // probe answers the status of GET path on the process, or 0 when nothing answers.
 // Worker probes are not part of openapi.yaml, so they bypass apitest.
 func probe(p *proctest.Proc, path string) int {

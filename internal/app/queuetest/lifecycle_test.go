@@ -37,10 +37,28 @@ func TestJobWaitsForAWorker(t *testing.T) {
 		t.Fatalf("with no worker running, the job is %+v, want pending", rec)
 	}
 
-	c.startWorker()
+	w := c.startWorker()
 	rec := s.waitStatus(t, id, "succeeded", 10*time.Second)
 	if !sameJSON(rec.Result, spec.want()) {
 		t.Errorf("result %s, want %s", rec.Result, spec.want())
+	}
+
+	// The job is counted where it ran: the worker exports its outcome, and the server,
+	// which runs no job, exports no job series rather than zeros that would read as
+	// jobs never finishing; the queue's series are the server's.
+	if n := metric(t, w.Proc, `inferd_jobs_finished_total{status="succeeded"}`); n != 1 {
+		t.Errorf("the worker counts %v jobs succeeded, want 1", n)
+	}
+	exported := families(t, s.Proc)
+	for _, name := range []string{"inferd_jobs_finished_total", "inferd_job_duration_seconds", "inferd_job_queue_wait_seconds"} {
+		if exported[name] {
+			t.Errorf("the server in queue mode exports %s, which only the workers count", name)
+		}
+	}
+	for _, name := range []string{"inferd_jobs_queued", "inferd_jobs_running", "inferd_job_workers"} {
+		if !exported[name] {
+			t.Errorf("the server in queue mode does not export %s", name)
+		}
 	}
 }
 
