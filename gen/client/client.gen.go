@@ -610,6 +610,15 @@ type JobRecord struct {
 	// Example: {"text":"hello"}
 	Result AnyValue `json:"result"`
 
+	// RetryAt With `worker_lost_at`: when the job is queued again for another worker, the
+	// end of the lost worker's 30 s hold on it (or, past it, when it was queued
+	// again); it starts then if a worker is free. Absent when it is not retried:
+	// a job whose workers stopped four times in turn is failed instead.
+	//
+	//
+	// Example: 2026-11-22T10:00:31Z
+	RetryAt *time.Time `json:"retry_at,omitempty"`
+
 	// StartedAt When a worker started it; absent until the job is shown running or has finished.
 	//
 	// Example: 2026-11-22T10:00:00.125Z
@@ -628,6 +637,17 @@ type JobRecord struct {
 	//
 	// Example: v1
 	Version VersionField `json:"version"`
+
+	// WorkerLostAt Queue mode: the worker running the job stopped (killed, out of memory, or cut
+	// off from Redis) and this is when it was last heard from, the last time it
+	// renewed its hold on the job (every 5 s). Set about 15 s after the loss, while
+	// the job still reads `running` (or `pending`) with nothing running it; the job
+	// runs again from the start at `retry_at`. It stays once the job runs again,
+	// replaced by a later loss. Absent while no worker running the job was lost.
+	//
+	//
+	// Example: 2026-11-22T10:00:01Z
+	WorkerLostAt *time.Time `json:"worker_lost_at,omitempty"`
 }
 
 // JobStatus created (recorded, not yet queued) -> pending (queued) -> running -> succeeded |

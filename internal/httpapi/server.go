@@ -495,6 +495,12 @@ func jobRecord(rec job.Record) api.JobRecord {
 	if !rec.FinishedAt.IsZero() {
 		out.FinishedAt = &rec.FinishedAt
 	}
+	if !rec.WorkerLostAt.IsZero() {
+		out.WorkerLostAt = &rec.WorkerLostAt
+		if !rec.RetryAt.IsZero() {
+			out.RetryAt = &rec.RetryAt
+		}
+	}
 	p := api.JobPriority(rec.Priority.Or())
 	out.Priority = &p
 	out.Deadline = rec.Deadline

@@ -31,6 +31,11 @@ type Record struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  time.Time  `json:"started_at,omitzero"`
 	FinishedAt time.Time  `json:"finished_at,omitzero"`
+	// WorkerLostAt, in queue mode, is when the worker that last ran the job was last
+	// heard from before it stopped (see Executor.WorkerLost); RetryAt when the job is,
+	// or was, queued again after it, zero when it is not to be.
+	WorkerLostAt time.Time `json:"worker_lost_at,omitzero"`
+	RetryAt      time.Time `json:"retry_at,omitzero"`
 	// Callback, when its URL is set, is posted the final record once the job
 	// finishes. A value, not a pointer: copies of a record share nothing.
 	Callback Callback `json:"callback,omitzero"`

@@ -297,6 +297,8 @@ type jobRecord struct {
 	FinishedAt   *time.Time      `json:"finished_at"`
 	Result       json.RawMessage `json:"result"`
 	ErrorMessage *string         `json:"error_message"`
+	WorkerLostAt *time.Time      `json:"worker_lost_at"`
+	RetryAt      *time.Time      `json:"retry_at"`
 }
 
 // rank orders statuses: a job's status never moves to a lower rank.

@@ -15,13 +15,18 @@ const (
 	// recoverSlack covers what the bound leaves out: lease times in whole seconds, the
 	// pickup of the re-enqueued task, a slow job's delay overrunning on a loaded machine.
 	recoverSlack = 5 * time.Second
+	// heardWithin bounds how long before its kill a worker last renewed its lease: its
+	// heartbeat renews it every 5 s, and a loaded machine delays a beat.
+	heardWithin = 10 * time.Second
 )
 
 // TestOrphanRecoveryTime (see docs/design.md#orphaned-jobs-run-again-within-seconds): a job whose worker is killed with
 // SIGKILL mid-run runs again on another worker within the lease plus one recovery
 // interval, both normally and after Redis restarted empty under the running processes
-// (where recovery once took 69 s). Built binaries, real redis-server; each case takes
-// about 40 s, in parallel with the other tests.
+// (where recovery once took 69 s). While it still reads running, before it runs
+// again, its record says its worker is lost (when it was last heard from) and when it
+// runs again; the other worker's job says nothing of the kind. Built binaries, real
+// redis-server; each case takes about 40 s, in parallel with the other tests.
 func TestOrphanRecoveryTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for asynq's 30 s lease to run out")
@@ -68,6 +73,33 @@ func TestOrphanRecoveryTime(t *testing.T) {
 			victim.Signal(syscall.SIGKILL)
 			killed := time.Now()
 
+			// The report comes once the lease has gone unrenewed for 15 s, within one
+			// look of a recoverer (5 s): about 10 s before the lease ends and the job
+			// is queued again.
+			var lost jobRecord
+			var seen time.Time
+			eventually(t, asynqLease+recoverInterval+recoverSlack, "a record that names its lost worker", func() bool {
+				for _, id := range ids {
+					if rec := s.poll(t, id); rec.WorkerLostAt != nil {
+						lost, seen = rec, time.Now()
+						return true
+					}
+				}
+				return false
+			})
+			t.Logf("the record named its lost worker %s after the kill: worker_lost_at %s before the kill, retry_at %s after the report",
+				seen.Sub(killed).Round(100*time.Millisecond), killed.Sub(*lost.WorkerLostAt).Round(100*time.Millisecond), lost.RetryAt.Sub(seen).Round(100*time.Millisecond))
+			switch {
+			case lost.Status != "running":
+				t.Errorf("the lost worker's job reads %s, want running", lost.Status)
+			case lost.RetryAt == nil || lost.RetryAt.Sub(*lost.WorkerLostAt) != asynqLease:
+				t.Errorf("retry_at %v, want worker_lost_at %v + the lease (%s)", lost.RetryAt, lost.WorkerLostAt, asynqLease)
+			case lost.WorkerLostAt.After(killed) || lost.WorkerLostAt.Before(killed.Add(-heardWithin)):
+				t.Errorf("worker_lost_at %v, want at most %s before the kill at %v", lost.WorkerLostAt, heardWithin, killed)
+			case !seen.Before(*lost.RetryAt):
+				t.Errorf("the record named its lost worker at %v, no sooner than retry_at %v: not while the job waited", seen, lost.RetryAt)
+			}
+
 			// The victim's job runs again from the start, so it finishes delay after its
 			// second run began.
 			var recovery time.Duration
@@ -75,6 +107,13 @@ func TestOrphanRecoveryTime(t *testing.T) {
 			for _, id := range ids {
 				rec := s.waitStatus(t, id, "succeeded", bound+delay+10*time.Second)
 				recovery = max(recovery, rec.FinishedAt.Add(-delay).Sub(killed))
+				if id == lost.JobID {
+					if rec.WorkerLostAt == nil || !rec.WorkerLostAt.Equal(*lost.WorkerLostAt) || rec.RetryAt == nil {
+						t.Errorf("the recovered job's final record lost the report: worker_lost_at %v, retry_at %v", rec.WorkerLostAt, rec.RetryAt)
+					}
+				} else if rec.WorkerLostAt != nil || rec.RetryAt != nil {
+					t.Errorf("the job of the worker left running says its worker was lost: %v, %v", rec.WorkerLostAt, rec.RetryAt)
+				}
 			}
 			t.Logf("the killed worker's job ran again %s after the kill", recovery.Round(100*time.Millisecond))
 			if recovery < asynqLease-recoverInterval {

@@ -45,7 +45,10 @@
 //     30 s + RecoverInterval + PollInterval*1.5 after the kill (about 35 s with the
 //     defaults), as long as worker clocks agree within a few seconds. asynq's own
 //     recoverer later redelivers the orphaned original too; that delivery finds the
-//     record final and does nothing.
+//     record final and does nothing. A lease left unrenewed for 15 s is reported on
+//     the job's record before it ends (job.Executor.WorkerLost: when its worker was
+//     last heard from, and when the job runs again), and the recoverer looks again
+//     as it ends.
 //   - Cancellation: asynq's CancelProcessing cancels the handler's context and sends
 //     the task to retry (hibiken/asynq#532, #968). The record is already cancelled by
 //     then, so the retry finds it final and returns nil: one no-op redelivery, not a

@@ -26,6 +26,14 @@ import (
 // its layout.
 func (e *env) orphan(t *testing.T, jobID string, recovery int) {
 	t.Helper()
+	e.orphanUntil(t, jobID, recovery, time.Now().Add(-10*time.Second).Truncate(time.Second))
+}
+
+// orphanUntil is orphan with the task's lease ending at leaseEnd (whole seconds, as
+// asynq writes it): in the future, a lease whose worker stopped renewing it
+// asynqLease - (leaseEnd - now) ago.
+func (e *env) orphanUntil(t *testing.T, jobID string, recovery int, leaseEnd time.Time) {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := e.runner.enqueue(ctx, jobID, recovery, nil, job.PriorityNormal); err != nil {
 		t.Fatal(err)
@@ -38,7 +46,7 @@ func (e *env) orphan(t *testing.T, jobID string, recovery int) {
 	_, err := e.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.LPush(ctx, q+"active", tid)
 		p.HSet(ctx, q+"t:"+tid, "state", "active")
-		p.ZAdd(ctx, q+"lease", redis.Z{Score: float64(time.Now().Add(-10 * time.Second).Unix()), Member: tid})
+		p.ZAdd(ctx, q+"lease", redis.Z{Score: float64(leaseEnd.Unix()), Member: tid})
 		return nil
 	})
 	if err != nil {
@@ -69,17 +77,21 @@ func TestRecoverOrphan(t *testing.T) {
 		final    bool
 		want     job.Status
 		wantErr  string
+		// retried: the record says when its worker was lost and when it was queued
+		// again; lost: only when it was lost (out of recoveries); neither: untouched.
+		retried, lost bool
 	}{
-		{"first task orphaned", 0, false, job.StatusSucceeded, ""},
-		{"recovered task orphaned again", 2, false, job.StatusSucceeded, ""},
-		{"out of recoveries", 3, false, job.StatusFailed, "stopped 4 times"},
-		{"already finished by another delivery", 0, true, job.StatusSucceeded, ""},
+		{"first task orphaned", 0, false, job.StatusSucceeded, "", true, true},
+		{"recovered task orphaned again", 2, false, job.StatusSucceeded, "", true, true},
+		{"out of recoveries", 3, false, job.StatusFailed, "stopped 4 times", false, true},
+		{"already finished by another delivery", 0, true, job.StatusSucceeded, "", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			rec := e.createJob(t, `"in"`)
-			e.orphan(t, rec.ID, tt.recovery)
+			leaseEnd := time.Now().Add(-10 * time.Second).Truncate(time.Second)
+			e.orphanUntil(t, rec.ID, tt.recovery, leaseEnd)
 			if tt.final {
 				if _, err := e.store.Update(context.Background(), rec.ID, func(r *job.Record) error {
 					r.Status, r.Result, r.FinishedAt = job.StatusSucceeded, []byte(`"earlier"`), time.Now()
@@ -96,11 +108,21 @@ func TestRecoverOrphan(t *testing.T) {
 			if !strings.Contains(got.Error, tt.wantErr) {
 				t.Errorf("error_message = %q, want it to contain %q", got.Error, tt.wantErr)
 			}
+			wantLost := time.Time{}
+			if tt.lost {
+				wantLost = leaseEnd.Add(-asynqLease) // when the worker last renewed its lease
+			}
+			if !got.WorkerLostAt.Equal(wantLost) {
+				t.Errorf("worker_lost_at %v, want %v", got.WorkerLostAt, wantLost)
+			}
+			if tt.retried != !got.RetryAt.IsZero() || tt.retried && got.RetryAt.Before(start) {
+				t.Errorf("retry_at %v (the worker started at %v), want it set: %v", got.RetryAt, start, tt.retried)
+			}
 			if tt.final {
 				// A whole pass of the recoverer, run here so that its end is known: it
 				// queues no recovery of the finished job, and only that would run it
 				// before asynq's own recoverer (30 s past the lease).
-				if err := w.recoverOrphans(context.Background()); err != nil {
+				if _, err := w.recoverOrphans(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := e.runner.Inspector().GetTaskInfo(e.tasks.Queue, taskID(rec.ID, 1)); !errors.Is(err, asynq.ErrTaskNotFound) {
@@ -112,6 +134,89 @@ func TestRecoverOrphan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLostWorkerReported: a job whose task's lease has gone unrenewed (its worker
+// stopped) says so on its record before the lease ends (when its worker was last
+// heard from, and when it will be queued again), then runs again at the lease's end
+// and keeps the story; a lease renewed after all takes the report back, and a job out
+// of recoveries is reported with no retry.
+func TestLostWorkerReported(t *testing.T) {
+	ctx := context.Background()
+	t.Run("reported, then run again when the lease ends", func(t *testing.T) {
+		e := newEnv(t)
+		rec := e.createJob(t, `"in"`)
+		// Last renewed asynqLease - 3 s ago: stale, ending 3 s from now.
+		leaseEnd := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)
+		e.orphanUntil(t, rec.ID, 0, leaseEnd)
+		e.startWorker(t, &echo{}, WorkerOptions{})
+		var got job.Record
+		for deadline := time.Now().Add(10 * time.Second); got.WorkerLostAt.IsZero(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no worker_lost_at within 10 s: %+v", got)
+			}
+			var err error
+			if got, err = e.store.Get(ctx, rec.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got.Status != job.StatusRunning || !got.WorkerLostAt.Equal(leaseEnd.Add(-asynqLease)) || !got.RetryAt.Equal(leaseEnd) {
+			t.Errorf("reported as %s, worker_lost_at %v, retry_at %v; want running, %v, %v",
+				got.Status, got.WorkerLostAt, got.RetryAt, leaseEnd.Add(-asynqLease), leaseEnd)
+		}
+		done := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
+		if string(done.Result) != `"in"` || !done.WorkerLostAt.Equal(got.WorkerLostAt) || !done.RetryAt.Equal(got.RetryAt) {
+			t.Errorf("after the run again: result %s, worker_lost_at %v, retry_at %v; want the report kept", done.Result, done.WorkerLostAt, done.RetryAt)
+		}
+	})
+	t.Run("taken back when the lease is renewed", func(t *testing.T) {
+		e := newEnv(t)
+		rec := e.createJob(t, `"in"`)
+		leaseEnd := time.Now().Add(10 * time.Second).Truncate(time.Second)
+		e.orphanUntil(t, rec.ID, 0, leaseEnd)
+		w := e.newWorker(t, &echo{}, WorkerOptions{}) // not started: its recoverer runs here alone
+		if _, err := w.recoverOrphans(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.store.Get(ctx, rec.ID); got.WorkerLostAt.IsZero() {
+			t.Fatalf("a stale lease not reported: %+v", got)
+		}
+		// The worker was slow, not gone: its heartbeat renews the lease.
+		if err := e.rc.ZAdd(ctx, leaseKey(e.tasks.Queue), redis.Z{Score: float64(time.Now().Add(asynqLease).Unix()), Member: taskID(rec.ID, 0)}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.recoverOrphans(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.store.Get(ctx, rec.ID); !got.WorkerLostAt.IsZero() || !got.RetryAt.IsZero() || got.Status != job.StatusRunning {
+			t.Errorf("after the renewal: %s, worker_lost_at %v, retry_at %v; want running with neither", got.Status, got.WorkerLostAt, got.RetryAt)
+		}
+	})
+	t.Run("out of recoveries: no retry", func(t *testing.T) {
+		e := newEnv(t)
+		rec := e.createJob(t, `"in"`)
+		leaseEnd := time.Now().Add(10 * time.Second).Truncate(time.Second)
+		e.orphanUntil(t, rec.ID, e.tasks.MaxRecoveries, leaseEnd)
+		w := e.newWorker(t, &echo{}, WorkerOptions{})
+		if _, err := w.recoverOrphans(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.store.Get(ctx, rec.ID); !got.WorkerLostAt.Equal(leaseEnd.Add(-asynqLease)) || !got.RetryAt.IsZero() {
+			t.Errorf("worker_lost_at %v, retry_at %v; want %v and none", got.WorkerLostAt, got.RetryAt, leaseEnd.Add(-asynqLease))
+		}
+	})
+	t.Run("a lease renewed on time is not reported", func(t *testing.T) {
+		e := newEnv(t)
+		rec := e.createJob(t, `"in"`)
+		e.orphanUntil(t, rec.ID, 0, time.Now().Add(asynqLease-2*time.Second).Truncate(time.Second))
+		w := e.newWorker(t, &echo{}, WorkerOptions{})
+		if _, err := w.recoverOrphans(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.store.Get(ctx, rec.ID); !got.WorkerLostAt.IsZero() {
+			t.Errorf("a healthy job reported lost: %+v", got)
+		}
+	})
 }
 
 // TestRecoverAfterSIGKILL kills a worker process in the middle of a job and measures

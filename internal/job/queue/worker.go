@@ -97,6 +97,9 @@ type Worker struct {
 	stopRecover chan struct{}
 	recovered   sync.WaitGroup
 	shutdown    sync.Once
+
+	lostMu sync.Mutex
+	lost   map[taskRef]lostMark // the losses this worker's recoverer recorded (reportLost)
 }
 
 // NewWorker returns a Worker that runs jobs through exec, whose Store must be the
@@ -111,6 +114,7 @@ func NewWorker(rc redis.UniversalClient, exec *job.Executor, opts WorkerOptions)
 		runner:      NewRunner(rc, opts.Tasks),
 		rc:          rc,
 		stopRecover: make(chan struct{}),
+		lost:        map[taskRef]lostMark{},
 	}
 	// The waker holds an empty dequeue for up to PollInterval; asynq's own sleep after
 	// it is only a gap in which an announcement waits. Plain asynq sleeps the interval.

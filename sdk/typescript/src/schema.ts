@@ -1360,6 +1360,26 @@ export interface components {
              * @example 2026-11-22T10:00:00.131Z
              */
             finished_at?: string;
+            /**
+             * Format: date-time
+             * @description Queue mode: the worker running the job stopped (killed, out of memory, or cut
+             *     off from Redis) and this is when it was last heard from, the last time it
+             *     renewed its hold on the job (every 5 s). Set about 15 s after the loss, while
+             *     the job still reads `running` (or `pending`) with nothing running it; the job
+             *     runs again from the start at `retry_at`. It stays once the job runs again,
+             *     replaced by a later loss. Absent while no worker running the job was lost.
+             * @example 2026-11-22T10:00:01Z
+             */
+            worker_lost_at?: string;
+            /**
+             * Format: date-time
+             * @description With `worker_lost_at`: when the job is queued again for another worker, the
+             *     end of the lost worker's 30 s hold on it (or, past it, when it was queued
+             *     again); it starts then if a worker is free. Absent when it is not retried:
+             *     a job whose workers stopped four times in turn is failed instead.
+             * @example 2026-11-22T10:00:31Z
+             */
+            retry_at?: string;
             result: components["schemas"]["AnyValue"];
             /**
              * @description Why the job failed; null unless status is failed.
