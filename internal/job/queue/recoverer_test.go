@@ -18,21 +18,14 @@ import (
 	"github.com/inferd/inferd/internal/job/redisstore"
 )
 
-// orphan makes a job look as if a worker took its task and died about 40 s ago: the
-// record running, and the task active in asynq with a lease that ran out 10 s ago. That
-// is the window in which only our recoverer acts: asynq's waits until a lease is 30 s
-// past. It writes asynq's
-// keys as asynq v0.26.0's dequeue script does, so it breaks (loudly) if asynq changes
-// its layout.
-func (e *env) orphan(t *testing.T, jobID string, recovery int) {
-	t.Helper()
-	e.orphanUntil(t, jobID, recovery, time.Now().Add(-10*time.Second).Truncate(time.Second))
-}
-
-// orphanUntil is orphan with the task's lease ending at leaseEnd (whole seconds, as
-// asynq writes it): in the future, a lease whose worker stopped renewing it
-// asynqLease - (leaseEnd - now) ago.
-func (e *env) orphanUntil(t *testing.T, jobID string, recovery int, leaseEnd time.Time) {
+// orphan makes a job look as if a worker took its task and died: the record running,
+// and the task active in asynq with a lease ending at leaseEnd (whole seconds, as asynq
+// writes it). A lease that ran out 10 s ago is in the window in which only our
+// recoverer acts: asynq's waits until a lease is 30 s past. A lease still to end, in
+// less than asynqLease - leaseStale, is one whose worker stopped renewing it
+// asynqLease - (leaseEnd - now) ago. It writes asynq's keys as asynq v0.26.0's dequeue
+// script does, so it breaks (loudly) if asynq changes its layout.
+func (e *env) orphan(t *testing.T, jobID string, recovery int, leaseEnd time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := e.runner.enqueue(ctx, jobID, recovery, nil, job.PriorityNormal); err != nil {
@@ -91,7 +84,7 @@ func TestRecoverOrphan(t *testing.T) {
 			e := newEnv(t)
 			rec := e.createJob(t, `"in"`)
 			leaseEnd := time.Now().Add(-10 * time.Second).Truncate(time.Second)
-			e.orphanUntil(t, rec.ID, tt.recovery, leaseEnd)
+			e.orphan(t, rec.ID, tt.recovery, leaseEnd)
 			if tt.final {
 				if _, err := e.store.Update(context.Background(), rec.ID, func(r *job.Record) error {
 					r.Status, r.Result, r.FinishedAt = job.StatusSucceeded, []byte(`"earlier"`), time.Now()
@@ -148,7 +141,7 @@ func TestLostWorkerReported(t *testing.T) {
 		rec := e.createJob(t, `"in"`)
 		// Last renewed asynqLease - 3 s ago: stale, ending 3 s from now.
 		leaseEnd := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)
-		e.orphanUntil(t, rec.ID, 0, leaseEnd)
+		e.orphan(t, rec.ID, 0, leaseEnd)
 		e.startWorker(t, &echo{}, WorkerOptions{})
 		var got job.Record
 		for deadline := time.Now().Add(10 * time.Second); got.WorkerLostAt.IsZero(); time.Sleep(10 * time.Millisecond) {
@@ -173,7 +166,7 @@ func TestLostWorkerReported(t *testing.T) {
 		e := newEnv(t)
 		rec := e.createJob(t, `"in"`)
 		leaseEnd := time.Now().Add(10 * time.Second).Truncate(time.Second)
-		e.orphanUntil(t, rec.ID, 0, leaseEnd)
+		e.orphan(t, rec.ID, 0, leaseEnd)
 		w := e.newWorker(t, &echo{}, WorkerOptions{}) // not started: its recoverer runs here alone
 		if _, err := w.recoverOrphans(ctx); err != nil {
 			t.Fatal(err)
@@ -196,7 +189,7 @@ func TestLostWorkerReported(t *testing.T) {
 		e := newEnv(t)
 		rec := e.createJob(t, `"in"`)
 		leaseEnd := time.Now().Add(10 * time.Second).Truncate(time.Second)
-		e.orphanUntil(t, rec.ID, e.tasks.MaxRecoveries, leaseEnd)
+		e.orphan(t, rec.ID, e.tasks.MaxRecoveries, leaseEnd)
 		w := e.newWorker(t, &echo{}, WorkerOptions{})
 		if _, err := w.recoverOrphans(ctx); err != nil {
 			t.Fatal(err)
@@ -208,7 +201,7 @@ func TestLostWorkerReported(t *testing.T) {
 	t.Run("a lease renewed on time is not reported", func(t *testing.T) {
 		e := newEnv(t)
 		rec := e.createJob(t, `"in"`)
-		e.orphanUntil(t, rec.ID, 0, time.Now().Add(asynqLease-2*time.Second).Truncate(time.Second))
+		e.orphan(t, rec.ID, 0, time.Now().Add(asynqLease-2*time.Second).Truncate(time.Second))
 		w := e.newWorker(t, &echo{}, WorkerOptions{})
 		if _, err := w.recoverOrphans(ctx); err != nil {
 			t.Fatal(err)
