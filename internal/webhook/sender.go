@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	neturl "net/url"
 	"strconv"
 	"time"
 )
@@ -81,14 +82,19 @@ func NewSender(opts SenderOptions) *Sender {
 
 // dial connects to the first address of the host that the allow list allows, by that
 // address: the name is resolved here, once, so a second lookup cannot answer another.
+// A host written as a number (127.1) is the address it is, as at submission.
 func (s *Sender) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
+	h, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNotAllowed, err)
+	}
+	host, ip, err := parseHost(h)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the host %s: %w", ErrNotAllowed, h, err)
 	}
 	var ips []netip.Addr
-	if ip, err := netip.ParseAddr(host); err == nil {
-		ips = []netip.Addr{ip}
+	if ip.IsValid() {
+		ips, host = []netip.Addr{ip}, ""
 	} else if ips, err = s.opts.Resolver.LookupNetIP(ctx, "ip", host); err != nil {
 		return nil, err
 	}
@@ -111,6 +117,10 @@ func (s *Sender) dial(ctx context.Context, network, addr string) (net.Conn, erro
 // nil when the receiver answered 2xx. Any other answer, a redirect included, is an
 // error saying what the receiver did.
 func (s *Sender) Send(ctx context.Context, url, id string, body []byte) error {
+	// What submission refused is refused here too, for a record older than a check.
+	if _, err := parseTarget(url); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotAllowed, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAllowed, err)
@@ -123,6 +133,14 @@ func (s *Sender) Send(ctx context.Context, url, id string, body []byte) error {
 	req.Header.Set("webhook-signature", s.opts.Secret.Sign(id, ts, body))
 	resp, err := s.client.Do(req)
 	if err != nil {
+		if errors.Is(err, ErrNotAllowed) {
+			// The refusal says it all; the URL it came with is on the record already.
+			var ue *neturl.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return err
+		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			return fmt.Errorf("%w (%s)", ErrTimeout, s.opts.Timeout)

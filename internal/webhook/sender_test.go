@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,6 +69,18 @@ func TestSendRefused(t *testing.T) {
 		{"loopback address not listed", "hooks.example.com", rcv.URL + "/hook"},
 		{"loopback under any", "*", rcv.URL + "/hook"},
 		{"another network listed", "10.0.0.0/8", rcv.URL + "/hook"},
+		// The machine's own addresses need an entry of their own: a wider network
+		// does not do.
+		{"its network listed", "127.0.0.0/8", rcv.URL + "/hook"},
+		{"everything listed", "0.0.0.0/0,::/0", rcv.URL + "/hook"},
+		// Hosts written as numbers are the addresses they are, as curl reads them.
+		{"short form", "*", "http://127.1" + port + "/hook"},
+		{"one number", "*", "http://2130706433" + port + "/hook"},
+		{"hex", "*", "http://0x7f000001" + port + "/hook"},
+		{"octal", "*", "http://0177.0.0.1" + port + "/hook"},
+		{"mapped", "*", "http://[::ffff:127.0.0.1]" + port + "/hook"},
+		{"port out of range", "127.0.0.1", "http://127.0.0.1:99999/hook"},
+		{"port 0", "127.0.0.1", "http://127.0.0.1:0/hook"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,4 +168,103 @@ func TestSendSlowReceiver(t *testing.T) {
 			t.Fatal("the receiver still streams after 30 s: its connection was not closed")
 		}
 	})
+}
+
+// TestSendNumericHost: a host written as one number is dialed as the address it is,
+// and delivered when that address is listed, as curl would deliver it.
+func TestSendNumericHost(t *testing.T) {
+	var reached atomic.Int64
+	rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	defer rcv.Close()
+	port := rcv.URL[strings.LastIndex(rcv.URL, ":"):]
+	for _, host := range []string{"2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"} {
+		t.Run(host, func(t *testing.T) {
+			before := reached.Load()
+			if err := newSender(t, "127.0.0.1", 5*time.Second).Send(context.Background(), "http://"+host+port+"/hook", "job-1", []byte(`{}`)); err != nil {
+				t.Fatalf("Send = %v, want delivered to 127.0.0.1", err)
+			}
+			if reached.Load() != before+1 {
+				t.Error("the receiver on 127.0.0.1 was not reached")
+			}
+		})
+	}
+}
+
+// TestSendOwnAddress: a callback to an address of one of this machine's interfaces
+// (not loopback) is refused, at submission and when dialed, however wide the list,
+// unless that address itself is listed; the receiver listening there is reached only
+// then.
+func TestSendOwnAddress(t *testing.T) {
+	ip := ownAddress(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	if err != nil {
+		t.Fatalf("listening on this machine's address %s: %v", ip, err)
+	}
+	var reached atomic.Int64
+	rcv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	rcv.Listener = ln
+	rcv.Start()
+	defer rcv.Close()
+	url := "http://" + ln.Addr().String() + "/hook"
+	wide := netip.PrefixFrom(ip, 8).Masked().String()
+	if ip.Is6() {
+		wide = netip.PrefixFrom(ip, 16).Masked().String()
+	}
+	for _, allow := range []string{"*", "*," + wide, "0.0.0.0/0,::/0"} {
+		t.Run(allow, func(t *testing.T) {
+			a, err := webhook.ParseAllowList(allow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.CheckURL(url); !errors.Is(err, webhook.ErrNotAllowed) || !strings.Contains(err.Error(), "this machine") {
+				t.Errorf("CheckURL(%s) = %v, want refused as an address of this machine", url, err)
+			}
+			err = newSender(t, allow, 5*time.Second).Send(context.Background(), url, "job-1", []byte(`{}`))
+			if !errors.Is(err, webhook.ErrNotAllowed) || !strings.Contains(err.Error(), "this machine") {
+				t.Errorf("Send = %v, want refused as an address of this machine", err)
+			}
+		})
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the receiver on %s was reached %d times", ip, n)
+	}
+	t.Run("listed itself", func(t *testing.T) {
+		if err := newSender(t, ip.String(), 5*time.Second).Send(context.Background(), url, "job-1", []byte(`{}`)); err != nil {
+			t.Fatalf("Send = %v, want delivered", err)
+		}
+		if reached.Load() != 1 {
+			t.Error("the receiver was not reached")
+		}
+	})
+}
+
+// ownAddress returns an address of one of this machine's interfaces that is not
+// loopback or link-local (which needs a zone), IPv4 first.
+func ownAddress(t *testing.T) netip.Addr {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v6 netip.Addr
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		if !ok || ip.IsLoopback() || ip.IsLinkLocalUnicast() {
+			continue
+		}
+		if ip = ip.Unmap(); ip.Is4() {
+			return ip
+		}
+		if !v6.IsValid() {
+			v6 = ip
+		}
+	}
+	if !v6.IsValid() {
+		t.Skip("this machine has no address but loopback and link-local ones")
+	}
+	return v6
 }
