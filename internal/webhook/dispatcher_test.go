@@ -3,11 +3,13 @@ package webhook_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,8 +36,14 @@ func (c *counts) CallbackDone(s job.CallbackState) {
 // the store's own writes, which queue the callback.
 func finished(t *testing.T, store *memstore.Store, id, url string, status job.Status) {
 	t.Helper()
+	finishedBy(t, store, "", id, url, status)
+}
+
+// finishedBy is finished for a job of the key owner.
+func finishedBy(t *testing.T, store *memstore.Store, owner, id, url string, status job.Status) {
+	t.Helper()
 	ctx := context.Background()
-	rec := job.Record{ID: id, Status: job.StatusPending, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: time.Now(),
+	rec := job.Record{ID: id, Owner: owner, Status: job.StatusPending, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: time.Now(),
 		Callback: job.Callback{URL: url, State: job.CallbackPending}}
 	if err := store.Create(ctx, rec); err != nil {
 		t.Fatal(err)
@@ -126,5 +134,153 @@ func TestDispatcher(t *testing.T) {
 	defer obs.mu.Unlock()
 	if obs.done[job.CallbackDelivered] != 2 || obs.done[job.CallbackFailed] != 1 || obs.attempts[webhook.AttemptRefused] < 3 {
 		t.Errorf("observer heard %v and %v", obs.done, obs.attempts)
+	}
+}
+
+// startDispatcher runs a dispatcher on store, posting with sender, until the test ends,
+// when it waits for its attempts under way: start it before the receivers, whose
+// cleanups then run first.
+func startDispatcher(t *testing.T, store *memstore.Store, sender *webhook.Sender, obs webhook.Observer) {
+	t.Helper()
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Store: store, Queue: store, Sender: sender, Observer: obs,
+		Encode: func(r job.Record) ([]byte, error) { return json.Marshal(r) },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// hanging is a receiver that holds every request until the test ends or its sender
+// gives up, and counts them: under way, and the most under way at once among those
+// after the first wave of them.
+type hanging struct {
+	url     string
+	wave    int64
+	release chan struct{}
+	started atomic.Int64
+	ended   atomic.Int64
+	now     atomic.Int64 // under way
+	after   atomic.Int64 // the most under way at once of those after the first wave
+}
+
+func startHanging(t *testing.T, wave int64) *hanging {
+	h := &hanging{wave: wave, release: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read first: the server notices a sender gone only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := h.started.Add(1)
+		cur := h.now.Add(1)
+		defer h.now.Add(-1)
+		defer h.ended.Add(1)
+		if n > h.wave {
+			for m := h.after.Load(); cur > m && !h.after.CompareAndSwap(m, cur); m = h.after.Load() {
+			}
+		}
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(h.release) }) // before Close, which waits for the handlers
+	h.url = srv.URL + "/hook"
+	return h
+}
+
+// quick is a receiver that answers at once, and keeps when each webhook-id arrived.
+type quick struct {
+	url string
+	mu  sync.Mutex
+	got map[string]time.Time
+}
+
+func startQuick(t *testing.T) *quick {
+	q := &quick{got: map[string]time.Time{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q.mu.Lock()
+		q.got[r.Header.Get("webhook-id")] = time.Now()
+		q.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	q.url = srv.URL + "/hook"
+	return q
+}
+
+func (q *quick) count() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.got)
+}
+
+// eventually waits, up to a bound generous for a loaded machine, for cond.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within a minute", what)
+		}
+	}
+}
+
+// TestDispatcherFairShare: at the default concurrency, key A's 120 callbacks to a
+// receiver that never answers take every slot; key B's 5, to a receiver that answers
+// at once, are delivered all the same while all of A's attempts still hang (the
+// sender's timeout is long enough that none can end first).
+func TestDispatcherFairShare(t *testing.T) {
+	// The dispatcher first: it stops after the receivers have let their requests go.
+	store := memstore.New(memstore.Options{})
+	startDispatcher(t, store, newSender(t, "127.0.0.1", 10*time.Minute), nil)
+	hang := startHanging(t, webhook.DefaultConcurrency)
+	fast := startQuick(t)
+	for i := range 120 {
+		finishedBy(t, store, "A", fmt.Sprintf("a-%03d", i), hang.url, job.StatusSucceeded)
+	}
+	eventually(t, "A's attempts taking every slot", func() bool { return hang.now.Load() == webhook.DefaultConcurrency })
+	for i := range 5 {
+		finishedBy(t, store, "B", fmt.Sprintf("b-%d", i), fast.url, job.StatusSucceeded)
+	}
+	eventually(t, "B's 5 delivered", func() bool { return fast.count() == 5 })
+	if n, ended := hang.started.Load(), hang.ended.Load(); n != webhook.DefaultConcurrency || ended != 0 {
+		t.Errorf("A's receiver got %d requests, %d of them ended, want %d under way: A's share", n, ended, webhook.DefaultConcurrency)
+	}
+}
+
+// TestDispatcherSlowLane: once a receiver has timed out, its callbacks go one at a
+// time, the others waiting their turn in the queue without an attempt; the same key's
+// callbacks to another receiver are delivered meanwhile, and the callbacks held back
+// are on their records as pending, with no attempt counted for the wait.
+func TestDispatcherSlowLane(t *testing.T) {
+	store := memstore.New(memstore.Options{})
+	startDispatcher(t, store, newSender(t, "127.0.0.1", 300*time.Millisecond), nil)
+	hang := startHanging(t, webhook.DefaultConcurrency)
+	fast := startQuick(t)
+	const jobs = 40
+	for i := range jobs {
+		finishedBy(t, store, "A", fmt.Sprintf("a-%03d", i), hang.url, job.StatusSucceeded)
+	}
+	eventually(t, "three attempts after the first wave", func() bool { return hang.started.Load() >= webhook.DefaultConcurrency+3 })
+	for i := range 3 {
+		finishedBy(t, store, "A", fmt.Sprintf("a-fast-%d", i), fast.url, job.StatusSucceeded)
+	}
+	eventually(t, "A's callbacks to the other receiver delivered", func() bool { return fast.count() == 3 })
+	if n := hang.after.Load(); n != 1 {
+		t.Errorf("after the first wave, the receiver that hangs had up to %d requests at once, want 1", n)
+	}
+	var attempts int
+	for i := range jobs {
+		rec, err := store.Get(context.Background(), fmt.Sprintf("a-%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Callback.State != job.CallbackPending {
+			t.Errorf("%s: callback %+v, want pending", rec.ID, rec.Callback)
+		}
+		attempts += rec.Callback.Attempts
+	}
+	if n := hang.started.Load(); int64(attempts) > n {
+		t.Errorf("the records count %d attempts, but the receiver got %d requests", attempts, n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -400,6 +401,91 @@ func TestWebhookRedirectAndSlowReceiver(t *testing.T) {
 	}
 	if n := target.count(); n != 0 {
 		t.Errorf("the redirect's target got %d callbacks", n)
+	}
+}
+
+// TestWebhookFairness: in queue mode, at the default settings (WEBHOOK_CONCURRENCY
+// 16, WEBHOOK_TIMEOUT 10 s), key A's 120 finished jobs call back a receiver that never
+// answers, taking every slot of the worker; then key B submits 5 jobs whose receiver
+// answers at once. B's callbacks are each delivered within 5 s of their submission: a
+// key's share of the slots is its own whatever another key's receivers do.
+func TestWebhookFairness(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	hang, fast := startReceiver(t), startReceiver(t)
+	s := c.startServer(hookEnv...)
+	c.startWorker(hookEnv...)
+	release := make(chan struct{})
+	// After the worker's start: its stop waits for the attempts these hold.
+	t.Cleanup(func() { close(release) })
+	var holding atomic.Int64
+	hang.hold = func(_ string, r *http.Request) {
+		holding.Add(1)
+		defer holding.Add(-1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}
+	var mu sync.Mutex
+	arrived := map[string]time.Time{}
+	fast.hold = func(id string, _ *http.Request) {
+		mu.Lock()
+		if _, ok := arrived[id]; !ok {
+			arrived[id] = time.Now()
+		}
+		mu.Unlock()
+	}
+
+	var aIDs []string
+	for i := range 120 {
+		aIDs = append(aIDs, s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(strconv.Itoa(i)), CallbackURL: hang.url}))
+	}
+	for _, id := range aIDs {
+		s.waitStatus(t, id, "succeeded", time.Minute)
+	}
+	eventually(t, time.Minute, "A's callbacks holding every slot", func() bool { return holding.Load() == 16 })
+
+	type sent struct {
+		id string
+		at time.Time
+	}
+	var b []sent
+	for i := range 5 {
+		at := time.Now()
+		resp := s.api.Post("/predict/async", adminKey, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(strconv.Itoa(i)), CallbackURL: fast.url})
+		var sub struct {
+			JobID string `json:"job_id"`
+		}
+		resp.JSON(t, &sub)
+		if resp.Status != http.StatusOK || sub.JobID == "" {
+			t.Fatalf("submit as B: status %d: %s", resp.Status, resp.Body)
+		}
+		b = append(b, sent{sub.JobID, at})
+	}
+	eventually(t, time.Minute, "B's 5 callbacks delivered", func() bool { return fast.count() == 5 })
+	var took []time.Duration
+	mu.Lock()
+	for _, j := range b {
+		at, ok := arrived[j.id]
+		if !ok {
+			t.Fatalf("B's job %s was not called back", j.id)
+		}
+		took = append(took, at.Sub(j.at))
+	}
+	mu.Unlock()
+	var out []string
+	for _, d := range took {
+		out = append(out, d.Round(time.Millisecond).String())
+	}
+	t.Logf("queue mode: B's 5 callbacks delivered %s after their submissions, A's receiver holding %d", strings.Join(out, ", "), holding.Load())
+	if worst := slices.Max(took); worst > 5*time.Second {
+		t.Errorf("B's callbacks took up to %s, want at most 5 s", worst.Round(time.Millisecond))
+	}
+	fast.mu.Lock()
+	defer fast.mu.Unlock()
+	if fast.badSigs != 0 || len(fast.wrong) != 0 {
+		t.Errorf("%d wrong signatures; wrong requests: %v", fast.badSigs, fast.wrong)
 	}
 }
 

@@ -36,9 +36,9 @@ type Store struct {
 	// once holds the idempotency keys in use, by job.Idempotency.Scope.
 	once    map[string]onceUse
 	onceTTL time.Duration
-	// due holds the jobs whose callbacks wait for a delivery, with when each is due
-	// (job.CallbackQueue).
-	due map[string]time.Time
+	// due holds the jobs whose callbacks wait for a delivery, by key, with when each
+	// is due (job.CallbackQueue).
+	due hooks
 }
 
 // onceUse is an idempotency key's first use and when it is forgotten.
@@ -92,7 +92,7 @@ func New(opts Options) *Store {
 		maxBytes: max(opts.MaxBytesPerOwner, 0), onFinal: opts.OnFinal,
 		once: map[string]onceUse{}, onceTTL: opts.IdempotencyTTL,
 		recs: map[string]*job.Record{}, open: map[string]map[string]struct{}{}, bytes: map[string]*holdings{},
-		due: map[string]time.Time{},
+		due: newHooks(),
 	}
 }
 
@@ -211,7 +211,7 @@ func (s *Store) room(owner string, now time.Time) bool {
 // drop deletes a record and frees its owner's slot and bytes; r may be nil.
 func (s *Store) drop(id string, r *job.Record) {
 	delete(s.recs, id)
-	delete(s.due, id)
+	s.due.remove(id)
 	if r != nil {
 		s.release(r.Owner, id)
 		s.forget(r)
@@ -266,7 +266,7 @@ func (s *Store) update(id string, fn func(*job.Record) error) (next job.Record, 
 	if finished {
 		s.release(r.Owner, id)
 		if next.Due() {
-			s.due[id] = s.now()
+			s.due.add(id, next.Owner, s.now())
 		}
 	}
 	s.recount(r, &next)
@@ -296,40 +296,4 @@ func (s *Store) lookup(id string) (*job.Record, error) {
 
 func (s *Store) expired(r *job.Record, now time.Time) bool {
 	return !now.Before(s.expiry(r))
-}
-
-// ClaimCallbacks returns up to n jobs whose callbacks are due at now, each leased
-// until now+lease.
-func (s *Store) ClaimCallbacks(_ context.Context, now time.Time, lease time.Duration, n int) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ids []string
-	for id, at := range s.due {
-		if len(ids) == n {
-			break
-		}
-		if !at.After(now) {
-			ids = append(ids, id)
-			s.due[id] = now.Add(lease)
-		}
-	}
-	return ids, nil
-}
-
-// RetryCallback makes the callback of job id due at at.
-func (s *Store) RetryCallback(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.recs[id]; ok {
-		s.due[id] = at
-	}
-	return nil
-}
-
-// DoneCallback takes the callback of job id off the queue.
-func (s *Store) DoneCallback(_ context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.due, id)
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -85,6 +86,7 @@ type Store struct {
 	maxBytes    int64
 	bytesPrefix string
 	hooksPrefix string
+	hookTurn    atomic.Uint32 // the shard a claim of callbacks starts at
 	shards      Shards
 	oncePrefix  string
 	onceTTL     time.Duration
@@ -360,15 +362,15 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 			// budget, since the worker that finishes a job has none of its own.
 			keys = append(keys, s.ownerKey(id, rec.Owner), s.bytesKey(id, rec.Owner), s.sumsKey(id, rec.Owner))
 		}
-		due := ""
+		hook := []any{"", "", ""}
 		if !wasFinal && rec.Due() {
 			// Queued in the write that finishes the job: no crash in between can
 			// lose the callback.
-			keys = append(keys, s.hooksKey(s.shards.Of(id)))
-			due = strconv.FormatInt(time.Now().UnixMilli(), 10)
+			keys = append(keys, s.keysKey(s.shards.Of(id)))
+			hook = s.queueHookArgs(id, rec.Owner, time.Now())
 		}
 		n, err := compareAndSet.Run(ctx, s.rc, keys, hex.EncodeToString(sum[:]), nb, ttl, channel, id, records, maxPublished,
-			was, kind(rec), expires, s.publish(), due).Int()
+			was, kind(rec), expires, s.publish(), hook[0], hook[1], hook[2]).Int()
 		switch {
 		case err != nil:
 			return job.Record{}, unavailable("updating", id, err)
@@ -404,9 +406,11 @@ func (s *Store) update(ctx context.Context, id string, held []byte, fn func(*job
 // that a server subscribed to both answers its long polls from it, and the id for
 // servers of earlier versions, which hear only ids; with ARGV[11], PUBLISH or, in Redis
 // Cluster, SPUBLISH on channels under the record's hash tag. When ARGV[12] is not "",
-// the record became final with a callback to deliver: the id joins the queue of due
-// callbacks, the last of KEYS, due at ARGV[12]. It returns 1 when it wrote, 0 when the
-// value was another, -1 when there was none.
+// the record became final with a callback to deliver: the id joins its key's lane of
+// due callbacks ARGV[13] (in the record's slot, so not among KEYS, whose length says
+// which keys the owner's are), due at ARGV[12], and the key ARGV[14] the index of
+// lanes, the last of KEYS, unless it is there due sooner. It returns 1 when it wrote, 0
+// when the value was another, -1 when there was none.
 var compareAndSet = redis.NewScript(budgetLua + `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
@@ -424,7 +428,10 @@ if ARGV[4] ~= '' then
   if string.len(ARGV[2]) <= tonumber(ARGV[7]) then redis.call(ARGV[11], ARGV[6], ARGV[2]) end
   redis.call(ARGV[11], ARGV[4], ARGV[5])
 end
-if ARGV[12] ~= '' then redis.call('ZADD', KEYS[#KEYS], ARGV[12], ARGV[5]) end
+if ARGV[12] ~= '' then
+  redis.call('ZADD', ARGV[13], ARGV[12], ARGV[5])
+  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[12], ARGV[14])
+end
 return 1
 `)
 
