@@ -17,9 +17,10 @@ func withCallbacks(t *testing.T, allow string) func(*setup) {
 	return func(s *setup) { s.opts.Callbacks = a }
 }
 
-// TestCallbackURLRefused: a callback_url that WEBHOOK_ALLOWED_HOSTS does not allow is
-// refused at submission, 400 callback_not_allowed with a detail that says what to do, on
-// both submit operations and through the one-pass decoder's fast and general paths.
+// TestCallbackURLRefused: a callback_url that WEBHOOK_ALLOWED_HOSTS does not allow, or
+// that could not be dialed, is refused at submission, 400 callback_not_allowed with a
+// detail that says what to do, on both submit operations and through the one-pass
+// decoder's fast and general paths.
 func TestCallbackURLRefused(t *testing.T) {
 	tests := []struct {
 		name, allow, url, detail string
@@ -32,6 +33,19 @@ func TestCallbackURLRefused(t *testing.T) {
 		{"scheme", "*", "ftp://hooks.example.com/hook", "http://"},
 		{"credentials", "*", "https://me:secret@hooks.example.com/hook", "password"},
 		{"no callbacks taken", "", "https://hooks.example.com/hook", "WEBHOOK_ALLOWED_HOSTS"},
+		{"documentation range", "*", "http://198.51.100.7/hook", "documentation"},
+		{"benchmarking range", "*", "http://198.18.0.1/hook", "benchmarking"},
+		{"shared range", "*", "http://100.64.0.1/hook", "shared"},
+		{"mapped loopback", "*", "http://[::ffff:127.0.0.1]/hook", "loopback"},
+		{"compatible loopback", "*", "http://[::127.0.0.1]/hook", "loopback"},
+		{"translated loopback", "*", "http://[::ffff:0:127.0.0.1]/hook", "loopback"},
+		{"short loopback", "*", "http://127.1/hook", "loopback"},
+		{"loopback as a number", "*", "http://2130706433/hook", "loopback"},
+		{"loopback in hex", "*", "http://0x7f000001/hook", "loopback"},
+		{"loopback in octal", "*", "http://0177.0.0.1/hook", "loopback"},
+		{"port too large", "*", "http://hooks.example.com:99999/hook", "port 99999"},
+		{"port 0", "*", "http://hooks.example.com:0/hook", "port 0"},
+		{"not an address", "*", "http://300.1.1.1/hook", "IPv4"},
 		// An escaped slash takes the decoder's general path.
 		{"general path", "hooks.example.com", `http:\/\/127.0.0.1\/hook`, "loopback"},
 	}

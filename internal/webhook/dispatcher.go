@@ -209,7 +209,8 @@ var errWaited = errors.New("it waited its turn behind attempts at a receiver tha
 
 // record writes how the callback cb went on its record: the attempt made, which
 // ended in sendErr, or when attempted is false its end unattempted, sendErr saying
-// why. The callback is delivered, pending a retry, or failed once WEBHOOK_MAX_AGE
+// why. The callback is delivered, pending a retry, or failed: at once when the
+// address was refused (a retry would be refused as well), else once WEBHOOK_MAX_AGE
 // has passed since its job finished.
 func (d *Dispatcher) record(ctx context.Context, cb job.DueCallback, url string, attempted bool, sendErr error) {
 	now := time.Now()
@@ -231,6 +232,10 @@ func (d *Dispatcher) record(ctx context.Context, cb job.DueCallback, url string,
 		case sendErr == nil:
 			cbk.Attempts++
 			cbk.State, cbk.DeliveredAt, cbk.LastError = job.CallbackDelivered, now, ""
+		case errors.Is(sendErr, ErrNotAllowed):
+			cbk.Attempts++
+			cbk.State = job.CallbackFailed
+			cbk.LastError = fmt.Sprintf("refused, and not retried: %v", sendErr)
 		case !now.Before(deadline):
 			cbk.Attempts++
 			cbk.State = job.CallbackFailed

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -282,5 +283,37 @@ func TestDispatcherSlowLane(t *testing.T) {
 	}
 	if n := hang.started.Load(); int64(attempts) > n {
 		t.Errorf("the records count %d attempts, but the receiver got %d requests", attempts, n)
+	}
+}
+
+// TestDispatcherRefusedAddress: a callback whose host resolves to an address the list
+// refuses (localhost under *) fails at its first attempt, which reaches nothing, the
+// record saying why; it is not retried.
+func TestDispatcherRefusedAddress(t *testing.T) {
+	store := memstore.New(memstore.Options{})
+	obs := &counts{attempts: map[string]int{}, done: map[job.CallbackState]int{}}
+	startDispatcher(t, store, newSender(t, "*", 5*time.Second), obs)
+	fast := startQuick(t)
+	url := strings.Replace(fast.url, "127.0.0.1", "localhost", 1)
+	finished(t, store, "refused", url, job.StatusSucceeded)
+	var rec job.Record
+	eventually(t, "the callback settled", func() bool {
+		var err error
+		if rec, err = store.Get(context.Background(), "refused"); err != nil {
+			t.Fatal(err)
+		}
+		return rec.Callback.State != job.CallbackPending
+	})
+	cb := rec.Callback
+	if cb.State != job.CallbackFailed || cb.Attempts != 1 || !strings.Contains(cb.LastError, "not retried") || !strings.Contains(cb.LastError, "localhost") {
+		t.Errorf("callback %+v, want failed after 1 attempt, saying localhost was refused", cb)
+	}
+	if n := fast.count(); n != 0 {
+		t.Errorf("the receiver was reached %d times", n)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if obs.attempts[webhook.AttemptForbidden] != 1 || obs.done[job.CallbackFailed] != 1 {
+		t.Errorf("observer heard %v and %v, want one forbidden attempt and one failed callback", obs.attempts, obs.done)
 	}
 }

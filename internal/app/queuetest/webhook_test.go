@@ -291,7 +291,9 @@ func TestWebhookAfterWorkerKill(t *testing.T) {
 }
 
 // TestWebhookForbiddenHost: a server that does not list loopback refuses a callback to
-// it at submission, whatever the workers allow.
+// it at submission, whatever the workers allow. Under *, a name that resolves to
+// loopback (localhost) is accepted, and the worker fails its delivery at the first
+// attempt, unretried, the record saying why.
 func TestWebhookForbiddenHost(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
@@ -301,8 +303,23 @@ func TestWebhookForbiddenHost(t *testing.T) {
 	if resp.Status != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400: %s", resp.Status, resp.Body)
 	}
-	if p := resp.Problem(t); p.Code != "callback_not_allowed" || !strings.Contains(p.Detail, "loopback") {
-		t.Errorf("problem %s %q, want callback_not_allowed naming loopback", p.Code, p.Detail)
+	if p := resp.Problem(t); p.Code != "callback_not_allowed" || !strings.Contains(p.Detail, "this machine") {
+		t.Errorf("problem %s %q, want callback_not_allowed naming this machine", p.Code, p.Detail)
+	}
+
+	anyHost := []string{"WEBHOOK_ALLOWED_HOSTS=*", "WEBHOOK_SECRET=" + hookSecret}
+	s = c.startServer(anyHost...)
+	w := c.startWorker(anyHost...)
+	id := s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(`1`), CallbackURL: strings.Replace(rv.url, "127.0.0.1", "localhost", 1)})
+	eventually(t, time.Minute, "the callback settled", func() bool { return s.callback(t, id).Callback.State != "pending" })
+	if cb := s.callback(t, id).Callback; cb.State != "failed" || cb.Attempts != 1 || !strings.Contains(cb.LastError, "not retried") || !strings.Contains(cb.LastError, "this machine") {
+		t.Errorf("callback %+v, want failed at its one attempt, saying localhost's address is this machine's", cb)
+	}
+	if n := rv.count(); n != 0 {
+		t.Errorf("the receiver got %d callbacks", n)
+	}
+	if n := metric(t, w.Proc, `inferd_webhook_attempts_total{outcome="forbidden"}`); n != 1 {
+		t.Errorf("%v attempts counted forbidden, want 1", n)
 	}
 }
 
