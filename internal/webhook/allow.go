@@ -142,7 +142,7 @@ func (a AllowList) checkAddr(host string, ip netip.Addr) error {
 		}
 		kind := ""
 		if k := special(ip); k != "" {
-			kind = ", " + k
+			kind = " (a " + k + " address)"
 		}
 		return fmt.Errorf("%w: %s is an address of this machine%s, which only an entry of WEBHOOK_ALLOWED_HOSTS naming that address itself allows (not *, a subdomain entry or a wider network)", ErrNotAllowed, shown, kind)
 	case a.listed(ip) || a.listed(to):

@@ -101,6 +101,9 @@ func (s *Sender) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	var refused error
 	d := net.Dialer{}
 	for _, ip := range ips {
+		if host != "" {
+			ip = ip.Unmap() // the resolver gives IPv4 answers in IPv6 form
+		}
 		if err := s.opts.Allow.checkAddr(host, ip); err != nil {
 			refused = err
 			continue

@@ -1155,9 +1155,12 @@ export interface components {
          * @description An absolute `http://` or `https://` URL the job's final record is posted to when
          *     the job succeeds, fails or is cancelled, signed as the Standard Webhooks
          *     specification describes (`webhook-id`, `webhook-timestamp`,
-         *     `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows, and it
-         *     must not carry a user name or password: any key may read the job's record,
-         *     where the URL is shown.
+         *     `webhook-signature`). Its host must be one `WEBHOOK_ALLOWED_HOSTS` allows (an
+         *     address in a special-purpose range, or of the server's own machine, only when
+         *     listed; a host written as a number, such as `127.1` or `2130706433`, is the
+         *     address it is, as browsers read it), its port one of 1 to 65535, and it must not
+         *     carry a user name or password: any key may read the job's record, where the
+         *     URL is shown.
          * @example https://hooks.example.com/inferd
          */
         CallbackURL: string;
@@ -1394,8 +1397,9 @@ export interface components {
          * @description The job's completion callback, when it was submitted with a `callback_url`: the
          *     final record is posted there once the job finishes, and again (with the same
          *     `webhook-id`, the job's id) until the receiver answers 2xx or `WEBHOOK_MAX_AGE`
-         *     has passed since the job finished. The record posted says `pending`, with the
-         *     attempts made before it.
+         *     has passed since the job finished; at once when the address its host resolves
+         *     to is refused (`last_error` says why). The record posted says `pending`, with
+         *     the attempts made before it.
          * @example {
          *       "url": "https://hooks.example.com/inferd",
          *       "state": "delivered",
