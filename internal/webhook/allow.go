@@ -135,9 +135,11 @@ func (a AllowList) checkAddr(host string, ip netip.Addr) error {
 	} else if to != ip {
 		shown += " (" + to.String() + ")"
 	}
+	// Through NAT64 or 6to4 an address of this machine is reached as well.
+	v4, _, _ := carried(ip)
 	switch {
-	case local(to):
-		if a.exact(to) || host != "" && a.names[host] {
+	case local(to) || v4.IsValid() && local(v4):
+		if a.exact(to) || a.exact(ip) || host != "" && a.names[host] {
 			return nil
 		}
 		kind := ""

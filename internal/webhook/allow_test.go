@@ -162,7 +162,7 @@ func TestCheckURLRefusesSpecial(t *testing.T) {
 		{"[::ffff:0:192.0.2.1]", "documentation (IPv4-translated)"},
 		{"[::ffff:169.254.169.254]", "link-local"},
 		{"[64:ff9b::10.0.0.1]", "private (through NAT64)"},
-		{"[64:ff9b::127.0.0.1]", "loopback (through NAT64)"},
+		{"[64:ff9b::127.0.0.1]", "this machine (a loopback (through NAT64) address)"},
 		{"[2002:7f00:1::]", "loopback (through 6to4)"},
 		{"[2002:c000:0201::1]", "documentation (through 6to4)"},
 	}

@@ -225,6 +225,18 @@ func TestSendOwnAddress(t *testing.T) {
 			}
 		})
 	}
+	if ip.Is4() {
+		// Through NAT64, whose network is listed, the address is this machine's too.
+		a, err := webhook.ParseAllowList("*,64:ff9b::/96")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := ip.As4()
+		nat64 := netip.AddrFrom16([16]byte{0: 0, 1: 0x64, 2: 0xff, 3: 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]})
+		if err := a.CheckURL("http://[" + nat64.String() + "]/hook"); !errors.Is(err, webhook.ErrNotAllowed) || !strings.Contains(err.Error(), "this machine") {
+			t.Errorf("CheckURL([%s]) = %v, want refused as an address of this machine", nat64, err)
+		}
+	}
 	if n := reached.Load(); n != 0 {
 		t.Fatalf("the receiver on %s was reached %d times", ip, n)
 	}
