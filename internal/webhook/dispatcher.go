@@ -181,13 +181,13 @@ func (d *Dispatcher) deliver(ctx context.Context, c job.DueCallback) {
 	deadline := rec.FinishedAt.Add(d.opts.MaxAge)
 	ok, probe, wait := d.lanes.enter(origin)
 	if !ok {
-		switch at := time.Now().Add(wait); {
-		case time.Now().After(deadline):
+		switch now := time.Now(); {
+		case !now.Before(deadline):
 			d.record(ctx, cb, rec.Callback.URL, false, errWaited)
-		case at.After(deadline):
+		case now.Add(wait).After(deadline):
 			d.retry(ctx, cb, deadline) // its last chance, as for a retry
 		default:
-			d.retry(ctx, cb, at)
+			d.retry(ctx, cb, now.Add(wait))
 		}
 		return
 	}
