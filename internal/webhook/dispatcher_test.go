@@ -143,11 +143,15 @@ func TestDispatcher(t *testing.T) {
 // cleanups then run first.
 func startDispatcher(t *testing.T, store *memstore.Store, sender *webhook.Sender, obs webhook.Observer) {
 	t.Helper()
-	d := webhook.NewDispatcher(webhook.DispatcherOptions{
-		Store: store, Queue: store, Sender: sender, Observer: obs,
-		Encode: func(r job.Record) ([]byte, error) { return json.Marshal(r) },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	startDispatcherWith(t, webhook.DispatcherOptions{Store: store, Queue: store, Sender: sender, Observer: obs})
+}
+
+// startDispatcherWith is startDispatcher with opts, their encoding and logger set here.
+func startDispatcherWith(t *testing.T, opts webhook.DispatcherOptions) {
+	t.Helper()
+	opts.Encode = func(r job.Record) ([]byte, error) { return json.Marshal(r) }
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	d := webhook.NewDispatcher(opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
@@ -283,6 +287,41 @@ func TestDispatcherSlowLane(t *testing.T) {
 	}
 	if n := hang.started.Load(); int64(attempts) > n {
 		t.Errorf("the records count %d attempts, but the receiver got %d requests", attempts, n)
+	}
+}
+
+// TestDispatcherSlowLaneGivesUp: callbacks held back in a slow lane until
+// WEBHOOK_MAX_AGE has passed are failed without another attempt, the record saying
+// they waited their turn; the others are failed as their last attempt times out.
+func TestDispatcherSlowLaneGivesUp(t *testing.T) {
+	store := memstore.New(memstore.Options{})
+	startDispatcherWith(t, webhook.DispatcherOptions{Store: store, Queue: store,
+		Sender: newSender(t, "127.0.0.1", 300*time.Millisecond), MaxAge: 1500 * time.Millisecond})
+	hang := startHanging(t, webhook.DefaultConcurrency)
+	const jobs = 40
+	for i := range jobs {
+		finishedBy(t, store, "A", fmt.Sprintf("a-%03d", i), hang.url, job.StatusSucceeded)
+	}
+	var waited int
+	for i := range jobs {
+		id := fmt.Sprintf("a-%03d", i)
+		var rec job.Record
+		eventually(t, id+"'s callback settled", func() bool {
+			var err error
+			if rec, err = store.Get(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			return rec.Callback.State != job.CallbackPending
+		})
+		if cb := rec.Callback; cb.State != job.CallbackFailed || !strings.Contains(cb.LastError, "given up") {
+			t.Errorf("%s: callback %+v, want failed, given up", id, cb)
+		} else if strings.Contains(cb.LastError, "waited its turn") {
+			waited++
+		}
+	}
+	// In 1.5 s, at most the first wave and a few attempts one at a time were made.
+	if waited == 0 || hang.started.Load() >= jobs {
+		t.Errorf("%d callbacks given up having waited their turn, %d requests made, want some waiting and fewer requests than %d callbacks", waited, hang.started.Load(), jobs)
 	}
 }
 
