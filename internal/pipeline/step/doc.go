@@ -10,6 +10,10 @@
 // a postprocess step sees only model output, so what it rejects is an
 // pipeline.ErrExecution (HTTP 500): the client cannot fix it.
 //
+// A tensor call (the Open Inference Protocol) runs the same steps in the same order
+// but for what only a JSON request has: BuildTensorPre and BuildTensorPost build that
+// view of a config, and tensor.go says what each step does in it.
+//
 // The package knows nothing of YAML or files: a config reader decodes each step's
 // parameters into the struct Def.Params returns, then calls BuildPre and BuildPost.
 package step

@@ -17,7 +17,7 @@ type LabelMapParams struct {
 	Output string `yaml:"output" json:"output,omitempty"`
 }
 
-var labelMapDef = define("label_map", pipeline.StagePostprocess, checkLabelMap, buildLabelMap)
+var labelMapDef = withTensorView(define("label_map", pipeline.StagePostprocess, checkLabelMap, buildLabelMap), tensorLabelMap)
 
 func checkLabelMap(p *LabelMapParams, at string) error {
 	if len(p.Labels) == 0 {

@@ -19,7 +19,7 @@ type RoundParams struct {
 	Output string `yaml:"output" json:"output,omitempty"`
 }
 
-var roundDef = define("round", pipeline.StagePostprocess, checkRound, buildRound)
+var roundDef = withTensorView(define("round", pipeline.StagePostprocess, checkRound, buildRound), tensorRound)
 
 func checkRound(p *RoundParams, at string) error {
 	if p.Decimals < 0 || p.Decimals > 15 {

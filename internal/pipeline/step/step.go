@@ -84,6 +84,8 @@ type Def struct {
 
 	check func(p any, at string) error
 	build func(p any, in Sig, at string) (pipeline.Step, Sig, error)
+	// tensor is how the step runs in a tensor call; nil: as it is (see tensor.go).
+	tensor tensorView
 }
 
 // define adapts typed check and build functions to a Def.

@@ -33,7 +33,7 @@ type ToTensorParams struct {
 	Shape []int64 `yaml:"shape" json:"shape,omitempty"`
 }
 
-var toTensorDef = define("to_tensor", pipeline.StagePreprocess, checkToTensor, buildToTensor)
+var toTensorDef = withTensorView(define("to_tensor", pipeline.StagePreprocess, checkToTensor, buildToTensor), tensorToTensor)
 
 func checkToTensor(p *ToTensorParams, at string) error {
 	for i, f := range p.Features {

@@ -24,7 +24,7 @@ type TopKParams struct {
 	Output string `yaml:"output" json:"output,omitempty"`
 }
 
-var topKDef = define("top_k", pipeline.StagePostprocess, checkTopK, buildTopK)
+var topKDef = withTensorView(define("top_k", pipeline.StagePostprocess, checkTopK, buildTopK), tensorTopK)
 
 func checkTopK(p *TopKParams, at string) error {
 	if p.K < 0 {
