@@ -45,6 +45,10 @@ type Pipeline struct {
 	Pre   []Step
 	Model Model
 	Post  []Step
+	// TensorPre and TensorPost are the steps of a tensor call (RunTensors): Pre and
+	// Post as they act on tensors, without what only a JSON request has (to_tensor's
+	// reading of it, top_k's ranking, label_map's names); see package step.
+	TensorPre, TensorPost []Step
 	// Info describes the pipeline for metadata endpoints.
 	Info Info
 	// Batching is what the model's configuration asks of dynamic batching.
@@ -56,8 +60,14 @@ type Info struct {
 	Description string
 	// ArtifactBytes is the size of the files the pipeline read from disk.
 	ArtifactBytes int64
-	Inputs        []Tensor
-	Outputs       []Tensor
+	// Inputs and Outputs are the tensors the model file declares, batch dimension
+	// first; none for a model of raw JSON items (echo).
+	Inputs  []Tensor
+	Outputs []Tensor
+	// TensorInputs and TensorOutputs are the tensors a tensor call sends and gets back,
+	// batch dimension first: the model's as TensorPre and TensorPost leave them (the
+	// tensor to_tensor makes, the one the postprocess steps leave).
+	TensorInputs, TensorOutputs []Tensor
 	// MaxBatchSize caps the items of one model call (larger batches run in chunks); 0:
 	// no cap.
 	MaxBatchSize int
@@ -103,33 +113,49 @@ func (p *Pipeline) Run(ctx context.Context, items []json.RawMessage, observe Obs
 // span.
 func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe Observer, predict PredictFunc, tr *Tracing) (out []json.RawMessage, err error) {
 	defer Recover(&err)
-	if observe == nil {
-		observe = func(Stage, time.Duration) {}
-	}
 	batch := make([]any, len(items))
 	for i, it := range items {
 		batch[i] = it
 	}
-	if batch, err = runSteps(ctx, StagePreprocess, p.Pre, batch, observe, tr); err != nil {
+	if batch, err = run(ctx, p.Pre, p.Post, batch, observe, predict, tr); err != nil {
 		return nil, err
 	}
-	mctx, span := tr.start(ctx, StageModel, nil, len(items))
+	return encode(batch)
+}
+
+// RunTensors is RunWith for a tensor call: items are the rows of the call's tensor
+// (a *tensor.Tensor each, without the batch dimension), and they go through
+// TensorPre, the model and TensorPost. Each result is a row's outputs: a tensor.Map
+// of the model's when the pipeline has no postprocess steps, else the *tensor.Tensor
+// the steps leave. A model of raw JSON items (echo) gets the items as they are.
+func (p *Pipeline) RunTensors(ctx context.Context, items []any, observe Observer, predict PredictFunc, tr *Tracing) (out []any, err error) {
+	defer Recover(&err)
+	return run(ctx, p.TensorPre, p.TensorPost, items, observe, predict, tr)
+}
+
+// run sends batch through pre, the model stage (predict) and post.
+func run(ctx context.Context, pre, post []Step, batch []any, observe Observer, predict PredictFunc, tr *Tracing) (_ []any, err error) {
+	if observe == nil {
+		observe = func(Stage, time.Duration) {}
+	}
+	n := len(batch)
+	if batch, err = runSteps(ctx, StagePreprocess, pre, batch, observe, tr); err != nil {
+		return nil, err
+	}
+	mctx, span := tr.start(ctx, StageModel, nil, n)
 	start := time.Now()
 	batch, err = predict(mctx, batch)
 	observe(StageModel, time.Since(start))
 	if err != nil {
 		err = classify(StageModel, "model", err)
 	} else {
-		err = checkLen(StageModel, "model", len(items), len(batch))
+		err = checkLen(StageModel, "model", n, len(batch))
 	}
 	telemetry.End(span, err)
 	if err != nil {
 		return nil, err
 	}
-	if batch, err = runSteps(ctx, StagePostprocess, p.Post, batch, observe, tr); err != nil {
-		return nil, err
-	}
-	return encode(batch)
+	return runSteps(ctx, StagePostprocess, post, batch, observe, tr)
 }
 
 func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer, tr *Tracing) (_ []any, err error) {
