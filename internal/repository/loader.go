@@ -60,5 +60,42 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 		m.Close()
 		return nil, inFile(file, err)
 	}
+	if err := tensorView(p, c, m); err != nil {
+		m.Close()
+		return nil, inFile(file, err)
+	}
 	return p, nil
+}
+
+// tensorView builds the steps of the version's tensor calls and the tensors those
+// calls send and get, with the batch dimension of the model's own.
+func tensorView(p *pipeline.Pipeline, c *Config, m backend.Model) error {
+	pre, in, err := step.BuildTensorPre(c.Preprocess, m.ItemInputs())
+	if err != nil {
+		return err
+	}
+	post, outs, err := step.BuildTensorPost(c.Postprocess, m.ItemOutputs())
+	if err != nil {
+		return err
+	}
+	p.TensorPre, p.TensorPost = pre, post
+	p.Info.TensorInputs = []pipeline.Tensor{batched(in, m.Inputs())}
+	p.Info.TensorOutputs = make([]pipeline.Tensor, len(outs))
+	for i, o := range outs {
+		p.Info.TensorOutputs[i] = batched(o, m.Outputs())
+	}
+	return nil
+}
+
+// batched is t, one item's tensor, with the batch dimension of the model's tensor of
+// its name first.
+func batched(t pipeline.Tensor, model []pipeline.Tensor) pipeline.Tensor {
+	batch := int64(-1)
+	for _, mt := range model {
+		if mt.Name == t.Name && len(mt.Shape) > 0 {
+			batch = mt.Shape[0]
+		}
+	}
+	t.Shape = append([]int64{batch}, t.Shape...)
+	return t
 }
