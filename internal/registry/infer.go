@@ -2,8 +2,11 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/tensor"
@@ -19,15 +22,18 @@ type Named struct {
 	Tensor *tensor.Tensor
 }
 
-// InferRequest is one tensor-level call: tensors in, the model's tensors out, without
-// the pipeline's JSON steps.
+// InferRequest is one tensor-level call: tensors in, tensors out, through the
+// version's steps that act on tensors (pipeline.Pipeline's TensorPre and TensorPost),
+// so that it answers the numbers a prediction would.
 type InferRequest struct {
 	// Model names the model; Version the version, or "" for the model's rule to choose.
 	Model, Version string
-	// Inputs are the model's inputs by name, batch dimension first. A model that declares
-	// no tensors (echo) takes any and answers with them.
+	// Inputs are the version's tensor inputs by name (pipeline.Info's TensorInputs),
+	// batch dimension first. A model that declares no tensors (echo) takes any and
+	// answers with them.
 	Inputs []Named
-	// Outputs selects outputs by name, in this order; empty: all of them.
+	// Outputs selects outputs by name (of pipeline.Info's TensorOutputs), in this
+	// order; empty: all of them.
 	Outputs []string
 	// MaxRows caps the batch dimension of a model's inputs, as a batch's items are
 	// capped; 0 means no cap.
@@ -41,11 +47,13 @@ type Inference struct {
 }
 
 // Infer routes the request to a version and runs its tensors through that version's
-// model. A model that declares its inputs gets each row of the batch as an item, so
-// concurrent requests to a batching version share one model call as /predict's do;
-// the rows' outputs are stacked back along the batch dimension. Errors wrap
+// pipeline as tensors: the steps that act on tensors, the model, in the order of a
+// prediction. A model that declares its inputs gets each row of the batch as an item,
+// so concurrent requests to a batching version share one model call as /predict's
+// do; the rows' outputs are stacked back along the batch dimension. Errors wrap
 // ErrModelNotFound, ErrVersionNotFound, ErrLoading, ErrUnavailable, ErrInvalidTensor
-// (as a *TensorError) or pipeline.ErrExecution.
+// (as a *TensorError), pipeline.ErrInvalidInput (a step's, worded with the input and
+// row) or pipeline.ErrExecution.
 func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, error) {
 	route := r.traceRoute(ctx, req.Model, req.Version)
 	h, err := r.hold(req.Model, req.Version, ModeInfer, 1)
@@ -56,8 +64,12 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 	defer h.release()
 	v, inst := h.v, h.inst
 	noteRoute(ctx, req.Model, v.version)
+	observe := func(stage pipeline.Stage, d time.Duration) {
+		r.obs.Stage(req.Model, v.version, stage, d)
+		v.stats.stage(stage, d)
+	}
 	rows := 1
-	outs, err := inst.infer(ctx, req, &rows)
+	outs, err := inst.infer(ctx, req, &rows, observe)
 	r.settle(req.Model, h, ModeInfer, rows, err)
 	if err != nil {
 		return Inference{}, err
@@ -65,11 +77,11 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 	return Inference{Model: req.Model, Version: v.version, Outputs: outs}, nil
 }
 
-func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Named, error) {
-	ins := l.p.Info.Inputs
-	if len(ins) == 0 {
-		return l.echo(ctx, req)
+func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe pipeline.Observer) ([]Named, error) {
+	if len(l.p.Info.Inputs) == 0 {
+		return l.echo(ctx, req, observe)
 	}
+	ins := l.p.Info.TensorInputs
 	byName := make(map[string]*tensor.Tensor, len(req.Inputs))
 	names := l.inNames
 	for _, in := range req.Inputs {
@@ -115,9 +127,9 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Name
 	}
 	*rows = int(n)
 	items := splitRows(byName[ins[0].Name], int(n))
-	res, err := l.predict(ctx, items)
+	res, err := l.runTensors(ctx, items, observe)
 	if err != nil {
-		return nil, err
+		return nil, inRow(ins[0].Name, err)
 	}
 	out := make([]Named, 0, len(selected))
 	for _, name := range selected {
@@ -132,7 +144,7 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int) ([]Name
 
 // echo runs a model that declares no tensors (echo): the request's inputs are one item,
 // and what the model returns is the answer.
-func (l *loaded) echo(ctx context.Context, req InferRequest) ([]Named, error) {
+func (l *loaded) echo(ctx context.Context, req InferRequest, observe pipeline.Observer) ([]Named, error) {
 	names := make([]string, len(req.Inputs))
 	for i, in := range req.Inputs {
 		if slices.Contains(names[:i], in.Name) {
@@ -144,7 +156,7 @@ func (l *loaded) echo(ctx context.Context, req InferRequest) ([]Named, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := l.predict(ctx, []any{slices.Clone(req.Inputs)})
+	res, err := l.runTensors(ctx, []any{slices.Clone(req.Inputs)}, observe)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +174,35 @@ func (l *loaded) echo(ctx context.Context, req InferRequest) ([]Named, error) {
 		}
 	}
 	return out, nil
+}
+
+// runTensors sends a tensor call's rows through the pipeline, through the batcher
+// when there is one, as run does a prediction's items.
+func (l *loaded) runTensors(ctx context.Context, items []any, observe pipeline.Observer) ([]any, error) {
+	if l.batcher == nil {
+		return l.p.RunTensors(ctx, items, observe, l.call, l.tracing)
+	}
+	return l.p.RunTensors(ctx, items, observe, l.batcher.Do, l.tracing)
+}
+
+// rowError is a step's input error in a tensor call, worded with the input and the
+// row it is in: input "input"[3][1] is element [1] of row 3.
+type rowError struct {
+	err error
+	msg string
+}
+
+func (e *rowError) Error() string { return e.msg }
+func (e *rowError) Unwrap() error { return e.err }
+
+// inRow words a step's input error (which names the row by its item index) with the
+// call's input name; other errors pass unchanged.
+func inRow(input string, err error) error {
+	var ie *pipeline.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	return &rowError{err: err, msg: ie.In("input " + strconv.Quote(input) + "[" + strconv.Itoa(ie.Item) + "]")}
 }
 
 func tensorNames(ts []pipeline.Tensor) []string {

@@ -27,8 +27,9 @@ type loaded struct {
 	obs           Observer
 	tracing       *pipeline.Tracing // nil: tracing off
 	stats         *versionStats     // its version's
-	// inNames and outNames name the tensors the pipeline declares (p.Info), once
-	// rather than on every tensor call; shared, they are only read.
+	// inNames and outNames name the tensors of the pipeline's tensor calls (p.Info's
+	// TensorInputs and TensorOutputs), once rather than on every call; shared, they
+	// are only read.
 	inNames, outNames []string
 }
 
@@ -56,7 +57,7 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 	after := takeSnapshot()
 	alone = alone && r.loadSeq.Load() == seq
 	inst = &loaded{name: name, version: ver, p: p, loadedAt: time.Now(), loadDur: dur, mem: measure(before, after, p.Info.ArtifactBytes, alone), obs: r.obs, tracing: r.tracing(name, ver), stats: stats,
-		inNames: tensorNames(p.Info.Inputs), outNames: tensorNames(p.Info.Outputs)}
+		inNames: tensorNames(p.Info.TensorInputs), outNames: tensorNames(p.Info.TensorOutputs)}
 	if b := p.Batching; b.Enabled && !r.opts.NoDynamicBatching {
 		opts := batch.Options{
 			MaxSize:       b.MaxSize,

@@ -121,10 +121,11 @@ func (r *Registry) tensorVersionLocked(m *model) string {
 	return main
 }
 
-// sameSignature reports whether two pipelines' models declare the same tensors.
+// sameSignature reports whether two pipelines' tensor calls send and get the same
+// tensors.
 func sameSignature(a, b pipeline.Info) bool {
 	eq := func(x, y pipeline.Tensor) bool {
 		return x.Name == y.Name && x.DType == y.DType && slices.Equal(x.Shape, y.Shape)
 	}
-	return slices.EqualFunc(a.Inputs, b.Inputs, eq) && slices.EqualFunc(a.Outputs, b.Outputs, eq)
+	return slices.EqualFunc(a.TensorInputs, b.TensorInputs, eq) && slices.EqualFunc(a.TensorOutputs, b.TensorOutputs, eq)
 }

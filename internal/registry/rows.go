@@ -30,24 +30,32 @@ func splitRows(t *tensor.Tensor, n int) []any {
 	return items
 }
 
-// stackRows stacks output name of every row's tensor.Map along a new batch dimension.
+// rowOutput is output name of a row's result: of its tensor.Map of the model's
+// outputs, or the *tensor.Tensor the postprocess steps left, which is the one output.
+func rowOutput(r any, name string) *tensor.Tensor {
+	switch v := r.(type) {
+	case tensor.Map:
+		return v[name]
+	case *tensor.Tensor:
+		return v
+	}
+	return nil
+}
+
+// stackRows stacks output name of every row's result along a new batch dimension.
 func stackRows(res []any, name string) (*tensor.Tensor, error) {
 	var out *tensor.Tensor
 	// float32s stay so when every row holds them; rows that differ are widened.
 	f32 := true
 	for _, r := range res {
-		if m, ok := r.(tensor.Map); ok && m[name] != nil && m[name].F32 == nil && m[name].Len() > 0 {
+		if t := rowOutput(r, name); t != nil && t.F32 == nil && t.Len() > 0 {
 			f32 = false
 		}
 	}
 	for i, r := range res {
-		m, ok := r.(tensor.Map)
-		if !ok {
-			return nil, fmt.Errorf("row %d is a %T, not tensors", i, r)
-		}
-		t := m[name]
+		t := rowOutput(r, name)
 		if t == nil {
-			return nil, fmt.Errorf("row %d has no such output", i)
+			return nil, fmt.Errorf("row %d (a %T) has no such output", i, r)
 		}
 		if out == nil {
 			out = &tensor.Tensor{DType: t.DType, Shape: append([]int64{int64(len(res))}, t.Shape...)}

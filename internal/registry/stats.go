@@ -37,7 +37,8 @@ type Stats struct {
 	// Queue is requests' wait in the version's dynamic batcher (only batched ones).
 	Queue Stat
 	// Input, Infer and Output are the pipeline's stages (preprocess, model,
-	// postprocess) per request; tensor calls have no preprocess or postprocess.
+	// postprocess) per request; a tensor call has the first and last only when the
+	// version has steps for it to run (beyond to_tensor, top_k and label_map).
 	Input, Infer, Output Stat
 	// Batches are the model calls by batch size, smallest first.
 	Batches []BatchStat

@@ -8,12 +8,12 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 )
 
-// signature is a model's tensors: one input and one output.
+// signature is a model's tensors, one input and one output, which its tensor calls
+// send and get as they are (no steps).
 func signature(in, out string) pipeline.Info {
-	return pipeline.Info{
-		Inputs:  []pipeline.Tensor{{Name: in, DType: "float32", Shape: []int64{-1, 4}}},
-		Outputs: []pipeline.Tensor{{Name: out, DType: "float32", Shape: []int64{-1, 3}}},
-	}
+	ins := []pipeline.Tensor{{Name: in, DType: "float32", Shape: []int64{-1, 4}}}
+	outs := []pipeline.Tensor{{Name: out, DType: "float32", Shape: []int64{-1, 3}}}
+	return pipeline.Info{Inputs: ins, Outputs: outs, TensorInputs: ins, TensorOutputs: outs}
 }
 
 // tensorVersion is a version tagged with its name whose model declares info.

@@ -50,16 +50,6 @@ func (l *loaded) runtimeSpan(ctx context.Context, items int) trace.Span {
 	return span
 }
 
-// modelSpan starts the model stage's span of a tensor call, which has no pipeline
-// around it; off, it returns ctx and nil.
-func (l *loaded) modelSpan(ctx context.Context, items int) (context.Context, trace.Span) {
-	if l.tracing == nil {
-		return ctx, nil
-	}
-	return l.tracing.Tracer.Start(ctx, string(pipeline.StageModel), trace.WithAttributes(
-		append(l.tracing.Attrs[:len(l.tracing.Attrs):len(l.tracing.Attrs)], telemetry.BatchSize.Int(items))...))
-}
-
 // tracedCall records a backend call that dynamic batching shared between requests in
 // the trace of each of them: one runtime span per caller, child of that caller's model
 // stage, all with the call's start and end, its items (inferd.batch.size) and how many
