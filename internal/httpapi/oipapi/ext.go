@@ -34,8 +34,9 @@ func (h *Handlers) OipModelVersionConfig(_ context.Context, req api.OipModelVers
 	return api.OipModelVersionConfig200JSONResponse(c), nil
 }
 
-// oipConfig is a loaded version's configuration as Triton writes it: dimensions
-// without the batch dimension when max_batch_size is above 0.
+// oipConfig is a loaded version's configuration as Triton writes it: the tensors its
+// infer calls send and get, as the metadata has them, their dimensions without the
+// batch dimension when max_batch_size is above 0.
 func (h *Handlers) oipConfig(name, version string) (api.OIPModelConfig, error) {
 	ver, err := h.cfg.Registry.ResolveTensors(name, version)
 	if err != nil {
@@ -56,7 +57,7 @@ func (h *Handlers) oipConfig(name, version string) (api.OIPModelConfig, error) {
 		out.Platform, out.Backend = "onnxruntime_onnx", "onnxruntime"
 	}
 	batched := out.MaxBatchSize > 0
-	out.Input, out.Output = configTensors(e.Info.Inputs, batched), configTensors(e.Info.Outputs, batched)
+	out.Input, out.Output = configTensors(e.Info.TensorInputs, batched), configTensors(e.Info.TensorOutputs, batched)
 	if b := e.Batching; b.Enabled {
 		out.DynamicBatching = &api.OIPDynamicBatching{MaxQueueDelayMicroseconds: b.MaxQueueDelay.Microseconds()}
 		if b.MaxSize > 0 {

@@ -90,8 +90,9 @@ func (h *Handlers) OipModelVersionMetadata(_ context.Context, req api.OipModelVe
 	return api.OipModelVersionMetadata200JSONResponse(md), nil
 }
 
-// oipMetadata describes a loaded version: the tensors are known once it has loaded,
-// so a loading or failed one is a 503 as its infer calls are.
+// oipMetadata describes a loaded version: the tensors its infer calls send and get
+// (the model's as the version's steps leave them), known once it has loaded, so a
+// loading or failed one is a 503 as its infer calls are.
 func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, error) {
 	ver, err := h.cfg.Registry.ResolveTensors(name, version)
 	if err != nil {
@@ -101,18 +102,17 @@ func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, erro
 	if err != nil {
 		return api.OIPModelMetadata{}, problem.InPath(err)
 	}
-	out := api.OIPModelMetadata{Name: name, Versions: []string{}, Inputs: []api.OIPTensorMetadata{}, Outputs: []api.OIPTensorMetadata{}}
+	// Only the ONNX backend declares tensors; a model without them takes any (echo).
+	out := api.OIPModelMetadata{Name: name, Versions: []string{}, Platform: "echo", Inputs: []api.OIPTensorMetadata{}, Outputs: []api.OIPTensorMetadata{}}
 	for _, v := range m.Versions {
 		out.Versions = append(out.Versions, v.Version)
 		if v.Version != ver {
 			continue
 		}
-		out.Inputs, out.Outputs = oipTensors(v.Info.Inputs), oipTensors(v.Info.Outputs)
-	}
-	// Only the ONNX backend declares tensors; a model without them takes any (echo).
-	out.Platform = "echo"
-	if len(out.Inputs) > 0 {
-		out.Platform = "onnxruntime_onnx"
+		out.Inputs, out.Outputs = oipTensors(v.Info.TensorInputs), oipTensors(v.Info.TensorOutputs)
+		if len(v.Info.Inputs) > 0 {
+			out.Platform = "onnxruntime_onnx"
+		}
 	}
 	return out, nil
 }
