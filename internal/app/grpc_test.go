@@ -97,20 +97,20 @@ func fp32Raw(vs []float32) []byte {
 	return b
 }
 
-func fp32FromRaw(t *testing.T, b []byte) []float32 {
+func fp64FromRaw(t *testing.T, b []byte) []float64 {
 	t.Helper()
-	if len(b)%4 != 0 {
-		t.Fatalf("%d raw bytes are not FP32 elements", len(b))
+	if len(b)%8 != 0 {
+		t.Fatalf("%d raw bytes are not FP64 elements", len(b))
 	}
-	out := make([]float32, len(b)/4)
+	out := make([]float64, len(b)/8)
 	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return out
 }
 
-// restInfer runs a JSON infer call over REST and returns its outputs' data as float32.
-func restInfer(t *testing.T, s *started, path, body string) map[string][]float32 {
+// restInfer runs a JSON infer call over REST and returns its outputs' data.
+func restInfer(t *testing.T, s *started, path, body string) map[string][]float64 {
 	t.Helper()
 	resp := oipPost(s, path, "k-all", body)
 	if resp.Status != http.StatusOK {
@@ -118,23 +118,21 @@ func restInfer(t *testing.T, s *started, path, body string) map[string][]float32
 	}
 	var r oipResponse
 	resp.JSON(t, &r)
-	out := map[string][]float32{}
+	out := map[string][]float64{}
 	for _, o := range r.Outputs {
-		for _, v := range floats(t, o.Data) {
-			out[o.Name] = append(out[o.Name], float32(v))
-		}
+		out[o.Name] = floats(t, o.Data)
 	}
 	return out
 }
 
-// closeTo compares model outputs: the same model on the same tensors, in a batch of
+// closeTo compares outputs: the same version on the same tensors, in a batch of
 // another size when the dynamic batcher coalesced calls, which may round differently.
-func closeTo(a, b []float32) bool {
+func closeTo(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if math.Abs(float64(a[i]-b[i])) > 1e-5*max(1, math.Abs(float64(a[i]))) {
+		if math.Abs(a[i]-b[i]) > 1e-5*max(1, math.Abs(a[i])) {
 			return false
 		}
 	}
@@ -254,7 +252,9 @@ func grpcCalls(t *testing.T, s *started, c pb.GRPCInferenceServiceClient) {
 }
 
 // grpcEqualsREST sends iris and digits the same tensors over REST's /v2 and over gRPC,
-// as typed contents and as raw contents.
+// as typed contents and as raw contents: their answers are the probabilities the
+// versions' softmax and round steps leave, FP64 (TestOneAnswerPerVersion, in
+// internal/e2etest, compares every protocol with /predict).
 func grpcEqualsREST(t *testing.T, s *started, c pb.GRPCInferenceServiceClient) {
 	ctx := withKey(t, "k-all")
 	tests := []struct {
@@ -272,6 +272,9 @@ func grpcEqualsREST(t *testing.T, s *started, c pb.GRPCInferenceServiceClient) {
 				t.Fatal(err)
 			}
 			input, output := meta.Inputs[0].Name, meta.Outputs[0].Name
+			if meta.Outputs[0].Datatype != "FP64" {
+				t.Fatalf("metadata %v: want FP64, what softmax and round leave", meta)
+			}
 			flat := slices.Concat(tt.rows...)
 			shape := []int64{int64(len(tt.rows)), int64(len(tt.rows[0]))}
 			data, _ := json.Marshal(flat)
@@ -284,7 +287,7 @@ func grpcEqualsREST(t *testing.T, s *started, c pb.GRPCInferenceServiceClient) {
 				t.Fatal(err)
 			}
 			if typed.Id != "typed" || typed.ModelVersion != "v1" || len(typed.RawOutputContents) != 0 || len(typed.Outputs) != 1 ||
-				typed.Outputs[0].Datatype != "FP32" || typed.Outputs[0].Shape[0] != shape[0] || !closeTo(typed.Outputs[0].Contents.Fp32Contents, want) {
+				typed.Outputs[0].Datatype != "FP64" || typed.Outputs[0].Shape[0] != shape[0] || !closeTo(typed.Outputs[0].Contents.Fp64Contents, want) {
 				t.Errorf("typed: %v; REST %v", typed, want)
 			}
 			raw, err := c.ModelInfer(ctx, &pb.ModelInferRequest{ModelName: tt.model, ModelVersion: "v1",
@@ -292,7 +295,7 @@ func grpcEqualsREST(t *testing.T, s *started, c pb.GRPCInferenceServiceClient) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(raw.RawOutputContents) != 1 || raw.Outputs[0].Contents != nil || !closeTo(fp32FromRaw(t, raw.RawOutputContents[0]), want) {
+			if len(raw.RawOutputContents) != 1 || raw.Outputs[0].Contents != nil || !closeTo(fp64FromRaw(t, raw.RawOutputContents[0]), want) {
 				t.Errorf("raw: %v; REST %v", raw, want)
 			}
 		})

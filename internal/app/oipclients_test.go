@@ -104,6 +104,10 @@ func decodeOIP(t *testing.T, resp *apitest.Response) (model, version string, out
 				for i := 0; i+4 <= len(part); i += 4 {
 					out.values = append(out.values, float64(math.Float32frombits(binary.LittleEndian.Uint32(part[i:]))))
 				}
+			case "FP64":
+				for i := 0; i+8 <= len(part); i += 8 {
+					out.values = append(out.values, math.Float64frombits(binary.LittleEndian.Uint64(part[i:])))
+				}
 			case "INT32":
 				for i := 0; i+4 <= len(part); i += 4 {
 					out.values = append(out.values, float64(int32(binary.LittleEndian.Uint32(part[i:]))))
@@ -209,10 +213,12 @@ func TestRealOIPClients(t *testing.T) {
 				if binaryOut := resp.Header.Get("Inference-Header-Content-Length") != ""; binaryOut != tt.binaryOut {
 					t.Errorf("binary answer %v, want %v", binaryOut, tt.binaryOut)
 				}
-				probs := softmax(outs[0].values)
+				// The version's softmax and round run for tensors too: the answer is
+				// /predict's probabilities, FP64.
+				probs := outs[0].values
 				top := slices.Index(probs, slices.Max(probs))
-				if m.labels[top] != wantLabel || math.Abs(probs[top]-wantScore) > 0.00005 {
-					t.Errorf("the logits rank %s first at %.6f; /predict says %s at %.4f", m.labels[top], probs[top], wantLabel, wantScore)
+				if outs[0].datatype != "FP64" || m.labels[top] != wantLabel || probs[top] != wantScore {
+					t.Errorf("the %s answer ranks %s first at %v; /predict says %s at %v", outs[0].datatype, m.labels[top], probs[top], wantLabel, wantScore)
 				}
 			})
 		}
@@ -249,7 +255,7 @@ func TestRealOIPClients(t *testing.T) {
 		}{
 			{"GET", "/v2/health/live", "", `"live":true`},
 			{"GET", "/v2/models/iris/versions/v1/ready", "", `"ready":true`},
-			{"GET", "/v2/models/iris", "", `"outputs":[{"datatype":"FP32","name":"logits","shape":[-1,3]}]`},
+			{"GET", "/v2/models/iris", "", `"outputs":[{"datatype":"FP64","name":"logits","shape":[-1,3]}]`},
 			{"GET", "/v2/models/iris/config", "", `"input":[{"data_type":"TYPE_FP32","dims":[4],"name":"input"}]`},
 			{"GET", "/v2/models/iris/stats", "", `"name":"iris","version":"v1"`},
 			{"GET", "/v2/models/stats", "", `"model_stats":[`},

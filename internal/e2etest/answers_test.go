@@ -134,6 +134,10 @@ func answerCorpus() []answerCase {
 		jsonInfer("iris-json-binary-out", iris, "input", "FP32", []int{3, 4}, floats32(flowers), binaryOut),
 		binInfer("iris-binary", iris, "input", "FP32", []int{3, 4}, le32(flowers), ""),
 		binInfer("iris-binary-binary-out", iris, "input", "FP32", []int{3, 4}, le32(flowers), binaryOut),
+		// Through the steps that standardise their input (issue 36).
+		jsonInfer("iris-v2-json", "/v2/models/iris/versions/v2/infer", "input", "FP32", []int{3, 4}, floats32(flowers), ""),
+		jsonInfer("diabetes-json", "/v2/models/diabetes/versions/v1/infer", "input", "FP64", []int{2, 10},
+			"[59,2,32.1,101,157,93.2,38,4,4.8598,87,48,1,21.6,87,183,103.2,70,3,3.8918,69]", ""),
 		jsonInfer("digits-json", digits, "input", "FP32", []int{2, 64}, floats32(pixels), ""),
 		binInfer("digits-binary", digits, "input", "FP32", []int{2, 64}, le32(pixels), binaryOut),
 		jsonInfer("echo-fp32-json", echo, "x", "FP32", []int{len(f32s)}, floats32(f32s), ""),

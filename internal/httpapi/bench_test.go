@@ -95,8 +95,9 @@ func BenchmarkPredict(b *testing.B) {
 
 // BenchmarkIris is one iris flower through the example repository's ONNX model, by
 // /predict (the pipeline's JSON steps around the model) and as an Open Inference
-// Protocol infer call (the tensor alone), the two paths bench-http's tensors section
-// compares: what each costs per request beside the other, without a socket.
+// Protocol infer call (the tensor, through the steps that act on tensors: softmax and
+// round), the two paths bench-http's tensors section compares: what each costs per
+// request beside the other, without a socket.
 func BenchmarkIris(b *testing.B) {
 	repo := repository.New(repository.Options{Dir: "../../models", Backends: backend.Catalogue{onnx.NewBackend(onnxtest.Runtime(b))}})
 	h := benchHandlerOf(b, 0, repo)
