@@ -868,7 +868,7 @@ type OIPInferRequest struct {
 	Parameters *OIPParameters `json:"parameters,omitempty"`
 }
 
-// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[2.1,-0.4,-1.7],"datatype":"FP32","name":"logits","shape":[1,3]}]}
+// OIPInferResponse Example: {"id":"req-1","model_name":"iris","model_version":"v1","outputs":[{"data":[0.9816,0.0184,0],"datatype":"FP64","name":"logits","shape":[1,3]}]}
 type OIPInferResponse struct {
 	// Id Example: req-1
 	Id *string `json:"id,omitempty"`
@@ -891,8 +891,9 @@ type OIPInferResponse struct {
 // OIPInferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
 // batcher (`queue`, batched requests only); and the pipeline's stages per request:
 // `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
-// `compute_output` (postprocess). Tensor calls have no preprocess or
-// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+// `compute_output` (postprocess). A tensor call counts the preprocess and
+// postprocess stages when the version has steps to run there for it (not
+// `to_tensor`, `top_k` or `label_map`). inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
 type OIPInferenceStats struct {
 	// CacheHit A count of events and the nanoseconds they took in all.
 	CacheHit OIPStat `json:"cache_hit"`
@@ -1022,8 +1023,9 @@ type OIPModelStatistics struct {
 	// InferenceStats Requests that succeeded and failed, end to end; their wait in the dynamic
 	// batcher (`queue`, batched requests only); and the pipeline's stages per request:
 	// `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
-	// `compute_output` (postprocess). Tensor calls have no preprocess or
-	// postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+	// `compute_output` (postprocess). A tensor call counts the preprocess and
+	// postprocess stages when the version has steps to run there for it (not
+	// `to_tensor`, `top_k` or `label_map`). inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
 	InferenceStats OIPInferenceStats `json:"inference_stats"`
 
 	// LastInference When the last request succeeded, in milliseconds since 1970 (UTC); 0 for never.
@@ -2241,9 +2243,12 @@ type ClientInterface interface {
 
 	// OipModelMetadata Model metadata (the version routing chooses)
 	//
-	// The model's name, its versions, its platform, and the tensors the model file
-	// declares, with -1 for a dimension of any size (the batch dimension first). Model
-	// metadata of the Open Inference Protocol.
+	// The model's name, its versions, its platform, and the tensors an infer call sends
+	// and gets: the model file's as the version's steps leave them (the tensor
+	// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+	// model output they read, or every model output when there are none), with -1 for
+	// a dimension of any size (the batch dimension first). Model metadata of the Open
+	// Inference Protocol.
 	//
 	// Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
 	OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2252,7 +2257,8 @@ type ClientInterface interface {
 	//
 	// Triton's model configuration extension, the JSON `tritonclient`'s
 	// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
-	// outputs with their data type and dimensions (without the batch dimension when
+	// outputs of an infer call (those the model metadata describes) with their data
+	// type and dimensions (without the batch dimension when
 	// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
 	// the version coalesces requests. Without a version, the one tensor calls go to.
 	//
@@ -2261,9 +2267,11 @@ type ClientInterface interface {
 
 	// OipInferWithBody Inference on tensors (the version routing chooses)
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -2279,9 +2287,11 @@ type ClientInterface interface {
 
 	// OipInfer Inference on tensors (the version routing chooses)
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -2313,9 +2323,12 @@ type ClientInterface interface {
 
 	// OipModelVersionMetadata Model metadata of one version
 	//
-	// The model's name, its versions, its platform, and the tensors the model file
-	// declares, with -1 for a dimension of any size (the batch dimension first). Model
-	// metadata of the Open Inference Protocol.
+	// The model's name, its versions, its platform, and the tensors an infer call sends
+	// and gets: the model file's as the version's steps leave them (the tensor
+	// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+	// model output they read, or every model output when there are none), with -1 for
+	// a dimension of any size (the batch dimension first). Model metadata of the Open
+	// Inference Protocol.
 	//
 	// Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
 	OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2329,9 +2342,11 @@ type ClientInterface interface {
 
 	// OipInferVersionWithBody Inference on tensors with one version
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -2347,9 +2362,11 @@ type ClientInterface interface {
 
 	// OipInferVersion Inference on tensors with one version
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -3211,9 +3228,12 @@ func (c *Client) OipStatistics(ctx context.Context, reqEditors ...RequestEditorF
 
 // OipModelMetadata Model metadata (the version routing chooses)
 //
-// The model's name, its versions, its platform, and the tensors the model file
-// declares, with -1 for a dimension of any size (the batch dimension first). Model
-// metadata of the Open Inference Protocol.
+// The model's name, its versions, its platform, and the tensors an infer call sends
+// and gets: the model file's as the version's steps leave them (the tensor
+// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+// model output they read, or every model output when there are none), with -1 for
+// a dimension of any size (the batch dimension first). Model metadata of the Open
+// Inference Protocol.
 //
 // Corresponds with GET /v2/models/{model_name} (the `OipModelMetadata` operationId).
 func (c *Client) OipModelMetadata(ctx context.Context, modelName OIPModelName, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3232,7 +3252,8 @@ func (c *Client) OipModelMetadata(ctx context.Context, modelName OIPModelName, r
 //
 // Triton's model configuration extension, the JSON `tritonclient`'s
 // `get_model_config` returns: the platform, `max_batch_size`, the inputs and
-// outputs with their data type and dimensions (without the batch dimension when
+// outputs of an infer call (those the model metadata describes) with their data
+// type and dimensions (without the batch dimension when
 // `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
 // the version coalesces requests. Without a version, the one tensor calls go to.
 //
@@ -3251,9 +3272,11 @@ func (c *Client) OipModelConfig(ctx context.Context, modelName OIPModelName, req
 
 // OipInferWithBody Inference on tensors (the version routing chooses)
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -3279,9 +3302,11 @@ func (c *Client) OipInferWithBody(ctx context.Context, modelName OIPModelName, p
 
 // OipInfer Inference on tensors (the version routing chooses)
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -3343,9 +3368,12 @@ func (c *Client) OipModelStatistics(ctx context.Context, modelName OIPModelName,
 
 // OipModelVersionMetadata Model metadata of one version
 //
-// The model's name, its versions, its platform, and the tensors the model file
-// declares, with -1 for a dimension of any size (the batch dimension first). Model
-// metadata of the Open Inference Protocol.
+// The model's name, its versions, its platform, and the tensors an infer call sends
+// and gets: the model file's as the version's steps leave them (the tensor
+// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+// model output they read, or every model output when there are none), with -1 for
+// a dimension of any size (the batch dimension first). Model metadata of the Open
+// Inference Protocol.
 //
 // Corresponds with GET /v2/models/{model_name}/versions/{model_version} (the `OipModelVersionMetadata` operationId).
 func (c *Client) OipModelVersionMetadata(ctx context.Context, modelName OIPModelName, modelVersion OIPModelVersion, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3379,9 +3407,11 @@ func (c *Client) OipModelVersionConfig(ctx context.Context, modelName OIPModelNa
 
 // OipInferVersionWithBody Inference on tensors with one version
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -3407,9 +3437,11 @@ func (c *Client) OipInferVersionWithBody(ctx context.Context, modelName OIPModel
 
 // OipInferVersion Inference on tensors with one version
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -6005,9 +6037,12 @@ type ClientWithResponsesInterface interface {
 
 	// OipModelMetadataWithResponse Model metadata (the version routing chooses)
 	//
-	// The model's name, its versions, its platform, and the tensors the model file
-	// declares, with -1 for a dimension of any size (the batch dimension first). Model
-	// metadata of the Open Inference Protocol.
+	// The model's name, its versions, its platform, and the tensors an infer call sends
+	// and gets: the model file's as the version's steps leave them (the tensor
+	// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+	// model output they read, or every model output when there are none), with -1 for
+	// a dimension of any size (the batch dimension first). Model metadata of the Open
+	// Inference Protocol.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6018,7 +6053,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Triton's model configuration extension, the JSON `tritonclient`'s
 	// `get_model_config` returns: the platform, `max_batch_size`, the inputs and
-	// outputs with their data type and dimensions (without the batch dimension when
+	// outputs of an infer call (those the model metadata describes) with their data
+	// type and dimensions (without the batch dimension when
 	// `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
 	// the version coalesces requests. Without a version, the one tensor calls go to.
 	//
@@ -6029,9 +6065,11 @@ type ClientWithResponsesInterface interface {
 
 	// OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -6047,9 +6085,11 @@ type ClientWithResponsesInterface interface {
 
 	// OipInferWithResponse Inference on tensors (the version routing chooses)
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -6085,9 +6125,12 @@ type ClientWithResponsesInterface interface {
 
 	// OipModelVersionMetadataWithResponse Model metadata of one version
 	//
-	// The model's name, its versions, its platform, and the tensors the model file
-	// declares, with -1 for a dimension of any size (the batch dimension first). Model
-	// metadata of the Open Inference Protocol.
+	// The model's name, its versions, its platform, and the tensors an infer call sends
+	// and gets: the model file's as the version's steps leave them (the tensor
+	// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+	// model output they read, or every model output when there are none), with -1 for
+	// a dimension of any size (the batch dimension first). Model metadata of the Open
+	// Inference Protocol.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6105,9 +6148,11 @@ type ClientWithResponsesInterface interface {
 
 	// OipInferVersionWithBodyWithResponse Inference on tensors with one version
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -6123,9 +6168,11 @@ type ClientWithResponsesInterface interface {
 
 	// OipInferVersionWithResponse Inference on tensors with one version
 	//
-	// Runs the request's tensors through the model: `inputs` must name the model's
-	// inputs with their datatype and a shape that fits the declared one (the batch
-	// dimension first); `data` is flat in row-major order or nested. Concurrent
+	// Runs the request's tensors through the version: its steps that act on tensors,
+	// the model, in their order, so that each row gets the numbers `/predict` answers
+	// for it. `inputs` must name the inputs the model metadata describes, with their
+	// datatype and a shape that fits the declared one (the batch dimension first);
+	// `data` is flat in row-major order or nested. Concurrent
 	// requests to a batching model share one model call. The echo model answers with
 	// its inputs as outputs. With the binary data extension the body is
 	// `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -11122,9 +11169,12 @@ func (c *ClientWithResponses) OipStatisticsWithResponse(ctx context.Context, req
 
 // OipModelMetadataWithResponse Model metadata (the version routing chooses)
 //
-// The model's name, its versions, its platform, and the tensors the model file
-// declares, with -1 for a dimension of any size (the batch dimension first). Model
-// metadata of the Open Inference Protocol.
+// The model's name, its versions, its platform, and the tensors an infer call sends
+// and gets: the model file's as the version's steps leave them (the tensor
+// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+// model output they read, or every model output when there are none), with -1 for
+// a dimension of any size (the batch dimension first). Model metadata of the Open
+// Inference Protocol.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11141,7 +11191,8 @@ func (c *ClientWithResponses) OipModelMetadataWithResponse(ctx context.Context, 
 //
 // Triton's model configuration extension, the JSON `tritonclient`'s
 // `get_model_config` returns: the platform, `max_batch_size`, the inputs and
-// outputs with their data type and dimensions (without the batch dimension when
+// outputs of an infer call (those the model metadata describes) with their data
+// type and dimensions (without the batch dimension when
 // `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
 // the version coalesces requests. Without a version, the one tensor calls go to.
 //
@@ -11158,9 +11209,11 @@ func (c *ClientWithResponses) OipModelConfigWithResponse(ctx context.Context, mo
 
 // OipInferWithBodyWithResponse Inference on tensors (the version routing chooses)
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -11182,9 +11235,11 @@ func (c *ClientWithResponses) OipInferWithBodyWithResponse(ctx context.Context, 
 
 // OipInferWithResponse Inference on tensors (the version routing chooses)
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -11238,9 +11293,12 @@ func (c *ClientWithResponses) OipModelStatisticsWithResponse(ctx context.Context
 
 // OipModelVersionMetadataWithResponse Model metadata of one version
 //
-// The model's name, its versions, its platform, and the tensors the model file
-// declares, with -1 for a dimension of any size (the batch dimension first). Model
-// metadata of the Open Inference Protocol.
+// The model's name, its versions, its platform, and the tensors an infer call sends
+// and gets: the model file's as the version's steps leave them (the tensor
+// `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+// model output they read, or every model output when there are none), with -1 for
+// a dimension of any size (the batch dimension first). Model metadata of the Open
+// Inference Protocol.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11270,9 +11328,11 @@ func (c *ClientWithResponses) OipModelVersionConfigWithResponse(ctx context.Cont
 
 // OipInferVersionWithBodyWithResponse Inference on tensors with one version
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -11294,9 +11354,11 @@ func (c *ClientWithResponses) OipInferVersionWithBodyWithResponse(ctx context.Co
 
 // OipInferVersionWithResponse Inference on tensors with one version
 //
-// Runs the request's tensors through the model: `inputs` must name the model's
-// inputs with their datatype and a shape that fits the declared one (the batch
-// dimension first); `data` is flat in row-major order or nested. Concurrent
+// Runs the request's tensors through the version: its steps that act on tensors,
+// the model, in their order, so that each row gets the numbers `/predict` answers
+// for it. `inputs` must name the inputs the model metadata describes, with their
+// datatype and a shape that fits the declared one (the batch dimension first);
+// `data` is flat in row-major order or nested. Concurrent
 // requests to a batching model share one model call. The echo model answers with
 // its inputs as outputs. With the binary data extension the body is
 // `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`

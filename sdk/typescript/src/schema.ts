@@ -748,9 +748,12 @@ export interface paths {
         };
         /**
          * Model metadata (the version routing chooses)
-         * @description The model's name, its versions, its platform, and the tensors the model file
-         *     declares, with -1 for a dimension of any size (the batch dimension first). Model
-         *     metadata of the Open Inference Protocol.
+         * @description The model's name, its versions, its platform, and the tensors an infer call sends
+         *     and gets: the model file's as the version's steps leave them (the tensor
+         *     `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+         *     model output they read, or every model output when there are none), with -1 for
+         *     a dimension of any size (the batch dimension first). Model metadata of the Open
+         *     Inference Protocol.
          */
         get: operations["oipModelMetadata"];
         put?: never;
@@ -775,9 +778,12 @@ export interface paths {
         };
         /**
          * Model metadata of one version
-         * @description The model's name, its versions, its platform, and the tensors the model file
-         *     declares, with -1 for a dimension of any size (the batch dimension first). Model
-         *     metadata of the Open Inference Protocol.
+         * @description The model's name, its versions, its platform, and the tensors an infer call sends
+         *     and gets: the model file's as the version's steps leave them (the tensor
+         *     `to_tensor` makes; the one tensor the postprocess steps leave, named after the
+         *     model output they read, or every model output when there are none), with -1 for
+         *     a dimension of any size (the batch dimension first). Model metadata of the Open
+         *     Inference Protocol.
          */
         get: operations["oipModelVersionMetadata"];
         put?: never;
@@ -854,9 +860,11 @@ export interface paths {
         put?: never;
         /**
          * Inference on tensors (the version routing chooses)
-         * @description Runs the request's tensors through the model: `inputs` must name the model's
-         *     inputs with their datatype and a shape that fits the declared one (the batch
-         *     dimension first); `data` is flat in row-major order or nested. Concurrent
+         * @description Runs the request's tensors through the version: its steps that act on tensors,
+         *     the model, in their order, so that each row gets the numbers `/predict` answers
+         *     for it. `inputs` must name the inputs the model metadata describes, with their
+         *     datatype and a shape that fits the declared one (the batch dimension first);
+         *     `data` is flat in row-major order or nested. Concurrent
          *     requests to a batching model share one model call. The echo model answers with
          *     its inputs as outputs. With the binary data extension the body is
          *     `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -888,9 +896,11 @@ export interface paths {
         put?: never;
         /**
          * Inference on tensors with one version
-         * @description Runs the request's tensors through the model: `inputs` must name the model's
-         *     inputs with their datatype and a shape that fits the declared one (the batch
-         *     dimension first); `data` is flat in row-major order or nested. Concurrent
+         * @description Runs the request's tensors through the version: its steps that act on tensors,
+         *     the model, in their order, so that each row gets the numbers `/predict` answers
+         *     for it. `inputs` must name the inputs the model metadata describes, with their
+         *     datatype and a shape that fits the declared one (the batch dimension first);
+         *     `data` is flat in row-major order or nested. Concurrent
          *     requests to a batching model share one model call. The echo model answers with
          *     its inputs as outputs. With the binary data extension the body is
          *     `application/octet-stream`: a JSON header of `Inference-Header-Content-Length`
@@ -992,7 +1002,8 @@ export interface paths {
          * Model configuration (the version routing chooses)
          * @description Triton's model configuration extension, the JSON `tritonclient`'s
          *     `get_model_config` returns: the platform, `max_batch_size`, the inputs and
-         *     outputs with their data type and dimensions (without the batch dimension when
+         *     outputs of an infer call (those the model metadata describes) with their data
+         *     type and dimensions (without the batch dimension when
          *     `max_batch_size` is above 0, as Triton writes them), and `dynamic_batching` when
          *     the version coalesces requests. Without a version, the one tensor calls go to.
          */
@@ -1894,8 +1905,9 @@ export interface components {
          * @description Requests that succeeded and failed, end to end; their wait in the dynamic
          *     batcher (`queue`, batched requests only); and the pipeline's stages per request:
          *     `compute_input` (preprocess), `compute_infer` (the model, batcher wait included),
-         *     `compute_output` (postprocess). Tensor calls have no preprocess or
-         *     postprocess. inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
+         *     `compute_output` (postprocess). A tensor call counts the preprocess and
+         *     postprocess stages when the version has steps to run there for it (not
+         *     `to_tensor`, `top_k` or `label_map`). inferd keeps no response cache: `cache_hit` and `cache_miss` stay 0.
          */
         OIPInferenceStats: {
             success: components["schemas"]["OIPStat"];
@@ -2198,11 +2210,11 @@ export interface components {
          *             1,
          *             3
          *           ],
-         *           "datatype": "FP32",
+         *           "datatype": "FP64",
          *           "data": [
-         *             2.1,
-         *             -0.4,
-         *             -1.7
+         *             0.9816,
+         *             0.0184,
+         *             0
          *           ]
          *         }
          *       ]
