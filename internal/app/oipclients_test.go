@@ -148,8 +148,8 @@ var digitThree = []float32{0, 0, 9, 16, 10, 1, 0, 0, 0, 0, 8, 3, 16, 4, 0, 0, 0,
 // TestRealOIPClients replays what tritonclient.http and KServe's REST client send for
 // iris, digits and echo (JSON and binary in and out, with no header but the key added),
 // checks each answer against the contract, and the numbers against /predict's for the
-// same input: the softmax of the logits ranks first the label /predict ranks first,
-// with its score.
+// same input: the probabilities the versions' steps leave rank first the label
+// /predict ranks first, with its score.
 func TestRealOIPClients(t *testing.T) {
 	s := startOIP(t, nil)
 	addr := strings.TrimPrefix(s.url, "http://")
