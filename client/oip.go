@@ -59,10 +59,11 @@ func (c *Client) OIPReady(ctx context.Context) error {
 	return read(resp, err, nil)
 }
 
-// OIPModelMetadata describes a model's tensors (GET /v2/models/{model}, operation
-// oipModelMetadata, or with a version GET /v2/models/{model}/versions/{version},
-// operation oipModelVersionMetadata; scope read_models). version "" describes the
-// version tensor calls without one go to.
+// OIPModelMetadata describes the tensors an infer call of a model sends and gets,
+// after the version's steps (GET /v2/models/{model}, operation oipModelMetadata, or
+// with a version GET /v2/models/{model}/versions/{version}, operation
+// oipModelVersionMetadata; scope read_models). version "" describes the version
+// tensor calls without one go to.
 func (c *Client) OIPModelMetadata(ctx context.Context, model, version string) (*OIPModelMetadata, error) {
 	var resp *http.Response
 	var err error
@@ -101,9 +102,10 @@ func (c *Client) OIPModelReady(ctx context.Context, model, version string) (*OIP
 	return &out, nil
 }
 
-// OIPInfer runs tensors through a model (POST /v2/models/{model}/infer, operation
-// oipInfer, or .../versions/{version}/infer, operation oipInferVersion; scope
-// predict), as JSON both ways.
+// OIPInfer runs tensors through a model version's steps and model, as /predict runs
+// its data (POST /v2/models/{model}/infer, operation oipInfer, or
+// .../versions/{version}/infer, operation oipInferVersion; scope predict), as JSON
+// both ways.
 func (c *Client) OIPInfer(ctx context.Context, model, version string, r OIPInferRequest) (*OIPInferResponse, error) {
 	body, err := encode("the inference request", r)
 	if err != nil {
