@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testport"
 )
 
 // TestWebhookRefusedAddress: in process, with WEBHOOK_ALLOWED_HOSTS=* and every
@@ -22,7 +24,7 @@ func TestWebhookRefusedAddress(t *testing.T) {
 	}, true)
 	rv := startHookRecv(t, false)
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(strings.TrimSuffix(rv.url, "/hook"), "http://"))
-	own := ownAddress(t)
+	own := testport.OwnAddress(t)
 	ownRecv := listenOn(t, own)
 
 	refused := []struct{ url, detail string }{
@@ -78,37 +80,6 @@ func TestWebhookRefusedAddress(t *testing.T) {
 			t.Error("the receiver on loopback was reached")
 		}
 	})
-}
-
-// ownAddress returns an address of one of this machine's interfaces that is not
-// loopback or link-local, IPv4 first.
-func ownAddress(t *testing.T) netip.Addr {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v6 netip.Addr
-	for _, a := range addrs {
-		n, ok := a.(*net.IPNet)
-		if !ok {
-			continue
-		}
-		ip, ok := netip.AddrFromSlice(n.IP)
-		if !ok || ip.IsLoopback() || ip.IsLinkLocalUnicast() {
-			continue
-		}
-		if ip = ip.Unmap(); ip.Is4() {
-			return ip
-		}
-		if !v6.IsValid() {
-			v6 = ip
-		}
-	}
-	if !v6.IsValid() {
-		t.Skip("this machine has no address but loopback and link-local ones")
-	}
-	return v6
 }
 
 // listenOn starts a receiver on ip that fails the test if it is ever reached, and

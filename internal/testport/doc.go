@@ -1,4 +1,5 @@
-// Package testport picks TCP ports for the servers that tests start.
+// Package testport picks TCP ports for the servers that tests start, and an address of
+// the machine other than loopback for them to listen on.
 //
 // A port the kernel hands out for ":0" and that the test then closes and passes to a
 // child process is in the ephemeral range, where the kernel keeps handing ports out to

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/testport"
 	"github.com/inferd/inferd/internal/webhook"
 )
 
@@ -195,7 +196,7 @@ func TestSendNumericHost(t *testing.T) {
 // unless that address itself is listed; the receiver listening there is reached only
 // then.
 func TestSendOwnAddress(t *testing.T) {
-	ip := ownAddress(t)
+	ip := testport.OwnAddress(t)
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
 	if err != nil {
 		t.Fatalf("listening on this machine's address %s: %v", ip, err)
@@ -248,35 +249,4 @@ func TestSendOwnAddress(t *testing.T) {
 			t.Error("the receiver was not reached")
 		}
 	})
-}
-
-// ownAddress returns an address of one of this machine's interfaces that is not
-// loopback or link-local (which needs a zone), IPv4 first.
-func ownAddress(t *testing.T) netip.Addr {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v6 netip.Addr
-	for _, a := range addrs {
-		n, ok := a.(*net.IPNet)
-		if !ok {
-			continue
-		}
-		ip, ok := netip.AddrFromSlice(n.IP)
-		if !ok || ip.IsLoopback() || ip.IsLinkLocalUnicast() {
-			continue
-		}
-		if ip = ip.Unmap(); ip.Is4() {
-			return ip
-		}
-		if !v6.IsValid() {
-			v6 = ip
-		}
-	}
-	if !v6.IsValid() {
-		t.Skip("this machine has no address but loopback and link-local ones")
-	}
-	return v6
 }
