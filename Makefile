@@ -108,6 +108,7 @@ FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzStringEnd:./internal/jsonscan FuzzMembers:./internal/jsonscan FuzzElements:./internal/jsonscan \
                FuzzHugeNumber:./internal/jsonscan FuzzBeyondDouble:./internal/jsonscan \
                FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan FuzzCheckDeferring:./internal/jsonscan \
+               FuzzCanonical:./internal/jsonscan FuzzCanonicalNumber:./internal/jsonscan \
                FuzzAppendFloat32:./internal/tensor FuzzCodecUnmarshal:./internal/grpcapi
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/jsonscan"
 )
 
 // maxIdempotencyKey bounds an Idempotency-Key header's characters as sent: 255 and
@@ -29,7 +31,8 @@ func idempotencyOf(header *string, op, model, version string, input json.RawMess
 		return nil, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
 			Detail: `the Idempotency-Key header must be a structured-field string ("like-this") or the same characters unquoted: at most 257 printable ASCII characters, quotes included, and not empty`}
 	}
-	return &job.Idempotency{Key: key, Fingerprint: fingerprint(op, model, version, input)}, nil
+	return &job.Idempotency{Key: key, Fingerprint: fingerprint(op, model, version, input),
+		Earlier: func() string { return textFingerprint(op, model, version, input) }}, nil
 }
 
 // parseIdempotencyKey returns the key a header value holds.
@@ -74,19 +77,47 @@ func parseIdempotencyKey(v string) (string, bool) {
 	return v, true
 }
 
-// fingerprint names a submission's operation and body: the members' order and the
-// whitespace between tokens do not change it, the values do.
+// fingerprint names a submission's operation and body: the body counts by the JSON
+// value it holds (jsonscan.AppendCanonical), so whitespace, the order of members at
+// any depth, how a string is escaped and how a number is spelled (1, 1.0, 1e0) do not
+// change it; the values do, exactly.
 func fingerprint(op, model, version string, input json.RawMessage) string {
+	buf := canonicalBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 1<<20 { // a huge body's is left to the collector
+			canonicalBufs.Put(buf)
+		}
+	}()
+	canon, ok := jsonscan.AppendCanonical((*buf)[:0], input)
+	if !ok {
+		canon = append(canon[:0], input...) // validated already; kept as sent should it not read
+	}
+	*buf = canon
+	return digest(canon, op, model, version)
+}
+
+// textFingerprint is fingerprint as servers before 1.7.0 took it, of the body's text
+// without whitespace: the idempotency keys they recorded hold it (job.Idempotency's
+// Earlier).
+func textFingerprint(op, model, version string, input json.RawMessage) string {
 	var compact bytes.Buffer
 	if json.Compact(&compact, input) != nil {
 		compact.Reset()
-		compact.Write(input) // validated already; kept as sent should it not compact
+		compact.Write(input)
 	}
+	return digest(compact.Bytes(), op, model, version)
+}
+
+// canonicalBufs recycles the canonical texts of bodies, which live only until hashed.
+var canonicalBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// digest is the SHA-256 of parts, each ended by a NUL, then of last.
+func digest(last []byte, parts ...string) string {
 	h := sha256.New()
-	for _, part := range []string{op, model, version} {
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
-	h.Write(compact.Bytes())
+	h.Write(last)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -72,4 +73,69 @@ func TestIdempotentSubmit(t *testing.T) {
 			t.Fatalf("the job ended %s", rec.Status)
 		}
 	})
+}
+
+// TestIdempotencyByValue: a repeat under one Idempotency-Key is the same submission
+// when its body holds the same JSON values, however an encoder spelled them, and
+// another one when a value differs. Each pair is sent under a key of its own, the
+// second after the first has answered.
+func TestIdempotencyByValue(t *testing.T) {
+	h := newHarness(t)
+	send := func(path, idemKey, body string) (int, string, string) {
+		t.Helper()
+		req := h.c.NewRequest(http.MethodPost, path, keyPredict, body)
+		req.Header.Set("Idempotency-Key", idemKey)
+		resp := h.c.Do(req)
+		var out struct {
+			JobID string `json:"job_id"`
+			Code  string `json:"code"`
+		}
+		resp.JSON(t, &out)
+		return resp.Status, out.JobID, out.Code
+	}
+	const single, batch = "/predict/async", "/predict/async/batch"
+	tests := []struct {
+		name, path, first, second string
+		same                      bool
+	}{
+		{"an escaped letter", single, `{"model":"echo","data":"A"}`, `{"model":"echo","data":"\u0041"}`, true},
+		{"an escaped slash and unicode", single, `{"model":"echo","data":{"url":"a/b","name":"é"}}`, `{"model":"echo","data":{"url":"a\/b","name":"\u00e9"}}`, true},
+		{"a surrogate pair", single, `{"model":"echo","data":"😀"}`, `{"model":"echo","data":"\ud83d\ude00"}`, true},
+		{"an escaped member name", single, `{"model":"echo","data":{"a":1}}`, `{"model":"echo","data":{"\u0061":1}}`, true},
+		{"member order inside data", single, `{"model":"echo","data":{"a":1,"b":{"x":true,"y":null}}}`, `{"model":"echo","data":{"b":{"y":null,"x":true},"a":1}}`, true},
+		{"whitespace inside data", single, `{"model":"echo","data":[1,{"a":"b"}]}`, "{\"model\":\"echo\",\"data\":[ 1 ,\n {\"a\" : \"b\"} ]}", true},
+		{"1 and 1.0", single, `{"model":"echo","data":[1,100,0.5]}`, `{"model":"echo","data":[1.0,100.0,0.5]}`, true},
+		{"1 and 1e0", single, `{"model":"echo","data":1}`, `{"model":"echo","data":1e0}`, true},
+		{"100 and 1E+2", single, `{"model":"echo","data":100}`, `{"model":"echo","data":1E+2}`, true},
+		{"0 and -0", single, `{"model":"echo","data":0}`, `{"model":"echo","data":-0.0}`, true},
+		{"a number beyond a double, respelled", single, `{"model":"echo","data":12345678901234567890}`, `{"model":"echo","data":1.234567890123456789e19}`, true},
+		{"items respelled", batch, `{"model":"echo","items":["A",{"a":1,"b":2},1]}`, `{"model":"echo","items":["\u0041",{"b":2,"a":1.0},1e0]}`, true},
+		{"another letter", single, `{"model":"echo","data":"A"}`, `{"model":"echo","data":"B"}`, false},
+		{"a number beyond a double, one apart", single, `{"model":"echo","data":12345678901234567890}`, `{"model":"echo","data":12345678901234567891}`, false},
+		{"numbers one double apart", single, `{"model":"echo","data":9007199254740993}`, `{"model":"echo","data":9007199254740992}`, false},
+		{"1 and 1.0000000000000000001", single, `{"model":"echo","data":1}`, `{"model":"echo","data":1.0000000000000000001}`, false},
+		{"a string and a number", single, `{"model":"echo","data":"1"}`, `{"model":"echo","data":1}`, false},
+		{"array order", single, `{"model":"echo","data":[1,2]}`, `{"model":"echo","data":[2,1]}`, false},
+		{"items order", batch, `{"model":"echo","items":[1,2]}`, `{"model":"echo","items":[2,1]}`, false},
+		{"a member more", single, `{"model":"echo","data":{"a":1}}`, `{"model":"echo","data":{"a":1,"b":null}}`, false},
+		{"values swapped between members", single, `{"model":"echo","data":{"a":1,"b":2}}`, `{"model":"echo","data":{"a":2,"b":1}}`, false},
+		{"a lone surrogate and the replacement character", single, `{"model":"echo","data":"\ud800"}`, `{"model":"echo","data":"\ufffd"}`, false},
+		{"composed and decomposed é", single, `{"model":"echo","data":"\u00e9"}`, `{"model":"echo","data":"e\u0301"}`, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := "by-value-" + strconv.Itoa(i)
+			status, first, code := send(tt.path, key, tt.first)
+			if status != http.StatusOK {
+				t.Fatalf("first submission: %d %s", status, code)
+			}
+			status, again, code := send(tt.path, key, tt.second)
+			switch {
+			case tt.same && (status != http.StatusOK || again != first):
+				t.Fatalf("repeat: %d %s, job %q; want 200 with the first job %s", status, code, again, first)
+			case !tt.same && (status != http.StatusUnprocessableEntity || code != "idempotency_key_reused"):
+				t.Fatalf("another body: %d %s, job %q; want 422 idempotency_key_reused", status, code, again)
+			}
+		})
+	}
 }

@@ -246,7 +246,12 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 		return api.AsyncSubmitResponse{}, err
 	}
 	if idem != nil {
-		idem.Fingerprint = fingerprint(idem.Fingerprint, string(sub.Priority.Or()), deadlineText(sub.Deadline), json.RawMessage(sub.CallbackURL))
+		rest := func(inner string) string {
+			return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), deadlineText(sub.Deadline))
+		}
+		earlier := idem.Earlier
+		idem.Fingerprint = rest(idem.Fingerprint)
+		idem.Earlier = func() string { return rest(earlier()) }
 		sub.Idempotency = idem
 	}
 	ver, err := s.reg.Resolve(sub.Model, sub.Version)

@@ -24,6 +24,11 @@ type Idempotency struct {
 	// Fingerprint names the operation and the body the key was sent with (a digest:
 	// the store keeps it for the key's whole life, the body it does not).
 	Fingerprint string
+	// Earlier, when set, is the fingerprint servers before 1.7.0 took of the same
+	// submission (of its text, where Fingerprint is of its values), so that a key
+	// they recorded still finds its job when it is repeated after an upgrade, within
+	// its TTL. It is called only when Fingerprint does not match.
+	Earlier func() string
 }
 
 // Scope is the name the store keeps the key under for owner: a digest, so that a
@@ -97,7 +102,7 @@ func (e *InProgressError) Unwrap() error { return ErrIdempotencyInProgress }
 // answer is how a submission that found a prior use of its key ends: with that use's
 // job, or refused.
 func (u Use) answer(idem Idempotency, now time.Time) (Record, error) {
-	if u.Fingerprint != idem.Fingerprint {
+	if u.Fingerprint != idem.Fingerprint && (idem.Earlier == nil || u.Fingerprint != idem.Earlier()) {
 		return Record{}, fmt.Errorf("%w: this Idempotency-Key was first sent with another body or to another operation, within IDEMPOTENCY_TTL; send this request with a new key", ErrIdempotencyMismatch)
 	}
 	if !u.PendingUntil.IsZero() && now.Before(u.PendingUntil) {

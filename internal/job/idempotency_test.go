@@ -55,3 +55,36 @@ func TestSubmitOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestSubmitOnceEarlierFingerprint: a key recorded with the fingerprint of an earlier
+// server (Idempotency.Earlier) finds its job when repeated; a repeat that matches
+// neither fingerprint is refused.
+func TestSubmitOnceEarlierFingerprint(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := &job.Service{Store: newStore(c), Runner: &fakeRunner{}, Now: c.Now}
+	sub := func(idem job.Idempotency) job.Submission {
+		return job.Submission{Owner: "o", Model: "echo", Version: "v1", Input: json.RawMessage(`1`), Idempotency: &idem}
+	}
+	first, _, err := svc.SubmitWith(ctx, sub(job.Idempotency{Key: "k", Fingerprint: "text"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		earlier func() string
+		want    error
+	}{
+		{"the earlier fingerprint matches", func() string { return "text" }, nil},
+		{"neither matches", func() string { return "other text" }, job.ErrIdempotencyMismatch},
+		{"no earlier fingerprint", nil, job.ErrIdempotencyMismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, replayed, err := svc.SubmitWith(ctx, sub(job.Idempotency{Key: "k", Fingerprint: "value", Earlier: tt.earlier}))
+			if !errors.Is(err, tt.want) || err == nil && (!replayed || rec.ID != first.ID) {
+				t.Fatalf("%v, %s replayed %v; want %v and job %s", err, rec.ID, replayed, tt.want, first.ID)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@
 // It is also the one place that walks JSON text byte by byte: the walkers of text
 // Check has accepted (StringEnd, ValueEnd, Members, Elements, HugeNumber), which oip
 // and the one-pass predict decoder take bodies apart with, the flat arrays of numbers
-// to_tensor reads, Plain and UnescapeHTML. Each is fuzzed against encoding/json, and
+// to_tensor reads, Plain and UnescapeHTML; and AppendCanonical, the one text of a JSON
+// value however it is spelled. Each is fuzzed against encoding/json, and
 // jsonscantest holds the tokenizer oracle the callers' tests share.
 package jsonscan
