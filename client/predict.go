@@ -27,6 +27,9 @@ type BatchRequest struct {
 	Items   []any  // at least one; each encoded like PredictRequest.Data
 	// CallbackURL is for SubmitBatch, as PredictRequest's is for Submit.
 	CallbackURL string
+	// OnError is OnErrorContinue for a batch whose items fail alone; "" (or
+	// OnErrorFail) fails the whole batch with its first refused item.
+	OnError OnError
 }
 
 // body encodes the whole request once, without HTML escaping; the generated
@@ -59,16 +62,29 @@ func (r BatchRequest) body() (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return request(gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items})
+	return request(gen.BatchPredictRequest{Model: r.Model, Version: r.Version, Items: items, OnError: r.onError()})
 }
 
 // asyncBody is body for SubmitBatch, which may carry a callback.
-func (r BatchRequest) asyncBody() (io.Reader, error) {
+func (r BatchRequest) asyncBody() (io.Reader, error) { return r.asyncBodyWith(SubmitOptions{}) }
+
+// asyncBodyWith is asyncBody with SubmitBatchWith's options.
+func (r BatchRequest) asyncBodyWith(o SubmitOptions) (io.Reader, error) {
 	items, err := r.items()
 	if err != nil {
 		return nil, err
 	}
-	return request(gen.AsyncBatchPredictRequest{Model: r.Model, Version: r.Version, Items: items, CallbackUrl: optional(r.CallbackURL)})
+	return request(gen.AsyncBatchPredictRequest{Model: r.Model, Version: r.Version, Items: items, CallbackUrl: optional(r.CallbackURL),
+		OnError: r.onError(), Priority: o.priority(), Deadline: o.deadline()})
+}
+
+// onError is the request's on_error member: left out when "".
+func (r BatchRequest) onError() *gen.BatchOnError {
+	if r.OnError == "" {
+		return nil
+	}
+	e := r.OnError
+	return &e
 }
 
 func (r BatchRequest) items() ([]gen.AnyValue, error) {

@@ -31,7 +31,7 @@ func (c *Client) SubmitWith(ctx context.Context, r PredictRequest, o SubmitOptio
 	if err != nil {
 		return "", err
 	}
-	body, err := request(gen.AsyncPredictRequest{Model: r.Model, Version: r.Version, Data: data, Priority: o.priority(), Deadline: o.deadline()})
+	body, err := request(gen.AsyncPredictRequest{Model: r.Model, Version: r.Version, Data: data, CallbackUrl: optional(r.CallbackURL), Priority: o.priority(), Deadline: o.deadline()})
 	if err != nil {
 		return "", err
 	}
@@ -41,15 +41,7 @@ func (c *Client) SubmitWith(ctx context.Context, r PredictRequest, o SubmitOptio
 
 // SubmitBatchWith is SubmitBatch with options.
 func (c *Client) SubmitBatchWith(ctx context.Context, r BatchRequest, o SubmitOptions) (string, error) {
-	items := make([]gen.AnyValue, len(r.Items))
-	for i, it := range r.Items {
-		b, err := encode("items", it)
-		if err != nil {
-			return "", err
-		}
-		items[i] = b
-	}
-	body, err := request(gen.AsyncBatchPredictRequest{Model: r.Model, Version: r.Version, Items: items, Priority: o.priority(), Deadline: o.deadline()})
+	body, err := r.asyncBodyWith(o)
 	if err != nil {
 		return "", err
 	}

@@ -26,6 +26,26 @@ type (
 	Health          = gen.Health
 	Readiness       = gen.Readiness
 	Problem         = gen.Problem
+	// BatchItemError is an item of a batch sent with OnErrorContinue that failed
+	// alone: its Index in Items, the Status and Code a refusal of the whole batch
+	// would have had, and the Detail, naming it items[Index].
+	BatchItemError = gen.BatchItemError
+	// OnError is what an item whose input the model refuses does to its batch
+	// (BatchRequest.OnError).
+	OnError = gen.BatchOnError
+)
+
+// The values of BatchRequest.OnError.
+const (
+	// OnErrorFail (the default, as ""): the item fails the whole batch, a
+	// CodeInvalidInput refusal naming it items[k], or a failed job.
+	OnErrorFail = gen.Fail
+	// OnErrorContinue: the item fails alone. The batch answers the others' results,
+	// null in the item's place, and lists it in ItemErrors (BatchPrediction's, or the
+	// finished job's JobRecord's), even when every item failed. What is not one item's
+	// fault (an unknown model, a timeout, a model that fails to run) still fails the
+	// whole batch.
+	OnErrorContinue = gen.Continue
 )
 
 // The statuses of a job: created -> pending -> running -> succeeded | failed, or

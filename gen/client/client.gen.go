@@ -19,6 +19,24 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for BatchOnError.
+const (
+	Continue BatchOnError = "continue"
+	Fail     BatchOnError = "fail"
+)
+
+// Valid indicates whether the value is a known member of the BatchOnError enum.
+func (e BatchOnError) Valid() bool {
+	switch e {
+	case Continue:
+		return true
+	case Fail:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok HealthStatus = "ok"
@@ -334,6 +352,18 @@ type AsyncBatchPredictRequest struct {
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
+	// OnError What an item whose input the model refuses does to its batch. `fail` (also
+	// when omitted): it fails the whole batch (400 `invalid_input` naming `items[k]`, or a
+	// failed job) and no item is answered. `continue`: it fails alone; the others are
+	// answered, and it is listed in `item_errors` with null in its place among the
+	// results. What is not one item's fault (an unknown model, a timeout, a model
+	// that fails to run, an answer over `MAX_RESPONSE_BYTES`) fails the whole batch
+	// either way.
+	//
+	//
+	// Example: continue
+	OnError *BatchOnError `json:"on_error,omitempty"`
+
 	// Priority How soon the job should start among the jobs waiting: workers take from the
 	// high, normal and low queues in weighted random order, 6:3:1, so a high job
 	// usually starts before low ones queued earlier and low jobs never starve. When
@@ -410,6 +440,40 @@ type AsyncSubmitResponse struct {
 	JobId JobId `json:"job_id"`
 }
 
+// BatchItemError An item of a batch sent with `on_error` `continue` that failed on its own.
+type BatchItemError struct {
+	// Code A code of `Problem`; `invalid_input` for an item the model's pipeline refused.
+	//
+	// Example: invalid_input
+	Code string `json:"code"`
+
+	// Detail What is wrong with the item, naming it `items[index]` as a refusal of the whole batch would.
+	//
+	// Example: items[1]: expected 4 numbers, got 3
+	Detail string `json:"detail"`
+
+	// Index The item's position in `items`, from 0.
+	//
+	// Example: 1
+	Index int `json:"index"`
+
+	// Status The status a batch of this item alone would have been answered with.
+	//
+	// Example: 400
+	Status int `json:"status"`
+}
+
+// BatchOnError What an item whose input the model refuses does to its batch. `fail` (also
+// when omitted): it fails the whole batch (400 `invalid_input` naming `items[k]`, or a
+// failed job) and no item is answered. `continue`: it fails alone; the others are
+// answered, and it is listed in `item_errors` with null in its place among the
+// results. What is not one item's fault (an unknown model, a timeout, a model
+// that fails to run, an answer over `MAX_RESPONSE_BYTES`) fails the whole batch
+// either way.
+//
+// Example: continue
+type BatchOnError string
+
 // BatchPredictRequest A batch prediction request; every item runs through the same model version.
 //
 // Example: {"items":[1,"two",null],"model":"echo"}
@@ -424,6 +488,18 @@ type BatchPredictRequest struct {
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
+	// OnError What an item whose input the model refuses does to its batch. `fail` (also
+	// when omitted): it fails the whole batch (400 `invalid_input` naming `items[k]`, or a
+	// failed job) and no item is answered. `continue`: it fails alone; the others are
+	// answered, and it is listed in `item_errors` with null in its place among the
+	// results. What is not one item's fault (an unknown model, a timeout, a model
+	// that fails to run, an answer over `MAX_RESPONSE_BYTES`) fails the whole batch
+	// either way.
+	//
+	//
+	// Example: continue
+	OnError *BatchOnError `json:"on_error,omitempty"`
+
 	// Version The version to run. When omitted, the model's routing rule chooses one.
 	//
 	// Example: v1
@@ -434,12 +510,16 @@ type BatchPredictRequest struct {
 //
 // Example: {"model":"echo","results":[1,"two",null],"version":"v2"}
 type BatchPrediction struct {
+	// ItemErrors The items that failed on their own, in the order of `items`, when the request
+	// said `on_error` `continue`; absent when none did (and always without it).
+	ItemErrors []BatchItemError `json:"item_errors,omitempty"`
+
 	// Model The name of a registered model.
 	//
 	// Example: echo
 	Model ModelNameField `json:"model"`
 
-	// Results One result per item, in the order of the request's items.
+	// Results One result per item, in the order of the request's items; null for an item in `item_errors`.
 	Results []AnyValue `json:"results"`
 
 	// Version A model version.
@@ -597,6 +677,11 @@ type JobRecord struct {
 	//
 	// Example: 2026-11-22T10:00:00.131Z
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
+
+	// ItemErrors For a succeeded batch job submitted with `on_error` `continue`, the items that
+	// failed on their own, in the order of its items (its `result` holds null in
+	// their places); absent when none did, and for every other job.
+	ItemErrors []BatchItemError `json:"item_errors,omitempty"`
 
 	// JobId A job's identifier, as a submission returned it; poll it with `GET /predict/async/{job_id}`.
 	//
@@ -1707,7 +1792,9 @@ type PredictParams struct {
 type SubmitJobParams struct {
 	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
 	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
-	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// operation with the same body (compared as JSON values: whitespace, members' order,
+	// string escapes and number spellings such as `1` and `1.0` do not count; digits
+	// beyond a double do), within `IDEMPOTENCY_TTL` (24 h), answers 200 with
 	// the `job_id` the first one created, and creates no job; the same key with another
 	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
 	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
@@ -1722,7 +1809,9 @@ type SubmitJobParams struct {
 type SubmitBatchJobParams struct {
 	// IdempotencyKey Makes a job submission safe to retry (the IETF HTTPAPI draft's
 	// `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
-	// operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+	// operation with the same body (compared as JSON values: whitespace, members' order,
+	// string escapes and number spellings such as `1` and `1.0` do not count; digits
+	// beyond a double do), within `IDEMPOTENCY_TTL` (24 h), answers 200 with
 	// the `job_id` the first one created, and creates no job; the same key with another
 	// body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
 	// while the first is still being accepted is 409 `idempotency_key_in_progress`, with
@@ -2139,6 +2228,11 @@ type ClientInterface interface {
 	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
 	// for one operation is refused (422) for the other.
 	//
+	// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+	// model refuses fails the job, its `error_message` naming the item; with
+	// `continue` the job succeeds with a result for each good item, null for each
+	// refused one, and the refused ones in the record's `item_errors`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
@@ -2149,6 +2243,11 @@ type ClientInterface interface {
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
 	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
 	// for one operation is refused (422) for the other.
+	//
+	// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+	// model refuses fails the job, its `error_message` naming the item; with
+	// `continue` the job succeeds with a result for each good item, null for each
+	// refused one, and the refused ones in the record's `item_errors`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2182,6 +2281,15 @@ type ClientInterface interface {
 	// Runs every element of `items` through the same model version in one pipeline
 	// call. `results` has the same length and order as `items`.
 	//
+	// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+	// input the model refuses fails it, 400 `invalid_input` naming the item
+	// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+	// the batch answers 200 with a result for each good item and, in `item_errors`,
+	// the index, code and detail of each refused one (null takes its place in
+	// `results`), even when every item was refused. A failure that is not one item's
+	// (an unknown model, a timeout, a model that fails to run, an answer over
+	// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
@@ -2191,6 +2299,15 @@ type ClientInterface interface {
 	//
 	// Runs every element of `items` through the same model version in one pipeline
 	// call. `results` has the same length and order as `items`.
+	//
+	// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+	// input the model refuses fails it, 400 `invalid_input` naming the item
+	// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+	// the batch answers 200 with a result for each good item and, in `item_errors`,
+	// the index, code and detail of each refused one (null takes its place in
+	// `results`), even when every item was refused. A failure that is not one item's
+	// (an unknown model, a timeout, a model that fails to run, an answer over
+	// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3014,6 +3131,11 @@ func (c *Client) SubmitJob(ctx context.Context, params *SubmitJobParams, body Su
 // array in the order of `items`. An `Idempotency-Key` works as there; a key used
 // for one operation is refused (422) for the other.
 //
+// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+// model refuses fails the job, its `error_message` naming the item; with
+// `continue` the job succeeds with a result for each good item, null for each
+// refused one, and the refused ones in the record's `item_errors`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
@@ -3034,6 +3156,11 @@ func (c *Client) SubmitBatchJobWithBody(ctx context.Context, params *SubmitBatch
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
 // array in the order of `items`. An `Idempotency-Key` works as there; a key used
 // for one operation is refused (422) for the other.
+//
+// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+// model refuses fails the job, its `error_message` naming the item; with
+// `continue` the job succeeds with a result for each good item, null for each
+// refused one, and the refused ones in the record's `item_errors`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3097,6 +3224,15 @@ func (c *Client) PollJob(ctx context.Context, jobId JobID, reqEditors ...Request
 // Runs every element of `items` through the same model version in one pipeline
 // call. `results` has the same length and order as `items`.
 //
+// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+// input the model refuses fails it, 400 `invalid_input` naming the item
+// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+// the batch answers 200 with a result for each good item and, in `item_errors`,
+// the index, code and detail of each refused one (null takes its place in
+// `results`), even when every item was refused. A failure that is not one item's
+// (an unknown model, a timeout, a model that fails to run, an answer over
+// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
@@ -3116,6 +3252,15 @@ func (c *Client) PredictBatchWithBody(ctx context.Context, params *PredictBatchP
 //
 // Runs every element of `items` through the same model version in one pipeline
 // call. `results` has the same length and order as `items`.
+//
+// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+// input the model refuses fails it, 400 `invalid_input` naming the item
+// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+// the batch answers 200 with a result for each good item and, in `item_errors`,
+// the index, code and detail of each refused one (null takes its place in
+// `results`), even when every item was refused. A failure that is not one item's
+// (an unknown model, a timeout, a model that fails to run, an answer over
+// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5919,6 +6064,11 @@ type ClientWithResponsesInterface interface {
 	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
 	// for one operation is refused (422) for the other.
 	//
+	// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+	// model refuses fails the job, its `error_message` naming the item; with
+	// `continue` the job succeeds with a result for each good item, null for each
+	// refused one, and the refused ones in the record's `item_errors`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
@@ -5929,6 +6079,11 @@ type ClientWithResponsesInterface interface {
 	// Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
 	// array in the order of `items`. An `Idempotency-Key` works as there; a key used
 	// for one operation is refused (422) for the other.
+	//
+	// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+	// model refuses fails the job, its `error_message` naming the item; with
+	// `continue` the job succeeds with a result for each good item, null for each
+	// refused one, and the refused ones in the record's `item_errors`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5966,6 +6121,15 @@ type ClientWithResponsesInterface interface {
 	// Runs every element of `items` through the same model version in one pipeline
 	// call. `results` has the same length and order as `items`.
 	//
+	// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+	// input the model refuses fails it, 400 `invalid_input` naming the item
+	// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+	// the batch answers 200 with a result for each good item and, in `item_errors`,
+	// the index, code and detail of each refused one (null takes its place in
+	// `results`), even when every item was refused. A failure that is not one item's
+	// (an unknown model, a timeout, a model that fails to run, an answer over
+	// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /predict/batch (the `PredictBatch` operationId).
@@ -5975,6 +6139,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Runs every element of `items` through the same model version in one pipeline
 	// call. `results` has the same length and order as `items`.
+	//
+	// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+	// input the model refuses fails it, 400 `invalid_input` naming the item
+	// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+	// the batch answers 200 with a result for each good item and, in `item_errors`,
+	// the index, code and detail of each refused one (null takes its place in
+	// `results`), even when every item was refused. A failure that is not one item's
+	// (an unknown model, a timeout, a model that fails to run, an answer over
+	// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10985,6 +11158,11 @@ func (c *ClientWithResponses) SubmitJobWithResponse(ctx context.Context, params 
 // array in the order of `items`. An `Idempotency-Key` works as there; a key used
 // for one operation is refused (422) for the other.
 //
+// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+// model refuses fails the job, its `error_message` naming the item; with
+// `continue` the job succeeds with a result for each good item, null for each
+// refused one, and the refused ones in the record's `item_errors`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/async/batch (the `SubmitBatchJob` operationId).
@@ -11001,6 +11179,11 @@ func (c *ClientWithResponses) SubmitBatchJobWithBodyWithResponse(ctx context.Con
 // Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
 // array in the order of `items`. An `Idempotency-Key` works as there; a key used
 // for one operation is refused (422) for the other.
+//
+// `on_error` is as in `POST /predict/batch`: by default an item whose input the
+// model refuses fails the job, its `error_message` naming the item; with
+// `continue` the job succeeds with a result for each good item, null for each
+// refused one, and the refused ones in the record's `item_errors`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11056,6 +11239,15 @@ func (c *ClientWithResponses) PollJobWithResponse(ctx context.Context, jobId Job
 // Runs every element of `items` through the same model version in one pipeline
 // call. `results` has the same length and order as `items`.
 //
+// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+// input the model refuses fails it, 400 `invalid_input` naming the item
+// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+// the batch answers 200 with a result for each good item and, in `item_errors`,
+// the index, code and detail of each refused one (null takes its place in
+// `results`), even when every item was refused. A failure that is not one item's
+// (an unknown model, a timeout, a model that fails to run, an answer over
+// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /predict/batch (the `PredictBatch` operationId).
@@ -11071,6 +11263,15 @@ func (c *ClientWithResponses) PredictBatchWithBodyWithResponse(ctx context.Conte
 //
 // Runs every element of `items` through the same model version in one pipeline
 // call. `results` has the same length and order as `items`.
+//
+// By default (`on_error: fail`) the batch is all or nothing: the first item whose
+// input the model refuses fails it, 400 `invalid_input` naming the item
+// (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+// the batch answers 200 with a result for each good item and, in `item_errors`,
+// the index, code and detail of each refused one (null takes its place in
+// `results`), even when every item was refused. A failure that is not one item's
+// (an unknown model, a timeout, a model that fails to run, an answer over
+// `MAX_RESPONSE_BYTES`) fails the whole batch either way.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

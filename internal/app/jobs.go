@@ -24,6 +24,7 @@ import (
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/registry"
 )
@@ -47,6 +48,14 @@ type predictor struct{ reg *registry.Registry }
 func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
 	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync})
 	return pred.Results, err
+}
+
+var _ job.EachPredictor = predictor{}
+
+// PredictEach runs a batch job whose items fail alone (on_error: continue).
+func (p predictor) PredictEach(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, []*pipeline.InputError, error) {
+	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync, EachItem: true})
+	return pred.Results, pred.Failed, err
 }
 
 func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer, hooks callbacks) (*jobs, error) {

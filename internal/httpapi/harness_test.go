@@ -143,6 +143,11 @@ func (p predictor) Predict(ctx context.Context, model, version string, items []j
 	return pred.Results, err
 }
 
+func (p predictor) PredictEach(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, []*pipeline.InputError, error) {
+	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync, EachItem: true})
+	return pred.Results, pred.Failed, err
+}
+
 func echoSource() registry.Source {
 	spec := registry.ModelSpec{Name: "echo"}
 	for _, v := range echo.Versions {

@@ -61,7 +61,7 @@ func (h onePassHandlers) PredictBatch(w http.ResponseWriter, r *http.Request, pa
 		h.ServerInterface.PredictBatch(w, r, params)
 		return
 	}
-	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Params: params, Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items}})
+	resp, err := h.s.PredictBatch(r.Context(), api.PredictBatchRequestObject{Params: params, Body: &api.BatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items, OnError: onError(in)}})
 	answer(h.s, w, r, resp, err, func(res api.PredictBatch200JSONResponse) (any, *string) {
 		return res.Body, res.Headers.XModelVersion
 	}, api.PredictBatchResponseObject.VisitPredictBatchResponse)
@@ -87,10 +87,19 @@ func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Params: params, Body: &api.AsyncBatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items,
-		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in)}})
+		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in), OnError: onError(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)
+}
+
+// onError is the batch's on_error as the generated body holds it.
+func onError(in *validator.Input) *api.BatchOnError {
+	if in.OnError == "" {
+		return nil
+	}
+	e := api.BatchOnError(in.OnError)
+	return &e
 }
 
 // callbackURL is the submission's callback_url as the generated body holds it.

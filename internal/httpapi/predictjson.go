@@ -36,7 +36,7 @@ func encodePrediction(buf *bytes.Buffer, v any) (ok bool) {
 		buf.WriteString("\"}\n")
 		return true
 	case api.BatchPrediction:
-		if !jsonscan.Plain(p.Model) || !jsonscan.Plain(p.Version) || p.Results == nil {
+		if !jsonscan.Plain(p.Model) || !jsonscan.Plain(p.Version) || p.Results == nil || p.ItemErrors != nil {
 			return false
 		}
 		buf.WriteString(`{"model":"`)

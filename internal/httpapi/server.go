@@ -184,7 +184,8 @@ func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api
 	}, nil
 }
 
-// PredictBatch runs a synchronous batch as one pipeline call.
+// PredictBatch runs a synchronous batch as one pipeline call. With on_error continue,
+// the items whose input is refused fail alone: the answer is a 200 that lists them.
 func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestObject) (api.PredictBatchResponseObject, error) {
 	b := req.Body
 	if err := s.checkItems(len(b.Items)); err != nil {
@@ -195,12 +196,20 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 		return nil, err
 	}
 	defer cancel()
-	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items})
+	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items, EachItem: eachItem(b.OnError)})
 	if err != nil {
 		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, true))
 	}
+	body := api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results}
+	if len(pred.Failed) > 0 {
+		body.ItemErrors = make([]api.BatchItemError, len(pred.Failed))
+		for k, ie := range pred.Failed {
+			body.Results[ie.Item] = json.RawMessage("null")
+			body.ItemErrors[k] = itemError(ie.Item, inputIn(ie, true))
+		}
+	}
 	return api.PredictBatch200JSONResponse{
-		Body:    api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results},
+		Body:    body,
 		Headers: api.PredictBatch200ResponseHeaders{XModelVersion: &pred.Version},
 	}, nil
 }
@@ -225,7 +234,8 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", job.Submission{Model: b.Model, Version: b.Version, Batch: true, Input: input, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
+	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", job.Submission{Model: b.Model, Version: b.Version, Batch: true, EachItem: eachItem(b.OnError),
+		Input: input, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -486,6 +496,9 @@ func jobRecord(rec job.Record) api.JobRecord {
 	}
 	if rec.Status == job.StatusSucceeded && len(rec.Result) > 0 {
 		out.Result = rec.Result
+		for _, f := range rec.ItemErrors {
+			out.ItemErrors = append(out.ItemErrors, itemError(f.Index, &wordedInput{err: pipeline.ErrInvalidInput, detail: f.Detail}))
+		}
 	}
 	if rec.Status == job.StatusFailed {
 		msg := rec.Error

@@ -20,6 +20,14 @@ type Predictor interface {
 	Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error)
 }
 
+// EachPredictor is a Predictor that also runs a batch whose items fail alone (a job
+// with Record.EachItem): results holds nil for each item in failed, whose InputErrors
+// name the items by their index in items.
+type EachPredictor interface {
+	Predictor
+	PredictEach(ctx context.Context, model, version string, items []json.RawMessage) (results []json.RawMessage, failed []*pipeline.InputError, err error)
+}
+
 // Observer is told when jobs start and finish, for metrics.
 type Observer interface {
 	// Started gets the record as the job starts running: StartedAt is set.
@@ -198,17 +206,23 @@ func (e *Executor) execute(ctx context.Context, id string, held *Record) error {
 	return e.finish(ctx, rec, rec.StartedAt, result, runErr, obs)
 }
 
+// outcome is what a run produced: the result, and the items that failed alone.
+type outcome struct {
+	result json.RawMessage
+	failed []ItemError
+}
+
 // runSpanned runs the job in a consumer span.
-func (e *Executor) runSpanned(ctx context.Context, rec Record) (json.RawMessage, error) {
+func (e *Executor) runSpanned(ctx context.Context, rec Record) (outcome, error) {
 	ctx, span := startSpan(ctx, e.Tracer, telemetry.SpanJobRun, trace.SpanKindConsumer, rec)
-	result, err := e.run(ctx, rec)
+	out, err := e.run(ctx, rec)
 	telemetry.End(span, err)
-	return result, err
+	return out, err
 }
 
 // finish records the run's outcome from prev, the record as last written or read; a
 // record still pending (ExecuteFresh) is recorded as started at started.
-func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, result json.RawMessage, runErr error, obs Observer) error {
+func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, result outcome, runErr error, obs Observer) error {
 	id := prev.ID
 	final, err := e.Store.UpdateFrom(context.WithoutCancel(ctx), prev, func(r *Record) error {
 		if !r.Status.Final() {
@@ -224,7 +238,7 @@ func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, r
 		if runErr != nil {
 			r.Error = failure(runErr, r.Batch)
 		} else {
-			r.Result = result
+			r.Result, r.ItemErrors = result.result, result.failed
 		}
 		return nil
 	})
@@ -253,28 +267,56 @@ func (e *Executor) Fail(ctx context.Context, id, msg string) (bool, error) {
 	return true, nil
 }
 
-func (e *Executor) run(ctx context.Context, rec Record) (json.RawMessage, error) {
+func (e *Executor) run(ctx context.Context, rec Record) (outcome, error) {
 	items, err := rec.Items()
 	if err != nil {
-		return nil, fmt.Errorf("reading the job's input: %w", err)
+		return outcome{}, fmt.Errorf("reading the job's input: %w", err)
 	}
-	out, err := e.Predictor.Predict(ctx, rec.Model, rec.Version, items)
+	var out []json.RawMessage
+	var failed []ItemError
+	if rec.Batch && rec.EachItem {
+		out, failed, err = e.predictEach(ctx, rec, items)
+	} else {
+		out, err = e.Predictor.Predict(ctx, rec.Model, rec.Version, items)
+	}
 	if err != nil {
-		return nil, err
+		return outcome{}, err
 	}
 	var result json.RawMessage
 	if !rec.Batch {
 		if len(out) != 1 {
-			return nil, fmt.Errorf("the model returned %d results for one input", len(out))
+			return outcome{}, fmt.Errorf("the model returned %d results for one input", len(out))
 		}
 		result = out[0]
-	} else if result, err = EncodeJSON(out); err != nil {
-		return nil, err
+	} else if result, err = EncodeJSON(out); err != nil { // a nil result is written null
+		return outcome{}, err
 	}
-	if limit := e.MaxResultBytes; limit > 0 && int64(len(result)) > limit {
-		return nil, &ResultTooLargeError{Size: int64(len(result)), Max: limit, Batch: rec.Batch}
+	size := int64(len(result))
+	for _, f := range failed {
+		size += int64(len(f.Detail)) + 32 // and its members' names
 	}
-	return result, nil
+	if limit := e.MaxResultBytes; limit > 0 && size > limit {
+		return outcome{}, &ResultTooLargeError{Size: size, Max: limit, Batch: rec.Batch}
+	}
+	return outcome{result: result, failed: failed}, nil
+}
+
+// predictEach runs a batch whose items fail alone, wording each failure as a batch's
+// refusal names its item.
+func (e *Executor) predictEach(ctx context.Context, rec Record, items []json.RawMessage) ([]json.RawMessage, []ItemError, error) {
+	ep, ok := e.Predictor.(EachPredictor)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: this runner cannot run a batch whose items fail alone (on_error continue)", pipeline.ErrExecution)
+	}
+	out, bad, err := ep.PredictEach(ctx, rec.Model, rec.Version, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var failed []ItemError
+	for _, ie := range bad {
+		failed = append(failed, ItemError{Index: ie.Item, Detail: failure(ie, true)})
+	}
+	return out, failed, nil
 }
 
 func (e *Executor) now() time.Time {

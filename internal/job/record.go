@@ -13,6 +13,10 @@ type Record struct {
 	Version string `json:"version"`
 	// Batch jobs carry a JSON array in Input and produce one in Result.
 	Batch bool `json:"batch"`
+	// EachItem makes a batch job's items fail alone (on_error: continue): an item whose
+	// input is refused gets null in Result and an entry in ItemErrors, and the job
+	// succeeds with the others' results.
+	EachItem bool `json:"each_item,omitempty"`
 	// Owner names the API key that submitted the job (its auth.Principal ID, never the
 	// key): the stores count a key's unfinished jobs by it. "" is a job of no key,
 	// which no cap counts.
@@ -21,6 +25,8 @@ type Record struct {
 	Input  json.RawMessage `json:"input"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// ItemErrors are the items of an EachItem job refused alone, in their order.
+	ItemErrors []ItemError `json:"item_errors,omitempty"`
 	// Priority is how soon the job should start; "" is PriorityNormal.
 	Priority Priority `json:"priority,omitempty"`
 	// Deadline, when set, is when the job must have started: a runner that reaches it
@@ -39,6 +45,14 @@ type Record struct {
 	// Callback, when its URL is set, is posted the final record once the job
 	// finishes. A value, not a pointer: copies of a record share nothing.
 	Callback Callback `json:"callback,omitzero"`
+}
+
+// ItemError is an item of a batch job that failed alone: its input was refused.
+type ItemError struct {
+	// Index is the item's position in the job's items.
+	Index int `json:"index"`
+	// Detail says what is wrong with it, naming it items[Index].
+	Detail string `json:"detail"`
 }
 
 // HoldsSlot reports whether r takes one of its owner's slots when a store caps each

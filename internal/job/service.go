@@ -55,7 +55,9 @@ type Submission struct {
 	Model   string
 	Version string
 	Batch   bool
-	Input   json.RawMessage
+	// EachItem makes a batch's items fail alone (Record.EachItem).
+	EachItem bool
+	Input    json.RawMessage
 	// Idempotency, when set, makes a repeat of the submission answer with the job the
 	// first one created instead of creating another.
 	Idempotency *Idempotency
@@ -95,6 +97,7 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, r
 		Model:     sub.Model,
 		Version:   sub.Version,
 		Batch:     sub.Batch,
+		EachItem:  sub.Batch && sub.EachItem,
 		Input:     sub.Input,
 		Priority:  sub.Priority,
 		Deadline:  sub.Deadline,

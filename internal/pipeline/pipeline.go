@@ -12,7 +12,9 @@ import (
 )
 
 // Step transforms a batch of values, one per item, before or after the model.
-// Implementations must return a batch of the same length and order.
+// Implementations must return a batch of the same length and order, and treat each
+// item on its own: an item's value may not depend on the others in its batch
+// (RunEachWith runs items alone to find the ones a step refuses).
 type Step interface {
 	// Name is the step's name in a model config, e.g. "standardize".
 	Name() string

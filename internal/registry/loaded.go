@@ -134,6 +134,14 @@ func (l *loaded) run(ctx context.Context, items []json.RawMessage, observe pipel
 	return l.p.RunWith(ctx, items, observe, l.batcher.Do, l.tracing)
 }
 
+// runEach is run with items that fail alone (pipeline.RunEachWith).
+func (l *loaded) runEach(ctx context.Context, items []json.RawMessage, observe pipeline.Observer) ([]json.RawMessage, []*pipeline.InputError, error) {
+	if l.batcher == nil {
+		return l.p.RunEachWith(ctx, items, observe, l.call, l.tracing)
+	}
+	return l.p.RunEachWith(ctx, items, observe, l.batcher.Do, l.tracing)
+}
+
 // call is an unshared backend call: a batch of this request's items alone.
 func (l *loaded) call(ctx context.Context, batch []any) (out []any, err error) {
 	l.obs.Batched(l.name, l.version, len(batch))

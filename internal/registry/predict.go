@@ -29,13 +29,21 @@ type Request struct {
 	Items []json.RawMessage
 	// Mode labels the call in metrics; "" means sync.
 	Mode Mode
+	// EachItem makes the items fail alone (on_error: continue): an item whose input
+	// the pipeline refuses is left out, its error in Prediction.Failed, and the others
+	// are answered. Any other error still fails the whole call.
+	EachItem bool
 }
 
 // Prediction is the result of one prediction call.
 type Prediction struct {
 	Model   string
 	Version string
+	// Results holds a result per item; nil for an item in Failed.
 	Results []json.RawMessage
+	// Failed are the items refused alone (Request.EachItem), in the order of the
+	// items, each InputError's Item its index in Request.Items.
+	Failed []*pipeline.InputError
 }
 
 // Predict routes the request to a version and runs its items through that version's
@@ -59,12 +67,21 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 		r.obs.Stage(req.Model, v.version, stage, d)
 		v.stats.stage(stage, d)
 	}
-	results, err := inst.run(ctx, req.Items, observe)
-	r.settle(req.Model, h, req.Mode, len(req.Items), err)
+	var results []json.RawMessage
+	var failed []*pipeline.InputError
+	if req.EachItem {
+		results, failed, err = inst.runEach(ctx, req.Items, observe)
+	} else {
+		results, err = inst.run(ctx, req.Items, observe)
+	}
+	r.settle(req.Model, h, req.Mode, len(req.Items)-len(failed), err)
+	if len(failed) > 0 {
+		r.obs.Predicted(req.Model, v.version, req.Mode, OutcomeInvalidInput, len(failed))
+	}
 	if err != nil {
 		return Prediction{}, err
 	}
-	return Prediction{Model: req.Model, Version: v.version, Results: results}, nil
+	return Prediction{Model: req.Model, Version: v.version, Results: results, Failed: failed}, nil
 }
 
 // hold routes model and ver to a servable version and holds its current instance for

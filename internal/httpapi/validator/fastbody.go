@@ -40,7 +40,7 @@ const (
 // maxFastStrings and maxFastArrays bound what a shape holds; an operation with more
 // string or array members than that always takes the general path.
 const (
-	maxFastStrings = 5 // model, version, and a submission's priority, deadline and callback_url
+	maxFastStrings = 6 // model, version, a submission's priority, deadline and callback_url, and a batch's on_error
 	maxFastArrays  = 1
 	// maxShapes bounds the memory of shapes: model names are the client's to choose.
 	maxShapes = 4096
@@ -152,6 +152,8 @@ func (f *fastBody) decode(b []byte) (in *Input, ok bool) {
 				in.Deadline = s
 			case "callback_url":
 				in.CallbackURL = s
+			case "on_error":
+				in.OnError = s
 			}
 		case memberAny:
 			if name == "data" {

@@ -33,6 +33,8 @@ type Input struct {
 	Priority, Deadline string
 	// CallbackURL is a submission's callback_url; "" when it has none.
 	CallbackURL string
+	// OnError is a batch's on_error, as sent ("" when absent).
+	OnError string
 }
 
 // securityScheme is one scheme of a security requirement, resolved at start.
@@ -262,6 +264,7 @@ func (v *Validator) decodeBody(ctx context.Context, r *http.Request, op *bodyRou
 	in.Priority, _ = values["priority"].(string)
 	in.Deadline, _ = values["deadline"].(string)
 	in.CallbackURL, _ = values["callback_url"].(string)
+	in.OnError, _ = values["on_error"].(string)
 	if n := jsonscan.HugeNumber(b); n != "" {
 		return nil, tooHuge(op.body, n)
 	}
@@ -298,12 +301,14 @@ func (v *Validator) decodeSlowly(ctx context.Context, r *http.Request, op *bodyR
 		Deadline string            `json:"deadline"`
 		// A submission's; the other operations' schemas refuse it.
 		CallbackURL string `json:"callback_url"`
+		// A batch's; the single operations' schemas refuse it.
+		OnError string `json:"on_error"`
 	}
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, &openapi3filter.RequestError{RequestBody: op.body, Reason: "can't decode JSON body", Err: err}
 	}
 	return &Input{Model: body.Model, Version: body.Version, Data: body.Data, Items: body.Items,
-		Priority: body.Priority, Deadline: body.Deadline, CallbackURL: body.CallbackURL}, nil
+		Priority: body.Priority, Deadline: body.Deadline, CallbackURL: body.CallbackURL, OnError: body.OnError}, nil
 }
 
 // decodeValue decodes one member as kin-openapi's decoder would (UseNumber), with a

@@ -37,6 +37,15 @@ export interface paths {
          * Run a synchronous batch prediction
          * @description Runs every element of `items` through the same model version in one pipeline
          *     call. `results` has the same length and order as `items`.
+         *
+         *     By default (`on_error: fail`) the batch is all or nothing: the first item whose
+         *     input the model refuses fails it, 400 `invalid_input` naming the item
+         *     (`items[k]: ...`). With `on_error: continue` every item is answered on its own:
+         *     the batch answers 200 with a result for each good item and, in `item_errors`,
+         *     the index, code and detail of each refused one (null takes its place in
+         *     `results`), even when every item was refused. A failure that is not one item's
+         *     (an unknown model, a timeout, a model that fails to run, an answer over
+         *     `MAX_RESPONSE_BYTES`) fails the whole batch either way.
          */
         post: operations["predictBatch"];
         delete?: never;
@@ -95,6 +104,11 @@ export interface paths {
          * @description Like `POST /predict/async` for a batch. When the job succeeds its `result` is an
          *     array in the order of `items`. An `Idempotency-Key` works as there; a key used
          *     for one operation is refused (422) for the other.
+         *
+         *     `on_error` is as in `POST /predict/batch`: by default an item whose input the
+         *     model refuses fails the job, its `error_message` naming the item; with
+         *     `continue` the job succeeds with a result for each good item, null for each
+         *     refused one, and the refused ones in the record's `item_errors`.
          */
         post: operations["submitBatchJob"];
         delete?: never;
@@ -1227,6 +1241,7 @@ export interface components {
              *     ]
              */
             items: components["schemas"]["AnyValue"][];
+            on_error?: components["schemas"]["BatchOnError"];
             priority?: components["schemas"]["JobPriority"];
             deadline?: components["schemas"]["JobDeadline"];
             callback_url?: components["schemas"]["CallbackURL"];
@@ -1258,6 +1273,42 @@ export interface components {
              *     ]
              */
             items: components["schemas"]["AnyValue"][];
+            on_error?: components["schemas"]["BatchOnError"];
+        };
+        /**
+         * @description What an item whose input the model refuses does to its batch. `fail` (also
+         *     when omitted): it fails the whole batch (400 `invalid_input` naming `items[k]`, or a
+         *     failed job) and no item is answered. `continue`: it fails alone; the others are
+         *     answered, and it is listed in `item_errors` with null in its place among the
+         *     results. What is not one item's fault (an unknown model, a timeout, a model
+         *     that fails to run, an answer over `MAX_RESPONSE_BYTES`) fails the whole batch
+         *     either way.
+         * @example continue
+         * @enum {string}
+         */
+        BatchOnError: "fail" | "continue";
+        /** @description An item of a batch sent with `on_error` `continue` that failed on its own. */
+        BatchItemError: {
+            /**
+             * @description The item's position in `items`, from 0.
+             * @example 1
+             */
+            index: number;
+            /**
+             * @description The status a batch of this item alone would have been answered with.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description A code of `Problem`; `invalid_input` for an item the model's pipeline refused.
+             * @example invalid_input
+             */
+            code: string;
+            /**
+             * @description What is wrong with the item, naming it `items[index]` as a refusal of the whole batch would.
+             * @example items[1]: expected 4 numbers, got 3
+             */
+            detail: string;
         };
         /**
          * @description How soon the job should start among the jobs waiting: workers take from the
@@ -1307,8 +1358,13 @@ export interface components {
         BatchPrediction: {
             model: components["schemas"]["ModelNameField"];
             version: components["schemas"]["VersionField"];
-            /** @description One result per item, in the order of the request's items. */
+            /** @description One result per item, in the order of the request's items; null for an item in `item_errors`. */
             results: components["schemas"]["AnyValue"][];
+            /**
+             * @description The items that failed on their own, in the order of `items`, when the request
+             *     said `on_error` `continue`; absent when none did (and always without it).
+             */
+            item_errors?: components["schemas"]["BatchItemError"][];
         };
         /** @description The id of the job a submission created. */
         AsyncSubmitResponse: {
@@ -1400,6 +1456,12 @@ export interface components {
              * @example null
              */
             error_message: string | null;
+            /**
+             * @description For a succeeded batch job submitted with `on_error` `continue`, the items that
+             *     failed on their own, in the order of its items (its `result` holds null in
+             *     their places); absent when none did, and for every other job.
+             */
+            item_errors?: components["schemas"]["BatchItemError"][];
             priority?: components["schemas"]["JobPriority"];
             deadline?: components["schemas"]["JobDeadline"];
             callback?: components["schemas"]["JobCallback"];
@@ -2784,7 +2846,9 @@ export interface components {
         /**
          * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
          *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
-         *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+         *     operation with the same body (compared as JSON values: whitespace, members' order,
+         *     string escapes and number spellings such as `1` and `1.0` do not count; digits
+         *     beyond a double do), within `IDEMPOTENCY_TTL` (24 h), answers 200 with
          *     the `job_id` the first one created, and creates no job; the same key with another
          *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
          *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
@@ -2891,7 +2955,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The predictions, in the order of `items`. */
+            /** @description The predictions, in the order of `items`; with `on_error` `continue`, also the items that failed. */
             200: {
                 headers: {
                     "X-Model-Version": components["headers"]["X-Model-Version"];
@@ -2919,7 +2983,9 @@ export interface operations {
                 /**
                  * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
                  *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
-                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     operation with the same body (compared as JSON values: whitespace, members' order,
+                 *     string escapes and number spellings such as `1` and `1.0` do not count; digits
+                 *     beyond a double do), within `IDEMPOTENCY_TTL` (24 h), answers 200 with
                  *     the `job_id` the first one created, and creates no job; the same key with another
                  *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
                  *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
@@ -2968,7 +3034,9 @@ export interface operations {
                 /**
                  * @description Makes a job submission safe to retry (the IETF HTTPAPI draft's
                  *     `Idempotency-Key`): a repeat with the same key, from the same API key, to the same
-                 *     operation with the same body, within `IDEMPOTENCY_TTL` (24 h), answers 200 with
+                 *     operation with the same body (compared as JSON values: whitespace, members' order,
+                 *     string escapes and number spellings such as `1` and `1.0` do not count; digits
+                 *     beyond a double do), within `IDEMPOTENCY_TTL` (24 h), answers 200 with
                  *     the `job_id` the first one created, and creates no job; the same key with another
                  *     body (or to the other submit operation) is 422 `idempotency_key_reused`; a repeat
                  *     while the first is still being accepted is 409 `idempotency_key_in_progress`, with
