@@ -128,3 +128,11 @@ func (e *JobError) Error() string {
 	}
 	return fmt.Sprintf("inferd: job %s %s", e.Record.JobId, e.Record.Status)
 }
+
+// ItemError is an item's failure in a batch answered with OnErrorContinue, as the
+// *Error the server would have refused a batch of that item alone with: IsCode and
+// the Code* constants apply to it. Its Detail names the item items[e.Index]; it has no
+// RequestID of its own (the batch's answer was a 200).
+func ItemError(e BatchItemError) *Error {
+	return &Error{Status: e.Status, Code: e.Code, Title: http.StatusText(e.Status), Detail: e.Detail}
+}

@@ -32,6 +32,7 @@ var readmeSections = []struct{ file, heading string }{
 	{"docs/api.md", "## REST with curl"},
 	{"docs/api.md", "## Idempotent submissions"},
 	{"docs/api.md", "## Priorities, deadlines and timeouts"},
+	{"docs/api.md", "## Batches that keep their good items"},
 	{"docs/oip.md", "## Calls"},
 }
 

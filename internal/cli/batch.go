@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/inferd/inferd/client"
@@ -52,7 +53,7 @@ func runBatch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its, keepGoing: *keepGoing}
+	b := &batcher{e: e, api: c, model: pos[0], version: *version, size: *chunk, items: its, keepGoing: *keepGoing, eachItem: *keepGoing}
 	if *progress || isTerminal(e.stderr) {
 		b.bar = newProgressBar(e.stderr, len(its.lines))
 	}
@@ -85,6 +86,10 @@ type batcher struct {
 	items     *items
 	bar       *progressBar
 	keepGoing bool
+	// eachItem asks the server to answer each item on its own (on_error continue),
+	// which keepGoing does until a server too old to know it refuses the member: then
+	// a refused item is set aside here and the rest of its chunk sent again.
+	eachItem bool
 	// failed holds, by index, the items that will not be answered: unreadable lines,
 	// and (with keepGoing) items the server refused.
 	failed map[int]error
@@ -102,10 +107,12 @@ type outcome struct {
 // run sends every item. A 413 halves the chunk size and sends the same items again in
 // smaller chunks (later chunks stay small); a 429 or 503 with Retry-After waits and
 // retries. Without --version, the version routing picks for the first chunk answered
-// is kept, so one file is never split across a canary. With keepGoing, an item the
-// server's refusal names is set aside and the rest of its chunk sent again; a refusal
-// that names no item (a key, a model, a server in trouble) stops the run either way,
-// since every later chunk would meet it too.
+// is kept, so one file is never split across a canary. With keepGoing, the server
+// answers each item of a chunk on its own, the ones it refuses in item_errors; a
+// server before on_error refuses the chunk naming its first bad item, which is set
+// aside and the rest of its chunk sent again. A refusal that names no item (a key, a
+// model, a server in trouble) stops the run either way, since every later chunk would
+// meet it too.
 func (b *batcher) run(emit func(outcome) error) error {
 	b.failed = maps.Clone(b.items.unreadable)
 	if b.failed == nil {
@@ -130,6 +137,10 @@ window:
 				b.size = len(idx) / 2
 				continue window
 			}
+			if b.eachItem && unknownOnError(err) {
+				b.eachItem = false
+				continue
+			}
 			if err != nil {
 				ce := &chunkError{err: err, items: b.items, idx: slices.Clone(idx)}
 				k, ok := refusedItem(err, len(idx))
@@ -144,6 +155,12 @@ window:
 				return fmt.Errorf("the server answered %d results for %d items (%s)", len(res.Results), len(idx), (&chunkError{items: b.items, idx: idx}).where())
 			}
 			b.version, version = res.Version, res.Version
+			for _, ie := range res.ItemErrors {
+				if ie.Index < 0 || ie.Index >= len(idx) {
+					return fmt.Errorf("the server answered an error for items[%d] of %d items (%s)", ie.Index, len(idx), (&chunkError{items: b.items, idx: idx}).where())
+				}
+				b.failed[idx[ie.Index]] = &chunkError{err: client.ItemError(ie), items: b.items, idx: slices.Clone(idx)}
+			}
 			for i, r := range res.Results {
 				results[idx[i]-off] = r
 			}
@@ -162,6 +179,13 @@ window:
 		off = end
 	}
 	return nil
+}
+
+// unknownOnError reports whether err is a server's refusal of on_error itself: one
+// before the member was added to the contract, which refuses members it does not know.
+func unknownOnError(err error) bool {
+	p := asProblem(err)
+	return p != nil && p.Status == 400 && p.Code == client.CodeInvalidRequest && strings.Contains(p.Detail, "on_error")
 }
 
 // refusedItem returns which of a chunk's n items a refusal is about: the one its
@@ -203,7 +227,11 @@ func (b *batcher) send(idx []int) (*client.BatchPrediction, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := b.e.call()
-		res, err := b.api.PredictBatch(ctx, client.BatchRequest{Model: b.model, Version: b.version, Items: chunk})
+		req := client.BatchRequest{Model: b.model, Version: b.version, Items: chunk}
+		if b.eachItem {
+			req.OnError = client.OnErrorContinue
+		}
+		res, err := b.api.PredictBatch(ctx, req)
 		cancel()
 		p := asProblem(err)
 		if p == nil || (p.Status != 429 && p.Status != 503) || p.RetryAfter <= 0 || attempt == maxRetries {

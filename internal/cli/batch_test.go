@@ -184,7 +184,11 @@ func BenchmarkBatch10k(b *testing.B) {
 // refuses: with --continue-on-error every other line is answered, each failure is a
 // line of its own on stdout and on stderr, in the file's order, and the exit code says
 // whether some (8) or all (that of the first failure) failed. Refusals that name no
-// item stop the run, with or without the flag.
+// item stop the run, with or without the flag. The server answers each item of a chunk
+// on its own (on_error continue), in one call per chunk; a server before contract
+// 1.7.0 refuses on_error, and inferctl then sets each refused item aside itself and
+// sends the rest of its chunk again, to the same output (the request ids aside: an
+// item the server answered on its own has none).
 func TestBatchContinueOnError(t *testing.T) {
 	s := startServer(t)
 	env := []string{"INFERD_URL=" + s.URL, "INFERD_API_KEY=dev-key"}
@@ -230,13 +234,14 @@ func TestBatchContinueOnError(t *testing.T) {
 		code   int
 		stdout string
 		stderr string
-		calls  int  // POST /predict/batch calls
+		calls  int  // POST /predict/batch calls of a server before 1.7.0, on_error refused
+		each   int  // POST /predict/batch calls of a server that answers each item
 		stop   bool // without --continue-on-error
 	}{
 		{name: "JSON Lines", args: []string{"-f", mixed}, code: 8, stdout: mixedOut, stderr: mixedErr,
-			calls: 3}, // the refusals of lines 3 and 5, then the four good lines
+			calls: 4, each: 1}, // on_error, the refusals of lines 3 and 5, then the four good lines
 		{name: "JSON Lines in chunks of 2", args: []string{"-f", mixed, "--chunk", "2"}, code: 8, stdout: mixedOut, stderr: mixedErr,
-			calls: 5}, // lines 1 and 3, then 1 alone, 4 and 5, then 4 alone, 6 and 8
+			calls: 6, each: 3}, // on_error, lines 1 and 3, then 1 alone, 4 and 5, then 4 alone, 6 and 8
 		{name: "CSV", args: []string{"-f", badCSV}, code: 8,
 			stdout: `{"line":2,"result":[{"label":"setosa","score":0.9816},...],"version":"v1"}` + "\n" +
 				`{"error":{"code":"invalid_input","detail":"data: missing the feature \"sepal_width\" (features: sepal_length, sepal_width, petal_length, petal_width)","request_id":"...","status":400},"line":3}` + "\n" +
@@ -245,45 +250,58 @@ func TestBatchContinueOnError(t *testing.T) {
 			stderr: "inferctl: 400 invalid_input: items[1]: missing the feature \"sepal_width\"... (request ...); items[1] is item 2, line 3 of " + badCSV + "\n" +
 				"inferctl: " + badCSV + ": record on line 4: wrong number of fields\n" +
 				"inferctl: 2 of 4 items failed (lines 3 and 4 of " + badCSV + "); 2 answered",
-			calls: 2},
+			calls: 3, each: 1},
 		{name: "CSV as a table", args: []string{"-f", badCSV, "-o", "table"}, code: 8,
 			stdout: "ITEM  LINE  VERSION  RESULT\n" +
 				"1     2     v1       [{\"label\":\"setosa\",\"score\":0.9816},...]\n" +
 				"2     3     -        error: 400 invalid_input: data: missing the feature \"sepal_width\"... (request ...)\n" +
 				"3     4     -        error: " + badCSV + ": record on line 4: wrong number of fields\n" +
 				"4     5     v1       [{\"label\":\"virginica\",\"score\":0.9961},...]",
-			stderr: "...\n...\ninferctl: 2 of 4 items failed (lines 3 and 4 of " + badCSV + "); 2 answered", calls: 2},
+			stderr: "...\n...\ninferctl: 2 of 4 items failed (lines 3 and 4 of " + badCSV + "); 2 answered", calls: 3, each: 1},
 		{name: "every item refused", args: []string{"-f", allRefused}, code: 3,
 			stdout: `{"error":{"code":"invalid_input","detail":"data: expected 4 numbers, got 1","request_id":"...","status":400},"line":1}` + "\n" +
 				`{"error":{"code":"invalid_input","detail":"data: expected 4 numbers, got 2","request_id":"...","status":400},"line":2}`,
-			stderr: "...\n...\ninferctl: all 2 items of " + allRefused + " failed", calls: 2},
+			stderr: "...\n...\ninferctl: all 2 items of " + allRefused + " failed", calls: 3, each: 1},
 		{name: "no line readable: nothing sent", args: []string{"-f", allUnreadable}, code: 2,
 			stdout: `{"error":{"code":"invalid_line","detail":"` + allUnreadable + `:1 is not a JSON value: unexpected end of JSON input"},"line":1}` + "\n" +
 				`{"error":{"code":"invalid_line","detail":"` + allUnreadable + `:2 is not a JSON value: unexpected end of JSON input"},"line":2}`,
 			stderr: "...\n...\ninferctl: all 2 items of " + allUnreadable + " failed"},
 		{name: "a refusal that names no item stops the run", model: "nope", args: []string{"-f", mixed, "--chunk", "2"}, code: 3,
-			stderr: "inferctl: 400 model_not_found: ... (request ...); in items 1-3, lines 1-3 of " + mixed, calls: 1},
+			stderr: "inferctl: 400 model_not_found: ... (request ...); in items 1-3, lines 1-3 of " + mixed, calls: 2, each: 1},
 		{name: "without the flag, the first unreadable line stops the run", args: []string{"-f", badCSV}, stop: true, code: 2,
 			stderr: "inferctl: " + badCSV + ": record on line 4: wrong number of fields\n..."},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			model, args := cmp.Or(tc.model, "iris"), tc.args
-			if !tc.stop {
-				args = append(args, "--continue-on-error")
+	for _, before17 := range []bool{false, true} {
+		s.before17.Store(before17)
+		for _, tc := range tests {
+			name, calls, stdout, stderr := tc.name, tc.each, tc.stdout, tc.stderr
+			if before17 {
+				name, calls = "before 1.7.0/"+name, tc.calls
+			} else {
+				// An item the server answered on its own comes without a request id.
+				stdout = strings.ReplaceAll(stdout, `,"request_id":"...","status":400}`, `,"status":400}`)
+				stderr = strings.ReplaceAll(stderr, " (request ...); items[", "; items[")
+				stdout = strings.ReplaceAll(stdout, `"sepal_width"... (request ...)`, `"sepal_width"...`) // a table's cell
 			}
-			before := len(s.seen(http.MethodPost, "/predict/batch"))
-			r := inferctl(t, env, "", append([]string{"batch", model, "--version", "v1"}, args...)...)
-			if r.code != tc.code {
-				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.code, r.stdout, r.stderr)
-			}
-			check(t, "stdout", tc.stdout, r.stdout)
-			check(t, "stderr", tc.stderr, r.stderr)
-			if got := len(s.seen(http.MethodPost, "/predict/batch")) - before; got != tc.calls {
-				t.Errorf("%d calls of /predict/batch, want %d", got, tc.calls)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				model, args := cmp.Or(tc.model, "iris"), tc.args
+				if !tc.stop {
+					args = append(args, "--continue-on-error")
+				}
+				before := len(s.seen(http.MethodPost, "/predict/batch"))
+				r := inferctl(t, env, "", append([]string{"batch", model, "--version", "v1"}, args...)...)
+				if r.code != tc.code {
+					t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.code, r.stdout, r.stderr)
+				}
+				check(t, "stdout", stdout, r.stdout)
+				check(t, "stderr", stderr, r.stderr)
+				if got := len(s.seen(http.MethodPost, "/predict/batch")) - before; got != calls {
+					t.Errorf("%d calls of /predict/batch, want %d", got, calls)
+				}
+			})
+		}
 	}
+	s.before17.Store(false)
 }
 
 // TestBatchKeepsTheVersionThatAnswered sends flowers.csv to iris, whose routing

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,14 @@ type server struct {
 
 	mu       sync.Mutex
 	statuses map[string][]int // "METHOD /path" -> statuses answered, in order
+	// before17 makes the proxy refuse a body naming on_error as a server before
+	// contract 1.7.0 did, with a problem of its own (no server sees the request).
+	before17 atomic.Bool
 }
+
+// refusalBefore17 is how a server before contract 1.7.0 answered a batch with on_error.
+const refusalBefore17 = `{"type":"https://inferd.dev/problems/invalid_request","title":"Invalid request","status":400,` +
+	`"detail":"request body has an error: doesn't match schema: property \"on_error\" is unsupported","code":"invalid_request","request_id":"old-server"}`
 
 // startServer runs inferd on the example models (plus `slow`, an echo that takes
 // a minute per call, for jobs that are still running when cancelled) with env added.
@@ -65,6 +73,15 @@ func start(t testing.TB, models string, env ...string) *server {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if s.before17.Load() && bytes.Contains(body, []byte(`"on_error"`)) {
+			s.mu.Lock()
+			s.statuses[r.Method+" "+r.URL.Path] = append(s.statuses[r.Method+" "+r.URL.Path], http.StatusBadRequest)
+			s.mu.Unlock()
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, refusalBefore17)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -246,7 +246,8 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 // rather than a failed job later, and the record names the version that will run.
 // The idempotency key's fingerprint is of the version the client asked for, so that
 // a repeat routed elsewhere by a weighted rule still finds its job, and of the rest of
-// the body: priority and deadline (normal by name or by default) and callback.
+// the body: priority and deadline (normal by name or by default), callback and
+// on_error (fail by name or by default).
 func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job.Submission, u urgency) (api.AsyncSubmitResponse, error) {
 	idem, err := idempotencyOf(idemKey, op, sub.Model, sub.Version, sub.Input)
 	if err != nil {
@@ -257,6 +258,9 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 	}
 	if idem != nil {
 		rest := func(inner string) string {
+			if sub.EachItem { // a part of its own, so that the default's digest is as it was
+				return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), deadlineText(sub.Deadline), "on_error:continue")
+			}
 			return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), deadlineText(sub.Deadline))
 		}
 		earlier := idem.Earlier

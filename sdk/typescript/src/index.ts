@@ -20,6 +20,15 @@ export type PredictRequest = S["PredictRequest"];
 export type BatchPredictRequest = S["BatchPredictRequest"];
 export type Prediction = S["Prediction"];
 export type BatchPrediction = S["BatchPrediction"];
+/**
+ * What an item whose input the model refuses does to its batch (`on_error` of
+ * predictBatch and submitBatchJob): `"fail"` (also when omitted) fails the whole batch;
+ * `"continue"` fails it alone: null takes its place among the results, and it is listed
+ * in `item_errors` (the answer's, or the finished job's record's).
+ */
+export type BatchOnError = S["BatchOnError"];
+/** An item of a batch sent with `on_error: "continue"` that failed alone: its index, status, code and detail. */
+export type BatchItemError = S["BatchItemError"];
 export type JobRecord = S["JobRecord"];
 export type JobStatus = S["JobStatus"];
 export type ModelEntry = S["ModelEntry"];
@@ -115,7 +124,10 @@ export function createInferd(options: InferdOptions) {
     /** POST /predict: one synchronous prediction. */
     predict: async (req: PredictRequest): Promise<Prediction> => body(await raw.POST("/predict", { body: req })),
 
-    /** POST /predict/batch: results in the order of items. */
+    /**
+     * POST /predict/batch: results in the order of items. With `on_error: "continue"`,
+     * the refused items are null among them and listed in `item_errors`.
+     */
     predictBatch: async (req: BatchPredictRequest): Promise<BatchPrediction> =>
       body(await raw.POST("/predict/batch", { body: req })),
 
@@ -123,7 +135,11 @@ export function createInferd(options: InferdOptions) {
     submitJob: async (req: PredictRequest): Promise<string> =>
       body(await raw.POST("/predict/async", { body: req })).job_id,
 
-    /** POST /predict/async/batch: the new job's id; its result is an array in the order of items. */
+    /**
+     * POST /predict/async/batch: the new job's id; its result is an array in the order of
+     * items. With `on_error: "continue"` the job succeeds with the good items' results,
+     * the refused ones listed in the record's `item_errors`.
+     */
     submitBatchJob: async (req: BatchPredictRequest): Promise<string> =>
       body(await raw.POST("/predict/async/batch", { body: req })).job_id,
 

@@ -98,6 +98,37 @@ describe("TypeScript SDK against a live inferd", { skip }, () => {
     }
   });
 
+  it("batches whose items fail alone (on_error: continue)", async (t) => {
+    const flower = [5.1, 3.5, 1.4, 0.2];
+    const items: JsonValue[] = [flower, [5.1, 3.5, 1.4], { sepal_length: 6.7, sepal_width: 3.0, petal_length: 5.2, petal_width: 2.3 }];
+    const refused = { index: 1, status: 400, code: "invalid_input", detail: "items[1]: expected 4 numbers, got 3" };
+    await t.test("by default one refused item fails the batch", async () => {
+      const p = await problem(() => dev.predictBatch({ model: "iris", version: "v1", items }));
+      assert.equal(p.status, 400);
+      assert.equal(p.code, "invalid_input");
+      assert.equal(p.detail, refused.detail);
+    });
+    await t.test("predictBatch answers the others", async () => {
+      const got = await dev.predictBatch({ model: "iris", version: "v1", on_error: "continue", items });
+      assert.equal(got.results.length, 3);
+      assert.deepEqual(labels(got.results[0])[0], "setosa");
+      assert.equal(got.results[1], null);
+      assert.deepEqual(labels(got.results[2])[0], "virginica");
+      assert.deepEqual(got.item_errors, [refused]);
+    });
+    await t.test("no item refused: the answer has no item_errors", async () => {
+      const got = await dev.predictBatch({ model: "iris", version: "v1", on_error: "continue", items: [flower] });
+      assert.equal(got.item_errors, undefined);
+    });
+    await t.test("submitBatchJob succeeds with the others", async () => {
+      const id = await dev.submitBatchJob({ model: "iris", version: "v1", on_error: "continue", items });
+      const job = await dev.waitJob(id, { timeoutMs: 30_000 });
+      assert.equal(job.status, "succeeded");
+      assert.ok(Array.isArray(job.result) && job.result.length === 3 && job.result[1] === null);
+      assert.deepEqual(job.item_errors, [refused]);
+    });
+  });
+
   it("submit and waitJob", async (t) => {
     const cases: { name: string; submit: () => Promise<string>; batch: boolean; result: JsonValue }[] = [
       { name: "single", submit: () => dev.submitJob({ model: "echo", version: "v1", data: { text: "hello" } }), batch: false, result: { text: "hello" } },
