@@ -12,7 +12,8 @@
 #   oapi-codegen         `-generate types,client`, no config
 #
 # Each client is used by a small program in tools/generators that predicts with `data`,
-# reads `result`, submits a job and reads its record, and reads a problem's `code`. The
+# reads `result`, submits a job and reads its record, sends a batch with on_error
+# continue and reads an answer's item_errors, and reads a problem's `code`. The
 # TypeScript programs are type-checked with strict tsc (which also checks that
 # PredictRequest's `data` takes every JSON value and is not `any`), the Go ones built
 # with go build; then all four run against a live inferd (bin/inferd, the echo model,

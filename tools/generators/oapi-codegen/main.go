@@ -1,12 +1,14 @@
 // Command oapi-codegen uses the client that stock oapi-codegen generates from
 // openapi.yaml (`-generate types,client`, no config; into ./client, by make
 // check-generators) as an integrator would: it predicts with `data`, reads `result`,
-// submits a job and reads its record, and reads a problem's `code`. Built by make
+// submits a job and reads its record, sends a batch with on_error continue and reads an
+// answer's item_errors, and reads a problem's `code`. Built by make
 // check-generators; run against the server INFERD_URL names.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -55,6 +57,25 @@ func main() {
 	}
 	shared.SameJSON("the job's result", job.Result, shared.JobData)
 
+	// a batch whose items fail alone: on_error continue; item_errors
+	onError := client.Continue
+	items := make([]client.AnyValue, len(shared.BatchItems))
+	for i, it := range shared.BatchItems {
+		items[i] = client.AnyValue(it)
+	}
+	b, err := c.PredictBatchWithResponse(ctx, nil, client.BatchPredictRequest{Model: "echo", Items: items, OnError: &onError})
+	shared.Check(err)
+	if b.JSON200 == nil || len(b.JSON200.Results) != len(items) || b.JSON200.ItemErrors != nil {
+		shared.Fail("predictBatch with on_error continue answered %d %s, want every item's result", b.StatusCode(), b.Body)
+	}
+	var continued client.BatchPrediction
+	shared.Check(json.Unmarshal([]byte(shared.Continued), &continued))
+	if len(continued.ItemErrors) != 1 || string(continued.Results[1]) != "null" {
+		shared.Fail("%s decodes as %+v", shared.Continued, continued)
+	}
+	e := continued.ItemErrors[0]
+	shared.ItemError(e.Index, e.Status, e.Code, e.Detail)
+
 	// a problem: its code
 	bad, err := c.PredictWithResponse(ctx, nil, client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)})
 	shared.Check(err)
@@ -63,5 +84,5 @@ func main() {
 	}
 	shared.Code(bad.ApplicationproblemJSON400.Code)
 
-	fmt.Fprintf(os.Stdout, "oapi-codegen: predict, job %s %s, problem %s\n", id, job.Status, bad.ApplicationproblemJSON400.Code)
+	fmt.Fprintf(os.Stdout, "oapi-codegen: predict, job %s %s, batch on_error continue, problem %s\n", id, job.Status, bad.ApplicationproblemJSON400.Code)
 }

@@ -1,6 +1,7 @@
 // Command ogen uses the client that stock ogen generates from openapi.yaml (into
 // ./client, by make check-generators) as an integrator would: it predicts with `data`,
-// reads `result`, submits a job and reads its record, and reads a problem's `code`.
+// reads `result`, submits a job and reads its record, sends a batch with on_error
+// continue and reads an answer's item_errors, and reads a problem's `code`.
 // Built by make check-generators; run against the server INFERD_URL names.
 package main
 
@@ -60,6 +61,25 @@ func main() {
 	}
 	shared.SameJSON("the job's result", []byte(job.Result), shared.JobData)
 
+	// a batch whose items fail alone: on_error continue; item_errors
+	items := make([]client.AnyValue, len(shared.BatchItems))
+	for i, it := range shared.BatchItems {
+		items[i] = client.AnyValue(it)
+	}
+	br, err := c.PredictBatch(ctx, &client.BatchPredictRequest{Model: "echo", Items: items, OnError: client.NewOptBatchOnError(client.BatchOnErrorContinue)}, client.PredictBatchParams{})
+	shared.Check(err)
+	b, ok := br.(*client.BatchPredictionHeaders)
+	if !ok || len(b.Response.Results) != len(items) || b.Response.ItemErrors != nil {
+		shared.Fail("predictBatch with on_error continue answered %#v, want every item's result", br)
+	}
+	var continued client.BatchPrediction
+	shared.Check(continued.UnmarshalJSON([]byte(shared.Continued)))
+	if len(continued.ItemErrors) != 1 || string(continued.Results[1]) != "null" {
+		shared.Fail("%s decodes as %+v", shared.Continued, continued)
+	}
+	e := continued.ItemErrors[0]
+	shared.ItemError(e.Index, e.Status, e.Code, e.Detail)
+
 	// a problem: its code
 	res, err = c.Predict(ctx, &client.PredictRequest{Model: shared.NoSuchModel, Data: client.AnyValue(`1`)}, client.PredictParams{})
 	shared.Check(err)
@@ -69,5 +89,5 @@ func main() {
 	}
 	shared.Code(bad.Code)
 
-	fmt.Fprintf(os.Stdout, "ogen: predict, job %s %s, problem %s\n", id, job.Status, bad.Code)
+	fmt.Fprintf(os.Stdout, "ogen: predict, job %s %s, batch on_error continue, problem %s\n", id, job.Status, bad.Code)
 }

@@ -17,6 +17,23 @@ const Data = `{"text":"hello","n":12345678901234567890,"nested":[null,1.5,true,{
 // JobData is the `data` of the job each program submits.
 const JobData = `[1,"two",null]`
 
+// BatchItems are the items of the batch each program sends with on_error continue; the
+// echo model answers every one.
+var BatchItems = []string{`1`, `"two"`, `null`}
+
+// Continued is an answer of /predict/batch sent with on_error continue whose second item
+// was refused (the contract's example), which each program decodes with its generated
+// types: the programs' server, echo alone, refuses no item.
+const Continued = `{"model":"iris","version":"v1","results":[[{"label":"setosa","score":0.9816}],null],` +
+	`"item_errors":[{"index":1,"status":400,"code":"invalid_input","detail":"items[1]: expected 4 numbers, got 3"}]}`
+
+// ItemError fails unless an item error decoded from Continued reads as it was written.
+func ItemError(index, status int, code, detail string) {
+	if index != 1 || status != 400 || code != "invalid_input" || detail != "items[1]: expected 4 numbers, got 3" {
+		Fail("the item error of %s reads as %d %d %q %q", Continued, index, status, code, detail)
+	}
+}
+
 // NoSuchModel is a model no server has: predicting with it is a 400 model_not_found.
 const NoSuchModel = "no-such-model"
 

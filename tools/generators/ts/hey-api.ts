@@ -1,12 +1,17 @@
 // The client stock @hey-api/openapi-ts writes from openapi.yaml (gen/hey-api, by make
 // check-generators; its default types, SDK functions and fetch client) used as an
 // integrator would: predict with `data`, read `result`, submit a job and read its
-// record, read a problem's `code`. Type-checked with strict tsc; run against the server
+// record, send a batch with on_error continue and read an answer's item_errors, read
+// a problem's `code`. Type-checked with strict tsc; run against the server
 // INFERD_URL names.
 import { client } from "./gen/hey-api/client.gen.js";
-import { getJob, predict, submitJob } from "./gen/hey-api/sdk.gen.js";
-import type { JobRecord, PredictRequest } from "./gen/hey-api/types.gen.js";
-import { checkCode, data, fail, finished, jobData, noSuchModel, sameJson, target, type TakesEveryJsonValue } from "./shared.js";
+import { getJob, predict, predictBatch, submitJob } from "./gen/hey-api/sdk.gen.js";
+import type { BatchPrediction, JobRecord, PredictRequest } from "./gen/hey-api/types.gen.js";
+
+const itemErrorsTyped: Same<NonNullable<BatchPrediction["item_errors"]>[number], ItemErrorShape> = true;
+const jobItemErrorsTyped: Same<NonNullable<JobRecord["item_errors"]>[number], ItemErrorShape> = true;
+void itemErrorsTyped, jobItemErrorsTyped;
+import { batchItems, checkCode, checkItemError, continued, data, fail, finished, jobData, noSuchModel, sameJson, target, type ItemErrorShape, type Same, type TakesEveryJsonValue } from "./shared.js";
 
 const dataTakesJson: TakesEveryJsonValue<PredictRequest["data"]> = true;
 const resultTakesJson: TakesEveryJsonValue<JobRecord["result"]> = true;
@@ -34,9 +39,18 @@ while (!job || !finished(job.status)) {
 if (job.status !== "succeeded") fail(`job ${id} is ${job.status}: ${job.error_message}`);
 sameJson("the job's result", job.result, jobData);
 
+// a batch whose items fail alone: on_error continue; item_errors
+const batched = await predictBatch({ body: { model: "echo", items: batchItems, on_error: "continue" } });
+if (!batched.data || batched.data.results.length !== batchItems.length || batched.data.item_errors !== undefined) {
+  fail(`predictBatch with on_error continue answered ${batched.response.status}: ${JSON.stringify(batched.data ?? batched.error)}`);
+}
+const read = continued as BatchPrediction;
+if (read.results[1] !== null) fail(`results[1] of the continued answer is ${JSON.stringify(read.results[1])}`);
+checkItemError(read.item_errors?.[0]);
+
 // a problem: its code
 const refused = await predict({ body: { model: noSuchModel, data: 1 } });
 if (!refused.error) fail(`predict of an unknown model answered ${refused.response.status}, want a 400 problem`);
 checkCode(refused.error.code);
 
-console.log(`@hey-api/openapi-ts: predict, job ${id} ${job.status}, problem ${refused.error.code}`);
+console.log(`@hey-api/openapi-ts: predict, job ${id} ${job.status}, batch on_error continue, problem ${refused.error.code}`);

@@ -22,6 +22,32 @@ export const data = { text: "hello", n: 9007199254740991, nested: [null, 1.5, tr
 /** The `data` of the job each program submits. */
 export const jobData = [1, "two", null];
 
+/** The items of the batch each program sends with on_error continue; echo answers every one. */
+export const batchItems = [1, "two", null];
+
+/**
+ * An answer of /predict/batch sent with on_error continue whose second item was refused
+ * (the contract's example), which each program reads through its generated types: the
+ * programs' server, echo alone, refuses no item.
+ */
+export const continued: unknown = JSON.parse(
+  '{"model":"iris","version":"v1","results":[[{"label":"setosa","score":0.9816}],null],' +
+    '"item_errors":[{"index":1,"status":400,"code":"invalid_input","detail":"items[1]: expected 4 numbers, got 3"}]}',
+);
+
+/** The type of an item error as the contract has it; a generated one must be exactly it. */
+export type ItemErrorShape = { index: number; status: number; code: string; detail: string };
+
+/** True when A and B are the same type. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Fails unless an item error read from `continued` is as it was written. */
+export function checkItemError(e: ItemErrorShape | undefined): void {
+  if (e?.index !== 1 || e.status !== 400 || e.code !== "invalid_input" || e.detail !== "items[1]: expected 4 numbers, got 3") {
+    fail(`the item error reads as ${JSON.stringify(e)}`);
+  }
+}
+
 /** A model no server has: predicting with it is a 400 model_not_found. */
 export const noSuchModel = "no-such-model";
 
