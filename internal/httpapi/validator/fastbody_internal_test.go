@@ -17,6 +17,7 @@ var fastBodies = []string{
 	"{\n\t\"model\": \"echo\",\n\t\"data\": \"caf\u00e9\"\n}",
 	`{"model":"echo","data":1e308}`,
 	`{"model":"echo","items":[-0.0,0e0,1E+2]}`,
+	`{"model":"echo","on_error":"continue","items":[1]}`,
 }
 
 // slowBodies must not take the fast path: the general path words their refusal, or

@@ -25,6 +25,12 @@ var onePassBodies = []string{
 	`{"model":"echo","data":1}`,
 	`{"model":"echo","version":"v1","data":{"text":"hello","n":12345678901234567890}}`,
 	`{"model":"echo","items":[1,"two",null]}`,
+	`{"model":"echo","items":[1],"on_error":"continue"}`,
+	`{"model":"echo","on_error":"fail","items":[1],"priority":"high","deadline":"2099-01-01T00:00:00Z","callback_url":"https://hooks.example.com/x"}`,
+	`{"model":"echo","items":[1],"on_\u0065rror":"continue"}`,
+	`{"model":"echo","items":[1],"on_error":"skip"}`,
+	`{"model":"echo","items":[1],"on_error":1}`,
+	`{"model":"echo","data":1,"on_error":"continue"}`,
 	`{"model":"echo","items":[ ]}`,
 	`{"model":"echo","items":[[1,[2]],{"a":"]"},"\"[",-0.5e-3]}`,
 	`{"model":"echo","data":null,"items":null}`,
@@ -164,7 +170,7 @@ func compareOnePass(t *testing.T, op *bodyRoute, body string) {
 		}
 		return
 	}
-	if got.Model != want.Model || got.Version != want.Version || !bytes.Equal(got.Data, want.Data) ||
+	if got.Model != want.Model || got.Version != want.Version || got.OnError != want.OnError || !bytes.Equal(got.Data, want.Data) ||
 		!slices.EqualFunc(got.Items, want.Items, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) || (got.Items == nil) != (want.Items == nil) {
 		t.Fatalf("one pass decoded %+v, the strict handler %+v", got, want)
 	}
