@@ -74,10 +74,8 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 	} else {
 		results, err = inst.run(ctx, req.Items, observe)
 	}
-	r.settle(req.Model, h, req.Mode, len(req.Items)-len(failed), err)
-	if len(failed) > 0 {
-		r.obs.Predicted(req.Model, v.version, req.Mode, OutcomeInvalidInput, len(failed))
-	}
+	// A call whose items failed alone was answered: it counts as a success, once.
+	r.settle(req.Model, h, req.Mode, len(req.Items), err)
 	if err != nil {
 		return Prediction{}, err
 	}
