@@ -180,3 +180,38 @@ func TestRunEachWholeFailures(t *testing.T) {
 		t.Errorf("a panic: %v, want a PanicError", err)
 	}
 }
+
+// BenchmarkRunEach: a 1,000-item batch through RunWith and through RunEachWith with no,
+// one and a hundred refused items: what on_error continue costs over the default.
+func BenchmarkRunEach(b *testing.B) {
+	batch := func(bad int) []json.RawMessage {
+		items := make([]json.RawMessage, 1000)
+		for i := range items {
+			items[i] = json.RawMessage(strconv.Itoa(i%10 + 1)) // 13 would fail the model
+			if i%10 == 0 && i/10 < bad {
+				items[i] = json.RawMessage(`"refused"`)
+			}
+		}
+		return items
+	}
+	b.Run("run", func(b *testing.B) {
+		items := batch(0)
+		p, _, _ := eachPipeline()
+		for b.Loop() {
+			if _, err := p.Run(context.Background(), items, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, bad := range []int{0, 1, 100} {
+		b.Run("each/refused="+strconv.Itoa(bad), func(b *testing.B) {
+			items := batch(bad)
+			p, _, _ := eachPipeline()
+			for b.Loop() {
+				if _, failed, err := p.RunEachWith(context.Background(), items, nil, p.Model.Predict, nil); err != nil || len(failed) != bad {
+					b.Fatal(err, len(failed))
+				}
+			}
+		})
+	}
+}
