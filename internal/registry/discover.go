@@ -39,7 +39,8 @@ func (r *Registry) Discover(ctx context.Context) error {
 			switch v.status {
 			case StatusLoading:
 				r.loading++
-			case StatusFailed: // its config was rejected: a load that failed
+			case StatusFailed: // its config was rejected: a load at start that failed
+				v.atStart = true
 				v.obs.LoadFailed()
 			}
 		}

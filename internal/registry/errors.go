@@ -16,4 +16,7 @@ var (
 	ErrInvalidRule = errors.New("invalid routing rule")
 	// ErrReloadFailed: a reload could not build the new pipeline; the old one still serves.
 	ErrReloadFailed = errors.New("reload failed")
+	// ErrModelUnloaded: a job accepted for the model did not run before an operator
+	// unloaded it (UnloadModel waited UnloadTimeout for it).
+	ErrModelUnloaded = errors.New("model unloaded")
 )

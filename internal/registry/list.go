@@ -22,6 +22,15 @@ type Entry struct {
 	Batching pipeline.Batching
 	// Pre and Post describe the steps of the loaded pipeline.
 	Pre, Post []pipeline.StepInfo
+
+	// AtStart: the version's load at start failed (Status failed) and nothing has
+	// loaded it since; strict readiness waits for it.
+	AtStart bool
+	// LoadErr is why the version's last load failed while a pipeline loaded before
+	// still serves it (Status ready).
+	LoadErr error
+	// Unloading: an unload of the model is waiting for the jobs accepted for it.
+	Unloading bool
 }
 
 // List returns every known version, by name then natural version order.
@@ -37,7 +46,7 @@ func (r *Registry) List() []Entry {
 	for _, n := range names {
 		m := r.models[n]
 		for _, ver := range m.order {
-			out = append(out, entryLocked(m.versions[ver]))
+			out = append(out, entryLocked(m, m.versions[ver]))
 		}
 	}
 	return out
@@ -60,13 +69,14 @@ func (r *Registry) Describe(name string) (Model, error) {
 	}
 	out := Model{Name: name, Rule: m.rule}
 	for _, ver := range m.order {
-		out.Versions = append(out.Versions, entryLocked(m.versions[ver]))
+		out.Versions = append(out.Versions, entryLocked(m, m.versions[ver]))
 	}
 	return out, nil
 }
 
-func entryLocked(v *version) Entry {
-	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err}
+func entryLocked(m *model, v *version) Entry {
+	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err,
+		AtStart: v.atStart && v.cur == nil, LoadErr: v.loadErr, Unloading: m.unloading}
 	if v.cur != nil {
 		e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
 		e.Pre, e.Post = v.cur.p.Steps()

@@ -195,11 +195,14 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 		v.obs.LoadFailed()
 		if v.cur == nil { // nothing serves it: keep the reason visible
 			v.status, v.err = StatusFailed, err
+			v.atStart = v.atStart || first
 			v.obs.State(StatusFailed)
+		} else {
+			v.loadErr = err
 		}
 	} else {
 		old = v.cur
-		v.cur, v.loader, v.status, v.err = inst, l, StatusReady, nil
+		v.cur, v.loader, v.status, v.err, v.loadErr, v.atStart = inst, l, StatusReady, nil, nil, false
 		v.obs.State(StatusReady)
 		if onSwap != nil {
 			onSwap()

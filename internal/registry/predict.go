@@ -89,6 +89,7 @@ func (r *Registry) Predict(ctx context.Context, req Request) (Prediction, error)
 func (r *Registry) hold(model, ver string, mode Mode, n int) (held, error) {
 	r.mu.RLock()
 	v, err := r.lookupLocked(model, ver, mode == ModeInfer)
+	err = r.admitLocked(model, mode == ModeAsync, err)
 	var inst *loaded
 	if err == nil {
 		if err = v.servable(); err == nil {

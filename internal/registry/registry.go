@@ -86,6 +86,10 @@ type Options struct {
 	NoDynamicBatching bool
 	// LoadTimeout bounds one load of one version (MODEL_LOAD_TIMEOUT); 0: no bound.
 	LoadTimeout time.Duration
+	// UnloadTimeout bounds how long UnloadModel waits for the work claimed for a model
+	// (Claim: the jobs accepted for it) before it drops the model (UNLOAD_TIMEOUT);
+	// 0: it does not wait.
+	UnloadTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Observer defaults to one that records nothing.
@@ -111,6 +115,13 @@ type Registry struct {
 	rndMu sync.Mutex
 	rnd   *rand.Rand
 
+	// unloaded names the models an operator unloaded and nothing has loaded since, so
+	// that a job accepted before the unload fails saying so (ErrModelUnloaded).
+	unloaded map[string]bool
+
+	control modelLocks // one load, unload or reload of a model at a time
+	claims  claims     // work accepted for each model, which an unload waits for
+
 	loadSeq     atomic.Int64 // loads started, to tell whether a load ran alone
 	activeLoads atomic.Int64
 	drains      sync.WaitGroup // replaced versions draining before they close
@@ -122,6 +133,9 @@ type model struct {
 	source   Source
 	versions map[string]*version
 	order    []string // versions in natural order
+	// unloading: UnloadModel is waiting for the jobs accepted for the model; only
+	// they still run on it.
+	unloading bool
 }
 
 // version is one version's entry: its state, and the loaded pipeline serving it.
@@ -135,13 +149,21 @@ type version struct {
 	reload        sync.Mutex // one load of a version at a time
 	// gone: the source no longer has the version and the registry dropped it; a load
 	// that was under way puts nothing in place.
-	gone  bool
-	stats versionStats
+	gone bool
+	// atStart: the version failed in the load at start (or its config at discovery)
+	// and has not served since, so it holds readiness back (strict readiness). A
+	// load that fails later never sets it: one model's failed load after start must
+	// not take the server out of its load balancer.
+	atStart bool
+	// loadErr is why the last load failed while an earlier pipeline still serves;
+	// nil once a load succeeds. (err is why a version has no pipeline.)
+	loadErr error
+	stats   versionStats
 }
 
 // New returns an empty registry; Discover and Load fill it.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts, log: opts.Logger, obs: opts.Observer, rnd: opts.Rand, models: map[string]*model{}}
+	r := &Registry{opts: opts, log: opts.Logger, obs: opts.Observer, rnd: opts.Rand, models: map[string]*model{}, unloaded: map[string]bool{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -157,9 +179,11 @@ func New(opts Options) *Registry {
 	return r
 }
 
-// Ready reports whether discovery has run and no version is still loading. A version
-// that failed does not hold it back: Failed lists those, for the caller to decide
-// (strict readiness), and each answers its requests with ErrUnavailable.
+// Ready reports whether discovery has run and no version of the load at start is
+// still loading: loads after start (a reload, a repository load) never hold it back.
+// A version that failed does not either: Failed lists those, with Entry.AtStart on
+// the ones whose load at start failed, for the caller to decide (strict readiness),
+// and each answers its requests with ErrUnavailable.
 func (r *Registry) Ready() bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -176,6 +200,21 @@ func (r *Registry) Failed() []Entry {
 		}
 	}
 	return out
+}
+
+// FailedAtStart reports whether a version whose load at start failed still has no
+// pipeline: what strict readiness waits for.
+func (r *Registry) FailedAtStart() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, m := range r.models {
+		for _, v := range m.versions {
+			if v.atStart && v.cur == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // NopObserver records nothing; embed it to observe only some things.

@@ -21,9 +21,18 @@ type Reloaded struct {
 // Reload re-reads one version from its source, builds a new pipeline beside the old one
 // and swaps it in. Requests already running finish on the old pipeline, which is closed
 // after the last of them. When the build fails the old pipeline keeps serving and the
-// error wraps ErrReloadFailed. A version (or model) added to the source after start is
-// loaded for the first time this way.
+// error wraps ErrReloadFailed. A version added to the source of a model the registry
+// holds is loaded for the first time this way; a version of a model it does not hold
+// (added to the source since start, or unloaded) loads the whole model, as LoadModel
+// does, so that the model's routing rule finds every version it names rather than
+// sending everything to the one reloaded. Like LoadModel, it runs alone among the
+// model's load, unload and reload calls.
 func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, error) {
+	unlock, err := r.control.lock(ctx, name)
+	if err != nil {
+		return Reloaded{}, err
+	}
+	defer unlock()
 	spec, src, err := r.specFor(ctx, name)
 	if errors.Is(err, ErrModelNotFound) {
 		r.forget(name, Rule{}, goneFromSource, r.versionsOf(name)...)
@@ -35,6 +44,9 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 	if idx < 0 {
 		r.forget(name, spec.Rule, goneFromSource, ver)
 		return Reloaded{}, fmt.Errorf("%w: model %q has no version %q", ErrVersionNotFound, name, ver)
+	}
+	if len(r.versionsOf(name)) == 0 {
+		return r.reloadWhole(ctx, name, ver)
 	}
 	vs := spec.Versions[idx]
 	v := r.versionFor(spec, src, ver)
@@ -56,6 +68,8 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 		if v.cur == nil { // nothing serves it: keep the reason visible
 			v.status, v.err = StatusFailed, err
 			v.obs.State(StatusFailed)
+		} else {
+			v.loadErr = err
 		}
 		r.mu.Unlock()
 		v.obs.LoadFailed()
@@ -63,6 +77,26 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 	r.obs.Reloaded(false)
 	r.log.Error("reload failed; the old pipeline keeps serving", "model", name, "version", ver, "error", err)
 	return Reloaded{}, fmt.Errorf("%w: %s %s: %w", ErrReloadFailed, name, ver, err)
+}
+
+// reloadWhole is Reload of a version of a model the registry does not hold: the whole
+// model loads, and the answer is ver's.
+func (r *Registry) reloadWhole(ctx context.Context, name, ver string) (Reloaded, error) {
+	err := r.loadModel(ctx, name)
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if m := r.models[name]; m != nil {
+		if v := m.versions[ver]; v != nil && v.cur != nil {
+			return Reloaded{Name: name, Version: ver, LoadedAt: v.cur.loadedAt, LoadDuration: v.cur.loadDur}, nil
+		}
+		if v := m.versions[ver]; v != nil && v.err != nil {
+			return Reloaded{}, fmt.Errorf("%w: %s %s: %w", ErrReloadFailed, name, ver, v.err)
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: %s %s did not load", ErrReloadFailed, name, ver)
+	}
+	return Reloaded{}, err
 }
 
 // specFor asks the model's source, or for a model not seen yet every source, for the
@@ -97,6 +131,7 @@ func (r *Registry) versionFor(spec ModelSpec, src Source, ver string) *version {
 	if m == nil {
 		m = &model{name: spec.Name, source: src, versions: map[string]*version{}}
 		r.models[spec.Name] = m
+		delete(r.unloaded, spec.Name) // loading again: its jobs run once it has
 	}
 	v := m.versions[ver]
 	if v == nil {

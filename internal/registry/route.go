@@ -25,7 +25,7 @@ func (r *Registry) resolve(name, version string, tensors bool) (string, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	v, err := r.lookupLocked(name, version, tensors)
-	if err != nil {
+	if err = r.admitLocked(name, false, err); err != nil {
 		return "", err
 	}
 	if err := v.servable(); err != nil {
