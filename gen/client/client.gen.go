@@ -252,6 +252,7 @@ const (
 	LOADING     OIPRepositoryModelState = "LOADING"
 	READY       OIPRepositoryModelState = "READY"
 	UNAVAILABLE OIPRepositoryModelState = "UNAVAILABLE"
+	UNLOADING   OIPRepositoryModelState = "UNLOADING"
 )
 
 // Valid indicates whether the value is a known member of the OIPRepositoryModelState enum.
@@ -263,6 +264,8 @@ func (e OIPRepositoryModelState) Valid() bool {
 		return true
 	case UNAVAILABLE:
 		return true
+	case UNLOADING:
+		return true
 	default:
 		return false
 	}
@@ -270,6 +273,7 @@ func (e OIPRepositoryModelState) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
+	ReadinessStatusFailed   ReadinessStatus = "failed"
 	ReadinessStatusLoading  ReadinessStatus = "loading"
 	ReadinessStatusReady    ReadinessStatus = "ready"
 	ReadinessStatusStopping ReadinessStatus = "stopping"
@@ -278,6 +282,8 @@ const (
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
 func (e ReadinessStatus) Valid() bool {
 	switch e {
+	case ReadinessStatusFailed:
+		return true
 	case ReadinessStatusLoading:
 		return true
 	case ReadinessStatusReady:
@@ -543,6 +549,11 @@ type CallbackURL = string
 
 // FailedModel A version whose load failed.
 type FailedModel struct {
+	// AtStart True when the version's load at start failed (and nothing has loaded it since), which holds strict readiness back; false when a load after start failed (a reload, or a repository load of a model added since), which leaves the server ready.
+	//
+	// Example: true
+	AtStart bool `json:"at_start"`
+
 	// Error Why the load failed, naming the file and field at fault where there is one.
 	//
 	// Example: models/iris/v3/model.yaml: preprocess[0].to_tensor.shape: makes shape [3] per item, but model input "x" takes [4] per item
@@ -639,7 +650,7 @@ type JobPriority string
 
 // JobRecord An asynchronous job.
 //
-// Example: {"batch":false,"created_at":"2026-11-22T10:00:00.123Z","error_message":null,"finished_at":"2026-11-22T10:00:00.131Z","job_id":"0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b","model":"echo","result":{"text":"hello"},"started_at":"2026-11-22T10:00:00.125Z","status":"succeeded","version":"v1"}
+// Example: {"batch":false,"created_at":"2026-11-22T10:00:00.123Z","error_code":null,"error_message":null,"finished_at":"2026-11-22T10:00:00.131Z","job_id":"0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b","model":"echo","result":{"text":"hello"},"started_at":"2026-11-22T10:00:00.125Z","status":"succeeded","version":"v1"}
 type JobRecord struct {
 	// Batch True for a batch job, whose result is an array in the order of its items.
 	//
@@ -669,6 +680,17 @@ type JobRecord struct {
 	//
 	// Example: 2026-11-22T10:05:00Z
 	Deadline *JobDeadline `json:"deadline,omitempty"`
+
+	// ErrorCode A stable code for why the job's run failed, for clients to switch on: the codes
+	// of `Problem` a synchronous prediction would have answered with
+	// (`invalid_input`, `execution_error`, `response_too_large`, `model_not_found`,
+	// `version_not_found`, `model_loading`, `model_unavailable`, ...), or
+	// `model_unloaded` when an operator unloaded the model before the job could run
+	// (`POST /v2/repository/models/{name}/unload` waits `UNLOAD_TIMEOUT` for the jobs
+	// accepted before it). Null unless status is failed, and for a job that failed
+	// without running (its deadline passed, it could not be queued, its workers
+	// stopped): `error_message` says why.
+	ErrorCode *string `json:"error_code"`
 
 	// ErrorMessage Why the job failed; null unless status is failed.
 	ErrorMessage *string `json:"error_message"`
@@ -1157,12 +1179,12 @@ type OIPRepositoryModel struct {
 	// Name Example: iris
 	Name string `json:"name"`
 
-	// Reason Why it is UNAVAILABLE.
+	// Reason Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
 	//
 	// Example: not loaded; POST /v2/repository/models/iris/load loads it
 	Reason *string `json:"reason,omitempty"`
 
-	// State READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+	// State READY when it serves; LOADING while it loads; UNLOADING while an unload waits for the jobs accepted for the model; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
 	//
 	// Example: READY
 	State OIPRepositoryModelState `json:"state"`
@@ -1171,7 +1193,7 @@ type OIPRepositoryModel struct {
 	Version *string `json:"version,omitempty"`
 }
 
-// OIPRepositoryModelState READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+// OIPRepositoryModelState READY when it serves; LOADING while it loads; UNLOADING while an unload waits for the jobs accepted for the model; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
 //
 // Example: READY
 type OIPRepositoryModelState string
@@ -1391,7 +1413,8 @@ type Problem struct {
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed;
+	// and, in a job record's `error_code` only, model_unloaded.
 	//
 	//
 	// Example: invalid_input
@@ -1456,21 +1479,25 @@ type ProcessMemory struct {
 
 // Readiness Readiness of the whole service.
 type Readiness struct {
-	// Failed The versions that failed to load, with the reason (paths relative to the model repository); empty when none did. With strict readiness, a non-empty list on a 503 means loading has finished and only a reload (or a fixed rollout) makes the server ready.
+	// Failed The versions that have no pipeline because their load failed, with the reason (paths relative to the model repository); empty when none has. Those with `at_start` true hold strict readiness back (status `failed`) until a reload loads them or an unload drops them (or a fixed rollout); the others failed a load after start, which leaves the server ready.
 	Failed []FailedModel `json:"failed"`
 
-	// Status ready once every pipeline has loaded; loading before, and while a version that
-	// failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
-	// on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+	// Status ready once every pipeline of the load at start has loaded; loading before;
+	// failed when that load has finished and a version whose load at start failed
+	// has no pipeline (strict readiness; READY_ALLOW_FAILED=true says ready); stopping
+	// from SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+	// Loads after start, failed or under way, never change it.
 	//
 	//
 	// Example: ready
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus ready once every pipeline has loaded; loading before, and while a version that
-// failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
-// on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+// ReadinessStatus ready once every pipeline of the load at start has loaded; loading before;
+// failed when that load has finished and a version whose load at start failed
+// has no pipeline (strict readiness; READY_ALLOW_FAILED=true says ready); stopping
+// from SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+// Loads after start, failed or under way, never change it.
 //
 // Example: ready
 type ReadinessStatus string
@@ -2316,12 +2343,17 @@ type ClientInterface interface {
 
 	// Ready Readiness
 	//
-	// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
-	// that failed to load holds readiness back too (strict readiness, as Triton's): the
-	// answer stays 503 `loading`, and `failed` names each such version and why, until a
-	// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
-	// readiness back: 200 `ready` once the others have loaded, still listing it in
-	// `failed`. For readiness probes.
+	// 200 `ready` once every pipeline of the load at start has loaded; 503 `loading`
+	// until then. A version whose load at start failed holds readiness back too
+	// (strict readiness, as Triton's): the answer is 503 `failed` (nothing is loading
+	// any more), `failed` naming each such version and why, until a reload loads it or
+	// an unload drops it. With `READY_ALLOW_FAILED=true` it does not: 200 `ready` once
+	// the others have loaded, still listing it in `failed`. After start-up, loads never
+	// take the server out of rotation: a reload, or a repository load
+	// (`POST /v2/repository/models/{name}/load`), that fails leaves it 200 `ready`, the
+	// version listed in `failed` with `at_start: false` (and in the repository index,
+	// and `inferd_model_load_failed`), and a load under way leaves it `ready` too.
+	// For readiness probes.
 	//
 	// Corresponds with GET /ready (the `Ready` operationId).
 	Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2342,7 +2374,7 @@ type ClientInterface interface {
 
 	// OipServerReady Server readiness
 	//
-	// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+	// 200 when `/ready` is, 503 when it is (still loading at start, a version's load at start failed under strict readiness, or stopping). A load after start, failed or under way, leaves it 200.
 	//
 	// Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
 	OipServerReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2544,8 +2576,14 @@ type ClientInterface interface {
 	// an unload) load, versions that failed to load are tried again, versions gone
 	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
 	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-	// model's other versions are never refused. The answer is the model's index
+	// rebuilds one). The versions it loads are built beside what serves and put in
+	// place together, with the routing rule, so the model never routes with only some
+	// of them (a canary taking every request that names no version); until then the
+	// index lists them `LOADING`. Requests to the model's versions that serve are
+	// never refused. Loads, unloads and reloads of one model run one at a time, in
+	// turn, so the last one's outcome is the model's state. A version that fails to
+	// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+	// reason, and the server stays ready (`/ready`). The answer is the model's index
 	// entries. Triton's `config` and `file:` parameters are not supported.
 	//
 	// Takes any type of body and a specified content type.
@@ -2560,8 +2598,14 @@ type ClientInterface interface {
 	// an unload) load, versions that failed to load are tried again, versions gone
 	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
 	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-	// model's other versions are never refused. The answer is the model's index
+	// rebuilds one). The versions it loads are built beside what serves and put in
+	// place together, with the routing rule, so the model never routes with only some
+	// of them (a canary taking every request that names no version); until then the
+	// index lists them `LOADING`. Requests to the model's versions that serve are
+	// never refused. Loads, unloads and reloads of one model run one at a time, in
+	// turn, so the last one's outcome is the model's state. A version that fails to
+	// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+	// reason, and the server stays ready (`/ready`). The answer is the model's index
 	// entries. Triton's `config` and `file:` parameters are not supported.
 	//
 	// Takes a body of the `application/json` content type.
@@ -2572,9 +2616,15 @@ type ClientInterface interface {
 	// OipRepositoryUnloadWithBody Unload a model
 	//
 	// Triton's model repository extension. Every version of the model stops taking
-	// requests; the answer comes once the requests in flight on them have finished
-	// and their pipelines are closed. The model stays in the repository, listed by
-	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	// new requests and job submissions at once (`model_not_found`; the index lists
+	// them `UNLOADING`), while the jobs accepted for the model before the unload still
+	// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+	// version together, and a job that has not started by then fails with
+	// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+	// hold their own models: the unload is this server's and they run there as
+	// accepted. The answer comes once the requests in flight have finished and the
+	// pipelines are closed. The model stays in the repository, listed by the index as
+	// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2584,9 +2634,15 @@ type ClientInterface interface {
 	// OipRepositoryUnload Unload a model
 	//
 	// Triton's model repository extension. Every version of the model stops taking
-	// requests; the answer comes once the requests in flight on them have finished
-	// and their pipelines are closed. The model stays in the repository, listed by
-	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	// new requests and job submissions at once (`model_not_found`; the index lists
+	// them `UNLOADING`), while the jobs accepted for the model before the unload still
+	// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+	// version together, and a job that has not started by then fails with
+	// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+	// hold their own models: the unload is this server's and they run there as
+	// accepted. The answer comes once the requests in flight have finished and the
+	// pipelines are closed. The model stays in the repository, listed by the index as
+	// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3279,12 +3335,17 @@ func (c *Client) PredictBatch(ctx context.Context, params *PredictBatchParams, b
 
 // Ready Readiness
 //
-// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
-// that failed to load holds readiness back too (strict readiness, as Triton's): the
-// answer stays 503 `loading`, and `failed` names each such version and why, until a
-// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
-// readiness back: 200 `ready` once the others have loaded, still listing it in
-// `failed`. For readiness probes.
+// 200 `ready` once every pipeline of the load at start has loaded; 503 `loading`
+// until then. A version whose load at start failed holds readiness back too
+// (strict readiness, as Triton's): the answer is 503 `failed` (nothing is loading
+// any more), `failed` naming each such version and why, until a reload loads it or
+// an unload drops it. With `READY_ALLOW_FAILED=true` it does not: 200 `ready` once
+// the others have loaded, still listing it in `failed`. After start-up, loads never
+// take the server out of rotation: a reload, or a repository load
+// (`POST /v2/repository/models/{name}/load`), that fails leaves it 200 `ready`, the
+// version listed in `failed` with `at_start: false` (and in the repository index,
+// and `inferd_model_load_failed`), and a load under way leaves it `ready` too.
+// For readiness probes.
 //
 // Corresponds with GET /ready (the `Ready` operationId).
 func (c *Client) Ready(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3335,7 +3396,7 @@ func (c *Client) OipServerLive(ctx context.Context, reqEditors ...RequestEditorF
 
 // OipServerReady Server readiness
 //
-// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+// 200 when `/ready` is, 503 when it is (still loading at start, a version's load at start failed under strict readiness, or stopping). A load after start, failed or under way, leaves it 200.
 //
 // Corresponds with GET /v2/health/ready (the `OipServerReady` operationId).
 func (c *Client) OipServerReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3697,8 +3758,14 @@ func (c *Client) OipRepositoryIndex(ctx context.Context, body OipRepositoryIndex
 // an unload) load, versions that failed to load are tried again, versions gone
 // from disk are dropped, and `routing.yaml` applies when it fits. A version that
 // already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-// model's other versions are never refused. The answer is the model's index
+// rebuilds one). The versions it loads are built beside what serves and put in
+// place together, with the routing rule, so the model never routes with only some
+// of them (a canary taking every request that names no version); until then the
+// index lists them `LOADING`. Requests to the model's versions that serve are
+// never refused. Loads, unloads and reloads of one model run one at a time, in
+// turn, so the last one's outcome is the model's state. A version that fails to
+// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+// reason, and the server stays ready (`/ready`). The answer is the model's index
 // entries. Triton's `config` and `file:` parameters are not supported.
 //
 // Takes any type of body and a specified content type.
@@ -3723,8 +3790,14 @@ func (c *Client) OipRepositoryLoadWithBody(ctx context.Context, modelName OIPMod
 // an unload) load, versions that failed to load are tried again, versions gone
 // from disk are dropped, and `routing.yaml` applies when it fits. A version that
 // already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-// model's other versions are never refused. The answer is the model's index
+// rebuilds one). The versions it loads are built beside what serves and put in
+// place together, with the routing rule, so the model never routes with only some
+// of them (a canary taking every request that names no version); until then the
+// index lists them `LOADING`. Requests to the model's versions that serve are
+// never refused. Loads, unloads and reloads of one model run one at a time, in
+// turn, so the last one's outcome is the model's state. A version that fails to
+// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+// reason, and the server stays ready (`/ready`). The answer is the model's index
 // entries. Triton's `config` and `file:` parameters are not supported.
 //
 // Takes a body of the `application/json` content type.
@@ -3745,9 +3818,15 @@ func (c *Client) OipRepositoryLoad(ctx context.Context, modelName OIPModelName, 
 // OipRepositoryUnloadWithBody Unload a model
 //
 // Triton's model repository extension. Every version of the model stops taking
-// requests; the answer comes once the requests in flight on them have finished
-// and their pipelines are closed. The model stays in the repository, listed by
-// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+// new requests and job submissions at once (`model_not_found`; the index lists
+// them `UNLOADING`), while the jobs accepted for the model before the unload still
+// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+// version together, and a job that has not started by then fails with
+// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+// hold their own models: the unload is this server's and they run there as
+// accepted. The answer comes once the requests in flight have finished and the
+// pipelines are closed. The model stays in the repository, listed by the index as
+// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3767,9 +3846,15 @@ func (c *Client) OipRepositoryUnloadWithBody(ctx context.Context, modelName OIPM
 // OipRepositoryUnload Unload a model
 //
 // Triton's model repository extension. Every version of the model stops taking
-// requests; the answer comes once the requests in flight on them have finished
-// and their pipelines are closed. The model stays in the repository, listed by
-// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+// new requests and job submissions at once (`model_not_found`; the index lists
+// them `UNLOADING`), while the jobs accepted for the model before the unload still
+// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+// version together, and a job that has not started by then fails with
+// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+// hold their own models: the unload is this server's and they run there as
+// accepted. The answer comes once the requests in flight have finished and the
+// pipelines are closed. The model stays in the repository, listed by the index as
+// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6156,12 +6241,17 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyWithResponse Readiness
 	//
-	// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
-	// that failed to load holds readiness back too (strict readiness, as Triton's): the
-	// answer stays 503 `loading`, and `failed` names each such version and why, until a
-	// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
-	// readiness back: 200 `ready` once the others have loaded, still listing it in
-	// `failed`. For readiness probes.
+	// 200 `ready` once every pipeline of the load at start has loaded; 503 `loading`
+	// until then. A version whose load at start failed holds readiness back too
+	// (strict readiness, as Triton's): the answer is 503 `failed` (nothing is loading
+	// any more), `failed` naming each such version and why, until a reload loads it or
+	// an unload drops it. With `READY_ALLOW_FAILED=true` it does not: 200 `ready` once
+	// the others have loaded, still listing it in `failed`. After start-up, loads never
+	// take the server out of rotation: a reload, or a repository load
+	// (`POST /v2/repository/models/{name}/load`), that fails leaves it 200 `ready`, the
+	// version listed in `failed` with `at_start: false` (and in the repository index,
+	// and `inferd_model_load_failed`), and a load under way leaves it `ready` too.
+	// For readiness probes.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6188,7 +6278,7 @@ type ClientWithResponsesInterface interface {
 
 	// OipServerReadyWithResponse Server readiness
 	//
-	// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+	// 200 when `/ready` is, 503 when it is (still loading at start, a version's load at start failed under strict readiness, or stopping). A load after start, failed or under way, leaves it 200.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6410,8 +6500,14 @@ type ClientWithResponsesInterface interface {
 	// an unload) load, versions that failed to load are tried again, versions gone
 	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
 	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-	// model's other versions are never refused. The answer is the model's index
+	// rebuilds one). The versions it loads are built beside what serves and put in
+	// place together, with the routing rule, so the model never routes with only some
+	// of them (a canary taking every request that names no version); until then the
+	// index lists them `LOADING`. Requests to the model's versions that serve are
+	// never refused. Loads, unloads and reloads of one model run one at a time, in
+	// turn, so the last one's outcome is the model's state. A version that fails to
+	// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+	// reason, and the server stays ready (`/ready`). The answer is the model's index
 	// entries. Triton's `config` and `file:` parameters are not supported.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6426,8 +6522,14 @@ type ClientWithResponsesInterface interface {
 	// an unload) load, versions that failed to load are tried again, versions gone
 	// from disk are dropped, and `routing.yaml` applies when it fits. A version that
 	// already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-	// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-	// model's other versions are never refused. The answer is the model's index
+	// rebuilds one). The versions it loads are built beside what serves and put in
+	// place together, with the routing rule, so the model never routes with only some
+	// of them (a canary taking every request that names no version); until then the
+	// index lists them `LOADING`. Requests to the model's versions that serve are
+	// never refused. Loads, unloads and reloads of one model run one at a time, in
+	// turn, so the last one's outcome is the model's state. A version that fails to
+	// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+	// reason, and the server stays ready (`/ready`). The answer is the model's index
 	// entries. Triton's `config` and `file:` parameters are not supported.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -6438,9 +6540,15 @@ type ClientWithResponsesInterface interface {
 	// OipRepositoryUnloadWithBodyWithResponse Unload a model
 	//
 	// Triton's model repository extension. Every version of the model stops taking
-	// requests; the answer comes once the requests in flight on them have finished
-	// and their pipelines are closed. The model stays in the repository, listed by
-	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	// new requests and job submissions at once (`model_not_found`; the index lists
+	// them `UNLOADING`), while the jobs accepted for the model before the unload still
+	// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+	// version together, and a job that has not started by then fails with
+	// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+	// hold their own models: the unload is this server's and they run there as
+	// accepted. The answer comes once the requests in flight have finished and the
+	// pipelines are closed. The model stays in the repository, listed by the index as
+	// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6450,9 +6558,15 @@ type ClientWithResponsesInterface interface {
 	// OipRepositoryUnloadWithResponse Unload a model
 	//
 	// Triton's model repository extension. Every version of the model stops taking
-	// requests; the answer comes once the requests in flight on them have finished
-	// and their pipelines are closed. The model stays in the repository, listed by
-	// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+	// new requests and job submissions at once (`model_not_found`; the index lists
+	// them `UNLOADING`), while the jobs accepted for the model before the unload still
+	// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+	// version together, and a job that has not started by then fails with
+	// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+	// hold their own models: the unload is this server's and they run there as
+	// accepted. The answer comes once the requests in flight have finished and the
+	// pipelines are closed. The model stays in the repository, listed by the index as
+	// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11286,12 +11400,17 @@ func (c *ClientWithResponses) PredictBatchWithResponse(ctx context.Context, para
 
 // ReadyWithResponse Readiness
 //
-// 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
-// that failed to load holds readiness back too (strict readiness, as Triton's): the
-// answer stays 503 `loading`, and `failed` names each such version and why, until a
-// reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
-// readiness back: 200 `ready` once the others have loaded, still listing it in
-// `failed`. For readiness probes.
+// 200 `ready` once every pipeline of the load at start has loaded; 503 `loading`
+// until then. A version whose load at start failed holds readiness back too
+// (strict readiness, as Triton's): the answer is 503 `failed` (nothing is loading
+// any more), `failed` naming each such version and why, until a reload loads it or
+// an unload drops it. With `READY_ALLOW_FAILED=true` it does not: 200 `ready` once
+// the others have loaded, still listing it in `failed`. After start-up, loads never
+// take the server out of rotation: a reload, or a repository load
+// (`POST /v2/repository/models/{name}/load`), that fails leaves it 200 `ready`, the
+// version listed in `failed` with `at_start: false` (and in the repository index,
+// and `inferd_model_load_failed`), and a load under way leaves it `ready` too.
+// For readiness probes.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11336,7 +11455,7 @@ func (c *ClientWithResponses) OipServerLiveWithResponse(ctx context.Context, req
 
 // OipServerReadyWithResponse Server readiness
 //
-// 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+// 200 when `/ready` is, 503 when it is (still loading at start, a version's load at start failed under strict readiness, or stopping). A load after start, failed or under way, leaves it 200.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11654,8 +11773,14 @@ func (c *ClientWithResponses) OipRepositoryIndexWithResponse(ctx context.Context
 // an unload) load, versions that failed to load are tried again, versions gone
 // from disk are dropped, and `routing.yaml` applies when it fits. A version that
 // already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-// model's other versions are never refused. The answer is the model's index
+// rebuilds one). The versions it loads are built beside what serves and put in
+// place together, with the routing rule, so the model never routes with only some
+// of them (a canary taking every request that names no version); until then the
+// index lists them `LOADING`. Requests to the model's versions that serve are
+// never refused. Loads, unloads and reloads of one model run one at a time, in
+// turn, so the last one's outcome is the model's state. A version that fails to
+// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+// reason, and the server stays ready (`/ready`). The answer is the model's index
 // entries. Triton's `config` and `file:` parameters are not supported.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -11676,8 +11801,14 @@ func (c *ClientWithResponses) OipRepositoryLoadWithBodyWithResponse(ctx context.
 // an unload) load, versions that failed to load are tried again, versions gone
 // from disk are dropped, and `routing.yaml` applies when it fits. A version that
 // already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-// rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-// model's other versions are never refused. The answer is the model's index
+// rebuilds one). The versions it loads are built beside what serves and put in
+// place together, with the routing rule, so the model never routes with only some
+// of them (a canary taking every request that names no version); until then the
+// index lists them `LOADING`. Requests to the model's versions that serve are
+// never refused. Loads, unloads and reloads of one model run one at a time, in
+// turn, so the last one's outcome is the model's state. A version that fails to
+// load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+// reason, and the server stays ready (`/ready`). The answer is the model's index
 // entries. Triton's `config` and `file:` parameters are not supported.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -11694,9 +11825,15 @@ func (c *ClientWithResponses) OipRepositoryLoadWithResponse(ctx context.Context,
 // OipRepositoryUnloadWithBodyWithResponse Unload a model
 //
 // Triton's model repository extension. Every version of the model stops taking
-// requests; the answer comes once the requests in flight on them have finished
-// and their pipelines are closed. The model stays in the repository, listed by
-// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+// new requests and job submissions at once (`model_not_found`; the index lists
+// them `UNLOADING`), while the jobs accepted for the model before the unload still
+// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+// version together, and a job that has not started by then fails with
+// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+// hold their own models: the unload is this server's and they run there as
+// accepted. The answer comes once the requests in flight have finished and the
+// pipelines are closed. The model stays in the repository, listed by the index as
+// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11712,9 +11849,15 @@ func (c *ClientWithResponses) OipRepositoryUnloadWithBodyWithResponse(ctx contex
 // OipRepositoryUnloadWithResponse Unload a model
 //
 // Triton's model repository extension. Every version of the model stops taking
-// requests; the answer comes once the requests in flight on them have finished
-// and their pipelines are closed. The model stays in the repository, listed by
-// the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+// new requests and job submissions at once (`model_not_found`; the index lists
+// them `UNLOADING`), while the jobs accepted for the model before the unload still
+// run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+// version together, and a job that has not started by then fails with
+// `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+// hold their own models: the unload is this server's and they run there as
+// accepted. The answer comes once the requests in flight have finished and the
+// pipelines are closed. The model stays in the repository, listed by the index as
+// `UNAVAILABLE`, until it is loaded again (or the server restarts).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

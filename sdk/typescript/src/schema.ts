@@ -269,12 +269,17 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 `ready` once every pipeline has loaded; 503 `loading` until then. A version
-         *     that failed to load holds readiness back too (strict readiness, as Triton's): the
-         *     answer stays 503 `loading`, and `failed` names each such version and why, until a
-         *     reload loads it. With `READY_ALLOW_FAILED=true` a failed version does not hold
-         *     readiness back: 200 `ready` once the others have loaded, still listing it in
-         *     `failed`. For readiness probes.
+         * @description 200 `ready` once every pipeline of the load at start has loaded; 503 `loading`
+         *     until then. A version whose load at start failed holds readiness back too
+         *     (strict readiness, as Triton's): the answer is 503 `failed` (nothing is loading
+         *     any more), `failed` naming each such version and why, until a reload loads it or
+         *     an unload drops it. With `READY_ALLOW_FAILED=true` it does not: 200 `ready` once
+         *     the others have loaded, still listing it in `failed`. After start-up, loads never
+         *     take the server out of rotation: a reload, or a repository load
+         *     (`POST /v2/repository/models/{name}/load`), that fails leaves it 200 `ready`, the
+         *     version listed in `failed` with `at_start: false` (and in the repository index,
+         *     and `inferd_model_load_failed`), and a load under way leaves it `ready` too.
+         *     For readiness probes.
          */
         get: operations["ready"];
         put?: never;
@@ -739,7 +744,7 @@ export interface paths {
         };
         /**
          * Server readiness
-         * @description 200 once every pipeline has finished loading, like `/ready`; 503 while any is loading.
+         * @description 200 when `/ready` is, 503 when it is (still loading at start, a version's load at start failed under strict readiness, or stopping). A load after start, failed or under way, leaves it 200.
          */
         get: operations["oipServerReady"];
         put?: never;
@@ -1097,8 +1102,14 @@ export interface paths {
          *     an unload) load, versions that failed to load are tried again, versions gone
          *     from disk are dropped, and `routing.yaml` applies when it fits. A version that
          *     already serves is left as it is (`POST /admin/models/{name}/{version}/reload`
-         *     rebuilds one). Each version's pipeline is swapped in whole, so requests to the
-         *     model's other versions are never refused. The answer is the model's index
+         *     rebuilds one). The versions it loads are built beside what serves and put in
+         *     place together, with the routing rule, so the model never routes with only some
+         *     of them (a canary taking every request that names no version); until then the
+         *     index lists them `LOADING`. Requests to the model's versions that serve are
+         *     never refused. Loads, unloads and reloads of one model run one at a time, in
+         *     turn, so the last one's outcome is the model's state. A version that fails to
+         *     load is a 500 `reload_failed` naming it; it is listed `UNAVAILABLE` with the
+         *     reason, and the server stays ready (`/ready`). The answer is the model's index
          *     entries. Triton's `config` and `file:` parameters are not supported.
          */
         post: operations["oipRepositoryLoad"];
@@ -1123,9 +1134,15 @@ export interface paths {
         /**
          * Unload a model
          * @description Triton's model repository extension. Every version of the model stops taking
-         *     requests; the answer comes once the requests in flight on them have finished
-         *     and their pipelines are closed. The model stays in the repository, listed by
-         *     the index as `UNAVAILABLE`, until it is loaded again (or the server restarts).
+         *     new requests and job submissions at once (`model_not_found`; the index lists
+         *     them `UNLOADING`), while the jobs accepted for the model before the unload still
+         *     run on it: the unload waits up to `UNLOAD_TIMEOUT` for them, then drops every
+         *     version together, and a job that has not started by then fails with
+         *     `error_code` `model_unloaded`. In queue mode the jobs run on the workers, which
+         *     hold their own models: the unload is this server's and they run there as
+         *     accepted. The answer comes once the requests in flight have finished and the
+         *     pipelines are closed. The model stays in the repository, listed by the index as
+         *     `UNAVAILABLE`, until it is loaded again (or the server restarts).
          */
         post: operations["oipRepositoryUnload"];
         delete?: never;
@@ -1399,7 +1416,8 @@ export interface components {
          *       "result": {
          *         "text": "hello"
          *       },
-         *       "error_message": null
+         *       "error_message": null,
+         *       "error_code": null
          *     }
          */
         JobRecord: {
@@ -1462,6 +1480,19 @@ export interface components {
              *     their places); absent when none did, and for every other job.
              */
             item_errors?: components["schemas"]["BatchItemError"][];
+            /**
+             * @description A stable code for why the job's run failed, for clients to switch on: the codes
+             *     of `Problem` a synchronous prediction would have answered with
+             *     (`invalid_input`, `execution_error`, `response_too_large`, `model_not_found`,
+             *     `version_not_found`, `model_loading`, `model_unavailable`, ...), or
+             *     `model_unloaded` when an operator unloaded the model before the job could run
+             *     (`POST /v2/repository/models/{name}/unload` waits `UNLOAD_TIMEOUT` for the jobs
+             *     accepted before it). Null unless status is failed, and for a job that failed
+             *     without running (its deadline passed, it could not be queued, its workers
+             *     stopped): `error_message` says why.
+             * @example null
+             */
+            error_code: string | null;
             priority?: components["schemas"]["JobPriority"];
             deadline?: components["schemas"]["JobDeadline"];
             callback?: components["schemas"]["JobCallback"];
@@ -1545,14 +1576,16 @@ export interface components {
         /** @description Readiness of the whole service. */
         Readiness: {
             /**
-             * @description ready once every pipeline has loaded; loading before, and while a version that
-             *     failed to load has none (unless READY_ALLOW_FAILED=true); stopping from SIGTERM
-             *     on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+             * @description ready once every pipeline of the load at start has loaded; loading before;
+             *     failed when that load has finished and a version whose load at start failed
+             *     has no pipeline (strict readiness; READY_ALLOW_FAILED=true says ready); stopping
+             *     from SIGTERM on (the server still serves for `SHUTDOWN_DRAIN`, then stops).
+             *     Loads after start, failed or under way, never change it.
              * @example ready
              * @enum {string}
              */
-            status: "ready" | "loading" | "stopping";
-            /** @description The versions that failed to load, with the reason (paths relative to the model repository); empty when none did. With strict readiness, a non-empty list on a 503 means loading has finished and only a reload (or a fixed rollout) makes the server ready. */
+            status: "ready" | "loading" | "failed" | "stopping";
+            /** @description The versions that have no pipeline because their load failed, with the reason (paths relative to the model repository); empty when none has. Those with `at_start` true hold strict readiness back (status `failed`) until a reload loads them or an unload drops them (or a fixed rollout); the others failed a load after start, which leaves the server ready. */
             failed: components["schemas"]["FailedModel"][];
         };
         /**
@@ -1596,6 +1629,11 @@ export interface components {
              * @example models/iris/v3/model.yaml: preprocess[0].to_tensor.shape: makes shape [3] per item, but model input "x" takes [4] per item
              */
             error: string;
+            /**
+             * @description True when the version's load at start failed (and nothing has loaded it since), which holds strict readiness back; false when a load after start failed (a reload, or a repository load of a model added since), which leaves the server ready.
+             * @example true
+             */
+            at_start: boolean;
         };
         /**
          * @description One model version, as the registry knows it.
@@ -1914,7 +1952,8 @@ export interface components {
              *     job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
              *     model_unavailable, queue_full, queue_unavailable, shutting_down,
              *     request_cancelled, profile_in_progress, request_timeout, header_too_large,
-             *     not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed.
+             *     not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed;
+             *     and, in a job record's `error_code` only, model_unloaded.
              * @example invalid_input
              */
             code: string;
@@ -2090,13 +2129,13 @@ export interface components {
             /** @example v1 */
             version?: string;
             /**
-             * @description READY when it serves; LOADING while it loads; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
+             * @description READY when it serves; LOADING while it loads; UNLOADING while an unload waits for the jobs accepted for the model; UNAVAILABLE when it failed to load, or is in the repository without being loaded.
              * @example READY
              * @enum {string}
              */
-            state: "READY" | "LOADING" | "UNAVAILABLE";
+            state: "READY" | "LOADING" | "UNLOADING" | "UNAVAILABLE";
             /**
-             * @description Why it is UNAVAILABLE.
+             * @description Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
              * @example not loaded; POST /v2/repository/models/iris/load loads it
              */
             reason?: string;
@@ -3144,7 +3183,8 @@ export interface operations {
                      *       "created_at": "2026-11-22T10:00:00.123Z",
                      *       "finished_at": "2026-11-22T10:00:01.500Z",
                      *       "result": null,
-                     *       "error_message": null
+                     *       "error_message": null,
+                     *       "error_code": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobRecord"];
@@ -3306,7 +3346,7 @@ export interface operations {
             };
             413: components["responses"]["BodyNotAccepted"];
             500: components["responses"]["InternalError"];
-            /** @description Pipelines are still loading, or a version failed to load. */
+            /** @description Pipelines of the load at start are still loading (`loading`), or a version's load at start failed (`failed`), or the server is stopping (`stopping`). */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3809,7 +3849,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every pipeline has finished loading. */
+            /** @description Ready, as `/ready` says. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3820,7 +3860,7 @@ export interface operations {
             };
             413: components["responses"]["OIPPayloadTooLarge"];
             500: components["responses"]["OIPInternalError"];
-            /** @description Pipelines are still loading. */
+            /** @description Not ready, as `/ready` says. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
