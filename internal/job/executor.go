@@ -55,6 +55,9 @@ type Executor struct {
 	// rather than be kept for JOB_TTL and sent whole with the record each time it is
 	// read. 0: no cap.
 	MaxResultBytes int64
+	// Code names the code a failed run is recorded with beside its message
+	// (Record.Code), for clients to switch on; nil records none.
+	Code func(error) string
 }
 
 // ResultTooLargeError is a job's result over Executor.MaxResultBytes.
@@ -237,6 +240,9 @@ func (e *Executor) finish(ctx context.Context, prev Record, started time.Time, r
 		}
 		if runErr != nil {
 			r.Error = failure(runErr, r.Batch)
+			if e.Code != nil {
+				r.Code = e.Code(runErr)
+			}
 		} else {
 			r.Result, r.ItemErrors = result.result, result.failed
 		}

@@ -27,6 +27,10 @@ type Record struct {
 	Error  string          `json:"error,omitempty"`
 	// ItemErrors are the items of an EachItem job refused alone, in their order.
 	ItemErrors []ItemError `json:"item_errors,omitempty"`
+	// Code is a stable code for why the run failed (the API's error_code), when the
+	// runner gave one (Executor.Code); "" for a job that did not fail, or failed
+	// without running.
+	Code string `json:"code,omitempty"`
 	// Priority is how soon the job should start; "" is PriorityNormal.
 	Priority Priority `json:"priority,omitempty"`
 	// Deadline, when set, is when the job must have started: a runner that reaches it

@@ -25,12 +25,18 @@ type Options struct {
 	QueueSize int
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Claim, when set, is called with the model of each job queued, and what it
+	// returns once the job has run, or been dropped unrun: the registry counts the jobs
+	// accepted for each model so that an unload lets them run first
+	// (registry.Registry.Claim).
+	Claim func(model string) (release func())
 }
 
 // queued is a job waiting in the queue, with the trace context of its submission.
 type queued struct {
-	id    string
-	trace telemetry.Carried
+	id      string
+	trace   telemetry.Carried
+	release func() // Options.Claim's; nil without one
 }
 
 // Runner is a job.Runner backed by a channel per priority and a worker pool. A
@@ -40,6 +46,7 @@ type queued struct {
 type Runner struct {
 	exec   *job.Executor
 	log    *slog.Logger
+	claim  func(string) func()
 	queues map[job.Priority]chan queued
 	ready  chan struct{}
 	depth  atomic.Int64
@@ -68,7 +75,7 @@ func New(exec *job.Executor, opts Options) *Runner {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	r := &Runner{exec: exec, log: opts.Logger, ready: make(chan struct{}, opts.QueueSize), size: opts.QueueSize,
+	r := &Runner{exec: exec, log: opts.Logger, claim: opts.Claim, ready: make(chan struct{}, opts.QueueSize), size: opts.QueueSize,
 		queues: map[job.Priority]chan queued{}}
 	for _, p := range job.Priorities {
 		// Each as large as the whole queue, so a send never blocks: depth bounds them
@@ -94,7 +101,11 @@ func (r *Runner) Enqueue(ctx context.Context, rec job.Record) error {
 		r.depth.Add(-1)
 		return fmt.Errorf("%w: %d jobs are waiting", job.ErrQueueFull, r.size)
 	}
-	r.queues[rec.Priority.Or()] <- queued{id: rec.ID, trace: telemetry.Carry(ctx)}
+	q := queued{id: rec.ID, trace: telemetry.Carry(ctx)}
+	if r.claim != nil {
+		q.release = r.claim(rec.Model)
+	}
+	r.queues[rec.Priority.Or()] <- q
 	r.ready <- struct{}{}
 	return nil
 }
@@ -140,10 +151,12 @@ func (r *Runner) work() {
 	defer r.wg.Done()
 	for range r.ready {
 		q := r.take()
-		if r.ctx.Err() != nil {
-			continue // the shutdown timed out: drain the queue without running it
+		if r.ctx.Err() == nil { // else the shutdown timed out: drain the queue without running it
+			r.runOne(q.id, q.trace)
 		}
-		r.runOne(q.id, q.trace)
+		if q.release != nil {
+			q.release()
+		}
 	}
 }
 
