@@ -69,6 +69,7 @@ type Config struct {
 	LoadConcurrency   int           // LOAD_CONCURRENCY
 	MaxModelBytes     int64         // MAX_MODEL_BYTES
 	ModelLoadTimeout  time.Duration // MODEL_LOAD_TIMEOUT
+	UnloadTimeout     time.Duration // UNLOAD_TIMEOUT; 0: an unload does not wait for jobs
 	LoadStrict        bool          // LOAD_STRICT: a version that fails to load stops the process
 	ReadyAllowFailed  bool          // READY_ALLOW_FAILED: /ready does not wait for failed versions
 	DynamicBatching   bool          // DYNAMIC_BATCHING: false turns it off for every version

@@ -37,6 +37,7 @@ const (
 	DefaultAuthFailuresPerMinute = 30
 	DefaultShutdownDrain         = 5 * time.Second
 	DefaultModelLoadTimeout      = 10 * time.Minute
+	DefaultUnloadTimeout         = 30 * time.Second
 	DefaultKeysReloadInterval    = 2 * time.Second
 )
 

@@ -151,6 +151,8 @@ var settings = []Setting{
 		parse: func(p *parser, c *Config) { c.MaxModelBytes = int64(p.int(1, 1<<40)) }},
 	{Name: "MODEL_LOAD_TIMEOUT", Default: durationText(DefaultModelLoadTimeout), Meaning: "how long one load of one version may take; a load that overruns it fails (the pipeline serving keeps serving, and the next reload is not held up behind it)",
 		parse: func(p *parser, c *Config) { c.ModelLoadTimeout = p.duration() }},
+	{Name: "UNLOAD_TIMEOUT", Default: durationText(DefaultUnloadTimeout), Meaning: "how long an unload (`POST /v2/repository/models/{name}/unload`) waits for the jobs accepted for the model to run before it drops the model; those that have not started by then fail with `error_code` `model_unloaded`. `0s` drops it at once. In-process jobs only: in queue mode they run on the workers, which keep their models",
+		parse: func(p *parser, c *Config) { c.UnloadTimeout = p.durationOrZero() }},
 	{Name: "LOAD_CONCURRENCY", Default: "1", Meaning: "pipelines loading at once; above 1, memory figures may overlap (`exclusive: false`)",
 		parse: func(p *parser, c *Config) { c.LoadConcurrency = p.int(1, 1024) }},
 	{Name: "DYNAMIC_BATCHING", Default: "true", Meaning: "`false` turns dynamic batching off server-wide, whatever a `model.yaml` asks (for A/B measurements and incidents)",
