@@ -99,7 +99,7 @@ func (m *Metrics) forget(v *versionMetrics) {
 	labels := prometheus.Labels{"model": v.model, "version": v.version}
 	for _, vec := range []partialDeleter{
 		m.predictions, m.predictItems, m.stageDuration, m.batchSize, m.batchQueue,
-		m.versions.state, m.versions.failures, m.versions.fallbacks, m.versions.inflight, m.versions.latency,
+		m.versions.state, m.versions.failures, m.versions.failed, m.versions.fallbacks, m.versions.inflight, m.versions.latency,
 	} {
 		vec.DeletePartialMatch(labels)
 	}

@@ -15,6 +15,7 @@ import (
 type versionVecs struct {
 	state     *prometheus.GaugeVec
 	failures  *prometheus.CounterVec
+	failed    *prometheus.GaugeVec
 	fallbacks *prometheus.CounterVec
 	inflight  *prometheus.GaugeVec
 	latency   *histogramVec
@@ -31,6 +32,9 @@ func newVersionVecs() versionVecs {
 		failures: counterVec("model_load_failures_total",
 			"Loads of a model version that failed (at start or by a reload), including configs rejected at discovery.",
 			"model", "version"),
+		failed: gaugeVec("model_load_failed",
+			"1 while the last load of a model version (at start, a reload or a repository load) failed, whether or not a pipeline loaded before still serves it; 0 once a load succeeds.",
+			"model", "version"),
 		fallbacks: counterVec("routing_fallbacks_total",
 			"Requests without a version that the routing rule chose this version for, sent to another version of the rule because this one has no pipeline.",
 			"model", "version"),
@@ -44,7 +48,7 @@ func newVersionVecs() versionVecs {
 }
 
 func (v versionVecs) register(reg prometheus.Registerer) {
-	reg.MustRegister(v.state, v.failures, v.fallbacks, v.inflight, v.latency)
+	reg.MustRegister(v.state, v.failures, v.failed, v.fallbacks, v.inflight, v.latency)
 }
 
 // versionMetrics is one version's resolved children.
@@ -53,6 +57,7 @@ type versionMetrics struct {
 	model, version string
 	state          [3]prometheus.Gauge // in the order of states
 	failures       prometheus.Counter
+	failed         prometheus.Gauge
 	fallbacks      prometheus.Counter
 	inflight       prometheus.Gauge
 	latency        prometheus.Observer
@@ -69,6 +74,7 @@ func (m *Metrics) Version(model, version string) registry.VersionObserver {
 	out := &versionMetrics{
 		m: m, model: model, version: version,
 		failures:  v.failures.WithLabelValues(model, version),
+		failed:    v.failed.WithLabelValues(model, version),
 		fallbacks: v.fallbacks.WithLabelValues(model, version),
 		inflight:  v.inflight.WithLabelValues(model, version),
 		latency:   v.latency.WithLabelValues(model, version),
@@ -92,6 +98,9 @@ func (m *Metrics) Version(model, version string) registry.VersionObserver {
 }
 
 func (v *versionMetrics) State(s registry.Status) {
+	if s == registry.StatusReady { // only a load that succeeded puts a version ready
+		v.failed.Set(0)
+	}
 	for i, st := range states {
 		if st == s {
 			v.state[i].Set(1)
@@ -101,7 +110,7 @@ func (v *versionMetrics) State(s registry.Status) {
 	}
 }
 
-func (v *versionMetrics) LoadFailed()         { v.failures.Inc() }
+func (v *versionMetrics) LoadFailed()         { v.failures.Inc(); v.failed.Set(1) }
 func (v *versionMetrics) RoutedAway()         { v.fallbacks.Inc() }
 func (v *versionMetrics) Begin()              { v.inflight.Inc() }
 func (v *versionMetrics) End(d time.Duration) { v.inflight.Dec(); v.latency.Observe(d.Seconds()) }
