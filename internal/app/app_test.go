@@ -243,8 +243,8 @@ func TestBuiltinNamesReserved(t *testing.T) {
 }
 
 // checkFailedReadiness waits for the load to finish (all 7 versions loaded or failed)
-// and checks that /ready is 503 naming iris v3 with a path relative to the repository
-// dir.
+// and checks that /ready is 503 failed naming iris v3, at start, with a path relative
+// to the repository dir.
 func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -259,19 +259,17 @@ func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	var got struct {
-		Status string
-		Failed []struct{ Name, Version, Error string }
-	}
+	var got readyBody
 	resp := c.Get("/ready", "")
 	resp.JSON(t, &got)
-	if resp.Status != http.StatusServiceUnavailable || got.Status != "loading" {
-		t.Fatalf("/ready after the load = %d %s, want 503 loading", resp.Status, resp.Body)
+	// Nothing loads any more: the status says why the server is not ready.
+	if resp.Status != http.StatusServiceUnavailable || got.Status != "failed" {
+		t.Fatalf("/ready after the load = %d %s, want 503 failed", resp.Status, resp.Body)
 	}
 	if strings.Contains(string(resp.Body), dir) {
 		t.Errorf("/ready shows the repository's absolute path: %s", resp.Body)
 	}
-	if len(got.Failed) != 1 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v3" ||
+	if len(got.Failed) != 1 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v3" || !got.Failed[0].AtStart ||
 		!strings.HasPrefix(got.Failed[0].Error, "iris/v3/model.yaml: ") || !strings.Contains(got.Failed[0].Error, "to_tensor.shape") {
 		t.Errorf("/ready failed = %+v", got.Failed)
 	}

@@ -76,8 +76,9 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks callbacks) *jobs {
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes}
-	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log})
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes, Code: httpapi.JobErrorCode}
+	// Claimed per model, so that an unload lets the jobs accepted for it run first.
+	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log, Claim: reg.Claim})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
 	m.ObserveWaits(waiters.Len)

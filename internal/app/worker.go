@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
@@ -68,6 +69,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		Tracer:    p.tracing.Tracer,
 		// As the server caps a prediction's answer: a record is read whole.
 		MaxResultBytes: cfg.MaxResponseBytes,
+		Code:           httpapi.JobErrorCode,
 	}
 	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{
@@ -86,7 +88,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 
 	hs := &http.Server{
 		Handler: workerMux(promReg, func() bool {
-			return reg.Ready() && (cfg.ReadyAllowFailed || len(reg.Failed()) == 0) && taking.Load() && redisUp.Load()
+			return reg.Ready() && (cfg.ReadyAllowFailed || !reg.FailedAtStart()) && taking.Load() && redisUp.Load()
 		}, stopping.Load),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

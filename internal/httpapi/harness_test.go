@@ -101,8 +101,8 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	so.OnFinal = waiters.Finish
 	store := memstore.New(so)
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes}
-	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log})
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes, Code: httpapi.JobErrorCode}
+	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log, Claim: reg.Claim})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
 	m.ObserveWaits(waiters.Len)

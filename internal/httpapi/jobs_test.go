@@ -22,6 +22,7 @@ type jobRecord struct {
 	FinishedAt   string          `json:"finished_at"`
 	Result       json.RawMessage `json:"result"`
 	ErrorMessage *string         `json:"error_message"`
+	ErrorCode    *string         `json:"error_code"`
 }
 
 func submit(t *testing.T, c *apitest.Client, path string, body any) string {
@@ -82,7 +83,7 @@ func TestAsyncLifecycle(t *testing.T) {
 		if rec.Status != "succeeded" || !sameJSON(t, rec.Result, []byte(`{"n":12345678901234567890}`)) {
 			t.Fatalf("record %+v", rec)
 		}
-		if rec.ErrorMessage != nil || rec.Model != "echo" || rec.Version != "v1" {
+		if rec.ErrorMessage != nil || rec.ErrorCode != nil || rec.Model != "echo" || rec.Version != "v1" {
 			t.Errorf("record %+v", rec)
 		}
 		for _, ts := range []string{rec.CreatedAt, rec.FinishedAt} {
@@ -133,6 +134,9 @@ func TestAsyncLifecycle(t *testing.T) {
 		rec := waitFinal(t, h.c, id)
 		if rec.Status != "failed" || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "boom") {
 			t.Fatalf("record %+v", rec)
+		}
+		if rec.ErrorCode == nil || *rec.ErrorCode != "execution_error" {
+			t.Errorf("error_code %v, want execution_error", rec.ErrorCode)
 		}
 		if string(rec.Result) != "null" {
 			t.Errorf("failed job with result %s", rec.Result)

@@ -53,6 +53,7 @@ var titles = map[string]string{
 	problem.CodeIdempotencyReused:     "Idempotency key reused",
 	problem.CodeIdempotencyInProgress: "Idempotency key in use",
 	problem.CodeCallbackNotAllowed:    "Callback not allowed",
+	problem.CodeModelUnloaded:         "Model unloaded",
 }
 
 // newProblem builds the body of a problem response for the request in ctx.
@@ -116,6 +117,8 @@ func classifyDomain(err error) (int, string) {
 		return pe.Status, pe.Code
 	}
 	switch {
+	case errors.Is(err, registry.ErrModelUnloaded):
+		return http.StatusNotFound, problem.CodeModelUnloaded
 	case errors.Is(err, registry.ErrModelNotFound):
 		return http.StatusBadRequest, problem.CodeModelNotFound
 	case errors.Is(err, registry.ErrVersionNotFound):
@@ -220,4 +223,15 @@ func sendProblem(w http.ResponseWriter, p api.Problem) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // a detail may quote what the client sent; keep it as sent
 	_ = enc.Encode(p)
+}
+
+// JobErrorCode is the code a job's failed run is recorded with (its record's
+// error_code): the code a synchronous prediction that failed so would answer with,
+// and model_unloaded for a job whose model an operator unloaded before it could run.
+func JobErrorCode(err error) string {
+	if _, ok := errors.AsType[*job.ResultTooLargeError](err); ok {
+		return problem.CodeResponseTooLarge
+	}
+	_, code := classifyDomain(err)
+	return code
 }

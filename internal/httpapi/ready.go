@@ -2,18 +2,24 @@ package httpapi
 
 import "github.com/inferd/inferd/gen/api"
 
-// readiness is /ready's answer: loading until every version has loaded, and so also
-// while a version has no pipeline because its load failed (strict readiness: a bad
-// rollout must not take traffic; the contract's two states say ready only when every
-// pipeline is loaded), unless Options.ReadyAllowFailed. The failed versions are listed
-// in both states, with the reason clients are told.
+// readiness is /ready's answer: loading until every version of the load at start has
+// loaded; failed, once that load has finished, while a version whose load at start
+// failed has no pipeline (strict readiness: a bad rollout must not take traffic; the
+// contract's ready means every pipeline is loaded), unless Options.ReadyAllowFailed.
+// A load after start, failed or under way, never changes it: one model's failed
+// repository load must not take a serving pod out of its load balancer. The failed
+// versions are listed in every state, with the reason clients are told and whether
+// their load at start failed.
 func (s *Server) readiness() api.Readiness {
 	out := api.Readiness{Status: api.ReadinessStatusReady, Failed: []api.FailedModel{}}
 	for _, e := range s.reg.Failed() {
-		out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err)})
+		out.Failed = append(out.Failed, s.failedModel(e))
 	}
-	if !s.reg.Ready() || (len(out.Failed) > 0 && !s.opts.ReadyAllowFailed) {
+	switch {
+	case !s.reg.Ready():
 		out.Status = api.ReadinessStatusLoading
+	case !s.opts.ReadyAllowFailed && s.reg.FailedAtStart():
+		out.Status = api.ReadinessStatusFailed
 	}
 	return out
 }

@@ -43,7 +43,8 @@ func TestReadyWithAFailedVersion(t *testing.T) {
 		wantFailed  []string // "name version: error"
 	}{
 		{"every version loaded", nil, false, http.StatusOK, "ready", nil},
-		{"strict: a failed version", []registry.Source{canary()}, false, http.StatusServiceUnavailable, "loading",
+		// Nothing is loading any more: the status says why the server is not ready.
+		{"strict: a failed version", []registry.Source{canary()}, false, http.StatusServiceUnavailable, "failed",
 			[]string{"canary v2: models/canary/v2/model.onnx: no such file"}},
 		{"READY_ALLOW_FAILED: ready, still naming it", []registry.Source{canary()}, true, http.StatusOK, "ready",
 			[]string{"canary v2: models/canary/v2/model.onnx: no such file"}},

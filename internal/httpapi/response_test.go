@@ -105,6 +105,9 @@ func TestResponseLimit(t *testing.T) {
 			if rec.Status != "failed" || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "more than MAX_RESPONSE_BYTES (4096) allows; "+tt.want) {
 				t.Errorf("job %s, error %v", rec.Status, rec.ErrorMessage)
 			}
+			if rec.ErrorCode == nil || *rec.ErrorCode != "response_too_large" {
+				t.Errorf("error_code %v, want response_too_large", rec.ErrorCode)
+			}
 		})
 	}
 }

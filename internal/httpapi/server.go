@@ -268,6 +268,9 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 		idem.Earlier = func() string { return rest(earlier()) }
 		sub.Idempotency = idem
 	}
+	// Claimed from before its version is resolved until the runner has claimed the
+	// job itself: an unload that starts meanwhile waits for it, or refuses it here.
+	defer s.reg.Claim(sub.Model)()
 	ver, err := s.reg.Resolve(sub.Model, sub.Version)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
@@ -374,7 +377,7 @@ func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestOb
 	out := api.LoadedModelList{Models: []api.LoadedModel{}, Failed: []api.FailedModel{}}
 	for _, e := range s.reg.List() {
 		if e.Status == registry.StatusFailed {
-			out.Failed = append(out.Failed, api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err)})
+			out.Failed = append(out.Failed, s.failedModel(e))
 		}
 		if e.Status != registry.StatusReady {
 			continue
@@ -383,6 +386,12 @@ func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestOb
 		out.Models = append(out.Models, api.LoadedModel{Name: e.Name, Version: e.Version, LoadedAt: e.LoadedAt, LoadDurationMs: &ms})
 	}
 	return api.ListLoadedModels200JSONResponse(out), nil
+}
+
+// failedModel describes a version whose load failed, as /ready and
+// /debug/models/loaded list it.
+func (s *Server) failedModel(e registry.Entry) api.FailedModel {
+	return api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err), AtStart: e.AtStart}
 }
 
 // GetModel describes one version: status, tensors, steps and routing.
@@ -510,6 +519,10 @@ func jobRecord(rec job.Record) api.JobRecord {
 			msg = "the job failed without a message"
 		}
 		out.ErrorMessage = &msg
+		if rec.Code != "" {
+			code := rec.Code
+			out.ErrorCode = &code
+		}
 	}
 	if !rec.StartedAt.IsZero() {
 		out.StartedAt = &rec.StartedAt

@@ -3,6 +3,7 @@ package oipapi
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/httpapi/problem"
@@ -199,12 +200,17 @@ func (h *Handlers) oipIndex(ctx context.Context, name string) ([]api.OIPReposito
 		}
 		m := api.OIPRepositoryModel{Name: e.Name, Version: &e.Version}
 		var reason string
-		switch e.Status {
-		case registry.StatusReady:
+		switch {
+		case e.Unloading:
+			m.State, reason = api.UNLOADING, "an unload is waiting for the jobs accepted for the model (UNLOAD_TIMEOUT); it takes no new requests"
+		case e.Status == registry.StatusReady:
 			m.State = api.READY
-		case registry.StatusLoading:
+			if e.LoadErr != nil {
+				reason = fmt.Sprintf("the pipeline loaded at %s still serves; the last reload failed: %s", e.LoadedAt.UTC().Format(time.RFC3339), h.cfg.LoadErrorText(e.LoadErr))
+			}
+		case e.Status == registry.StatusLoading:
 			m.State = api.LOADING
-		case registry.StatusFailed:
+		case e.Status == registry.StatusFailed:
 			m.State, reason = api.UNAVAILABLE, h.cfg.LoadErrorText(e.Err)
 		default:
 			m.State, reason = api.UNAVAILABLE, fmt.Sprintf("not loaded; POST /v2/repository/models/%s/load loads it", e.Name)

@@ -41,6 +41,9 @@ const (
 	CodeIdempotencyReused     = "idempotency_key_reused"
 	CodeIdempotencyInProgress = "idempotency_key_in_progress"
 	CodeCallbackNotAllowed    = "callback_not_allowed"
+	// CodeModelUnloaded is a job's error code only (Record.Code): an operator unloaded
+	// its model before it could run.
+	CodeModelUnloaded = "model_unloaded"
 )
 
 // RetryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
