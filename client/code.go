@@ -39,4 +39,6 @@ const (
 	// 409: the Idempotency-Key's first submission is still being accepted; see Error.RetryAfter
 	CodeIdempotencyKeyInProgress = "idempotency_key_in_progress"
 	CodeCallbackNotAllowed       = "callback_not_allowed" // 400: a callback_url WEBHOOK_ALLOWED_HOSTS does not allow
+	// A job's error_code only: an operator unloaded its model before it could run
+	CodeModelUnloaded = "model_unloaded"
 )

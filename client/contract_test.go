@@ -128,6 +128,7 @@ var codes = map[string]string{
 	"CodeIdempotencyKeyReused":     client.CodeIdempotencyKeyReused,
 	"CodeIdempotencyKeyInProgress": client.CodeIdempotencyKeyInProgress,
 	"CodeCallbackNotAllowed":       client.CodeCallbackNotAllowed,
+	"CodeModelUnloaded":            client.CodeModelUnloaded,
 }
 
 // TestEveryCodeHasAConstant compares the Code* constants with the codes the contract

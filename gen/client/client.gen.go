@@ -1406,15 +1406,16 @@ type Prediction struct {
 // path escape or header it cannot parse), 431 `header_too_large` (headers over 64
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type Problem struct {
-	// Code A stable machine-readable code: invalid_request, invalid_input,
+	// Code A stable machine-readable code (a job record's `error_code` takes these
+	// codes too; model_unloaded is a job's only): invalid_request, invalid_input,
 	// model_not_found, version_not_found, unauthorized, forbidden, job_not_found,
 	// job_finished, not_found, method_not_allowed, payload_too_large, response_too_large, unsupported_media_type,
 	// rate_limited, concurrency_limited, auth_throttled, jobs_limited,
 	// job_bytes_limited, execution_error, internal_error, reload_failed, model_loading,
 	// model_unavailable, queue_full, queue_unavailable, shutting_down,
 	// request_cancelled, profile_in_progress, request_timeout, header_too_large,
-	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed;
-	// and, in a job record's `error_code` only, model_unloaded.
+	// not_implemented, idempotency_key_reused, idempotency_key_in_progress, callback_not_allowed,
+	// model_unloaded.
 	//
 	//
 	// Example: invalid_input

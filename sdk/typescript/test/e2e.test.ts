@@ -144,6 +144,7 @@ describe("TypeScript SDK against a live inferd", { skip }, () => {
         assert.equal(job.batch, c.batch);
         assert.deepEqual(job.result, c.result);
         assert.equal(job.error_message, null);
+        assert.equal(job.error_code, null);
         assert.ok(job.finished_at, "a finished job has finished_at");
         // A finished job can no longer be cancelled.
         const p = await problem(() => dev.cancelJob(id));
