@@ -18,9 +18,11 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 }
 
 // Ready is the readiness probe (GET /ready, operation ready; no key needed). While
-// pipelines are still loading the server answers 503: Ready then returns both the
-// readiness (status loading) and an *Error with status 503 and its RetryAfter, so
-// `if err != nil` means "not ready" and the readiness is there for those who look.
+// the pipelines of the load at start are loading the server answers 503, and after
+// it too when a version's load at start failed (strict readiness): Ready then returns
+// both the readiness (status loading, or failed, its Failed naming the versions) and
+// an *Error with status 503 and its RetryAfter, so `if err != nil` means "not ready"
+// and the readiness is there for those who look.
 func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
 	resp, err := c.gen.Ready(ctx)
 	var out Readiness

@@ -87,9 +87,17 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	})
 
 	hs := &http.Server{
-		Handler: workerMux(promReg, func() bool {
-			return reg.Ready() && (cfg.ReadyAllowFailed || !reg.FailedAtStart()) && taking.Load() && redisUp.Load()
-		}, stopping.Load),
+		Handler: workerMux(promReg, func() string {
+			switch {
+			case stopping.Load():
+				return "stopping"
+			case reg.Ready() && !cfg.ReadyAllowFailed && reg.FailedAtStart():
+				return "failed" // as the server's /ready says it, strict readiness
+			case reg.Ready() && taking.Load() && redisUp.Load():
+				return "ready"
+			}
+			return "loading"
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -140,9 +148,10 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	return errors.Join(errs...)
 }
 
-// workerMux serves the worker's probes and metrics. They are not part of the API
-// contract: the worker has no API.
-func workerMux(gatherer prometheus.Gatherer, ready, stopping func() bool) http.Handler {
+// workerMux serves the worker's probes and metrics, state saying what /ready answers
+// (200 for ready, else 503). They are not part of the API contract: the worker has no
+// API.
+func workerMux(gatherer prometheus.Gatherer, state func() string) http.Handler {
 	mux := http.NewServeMux()
 	status := func(w http.ResponseWriter, code int, s string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -151,16 +160,13 @@ func workerMux(gatherer prometheus.Gatherer, ready, stopping func() bool) http.H
 	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { status(w, http.StatusOK, "ok") })
 	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, _ *http.Request) {
-		if ready() {
-			status(w, http.StatusOK, "ready")
+		s := state()
+		if s == "ready" {
+			status(w, http.StatusOK, s)
 			return
 		}
 		w.Header().Set("Retry-After", "1")
-		if stopping() {
-			status(w, http.StatusServiceUnavailable, "stopping")
-			return
-		}
-		status(w, http.StatusServiceUnavailable, "loading")
+		status(w, http.StatusServiceUnavailable, s)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	return mux

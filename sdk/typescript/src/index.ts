@@ -169,8 +169,9 @@ export function createInferd(options: InferdOptions) {
     health: async (): Promise<Health> => body(await raw.GET("/health")),
 
     /**
-     * GET /ready: `loading` or `stopping` (a 503) is an answer here, not an error; its
-     * `failed` lists the versions that failed to load, and why.
+     * GET /ready: `loading`, `failed` or `stopping` (a 503) is an answer here, not an
+     * error; its `failed` lists the versions that failed to load, and why (`at_start`
+     * for those whose load at start failed, which hold readiness back).
      */
     ready: async (): Promise<Readiness> => {
       const res = await raw.GET("/ready");
