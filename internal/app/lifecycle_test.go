@@ -387,6 +387,7 @@ func TestRepositoryStorm(t *testing.T) {
 	for _, last := range []struct {
 		path, want string
 	}{
+		{"/v2/repository/models/iris/load", "READY"},
 		{"/v2/repository/models/iris/unload", "UNAVAILABLE"},
 		{"/admin/models/iris/v2/reload", "READY"},
 	} {
