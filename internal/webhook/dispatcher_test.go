@@ -159,8 +159,10 @@ func startDispatcherWith(t *testing.T, opts webhook.DispatcherOptions) {
 }
 
 // hanging is a receiver that holds every request until the test ends or its sender
-// gives up, and counts them: under way, and the most under way at once among those
-// after the first wave of them.
+// gives up, and counts them: under way, and the shortest time between two of those
+// after the first wave arriving. It measures that gap, not how many are under way at
+// once, because it notices a sender gone only some time after the sender gave up: on
+// a loaded machine, long enough for the next attempt to arrive first.
 type hanging struct {
 	url     string
 	wave    int64
@@ -168,7 +170,18 @@ type hanging struct {
 	started atomic.Int64
 	ended   atomic.Int64
 	now     atomic.Int64 // under way
-	after   atomic.Int64 // the most under way at once of those after the first wave
+
+	mu     sync.Mutex
+	last   time.Time     // when the latest request after the first wave arrived
+	minGap time.Duration // the shortest time between two of them arriving; 0 before two
+}
+
+// gap is the shortest time between two requests after the first wave arriving, and
+// whether there were two.
+func (h *hanging) gap() (time.Duration, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.minGap, h.minGap > 0
 }
 
 func startHanging(t *testing.T, wave int64) *hanging {
@@ -177,12 +190,17 @@ func startHanging(t *testing.T, wave int64) *hanging {
 		// Read first: the server notices a sender gone only once the body is read.
 		_, _ = io.Copy(io.Discard, r.Body)
 		n := h.started.Add(1)
-		cur := h.now.Add(1)
+		h.now.Add(1)
 		defer h.now.Add(-1)
 		defer h.ended.Add(1)
 		if n > h.wave {
-			for m := h.after.Load(); cur > m && !h.after.CompareAndSwap(m, cur); m = h.after.Load() {
+			h.mu.Lock()
+			now := time.Now()
+			if g := max(now.Sub(h.last), time.Nanosecond); !h.last.IsZero() && (h.minGap == 0 || g < h.minGap) {
+				h.minGap = g
 			}
+			h.last = now
+			h.mu.Unlock()
 		}
 		select {
 		case <-h.release:
@@ -259,7 +277,8 @@ func TestDispatcherFairShare(t *testing.T) {
 // are on their records as pending, with no attempt counted for the wait.
 func TestDispatcherSlowLane(t *testing.T) {
 	store := memstore.New(memstore.Options{})
-	startDispatcher(t, store, newSender(t, "127.0.0.1", 300*time.Millisecond), nil)
+	const timeout = 300 * time.Millisecond
+	startDispatcher(t, store, newSender(t, "127.0.0.1", timeout), nil)
 	hang := startHanging(t, webhook.DefaultConcurrency)
 	fast := startQuick(t)
 	const jobs = 40
@@ -271,8 +290,10 @@ func TestDispatcherSlowLane(t *testing.T) {
 		finishedBy(t, store, "A", fmt.Sprintf("a-fast-%d", i), fast.url, job.StatusSucceeded)
 	}
 	eventually(t, "A's callbacks to the other receiver delivered", func() bool { return fast.count() == 3 })
-	if n := hang.after.Load(); n != 1 {
-		t.Errorf("after the first wave, the receiver that hangs had up to %d requests at once, want 1", n)
+	// One at a time, each attempt starts as the one before times out: two arriving
+	// within half the timeout of each other were under way at once.
+	if g, ok := hang.gap(); !ok || g < timeout/2 {
+		t.Errorf("after the first wave, two requests reached the receiver that hangs %v apart, want one at a time, %v apart", g, timeout)
 	}
 	var attempts int
 	for i := range jobs {
