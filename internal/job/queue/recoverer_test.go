@@ -242,7 +242,7 @@ func TestRecoverAfterSIGKILL(t *testing.T) {
 	waitChan(t, ready, 30*time.Second, "the worker process to start")
 
 	rec := e.submit(t, false, `"survives"`)
-	e.waitStatus(t, rec.ID, job.StatusRunning, 5*time.Second)
+	e.waitStatus(t, rec.ID, job.StatusRunning, 30*time.Second)
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

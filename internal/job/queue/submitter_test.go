@@ -208,7 +208,7 @@ func TestHeldRecord(t *testing.T) {
 			t.Fatalf("payload of %d bytes (%v): a large record was carried", len(info.Payload), err)
 		}
 		e.startWorker(t, &echo{}, WorkerOptions{})
-		if got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second); string(got.Result) != big {
+		if got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second); string(got.Result) != big {
 			t.Errorf("result of %d bytes, want the input's %d", len(got.Result), len(big))
 		}
 	})

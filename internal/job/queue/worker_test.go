@@ -32,7 +32,7 @@ func TestJobRunsOnWorker(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := e.submit(t, tt.batch, tt.input)
-			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
 			if string(got.Result) != tt.want {
 				t.Fatalf("result = %s, want %s", got.Result, tt.want)
 			}
@@ -48,7 +48,7 @@ func TestPredictionErrorFailsWithoutRetry(t *testing.T) {
 	pred := &echo{hold: func(context.Context) error { return errors.New("bad input shape") }}
 	e.startWorker(t, pred, WorkerOptions{})
 	rec := e.submit(t, false, `1`)
-	got := e.waitStatus(t, rec.ID, job.StatusFailed, 5*time.Second)
+	got := e.waitStatus(t, rec.ID, job.StatusFailed, 30*time.Second)
 	if got.Error != "bad input shape" {
 		t.Fatalf("error_message = %q", got.Error)
 	}
@@ -65,7 +65,7 @@ func TestDuplicateDelivery(t *testing.T) {
 		pred := &echo{}
 		w := e.startWorker(t, pred, WorkerOptions{})
 		rec := e.submit(t, false, `"x"`)
-		first := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+		first := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
 
 		// A redelivery straight to the handler, and a second task for the same job
 		// (its first task is gone, so the TaskID is free again).
@@ -146,7 +146,7 @@ func TestCancel(t *testing.T) {
 		pred := &echo{}
 		e.startWorker(t, pred, WorkerOptions{Concurrency: 1})
 		after := e.submit(t, false, `2`)
-		e.waitStatus(t, after.ID, job.StatusSucceeded, 5*time.Second)
+		e.waitStatus(t, after.ID, job.StatusSucceeded, 30*time.Second)
 		if n := pred.calls.Load(); n != 1 {
 			t.Fatalf("the model ran %d times for one job submitted after a cancelled one", n)
 		}
@@ -183,7 +183,7 @@ func TestCancel(t *testing.T) {
 		e := newEnv(t)
 		e.startWorker(t, &echo{}, WorkerOptions{})
 		rec := e.submit(t, false, `1`)
-		e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+		e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
 		if _, err := e.svc.Cancel(context.Background(), rec.ID); !errors.Is(err, job.ErrFinished) {
 			t.Fatalf("Cancel of a finished job = %v, want ErrFinished", err)
 		}
@@ -219,7 +219,7 @@ func TestPendingUntilWorkerStarts(t *testing.T) {
 	e.waitStatus(t, rec.ID, job.StatusPending, time.Millisecond)
 
 	e.startWorker(t, &echo{}, WorkerOptions{})
-	got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+	got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
 	if string(got.Result) != `["a","b"]` {
 		t.Fatalf("result = %s", got.Result)
 	}
@@ -235,7 +235,7 @@ func TestRedisOutage(t *testing.T) {
 	e.startWorker(t, &echo{}, WorkerOptions{})
 	ctx := context.Background()
 	before := e.submit(t, false, `1`)
-	e.waitStatus(t, before.ID, job.StatusSucceeded, 5*time.Second)
+	e.waitStatus(t, before.ID, job.StatusSucceeded, 30*time.Second)
 
 	for len(failed.ch) > 0 { // count only the failures of the outage
 		<-failed.ch
@@ -322,7 +322,7 @@ func TestShutdown(t *testing.T) {
 			}
 			fast := &echo{}
 			e.startWorker(t, fast, WorkerOptions{})
-			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 5*time.Second)
+			got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 30*time.Second)
 			if string(got.Result) != `"long"` || fast.calls.Load() != 1 {
 				t.Fatalf("record %+v after %d runs on the second worker", got, fast.calls.Load())
 			}
@@ -341,7 +341,7 @@ func TestTimeoutFailsJob(t *testing.T) {
 	pred := &echo{hold: func(context.Context) error { <-stuck; return nil }}
 	e.startWorker(t, pred, WorkerOptions{})
 	rec := e.submit(t, false, `1`)
-	got := e.waitStatus(t, rec.ID, job.StatusFailed, 5*time.Second)
+	got := e.waitStatus(t, rec.ID, job.StatusFailed, 30*time.Second)
 	if !strings.Contains(got.Error, "did not finish within 1s") {
 		t.Fatalf("error_message = %q", got.Error)
 	}
