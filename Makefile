@@ -109,7 +109,8 @@ FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzHugeNumber:./internal/jsonscan FuzzBeyondDouble:./internal/jsonscan \
                FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan FuzzCheckDeferring:./internal/jsonscan \
                FuzzCanonical:./internal/jsonscan FuzzCanonicalNumber:./internal/jsonscan \
-               FuzzAppendFloat32:./internal/tensor FuzzCodecUnmarshal:./internal/grpcapi
+               FuzzAppendFloat32:./internal/tensor FuzzCodecUnmarshal:./internal/grpcapi \
+               FuzzParseSums:./internal/mirror
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
