@@ -8,12 +8,16 @@
 // matches its digest; without one, when its listing has not changed since the previous
 // poll and it holds a model.yaml. A version that is not whole is pending; one that
 // cannot be whole (a digest that does not match, a file listed but missing) is refused
-// with the reason, and the copy held before, if any, stays.
+// with the reason, and the copy held before, if any, stays. Holding still for a poll
+// is evidence, not proof: an upload that stalls for a whole poll interval is taken as
+// it stands, which SHA256SUMS rules out.
 //
 // Files are kept in a content-addressed cache (CacheDir/sha256/<digest>), so a file
 // shared by versions is downloaded once and a restart with the store down serves what
 // the last good poll took: the copy's state (its versions and their digests) is kept in
-// CacheDir too. A version's directory is made of hard links into the cache, built
+// CacheDir too. A file whose digest SHA256SUMS gives and the cache holds is not read
+// from the store at all: what the copy serves is the content the digest names, never
+// other bytes, whatever the store's object holds. A version's directory is made of hard links into the cache, built
 // aside and swapped into place in one rename, so a reader never sees it half-built.
 //
 // The files follow the concerns: mirror.go (Options, New, Sync), poll.go (one poll's

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -175,8 +174,8 @@ func (m *Mirror) Close() error {
 func (m *Mirror) restore() error {
 	changed := false
 	for key, h := range m.st.Versions {
-		id := Version{h.Model, h.Version}
-		if key != id.String() || !fs.ValidPath(key) || len(h.Files) == 0 {
+		if key != (Version{h.Model, h.Version}).String() || !h.valid() {
+			m.log.Warn("the cache's state holds a model version it cannot have written: left out", "version", key)
 			delete(m.st.Versions, key)
 			changed = true
 			continue
@@ -195,7 +194,7 @@ func (m *Mirror) restore() error {
 		models[h.Model] = true
 	}
 	for model, f := range m.st.Rules {
-		if !models[model] || !fs.ValidPath(model) || !m.local.cache.has(f.SHA256, f.Size) {
+		if !models[model] || !validDigest(f.SHA256) || !m.local.cache.has(f.SHA256, f.Size) {
 			delete(m.st.Rules, model)
 			changed = true
 			continue

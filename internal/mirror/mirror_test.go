@@ -724,3 +724,62 @@ func TestThousandVersions(t *testing.T) {
 		t.Errorf("one version changed: %d gets (want SHA256SUMS and model.yaml), changed %v", r.Gets, r.Changed)
 	}
 }
+
+// TestDamagedState: a state file that is not what a poll writes (cut short, or with
+// names that would leave the copy) is not followed out of the cache directory; the
+// copy starts without what it cannot trust and fills from the store.
+func TestDamagedState(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(string) string
+	}{
+		{"cut short", func(s string) string { return s[:len(s)/2] }},
+		{"a path out of the copy", func(s string) string {
+			return strings.Replace(s, `"vocab/words.txt"`, `"../../../escaped"`, 1)
+		}},
+		{"a digest out of the cache", func(s string) string {
+			return strings.Replace(s, `"`+digest("a b c")+`"`, `"../../state.json"`, 1)
+		}},
+		{"a model name out of the copy", func(s string) string {
+			return strings.Replace(s, `"model": "iris"`, `"model": ".."`, 1)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, mirror.Options{})
+			f.put(iris())
+			f.sync()
+			f.sync()
+			f.m.Close()
+			name := filepath.Join(f.cache, "state.json")
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := tt.damage(string(b))
+			if damaged == string(b) {
+				t.Fatal("the damage changed nothing")
+			}
+			if err := os.WriteFile(name, []byte(damaged), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(f.m.Dir()); err != nil {
+				t.Fatal(err)
+			}
+			f.open(f.s)
+			if _, ok := f.copied()["iris/v1/model.yaml"]; ok {
+				t.Errorf("iris/v1 was restored from a damaged state")
+			}
+			for _, p := range []string{filepath.Join(f.cache, "..", "escaped"), filepath.Join(f.cache, "escaped"), filepath.Join(filepath.Dir(f.cache), "escaped")} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s was written, outside the copy", p)
+				}
+			}
+			f.sync()
+			f.sync()
+			if got, want := f.copied(), served(); !maps.Equal(got, want) {
+				t.Errorf("after two polls the copy holds %v", slices.Sorted(maps.Keys(got)))
+			}
+		})
+	}
+}

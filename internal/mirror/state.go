@@ -1,12 +1,15 @@
 package mirror
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -129,4 +132,28 @@ func (s *state) digests() map[string]bool {
 		used[f.SHA256] = true
 	}
 	return used
+}
+
+// valid reports whether h is what a poll writes: names and paths that stay inside the
+// copy, digests that name cache files. The state is read back from the disk, and its
+// names become paths.
+func (h *held) valid() bool {
+	if !validName(h.Model) || !validName(h.Version) || len(h.Files) == 0 {
+		return false
+	}
+	for rel, f := range h.Files {
+		if !fs.ValidPath(rel) || rel == "." || !validDigest(f.SHA256) {
+			return false
+		}
+	}
+	return true
+}
+
+func validName(s string) bool {
+	return s != "" && fs.ValidPath(s) && !strings.Contains(s, "/") && !skipped(s)
+}
+
+func validDigest(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == sha256.Size && s == strings.ToLower(s)
 }
