@@ -20,7 +20,8 @@
 // other bytes, whatever the store's object holds. A version's directory is made of hard links into the cache, built
 // aside and swapped into place in one rename, so a reader never sees it half-built.
 //
-// The files follow the concerns: mirror.go (Options, New, Sync), poll.go (one poll's
+// The files follow the concerns: mirror.go (Options, New, Sync), settle.go (the first
+// sync of a process), poll.go (one poll's
 // decisions), sums.go (SHA256SUMS), listing.go (objects grouped into versions),
 // fetch.go (downloads: streamed, retried, resumed), cache.go (the content-addressed
 // files and their eviction), local.go (the copy's directories), state.go (the state

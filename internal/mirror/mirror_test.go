@@ -783,3 +783,22 @@ func TestDamagedState(t *testing.T) {
 		})
 	}
 }
+
+// TestSettle: a process's first sync takes a version without SHA256SUMS at once, by
+// polling again after a short wait, and a repository with nothing pending costs one
+// poll.
+func TestSettle(t *testing.T) {
+	f := newFixture(t, mirror.Options{})
+	f.put(iris())
+	r, err := f.m.Settle(context.Background(), 10*time.Millisecond)
+	if err != nil || !slices.Equal(ids(r.Added), []string{"iris/v1", "iris/v2"}) || r.Lists != 2 || len(r.Pending) != 0 {
+		t.Errorf("Settle: %v, added %v, %d lists, pending %v: want both versions in two polls", err, r.Added, r.Lists, r.Pending)
+	}
+	if got, want := f.copied(), served(); !maps.Equal(got, want) {
+		t.Errorf("the copy holds %v", slices.Sorted(maps.Keys(got)))
+	}
+	f.open(f.s)
+	if r, err := f.m.Settle(context.Background(), time.Hour); err != nil || r.Lists != 1 {
+		t.Errorf("Settle of a repository the cache holds: %v, %d lists: want one poll, no wait", err, r.Lists)
+	}
+}
