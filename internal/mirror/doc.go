@@ -21,9 +21,9 @@
 // aside and swapped into place in one rename, so a reader never sees it half-built.
 //
 // The files follow the concerns: mirror.go (Options, New, Sync), settle.go (the first
-// sync of a process), poll.go (one poll's
-// decisions), sums.go (SHA256SUMS), listing.go (objects grouped into versions),
-// fetch.go (downloads: streamed, retried, resumed), cache.go (the content-addressed
-// files and their eviction), local.go (the copy's directories), state.go (the state
-// kept across restarts) and result.go (what a poll reports).
+// sync of a process), poll.go (one poll's decisions), sums.go (SHA256SUMS), listing.go
+// (objects grouped into versions), fetch.go (downloads: streamed, retried, resumed),
+// cache.go (the content-addressed files and their eviction), local.go (the copy's
+// directories), state.go (the state kept across restarts) and result.go (what a poll
+// reports).
 package mirror
