@@ -3,7 +3,6 @@ package storetest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inferd/inferd/internal/readmetest"
 	"github.com/inferd/inferd/internal/testport"
 )
 
@@ -50,11 +48,8 @@ const (
 // CI=true; with -short it skips it (it builds and runs a binary, left to make test).
 func NewFakeGCS(t testing.TB) *FakeGCS {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs fake-gcs-server; runs without -short (make test)")
-	}
-	bin, err := buildFakeGCS(readmetest.Root(t))
-	Require(t, "fake-gcs-server (tools/go.mod)", err)
+	bin := Tool(t, "github.com/fsouza/fake-gcs-server")
+	var err error
 	g := &FakeGCS{bin: bin, dir: t.TempDir(), client: &http.Client{Timeout: 30 * time.Second}}
 	g.logs = filepath.Join(g.dir, "fake-gcs-server.log")
 	t.Cleanup(func() {
@@ -201,35 +196,4 @@ func (g *FakeGCS) kill() {
 	_ = g.proc.Kill()
 	<-g.exited
 	g.proc, g.exited = nil, nil
-}
-
-var (
-	fakeGCSOnce sync.Once
-	fakeGCSBin  string
-	fakeGCSErr  error
-)
-
-// buildFakeGCS builds fake-gcs-server as tools/go.mod pins it, once per test binary.
-func buildFakeGCS(root string) (string, error) {
-	fakeGCSOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fake-gcs-server")
-		if err != nil {
-			fakeGCSErr = err
-			return
-		}
-		fakeGCSBin = filepath.Join(dir, "fake-gcs-server") // left for the OS: other tests reuse it
-		cmd := exec.Command("go", "build", "-o", fakeGCSBin, "github.com/fsouza/fake-gcs-server")
-		cmd.Dir = filepath.Join(root, "tools")
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fakeGCSErr = fmt.Errorf("go build in tools/: %w\n%s", err, out)
-		}
-	})
-	if fakeGCSErr != nil {
-		return "", fakeGCSErr
-	}
-	if _, err := os.Stat(fakeGCSBin); err != nil {
-		return "", errors.Join(errors.New("fake-gcs-server was not built"), err)
-	}
-	return fakeGCSBin, nil
 }
