@@ -26,6 +26,11 @@ func (m Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-t.C:
+			// Both may be ready at once when the caller's goroutine ran late: a
+			// deadline that has passed wins, as it would for a real model.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return batch, nil
