@@ -113,14 +113,15 @@ func (r *Registry) loadModel(ctx context.Context, name string) error {
 	for _, p := range todo {
 		switch {
 		case r.serves(name, p.v.version): // the load at start put it in place meanwhile
-		case p.spec.Err != nil:
-			p.err = p.spec.Err
+		case p.spec.Err != nil || p.spec.Loader == nil:
+			p.err = specErr(p.spec)
 		default:
 			p.inst, p.err = r.build(ctx, p.v, p.spec.Loader)
 		}
 	}
 
 	r.mu.Lock()
+	r.noteRefusedLocked(spec)
 	var errs []error
 	for _, p := range todo {
 		v := p.v
@@ -152,6 +153,20 @@ func (r *Registry) loadModel(ctx context.Context, name string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// noteRefusedLocked keeps what spec, just read from the source, says it refused of
+// each version the registry holds of the model. Call it under r.mu.
+func (r *Registry) noteRefusedLocked(spec ModelSpec) {
+	m := r.models[spec.Name]
+	if m == nil {
+		return
+	}
+	for _, vs := range spec.Versions {
+		if v := m.versions[vs.Version]; v != nil {
+			v.refused = vs.Refused
+		}
+	}
 }
 
 // serves reports whether name's version ver has a pipeline.

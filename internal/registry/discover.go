@@ -40,7 +40,7 @@ func (r *Registry) Discover(ctx context.Context) error {
 			case StatusLoading:
 				r.loading++
 			case StatusFailed: // its config was rejected: a load at start that failed
-				v.atStart = true
+				v.atStart = v.err != v.refused // unless the source refused what it was sent
 				v.obs.LoadFailed()
 			}
 		}
@@ -55,12 +55,9 @@ func newModel(spec ModelSpec, src Source) (*model, error) {
 		if _, dup := m.versions[vs.Version]; dup {
 			return nil, fmt.Errorf("model %q lists version %q twice", spec.Name, vs.Version)
 		}
-		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading}
+		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading, refused: vs.Refused}
 		if vs.Err != nil || vs.Loader == nil {
-			v.status, v.err = StatusFailed, vs.Err
-			if v.err == nil {
-				v.err = errors.New("no loader")
-			}
+			v.status, v.err = StatusFailed, specErr(vs)
 		}
 		m.versions[vs.Version] = v
 		m.order = append(m.order, vs.Version)
@@ -70,6 +67,20 @@ func newModel(spec ModelSpec, src Source) (*model, error) {
 		return nil, fmt.Errorf("model %q: %w", spec.Name, err)
 	}
 	return m, nil
+}
+
+// specErr is why vs cannot load: its error, else its refusal, else that it has no
+// loader.
+func specErr(vs VersionSpec) error {
+	switch {
+	case vs.Err != nil:
+		return vs.Err
+	case vs.Loader == nil && vs.Refused != nil:
+		return vs.Refused
+	case vs.Loader == nil:
+		return errors.New("no loader")
+	}
+	return nil
 }
 
 // Load loads every discovered version that is still loading, LoadConcurrency at a time,

@@ -27,7 +27,8 @@ type Entry struct {
 	// loaded it since; strict readiness waits for it.
 	AtStart bool
 	// LoadErr is why the version's last load failed while a pipeline loaded before
-	// still serves it (Status ready).
+	// still serves it (Status ready), or why its source refused newer content of it
+	// (VersionSpec.Refused).
 	LoadErr error
 	// Unloading: an unload of the model is waiting for the jobs accepted for it.
 	Unloading bool
@@ -77,6 +78,9 @@ func (r *Registry) Describe(name string) (Model, error) {
 func entryLocked(m *model, v *version) Entry {
 	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err,
 		AtStart: v.atStart && v.cur == nil, LoadErr: v.loadErr, Unloading: m.unloading}
+	if e.LoadErr == nil && v.cur != nil {
+		e.LoadErr = v.refused // the source refused newer content than what serves
+	}
 	if v.cur != nil {
 		e.LoadedAt, e.LoadDuration, e.Memory, e.Info = v.cur.loadedAt, v.cur.loadDur, v.cur.mem, v.cur.p.Info
 		e.Pre, e.Post = v.cur.p.Steps()

@@ -158,6 +158,9 @@ type version struct {
 	// loadErr is why the last load failed while an earlier pipeline still serves;
 	// nil once a load succeeds. (err is why a version has no pipeline.)
 	loadErr error
+	// refused is the source's VersionSpec.Refused as last read: shown beside a
+	// pipeline that serves the content taken before.
+	refused error
 	stats   versionStats
 }
 

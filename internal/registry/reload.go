@@ -33,6 +33,11 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 		return Reloaded{}, err
 	}
 	defer unlock()
+	return r.reload(ctx, name, ver)
+}
+
+// reload is Reload under the model's control lock.
+func (r *Registry) reload(ctx context.Context, name, ver string) (Reloaded, error) {
 	spec, src, err := r.specFor(ctx, name)
 	if errors.Is(err, ErrModelNotFound) {
 		r.forget(name, Rule{}, goneFromSource, r.versionsOf(name)...)
@@ -50,7 +55,10 @@ func (r *Registry) Reload(ctx context.Context, name, ver string) (Reloaded, erro
 	}
 	vs := spec.Versions[idx]
 	v := r.versionFor(spec, src, ver)
-	l, err := vs.Loader, vs.Err
+	r.mu.Lock()
+	r.noteRefusedLocked(spec)
+	r.mu.Unlock()
+	l, err := vs.Loader, specErr(vs)
 	if err == nil {
 		var inst *loaded
 		inst, err = r.put(ctx, v, l, false, func() {

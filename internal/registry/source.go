@@ -32,6 +32,13 @@ type VersionSpec struct {
 	// Err, when set, is why the source could not even describe how to load this version
 	// (a malformed config, say). The version is listed, and reported failed with it.
 	Err error
+	// Refused, when set, is why the source would not take the version's latest content
+	// (a mirror of object storage found a file that does not match its digest, say).
+	// With a Loader, the source still holds content it took before: the version loads
+	// from that and shows Refused as its Entry.LoadErr, as after a failed reload. Without
+	// one the version is listed failed with it. Either way it never holds readiness
+	// back (Entry.AtStart): what an upload holds is no fault of the server's start.
+	Refused error
 }
 
 // Source discovers models: the built-in ones, a model repository on disk, a test's.
