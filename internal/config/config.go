@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,15 @@ type Config struct {
 	// GRPCListenAddr is GRPC_LISTEN_ADDR, or ":GRPC_PORT": what the gRPC listener binds;
 	// "" when it is off.
 	GRPCListenAddr string
-	ModelsDir      string // MODELS_DIR
+	ModelsDir      string // MODELS_DIR: a directory, or a repository's URL (RepositoryURL)
+	// RepositoryPollInterval is REPOSITORY_POLL_INTERVAL; 0: no polling.
+	RepositoryPollInterval time.Duration
+	// ModelCacheDir is MODEL_CACHE_DIR: set exactly when the repository is synced
+	// (Synced).
+	ModelCacheDir string
+	// ModelCacheMaxBytes is MODEL_CACHE_MAX_BYTES; 0: no bound.
+	ModelCacheMaxBytes int64
+	RequireDigests     bool // REQUIRE_DIGESTS
 	QueueURL       string // QUEUE_URL; "": jobs run in-process
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
@@ -121,6 +130,26 @@ type Config struct {
 // Production reports whether INFERD_ENV is production.
 func (c Config) Production() bool { return c.Env == "production" }
 
+// Synced reports whether the model repository is read through a local copy kept in
+// step with it (MODEL_CACHE_DIR): a repository's URL, or a directory polled.
+func (c Config) Synced() bool { return RepositoryURL(c.ModelsDir) || c.RepositoryPollInterval > 0 }
+
+// RepositoryURL reports whether MODELS_DIR's value names a repository by URL
+// ("s3://bucket/prefix") rather than a directory.
+func RepositoryURL(v string) bool {
+	scheme, _, ok := strings.Cut(v, "://")
+	if !ok || scheme == "" {
+		return false
+	}
+	for i, r := range scheme {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
 // Traces is the traces exporter that runs (ExporterOTLP or ExporterConsole), or ""
 // when tracing is off: OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn it off; an
 // OTLP endpoint without an exporter named turns it on, as pointing a service at a
@@ -202,6 +231,80 @@ func (p *parser) int(lo, hi int) int {
 		p.fail(v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
 	}
 	return n
+}
+
+// int64 is int for values past an int's 32 bits on some platforms.
+func (p *parser) int64(lo, hi int64) int64 {
+	v, _ := p.value()
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		p.fail(v, fmt.Sprintf("want a whole number from %d to %d", lo, hi))
+	}
+	return n
+}
+
+// repository reads MODELS_DIR: a directory, or a repository's URL, whose form the
+// store of its scheme checks at start. The value is never quoted in an error about a
+// URL: it may hold credentials, which do not belong there.
+func (p *parser) repository() string {
+	v := p.str()
+	if !RepositoryURL(v) {
+		return v
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		p.errs = append(p.errs, fmt.Errorf("%s: not a URL; want a directory, or s3://bucket/prefix", p.cur.Name))
+	case u.User != nil:
+		p.errs = append(p.errs, fmt.Errorf("%s: credentials do not go in the repository's URL: give them the store's own way (for S3, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or a role)", p.cur.Name))
+	}
+	return v
+}
+
+// cacheDir reads MODEL_CACHE_DIR: required when the repository is synced, else of no
+// use, and never inside the repository's directory, whose poll would list the copy.
+func (p *parser) cacheDir(models string, poll time.Duration) string {
+	v := p.str()
+	synced := RepositoryURL(models) || poll > 0
+	switch {
+	case synced && v == "":
+		why := "MODELS_DIR is a URL"
+		if !RepositoryURL(models) {
+			why = "REPOSITORY_POLL_INTERVAL is set"
+		}
+		p.errs = append(p.errs, fmt.Errorf("%s is unset, but %s: set it to a directory of this process's own (made if missing), where the repository's files are kept and verified before they load", p.cur.Name, why))
+	case !synced && v != "":
+		p.fail(v, "the cache is of use only to a synced repository: set MODELS_DIR to a URL or REPOSITORY_POLL_INTERVAL above 0s, or unset it")
+	case synced && !RepositoryURL(models) && within(v, models, true):
+		p.fail(v, fmt.Sprintf("it is inside MODELS_DIR (%s), whose polls would list the cache: put it elsewhere (or in a directory of MODELS_DIR whose name starts with '.')", models))
+	case synced && !RepositoryURL(models) && within(models, v, false):
+		p.fail(v, fmt.Sprintf("MODELS_DIR (%s) is inside it: the cache's files would be the repository's", models))
+	}
+	return v
+}
+
+// within reports whether path is dir or below it; with skipped, not when the first
+// name below dir starts with '.' or '_', which the repository skips.
+func within(path, dir string, skipped bool) bool {
+	a, err1 := filepath.Abs(path)
+	b, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(b, a)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	return rel == "." || !skipped || !strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "_")
+}
+
+// requireDigests reads REQUIRE_DIGESTS, which only a synced repository checks.
+func (p *parser) requireDigests(synced bool) bool {
+	b := p.bool()
+	if b && !synced {
+		p.errs = append(p.errs, fmt.Errorf("%s=true, but the repository is a directory read as it is, whose versions are not checked: set MODELS_DIR to a URL or REPOSITORY_POLL_INTERVAL above 0s (with MODEL_CACHE_DIR)", p.cur.Name))
+	}
+	return b
 }
 
 // jobBytes reads MAX_JOB_BYTES_PER_KEY: 0, or a budget that holds at least one job of

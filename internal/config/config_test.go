@@ -490,3 +490,54 @@ func TestShownDefaultsAreTheDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositorySettings: a repository's URL and a polled directory need a cache
+// directory of their own, outside the repository; the cache's settings and
+// REQUIRE_DIGESTS are refused where nothing would apply them; a URL's credentials are
+// refused without being repeated.
+func TestRepositorySettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		synced  bool
+		wantErr string // "" for none
+	}{
+		{"a directory, as before", map[string]string{"MODELS_DIR": "/srv/models"}, false, ""},
+		{"a bucket", map[string]string{"MODELS_DIR": "s3://models/prod", "MODEL_CACHE_DIR": "/var/cache/inferd"}, true, ""},
+		{"a bucket without a cache", map[string]string{"MODELS_DIR": "s3://models/prod"}, false, "MODEL_CACHE_DIR is unset, but MODELS_DIR is a URL"},
+		{"a polled directory", map[string]string{"MODELS_DIR": "/srv/models", "REPOSITORY_POLL_INTERVAL": "30s", "MODEL_CACHE_DIR": "/var/cache/inferd"}, true, ""},
+		{"a polled directory without a cache", map[string]string{"MODELS_DIR": "/srv/models", "REPOSITORY_POLL_INTERVAL": "30s"}, false, "MODEL_CACHE_DIR is unset, but REPOSITORY_POLL_INTERVAL is set"},
+		{"the cache inside the polled directory", map[string]string{"MODELS_DIR": "/srv/models", "REPOSITORY_POLL_INTERVAL": "30s", "MODEL_CACHE_DIR": "/srv/models/cache"}, false, "inside MODELS_DIR"},
+		{"the cache in a skipped directory of it", map[string]string{"MODELS_DIR": "/srv/models", "REPOSITORY_POLL_INTERVAL": "30s", "MODEL_CACHE_DIR": "/srv/models/.cache"}, true, ""},
+		{"the polled directory inside the cache", map[string]string{"MODELS_DIR": "/srv/models", "REPOSITORY_POLL_INTERVAL": "30s", "MODEL_CACHE_DIR": "/srv"}, false, "is inside it"},
+		{"a cache of no use", map[string]string{"MODEL_CACHE_DIR": "/var/cache/inferd"}, false, "of use only to a synced repository"},
+		{"a bound on no cache", map[string]string{"MODEL_CACHE_MAX_BYTES": "1000"}, false, "no cache to bound"},
+		{"digests required of a directory read as it is", map[string]string{"REQUIRE_DIGESTS": "true"}, false, "REQUIRE_DIGESTS=true, but the repository is a directory"},
+		{"a negative interval", map[string]string{"REPOSITORY_POLL_INTERVAL": "-1s"}, false, "want a duration"},
+		{"credentials in the URL", map[string]string{"MODELS_DIR": "s3://AKIDSECRET:hunter2@models/prod", "MODEL_CACHE_DIR": "/var/cache/inferd"}, false, "credentials do not go in the repository's URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(tt.env, nil)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Load: %v", err)
+				}
+				if c.Synced() != tt.synced {
+					t.Errorf("Synced() = %v, want %v", c.Synced(), tt.synced)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Load = %v, want an error saying %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "AKIDSECRET") {
+				t.Errorf("the error repeats the credentials: %v", err)
+			}
+		})
+	}
+	c, err := load(nil, nil)
+	if err != nil || c.RepositoryPollInterval != 0 || c.ModelCacheDir != "" || c.ModelCacheMaxBytes != 0 || c.RequireDigests || c.Synced() {
+		t.Errorf("defaults: %+v, %v: want no polling, no cache, no digests required", c, err)
+	}
+}

@@ -69,8 +69,20 @@ var settings = []Setting{
 				c.GRPCListenAddr = p.addr(c.GRPCPort)
 			}
 		}},
-	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository",
-		parse: func(p *parser, c *Config) { c.ModelsDir = p.str() }},
+	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository: a directory, or a bucket's `s3://bucket/prefix` (read with the AWS SDK's own configuration: `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for an S3-compatible server, the default credential chain), which needs `MODEL_CACHE_DIR` (see docs/storage.md)",
+		parse: func(p *parser, c *Config) { c.ModelsDir = p.repository() }},
+	{Name: "REPOSITORY_POLL_INTERVAL", Default: "0s", Meaning: "how often the model repository is polled, a bucket's and a directory's alike, for versions added, changed and deleted: each is loaded, reloaded or dropped once it is whole and verified (`SHA256SUMS`), the old one serving until then and on if its load fails; a poll that finds nothing changed costs one listing (a request per 1,000 objects). A model unloaded by hand stays unloaded. A polled directory needs `MODEL_CACHE_DIR` too. `0s`: a directory is read as it is, at start and by the repository API; a bucket is synced at start (and by `inferd-worker` when a job names a version it has not seen)",
+		parse: func(p *parser, c *Config) { c.RepositoryPollInterval = p.durationOrZero() }},
+	{Name: "MODEL_CACHE_DIR", Meaning: "where a synced repository's files are kept, by their digest, with the copy the models load from: a restart serves from it while the store is down, and a file shared by versions is downloaded once. Required with a bucket or with `REPOSITORY_POLL_INTERVAL`; one process at a time (a server and a worker each need their own), outside `MODELS_DIR`",
+		parse: func(p *parser, c *Config) { c.ModelCacheDir = p.cacheDir(c.ModelsDir, c.RepositoryPollInterval) }},
+	{Name: "MODEL_CACHE_MAX_BYTES", Default: "0", Meaning: "bound on `MODEL_CACHE_DIR`'s files: after each sync, files no version of the copy uses are removed, least recently used first, until the cache is within it (the files in use stay, whatever their size). `0`: no bound",
+		parse: func(p *parser, c *Config) {
+			if c.ModelCacheMaxBytes = p.int64(0, 1<<60); c.ModelCacheMaxBytes > 0 && c.ModelCacheDir == "" {
+				p.fail(p.set(), "there is no cache to bound: it needs a synced repository and MODEL_CACHE_DIR")
+			}
+		}},
+	{Name: "REQUIRE_DIGESTS", Default: "false", Meaning: "`true`: a synced repository's version without a `SHA256SUMS` is refused (with its reason in the repository index and the log) rather than taken once its listing holds still for a poll. Needs a synced repository (a bucket, or `REPOSITORY_POLL_INTERVAL`)",
+		parse: func(p *parser, c *Config) { c.RequireDigests = p.requireDigests(c.ModelCacheDir != "") }},
 	{Name: "QUEUE_URL", Meaning: "unset: jobs run in-process; `redis://[:password@]host:port/db` (or `rediss://`): jobs go to Redis for `inferd-worker`; `redis-sentinel://[:password@]host1:port1,host2:port2/db?master=name`: the same through Redis Sentinel (the hosts are the sentinels; `sentinel_password=` when they have their own); `redis-cluster://[:password@]host1:port1,host2:port2`: a Redis Cluster (the hosts are seed nodes; see `QUEUE_SHARDS`)",
 		parse: func(p *parser, c *Config) { c.QueueURL = p.queueURL() }},
 	{Name: "QUEUE_MIN_REPLICAS", Default: "0", Meaning: "replicas that must hold a job's record and task (Redis `WAIT`) before its submission is accepted; `0`: the primary's word suffices (no extra round trip)",
