@@ -20,10 +20,13 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/keywatch"
 	"github.com/inferd/inferd/internal/listen"
+	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
+	"github.com/inferd/inferd/internal/reposync"
 )
 
 // Options are what Run needs besides the Config. Zero values are documented defaults.
@@ -64,6 +67,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
+	defer ms.sync.close() // on every way out; the paths below close it before the registry
 	if cfg.Keys.IsDev() {
 		log.Warn("API_KEYS is not set: the built-in development keys dev-key and admin-key are active; never use them in production")
 	}
@@ -74,7 +78,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// Until it serves, a failure must still stop the job workers and close Redis.
 	abort := func(err error) error {
-		return errors.Join(err, jobs.shutdown(context.Background()), p.stopTracing())
+		return errors.Join(err, jobs.shutdown(context.Background()), ms.close(), p.stopTracing())
 	}
 
 	// The keys in force, re-read from API_KEYS_FILE until the server stops.
@@ -94,7 +98,7 @@ func Run(ctx context.Context, opts Options) error {
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst, SharedRateLimit: jobs.limit, QueueUI: jobs.ui, QueueControl: jobs.control,
 		MaxConcurrentPerKey: cfg.MaxConcurrentPerKey, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		TrustedProxies: cfg.TrustedProxies,
-		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: cfg.ModelsDir,
+		PublicURL:      cfg.PublicURL, CORSAllowedOrigins: cfg.CORSAllowedOrigins, ModelsDir: ms.dir,
 		ReadyAllowFailed: cfg.ReadyAllowFailed,
 		Tracer:           p.tracing.Tracer, TracerProvider: p.tracing.Provider,
 		Callbacks: p.hooks.allow,
@@ -193,7 +197,7 @@ wait:
 		case <-shutdownCtx.Done():
 		}
 	}
-	if err := reg.Close(); err != nil {
+	if err := ms.close(); err != nil {
 		errs = append(errs, fmt.Errorf("closing pipelines: %w", err))
 	}
 	if err := p.stopTracing(); err != nil {
@@ -251,6 +255,20 @@ func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) 
 		log.Warn("ONNX Runtime is not available: ONNX models will fail to load", "error", err)
 	}
 	reg := ms.reg
+	if ms.sync != nil {
+		// The first sync before discovery, so that the registry finds the versions it
+		// took (or the cache's, with the store down).
+		_, err := ms.sync.syncer.Settle(ctx)
+		if err == nil {
+			err = reg.Discover(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped during the sync: nothing failed
+			}
+			return err
+		}
+	}
 	reg.Load(ctx)
 	var failed []error
 	for _, e := range reg.List() {
@@ -262,12 +280,17 @@ func load(ctx context.Context, ms *models, cfg config.Config, log *slog.Logger) 
 	if cfg.LoadStrict && len(failed) > 0 {
 		return fmt.Errorf("LOAD_STRICT: %d model versions failed to load: %w", len(failed), errors.Join(failed...))
 	}
+	if ms.sync != nil && ctx.Err() == nil {
+		ms.sync.start() // polls after the load at start, never beside it
+	}
 	return nil
 }
 
 // newRegistry discovers the models of every source: echo, the model repository, and
-// any extra ones (tests). Loading is left to the caller, after it listens.
-func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, log *slog.Logger, extra []registry.Source, tracer trace.Tracer) (*models, error) {
+// any extra ones (tests). Loading is left to the caller, after it listens. A synced
+// repository (a bucket, or a polled directory) is discovered by load instead, after
+// its first sync, which may take a while: the process listens meanwhile.
+func newRegistry(ctx context.Context, cfg config.Config, obs *metrics.Metrics, log *slog.Logger, extra []registry.Source, tracer trace.Tracer) (*models, error) {
 	rt := onnx.New(onnx.Options{Library: cfg.ONNXRuntimeLib})
 	// The runtimes a model.yaml may name, in the order errors list them: a new runtime
 	// is its package and one line here.
@@ -276,7 +299,19 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 		echo.Backend{},
 	}
 	builtin := builtins()
-	repo := repository.New(repository.Options{Dir: cfg.ModelsDir, Backends: backends, Reserved: names(builtin), MaxModelBytes: cfg.MaxModelBytes})
+	ms := &models{onnx: rt, dir: cfg.ModelsDir}
+	if cfg.Synced() {
+		sy, err := openMirror(ctx, cfg, obs, log)
+		if err != nil {
+			return nil, err
+		}
+		ms.sync, ms.dir = sy, sy.mirror.Dir()
+	}
+	var repo registry.Source = repository.New(repository.Options{Dir: ms.dir, Backends: backends, Reserved: names(builtin), MaxModelBytes: cfg.MaxModelBytes})
+	if ms.sync != nil {
+		ms.sync.source = reposync.NewSource(repo)
+		repo = ms.sync.source
+	}
 	reg := registry.New(registry.Options{
 		Sources:           append([]registry.Source{builtin, repo}, extra...),
 		LoadConcurrency:   cfg.LoadConcurrency,
@@ -287,16 +322,50 @@ func newRegistry(ctx context.Context, cfg config.Config, obs registry.Observer, 
 		Observer:          obs,
 		Tracer:            tracer,
 	})
+	ms.reg = reg
+	if ms.sync != nil {
+		sy, err := reposync.New(reposync.Options{Mirror: ms.sync.mirror, Source: ms.sync.source, Registry: reg,
+			Interval: cfg.RepositoryPollInterval, Logger: log})
+		if err != nil {
+			ms.sync.close()
+			return nil, err
+		}
+		ms.sync.syncer = sy
+		return ms, nil
+	}
 	if err := reg.Discover(ctx); err != nil {
 		return nil, err
 	}
-	return &models{reg: reg, onnx: rt}, nil
+	return ms, nil
 }
 
-// models is the registry and the runtimes its pipelines share.
+// models is the registry, the runtimes its pipelines share, and the repository they
+// load from.
 type models struct {
 	reg  *registry.Registry
 	onnx *onnx.Runtime
+	// dir is the directory the repository's models load from: MODELS_DIR, or the
+	// copy of a synced repository.
+	dir string
+	// sync keeps a synced repository's copy in step with its store; nil for a
+	// directory read as it is.
+	sync *synced
+}
+
+// close stops the repository's polls, before the registry closes: a poll's load after
+// that would leave a pipeline open.
+func (ms *models) close() error {
+	ms.sync.close()
+	return ms.reg.Close()
+}
+
+// predictor is what runs a job's prediction: on a worker of a synced repository, one
+// that syncs when the job names a version not held yet.
+func (ms *models) predictor(log *slog.Logger) job.Predictor {
+	if ms.sync == nil {
+		return predictor{ms.reg}
+	}
+	return syncingPredictor{predictor: predictor{ms.reg}, syncer: ms.sync.syncer, log: log}
 }
 
 func queueMode(cfg config.Config) string {

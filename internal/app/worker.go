@@ -39,6 +39,7 @@ func RunWorker(ctx context.Context, opts Options) error {
 // runWorker is RunWorker once tracing has started.
 func runWorker(ctx context.Context, opts Options, p *process) error {
 	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
+	defer ms.sync.close() // on every way out; the paths below close it before the registry
 	// SIGHUP re-reads the servers' keys; sent to every inferd process of a pod, it must
 	// not stop a worker, which has none.
 	hupCtx, stopHup := context.WithCancel(ctx)
@@ -64,7 +65,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, Shards: tasks.Sharding()})
 	exec := &job.Executor{
 		Store:     store,
-		Predictor: predictor{reg},
+		Predictor: ms.predictor(log),
 		Observer:  m,
 		Tracer:    p.tracing.Tracer,
 		// As the server caps a prediction's answer: a record is read whole.
@@ -113,7 +114,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	// fail with "model loading" instead of waiting in the queue for a worker that can
 	// run it.
 	if err := load(ctx, ms, cfg, log); err != nil {
-		return errors.Join(err, hs.Close(), reg.Close())
+		return errors.Join(err, hs.Close(), ms.close())
 	}
 	// asynq's Start does not touch Redis (it fails only when misused), and its workers
 	// reconnect by themselves, so there is nothing to retry here. The health check
@@ -121,7 +122,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	// down.
 	if ctx.Err() == nil { // a SIGTERM during the load: take no job at all
 		if err := w.Start(); err != nil {
-			return errors.Join(err, hs.Close(), reg.Close())
+			return errors.Join(err, hs.Close(), ms.close())
 		}
 		redisUp.Store(w.Ping() == nil)
 		taking.Store(true)
@@ -134,7 +135,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	select {
 	case err := <-serveErr:
 		w.Shutdown()
-		return errors.Join(fmt.Errorf("serving: %w", err), reg.Close())
+		return errors.Join(fmt.Errorf("serving: %w", err), ms.close())
 	case <-ctx.Done():
 	}
 	log.Info("worker shutting down", "timeout", cfg.ShutdownTimeout)
@@ -143,7 +144,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	errs := []error{hs.Shutdown(shutdownCtx), reg.Close()}
+	errs := []error{hs.Shutdown(shutdownCtx), ms.close()}
 	log.Info("worker stopped")
 	return errors.Join(errs...)
 }

@@ -35,8 +35,8 @@ type Config struct {
 	ModelCacheDir string
 	// ModelCacheMaxBytes is MODEL_CACHE_MAX_BYTES; 0: no bound.
 	ModelCacheMaxBytes int64
-	RequireDigests     bool // REQUIRE_DIGESTS
-	QueueURL       string // QUEUE_URL; "": jobs run in-process
+	RequireDigests     bool   // REQUIRE_DIGESTS
+	QueueURL           string // QUEUE_URL; "": jobs run in-process
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
 	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT

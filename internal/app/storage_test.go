@@ -1,0 +1,314 @@
+package app_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/storetest"
+)
+
+// A repository in an S3 bucket (versitygw, a real S3 server), served by the real
+// binary over its sockets with polls every 200 ms: what a user uploads, changes,
+// corrupts and deletes there, and what the server does when the store goes away.
+
+// syncedPoll is the tests' poll interval: short, so that each step takes a few polls.
+const syncedPoll = "200ms"
+
+// versionFiles reads a version of the example repository.
+func versionFiles(t *testing.T, model, version string) map[string][]byte {
+	t.Helper()
+	dir := filepath.Join(repoModels(t), model, version)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+// sums is what `sha256sum * > SHA256SUMS` writes in a version's directory; claimed
+// replaces the digests of some files, as a SHA256SUMS of other content would.
+func sums(files map[string][]byte, claimed map[string]string) []byte {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		d := sha256.Sum256(files[name])
+		digest := hex.EncodeToString(d[:])
+		if c, ok := claimed[name]; ok {
+			digest = c
+		}
+		fmt.Fprintf(&b, "%s  %s\n", digest, name)
+	}
+	return []byte(b.String())
+}
+
+// uploadVersion puts a version's files and its SHA256SUMS into the bucket, one object
+// after the other, as `aws s3 cp --recursive` does.
+func uploadVersion(t *testing.T, b storetest.Bucket, model, version string, files map[string][]byte, claimed map[string]string) {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		b.Put(t, model+"/"+version+"/"+name, files[name])
+	}
+	b.Put(t, model+"/"+version+"/SHA256SUMS", sums(files, claimed))
+}
+
+func echoFiles(description string) map[string][]byte {
+	return map[string][]byte{"model.yaml": []byte("backend: echo\ndescription: " + description + "\n")}
+}
+
+// syncedServer is the inferd binary serving a bucket's repository.
+type syncedServer struct {
+	*proctest.Proc
+	c *apitest.Client
+}
+
+// startSynced runs inferd on g's repository with MODEL_CACHE_DIR cache, and waits until
+// it is ready: generously, since the first sync with the store down retries for a
+// while before it serves the cache.
+func startSynced(t *testing.T, g *storetest.Versitygw, cache string) *syncedServer {
+	t.Helper()
+	onnxtest.Runtime(t)
+	env := append(g.Env(), "MODELS_DIR="+g.URL(), "MODEL_CACHE_DIR="+cache, "REPOSITORY_POLL_INTERVAL="+syncedPoll,
+		"LISTEN_ADDR=127.0.0.1:0", "RATE_LIMIT_RPS=0", "SHUTDOWN_DRAIN=0s")
+	p := proctest.StartListening(t, proctest.Build(t, "inferd"), "/health", env...)
+	s := &syncedServer{Proc: p, c: apitest.New(t, p.URL)}
+	waitUntil(t, 90*time.Second, "the server is ready", func() (bool, string) {
+		r := s.c.Get("/ready", "")
+		return r.Status == http.StatusOK, string(r.Body)
+	})
+	return s
+}
+
+// waitUntil polls cond until it holds, failing the test after within with the last
+// thing cond said.
+func waitUntil(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
+		var ok bool
+		if ok, last = cond(); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, not yet %s: %s", within, what, last)
+		}
+	}
+}
+
+const irisInput = `[5.1,3.5,1.4,0.2]`
+
+// predictStatus is the status of a prediction on model's version.
+func (s *syncedServer) predictStatus(model, version, data string) (int, string) {
+	r := s.c.Post("/predict", "dev-key", `{"model":"`+model+`","version":"`+version+`","data":`+data+`}`)
+	return r.Status, string(r.Body)
+}
+
+// serves waits until a prediction on model's version succeeds.
+func (s *syncedServer) serves(t *testing.T, model, version, data string) {
+	t.Helper()
+	waitUntil(t, 60*time.Second, model+" "+version+" served", func() (bool, string) {
+		st, body := s.predictStatus(model, version, data)
+		return st == http.StatusOK, fmt.Sprintf("%d %s", st, body)
+	})
+}
+
+func (s *syncedServer) index(t *testing.T) map[string]indexEntry {
+	t.Helper()
+	var idx []indexEntry
+	resp := s.c.Post("/v2/repository/index", "admin-key", nil)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("index: %d %s", resp.Status, resp.Body)
+	}
+	resp.JSON(t, &idx)
+	out := map[string]indexEntry{}
+	for _, e := range idx {
+		out[e.Name+" "+e.Version] = e
+	}
+	return out
+}
+
+// metric is the value of a sample of /metrics, or -1 when it is absent.
+func (s *syncedServer) metric(t *testing.T, sample string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(sample) + ` (\S+)$`).FindStringSubmatch(string(s.c.Get("/metrics", "").Body))
+	if m == nil {
+		return -1
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatalf("%s: %v", sample, err)
+	}
+	return f
+}
+
+// TestRepositoryInBucket: the server serves what the bucket holds and follows it: a
+// version uploaded later serves after a poll; a corrupt upload is refused with its
+// reason in the repository index while the rest serves; a version uploaded file by
+// file never serves half (every answer on the way is 400 version_not_found or 503) and
+// serves once
+// whole; a version deleted upstream is dropped; the store killed, serving goes on and
+// /ready stays 200; restarted with the store still down, the server serves from its
+// cache, and syncs again once the store is back.
+func TestRepositoryInBucket(t *testing.T) {
+	g := storetest.NewVersitygw(t)
+	uploadVersion(t, g, "iris", "v1", versionFiles(t, "iris", "v1"), nil)
+	uploadVersion(t, g, "e", "v1", echoFiles("first"), nil)
+	cache := t.TempDir()
+	s := startSynced(t, g, cache)
+	s.serves(t, "iris", "v1", irisInput)
+	s.serves(t, "e", "v1", `1`)
+
+	t.Run("a version uploaded later serves after a poll", func(t *testing.T) {
+		uploadVersion(t, g, "iris", "v2", versionFiles(t, "iris", "v2"), nil)
+		s.serves(t, "iris", "v2", irisInput)
+	})
+
+	t.Run("a corrupt upload is refused with its reason", func(t *testing.T) {
+		wrong := strings.Repeat("0", 64)
+		uploadVersion(t, g, "e", "v2", echoFiles("corrupt"), map[string]string{"model.yaml": wrong})
+		waitUntil(t, 60*time.Second, "e v2 refused in the index", func() (bool, string) {
+			e := s.index(t)["e v2"]
+			return e.State == "UNAVAILABLE" && strings.Contains(e.Reason, "digest mismatch") && strings.Contains(e.Reason, "SHA256SUMS says "+wrong), fmt.Sprintf("%+v", e)
+		})
+		if st, body := s.predictStatus("e", "v2", `1`); st != http.StatusServiceUnavailable {
+			t.Errorf("e v2: %d %s, want 503", st, body)
+		}
+		for _, v := range [][2]string{{"iris", "v1"}, {"iris", "v2"}, {"e", "v1"}} {
+			data := irisInput
+			if v[0] == "e" {
+				data = `1`
+			}
+			if st, body := s.predictStatus(v[0], v[1], data); st != http.StatusOK {
+				t.Errorf("%s %s beside the refused version: %d %s", v[0], v[1], st, body)
+			}
+		}
+		if r := s.c.Get("/ready", ""); r.Status != http.StatusOK {
+			t.Errorf("/ready with a version refused: %d %s", r.Status, r.Body)
+		}
+		if got := s.metric(t, "inferd_repository_versions_refused"); got != 1 {
+			t.Errorf("inferd_repository_versions_refused = %v, want 1", got)
+		}
+		if !strings.Contains(s.Logs(), "model version refused") {
+			t.Error("the log does not say the version was refused")
+		}
+	})
+
+	t.Run("a version uploaded file by file serves only whole", func(t *testing.T) {
+		files := versionFiles(t, "iris", "v1")
+		ctx, stop := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		seen := map[int]int{}
+		var watching sync.WaitGroup
+		watching.Go(func() {
+			served := false
+			for ctx.Err() == nil {
+				resp, err := s.c.TryDo(s.c.NewRequest(http.MethodPost, "/predict", "dev-key", `{"model":"iris","version":"v3","data":`+irisInput+`}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				seen[resp.Status]++
+				mu.Unlock()
+				if served && resp.Status != http.StatusOK {
+					t.Errorf("iris v3 answered %d after it served: %s", resp.Status, resp.Body)
+				}
+				served = served || resp.Status == http.StatusOK
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		g.Put(t, "iris/v3/SHA256SUMS", sums(files, nil))
+		g.Put(t, "iris/v3/model.yaml", files["model.yaml"])
+		time.Sleep(2 * time.Second) // ten polls: the listing holds still, half the version there
+		g.Put(t, "iris/v3/model.onnx", files["model.onnx"])
+		s.serves(t, "iris", "v3", irisInput)
+		stop()
+		watching.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		for status := range seen {
+			// 400 version_not_found while it is pending, 503 while it is refused.
+			if status != http.StatusOK && status != http.StatusBadRequest && status != http.StatusServiceUnavailable {
+				t.Errorf("iris v3 answered %d while it was uploaded (answers: %v)", status, seen)
+			}
+		}
+		t.Logf("answers to iris v3 while it was uploaded file by file: %v", seen)
+	})
+
+	t.Run("a version deleted upstream is dropped", func(t *testing.T) {
+		for _, name := range []string{"model.yaml", "SHA256SUMS"} {
+			g.Delete(t, "e/v1/"+name)
+		}
+		waitUntil(t, 60*time.Second, "e v1 dropped", func() (bool, string) {
+			st, body := s.predictStatus("e", "v1", `1`)
+			_, listed := s.index(t)["e v1"]
+			return st == http.StatusBadRequest && strings.Contains(body, `"version_not_found"`) && !listed, fmt.Sprintf("%d %s", st, body)
+		})
+	})
+
+	t.Run("the store killed, serving goes on and the server stays ready", func(t *testing.T) {
+		failures := s.metric(t, `inferd_repository_syncs_total{outcome="failure"}`)
+		g.Stop(t)
+		waitUntil(t, 90*time.Second, "a poll has failed", func() (bool, string) {
+			if r := s.c.Get("/ready", ""); r.Status != http.StatusOK {
+				t.Fatalf("/ready with the store down: %d %s", r.Status, r.Body)
+			}
+			if st, body := s.predictStatus("iris", "v2", irisInput); st != http.StatusOK {
+				t.Fatalf("iris v2 with the store down: %d %s", st, body)
+			}
+			got := s.metric(t, `inferd_repository_syncs_total{outcome="failure"}`)
+			return got > failures, fmt.Sprintf("failed polls %v", got)
+		})
+		if got := s.metric(t, `inferd_repository_sync_errors_total{reason="unavailable"}`); got < 1 {
+			t.Errorf(`sync errors {reason="unavailable"} = %v, want some`, got)
+		}
+	})
+
+	t.Run("a restart with the store down serves from the cache", func(t *testing.T) {
+		s.Signal(syscall.SIGTERM)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if code, err := s.Wait(ctx); err != nil || code != 0 {
+			t.Fatalf("the first server: exit %d %v", code, err)
+		}
+		again := startSynced(t, g, cache)
+		for _, v := range []string{"v1", "v2", "v3"} {
+			if st, body := again.predictStatus("iris", v, irisInput); st != http.StatusOK {
+				t.Errorf("iris %s from the cache: %d %s", v, st, body)
+			}
+		}
+		if !strings.Contains(again.Logs(), "model versions restored from the cache") {
+			t.Error("the log does not say the versions came from the cache")
+		}
+
+		g.Start(t)
+		uploadVersion(t, g, "e", "v3", echoFiles("after the outage"), nil)
+		again.serves(t, "e", "v3", `1`)
+		if last := again.metric(t, "inferd_repository_last_success_timestamp_seconds"); time.Since(time.Unix(int64(last), 0)) > time.Minute {
+			t.Errorf("the last success is %v, not since the store came back", time.Unix(int64(last), 0))
+		}
+	})
+}
