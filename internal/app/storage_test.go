@@ -300,9 +300,9 @@ func TestRepositoryInBucket(t *testing.T) {
 				t.Errorf("iris %s from the cache: %d %s", v, st, body)
 			}
 		}
-		if !strings.Contains(again.Logs(), "model versions restored from the cache") {
-			t.Error("the log does not say the versions came from the cache")
-		}
+		waitUntil(t, 10*time.Second, "the log says the versions came from the cache", func() (bool, string) {
+			return strings.Contains(again.Logs(), "model versions restored from the cache"), "" // info lines wait 100 ms in a buffer
+		})
 
 		g.Start(t)
 		uploadVersion(t, g, "e", "v3", echoFiles("after the outage"), nil)
