@@ -148,14 +148,22 @@ func startStack(t *testing.T) *stack {
 		"--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
 	waitTCP(t, redis, 10*time.Second)
 	queue := "QUEUE_URL=redis://127.0.0.1:" + strconv.Itoa(redisPort) + "/0"
-	models := "MODELS_DIR=" + filepath.Join(root, "models")
+	// The example repository, polled: every process then exports the repository's
+	// metrics that the dashboard and the rules watch, each with a cache of its own.
+	// Absolute: the processes run in root, where root's own relative path leads nowhere.
+	abs, err := filepath.Abs(filepath.Join(root, "models"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := "MODELS_DIR=" + abs
+	poll := "REPOSITORY_POLL_INTERVAL=2s"
 	serverAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	s := &stack{
-		server: startProc(t, "inferd", serverAddr, []string{"LISTEN_ADDR=" + serverAddr, "GRPC_PORT=0", queue, models, "LOG_LEVEL=warn"},
+		server: startProc(t, "inferd", serverAddr, []string{"LISTEN_ADDR=" + serverAddr, "GRPC_PORT=0", queue, models, poll, "MODEL_CACHE_DIR=" + t.TempDir(), "LOG_LEVEL=warn"},
 			filepath.Join(bin, "inferd")),
 	}
 	workerAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	s.worker = startProc(t, "inferd-worker", workerAddr, []string{"WORKER_LISTEN_ADDR=" + workerAddr, queue, models, "LOG_LEVEL=warn"},
+	s.worker = startProc(t, "inferd-worker", workerAddr, []string{"WORKER_LISTEN_ADDR=" + workerAddr, queue, models, poll, "MODEL_CACHE_DIR=" + t.TempDir(), "LOG_LEVEL=warn"},
 		filepath.Join(bin, "inferd-worker"))
 	s.server.waitHTTP(t, "/ready", 90*time.Second)
 	s.worker.waitHTTP(t, "/ready", 90*time.Second)
