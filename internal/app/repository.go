@@ -78,7 +78,8 @@ type synced struct {
 	syncer *reposync.Syncer
 	log    *slog.Logger
 
-	once    sync.Once
+	mu      sync.Mutex
+	closed  bool
 	stop    context.CancelFunc // ends Run's loop; nil until it starts
 	stopped chan struct{}
 }
@@ -103,8 +104,14 @@ func openMirror(ctx context.Context, cfg config.Config, m *metrics.Metrics, log 
 	return &synced{mirror: mr, log: log}, nil
 }
 
-// start polls in the background until close.
+// start polls in the background until close; after close (a shutdown that did not
+// wait for the load at start) it does nothing.
 func (s *synced) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.stop != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.stopped = cancel, make(chan struct{})
 	go func() {
@@ -119,18 +126,22 @@ func (s *synced) close() {
 	if s == nil {
 		return
 	}
-	s.once.Do(func() {
-		if s.stop != nil {
-			s.stop()
-			<-s.stopped
-		}
-		if s.syncer != nil {
-			s.syncer.Close()
-		}
-		if err := s.mirror.Close(); err != nil {
-			s.log.Warn("releasing the model cache", "error", err)
-		}
-	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.stop != nil {
+		s.stop()
+		<-s.stopped
+	}
+	if s.syncer != nil {
+		s.syncer.Close()
+	}
+	if err := s.mirror.Close(); err != nil {
+		s.log.Warn("releasing the model cache", "error", err)
+	}
 }
 
 // demandWait bounds how long a worker's job for a version the worker does not hold

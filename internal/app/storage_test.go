@@ -312,3 +312,45 @@ func TestRepositoryInBucket(t *testing.T) {
 		}
 	})
 }
+
+// TestPolledDirectory: a directory polled (REPOSITORY_POLL_INTERVAL) goes through the
+// same copy as a bucket: a version copied in later serves once whole (its SHA256SUMS
+// first, its model.yaml after), a corrupt one is refused in the index, and one removed
+// is dropped; the repository's metrics say so.
+func TestPolledDirectory(t *testing.T) {
+	repo := storetest.NewDir(t)
+	uploadVersion(t, repo, "e", "v1", echoFiles("first"), nil)
+	s := startApp(t, map[string]string{"MODELS_DIR": repo.URL(), "REPOSITORY_POLL_INTERVAL": syncedPoll,
+		"MODEL_CACHE_DIR": t.TempDir(), "RATE_LIMIT_RPS": "0"}, true)
+	predict := func(version string) int {
+		return s.c.Post("/predict", "dev-key", `{"model":"e","version":"`+version+`","data":1}`).Status
+	}
+	if st := predict("v1"); st != http.StatusOK {
+		t.Fatalf("e v1: %d", st)
+	}
+
+	files := echoFiles("second")
+	repo.Put(t, "e/v2/SHA256SUMS", sums(files, nil))
+	time.Sleep(time.Second)
+	if st := predict("v2"); st == http.StatusOK {
+		t.Error("e v2 serves with its SHA256SUMS alone")
+	}
+	repo.Put(t, "e/v2/model.yaml", files["model.yaml"])
+	waitUntil(t, 60*time.Second, "e v2 served", func() (bool, string) { st := predict("v2"); return st == http.StatusOK, strconv.Itoa(st) })
+
+	uploadVersion(t, repo, "e", "v3", echoFiles("third"), map[string]string{"model.yaml": strings.Repeat("f", 64)})
+	waitUntil(t, 60*time.Second, "e v3 refused", func() (bool, string) {
+		e := repositoryIndex(t, s)["e v3"]
+		return e.State == "UNAVAILABLE" && strings.Contains(e.Reason, "digest mismatch"), fmt.Sprintf("%+v", e)
+	})
+
+	repo.Delete(t, "e/v1/model.yaml")
+	repo.Delete(t, "e/v1/SHA256SUMS")
+	waitUntil(t, 60*time.Second, "e v1 dropped", func() (bool, string) {
+		_, listed := repositoryIndex(t, s)["e v1"]
+		return !listed, "still listed"
+	})
+	if got := metricValue(t, s, "inferd_repository_versions_refused"); got != "1" {
+		t.Errorf("inferd_repository_versions_refused = %q, want 1", got)
+	}
+}
