@@ -21,6 +21,7 @@ import (
 	"github.com/inferd/inferd/internal/reposync"
 	"github.com/inferd/inferd/internal/store"
 	"github.com/inferd/inferd/internal/store/dir"
+	"github.com/inferd/inferd/internal/store/gcs"
 	"github.com/inferd/inferd/internal/store/s3"
 )
 
@@ -28,6 +29,7 @@ import (
 // storage is its package and one line here.
 var stores = map[string]func(context.Context, string) (store.Store, error){
 	"s3": opener(s3.New),
+	"gs": opener(gcs.New),
 }
 
 // opener adapts a store package's New(ctx, url, Options) to stores, with the zero

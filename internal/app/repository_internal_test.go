@@ -12,12 +12,14 @@ import (
 // (a secret pasted there by mistake); a polled directory must exist.
 func TestOpenStore(t *testing.T) {
 	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("STORAGE_EMULATOR_HOST", "127.0.0.1:1") // no credentials needed, none looked for
 	tests := []struct {
 		models, wantStore, wantErr string
 	}{
 		{models: "s3://models/prod", wantStore: "s3://models/prod"},
 		{models: "S3://models/prod", wantStore: "s3://models/prod"}, // schemes are case-blind
-		{models: "gs://bucket/hunter2", wantErr: "a repository at gs://... is not one this build reads; it reads a directory or s3://"},
+		{models: "gs://bucket/prod", wantStore: "gs://bucket/prod"},
+		{models: "az://bucket/hunter2", wantErr: "a repository at az://... is not one this build reads; it reads a directory or gs://, s3://"},
 		{models: "s3://Bad_Bucket/prod", wantErr: "lowercase letters"},
 		{models: t.TempDir(), wantStore: ""},
 		{models: filepath.Join(t.TempDir(), "missing"), wantErr: "MODELS_DIR, polled (REPOSITORY_POLL_INTERVAL)"},

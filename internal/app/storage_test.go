@@ -88,7 +88,7 @@ type syncedServer struct {
 // startSynced runs inferd on g's repository with MODEL_CACHE_DIR cache, and waits until
 // it is ready: generously, since the first sync with the store down retries for a
 // while before it serves the cache.
-func startSynced(t *testing.T, g *storetest.Versitygw, cache string) *syncedServer {
+func startSynced(t *testing.T, g storetest.Bucket, cache string) *syncedServer {
 	t.Helper()
 	onnxtest.Runtime(t)
 	env := append(g.Env(), "MODELS_DIR="+g.URL(), "MODEL_CACHE_DIR="+cache, "REPOSITORY_POLL_INTERVAL="+syncedPoll,
@@ -168,12 +168,23 @@ func (s *syncedServer) metric(t *testing.T, sample string) float64 {
 // version uploaded later serves after a poll; a corrupt upload is refused with its
 // reason in the repository index while the rest serves; a version uploaded file by
 // file never serves half (every answer on the way is 400 version_not_found or 503) and
-// serves once
-// whole; a version deleted upstream is dropped; the store killed, serving goes on and
-// /ready stays 200; restarted with the store still down, the server serves from its
-// cache, and syncs again once the store is back.
+// serves once whole; a version deleted upstream is dropped; the store killed, serving
+// goes on and /ready stays 200; restarted with the store still down, the server serves
+// from its cache, and syncs again once the store is back. In an S3 bucket (versitygw)
+// and in a GCS one (fake-gcs-server).
 func TestRepositoryInBucket(t *testing.T) {
-	g := storetest.NewVersitygw(t)
+	for _, tt := range []struct {
+		name   string
+		bucket func(testing.TB) storetest.Outage
+	}{
+		{"s3", func(t testing.TB) storetest.Outage { return storetest.NewVersitygw(t) }},
+		{"gcs", func(t testing.TB) storetest.Outage { return storetest.NewFakeGCS(t) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) { repositoryInBucket(t, tt.bucket(t)) })
+	}
+}
+
+func repositoryInBucket(t *testing.T, g storetest.Outage) {
 	uploadVersion(t, g, "iris", "v1", versionFiles(t, "iris", "v1"), nil)
 	uploadVersion(t, g, "e", "v1", echoFiles("first"), nil)
 	cache := t.TempDir()

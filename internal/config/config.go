@@ -254,9 +254,9 @@ func (p *parser) repository() string {
 	u, err := url.Parse(v)
 	switch {
 	case err != nil:
-		p.errs = append(p.errs, fmt.Errorf("%s: not a URL; want a directory, or s3://bucket/prefix", p.cur.Name))
+		p.errs = append(p.errs, fmt.Errorf("%s: not a URL; want a directory, s3://bucket/prefix or gs://bucket/prefix", p.cur.Name))
 	case u.User != nil:
-		p.errs = append(p.errs, fmt.Errorf("%s: credentials do not go in the repository's URL: give them the store's own way (for S3, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or a role)", p.cur.Name))
+		p.errs = append(p.errs, fmt.Errorf("%s: credentials do not go in the repository's URL: give them the store's own way (for S3, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or a role; for GCS, Application Default Credentials)", p.cur.Name))
 	}
 	return v
 }

@@ -69,7 +69,7 @@ var settings = []Setting{
 				c.GRPCListenAddr = p.addr(c.GRPCPort)
 			}
 		}},
-	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository: a directory, or a bucket's `s3://bucket/prefix` (read with the AWS SDK's own configuration: `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for an S3-compatible server, the default credential chain), which needs `MODEL_CACHE_DIR` (see docs/storage.md)",
+	{Name: "MODELS_DIR", Default: "./models", Meaning: "the model repository: a directory, or a bucket's `s3://bucket/prefix` (read with the AWS SDK's own configuration: `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for an S3-compatible server, the default credential chain) or `gs://bucket/prefix` (Application Default Credentials, `STORAGE_EMULATOR_HOST` for an emulator), which needs `MODEL_CACHE_DIR` (see docs/storage.md)",
 		parse: func(p *parser, c *Config) { c.ModelsDir = p.repository() }},
 	{Name: "REPOSITORY_POLL_INTERVAL", Default: "0s", Meaning: "how often the model repository is polled, a bucket's and a directory's alike, for versions added, changed and deleted: each is loaded, reloaded or dropped once it is whole and verified (`SHA256SUMS`), the old one serving until then and on if its load fails; a poll that finds nothing changed costs one listing (a request per 1,000 objects). A model unloaded by hand stays unloaded. A polled directory needs `MODEL_CACHE_DIR` too. `0s`: a directory is read as it is, at start and by the repository API; a bucket is synced at start (and by `inferd-worker` when a job names a version it has not seen)",
 		parse: func(p *parser, c *Config) { c.RepositoryPollInterval = p.durationOrZero() }},
