@@ -54,6 +54,10 @@ func codeOf(httpStatus int) codes.Code {
 	return codes.Internal
 }
 
+// deadlineSlack is how near its deadline a call cancelled by its client counts as one
+// whose deadline passed.
+const deadlineSlack = time.Second
+
 // toStatus turns a call's error into its status: the detail REST answers with as the
 // message, the problem code as ErrorInfo's reason, and RetryInfo on the statuses a
 // client should retry (RESOURCE_EXHAUSTED from a limit, UNAVAILABLE).
@@ -67,9 +71,12 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return status.FromProto(p).Err()
 	}
 	if ctx.Err() != nil {
-		// A client whose deadline passed often cancels the call (RST_STREAM) before the
-		// server's own timer fires: the deadline, not the cancel, is the cause.
-		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// A client whose deadline passed cancels the call (RST_STREAM), often before the
+		// server's own timer fires: that timer started when the server read the call's
+		// headers, later than the client's by the time they took to arrive and be read,
+		// a lot of it on a busy machine. A cancel that close to the deadline is the
+		// deadline's.
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < deadlineSlack || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return status.Error(codes.DeadlineExceeded, "the call's deadline passed before its answer was ready")
 		}
 		return status.Error(codes.Canceled, "the call was cancelled before its answer was ready")
