@@ -11,11 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/inferd/inferd/internal/testport"
 )
 
 // fakeGCSStart bounds how long fake-gcs-server may take to answer its health check, on
@@ -29,13 +26,9 @@ const fakeGCSStart = 30 * time.Second
 // but ignores a read's generation condition: a Store must check the generation it was
 // answered with too.
 type FakeGCS struct {
-	bin, dir, logs string
-	port           int
-	client         *http.Client
-
-	mu     sync.Mutex
-	proc   *os.Process
-	exited chan struct{}
+	process
+	dir    string
+	client *http.Client
 }
 
 const (
@@ -49,28 +42,29 @@ const (
 func NewFakeGCS(t testing.TB) *FakeGCS {
 	t.Helper()
 	bin := Tool(t, "github.com/fsouza/fake-gcs-server")
-	var err error
-	g := &FakeGCS{bin: bin, dir: t.TempDir(), client: &http.Client{Timeout: 30 * time.Second}}
-	g.logs = filepath.Join(g.dir, "fake-gcs-server.log")
+	g := &FakeGCS{dir: t.TempDir(), client: &http.Client{Timeout: 30 * time.Second}}
+	g.process = process{
+		name:   "fake-gcs-server",
+		log:    filepath.Join(g.dir, "fake-gcs-server.log"),
+		within: fakeGCSStart,
+		cmd: func(port int) *exec.Cmd {
+			// -public-host is the address itself: the client library reads objects with
+			// GCS's XML API (GET /bucket/object), which fake-gcs-server routes only for
+			// requests to its public host.
+			return exec.Command(bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port),
+				"-public-host", "127.0.0.1:"+strconv.Itoa(port), "-external-url", g.Host(),
+				"-backend", "filesystem", "-filesystem-root", filepath.Join(g.dir, "data"), "-log-level", "warn")
+		},
+		ready: g.answers,
+	}
 	t.Cleanup(func() {
 		g.kill()
 		if t.Failed() {
-			b, _ := os.ReadFile(g.logs)
+			b, _ := os.ReadFile(g.log)
 			t.Logf("logs of fake-gcs-server:\n%s", b)
 		}
 	})
-	// A port found free can be taken before the server binds it; try a few.
-	for range 3 {
-		if g.port, err = testport.Free(); err != nil {
-			t.Fatal(err)
-		}
-		if err = g.start(); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("starting fake-gcs-server: %v", err)
-	}
+	g.open(t)
 	body, _ := json.Marshal(map[string]string{"name": fakeGCSBucket})
 	g.do(t, http.MethodPost, "/storage/v1/b", "application/json", body, http.StatusOK)
 	return g
@@ -109,14 +103,7 @@ func (g *FakeGCS) Stop(t testing.TB) {
 func (g *FakeGCS) Start(t testing.TB) {
 	t.Helper()
 	g.kill()
-	var err error
-	// The dead process's socket may linger for a moment.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if err = g.start(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("restarting fake-gcs-server on port %d: %v", g.port, err)
+	g.restart(t, 10*time.Second, 50*time.Millisecond)
 }
 
 // do sends one request to the server and fails the test on an answer other than want.
@@ -143,57 +130,15 @@ func (g *FakeGCS) do(t testing.TB, method, path, contentType string, body []byte
 	t.Fatalf("%s %s: %s\n%s", method, path, resp.Status, b)
 }
 
-func (g *FakeGCS) start() error {
-	logs, err := os.OpenFile(g.logs, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+// answers is nil once the server answers its health check.
+func (g *FakeGCS) answers() error {
+	resp, err := g.client.Get(g.Host() + "/_internal/healthcheck")
 	if err != nil {
 		return err
 	}
-	defer logs.Close()
-	addr := "127.0.0.1:" + strconv.Itoa(g.port)
-	// -public-host is the address itself: the client library reads objects with
-	// GCS's XML API (GET /bucket/object), which fake-gcs-server routes only for
-	// requests to its public host.
-	cmd := exec.Command(g.bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(g.port),
-		"-public-host", addr, "-external-url", g.Host(),
-		"-backend", "filesystem", "-filesystem-root", filepath.Join(g.dir, "data"), "-log-level", "warn")
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		return err
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("health check: %s", resp.Status)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	for deadline := time.Now().Add(fakeGCSStart); ; time.Sleep(20 * time.Millisecond) {
-		select {
-		case <-exited:
-			b, _ := os.ReadFile(g.logs)
-			return fmt.Errorf("fake-gcs-server exited at start:\n%s", b)
-		default:
-		}
-		if resp, err := g.client.Get(g.Host() + "/_internal/healthcheck"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("fake-gcs-server did not answer on %s within %s", addr, fakeGCSStart)
-		}
-	}
-	g.mu.Lock()
-	g.proc, g.exited = cmd.Process, exited
-	g.mu.Unlock()
 	return nil
-}
-
-func (g *FakeGCS) kill() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.proc == nil {
-		return
-	}
-	_ = g.proc.Kill()
-	<-g.exited
-	g.proc, g.exited = nil, nil
 }

@@ -4,21 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-
-	"github.com/inferd/inferd/internal/testport"
 )
 
 // VersitygwPackage is the command Versitygw runs, as tools/go.mod pins it.
@@ -40,42 +36,35 @@ const (
 // "models" whose "repo/" prefix holds the repository. The test writes to it with an
 // S3 client of its own, not with the Store under test.
 type Versitygw struct {
-	bin            string
-	root, log      string // the gateway's directory, and the file of its output
-	port           int
+	process
+	root           string // the gateway's directory
 	access, secret string
 	client         *s3.Client
-
-	mu     sync.Mutex
-	proc   *os.Process
-	exited chan struct{} // closed once proc has been waited for
 }
 
 // NewVersitygw builds versitygw from tools/go.mod (see Tool), starts it and creates
 // the bucket; it is killed when the test ends.
 func NewVersitygw(t testing.TB) *Versitygw {
 	t.Helper()
+	bin := Tool(t, VersitygwPackage)
 	g := &Versitygw{
-		bin:    Tool(t, VersitygwPackage),
 		root:   t.TempDir(),
-		log:    filepath.Join(t.TempDir(), "versitygw.log"),
 		access: "inferd" + rand.Text()[:14],
 		secret: rand.Text() + rand.Text()[:14],
 	}
+	g.process = process{
+		name:   "versitygw",
+		log:    filepath.Join(t.TempDir(), "versitygw.log"),
+		within: versitygwStart,
+		cmd: func(port int) *exec.Cmd {
+			cmd := exec.Command(bin, "--port", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "posix", g.root)
+			cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+g.access, "ROOT_SECRET_KEY="+g.secret)
+			return cmd
+		},
+		ready: g.answers,
+	}
 	t.Cleanup(func() { g.Stop(t) })
-	var err error
-	// A port found free can be taken before versitygw binds it: try a few.
-	for range 3 {
-		if g.port, err = testport.Free(); err != nil {
-			t.Fatalf("finding a free port: %v", err)
-		}
-		if err = g.start(); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("starting versitygw: %v", err)
-	}
+	g.open(t)
 	g.client = s3.New(s3.Options{
 		Region:       versitygwRegion,
 		BaseEndpoint: aws.String(g.Endpoint()),
@@ -136,52 +125,17 @@ func (g *Versitygw) Delete(t testing.TB, key string) {
 }
 
 // Stop kills the gateway (SIGKILL: no goodbye to its clients). It is idempotent.
-func (g *Versitygw) Stop(t testing.TB) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.proc == nil {
-		return
-	}
-	_ = g.proc.Kill()
-	<-g.exited
-	g.proc, g.exited = nil, nil
-}
+func (g *Versitygw) Stop(t testing.TB) { g.kill() }
 
 // Start runs the gateway again on its port, over the same directory, and waits
 // until it answers.
 func (g *Versitygw) Start(t testing.TB) {
 	t.Helper()
-	var err error
-	// The dead process's socket may linger for a moment.
-	for deadline := time.Now().Add(versitygwStart); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = g.start(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("restarting versitygw on port %d: %v", g.port, err)
+	g.restart(t, versitygwStart, 100*time.Millisecond)
 }
 
-// start runs versitygw on g.port and waits until it answers an authenticated
-// request, or fails with its output.
-func (g *Versitygw) start() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.proc != nil {
-		return nil
-	}
-	logf, err := os.OpenFile(g.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(g.bin, "--port", net.JoinHostPort("127.0.0.1", strconv.Itoa(g.port)), "posix", g.root)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+g.access, "ROOT_SECRET_KEY="+g.secret)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+// answers is nil once the gateway answers an authenticated request.
+func (g *Versitygw) answers() error {
 	probe := s3.New(s3.Options{
 		Region:           versitygwRegion,
 		BaseEndpoint:     aws.String(g.Endpoint()),
@@ -189,32 +143,8 @@ func (g *Versitygw) start() error {
 		Credentials:      credentials.NewStaticCredentialsProvider(g.access, g.secret, ""),
 		RetryMaxAttempts: 1,
 	})
-	for deadline := time.Now().Add(versitygwStart); ; time.Sleep(50 * time.Millisecond) {
-		select {
-		case <-exited:
-			return fmt.Errorf("versitygw exited: %s", g.output())
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := probe.ListBuckets(ctx, &s3.ListBucketsInput{})
-		cancel()
-		if err == nil {
-			g.proc, g.exited = cmd.Process, exited
-			return nil
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("versitygw did not answer within %s: %v\n%s", versitygwStart, err, g.output())
-		}
-	}
-}
-
-// output is the end of what versitygw printed.
-func (g *Versitygw) output() string {
-	b, _ := os.ReadFile(g.log)
-	if len(b) > 4096 {
-		b = b[len(b)-4096:]
-	}
-	return string(b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := probe.ListBuckets(ctx, &s3.ListBucketsInput{})
+	return err
 }
