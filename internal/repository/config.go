@@ -84,6 +84,19 @@ func (s *Source) readConfig(file string) (*Config, int64, error) {
 	return c, int64(len(data)), inFile(file, err)
 }
 
+// ParseConfig parses and checks the model.yaml file holding data as the repository
+// does when it discovers a version, before the artifact is read: its fields, its
+// steps and their parameters, and the backend's own Check among backends. A fault is
+// a *ConfigError naming file and field. `inferctl model init` vets what it writes
+// with it.
+func ParseConfig(file string, data []byte, backends backend.Catalogue) (*Config, error) {
+	c, err := parseConfig(data, backends)
+	if err != nil {
+		return nil, inFile(file, err)
+	}
+	return c, nil
+}
+
 func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
