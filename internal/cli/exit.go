@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net"
 	"slices"
@@ -91,6 +92,12 @@ func exitCode(err error) int {
 		case p.Status >= 500:
 			return ExitServer
 		}
+		return ExitError
+	}
+	// A file that cannot be read is local: its syscall.Errno would pass for a
+	// net.Error below.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return ExitError
 	}
 	// Refused connections, unknown hosts and timeouts: the server is not there for us.

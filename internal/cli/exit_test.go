@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +38,7 @@ func TestExitCodeAndMessage(t *testing.T) {
 		{"job cancelled", &client.JobError{Record: &client.JobRecord{JobId: "j", Status: client.JobCancelled}}, ExitCancelled, "job j cancelled"},
 		{"not found locally", notFoundError("no model named \"x\""), ExitClient, "no model named \"x\""},
 		{"other", errors.New("open x: no such file"), ExitError, "open x: no such file"},
+		{"a file that cannot be read", &fs.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}, ExitError, "open x: no such file or directory"},
 		{"batch: one of many failed", batchFailed(10, map[int]error{2: refused}), ExitPartial,
 			"1 of 10 items failed (line 3 of f.jsonl); 9 answered"},
 		{"batch: some failed", batchFailed(10, map[int]error{5: refused, 1: usagef("f.jsonl:2 is not a JSON value")}), ExitPartial,

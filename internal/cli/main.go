@@ -50,6 +50,8 @@ func commands() []command {
 		{"jobs", "get|cancel|wait <id> [--progress]", "show, cancel or wait for a job", runJobs},
 		{"models", "list | get <name> [version]", "list the registry, or show one model version's metadata", runModels},
 		{"reload", "<name> [version]", "hot-reload a model version (admin)", runReload},
+		{"repository", "index [--ready] | load <name> | unload <name>", "the model repository: every version and its state; load or unload a model (admin)", runRepository},
+		{"model", "init <dir|file> [--force]", "write a version directory's model.yaml from its ONNX or XGBoost file", runModel},
 		{"memory", "", "memory used by each pipeline (admin)", runMemory},
 		{"version", "", "inferctl's version and the contract it speaks", runVersion},
 	}
@@ -110,7 +112,7 @@ Usage: inferctl [global flags] <command> [arguments and flags]
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.summary)
 	}
 	b.WriteString(`
 Global flags (before or after the command):
