@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/readmetest"
 	"github.com/inferd/inferd/internal/repository"
 )
 
@@ -70,6 +71,11 @@ func TestModelInitExamples(t *testing.T) {
 				"Next:\n...\n...model \""+ex.name+"\", version \""+ex.version+"\".\n...\n     inferctl repository load "+ex.name+"\n"+
 				strings.Repeat("...\n", 8), r.stderr)
 			data := readFile(t, file)
+			if ex.name == "iris" && ex.version == "v1" {
+				if doc := docsYAML(t); doc != string(data) {
+					t.Errorf("docs/models.md shows\n%s\ninit writes\n%s", doc, data)
+				}
+			}
 			c, err := repository.ParseConfig(file, data, parser)
 			if err != nil {
 				t.Fatalf("the repository refuses what init wrote: %v\n%s", err, data)
@@ -233,6 +239,18 @@ func TestModelInitRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// docsYAML is the model.yaml docs/models.md shows model init writing for iris v1.
+func docsYAML(t *testing.T) string {
+	t.Helper()
+	section := readmetest.FileSection(t, "docs/models.md", "### Writing model.yaml: inferctl model init")
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	if !ok {
+		t.Fatal("docs/models.md shows no model.yaml from model init")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return block
 }
 
 // uncomment turns on the to_tensor example init leaves commented out.
