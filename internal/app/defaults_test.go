@@ -11,7 +11,7 @@ import (
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/repository"
-	"github.com/inferd/inferd/internal/telemetry"
+	"github.com/inferd/inferd/internal/telemetry/provider"
 	"github.com/inferd/inferd/internal/webhook"
 )
 
@@ -39,9 +39,9 @@ func TestConfigDefaultsAgree(t *testing.T) {
 		{"WEBHOOK_TIMEOUT", config.DefaultWebhookTimeout, webhook.DefaultTimeout},
 		{"WEBHOOK_MAX_AGE", config.DefaultWebhookMaxAge, webhook.DefaultMaxAge},
 		{"WEBHOOK_CONCURRENCY", config.DefaultWebhookConcurrency, webhook.DefaultConcurrency},
-		{"OTEL_TRACES_EXPORTER=otlp", config.ExporterOTLP, telemetry.ExporterOTLP},
-		{"OTEL_TRACES_EXPORTER=console", config.ExporterConsole, telemetry.ExporterConsole},
-		{"OTEL_TRACES_EXPORTER=none", config.ExporterNone, telemetry.ExporterNone},
+		{"OTEL_TRACES_EXPORTER=otlp", config.ExporterOTLP, provider.ExporterOTLP},
+		{"OTEL_TRACES_EXPORTER=console", config.ExporterConsole, provider.ExporterConsole},
+		{"OTEL_TRACES_EXPORTER=none", config.ExporterNone, provider.ExporterNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/listen"
 	"github.com/inferd/inferd/internal/metrics"
-	"github.com/inferd/inferd/internal/telemetry"
+	"github.com/inferd/inferd/internal/telemetry/provider"
 )
 
 // process is what Run and RunWorker both start from: the options with their defaults
@@ -28,7 +28,7 @@ type process struct {
 	promReg *prometheus.Registry
 	metrics *metrics.Metrics
 	models  *models
-	tracing *telemetry.Tracing
+	tracing *provider.Tracing
 	hooks   callbacks
 }
 
@@ -53,7 +53,7 @@ func start(ctx context.Context, opts Options, service string) (*process, error) 
 	if p.cfg.ServiceName != "" {
 		service = p.cfg.ServiceName
 	}
-	tr, err := telemetry.New(ctx, telemetry.Options{Exporter: p.cfg.Traces(), ServiceName: service, Provider: opts.TracerProvider, Logger: p.log})
+	tr, err := provider.New(ctx, provider.Options{Exporter: p.cfg.Traces(), ServiceName: service, Provider: opts.TracerProvider, Logger: p.log})
 	if err != nil {
 		return nil, err
 	}

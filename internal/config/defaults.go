@@ -41,8 +41,8 @@ const (
 	DefaultKeysReloadInterval    = 2 * time.Second
 )
 
-// The exporters OTEL_TRACES_EXPORTER may name, as telemetry.Options.Exporter takes
-// them (telemetry.ExporterOTLP, ExporterConsole, ExporterNone).
+// The exporters OTEL_TRACES_EXPORTER may name, as provider.Options.Exporter takes
+// them (provider.ExporterOTLP, ExporterConsole, ExporterNone; package internal/telemetry/provider).
 const (
 	ExporterOTLP    = "otlp"
 	ExporterConsole = "console"

@@ -1,4 +1,4 @@
-package telemetry
+package provider
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/inferd/inferd/internal/telemetry"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -97,7 +98,7 @@ func New(ctx context.Context, opts Options) (*Tracing, error) {
 		log.Warn("tracing", "error", err)
 	}))
 	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(Propagator)
+	otel.SetTextMapPropagator(telemetry.Propagator)
 	return &Tracing{Tracer: tp.Tracer(ScopeName), Provider: tp, shutdown: tp.Shutdown}, nil
 }
 
