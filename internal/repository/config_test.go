@@ -147,6 +147,15 @@ func TestConfigErrors(t *testing.T) {
 			if !errors.Is(got, repository.ErrInvalidConfig) {
 				t.Errorf("error does not wrap ErrInvalidConfig")
 			}
+			// ParseConfig (inferctl model init's check) refuses what discovery refuses,
+			// alike, and passes what only a load finds out.
+			_, perr := repository.ParseConfig(filepath.Join(vdir, "model.yaml"), []byte(tt.yaml), backends(onnxtest.Runtime(t)))
+			switch {
+			case tt.phase == "discover" && (perr == nil || perr.Error() != want):
+				t.Errorf("ParseConfig: %v\nwant %s", perr, want)
+			case tt.phase == "load" && perr != nil:
+				t.Errorf("ParseConfig: %v, want nil: only the load finds it", perr)
+			}
 		})
 	}
 }
