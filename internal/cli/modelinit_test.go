@@ -120,8 +120,9 @@ func TestModelInitExamples(t *testing.T) {
 	}
 }
 
-// TestModelInitXGBoost: an XGBoost JSON file's feature names become a to_tensor
-// step; without names the file gets the commented-out example, as an ONNX file.
+// TestModelInitXGBoost: an XGBoost file's feature names become a to_tensor step;
+// without names the file gets the commented-out example, as an ONNX file. The UBJ
+// file of the same booster gets the same model.yaml but for the artifact.
 func TestModelInitXGBoost(t *testing.T) {
 	tests := []struct {
 		file     string
@@ -140,10 +141,14 @@ func TestModelInitXGBoost(t *testing.T) {
 			"backend: xgboost\nartifact: model.json\n# For /predict to take the 4 values by name, uncomment and name them:\n" +
 			"# preprocess:\n#   - to_tensor:\n#       dtype: float32\n#       shape: [4]\n#       # features: [x0, x1, x2, x3]", nil},
 	}
+	ubj := tests[0]
+	ubj.file, ubj.yaml = "binary.ubj", strings.ReplaceAll(ubj.yaml, "model.json", "model.ubj")
+	tests = append(tests, ubj)
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "trees", "1")
-			copyFile(t, filepath.Join(repoRoot(t), "internal", "signature", "testdata", tc.file), filepath.Join(dir, "model.json"))
+			artifact := "model" + filepath.Ext(tc.file)
+			copyFile(t, filepath.Join(repoRoot(t), "internal", "signature", "testdata", tc.file), filepath.Join(dir, artifact))
 			r := inferctl(t, nil, "", "model", "init", dir)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -152,7 +157,7 @@ func TestModelInitXGBoost(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 				t.Fatal(err)
 			}
-			if out.Backend != "xgboost" || out.Artifact != "model.json" || !reflect.DeepEqual(out.Features, tc.features) {
+			if out.Backend != "xgboost" || out.Artifact != artifact || !reflect.DeepEqual(out.Features, tc.features) {
 				t.Errorf("init printed %s", r.stdout)
 			}
 			check(t, "model.yaml", tc.yaml, string(readFile(t, filepath.Join(dir, "model.yaml"))))
@@ -179,7 +184,7 @@ func TestModelInitRefuses(t *testing.T) {
 		{name: "not a model file", files: map[string]string{"model.onnx": "text:hello, world\n"}, code: 2,
 			stderr: "inferctl: .../model.onnx: not a model file: not an ONNX model (no ModelProto with a graph that has inputs and outputs)\n..."},
 		{name: "a JSON file that is not XGBoost's", arg: "model.json", files: map[string]string{"model.json": `text:{"a": 1}`}, code: 2,
-			stderr: "inferctl: .../model.json: not a model file: not an XGBoost JSON model (no learner object)\n..."},
+			stderr: "inferctl: .../model.json: not a model file: not an XGBoost model (no learner object)\n..."},
 		{name: "model.yaml exists", files: map[string]string{"model.onnx": iris, "model.yaml": "text:backend: onnx\n"}, code: 2,
 			stderr: "inferctl: .../model.yaml exists; nothing was written (--force replaces it)\n..."},
 		{name: "model.yaml a dangling link", files: map[string]string{"model.onnx": iris, "model.yaml": "link:nowhere"}, code: 2,
@@ -191,8 +196,10 @@ func TestModelInitRefuses(t *testing.T) {
 			stderr: "inferctl: ... holds no model file (model.onnx, model.json, model.ubj, or a *.onnx); give the file's path\n..."},
 		{name: "two models", files: map[string]string{"model.onnx": iris, "model.json": "text:{}"}, code: 2,
 			stderr: "inferctl: ... holds model.onnx and model.json; a version has one model: give the file's path\n..."},
-		{name: "UBJ", arg: "model.ubj", files: map[string]string{"model.ubj": ubj}, code: 2,
-			stderr: "inferctl: unsupported model file: .../model.ubj is XGBoost's UBJ format, which model init does not read; save the model as JSON too (booster.save_model(\"model.json\")) and run model init on that file\n..."},
+		{name: "UBJ that is not", files: map[string]string{"model.ubj": "text:{i\x03abc"}, code: 2,
+			stderr: "inferctl: .../model.ubj: not a model file: not an XGBoost UBJ model: malformed UBJSON: ...\n..."},
+		{name: "a UBJ and an ONNX file", files: map[string]string{"model.ubj": ubj, "model.onnx": iris}, code: 2,
+			stderr: "inferctl: ... holds model.onnx and model.ubj; a version has one model: give the file's path\n..."},
 		{name: "a name the repository refuses as an artifact", arg: ".hidden.onnx", files: map[string]string{".hidden.onnx": iris}, code: 1,
 			stderr: "inferctl: the model.yaml for .hidden.onnx would not load, so it was not written: .../model.yaml: artifact: \".hidden.onnx\" must be a file name in the version directory"},
 		{name: "no path", arg: "-", args: []string{}, code: 2, stderr: "inferctl: model init takes one path: a version directory or its model file\n..."},

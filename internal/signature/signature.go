@@ -15,8 +15,8 @@ import (
 // JSON model.
 var ErrNotModel = errors.New("not a model file")
 
-// ErrUnsupported is the error of a model file of a known kind that this package
-// cannot read (an XGBoost UBJ or legacy binary file).
+// ErrUnsupported is the error of a model file of a known kind that is not served
+// (XGBoost's legacy binary format).
 var ErrUnsupported = errors.New("unsupported model file")
 
 // Model is what a model file declares.
@@ -34,8 +34,8 @@ type Model struct {
 	Classes int
 }
 
-// Read reads the model file at path, recognised by its content: an ONNX protobuf or
-// an XGBoost JSON document. A .ubj file is refused with ErrUnsupported.
+// Read reads the model file at path: an ONNX protobuf, an XGBoost JSON document, or
+// (named .ubj) the same document in Universal Binary JSON.
 func Read(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -43,7 +43,11 @@ func Read(path string) (*Model, error) {
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); {
 	case ext == ".ubj":
-		return nil, fmt.Errorf("%w: %s is XGBoost's UBJ format, which model init does not read; save the model as JSON too (booster.save_model(\"model.json\")) and run model init on that file", ErrUnsupported, path)
+		m, err := ReadXGBoostUBJ(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return m, nil
 	case ext == ".json" || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
 		m, err := ReadXGBoost(data)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/internal/pipeline"
@@ -32,6 +33,9 @@ func TestRead(t *testing.T) {
 		{"../../models/digits/v1/model.onnx", signature.Model{Backend: "onnx",
 			Inputs: []pipeline.Tensor{f32("input", -1, 64)}, Outputs: []pipeline.Tensor{f32("logits", -1, 10)}}},
 		{"testdata/binary.json", signature.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
+			Features: []string{"sepal_length", "sepal_width", "petal_length", "petal_width"},
+			Inputs:   []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("probabilities", -1, 2)}}},
+		{"testdata/binary.ubj", signature.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
 			Features: []string{"sepal_length", "sepal_width", "petal_length", "petal_width"},
 			Inputs:   []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("probabilities", -1, 2)}}},
 		{"testdata/multiclass.json", signature.Model{Backend: "xgboost", Objective: "multi:softprob", Classes: 3,
@@ -75,7 +79,11 @@ func TestReadRefuses(t *testing.T) {
 		{"XGBoost without features", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "0"}, "objective": {"name": "reg:squarederror"}}}`), signature.ErrNotModel},
 		{"XGBoost without objective", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "3"}}}`), signature.ErrNotModel},
 		{"XGBoost names of another count", "model.json", []byte(`{"learner": {"feature_names": ["a"], "learner_model_param": {"num_feature": "3"}, "objective": {"name": "reg:squarederror"}}}`), signature.ErrNotModel},
-		{"UBJ", "model.ubj", mustRead(t, "testdata/binary.ubj"), signature.ErrUnsupported},
+		{"UBJ that is not", "model.ubj", []byte("{i\x03abc"), signature.ErrNotModel},
+		{"UBJ cut short", "model.ubj", mustRead(t, "testdata/binary.ubj")[:1000], signature.ErrNotModel},
+		{"UBJ without a learner", "model.ubj", []byte("{i\x01aSi\x01b}"), signature.ErrNotModel},
+		{"UBJ nested too deep", "model.ubj", []byte(strings.Repeat("[", 100) + strings.Repeat("]", 100)), signature.ErrNotModel},
+		{"UBJ count beyond the file", "model.ubj", []byte("[$d#l\x7f\xff\xff\xff"), signature.ErrNotModel},
 		{"XGBoost legacy binary", "model.bin", []byte("binf\x00\x00\x00?\x04\x00\x00\x00"), signature.ErrUnsupported},
 		{"missing", "", nil, os.ErrNotExist},
 	}
@@ -121,6 +129,23 @@ func FuzzReadONNX(f *testing.F) {
 		m, err := signature.ReadONNX(data)
 		if err == nil && (len(m.Inputs) == 0 || len(m.Outputs) == 0) {
 			t.Errorf("a model without inputs or outputs: %+v", m)
+		}
+	})
+}
+
+// FuzzReadXGBoostUBJ: no bytes make the UBJ reader panic, loop or allocate beyond
+// the file's size.
+func FuzzReadXGBoostUBJ(f *testing.F) {
+	data, err := os.ReadFile("testdata/binary.ubj")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte("[$Z#l\x7f\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := signature.ReadXGBoostUBJ(data)
+		if err == nil && len(m.Inputs) != 1 {
+			t.Errorf("a model without its input: %+v", m)
 		}
 	})
 }

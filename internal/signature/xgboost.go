@@ -36,7 +36,7 @@ const (
 func ReadXGBoost(data []byte) (*Model, error) {
 	var x xgbModel
 	if err := json.Unmarshal(data, &x); err != nil || x.Learner == nil {
-		return nil, fmt.Errorf("%w: not an XGBoost JSON model (no learner object)", ErrNotModel)
+		return nil, fmt.Errorf("%w: not an XGBoost model (no learner object)", ErrNotModel)
 	}
 	l := x.Learner
 	n, err := strconv.Atoi(l.Param.NumFeature)
