@@ -242,7 +242,7 @@ func (e *env) nextSteps(dir, target string, m *signature.Model) {
 	}
 	version, name := filepath.Base(abs), filepath.Base(filepath.Dir(abs))
 	w := e.stderr
-	fmt.Fprintf(w, "inferctl: wrote %s; it passes the server's checks of model.yaml.\n", target)
+	fmt.Fprintf(w, "inferctl: wrote %s; the server's parser of model.yaml accepts it.\n", target)
 	fmt.Fprintf(w, "Next:\n  1. The directory is one version of a model: the repository (MODELS_DIR) holds it as\n")
 	fmt.Fprintf(w, "     <model>/<version>/; here that is model %q, version %q.\n", name, version)
 	fmt.Fprintf(w, "  2. Start inferd with MODELS_DIR set to the repository, or have a running one load it:\n")

@@ -67,7 +67,7 @@ func TestModelInitExamples(t *testing.T) {
 			if out.ModelYAML != file || out.Backend != "onnx" || out.Artifact != "model.onnx" {
 				t.Errorf("init printed %s", r.stdout)
 			}
-			check(t, "stderr", "inferctl: wrote "+file+"; it passes the server's checks of model.yaml.\n"+
+			check(t, "stderr", "inferctl: wrote "+file+"; the server's parser of model.yaml accepts it.\n"+
 				"Next:\n...\n...model \""+ex.name+"\", version \""+ex.version+"\".\n...\n     inferctl repository load "+ex.name+"\n"+
 				strings.Repeat("...\n", 8), r.stderr)
 			data := readFile(t, file)
