@@ -12,7 +12,7 @@ import (
 
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/repository"
-	"github.com/inferd/inferd/internal/signature"
+	"github.com/inferd/inferd/internal/modelfile"
 )
 
 // runModel is `model init PATH`: it writes a version directory's model.yaml from
@@ -34,8 +34,8 @@ func runModel(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := signature.Read(filepath.Join(dir, file))
-	if errors.Is(err, signature.ErrNotModel) || errors.Is(err, signature.ErrUnsupported) {
+	m, err := modelfile.Read(filepath.Join(dir, file))
+	if errors.Is(err, modelfile.ErrNotModel) || errors.Is(err, modelfile.ErrUnsupported) {
 		return usageError{err.Error()}
 	}
 	if err != nil {
@@ -123,7 +123,7 @@ func modelFile(path string) (dir, file string, err error) {
 
 // initYAML is the model.yaml of the model in file: the backend and artifact, the
 // tensors as comments, and the steps the file's names allow.
-func initYAML(file string, m *signature.Model) string {
+func initYAML(file string, m *modelfile.Model) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by inferctl model init from %s", file)
 	if m.Objective != "" {
@@ -165,7 +165,7 @@ func initYAML(file string, m *signature.Model) string {
 
 // oneRowInput reports whether the model takes one input of rows of n floats,
 // [-1, n], which a to_tensor step can feed from named features.
-func oneRowInput(m *signature.Model) (int64, string, bool) {
+func oneRowInput(m *modelfile.Model) (int64, string, bool) {
 	if len(m.Inputs) != 1 {
 		return 0, "", false
 	}
@@ -235,7 +235,7 @@ func yamlList(names []string) string {
 }
 
 // nextSteps tells, on stderr, where the directory goes and how to call the model.
-func (e *env) nextSteps(dir, target string, m *signature.Model) {
+func (e *env) nextSteps(dir, target string, m *modelfile.Model) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
@@ -274,7 +274,7 @@ var oipDatatypes = map[string]string{
 }
 
 // oipExample is an infer request of one item of zeros.
-func oipExample(m *signature.Model) (string, bool) {
+func oipExample(m *modelfile.Model) (string, bool) {
 	inputs := make([]string, len(m.Inputs))
 	for i, t := range m.Inputs {
 		dt, ok := oipDatatypes[t.DType]
@@ -294,7 +294,7 @@ func oipExample(m *signature.Model) (string, bool) {
 
 // predictExample is the data of one /predict item: the features by name, or the
 // values of one row of a one-input model.
-func predictExample(m *signature.Model) (string, bool) {
+func predictExample(m *modelfile.Model) (string, bool) {
 	if len(m.Features) > 0 {
 		kv := make([]string, len(m.Features))
 		for i, f := range m.Features {

@@ -148,7 +148,7 @@ func TestModelInitXGBoost(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "trees", "1")
 			artifact := "model" + filepath.Ext(tc.file)
-			copyFile(t, filepath.Join(repoRoot(t), "internal", "signature", "testdata", tc.file), filepath.Join(dir, artifact))
+			copyFile(t, filepath.Join(repoRoot(t), "internal", "modelfile", "testdata", tc.file), filepath.Join(dir, artifact))
 			r := inferctl(t, nil, "", "model", "init", dir)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -172,7 +172,7 @@ func TestModelInitXGBoost(t *testing.T) {
 // to do, and leaves the directory as it was.
 func TestModelInitRefuses(t *testing.T) {
 	iris := filepath.Join(repoRoot(t), "models", "iris", "v1", "model.onnx")
-	ubj := filepath.Join(repoRoot(t), "internal", "signature", "testdata", "binary.ubj")
+	ubj := filepath.Join(repoRoot(t), "internal", "modelfile", "testdata", "binary.ubj")
 	tests := []struct {
 		name   string
 		files  map[string]string // name in the version directory -> source file, or "text:..." for contents

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the XGBoost files of signature's tests: three tiny models (two trees of
+"""Writes the XGBoost files of modelfile's tests: three tiny models (two trees of
 depth 2), one per kind of objective, as XGBoost saves them. Run with Debian's
 python3-xgboost: ./build.py in this directory."""
 import numpy as np

@@ -1,4 +1,4 @@
-package signature
+package modelfile
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package signature_test
+package modelfile_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/inferd/inferd/internal/pipeline"
-	"github.com/inferd/inferd/internal/signature"
+	"github.com/inferd/inferd/internal/modelfile"
 )
 
 // TestRead reads every example model and the XGBoost files of testdata (build.py),
@@ -20,32 +20,32 @@ func TestRead(t *testing.T) {
 	}
 	tests := []struct {
 		file string
-		want signature.Model
+		want modelfile.Model
 	}{
-		{"../../models/iris/v1/model.onnx", signature.Model{Backend: "onnx",
+		{"../../models/iris/v1/model.onnx", modelfile.Model{Backend: "onnx",
 			Inputs: []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("logits", -1, 3)}}},
-		{"../../models/iris/v2/model.onnx", signature.Model{Backend: "onnx",
+		{"../../models/iris/v2/model.onnx", modelfile.Model{Backend: "onnx",
 			Inputs:  []pipeline.Tensor{f32("input", -1, 4)},
 			Outputs: []pipeline.Tensor{{Name: "label", DType: "int64", Shape: []int64{-1}}, f32("probabilities", -1, 3)}}},
-		{"../../models/diabetes/v1/model.onnx", signature.Model{Backend: "onnx",
+		{"../../models/diabetes/v1/model.onnx", modelfile.Model{Backend: "onnx",
 			Inputs:  []pipeline.Tensor{{Name: "input", DType: "float64", Shape: []int64{-1, 10}}},
 			Outputs: []pipeline.Tensor{{Name: "prediction", DType: "float64", Shape: []int64{-1, 1}}}}},
-		{"../../models/digits/v1/model.onnx", signature.Model{Backend: "onnx",
+		{"../../models/digits/v1/model.onnx", modelfile.Model{Backend: "onnx",
 			Inputs: []pipeline.Tensor{f32("input", -1, 64)}, Outputs: []pipeline.Tensor{f32("logits", -1, 10)}}},
-		{"testdata/binary.json", signature.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
+		{"testdata/binary.json", modelfile.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
 			Features: []string{"sepal_length", "sepal_width", "petal_length", "petal_width"},
 			Inputs:   []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("probabilities", -1, 2)}}},
-		{"testdata/binary.ubj", signature.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
+		{"testdata/binary.ubj", modelfile.Model{Backend: "xgboost", Objective: "binary:logistic", Classes: 2,
 			Features: []string{"sepal_length", "sepal_width", "petal_length", "petal_width"},
 			Inputs:   []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("probabilities", -1, 2)}}},
-		{"testdata/multiclass.json", signature.Model{Backend: "xgboost", Objective: "multi:softprob", Classes: 3,
+		{"testdata/multiclass.json", modelfile.Model{Backend: "xgboost", Objective: "multi:softprob", Classes: 3,
 			Inputs: []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("probabilities", -1, 3)}}},
-		{"testdata/regression.json", signature.Model{Backend: "xgboost", Objective: "reg:squarederror",
+		{"testdata/regression.json", modelfile.Model{Backend: "xgboost", Objective: "reg:squarederror",
 			Inputs: []pipeline.Tensor{f32("input", -1, 4)}, Outputs: []pipeline.Tensor{f32("predictions", -1)}}},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(filepath.Dir(tc.file))+"/"+filepath.Base(tc.file), func(t *testing.T) {
-			m, err := signature.Read(tc.file)
+			m, err := modelfile.Read(tc.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,21 +70,21 @@ func TestReadRefuses(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"empty", "model.onnx", nil, signature.ErrNotModel},
-		{"text", "model.onnx", []byte("hello, world\n"), signature.ErrNotModel},
-		{"yaml", "model.onnx", []byte("backend: onnx\nartifact: model.onnx\n"), signature.ErrNotModel},
-		{"truncated ONNX", "model.onnx", onnx[:len(onnx)/2], signature.ErrNotModel},
-		{"JSON without a learner", "model.json", []byte(`{"a": 1}`), signature.ErrNotModel},
-		{"JSON that is not JSON", "model.json", []byte(`{"learner": `), signature.ErrNotModel},
-		{"XGBoost without features", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "0"}, "objective": {"name": "reg:squarederror"}}}`), signature.ErrNotModel},
-		{"XGBoost without objective", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "3"}}}`), signature.ErrNotModel},
-		{"XGBoost names of another count", "model.json", []byte(`{"learner": {"feature_names": ["a"], "learner_model_param": {"num_feature": "3"}, "objective": {"name": "reg:squarederror"}}}`), signature.ErrNotModel},
-		{"UBJ that is not", "model.ubj", []byte("{i\x03abc"), signature.ErrNotModel},
-		{"UBJ cut short", "model.ubj", mustRead(t, "testdata/binary.ubj")[:1000], signature.ErrNotModel},
-		{"UBJ without a learner", "model.ubj", []byte("{i\x01aSi\x01b}"), signature.ErrNotModel},
-		{"UBJ nested too deep", "model.ubj", []byte(strings.Repeat("[", 100) + strings.Repeat("]", 100)), signature.ErrNotModel},
-		{"UBJ count beyond the file", "model.ubj", []byte("[$d#l\x7f\xff\xff\xff"), signature.ErrNotModel},
-		{"XGBoost legacy binary", "model.bin", []byte("binf\x00\x00\x00?\x04\x00\x00\x00"), signature.ErrUnsupported},
+		{"empty", "model.onnx", nil, modelfile.ErrNotModel},
+		{"text", "model.onnx", []byte("hello, world\n"), modelfile.ErrNotModel},
+		{"yaml", "model.onnx", []byte("backend: onnx\nartifact: model.onnx\n"), modelfile.ErrNotModel},
+		{"truncated ONNX", "model.onnx", onnx[:len(onnx)/2], modelfile.ErrNotModel},
+		{"JSON without a learner", "model.json", []byte(`{"a": 1}`), modelfile.ErrNotModel},
+		{"JSON that is not JSON", "model.json", []byte(`{"learner": `), modelfile.ErrNotModel},
+		{"XGBoost without features", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "0"}, "objective": {"name": "reg:squarederror"}}}`), modelfile.ErrNotModel},
+		{"XGBoost without objective", "model.json", []byte(`{"learner": {"learner_model_param": {"num_feature": "3"}}}`), modelfile.ErrNotModel},
+		{"XGBoost names of another count", "model.json", []byte(`{"learner": {"feature_names": ["a"], "learner_model_param": {"num_feature": "3"}, "objective": {"name": "reg:squarederror"}}}`), modelfile.ErrNotModel},
+		{"UBJ that is not", "model.ubj", []byte("{i\x03abc"), modelfile.ErrNotModel},
+		{"UBJ cut short", "model.ubj", mustRead(t, "testdata/binary.ubj")[:1000], modelfile.ErrNotModel},
+		{"UBJ without a learner", "model.ubj", []byte("{i\x01aSi\x01b}"), modelfile.ErrNotModel},
+		{"UBJ nested too deep", "model.ubj", []byte(strings.Repeat("[", 100) + strings.Repeat("]", 100)), modelfile.ErrNotModel},
+		{"UBJ count beyond the file", "model.ubj", []byte("[$d#l\x7f\xff\xff\xff"), modelfile.ErrNotModel},
+		{"XGBoost legacy binary", "model.bin", []byte("binf\x00\x00\x00?\x04\x00\x00\x00"), modelfile.ErrUnsupported},
 		{"missing", "", nil, os.ErrNotExist},
 	}
 	for _, tc := range tests {
@@ -99,7 +99,7 @@ func TestReadRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			m, err := signature.Read(path)
+			m, err := modelfile.Read(path)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("got %+v, %v; want %v", m, err, tc.want)
 			}
@@ -126,7 +126,7 @@ func FuzzReadONNX(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := signature.ReadONNX(data)
+		m, err := modelfile.ReadONNX(data)
 		if err == nil && (len(m.Inputs) == 0 || len(m.Outputs) == 0) {
 			t.Errorf("a model without inputs or outputs: %+v", m)
 		}
@@ -143,7 +143,7 @@ func FuzzReadXGBoostUBJ(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte("[$Z#l\x7f\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := signature.ReadXGBoostUBJ(data)
+		m, err := modelfile.ReadXGBoostUBJ(data)
 		if err == nil && len(m.Inputs) != 1 {
 			t.Errorf("a model without its input: %+v", m)
 		}
