@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/store"
 )
 
@@ -31,6 +32,12 @@ type Options struct {
 	MaxBytes int64
 	// RequireDigests refuses every version without a SHA256SUMS.
 	RequireDigests bool
+	// Keys, when set, are the keys one of which must have signed a version's
+	// SHA256SUMS (SHA256SUMS.sig, or a bundle SHA256SUMS.cosign.bundle, as cosign
+	// sign-blob writes them): a version unsigned, or signed otherwise, is refused, and
+	// one without SHA256SUMS too, whatever RequireDigests says. The versions the cache
+	// kept are verified again when New puts them back. None: signatures are not read.
+	Keys signature.Keys
 	// Attempts is how many times in a row a request is made to a store that answers
 	// ErrUnavailable, or a download cut short is resumed without progress, before the
 	// poll gives up on it (until the next poll). 0: 5.
@@ -180,6 +187,15 @@ func (m *Mirror) restore() error {
 			changed = true
 			continue
 		}
+		signerChanged, err := m.verifyHeld(h)
+		if err != nil {
+			m.log.Warn("a model version of the cache's state is not signed by a configured key: it is left out until the store has it signed",
+				"model", h.Model, "version", h.Version, "reason", Reason(err), "error", err)
+			delete(m.st.Versions, key)
+			changed = true
+			continue
+		}
+		changed = changed || signerChanged
 		if m.local.intact(h) {
 			continue
 		}
@@ -307,6 +323,7 @@ func (m *Mirror) Sync(ctx context.Context) (Result, error) {
 	}
 	p.res.Duration = time.Since(p.res.Start)
 	p.res.LastSuccess = m.st.Synced
+	p.res.Provenance = m.st.provenance()
 	m.report(p.res)
 	if m.opts.Observer != nil {
 		m.opts.Observer.Polled(p.res)

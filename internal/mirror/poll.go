@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/store"
 )
 
@@ -145,6 +146,8 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 	sumsObj, hasSums := lv.files[SumsFile]
 	if !hasSums {
 		switch {
+		case len(p.m.opts.Keys) > 0:
+			return notWhole(refuse(signature.ErrUnsigned, "", "it has no SHA256SUMS, whose signature is required"), "no SHA256SUMS yet, and a signature over it is required")
 		case p.m.opts.RequireDigests:
 			return notWhole(refuse(ErrNoDigests, "", ""), "no SHA256SUMS yet, and digests are required")
 		case !stable:
@@ -197,8 +200,21 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 	if !hasConfig {
 		return notWhole(refuse(ErrNoConfig, "", ""), "waiting for model.yaml")
 	}
+	if len(p.m.opts.Keys) > 0 {
+		signer, err := p.signed(ctx, lv, h, data)
+		var re *RefusedError
+		switch {
+		case errors.As(err, &re):
+			return notWhole(re, "its signature does not verify yet ("+re.Error()+"): an upload under way may bring the one that does")
+		case changing(err):
+			return nil, "a signature file changed while it was read", nil
+		case err != nil:
+			return nil, "", err
+		}
+		h.Signer = signer
+	}
 	for _, rel := range slices.Sorted(maps.Keys(lv.files)) {
-		if rel == SumsFile {
+		if _, done := h.Files[rel]; done {
 			continue
 		}
 		f, err := p.obtain(ctx, lv.files[rel], sums[rel], true)
@@ -215,6 +231,28 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 		h.Files[rel] = f
 	}
 	return h, "", nil
+}
+
+// signed reads the version's signature files into the cache (and h) and checks them
+// over sums, the content of its SHA256SUMS: the signer, or a *RefusedError.
+func (p *poll) signed(ctx context.Context, lv *listed, h *held, sums []byte) (string, error) {
+	return signed(p.m.opts.Keys, lv.id, sums, func(rel string) ([]byte, bool, error) {
+		obj, ok := lv.files[rel]
+		if !ok {
+			return nil, false, nil
+		}
+		if obj.Size > maxSigBytes {
+			return nil, false, &RefusedError{Model: lv.id.Model, Version: lv.id.Version, Kind: signature.ErrMalformed, File: rel,
+				Detail: fmt.Sprintf("it holds %d bytes, over the %d a signature file may have", obj.Size, maxSigBytes)}
+		}
+		f, err := p.obtain(ctx, obj, "", true)
+		if err != nil {
+			return nil, false, err
+		}
+		h.Files[rel] = f
+		b, err := os.ReadFile(p.m.local.cache.path(f.SHA256))
+		return b, err == nil, err
+	})
 }
 
 // sidecar reports whether rel is a file about SHA256SUMS (its signature:
