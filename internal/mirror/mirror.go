@@ -189,7 +189,7 @@ func (m *Mirror) restore() error {
 		}
 		signerChanged, err := m.verifyHeld(h)
 		if err != nil {
-			m.log.Warn("a model version of the cache's state is not signed by a configured key: it is left out until the store has it signed",
+			m.log.Warn("a model version of the cache's state does not verify against the signing keys: it is left out until the store has it signed by one of them",
 				"model", h.Model, "version", h.Version, "reason", Reason(err), "error", err)
 			delete(m.st.Versions, key)
 			changed = true

@@ -98,13 +98,7 @@ func (m *Mirror) verifyHeld(h *held) (bool, error) {
 	if !ok {
 		return false, &RefusedError{Model: h.Model, Version: h.Version, Kind: signature.ErrUnsigned, Detail: "it has no SHA256SUMS to sign"}
 	}
-	readCache := func(f file) ([]byte, error) {
-		if f.Size > maxSigBytes && f.SHA256 != sf.SHA256 {
-			return nil, fmt.Errorf("%d bytes, over the %d a signature may have", f.Size, maxSigBytes)
-		}
-		return os.ReadFile(m.local.cache.path(f.SHA256))
-	}
-	sums, err := readCache(sf)
+	sums, err := os.ReadFile(m.local.cache.path(sf.SHA256))
 	if err != nil {
 		return false, err
 	}
@@ -113,7 +107,10 @@ func (m *Mirror) verifyHeld(h *held) (bool, error) {
 		if !ok {
 			return nil, false, nil
 		}
-		b, err := readCache(f)
+		if f.Size > maxSigBytes {
+			return nil, false, fmt.Errorf("%s: %d bytes, over the %d a signature file may have", rel, f.Size, maxSigBytes)
+		}
+		b, err := os.ReadFile(m.local.cache.path(f.SHA256))
 		return b, err == nil, err
 	})
 	if err != nil {
