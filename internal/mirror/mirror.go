@@ -69,6 +69,9 @@ type Mirror struct {
 	// failing is the error of the last poll when it failed, so that a store that stays
 	// down is logged once, not on every poll.
 	failing string
+	// rulesWaiting are the models whose routing.yaml waited at the last poll, so that
+	// a wait is logged once, when it starts.
+	rulesWaiting map[string]bool
 }
 
 type refusal struct {
@@ -123,9 +126,10 @@ func New(opts Options) (*Mirror, error) {
 			tmp:   filepath.Join(dir, "tmp"),
 			cache: cache{dir: filepath.Join(dir, "sha256")},
 		},
-		seen:    map[Version]string{},
-		refused: map[Version]refusal{},
-		known:   map[objectID]string{},
+		seen:         map[Version]string{},
+		refused:      map[Version]refusal{},
+		known:        map[objectID]string{},
+		rulesWaiting: map[string]bool{},
 	}
 	// What a process killed mid-download or mid-build left is of no use.
 	if err := os.RemoveAll(m.local.tmp); err != nil {
@@ -338,6 +342,15 @@ func (m *Mirror) report(r Result) {
 	for _, pd := range r.Pending {
 		m.log.Debug("model version not yet whole", "model", pd.Model, "version", pd.Version, "waiting", pd.Reason)
 	}
+	waiting := map[string]bool{}
+	for _, model := range r.RulesWaiting {
+		waiting[model] = true
+		if !m.rulesWaiting[model] {
+			m.log.Warn("routing.yaml changed in the store but waits: a version of the model is not yet whole or is refused, and the rule may name it; the rule in force stays",
+				"model", model)
+		}
+	}
+	m.rulesWaiting = waiting
 	switch {
 	case r.Err != nil && r.Err.Error() != m.failing:
 		m.failing = r.Err.Error()
