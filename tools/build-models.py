@@ -17,6 +17,9 @@ one BLAS thread, so sums are always added in the same order).
 
 Expected outputs are computed here with numpy, independently of ONNX Runtime and of
 the Go steps, so the Go tests check both.
+
+digits-cnn is trained with PyTorch (apt-get install -y python3-torch as well) and
+exported with torch.onnx.export; its expected outputs are torch's own.
 """
 
 import argparse

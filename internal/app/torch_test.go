@@ -53,13 +53,16 @@ func torchTable(t *testing.T) []torchRow {
 	return rows
 }
 
-// torchEqual says how got differs from torch's answer for row i, or "".
-func torchEqual(i int, label int64, probs []float64, want torchRow) string {
+// torchEqual says how got differs from torch's answer for row i, or "". It keeps the
+// largest difference it has seen in *worst, for the log.
+func torchEqual(i int, label int64, probs []float64, want torchRow, worst *float64) string {
 	if label != want.Label || len(probs) != len(want.Probabilities) {
 		return fmt.Sprintf("row %d: label %d and %d probabilities, torch %d and %d", i, label, len(probs), want.Label, len(want.Probabilities))
 	}
 	for j, p := range probs {
-		if math.Abs(p-want.Probabilities[j]) > 1e-5 {
+		d := math.Abs(p - want.Probabilities[j])
+		*worst = max(*worst, d)
+		if d > 1e-5 {
 			return fmt.Sprintf("row %d: probability %d is %v, torch %v", i, j, p, want.Probabilities[j])
 		}
 	}
@@ -86,6 +89,8 @@ func TestTorchTwoLines(t *testing.T) {
 		Probabilities []float64 `json:"probabilities"`
 	}
 	t.Run("predict", func(t *testing.T) {
+		var worst float64
+		defer func() { t.Logf("largest difference from torch: %g", worst) }()
 		for i, r := range rows {
 			data, _ := json.Marshal(r.Image)
 			resp := s.c.Post("/predict", "k-all", `{"model":"digits-cnn","data":`+string(data)+`}`)
@@ -96,12 +101,14 @@ func TestTorchTwoLines(t *testing.T) {
 			if resp.Status != http.StatusOK {
 				t.Fatalf("row %d: %d %s", i, resp.Status, resp.Body)
 			}
-			if d := torchEqual(i, p.Result.Label, p.Result.Probabilities, r); d != "" {
+			if d := torchEqual(i, p.Result.Label, p.Result.Probabilities, r, &worst); d != "" {
 				t.Error(d)
 			}
 		}
 	})
 	t.Run("predict batch", func(t *testing.T) {
+		var worst float64
+		defer func() { t.Logf("largest difference from torch: %g", worst) }()
 		items := make([][][][]float32, len(rows))
 		for i, r := range rows {
 			items[i] = r.Image
@@ -116,7 +123,7 @@ func TestTorchTwoLines(t *testing.T) {
 			t.Fatalf("%d %s", resp.Status, resp.Body)
 		}
 		for i, r := range rows {
-			if d := torchEqual(i, p.Results[i].Label, p.Results[i].Probabilities, r); d != "" {
+			if d := torchEqual(i, p.Results[i].Label, p.Results[i].Probabilities, r, &worst); d != "" {
 				t.Error(d)
 			}
 		}
@@ -130,6 +137,8 @@ func TestTorchTwoLines(t *testing.T) {
 	}
 	shape := []int64{int64(len(rows)), 1, 8, 8}
 	t.Run("v2", func(t *testing.T) {
+		var worst float64
+		defer func() { t.Logf("largest difference from torch: %g", worst) }()
 		data, _ := json.Marshal(flat)
 		out := restInfer(t, s, "/v2/models/digits-cnn/versions/v1/infer",
 			fmt.Sprintf(`{"inputs":[{"name":"image","shape":[%d,1,8,8],"datatype":"FP32","data":%s}]}`, len(rows), data))
@@ -138,12 +147,14 @@ func TestTorchTwoLines(t *testing.T) {
 			t.Fatalf("outputs %v", out)
 		}
 		for i, r := range rows {
-			if d := torchEqual(i, int64(labels[i]), probs[10*i:10*i+10], r); d != "" {
+			if d := torchEqual(i, int64(labels[i]), probs[10*i:10*i+10], r, &worst); d != "" {
 				t.Error(d)
 			}
 		}
 	})
 	t.Run("gRPC", func(t *testing.T) {
+		var worst float64
+		defer func() { t.Logf("largest difference from torch: %g", worst) }()
 		g, err := grpcClient(t, s).ModelInfer(withKey(t, "k-all"), &pb.ModelInferRequest{ModelName: "digits-cnn", ModelVersion: "v1",
 			Inputs: []*pb.ModelInferRequest_InferInputTensor{{Name: "image", Datatype: "FP32", Shape: shape, Contents: &pb.InferTensorContents{Fp32Contents: flat}}}})
 		if err != nil {
@@ -159,7 +170,7 @@ func TestTorchTwoLines(t *testing.T) {
 			for j := range probs {
 				probs[j] = float64(p32[10*i+j])
 			}
-			if d := torchEqual(i, labels[i], probs, r); d != "" {
+			if d := torchEqual(i, labels[i], probs, r, &worst); d != "" {
 				t.Error(d)
 			}
 		}
