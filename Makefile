@@ -76,13 +76,15 @@ lint-contract: npm-tools
 lint-docker: npm-tools
 	bash tools/lint-docker.sh deploy/Dockerfile
 
-## check-compose: docker-compose config on deploy/compose.yaml, then TestCompose (tools/deploycheck):
-## services, settings, secrets, mounts and Prometheus targets as docker-compose reads them
+## check-compose: docker-compose config on deploy/compose.yaml, alone and with deploy/compose.bucket.yaml,
+## then TestCompose (tools/deploycheck): services, settings, secrets, mounts, Prometheus targets
+## and the bucket's gateway and upload as docker-compose reads them
 check-compose:
 	@command -v docker-compose >/dev/null || { echo "check-compose: docker-compose is missing (Debian package docker-compose)"; exit 1; }
 	docker-compose -f deploy/compose.yaml config --quiet
+	docker-compose -f deploy/compose.yaml -f deploy/compose.bucket.yaml config --quiet
 	cd tools && $(TOOLSENV) $(GO) test -count=1 -v -run '^TestCompose$$' ./deploycheck
-	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml, TestCompose passed"
+	@echo "check-compose: docker-compose $$(docker-compose version --short) accepts deploy/compose.yaml and deploy/compose.bucket.yaml, TestCompose passed"
 
 ## check-kubernetes: deploy/kubernetes decoded strictly into the Kubernetes API types (KEDA's
 ## ScaledObject against the schema of KEDA's CRD), checked against the settings inferd reads and

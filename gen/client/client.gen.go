@@ -1184,7 +1184,7 @@ type OIPRepositoryModel struct {
 	// Name Example: iris
 	Name string `json:"name"`
 
-	// Reason Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
+	// Reason Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed. For a version of a synced repository (a bucket, or a polled directory) whose content the store holds was refused by its checks (a SHA256SUMS digest mismatch, a file missing or unlisted, a missing or invalid signature), the refusal, naming the file and what was expected and found; the version is then UNAVAILABLE when nothing of it was served before, and READY when what was taken before serves on.
 	//
 	// Example: not loaded; POST /v2/repository/models/iris/load loads it
 	Reason *string `json:"reason,omitempty"`

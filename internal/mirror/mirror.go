@@ -76,6 +76,11 @@ type Mirror struct {
 	// failing is the error of the last poll when it failed, so that a store that stays
 	// down is logged once, not on every poll.
 	failing string
+	// rulesWaiting counts, by model, the polls in a row its routing.yaml waited, so
+	// that a wait is logged once, at its second poll: a version without SHA256SUMS
+	// waits one poll for its listing to hold still, which on a first sync is every
+	// version, and is no news.
+	rulesWaiting map[string]int
 }
 
 type refusal struct {
@@ -130,9 +135,10 @@ func New(opts Options) (*Mirror, error) {
 			tmp:   filepath.Join(dir, "tmp"),
 			cache: cache{dir: filepath.Join(dir, "sha256")},
 		},
-		seen:    map[Version]string{},
-		refused: map[Version]refusal{},
-		known:   map[objectID]string{},
+		seen:         map[Version]string{},
+		refused:      map[Version]refusal{},
+		known:        map[objectID]string{},
+		rulesWaiting: map[string]int{},
 	}
 	// What a process killed mid-download or mid-build left is of no use.
 	if err := os.RemoveAll(m.local.tmp); err != nil {
@@ -355,6 +361,15 @@ func (m *Mirror) report(r Result) {
 	for _, pd := range r.Pending {
 		m.log.Debug("model version not yet whole", "model", pd.Model, "version", pd.Version, "waiting", pd.Reason)
 	}
+	waiting := map[string]int{}
+	for _, model := range r.RulesWaiting {
+		waiting[model] = m.rulesWaiting[model] + 1
+		if waiting[model] == 2 {
+			m.log.Warn("routing.yaml changed in the store but waits: a version of the model is not yet whole or is refused, and the rule may name it; the rule in force stays",
+				"model", model)
+		}
+	}
+	m.rulesWaiting = waiting
 	switch {
 	case r.Err != nil && r.Err.Error() != m.failing:
 		m.failing = r.Err.Error()

@@ -20,8 +20,9 @@ type poll struct {
 	buf []byte // the downloads' copy buffer: what a download holds in memory
 	// dirty: the state changed and is to be kept.
 	dirty bool
-	// waiting are models with a version pending or failed in this poll, whose
-	// routing.yaml waits: a rule uploaded with a new version may name it.
+	// waiting are models with a version pending or failed in this poll, or refused
+	// with nothing of it in the copy, whose routing.yaml waits: a rule uploaded with a
+	// new version may name it.
 	waiting map[string]bool
 }
 
@@ -87,6 +88,7 @@ func (p *poll) version(ctx context.Context, lv *listed, fp string) {
 	}
 	if r, ok := p.m.refused[id]; ok && r.fingerprint == fp {
 		p.res.Refused = append(p.res.Refused, Refusal{Err: r.err})
+		p.refusedWaits(id, h)
 		return
 	}
 	delete(p.m.refused, id)
@@ -97,6 +99,7 @@ func (p *poll) version(ctx context.Context, lv *listed, fp string) {
 		p.m.refused[id] = refusal{fingerprint: fp, err: re}
 		p.res.Refused = append(p.res.Refused, Refusal{Err: re, New: true})
 		p.res.Errors[Reason(re)]++
+		p.refusedWaits(id, h)
 	case err != nil:
 		p.waiting[id.Model] = true
 		p.fail(fmt.Errorf("%s: %w", id, err))
@@ -310,6 +313,15 @@ func (p *poll) remove(id Version) {
 	p.res.Removed = append(p.res.Removed, id)
 }
 
+// refusedWaits holds back the routing.yaml of a refused version's model when the copy
+// holds nothing of the version (h nil): a rule naming it would route to a version that
+// is not there. One the copy holds serves what it took before, and may be named.
+func (p *poll) refusedWaits(id Version, h *held) {
+	if h == nil {
+		p.waiting[id.Model] = true
+	}
+}
+
 // rules puts the models' routing.yaml in the copy, beside their versions. A model's
 // rule waits while one of its versions does: a rule naming a version not in the copy
 // would fail the model's every version when the repository reads it.
@@ -325,11 +337,14 @@ func (p *poll) rules(ctx context.Context, lay layout) {
 		}
 	}
 	for _, model := range models {
-		if p.waiting[model] {
-			continue
-		}
 		o, listed := lay.rules[model]
 		cur, holds := p.m.st.Rules[model]
+		if p.waiting[model] {
+			if listed != holds || listed && (cur.ETag != o.ETag || cur.Size != o.Size) {
+				p.res.RulesWaiting = append(p.res.RulesWaiting, model)
+			}
+			continue
+		}
 		switch {
 		case listed && held[model]:
 			if holds && cur.ETag == o.ETag && cur.Size == o.Size {

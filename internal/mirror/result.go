@@ -19,6 +19,10 @@ type Result struct {
 	Added, Changed, Removed []Version
 	// Rules are the models whose routing.yaml the poll wrote, replaced or removed.
 	Rules []string
+	// RulesWaiting are the models whose routing.yaml changed in the store (or went)
+	// and was left as the copy holds it: a version of the model is pending, failed to
+	// copy, or refused with nothing of it in the copy, and the new rule may name it.
+	RulesWaiting []string
 	// Refused are the versions refused as of this poll, each with its reason; those
 	// of a listing refused before cost the poll nothing and have New false. A refused
 	// version the copy held before stays in the copy, as it was.

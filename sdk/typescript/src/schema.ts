@@ -2162,7 +2162,7 @@ export interface components {
              */
             state: "READY" | "LOADING" | "UNLOADING" | "UNAVAILABLE";
             /**
-             * @description Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
+             * @description Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed. For a version of a synced repository (a bucket, or a polled directory) whose content the store holds was refused by its checks (a SHA256SUMS digest mismatch, a file missing or unlisted, a missing or invalid signature), the refusal, naming the file and what was expected and found; the version is then UNAVAILABLE when nothing of it was served before, and READY when what was taken before serves on.
              * @example not loaded; POST /v2/repository/models/iris/load loads it
              */
             reason?: string;
