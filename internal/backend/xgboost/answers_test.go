@@ -130,3 +130,46 @@ func compare(t *testing.T, a answer, got tensor.Map, row int, how string) {
 		}
 	}
 }
+
+// TestHandWritten: testdata/v3_stump.json is written by hand in the shape XGBoost
+// 3.x writes (base_score "[2.5E-1]", size_leaf_vector "1", iteration_indptr), two
+// trees whose nodes are not in breadth-first order, a split at its threshold and
+// NaN sent both ways; its answers are worked out by hand.
+func TestHandWritten(t *testing.T) {
+	data, err := os.ReadFile("testdata/v3_stump.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := xgboost.Open("v3_stump.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	sigmoid := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	base := -math.Log(3) // logit(0.25)
+	tests := []struct {
+		row    []float64
+		margin float64
+	}{
+		{[]float64{0.2, 0.5}, base - 1 - 0.5},
+		{[]float64{0.7, 3}, base + 1 + 0.25},
+		{[]float64{nan, nan}, base + 1 + 0},
+		{[]float64{0.5, 1}, base + 1 + 0}, // at the threshold: right, both times
+		{[]float64{nan, 0.9}, base + 1 - 0.5},
+	}
+	for _, tt := range tests {
+		v := []float32{float32(tt.row[0]), float32(tt.row[1])}
+		out, err := m.Predict(context.Background(), []any{tensor.NewFloat32([]int64{2}, v)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := out[0].(tensor.Map)["probabilities"]
+		want := sigmoid(tt.margin)
+		if math.Abs(p.At(1)-want) > 1e-6 || math.Abs(p.At(0)-(1-want)) > 1e-6 {
+			t.Errorf("row %v: %v %v, want %v", tt.row, p.At(0), p.At(1), want)
+		}
+	}
+	if f := m.Features(); len(f) != 2 || f[1] != "x1" {
+		t.Errorf("features %v", f)
+	}
+}
