@@ -201,11 +201,6 @@ func TestShapes(t *testing.T) {
 	}
 }
 
-func fmtShape(s []int64) string {
-	b, _ := json.Marshal(s)
-	return strings.ReplaceAll(string(b), ",", " ")
-}
-
 // TestPredictRefusesBadItems: an item the preprocess steps should not have let
 // through is the model's execution error, naming the item.
 func TestPredictRefusesBadItems(t *testing.T) {
