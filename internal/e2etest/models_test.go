@@ -15,6 +15,7 @@ import (
 var exampleModels = []client.ModelEntry{
 	{Name: "diabetes", Version: "v1"}, {Name: "digits", Version: "v1"}, {Name: "echo", Version: "v1"},
 	{Name: "echo", Version: "v2"}, {Name: "iris", Version: "v1"}, {Name: "iris", Version: "v2"},
+	{Name: "wine", Version: "v1"},
 }
 
 func TestModels(t *testing.T) {
