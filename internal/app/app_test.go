@@ -175,7 +175,7 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if len(loaded.Failed) != 1 || loaded.Failed[0].Version != "v3" || loaded.Failed[0].Error == "" {
 		t.Errorf("failed %+v", loaded.Failed)
 	}
-	if len(loaded.Models) != 7 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1, digits-cnn v1
+	if len(loaded.Models) != 8 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1, digits-cnn v1, wine v1
 		t.Errorf("loaded %+v", loaded.Models)
 	}
 	var listed struct {
