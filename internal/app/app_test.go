@@ -242,7 +242,7 @@ func TestBuiltinNamesReserved(t *testing.T) {
 	}
 }
 
-// checkFailedReadiness waits for the load to finish (all 8 versions loaded or failed)
+// checkFailedReadiness waits for the load to finish (all 9 versions loaded or failed)
 // and checks that /ready is 503 failed naming iris v3, at start, with a path relative
 // to the repository dir.
 func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
@@ -251,7 +251,7 @@ func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 	for {
 		var loaded struct{ Models, Failed []struct{ Name string } }
 		c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
-		if len(loaded.Models)+len(loaded.Failed) == 8 {
+		if len(loaded.Models)+len(loaded.Failed) == 9 {
 			break
 		}
 		if time.Now().After(deadline) {
