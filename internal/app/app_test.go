@@ -182,7 +182,7 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 		Models []struct{ Name, Version string }
 	}
 	c.Get("/models", "dev-key").JSON(t, &listed)
-	if len(listed.Models) != 8 {
+	if len(listed.Models) != 9 {
 		t.Errorf("/models must list the failed version too: %+v", listed.Models)
 	}
 }

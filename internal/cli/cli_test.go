@@ -93,7 +93,7 @@ func TestCommands(t *testing.T) {
 		{name: "memory", key: "admin-key", args: []string{"memory"},
 			stdout: `{"pipelines":[{"name":"diabetes","version":"v1","bytes":"..."}, ...],"process":{"rss_bytes":"..."}}`},
 		{name: "memory table", key: "admin-key", args: []string{"memory", "-o", "table"},
-			stdout: "FIELD...VALUE\n" + strings.Repeat("process...\n", 5) + "\nPIPELINES:\nARTIFACT_BYTES...NAME...VERSION\n" + strings.Repeat("...\n", 8)},
+			stdout: "FIELD...VALUE\n" + strings.Repeat("process...\n", 5) + "\nPIPELINES:\nARTIFACT_BYTES...NAME...VERSION\n" + strings.Repeat("...\n", 9)},
 		{name: "jobs get 404", key: "dev-key", args: []string{"jobs", "get", "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b"},
 			code: 3, stderr: `inferctl: 404 job_not_found: ... (request ...)`},
 		{name: "submit and wait", key: "dev-key", args: []string{"submit", "echo", "--input", `{"a":1}`, "--wait", "--progress"},
