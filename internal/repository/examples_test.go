@@ -103,7 +103,7 @@ func TestExampleModels(t *testing.T) {
 			listed = append(listed, m.Name+"/"+v.Version)
 		}
 	}
-	if want := []string{"diabetes/v1", "digits/v1", "digits-cnn/v1", "iris/v1", "iris/v2"}; !slices.Equal(listed, want) {
+	if want := []string{"diabetes/v1", "digits/v1", "digits-cnn/v1", "iris/v1", "iris/v2", "wine/v1"}; !slices.Equal(listed, want) {
 		t.Fatalf("listed %v, want %v", listed, want)
 	}
 	iris := specs[slices.IndexFunc(specs, func(m registry.ModelSpec) bool { return m.Name == "iris" })]
