@@ -16,6 +16,9 @@ type (
 	TensorSpec      = gen.TensorSpec
 	StepSpec        = gen.StepSpec
 	RoutingRule     = gen.RoutingRule
+	// Provenance is what the server verified of a version's files: its SHA256SUMS
+	// digest and, with a signing key configured, the signer's fingerprint.
+	Provenance      = gen.Provenance
 	LoadedModelList = gen.LoadedModelList
 	LoadedModel     = gen.LoadedModel
 	FailedModel     = gen.FailedModel

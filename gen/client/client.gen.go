@@ -845,7 +845,7 @@ type ModelList struct {
 
 // ModelMetadata One model version, as the registry knows it.
 //
-// Example: {"description":"Iris species from sepal and petal measurements in cm.","error":null,"inputs":[{"dtype":"float32","name":"x","shape":[-1,4]}],"loaded_at":"2026-11-22T10:00:00Z","name":"iris","outputs":[{"dtype":"float32","name":"logits","shape":[-1,3]}],"postprocess":[{"name":"softmax","params":{}},{"name":"top_k","params":{"k":3,"labels":["setosa","versicolor","virginica"]}}],"preprocess":[{"name":"to_tensor","params":{"dtype":"float32","features":["sepal_length","sepal_width","petal_length","petal_width"],"shape":[4]}}],"routing":{"strategy":"weighted","weights":{"v1":90,"v2":10}},"status":"ready","version":"v1","versions":["v1","v2"]}
+// Example: {"description":"Iris species from sepal and petal measurements in cm.","error":null,"inputs":[{"dtype":"float32","name":"x","shape":[-1,4]}],"loaded_at":"2026-11-22T10:00:00Z","name":"iris","outputs":[{"dtype":"float32","name":"logits","shape":[-1,3]}],"postprocess":[{"name":"softmax","params":{}},{"name":"top_k","params":{"k":3,"labels":["setosa","versicolor","virginica"]}}],"preprocess":[{"name":"to_tensor","params":{"dtype":"float32","features":["sepal_length","sepal_width","petal_length","petal_width"],"shape":[4]}}],"provenance":{"sha256sums":"9f3c0d7e5b1a2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d","signer":"SHA256:Jt0vS4YyA1hKd3m8QbU2Xc9Zr7Wn5Lp6Ee1Ff4Gg0Hh"},"routing":{"strategy":"weighted","weights":{"v1":90,"v2":10}},"status":"ready","version":"v1","versions":["v1","v2"]}
 type ModelMetadata struct {
 	// Description The model's own description, from its config.
 	//
@@ -876,6 +876,11 @@ type ModelMetadata struct {
 
 	// Preprocess The steps between the request's data and the model, in order.
 	Preprocess []StepSpec `json:"preprocess"`
+
+	// Provenance What the server verified of the files this version loads from, for a synced
+	// repository (a bucket, or a polled directory; docs/storage.md): absent for a
+	// directory read as it is, and for a version taken without a `SHA256SUMS`.
+	Provenance *Provenance `json:"provenance,omitempty"`
 
 	// Routing How a request that names no version is routed.
 	Routing RoutingRule `json:"routing"`
@@ -1179,7 +1184,7 @@ type OIPRepositoryModel struct {
 	// Name Example: iris
 	Name string `json:"name"`
 
-	// Reason Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
+	// Reason Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed. For a version of a synced repository (a bucket, or a polled directory) whose content the store holds was refused by its checks (a SHA256SUMS digest mismatch, a file missing or unlisted, a missing or invalid signature), the refusal, naming the file and what was expected and found; the version is then UNAVAILABLE when nothing of it was served before, and READY when what was taken before serves on.
 	//
 	// Example: not loaded; POST /v2/repository/models/iris/load loads it
 	Reason *string `json:"reason,omitempty"`
@@ -1476,6 +1481,26 @@ type ProcessMemory struct {
 	//
 	// Example: 52428800
 	RssBytes int64 `json:"rss_bytes"`
+}
+
+// Provenance What the server verified of the files this version loads from, for a synced
+// repository (a bucket, or a polled directory; docs/storage.md): absent for a
+// directory read as it is, and for a version taken without a `SHA256SUMS`.
+type Provenance struct {
+	// Sha256sums The SHA-256 of the version's `SHA256SUMS`, whose every file was checked against it (`sha256sum SHA256SUMS`).
+	//
+	// Example: 9f3c0d7e5b1a2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d
+	Sha256sums string `json:"sha256sums"`
+
+	// Signer With `MODEL_SIGNING_KEY`, the fingerprint of the key whose cosign signature
+	// over `SHA256SUMS` verified: `SHA256:` and the unpadded base64 of the SHA-256
+	// of the public key's DER encoding (`openssl pkey -pubin -in cosign.pub
+	// -outform DER | openssl dgst -sha256 -binary | base64 | tr -d =`). Absent
+	// when no key is configured.
+	//
+	//
+	// Example: SHA256:Jt0vS4YyA1hKd3m8QbU2Xc9Zr7Wn5Lp6Ee1Ff4Gg0Hh
+	Signer *string `json:"signer,omitempty"`
 }
 
 // Readiness Readiness of the whole service.

@@ -18,6 +18,7 @@ import (
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/xgboost"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
@@ -296,6 +297,7 @@ func newRegistry(ctx context.Context, cfg config.Config, obs *metrics.Metrics, l
 	// is its package and one line here.
 	backends := backend.Catalogue{
 		onnx.NewBackend(rt),
+		xgboost.Backend{},
 		echo.Backend{},
 	}
 	builtin := builtins()

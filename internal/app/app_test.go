@@ -175,14 +175,14 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if len(loaded.Failed) != 1 || loaded.Failed[0].Version != "v3" || loaded.Failed[0].Error == "" {
 		t.Errorf("failed %+v", loaded.Failed)
 	}
-	if len(loaded.Models) != 6 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1
+	if len(loaded.Models) != 8 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1, digits-cnn v1, wine v1
 		t.Errorf("loaded %+v", loaded.Models)
 	}
 	var listed struct {
 		Models []struct{ Name, Version string }
 	}
 	c.Get("/models", "dev-key").JSON(t, &listed)
-	if len(listed.Models) != 7 {
+	if len(listed.Models) != 9 {
 		t.Errorf("/models must list the failed version too: %+v", listed.Models)
 	}
 }
@@ -242,7 +242,7 @@ func TestBuiltinNamesReserved(t *testing.T) {
 	}
 }
 
-// checkFailedReadiness waits for the load to finish (all 7 versions loaded or failed)
+// checkFailedReadiness waits for the load to finish (all 9 versions loaded or failed)
 // and checks that /ready is 503 failed naming iris v3, at start, with a path relative
 // to the repository dir.
 func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
@@ -251,7 +251,7 @@ func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 	for {
 		var loaded struct{ Models, Failed []struct{ Name string } }
 		c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
-		if len(loaded.Models)+len(loaded.Failed) == 7 {
+		if len(loaded.Models)+len(loaded.Failed) == 9 {
 			break
 		}
 		if time.Now().After(deadline) {

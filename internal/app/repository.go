@@ -95,14 +95,14 @@ func openMirror(ctx context.Context, cfg config.Config, m *metrics.Metrics, log 
 	}
 	mr, err := mirror.New(mirror.Options{
 		Store: st, CacheDir: cfg.ModelCacheDir, MaxBytes: cfg.ModelCacheMaxBytes, RequireDigests: cfg.RequireDigests,
-		Logger: log, Observer: m.ObserveRepository(cfg.RepositoryPollInterval),
+		Keys: cfg.SigningKeys, Logger: log, Observer: m.ObserveRepository(cfg.RepositoryPollInterval),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("MODEL_CACHE_DIR: %w", err)
 	}
 	// The store's name carries no credentials (store.Store.String).
 	log.Info("model repository", "store", st.String(), "cache", cfg.ModelCacheDir, "poll_interval", cfg.RepositoryPollInterval,
-		"require_digests", cfg.RequireDigests, "cache_max_bytes", cfg.ModelCacheMaxBytes)
+		"require_digests", cfg.RequireDigests, "cache_max_bytes", cfg.ModelCacheMaxBytes, "signing_keys", cfg.SigningKeys.Fingerprints())
 	return &synced{mirror: mr, log: log}, nil
 }
 

@@ -88,11 +88,12 @@ type syncedServer struct {
 // startSynced runs inferd on g's repository with MODEL_CACHE_DIR cache, and waits until
 // it is ready: generously, since the first sync with the store down retries for a
 // while before it serves the cache.
-func startSynced(t *testing.T, g storetest.Bucket, cache string) *syncedServer {
+func startSynced(t *testing.T, g storetest.Bucket, cache string, extra ...string) *syncedServer {
 	t.Helper()
 	onnxtest.Runtime(t)
 	env := append(g.Env(), "MODELS_DIR="+g.URL(), "MODEL_CACHE_DIR="+cache, "REPOSITORY_POLL_INTERVAL="+syncedPoll,
 		"LISTEN_ADDR=127.0.0.1:0", "RATE_LIMIT_RPS=0", "SHUTDOWN_DRAIN=0s")
+	env = append(env, extra...)
 	p := proctest.StartListening(t, proctest.Build(t, "inferd"), "/health", env...)
 	s := &syncedServer{Proc: p, c: apitest.New(t, p.URL)}
 	waitUntil(t, 90*time.Second, "the server is ready", func() (bool, string) {

@@ -64,3 +64,10 @@ type Model interface {
 	ItemInputs() []pipeline.Tensor
 	ItemOutputs() []pipeline.Tensor
 }
+
+// Platformed is a Model that names its kind and runtime for the Open Inference
+// Protocol's metadata (platform) and Triton's configuration (backend); a model
+// without it is ONNX Runtime's.
+type Platformed interface {
+	Platform() (platform, runtime string)
+}

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferd/inferd/internal/modelfile"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/repository"
-	"github.com/inferd/inferd/internal/modelfile"
 )
 
 // runModel is `model init PATH`: it writes a version directory's model.yaml from

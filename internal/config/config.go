@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/signature"
 )
 
 // Config is every setting of the server and the worker. Settings gives each one's
@@ -35,8 +36,12 @@ type Config struct {
 	ModelCacheDir string
 	// ModelCacheMaxBytes is MODEL_CACHE_MAX_BYTES; 0: no bound.
 	ModelCacheMaxBytes int64
-	RequireDigests     bool   // REQUIRE_DIGESTS
-	QueueURL           string // QUEUE_URL; "": jobs run in-process
+	RequireDigests     bool // REQUIRE_DIGESTS
+	// SigningKeyFile is MODEL_SIGNING_KEY, and SigningKeys the keys it holds; none:
+	// signatures are not checked.
+	SigningKeyFile string
+	SigningKeys    signature.Keys
+	QueueURL       string // QUEUE_URL; "": jobs run in-process
 	// QueueMinReplicas is QUEUE_MIN_REPLICAS: 0, a submission waits for no replica.
 	QueueMinReplicas    int
 	QueueReplicaTimeout time.Duration // QUEUE_REPLICA_TIMEOUT
@@ -305,6 +310,29 @@ func (p *parser) requireDigests(synced bool) bool {
 		p.errs = append(p.errs, fmt.Errorf("%s=true, but the repository is a directory read as it is, whose versions are not checked: set MODELS_DIR to a URL or REPOSITORY_POLL_INTERVAL above 0s (with MODEL_CACHE_DIR)", p.cur.Name))
 	}
 	return b
+}
+
+// signingKeys reads MODEL_SIGNING_KEY's file, which only a synced repository checks.
+func (p *parser) signingKeys(synced bool) (string, signature.Keys) {
+	file := p.set()
+	if file == "" {
+		return "", nil
+	}
+	if !synced {
+		p.errs = append(p.errs, fmt.Errorf("%s is set, but the repository is a directory read as it is, whose versions are not checked: set MODELS_DIR to a URL or REPOSITORY_POLL_INTERVAL above 0s (with MODEL_CACHE_DIR)", p.cur.Name))
+		return "", nil
+	}
+	b, err := p.readFile(file)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: %w", p.cur.Name, unreadable(file, err)))
+		return "", nil
+	}
+	keys, err := signature.ParseKeys(b)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s %s: %w", p.cur.Name, file, err))
+		return "", nil
+	}
+	return file, keys
 }
 
 // jobBytes reads MAX_JOB_BYTES_PER_KEY: 0, or a budget that holds at least one job of

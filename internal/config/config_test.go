@@ -541,3 +541,40 @@ func TestRepositorySettings(t *testing.T) {
 		t.Errorf("defaults: %+v, %v: want no polling, no cache, no digests required", c, err)
 	}
 }
+
+// TestSigningKey: MODEL_SIGNING_KEY is read at start, its keys parsed, and refused
+// where nothing would check them or when the file holds no public key.
+func TestSigningKey(t *testing.T) {
+	const pub = "-----BEGIN PUBLIC KEY-----\n" +
+		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEVs/o5+uQbTjL3chynL4wXgUg2R9\n" +
+		"q9UU8I5mEovUf86QZ7kOBIjJwqnzD1omageEHWwHdBO6B+dFabmdT9POxg==\n" +
+		"-----END PUBLIC KEY-----\n"
+	bucket := map[string]string{"MODELS_DIR": "s3://models/prod", "MODEL_CACHE_DIR": "/var/cache/inferd", "MODEL_SIGNING_KEY": "/etc/inferd/cosign.pub"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		files   map[string]string
+		keys    int
+		wantErr string
+	}{
+		{"a key for a bucket", bucket, map[string]string{"/etc/inferd/cosign.pub": pub}, 1, ""},
+		{"two keys, the same twice", bucket, map[string]string{"/etc/inferd/cosign.pub": pub + pub}, 1, ""},
+		{"a key for a directory read as it is", map[string]string{"MODEL_SIGNING_KEY": "/etc/inferd/cosign.pub"}, map[string]string{"/etc/inferd/cosign.pub": pub}, 0, "MODEL_SIGNING_KEY is set, but the repository is a directory"},
+		{"a missing file", bucket, nil, 0, "MODEL_SIGNING_KEY: open /etc/inferd/cosign.pub"},
+		{"the private key", bucket, map[string]string{"/etc/inferd/cosign.pub": "-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED SIGSTORE PRIVATE KEY-----\n"}, 0, "configure its public half"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(tt.env, tt.files)
+			if tt.wantErr == "" {
+				if err != nil || len(c.SigningKeys) != tt.keys || c.SigningKeyFile != tt.env["MODEL_SIGNING_KEY"] {
+					t.Fatalf("Load = %d keys of %q, %v; want %d", len(c.SigningKeys), c.SigningKeyFile, err, tt.keys)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Load = %v, want an error saying %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -13,8 +13,9 @@ import (
 
 // exampleModels are the versions of the example repository and the built-in echo.
 var exampleModels = []client.ModelEntry{
-	{Name: "diabetes", Version: "v1"}, {Name: "digits", Version: "v1"}, {Name: "echo", Version: "v1"},
-	{Name: "echo", Version: "v2"}, {Name: "iris", Version: "v1"}, {Name: "iris", Version: "v2"},
+	{Name: "diabetes", Version: "v1"}, {Name: "digits", Version: "v1"}, {Name: "digits-cnn", Version: "v1"},
+	{Name: "echo", Version: "v1"}, {Name: "echo", Version: "v2"}, {Name: "iris", Version: "v1"},
+	{Name: "iris", Version: "v2"}, {Name: "wine", Version: "v1"},
 }
 
 func TestModels(t *testing.T) {

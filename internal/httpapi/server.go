@@ -425,6 +425,12 @@ func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (a
 	if !entry.LoadedAt.IsZero() {
 		out.LoadedAt = &entry.LoadedAt
 	}
+	if p := entry.Provenance; p.Digests != "" {
+		out.Provenance = &api.Provenance{Sha256sums: p.Digests}
+		if p.Signer != "" {
+			out.Provenance.Signer = &p.Signer
+		}
+	}
 	for _, v := range m.Versions {
 		out.Versions = append(out.Versions, v.Version)
 	}

@@ -29,6 +29,7 @@ var _ mirror.Observer = (*Repository)(nil)
 var syncReasons = []string{
 	"unavailable", "denied", "not_found", "changed", "local",
 	"digest_mismatch", "missing_file", "unlisted_file", "malformed_sums", "no_digests", "no_config",
+	"unsigned", "bad_signature", "malformed_signature",
 }
 
 // ObserveRepository registers the metrics of a synced repository polled every
@@ -43,7 +44,7 @@ func (m *Metrics) ObserveRepository(interval time.Duration) *Repository {
 			"Polls of the model repository by outcome: success (the listing read, every version that changed copied or refused), failure (the poll is tried again at the next).",
 			"outcome"),
 		errors: counterVec("repository_sync_errors_total",
-			"Failures of polls and refusals of versions by reason: the store's answer (unavailable, denied, not_found, changed), local (the disk's), or why a version was refused (digest_mismatch, missing_file, unlisted_file, malformed_sums, no_digests, no_config).",
+			"Failures of polls and refusals of versions by reason: the store's answer (unavailable, denied, not_found, changed), local (the disk's), or why a version was refused (digest_mismatch, missing_file, unlisted_file, malformed_sums, no_digests, no_config; with MODEL_SIGNING_KEY unsigned, bad_signature, malformed_signature).",
 			"reason"),
 		downloaded: counter("repository_downloaded_bytes_total",
 			"Bytes read from the model repository's store, retries included."),

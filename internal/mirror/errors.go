@@ -35,7 +35,8 @@ var ErrClosed = errors.New("mirror closed")
 // to find the fault: the file and, for a mismatch, both digests.
 type RefusedError struct {
 	Model, Version string
-	// Kind is one of the Err* refusals above.
+	// Kind is one of the Err* refusals above, or with Options.Keys one of
+	// signature.ErrUnsigned, ErrBadSignature and ErrMalformed.
 	Kind error
 	// File is the file at fault, relative to the version's directory; "" when the
 	// fault is the version's (no SHA256SUMS, say).

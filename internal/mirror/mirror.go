@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/store"
 )
 
@@ -31,6 +32,12 @@ type Options struct {
 	MaxBytes int64
 	// RequireDigests refuses every version without a SHA256SUMS.
 	RequireDigests bool
+	// Keys, when set, are the keys one of which must have signed a version's
+	// SHA256SUMS (SHA256SUMS.sig, or a bundle SHA256SUMS.cosign.bundle, as cosign
+	// sign-blob writes them): a version unsigned, or signed otherwise, is refused, and
+	// one without SHA256SUMS too, whatever RequireDigests says. The versions the cache
+	// kept are verified again when New puts them back. None: signatures are not read.
+	Keys signature.Keys
 	// Attempts is how many times in a row a request is made to a store that answers
 	// ErrUnavailable, or a download cut short is resumed without progress, before the
 	// poll gives up on it (until the next poll). 0: 5.
@@ -69,6 +76,11 @@ type Mirror struct {
 	// failing is the error of the last poll when it failed, so that a store that stays
 	// down is logged once, not on every poll.
 	failing string
+	// rulesWaiting counts, by model, the polls in a row its routing.yaml waited, so
+	// that a wait is logged once, at its second poll: a version without SHA256SUMS
+	// waits one poll for its listing to hold still, which on a first sync is every
+	// version, and is no news.
+	rulesWaiting map[string]int
 }
 
 type refusal struct {
@@ -123,9 +135,10 @@ func New(opts Options) (*Mirror, error) {
 			tmp:   filepath.Join(dir, "tmp"),
 			cache: cache{dir: filepath.Join(dir, "sha256")},
 		},
-		seen:    map[Version]string{},
-		refused: map[Version]refusal{},
-		known:   map[objectID]string{},
+		seen:         map[Version]string{},
+		refused:      map[Version]refusal{},
+		known:        map[objectID]string{},
+		rulesWaiting: map[string]int{},
 	}
 	// What a process killed mid-download or mid-build left is of no use.
 	if err := os.RemoveAll(m.local.tmp); err != nil {
@@ -180,6 +193,15 @@ func (m *Mirror) restore() error {
 			changed = true
 			continue
 		}
+		signerChanged, err := m.verifyHeld(h)
+		if err != nil {
+			m.log.Warn("a model version of the cache's state does not verify against the signing keys: it is left out until the store has it signed by one of them",
+				"model", h.Model, "version", h.Version, "reason", Reason(err), "error", err)
+			delete(m.st.Versions, key)
+			changed = true
+			continue
+		}
+		changed = changed || signerChanged
 		if m.local.intact(h) {
 			continue
 		}
@@ -307,6 +329,7 @@ func (m *Mirror) Sync(ctx context.Context) (Result, error) {
 	}
 	p.res.Duration = time.Since(p.res.Start)
 	p.res.LastSuccess = m.st.Synced
+	p.res.Provenance = m.st.provenance()
 	m.report(p.res)
 	if m.opts.Observer != nil {
 		m.opts.Observer.Polled(p.res)
@@ -338,6 +361,15 @@ func (m *Mirror) report(r Result) {
 	for _, pd := range r.Pending {
 		m.log.Debug("model version not yet whole", "model", pd.Model, "version", pd.Version, "waiting", pd.Reason)
 	}
+	waiting := map[string]int{}
+	for _, model := range r.RulesWaiting {
+		waiting[model] = m.rulesWaiting[model] + 1
+		if waiting[model] == 2 {
+			m.log.Warn("routing.yaml changed in the store but waits: a version of the model is not yet whole or is refused, and the rule may name it; the rule in force stays",
+				"model", model)
+		}
+	}
+	m.rulesWaiting = waiting
 	switch {
 	case r.Err != nil && r.Err.Error() != m.failing:
 		m.failing = r.Err.Error()

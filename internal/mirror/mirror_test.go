@@ -698,6 +698,38 @@ func TestRoutingRule(t *testing.T) {
 	}
 }
 
+// TestRoutingRuleRefused: a routing.yaml uploaded with a version that is refused
+// waits, with RulesWaiting and one log line saying so (at its second poll), while
+// nothing of the version is in the copy (a rule naming it would route to a version
+// that is not there); it is copied once the version is uploaded again whole. A first
+// sync's one-poll wait for versions without SHA256SUMS logs nothing.
+func TestRoutingRuleRefused(t *testing.T) {
+	f := newFixture(t, mirror.Options{})
+	f.put(iris())
+	f.sync()
+	f.sync()
+	static := "strategy: static\nversion: v3\n"
+	if strings.Contains(f.log.String(), "routing.yaml changed in the store but waits") {
+		t.Errorf("the first sync's wait for iris/v2's listing to hold still is logged:\n%s", f.log)
+	}
+	good := map[string]string{"model.yaml": echoYAML("iris three")}
+	f.put(map[string]string{"iris/v3/model.yaml": good["model.yaml"], "iris/v3/SHA256SUMS": sumsOf(map[string]string{"model.yaml": "other"}), "iris/routing.yaml": static})
+	for poll := 1; poll <= 2; poll++ {
+		r := f.sync()
+		if len(r.Refused) != 1 || len(r.Rules) != 0 || !slices.Equal(r.RulesWaiting, []string{"iris"}) || f.copied()["iris/routing.yaml"] != iris()["iris/routing.yaml"] {
+			t.Errorf("poll %d: refused %v, rules %v, waiting %v, routing.yaml %q: want the old rule while iris/v3 is refused", poll, r.Refused, r.Rules, r.RulesWaiting, f.copied()["iris/routing.yaml"])
+		}
+	}
+	if n := strings.Count(f.log.String(), "routing.yaml changed in the store but waits"); n != 1 {
+		t.Errorf("the wait logged %d times over two polls, want once:\n%s", n, f.log)
+	}
+	f.put(version("iris", "v3", true, good))
+	if r := f.sync(); !slices.Equal(ids(r.Added), []string{"iris/v3"}) || !slices.Equal(r.Rules, []string{"iris"}) || len(r.RulesWaiting) != 0 || f.copied()["iris/routing.yaml"] != static {
+		t.Errorf("iris/v3 whole: added %v, rules %v, waiting %v: want iris/v3 and its rule", r.Added, r.Rules, r.RulesWaiting)
+	}
+
+}
+
 // TestThousandVersions: the requests a poll of 1,000 versions costs: all read once
 // on the first poll (with SHA256SUMS: taken at once), none on the next.
 func TestThousandVersions(t *testing.T) {

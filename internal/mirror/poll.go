@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/store"
 )
 
@@ -19,8 +20,9 @@ type poll struct {
 	buf []byte // the downloads' copy buffer: what a download holds in memory
 	// dirty: the state changed and is to be kept.
 	dirty bool
-	// waiting are models with a version pending or failed in this poll, whose
-	// routing.yaml waits: a rule uploaded with a new version may name it.
+	// waiting are models with a version pending or failed in this poll, or refused
+	// with nothing of it in the copy, whose routing.yaml waits: a rule uploaded with a
+	// new version may name it.
 	waiting map[string]bool
 }
 
@@ -86,6 +88,7 @@ func (p *poll) version(ctx context.Context, lv *listed, fp string) {
 	}
 	if r, ok := p.m.refused[id]; ok && r.fingerprint == fp {
 		p.res.Refused = append(p.res.Refused, Refusal{Err: r.err})
+		p.refusedWaits(id, h)
 		return
 	}
 	delete(p.m.refused, id)
@@ -96,6 +99,7 @@ func (p *poll) version(ctx context.Context, lv *listed, fp string) {
 		p.m.refused[id] = refusal{fingerprint: fp, err: re}
 		p.res.Refused = append(p.res.Refused, Refusal{Err: re, New: true})
 		p.res.Errors[Reason(re)]++
+		p.refusedWaits(id, h)
 	case err != nil:
 		p.waiting[id.Model] = true
 		p.fail(fmt.Errorf("%s: %w", id, err))
@@ -145,6 +149,8 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 	sumsObj, hasSums := lv.files[SumsFile]
 	if !hasSums {
 		switch {
+		case len(p.m.opts.Keys) > 0:
+			return notWhole(refuse(signature.ErrUnsigned, "", "it has no SHA256SUMS, whose signature is required"), "no SHA256SUMS yet, and a signature over it is required")
 		case p.m.opts.RequireDigests:
 			return notWhole(refuse(ErrNoDigests, "", ""), "no SHA256SUMS yet, and digests are required")
 		case !stable:
@@ -197,8 +203,21 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 	if !hasConfig {
 		return notWhole(refuse(ErrNoConfig, "", ""), "waiting for model.yaml")
 	}
+	if len(p.m.opts.Keys) > 0 {
+		signer, err := p.signed(ctx, lv, h, data)
+		var re *RefusedError
+		switch {
+		case errors.As(err, &re):
+			return notWhole(re, "its signature does not verify yet ("+re.Error()+"): an upload under way may bring the one that does")
+		case changing(err):
+			return nil, "a signature file changed while it was read", nil
+		case err != nil:
+			return nil, "", err
+		}
+		h.Signer = signer
+	}
 	for _, rel := range slices.Sorted(maps.Keys(lv.files)) {
-		if rel == SumsFile {
+		if _, done := h.Files[rel]; done {
 			continue
 		}
 		f, err := p.obtain(ctx, lv.files[rel], sums[rel], true)
@@ -215,6 +234,28 @@ func (p *poll) check(ctx context.Context, lv *listed, stable bool) (*held, strin
 		h.Files[rel] = f
 	}
 	return h, "", nil
+}
+
+// signed reads the version's signature files into the cache (and h) and checks them
+// over sums, the content of its SHA256SUMS: the signer, or a *RefusedError.
+func (p *poll) signed(ctx context.Context, lv *listed, h *held, sums []byte) (string, error) {
+	return signed(p.m.opts.Keys, lv.id, sums, func(rel string) ([]byte, bool, error) {
+		obj, ok := lv.files[rel]
+		if !ok {
+			return nil, false, nil
+		}
+		if obj.Size > maxSigBytes {
+			return nil, false, &RefusedError{Model: lv.id.Model, Version: lv.id.Version, Kind: signature.ErrMalformed, File: rel,
+				Detail: fmt.Sprintf("it holds %d bytes, over the %d a signature file may have", obj.Size, maxSigBytes)}
+		}
+		f, err := p.obtain(ctx, obj, "", true)
+		if err != nil {
+			return nil, false, err
+		}
+		h.Files[rel] = f
+		b, err := os.ReadFile(p.m.local.cache.path(f.SHA256))
+		return b, err == nil, err
+	})
 }
 
 // sidecar reports whether rel is a file about SHA256SUMS (its signature:
@@ -272,6 +313,15 @@ func (p *poll) remove(id Version) {
 	p.res.Removed = append(p.res.Removed, id)
 }
 
+// refusedWaits holds back the routing.yaml of a refused version's model when the copy
+// holds nothing of the version (h nil): a rule naming it would route to a version that
+// is not there. One the copy holds serves what it took before, and may be named.
+func (p *poll) refusedWaits(id Version, h *held) {
+	if h == nil {
+		p.waiting[id.Model] = true
+	}
+}
+
 // rules puts the models' routing.yaml in the copy, beside their versions. A model's
 // rule waits while one of its versions does: a rule naming a version not in the copy
 // would fail the model's every version when the repository reads it.
@@ -287,11 +337,14 @@ func (p *poll) rules(ctx context.Context, lay layout) {
 		}
 	}
 	for _, model := range models {
-		if p.waiting[model] {
-			continue
-		}
 		o, listed := lay.rules[model]
 		cur, holds := p.m.st.Rules[model]
+		if p.waiting[model] {
+			if listed != holds || listed && (cur.ETag != o.ETag || cur.Size != o.Size) {
+				p.res.RulesWaiting = append(p.res.RulesWaiting, model)
+			}
+			continue
+		}
 		switch {
 		case listed && held[model]:
 			if holds && cur.ETag == o.ETag && cur.Size == o.Size {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/store"
 )
 
@@ -18,6 +19,10 @@ type Result struct {
 	Added, Changed, Removed []Version
 	// Rules are the models whose routing.yaml the poll wrote, replaced or removed.
 	Rules []string
+	// RulesWaiting are the models whose routing.yaml changed in the store (or went)
+	// and was left as the copy holds it: a version of the model is pending, failed to
+	// copy, or refused with nothing of it in the copy, and the new rule may name it.
+	RulesWaiting []string
 	// Refused are the versions refused as of this poll, each with its reason; those
 	// of a listing refused before cost the poll nothing and have New false. A refused
 	// version the copy held before stays in the copy, as it was.
@@ -45,6 +50,8 @@ type Result struct {
 	// changed could not be copied (it is tried again on the next poll). Refusals do
 	// not fail a poll: the store answered, and said something wrong.
 	Err error
+	// Provenance is what the copy verified of every version it holds after the poll.
+	Provenance map[Version]Provenance
 	// LastSuccess is when a poll last succeeded, this one or an earlier one, of this
 	// process or, from the cache's state, of one before it (to within a minute).
 	LastSuccess time.Time
@@ -77,7 +84,8 @@ func (f ObserverFunc) Polled(r Result) { f(r) }
 
 // Reason is a short word for why err happened, for Result.Errors and metric labels:
 // the kind of a refusal ("digest_mismatch", "missing_file", "unlisted_file",
-// "malformed_sums", "no_digests", "no_config"), the store's answer ("unavailable",
+// "malformed_sums", "no_digests", "no_config", "unsigned", "bad_signature",
+// "malformed_signature"), the store's answer ("unavailable",
 // "denied", "not_found", "changed"), "canceled", or "local" for the disk's.
 func Reason(err error) string {
 	for _, r := range reasons {
@@ -98,6 +106,9 @@ var reasons = []struct {
 	{ErrMalformedSums, "malformed_sums"},
 	{ErrNoDigests, "no_digests"},
 	{ErrNoConfig, "no_config"},
+	{signature.ErrUnsigned, "unsigned"},
+	{signature.ErrBadSignature, "bad_signature"},
+	{signature.ErrMalformed, "malformed_signature"},
 	{store.ErrUnavailable, "unavailable"},
 	{errCut, "unavailable"},
 	{store.ErrDenied, "denied"},

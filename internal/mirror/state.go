@@ -37,6 +37,9 @@ type held struct {
 	Model   string          `json:"model"`
 	Version string          `json:"version"`
 	Files   map[string]file `json:"files"`
+	// Signer is the fingerprint of the key whose signature over SHA256SUMS verified
+	// when the copy took it; "" with no key configured.
+	Signer string `json:"signer,omitempty"`
 }
 
 // file is one file of the copy: the object it was read from and its content's digest.

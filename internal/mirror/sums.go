@@ -21,7 +21,8 @@ const maxSumsBytes = 1 << 20
 // (a '\' or a newline in it), and the BSD-style "SHA256 (<path>) = <hex>" of
 // sha256sum --tag. Paths are relative to the version's directory; "./" before them
 // is dropped. An entry for SHA256SUMS itself is ignored: a file cannot hold its own
-// digest, and `sha256sum * > SHA256SUMS` lists the empty file the shell made. A line
+// digest, and `sha256sum * > SHA256SUMS` lists the empty file the shell made; nor can
+// it hold its signature's (SHA256SUMS.sig, which a second run of sha256sum * lists). A line
 // that is none of these refuses the whole file, since a list read in part would leave
 // files unverified.
 func parseSums(data []byte) (map[string]string, error) {
@@ -35,7 +36,7 @@ func parseSums(data []byte) (map[string]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
-		if name == SumsFile {
+		if name == SumsFile || sidecar(name) {
 			continue
 		}
 		if d, dup := sums[name]; dup && d != digest {

@@ -25,6 +25,7 @@ func TestParseSums(t *testing.T) {
 		{name: "CRLF and blank lines", in: a + "  model.onnx\r\n\r\n\n", want: map[string]string{"model.onnx": a}},
 		{name: "no trailing newline", in: a + "  model.onnx", want: map[string]string{"model.onnx": a}},
 		{name: "itself, ignored", in: a + "  model.onnx\n" + b + "  SHA256SUMS\n", want: map[string]string{"model.onnx": a}},
+		{name: "its signatures, ignored", in: a + "  model.onnx\n" + b + "  SHA256SUMS.sig\n" + b + "  SHA256SUMS.cosign.bundle\n", want: map[string]string{"model.onnx": a}},
 		{name: "the same twice", in: a + "  model.onnx\n" + a + " *model.onnx\n", want: map[string]string{"model.onnx": a}},
 
 		{name: "empty", in: "", err: "lists no file"},

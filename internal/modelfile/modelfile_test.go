@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/modelfile"
+	"github.com/inferd/inferd/internal/pipeline"
 )
 
 // TestRead reads every example model and the XGBoost files of testdata (build.py),

@@ -73,6 +73,10 @@ type Info struct {
 	// MaxBatchSize caps the items of one model call (larger batches run in chunks); 0:
 	// no cap.
 	MaxBatchSize int
+	// Platform and Runtime name the model's kind and runtime as Triton's metadata and
+	// configuration do ("xgboost_json", "xgboost"); "" for the defaults of a model
+	// with tensors (ONNX Runtime's) or without (echo).
+	Platform, Runtime string
 }
 
 // Tensor describes a model input or output as the model file declares it; -1 in Shape

@@ -156,7 +156,8 @@ func (r *Registry) loadModel(ctx context.Context, name string) error {
 }
 
 // noteRefusedLocked keeps what spec, just read from the source, says it refused of
-// each version the registry holds of the model. Call it under r.mu.
+// each version the registry holds of the model, and what it verified. Call it under
+// r.mu.
 func (r *Registry) noteRefusedLocked(spec ModelSpec) {
 	m := r.models[spec.Name]
 	if m == nil {
@@ -164,7 +165,7 @@ func (r *Registry) noteRefusedLocked(spec ModelSpec) {
 	}
 	for _, vs := range spec.Versions {
 		if v := m.versions[vs.Version]; v != nil {
-			v.refused = vs.Refused
+			v.refused, v.provenance = vs.Refused, vs.Provenance
 		}
 	}
 }

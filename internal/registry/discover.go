@@ -55,7 +55,7 @@ func newModel(spec ModelSpec, src Source) (*model, error) {
 		if _, dup := m.versions[vs.Version]; dup {
 			return nil, fmt.Errorf("model %q lists version %q twice", spec.Name, vs.Version)
 		}
-		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading, refused: vs.Refused}
+		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading, refused: vs.Refused, provenance: vs.Provenance}
 		if vs.Err != nil || vs.Loader == nil {
 			v.status, v.err = StatusFailed, specErr(vs)
 		}

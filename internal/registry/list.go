@@ -32,6 +32,9 @@ type Entry struct {
 	LoadErr error
 	// Unloading: an unload of the model is waiting for the jobs accepted for it.
 	Unloading bool
+	// Provenance is what the source verified of the version's files, as it last
+	// described them (VersionSpec.Provenance).
+	Provenance Provenance
 }
 
 // List returns every known version, by name then natural version order.
@@ -77,7 +80,7 @@ func (r *Registry) Describe(name string) (Model, error) {
 
 func entryLocked(m *model, v *version) Entry {
 	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err,
-		AtStart: v.atStart && v.cur == nil, LoadErr: v.loadErr, Unloading: m.unloading}
+		AtStart: v.atStart && v.cur == nil, LoadErr: v.loadErr, Unloading: m.unloading, Provenance: v.provenance}
 	if e.LoadErr == nil && v.cur != nil {
 		e.LoadErr = v.refused // the source refused newer content than what serves
 	}

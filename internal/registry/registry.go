@@ -161,7 +161,9 @@ type version struct {
 	// refused is the source's VersionSpec.Refused as last read: shown beside a
 	// pipeline that serves the content taken before.
 	refused error
-	stats   versionStats
+	// provenance is the source's VersionSpec.Provenance as last read.
+	provenance Provenance
+	stats      versionStats
 }
 
 // New returns an empty registry; Discover and Load fill it.

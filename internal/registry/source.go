@@ -39,6 +39,18 @@ type VersionSpec struct {
 	// one the version is listed failed with it. Either way it never holds readiness
 	// back (Entry.AtStart): what an upload holds is no fault of the server's start.
 	Refused error
+	// Provenance is what the source verified of the files the version loads from: a
+	// mirror's SHA256SUMS and its signer. Zero when it verified nothing.
+	Provenance Provenance
+}
+
+// Provenance is what a source verified of a version's files.
+type Provenance struct {
+	// Digests is the hex SHA-256 of the version's SHA256SUMS; "" without one.
+	Digests string
+	// Signer is the fingerprint of the key whose signature over SHA256SUMS verified;
+	// "" when no signature was checked.
+	Signer string
 }
 
 // Source discovers models: the built-in ones, a model repository on disk, a test's.

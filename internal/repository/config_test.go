@@ -60,7 +60,7 @@ func TestConfigErrors(t *testing.T) {
 		{name: "steps not a list", yaml: "preprocess: to_tensor\n", artifact: true, phase: "discover",
 			want: `preprocess: expected a list of steps, got the string "to_tensor"`},
 		{name: "unknown backend", yaml: "backend: torch\n" + irisYAML, artifact: true, phase: "discover",
-			want: `backend: unknown backend "torch" (backends: onnx, echo)`},
+			want: `backend: unknown backend "torch" (backends: onnx, xgboost, echo)`},
 		{name: "artifact outside the version", yaml: "artifact: ../v2/model.onnx\n" + irisYAML, artifact: true, phase: "discover",
 			want: `artifact: "../v2/model.onnx" must be a file name in the version directory`},
 		{name: "delay for onnx", yaml: "delay: 1s\n" + irisYAML, artifact: true, phase: "discover",

@@ -103,7 +103,7 @@ func TestExampleModels(t *testing.T) {
 			listed = append(listed, m.Name+"/"+v.Version)
 		}
 	}
-	if want := []string{"diabetes/v1", "digits/v1", "iris/v1", "iris/v2"}; !slices.Equal(listed, want) {
+	if want := []string{"diabetes/v1", "digits/v1", "digits-cnn/v1", "iris/v1", "iris/v2", "wine/v1"}; !slices.Equal(listed, want) {
 		t.Fatalf("listed %v, want %v", listed, want)
 	}
 	iris := specs[slices.IndexFunc(specs, func(m registry.ModelSpec) bool { return m.Name == "iris" })]
@@ -172,6 +172,7 @@ func TestExampleInputErrors(t *testing.T) {
 			`items[1]: missing the feature "petal_width" (features: sepal_length, sepal_width, petal_length, petal_width)`},
 		{"diabetes", "v1", false, []string{`{"age":"59"}`}, "data.age: expected a number, got a string"},
 		{"digits", "v1", true, []string{`[0,0,9,16,10,1,0,0]`}, "items[0]: expected 64 numbers, got 8"},
+		{"digits-cnn", "v1", false, []string{`[0,0,9,16,10,1,0,0]`}, "data: expected 1 array of shape [8,8], got 8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model+"/"+tt.version, func(t *testing.T) {

@@ -48,6 +48,9 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 		},
 		Batching: c.batching(),
 	}
+	if pm, ok := m.(backend.Platformed); ok {
+		p.Info.Platform, p.Info.Runtime = pm.Platform()
+	}
 	if len(m.ItemInputs()) == 0 {
 		// A model of raw JSON items: its backend's Check refused steps.
 		return p, nil

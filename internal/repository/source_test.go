@@ -13,6 +13,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
+	"github.com/inferd/inferd/internal/backend/xgboost"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -33,7 +34,7 @@ postprocess:
 
 // backends is the catalogue internal/app hands the repository, with rt for onnx.
 func backends(rt *onnx.Runtime) backend.Catalogue {
-	return backend.Catalogue{onnx.NewBackend(rt), echo.Backend{}}
+	return backend.Catalogue{onnx.NewBackend(rt), xgboost.Backend{}, echo.Backend{}}
 }
 
 // unloaded is backends for tests that only discover: its ONNX Runtime would load the

@@ -17,13 +17,16 @@ import (
 // the mirror's copy) and, for each version the last poll refused, the refusal as its
 // registry.VersionSpec.Refused. A version the copy holds serves what it took before
 // and shows the refusal beside it; one it holds nothing of is listed with the refusal
-// alone, so that the repository index says why it is not served. It is safe for
-// concurrent use.
+// alone, so that the repository index says why it is not served. Each version the
+// copy holds carries what the mirror verified of it (registry.VersionSpec.Provenance).
+// It is safe for concurrent use.
 type Source struct {
 	inner registry.Source
 
 	mu      sync.RWMutex
 	refused map[string]map[string]error // model → version → refusal
+	// provenance is what the mirror verified of the versions its copy holds.
+	provenance map[mirror.Version]mirror.Provenance
 }
 
 var _ registry.Source = (*Source)(nil)
@@ -72,6 +75,16 @@ func (s *Source) set(rs []mirror.Refusal) []string {
 	return slices.Sorted(maps.Keys(changed))
 }
 
+// setProvenance makes p what the copy holds, as of the last poll.
+func (s *Source) setProvenance(p map[mirror.Version]mirror.Provenance) {
+	if p == nil {
+		return // a poll that did not get as far as the state: what was, stands
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.provenance = p
+}
+
 // Models lists inner's models with the refusals, and the models of which only
 // refused versions are in the store.
 func (s *Source) Models(ctx context.Context) ([]registry.ModelSpec, error) {
@@ -113,15 +126,16 @@ func (s *Source) Model(ctx context.Context, name string) (registry.ModelSpec, er
 // are copied, not changed.
 func (s *Source) merge(spec registry.ModelSpec) registry.ModelSpec {
 	refused := s.refused[spec.Name]
-	if len(refused) == 0 {
-		return spec
-	}
 	out := spec
 	out.Versions = slices.Clone(spec.Versions)
 	held := map[string]bool{}
 	for i := range out.Versions {
-		held[out.Versions[i].Version] = true
-		out.Versions[i].Refused = refused[out.Versions[i].Version]
+		vs := &out.Versions[i]
+		held[vs.Version] = true
+		vs.Refused = refused[vs.Version]
+		if p, ok := s.provenance[mirror.Version{Model: spec.Name, Version: vs.Version}]; ok {
+			vs.Provenance = registry.Provenance{Digests: p.Sums, Signer: p.Signer}
+		}
 	}
 	for _, ver := range slices.Sorted(maps.Keys(refused)) {
 		if !held[ver] {

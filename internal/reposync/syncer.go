@@ -110,6 +110,7 @@ func (s *Syncer) Settle(ctx context.Context) (mirror.Result, error) {
 	start := time.Now()
 	res, err := s.opts.Mirror.Settle(ctx, wait)
 	s.opts.Source.set(res.Refused)
+	s.opts.Source.setProvenance(res.Provenance)
 	if err != nil && ctx.Err() != nil {
 		return res, err
 	}
@@ -235,6 +236,7 @@ func (s *Syncer) apply(ctx context.Context, res mirror.Result) {
 			touch(model)
 		}
 	}
+	s.opts.Source.setProvenance(res.Provenance)
 	for _, v := range res.Changed {
 		models[v.Model] = append(models[v.Model], v.Version)
 	}

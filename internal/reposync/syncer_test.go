@@ -131,6 +131,22 @@ func (n *node) description(model, version string) string {
 	return "no version " + version
 }
 
+// provenance is what the registry says was verified of a version's files.
+func (n *node) provenance(t *testing.T, model, version string) registry.Provenance {
+	t.Helper()
+	m, err := n.reg.Describe(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Versions {
+		if e.Version == version {
+			return e.Provenance
+		}
+	}
+	t.Fatalf("%s has no version %s", model, version)
+	return registry.Provenance{}
+}
+
 func newDirStore(t *testing.T) (*storetest.Dir, store.Store) {
 	t.Helper()
 	b := storetest.NewDir(t)
@@ -164,10 +180,17 @@ func TestPolls(t *testing.T) {
 		}
 	})
 	t.Run("a version changed is rebuilt", func(t *testing.T) {
+		before := n.provenance(t, "m", "v1")
 		upload(t, b, "m/v1", echoModel("first, again"), nil)
 		n.poll(t)
 		if got := n.description("m", "v1"); got != "first, again" {
 			t.Errorf("m/v1 is %q, want its new content", got)
+		}
+		// The digest of the SHA256SUMS upload wrote: that of its one line.
+		d := sha256.Sum256([]byte(echoModel("first, again")["model.yaml"]))
+		want := sha256.Sum256([]byte(hex.EncodeToString(d[:]) + "  model.yaml\n"))
+		if got := n.provenance(t, "m", "v1"); got.Digests != hex.EncodeToString(want[:]) || got == before || got.Signer != "" {
+			t.Errorf("m/v1's provenance is %+v (before the change %+v), want SHA256SUMS's digest %x, no signer", got, before, want)
 		}
 	})
 	t.Run("a corrupt upload is refused, the content before serving on", func(t *testing.T) {

@@ -31,19 +31,27 @@ var (
 // that build inferd's own binaries: a cold build of a server takes minutes.
 func Tool(t testing.TB, pkg string) string {
 	t.Helper()
+	return ToolIn(t, "tools", pkg)
+}
+
+// ToolIn is Tool for a command pinned by another module of the repository than
+// tools/go.mod: module is its directory ("tools/cosign"), kept apart so that the
+// command's dependencies do not move the other tools' versions.
+func ToolIn(t testing.TB, module, pkg string) string {
+	t.Helper()
 	name := path.Base(pkg)
 	if testing.Short() {
 		t.Skipf("builds and runs %s; runs without -short (make test)", name)
 	}
 	toolsMu.Lock()
-	b, ok := tools[pkg]
+	b, ok := tools[module+" "+pkg]
 	if !ok {
 		b = &built{}
-		tools[pkg] = b
+		tools[module+" "+pkg] = b
 	}
 	toolsMu.Unlock()
-	b.once.Do(func() { b.bin, b.err = build(filepath.Join(readmetest.Root(t), "tools"), pkg, name) })
-	Require(t, "building "+name+" from tools/go.mod", b.err)
+	b.once.Do(func() { b.bin, b.err = build(filepath.Join(readmetest.Root(t), filepath.FromSlash(module)), pkg, name) })
+	Require(t, "building "+name+" from "+module+"/go.mod", b.err)
 	return b.bin
 }
 

@@ -51,7 +51,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
-	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
+	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets), \"xgboost\": only the XGBoost section (models/wine/v1 by /predict and /v2 beside iris and XGBoost's own predict, issue 38's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
 	return fs, o
 }
 
@@ -76,8 +76,12 @@ func run(args []string) int {
 		if o.cases == "" {
 			o.cases = strings.Join(tensorsSectionWords, ",")
 		}
+	case "xgboost":
+		if o.cases == "" {
+			o.cases = strings.Join(xgboostSectionWords, ",")
+		}
 	default:
-		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc and tensors\n", o.section)
+		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc, tensors and xgboost\n", o.section)
 		return 2
 	}
 	for _, c := range strings.Split(o.cases, ",") {
@@ -121,6 +125,12 @@ func run(args []string) int {
 			return 1
 		}
 		fmt.Printf("\nwrote the tensors section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	case o.section == "xgboost":
+		if err := writeXGBoostSection(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the XGBoost section of %s\n", filepath.Join(o.out, "benchmarks.md"))
 	default:
 		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -192,6 +202,14 @@ func writeTensorsSection(rep *Report, dir string) error {
 	var section bytes.Buffer
 	rep.WriteTensors(&section, true)
 	return rewriteSection(dir, section.Bytes(), tensorsSectionStart, tensorsSectionEnd, "tensors")
+}
+
+// writeXGBoostSection rewrites the XGBoost section of dir's benchmarks.md, which must
+// exist.
+func writeXGBoostSection(rep *Report, dir string) error {
+	var section bytes.Buffer
+	rep.WriteXGBoost(&section, true)
+	return rewriteSection(dir, section.Bytes(), xgboostSectionStart, xgboostSectionEnd, "XGBoost")
 }
 
 // rewriteSection splices section into dir's benchmarks.md (spliceSection).

@@ -54,6 +54,9 @@ type Report struct {
 	PickupP50 time.Duration
 	PickupN   int
 	PickupNA  string
+	// XGBoost and XGBoostOne are XGBoost's own predict on the XGBoost cases' rows,
+	// with its default threads and with one.
+	XGBoost, XGBoostOne Library
 }
 
 func (r *Report) find(name string, conns int) (Result, bool) {
@@ -220,6 +223,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	if r.hasTensors() {
 		fmt.Fprintln(w)
 		r.WriteTensors(w, false)
+	}
+	if r.hasXGBoost() {
+		fmt.Fprintln(w)
+		r.WriteXGBoost(w, false)
 	}
 }
 

@@ -203,6 +203,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		CaseOIPJSON: len(oipJSON), CaseOIPBinary: len(oipBinary), CaseFloor: len(oipBinary),
 	}
 	noDigits := naUnless(digits, "model digits not served")
+	wine := served(srv.URL, "wine", "v1")
+	noWine := naUnless(wine, "model wine not served")
+	rows := wineRows(wineBatchRows)
+	wineOne := wineBody(rows[0])
+	wineV2One, wineV2OneHeader := wineBinary(rows[:1])
+	wineV2Batch, wineV2BatchHeader := wineBinary(rows)
+	const wineV2 = "/v2/models/wine/versions/v1/infer"
+	payload[CaseWine], payload[CaseWineV2One], payload[CaseWineV2Batch] = len(wineOne), len(wineV2One), len(wineV2Batch)
+	if wine && cfg.wants(CaseWineV2Batch) {
+		h.bar.show("XGBoost's own predict (tools/bench-xgboost.py)")
+		rep.XGBoost, rep.XGBoostOne = library(cfg.Root, cfg.ModelsDir, rows)
+	}
 
 	type kase struct {
 		name    string
@@ -238,6 +250,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseDigitsV2Binary, noDigits, func() Op { return oipOp(srv.URL+digitsV2, digitsBinary, digitsHeader) }, []*Proc{srv}, nil},
 		grpcCase(CaseDigitsGRPCRaw, noDigits, "digits", "input", digitsPixels, true, 0),
 		grpcCase(CaseDigitsGRPC, noDigits, "digits", "input", digitsPixels, false, 0),
+		{CaseWine, noWine, func() Op { return postOp(srv.URL+"/predict", wineOne, 1) }, []*Proc{srv}, nil},
+		{CaseWineV2One, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2One, wineV2OneHeader) }, []*Proc{srv}, nil},
+		{CaseWineV2Batch, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2Batch, wineV2BatchHeader) }, []*Proc{srv}, nil},
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)

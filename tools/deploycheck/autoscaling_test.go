@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/inferd/inferd/internal/config"
 )
 
 // minReplicas is the least replicas an autoscaler (an HPA or a KEDA ScaledObject) keeps
@@ -216,18 +218,21 @@ func kustomize(t *testing.T, dir string) []byte {
 // TestKustomizeOverlays renders each overlay of deploy/kustomize (kubectl kustomize),
 // decodes its output strictly, and checks it as the base is checked, plus what the
 // overlay is for: QUEUE_SHARDS alike on servers and workers in cluster, the sentinel
-// port for Sentinel, and QUEUE_MIN_REPLICAS where a failover must lose no job; and the
-// servers' gRPC readiness probe and ingress as in the base.
+// port for Sentinel, QUEUE_MIN_REPLICAS where a failover must lose no job, and the
+// repository in a bucket in bucket (checkBucket); and the servers' gRPC readiness probe
+// and ingress as in the base.
 func TestKustomizeOverlays(t *testing.T) {
 	img := readImage(t)
 	for _, tt := range []struct {
 		overlay, redisName, shards string
 		minReplicas                bool
 		sentinelPort               bool
+		bucket                     bool // the model repository in a bucket (checkBucket)
 	}{
 		{overlay: "single", redisName: "redis"},
 		{overlay: "sentinel", redisName: "redis", minReplicas: true, sentinelPort: true},
 		{overlay: "cluster", redisName: "redis-cluster", shards: "6", minReplicas: true},
+		{overlay: "bucket", redisName: "redis", bucket: true},
 	} {
 		t.Run(tt.overlay, func(t *testing.T) {
 			out := kustomize(t, filepath.Join(root, "deploy", "kustomize", tt.overlay))
@@ -267,6 +272,11 @@ func TestKustomizeOverlays(t *testing.T) {
 			}
 			if sentinel != tt.sentinelPort {
 				t.Errorf("the servers and workers reach Sentinel's port: %v, want %v", sentinel, tt.sentinelPort)
+			}
+			if tt.bucket {
+				checkBucket(t, m, img)
+			} else if repo := settingOf(t, c, img)("MODELS_DIR"); config.RepositoryURL(repo) {
+				t.Errorf("MODELS_DIR=%s: a bucket in an overlay whose checks do not say so", repo)
 			}
 		})
 	}

@@ -89,12 +89,17 @@ func (p *composePort) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readCompose runs `docker-compose config` on deploy/compose.yaml: it fails on what
-// docker-compose would refuse, and prints the file as docker-compose understands it.
-func readCompose(t *testing.T) composeFile {
+// readCompose runs `docker-compose config` on deploy/compose.yaml and the override
+// files given (deploy/compose.bucket.yaml): it fails on what docker-compose would
+// refuse, and prints the files as docker-compose understands them, merged.
+func readCompose(t *testing.T, files ...string) composeFile {
 	t.Helper()
 	bin := requireCommand(t, "docker-compose", "docker-compose")
-	out, err := exec.Command(bin, "-f", filepath.Join(root, "deploy/compose.yaml"), "config").CombinedOutput()
+	args := []string{"-f", filepath.Join(root, "deploy/compose.yaml")}
+	for _, f := range files {
+		args = append(args, "-f", filepath.Join(root, f))
+	}
+	out, err := exec.Command(bin, append(args, "config")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("docker-compose config: %v\n%s", err, out)
 	}
@@ -108,9 +113,28 @@ func readCompose(t *testing.T) composeFile {
 // TestCompose checks deploy/compose.yaml as docker-compose reads it: the services the
 // issue asks for, settings inferd reads, keys from a secret file inferd accepts,
 // mounts of files that exist, and a Prometheus that scrapes every inferd process at
-// the port it listens on.
+// the port it listens on; and the same stack with deploy/compose.bucket.yaml, its
+// repository in an S3-compatible gateway (checkComposeBucket).
 func TestCompose(t *testing.T) {
-	c := readCompose(t)
+	t.Run("default", func(t *testing.T) {
+		c := readCompose(t)
+		checkCompose(t, c, false)
+		for name, s := range c.Services {
+			if v := s.Environment["MODELS_DIR"]; v != "" {
+				t.Errorf("%s: MODELS_DIR=%s: the default stack serves the image's models", name, v)
+			}
+		}
+	})
+	t.Run("bucket", func(t *testing.T) {
+		c := readCompose(t, "deploy/compose.bucket.yaml")
+		checkCompose(t, c, true)
+		checkComposeBucket(t, c)
+	})
+}
+
+// checkCompose checks one rendering of the stack; with bucket, the AWS SDK's settings
+// are allowed besides inferd's.
+func checkCompose(t *testing.T, c composeFile, bucket bool) {
 	img := readImage(t)
 	names := settingNames()
 	abs, err := filepath.Abs(root)
@@ -179,7 +203,7 @@ func TestCompose(t *testing.T) {
 				return settingDefault(t, k)
 			}
 			for k := range s.Environment {
-				if !names[k] {
+				if !names[k] && !(bucket && awsSettings[k]) {
 					t.Errorf("environment %s is no setting of inferd (internal/config)", k)
 				}
 			}

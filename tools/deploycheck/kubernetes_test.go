@@ -39,6 +39,8 @@ type manifests struct {
 	hpas        []*autoscalingv2.HorizontalPodAutoscaler
 	netpols     []*networkingv1.NetworkPolicy
 	scaled      []*scaledObject
+	// serviceAccounts: an overlay's (bucket), for the cloud's identity.
+	serviceAccounts []*corev1.ServiceAccount
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -58,6 +60,8 @@ func decode(doc []byte) (any, error) {
 		obj = &corev1.Service{}
 	case "v1 ConfigMap":
 		obj = &corev1.ConfigMap{}
+	case "v1 ServiceAccount":
+		obj = &corev1.ServiceAccount{}
 	case "policy/v1 PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
 	case "autoscaling/v2 HorizontalPodAutoscaler":
@@ -127,6 +131,8 @@ func (m *manifests) add(t *testing.T, name string, b []byte) {
 			m.netpols = append(m.netpols, o)
 		case *scaledObject:
 			m.scaled = append(m.scaled, o)
+		case *corev1.ServiceAccount:
+			m.serviceAccounts = append(m.serviceAccounts, o)
 		}
 	}
 }

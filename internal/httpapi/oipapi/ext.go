@@ -57,6 +57,9 @@ func (h *Handlers) oipConfig(name, version string) (api.OIPModelConfig, error) {
 	if len(e.Info.Inputs) > 0 {
 		out.Platform, out.Backend = "onnxruntime_onnx", "onnxruntime"
 	}
+	if e.Info.Platform != "" {
+		out.Platform, out.Backend = e.Info.Platform, e.Info.Runtime
+	}
 	batched := out.MaxBatchSize > 0
 	out.Input, out.Output = configTensors(e.Info.TensorInputs, batched), configTensors(e.Info.TensorOutputs, batched)
 	if b := e.Batching; b.Enabled {

@@ -102,7 +102,8 @@ func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, erro
 	if err != nil {
 		return api.OIPModelMetadata{}, problem.InPath(err)
 	}
-	// Only the ONNX backend declares tensors; a model without them takes any (echo).
+	// A model without tensors takes any (echo); one with them is ONNX Runtime's unless
+	// its backend names its platform (xgboost).
 	out := api.OIPModelMetadata{Name: name, Versions: []string{}, Platform: "echo", Inputs: []api.OIPTensorMetadata{}, Outputs: []api.OIPTensorMetadata{}}
 	for _, v := range m.Versions {
 		out.Versions = append(out.Versions, v.Version)
@@ -112,6 +113,9 @@ func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, erro
 		out.Inputs, out.Outputs = oipTensors(v.Info.TensorInputs), oipTensors(v.Info.TensorOutputs)
 		if len(v.Info.Inputs) > 0 {
 			out.Platform = "onnxruntime_onnx"
+		}
+		if v.Info.Platform != "" {
+			out.Platform = v.Info.Platform
 		}
 	}
 	return out, nil

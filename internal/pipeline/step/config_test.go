@@ -19,7 +19,6 @@ func TestBuildPreErrors(t *testing.T) {
 		inputs  []pipeline.Tensor
 		wantErr string
 	}{
-		{"empty", nil, []pipeline.Tensor{iris}, "preprocess: the model takes a tensor, but the steps produce the request's JSON; start with to_tensor"},
 		{"unknown step", []Spec{{Name: "to_tensor"}, {Name: "normalize"}}, []pipeline.Tensor{iris},
 			`preprocess[1]: unknown step "normalize" (preprocess steps: cast, standardize, to_tensor)`},
 		{"postprocess step", []Spec{{Name: "softmax"}}, []pipeline.Tensor{iris}, "preprocess[0]: softmax is a postprocess step, not a preprocess step"},

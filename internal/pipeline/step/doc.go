@@ -14,6 +14,10 @@
 // but for what only a JSON request has: BuildTensorPre and BuildTensorPost build that
 // view of a config, and tensor.go says what each step does in it.
 //
+// A config that lists no preprocess steps gets the to_tensor that reads the model's
+// one input as it is, so that a model.yaml of a backend and an artifact serves
+// (bare.go).
+//
 // The package knows nothing of YAML or files: a config reader decodes each step's
 // parameters into the struct Def.Params returns, then calls BuildPre and BuildPost.
 package step

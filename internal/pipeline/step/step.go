@@ -231,7 +231,14 @@ func buildChain(stage pipeline.Stage, specs []Spec, in Sig) ([]pipeline.Step, Si
 // BuildPre builds the preprocess steps for a model with the given inputs (shapes
 // per item, without the batch dimension) and checks that what they produce is what
 // the model takes. It returns the name of the input the steps feed.
+//
+// With no specs the steps are the one to_tensor that feeds the model's only input
+// (see bare.go).
 func BuildPre(specs []Spec, inputs []pipeline.Tensor) ([]pipeline.Step, string, error) {
+	specs, err := implicitPre(specs, inputs)
+	if err != nil {
+		return nil, "", err
+	}
 	steps, out, err := buildChain(pipeline.StagePreprocess, specs, Sig{Kind: KindJSON, Tensors: inputs})
 	if err != nil {
 		return nil, "", err

@@ -125,10 +125,14 @@ func buildTensorChain(stage pipeline.Stage, specs []Spec, from int, pred, in Sig
 
 // BuildTensorPre builds the preprocess steps of a tensor call for a model with the
 // given inputs (per item, as for BuildPre), which the specs must fit (BuildPre says
-// why not). It returns the steps after to_tensor and the tensor the client sends:
-// to_tensor's, per item.
+// why not); no specs are BuildPre's implicit to_tensor. It returns the steps after
+// to_tensor and the tensor the client sends: to_tensor's, per item.
 func BuildTensorPre(specs []Spec, inputs []pipeline.Tensor) ([]pipeline.Step, pipeline.Tensor, error) {
 	start := Sig{Kind: KindJSON, Tensors: inputs}
+	specs, err := implicitPre(specs, inputs)
+	if err != nil {
+		return nil, pipeline.Tensor{}, err
+	}
 	if len(specs) == 0 || specs[0].Name != toTensorDef.Name {
 		return nil, pipeline.Tensor{}, bad(string(pipeline.StagePreprocess), "the model takes a tensor; start with to_tensor")
 	}

@@ -257,6 +257,9 @@ func (s *toTensor) fill(t *tensor.Tensor, v any, shape []int64, field string) er
 	if len(shape) > 1 {
 		what = "arrays of shape " + tensor.FormatShape(shape[1:])
 	}
+	if shape[0] == 1 {
+		what = strings.Replace(what, "s", "", 1) // "1 number", "1 array of shape [8,8]"
+	}
 	if !ok {
 		if s.p.Features != nil {
 			return pipeline.Invalid(field, "expected %d numbers or an object of features (%s), got %s", shape[0], strings.Join(s.p.Features, ", "), jsonType(v))

@@ -33,6 +33,8 @@ export type JobRecord = S["JobRecord"];
 export type JobStatus = S["JobStatus"];
 export type ModelEntry = S["ModelEntry"];
 export type ModelMetadata = S["ModelMetadata"];
+/** What the server verified of a version's files: its SHA256SUMS digest and, with MODEL_SIGNING_KEY, the signer's key fingerprint. */
+export type Provenance = S["Provenance"];
 export type LoadedModelList = S["LoadedModelList"];
 export type ReloadResult = S["ReloadResult"];
 export type MemoryReport = S["MemoryReport"];

@@ -1708,7 +1708,11 @@ export interface components {
          *       "versions": [
          *         "v1",
          *         "v2"
-         *       ]
+         *       ],
+         *       "provenance": {
+         *         "sha256sums": "9f3c0d7e5b1a2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d",
+         *         "signer": "SHA256:Jt0vS4YyA1hKd3m8QbU2Xc9Zr7Wn5Lp6Ee1Ff4Gg0Hh"
+         *       }
          *     }
          */
         ModelMetadata: {
@@ -1753,6 +1757,28 @@ export interface components {
              *     ]
              */
             versions: string[];
+            provenance?: components["schemas"]["Provenance"];
+        };
+        /**
+         * @description What the server verified of the files this version loads from, for a synced
+         *     repository (a bucket, or a polled directory; docs/storage.md): absent for a
+         *     directory read as it is, and for a version taken without a `SHA256SUMS`.
+         */
+        Provenance: {
+            /**
+             * @description The SHA-256 of the version's `SHA256SUMS`, whose every file was checked against it (`sha256sum SHA256SUMS`).
+             * @example 9f3c0d7e5b1a2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d
+             */
+            sha256sums: string;
+            /**
+             * @description With `MODEL_SIGNING_KEY`, the fingerprint of the key whose cosign signature
+             *     over `SHA256SUMS` verified: `SHA256:` and the unpadded base64 of the SHA-256
+             *     of the public key's DER encoding (`openssl pkey -pubin -in cosign.pub
+             *     -outform DER | openssl dgst -sha256 -binary | base64 | tr -d =`). Absent
+             *     when no key is configured.
+             * @example SHA256:Jt0vS4YyA1hKd3m8QbU2Xc9Zr7Wn5Lp6Ee1Ff4Gg0Hh
+             */
+            signer?: string;
         };
         /** @description A model input or output as the model file declares it. */
         TensorSpec: {
@@ -2136,7 +2162,7 @@ export interface components {
              */
             state: "READY" | "LOADING" | "UNLOADING" | "UNAVAILABLE";
             /**
-             * @description Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed.
+             * @description Why it is UNAVAILABLE; for a READY version whose last reload failed, that the pipeline loaded before still serves, and why the reload failed. For a version of a synced repository (a bucket, or a polled directory) whose content the store holds was refused by its checks (a SHA256SUMS digest mismatch, a file missing or unlisted, a missing or invalid signature), the refusal, naming the file and what was expected and found; the version is then UNAVAILABLE when nothing of it was served before, and READY when what was taken before serves on.
              * @example not loaded; POST /v2/repository/models/iris/load loads it
              */
             reason?: string;
