@@ -112,7 +112,7 @@ FUZZTARGETS := FuzzParse:./internal/auth FuzzParseConfig:./internal/repository \
                FuzzUnescapeHTML:./internal/jsonscan FuzzPlain:./internal/jsonscan FuzzCheckDeferring:./internal/jsonscan \
                FuzzCanonical:./internal/jsonscan FuzzCanonicalNumber:./internal/jsonscan \
                FuzzAppendFloat32:./internal/tensor FuzzCodecUnmarshal:./internal/grpcapi \
-               FuzzParseSums:./internal/mirror FuzzReadONNX:./internal/modelfile FuzzReadXGBoostUBJ:./internal/modelfile FuzzOpen:./internal/backend/xgboost
+               FuzzParseSums:./internal/mirror FuzzReadONNX:./internal/modelfile FuzzOpen:./internal/backend/xgboost
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 	  echo "fuzz: $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \

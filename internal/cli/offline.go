@@ -5,37 +5,36 @@ import (
 	"errors"
 
 	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/backend/xgboost"
 )
 
-// offlineBackend stands in for a server runtime when inferctl vets a model.yaml: the
-// runtimes need cgo (ONNX Runtime) or are the server's alone, and inferctl stays a
-// plain Go binary. Its Check does what the runtime's does with a config (its default
-// artifact, no delay); it opens nothing.
-type offlineBackend struct {
-	name, artifact string
-}
+// offlineONNX stands in for the onnx backend when inferctl vets a model.yaml: that
+// one links ONNX Runtime through cgo, and inferctl stays a plain Go binary. Its Check
+// does what the runtime's does with a config (its default artifact, no delay); it
+// opens nothing. The xgboost backend is pure Go, so inferctl checks with the real one.
+type offlineONNX struct{}
 
 // offlineBackends are the runtimes model init writes configs for, in the server's
 // order.
 var offlineBackends = backend.Catalogue{
-	offlineBackend{"onnx", "model.onnx"},
-	offlineBackend{"xgboost", "model.json"},
+	offlineONNX{},
+	xgboost.Backend{},
 }
 
-func (b offlineBackend) Name() string { return b.name }
+func (offlineONNX) Name() string { return "onnx" }
 
-func (b offlineBackend) Check(s *backend.Settings) error {
+func (offlineONNX) Check(s *backend.Settings) error {
 	if s.Delay != 0 {
 		return backend.Errorf("delay", "only backend echo takes a delay")
 	}
 	if s.Artifact == "" {
-		s.Artifact = b.artifact
+		s.Artifact = "model.onnx"
 	}
 	return nil
 }
 
 var errOffline = errors.New("inferctl checks model.yaml; the server opens the model")
 
-func (offlineBackend) Open(context.Context, backend.Settings) (backend.Model, error) {
+func (offlineONNX) Open(context.Context, backend.Settings) (backend.Model, error) {
 	return nil, errOffline
 }

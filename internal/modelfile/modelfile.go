@@ -12,11 +12,12 @@ import (
 )
 
 // ErrNotModel is the error of a file that is neither an ONNX model nor an XGBoost
-// JSON model.
+// model.
 var ErrNotModel = errors.New("not a model file")
 
 // ErrUnsupported is the error of a model file of a known kind that is not served
-// (XGBoost's legacy binary format).
+// (XGBoost's legacy binary format, or an objective or split the xgboost backend
+// does not evaluate).
 var ErrUnsupported = errors.New("unsupported model file")
 
 // Model is what a model file declares.
@@ -34,26 +35,17 @@ type Model struct {
 	Classes int
 }
 
-// Read reads the model file at path: an ONNX protobuf, an XGBoost JSON document, or
-// (named .ubj) the same document in Universal Binary JSON.
+// Read reads the model file at path: an ONNX protobuf, or an XGBoost model in JSON
+// or UBJSON.
 func Read(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); {
-	case ext == ".ubj":
-		m, err := ReadXGBoostUBJ(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return m, nil
-	case ext == ".json" || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
-		m, err := ReadXGBoost(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return m, nil
+	case ext == ".json" || ext == ".ubj" || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
+		// An ONNX protobuf starts with a field tag, never '{'; both XGBoost formats do.
+		return ReadXGBoost(path, data)
 	case ext == ".model" || ext == ".bin" || ext == ".deprecated":
 		if _, err := ReadONNX(data); err != nil {
 			return nil, fmt.Errorf("%w: %s is not an ONNX model, and XGBoost's legacy binary format is not served; load it in XGBoost and save it as JSON (booster.save_model(\"model.json\"))", ErrUnsupported, path)

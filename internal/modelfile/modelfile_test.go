@@ -132,20 +132,3 @@ func FuzzReadONNX(f *testing.F) {
 		}
 	})
 }
-
-// FuzzReadXGBoostUBJ: no bytes make the UBJ reader panic, loop or allocate beyond
-// the file's size.
-func FuzzReadXGBoostUBJ(f *testing.F) {
-	data, err := os.ReadFile("testdata/binary.ubj")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
-	f.Add([]byte("[$Z#l\x7f\xff\xff\xff"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := modelfile.ReadXGBoostUBJ(data)
-		if err == nil && len(m.Inputs) != 1 {
-			t.Errorf("a model without its input: %+v", m)
-		}
-	})
-}
