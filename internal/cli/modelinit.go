@@ -292,8 +292,8 @@ func oipExample(m *modelfile.Model) (string, bool) {
 	return `{"inputs":[` + strings.Join(inputs, ",") + `]}`, true
 }
 
-// predictExample is the data of one /predict item: the features by name, or the
-// values of one row of a one-input model.
+// predictExample is the data of one /predict item: the features by name, or one
+// item of a one-input model, nested arrays of its shape.
 func predictExample(m *modelfile.Model) (string, bool) {
 	if len(m.Features) > 0 {
 		kv := make([]string, len(m.Features))
@@ -307,10 +307,20 @@ func predictExample(m *modelfile.Model) (string, bool) {
 	}
 	t := m.Inputs[0]
 	shape := itemShape(t.Shape)
-	if len(shape) != 1 {
+	if len(shape) == 0 {
 		return "", false
 	}
-	return "[" + zeros(shape[0], t.DType) + "]", true
+	return nestedZeros(shape, t.DType), true
+}
+
+// nestedZeros is one item of zeros as /predict reads a model's input without steps:
+// nested arrays of the item's shape.
+func nestedZeros(shape []int64, dtype string) string {
+	if len(shape) == 1 {
+		return "[" + zeros(shape[0], dtype) + "]"
+	}
+	inner := nestedZeros(shape[1:], dtype)
+	return "[" + strings.TrimSuffix(strings.Repeat(inner+",", int(shape[0])), ",") + "]"
 }
 
 // itemShape is one item's shape: the batch dimension dropped, open ones made 1.

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/xgboost"
 	"github.com/inferd/inferd/internal/readmetest"
 	"github.com/inferd/inferd/internal/repository"
 )
@@ -26,35 +28,43 @@ type initOutput struct {
 
 // TestModelInitExamples runs model init on every example model's artifact alone in a
 // version directory. What it writes passes the repository's own parser with the
-// server's onnx backend; the to_tensor example it leaves commented out, uncommented,
-// serves on a real server; and the tensors init read from the protobuf are those
-// ONNX Runtime reports for the same file.
-//
-// A model.yaml of backend and artifact alone does not load yet (the pipeline wants a
-// to_tensor step first, issue 38 point 6), so the served versions are the ones with the
-// example uncommented.
+// server's backends and serves, as written, on a real server: an ONNX file's
+// backend and artifact alone (/predict takes data shaped as the model's one input),
+// an XGBoost file's to_tensor over its feature names. The tensors init read from the
+// file are those the server reports for it.
 func TestModelInitExamples(t *testing.T) {
+	// The first wine of internal/repository/testdata/examples.json, by name, and
+	// XGBoost 1.7.4's own predict_proba of it (its "raw" answer), in class order.
+	const wine = `{"alcohol":13.32,"malic_acid":3.24,"ash":2.38,"alcalinity_of_ash":21.5,"magnesium":92,"total_phenols":1.93,` +
+		`"flavanoids":0.76,"nonflavanoid_phenols":0.45,"proanthocyanins":1.25,"color_intensity":8.42,"hue":0.55,"od280_od315":1.62,"proline":650}`
 	examples := []struct {
-		name, version string
-		input         string
-		result        string // readmetest shorthand of predict's stdout
+		name, version, artifact string
+		input                   string
+		result                  string    // readmetest shorthand of predict's stdout
+		probabilities           []float64 // when set, result.probabilities within 1e-6
 	}{
 		// The logits under the softmax of models/iris/v1 (setosa 0.9816).
-		{"iris", "v1", "[5.1,3.5,1.4,0.2]", `{"model":"iris","result":{"logits":[7.3355775,3.3595934,-10.695171]},"version":"v1"}`},
+		{"iris", "v1", "model.onnx", "[5.1,3.5,1.4,0.2]", `{"model":"iris","result":{"logits":[7.3355775,3.3595934,-10.695171]},"version":"v1"}`, nil},
 		// v2 and diabetes take standardised values: raw ones give other answers than
 		// the examples', which standardize first.
-		{"iris", "v2", "[5.1,3.5,1.4,0.2]", `{"model":"iris","result":{"label":2,"probabilities":[0.0065128603,0.08242557,0.9110615]},"version":"v2"}`},
-		{"diabetes", "v1", "[59,2,32.1,101,157,93.2,38,4,4.8598,87]", `{"model":"diabetes","result":{"prediction":[...]},"version":"v1"}`},
-		{"digits", "v1", "[" + strings.TrimSuffix(strings.Repeat("0,", 64), ",") + "]", `{"model":"digits","result":{"logits":[0.004834514, ...]},"version":"v1"}`},
+		{"iris", "v2", "model.onnx", "[5.1,3.5,1.4,0.2]", `{"model":"iris","result":{"label":2,"probabilities":[0.0065128603,0.08242557,0.9110615]},"version":"v2"}`, nil},
+		{"diabetes", "v1", "model.onnx", "[59,2,32.1,101,157,93.2,38,4,4.8598,87]", `{"model":"diabetes","result":{"prediction":[...]},"version":"v1"}`, nil},
+		{"digits", "v1", "model.onnx", "[" + strings.TrimSuffix(strings.Repeat("0,", 64), ",") + "]", `{"model":"digits","result":{"logits":[0.004834514, ...]},"version":"v1"}`, nil},
+		// The first image of examples.json, one channel of 8 rows of 8: a 0.
+		{"digits-cnn", "v1", "model.onnx", "[[[0,0,2,14,13,3,0,0],[0,0,13,13,9,11,0,0],[0,0,16,7,0,12,0,0],[0,3,16,5,0,10,5,0]," +
+			"[0,5,16,1,0,8,5,0],[0,3,16,1,0,10,5,0],[0,0,16,8,5,14,3,0],[0,0,4,16,16,9,1,0]]]",
+			`{"model":"digits-cnn","result":{"label":0,"probabilities":[0.99996686, ...]},"version":"v1"}`, nil},
+		{"wine", "v1", "model.json", wine, `{"model":"wine","result":{"probabilities":[...]},"version":"v1"}`,
+			[]float64{0.002741983626037836, 0.0027281215880066156, 0.9945299029350281}},
 	}
 	root := repoRoot(t)
 	repo := t.TempDir()
-	parser := backend.Catalogue{onnx.Backend{}} // Check needs no runtime
+	parser := backend.Catalogue{onnx.Backend{}, xgboost.Backend{}} // Check needs no runtime
 	outs := map[string]initOutput{}
 	for _, ex := range examples {
 		t.Run("init "+ex.name+"/"+ex.version, func(t *testing.T) {
 			dir := filepath.Join(repo, ex.name, ex.version)
-			copyFile(t, filepath.Join(root, "models", ex.name, ex.version, "model.onnx"), filepath.Join(dir, "model.onnx"))
+			copyFile(t, filepath.Join(root, "models", ex.name, ex.version, ex.artifact), filepath.Join(dir, ex.artifact))
 			r := inferctl(t, nil, "", "model", "init", dir)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -64,7 +74,8 @@ func TestModelInitExamples(t *testing.T) {
 				t.Fatalf("stdout %q: %v", r.stdout, err)
 			}
 			file := filepath.Join(dir, "model.yaml")
-			if out.ModelYAML != file || out.Backend != "onnx" || out.Artifact != "model.onnx" {
+			wantBackend := map[string]string{"model.onnx": "onnx", "model.json": "xgboost"}[ex.artifact]
+			if out.ModelYAML != file || out.Backend != wantBackend || out.Artifact != ex.artifact {
 				t.Errorf("init printed %s", r.stdout)
 			}
 			check(t, "stderr", "inferctl: wrote "+file+"; the server's parser of model.yaml accepts it.\n"+
@@ -80,15 +91,19 @@ func TestModelInitExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the repository refuses what init wrote: %v\n%s", err, data)
 			}
-			if c.Backend != "onnx" || c.Artifact != "model.onnx" || len(c.Preprocess)+len(c.Postprocess) != 0 {
+			steps := 0 // an ONNX file's to_tensor is left commented out
+			if wantBackend == "xgboost" {
+				steps = 1 // the to_tensor of the file's feature names
+			}
+			if c.Backend != wantBackend || c.Artifact != ex.artifact || len(c.Preprocess) != steps || len(c.Postprocess) != 0 {
 				t.Errorf("parsed %+v", c)
 			}
-			served := uncomment(t, string(data))
-			if _, err := repository.ParseConfig(file, []byte(served), parser); err != nil {
-				t.Fatalf("the to_tensor example does not parse: %v\n%s", err, served)
-			}
-			if err := os.WriteFile(file, []byte(served), 0o644); err != nil {
-				t.Fatal(err)
+			if strings.Contains(string(data), "\n# preprocess:\n") {
+				// Served as written; the example, for naming the values, parses too.
+				ex := uncomment(t, string(data))
+				if _, err := repository.ParseConfig(file, []byte(ex), parser); err != nil {
+					t.Errorf("the to_tensor example, uncommented, does not parse: %v\n%s", err, ex)
+				}
 			}
 			outs[ex.name+"/"+ex.version] = out
 		})
@@ -105,6 +120,23 @@ func TestModelInitExamples(t *testing.T) {
 				t.Fatalf("predict: exit %d: %s", r.code, r.stderr)
 			}
 			check(t, "stdout", ex.result, r.stdout)
+			if ex.probabilities != nil {
+				var got struct {
+					Result struct{ Probabilities []float64 }
+				}
+				if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+					t.Fatal(err)
+				}
+				if len(got.Result.Probabilities) != len(ex.probabilities) {
+					t.Fatalf("probabilities %v, want %v", got.Result.Probabilities, ex.probabilities)
+				}
+				for i, p := range ex.probabilities {
+					if math.Abs(got.Result.Probabilities[i]-p) > 1e-6 {
+						t.Errorf("probabilities %v, want XGBoost's %v", got.Result.Probabilities, ex.probabilities)
+						break
+					}
+				}
+			}
 			r = inferctl(t, env, "", "models", "get", ex.name, ex.version)
 			var md struct {
 				Inputs, Outputs []json.RawMessage
@@ -114,7 +146,7 @@ func TestModelInitExamples(t *testing.T) {
 			}
 			out := outs[ex.name+"/"+ex.version]
 			if !sameTensors(t, md.Inputs, out.Inputs) || !sameTensors(t, md.Outputs, out.Outputs) {
-				t.Errorf("init read inputs %s, outputs %s; ONNX Runtime: %s, %s", out.Inputs, out.Outputs, md.Inputs, md.Outputs)
+				t.Errorf("init read inputs %s, outputs %s; the server: %s, %s", out.Inputs, out.Outputs, md.Inputs, md.Outputs)
 			}
 		})
 	}

@@ -22,10 +22,6 @@ func TestRepository(t *testing.T) {
 	if r := inferctl(t, nil, "", "model", "init", dir); r.code != 0 {
 		t.Fatalf("model init: exit %d: %s", r.code, r.stderr)
 	}
-	file := filepath.Join(dir, "model.yaml")
-	if err := os.WriteFile(file, []byte(uncomment(t, string(readFile(t, file)))), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const ready = `{"name":"diabetes","version":"v1","state":"READY"},{"name":"digits","version":"v1","state":"READY"},` +
 		`{"name":"digits-cnn","version":"v1","state":"READY"},{"name":"echo","version":"v1","state":"READY"},{"name":"echo","version":"v2","state":"READY"}`
 	steps := []struct {
