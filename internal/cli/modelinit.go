@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferd/inferd/internal/modelfile"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/pipeline/step"
 	"github.com/inferd/inferd/internal/repository"
 )
 
@@ -46,16 +47,50 @@ func runModel(e *env, args []string) error {
 		return usagef("%s exists; nothing was written (--force replaces it)", target)
 	}
 	yaml := initYAML(file, m)
-	if _, err := repository.ParseConfig(target, []byte(yaml), offlineBackends); err != nil {
+	c, err := repository.ParseConfig(target, []byte(yaml), offlineBackends)
+	if err != nil {
 		// init wrote something the server would refuse: inferctl's fault, or a file name
 		// the repository does not allow as an artifact.
 		return fmt.Errorf("the model.yaml for %s would not load, so it was not written: %w", file, err)
 	}
+	// The steps against the model's tensors, as a load builds them: a model that a
+	// model.yaml without steps cannot feed (an input with a dimension of any size,
+	// several inputs) gets the file to edit and the load's own reason.
+	unfit := fits(c, m)
+	if unfit != nil {
+		yaml += "# As written this does not load: " + unfit.Error() + "\n"
+	}
 	if err := os.WriteFile(target, []byte(yaml), 0o644); err != nil {
 		return err
 	}
-	e.nextSteps(dir, target, m)
+	if unfit != nil {
+		fmt.Fprintf(e.stderr, "inferctl: wrote %s, but as written the version does not load: %v\n"+
+			"Edit it before serving; docs/models.md describes the steps.\n", target, unfit)
+	} else {
+		e.nextSteps(dir, target, m)
+	}
 	return e.print(initResult{target, m.Backend, file, tensorRows(m.Inputs), tensorRows(m.Outputs), m.Features, m.Objective, m.Classes})
+}
+
+// fits builds c's steps for the model's tensors as a load does, without the model.
+func fits(c *repository.Config, m *modelfile.Model) error {
+	if _, _, err := step.BuildPre(c.Preprocess, perItem(m.Inputs)); err != nil {
+		return err
+	}
+	_, err := step.BuildPost(c.Postprocess, perItem(m.Outputs))
+	return err
+}
+
+// perItem is ts without the batch dimension, as the steps see a model's tensors.
+func perItem(ts []pipeline.Tensor) []pipeline.Tensor {
+	out := make([]pipeline.Tensor, len(ts))
+	for i, t := range ts {
+		out[i] = pipeline.Tensor{Name: t.Name, DType: t.DType}
+		if len(t.Shape) > 0 {
+			out[i].Shape = slices.Clone(t.Shape[1:])
+		}
+	}
+	return out
 }
 
 // tensorRow is a tensor as the server's model metadata shows one.

@@ -353,3 +353,21 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// TestModelInitUnfit: a model a model.yaml without steps cannot feed (testdata's
+// sequence.onnx, build_onnx.py, takes [batch, seq]) gets the file to edit, with the
+// reason the load would give in it and on stderr, and no call to make.
+func TestModelInitUnfit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "seq", "1")
+	copyFile(t, filepath.Join(repoRoot(t), "internal", "modelfile", "testdata", "sequence.onnx"), filepath.Join(dir, "model.onnx"))
+	r := inferctl(t, nil, "", "model", "init", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	const why = `preprocess: required: model input "tokens" has dimensions of any size, [-1] per item, so /predict cannot tell which to take; ` +
+		`list a to_tensor step with the shape, e.g. preprocess: [{to_tensor: {shape: [1]}}]`
+	file := filepath.Join(dir, "model.yaml")
+	check(t, "stderr", "inferctl: wrote "+file+", but as written the version does not load: "+why+
+		"\nEdit it before serving; docs/models.md describes the steps.", r.stderr)
+	check(t, "model.yaml", strings.Repeat("...\n", 7)+"artifact: model.onnx\n# As written this does not load: "+why, string(readFile(t, file)))
+}
