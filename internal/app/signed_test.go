@@ -28,13 +28,15 @@ func uploadSigned(t *testing.T, b storetest.Bucket, signer *signtest.Signer, mod
 // fingerprint; one signed by another key, one whose SHA256SUMS changed after it was
 // signed and one unsigned are refused with their reasons in the repository index, the
 // content served before serving on, the others served and the server ready. Over an S3
-// server (versitygw) and a polled directory, which go through the same copy.
+// server (versitygw), a GCS emulator (fake-gcs-server) and a polled directory, which
+// go through the same copy.
 func TestSignedRepository(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		bucket func(testing.TB) storetest.Bucket
 	}{
 		{"s3", func(t testing.TB) storetest.Bucket { return storetest.NewVersitygw(t) }},
+		{"gcs", func(t testing.TB) storetest.Bucket { return storetest.NewFakeGCS(t) }},
 		{"directory", func(t testing.TB) storetest.Bucket { return storetest.NewDir(t) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) { signedRepository(t, tt.bucket(t)) })

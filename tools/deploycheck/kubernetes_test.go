@@ -27,6 +27,7 @@ import (
 	"github.com/inferd/inferd/internal/backend"
 	"github.com/inferd/inferd/internal/backend/echo"
 	"github.com/inferd/inferd/internal/backend/onnx"
+	"github.com/inferd/inferd/internal/backend/xgboost"
 	"github.com/inferd/inferd/internal/repository"
 )
 
@@ -482,7 +483,7 @@ func TestKubernetesManifests(t *testing.T) {
 		if !reflect.DeepEqual(inRepo(c.VolumeMounts), inRepo(worker.Spec.Template.Spec.Containers[0].VolumeMounts)) {
 			t.Error("the worker's mounts into MODELS_DIR differ from the server's: both must read the same model repository")
 		}
-		src := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{onnx.NewBackend(onnx.New(onnx.Options{})), echo.Backend{}}})
+		src := repository.New(repository.Options{Dir: dir, Backends: backend.Catalogue{onnx.NewBackend(onnx.New(onnx.Options{})), xgboost.Backend{}, echo.Backend{}}})
 		specs, err := src.Models(context.Background())
 		if err != nil {
 			t.Fatal(err)
