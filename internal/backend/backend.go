@@ -2,6 +2,8 @@ package backend
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -46,6 +48,26 @@ func (s Settings) ReadFile(name string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(s.Dir, name))
 	}
 	return s.Read(name)
+}
+
+// ReadArtifact reads the artifact through s.Read for a runtime's Open: path is its
+// path, for the runtime's errors. A missing file is a *FieldError of "artifact"; a
+// refused one keeps ErrUnsafeFile, whose error names the file already.
+func (s Settings) ReadArtifact(ctx context.Context) (path string, data []byte, err error) {
+	path = filepath.Join(s.Dir, s.Artifact)
+	data, err = s.ReadFile(s.Artifact)
+	switch {
+	case errors.Is(err, ErrUnsafeFile):
+		return "", nil, err
+	case errors.Is(err, os.ErrNotExist):
+		return "", nil, Errorf("artifact", "%s does not exist", path)
+	case err != nil:
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	return path, data, nil
 }
 
 // Model is a loaded version's runtime stage together with what it declares, which

@@ -2,10 +2,6 @@ package onnx
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/inferd/inferd/internal/backend"
 )
@@ -39,18 +35,8 @@ func (Backend) Check(s *backend.Settings) error {
 // Open reads the artifact afresh, as the repository allows (s.Read), and creates its
 // session from the bytes read.
 func (b Backend) Open(ctx context.Context, s backend.Settings) (backend.Model, error) {
-	artifact := filepath.Join(s.Dir, s.Artifact)
-	data, err := s.ReadFile(s.Artifact)
+	artifact, data, err := s.ReadArtifact(ctx)
 	if err != nil {
-		if errors.Is(err, backend.ErrUnsafeFile) {
-			return nil, err
-		}
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, backend.Errorf("artifact", "%s does not exist", artifact)
-		}
-		return nil, fmt.Errorf("%s: %w", artifact, err)
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m, err := b.rt.OpenBytes(artifact, data, ModelOptions{MaxBatchSize: s.MaxBatchSize})
