@@ -1,0 +1,219 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/inferd/inferd/internal/tensor"
+)
+
+// Caller makes one member call: the registry's tensor call, inputs and outputs by
+// name with the batch dimension first. It must not change the tensors it is given:
+// one tensor may feed several steps at once.
+type Caller interface {
+	Infer(ctx context.Context, model, version string, inputs tensor.Map) (tensor.Map, error)
+}
+
+// result is what one node left for the nodes after it.
+type result struct {
+	done chan struct{}
+	// present is false for a step that was skipped (its when false, or a source
+	// absent) and for a pick with nothing to pick.
+	present bool
+	outs    tensor.Map
+}
+
+// Run sends one request through the graph. Every node starts at once and waits for
+// its sources, so steps that do not depend on each other run concurrently. ctx is
+// passed to every member call; the first failure, or ctx's end, stops the rest.
+// Errors wrap ErrInvalidInput (the request does not match Inputs), ErrStepFailed
+// (a *StepError that also wraps the member's error), ErrExecution, or ctx's error.
+func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tensor.Map, error) {
+	rows, err := g.checkRequest(request)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	res := make([]result, len(g.nodes))
+	for i := range res {
+		res[i].done = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	for i, n := range g.nodes {
+		wg.Go(func() {
+			defer close(res[i].done)
+			if err := g.runNode(ctx, n, rows, request, res, &res[i], call); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	out := make(tensor.Map, len(g.outputs))
+	for k, o := range g.outputs {
+		t, ok := value(g.outSrc[k], request, res)
+		if !ok {
+			// Check refuses an output that may be absent; this is a guard, not a path.
+			return nil, fmt.Errorf("%w: output %q is absent", ErrExecution, o.Name)
+		}
+		out[o.Name] = t
+	}
+	return out, nil
+}
+
+// value is a source's tensor, and whether it is present.
+func value(r ref, request tensor.Map, res []result) (*tensor.Tensor, bool) {
+	if r.node < 0 {
+		return request[r.key], true
+	}
+	if !res[r.node].present {
+		return nil, false
+	}
+	t, ok := res[r.node].outs[r.key]
+	return t, ok
+}
+
+func (g *Graph) checkRequest(request tensor.Map) (int64, error) {
+	rows := int64(-1)
+	for name := range request {
+		if !g.hasInput(name) {
+			return 0, fmt.Errorf("%w: unknown input %q; the graph takes %s", ErrInvalidInput, name, names(g.inputs))
+		}
+	}
+	for _, in := range g.inputs {
+		t := request[in.Name]
+		switch {
+		case t == nil:
+			return 0, fmt.Errorf("%w: input %q is missing; the graph takes %s", ErrInvalidInput, in.Name, names(g.inputs))
+		case string(t.DType) != in.DType:
+			return 0, fmt.Errorf("%w: input %q is %s, the graph takes %s", ErrInvalidInput, in.Name, t.DType, in.DType)
+		case !tensor.Compatible(in.Shape, t.Shape):
+			return 0, fmt.Errorf("%w: input %q has shape %s, the graph takes %s", ErrInvalidInput, in.Name, tensor.FormatShape(t.Shape), tensor.FormatShape(in.Shape))
+		case t.Shape[0] < 1:
+			return 0, fmt.Errorf("%w: input %q has no rows", ErrInvalidInput, in.Name)
+		case rows >= 0 && t.Shape[0] != rows:
+			return 0, fmt.Errorf("%w: input %q has %d rows, another input %d", ErrInvalidInput, in.Name, t.Shape[0], rows)
+		}
+		if err := t.Check(); err != nil {
+			return 0, fmt.Errorf("%w: input %q: %v", ErrInvalidInput, in.Name, err)
+		}
+		rows = t.Shape[0]
+	}
+	return rows, nil
+}
+
+func (g *Graph) hasInput(name string) bool {
+	for _, in := range g.inputs {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller) error {
+	for _, d := range n.deps {
+		select {
+		case <-res[d].done:
+		case <-ctx.Done():
+			return nil // the cause is recorded already
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	if n.join != nil {
+		return runJoin(n, request, res, mine)
+	}
+	ins := make(tensor.Map, len(n.refs))
+	for k, r := range n.refs {
+		t, ok := value(r, request, res)
+		if !ok {
+			return nil // a source was skipped, so this step is too
+		}
+		ins[n.ins[k].Name] = t
+	}
+	if n.when != nil {
+		t, ok := value(*n.when, request, res)
+		if !ok || !holds(n.step.When, t) {
+			return nil
+		}
+	}
+	s := n.step
+	outs, err := call.Infer(ctx, s.Model, s.Version, ins)
+	if err == nil {
+		err = n.checkAnswer(outs, rows)
+	}
+	if err != nil {
+		// A run that is over (cancelled, past its deadline) ends with that, not with a
+		// fallback that would make it look answered.
+		if s.OnError == PolicyFallback && ctx.Err() == nil {
+			mine.outs, mine.present = n.fallbackOutputs(rows), true
+			return nil
+		}
+		if errors.Is(err, ErrExecution) {
+			return fmt.Errorf("graph step %q: %w", n.name, err)
+		}
+		return &StepError{Step: n.name, Model: s.Model, Version: s.Version, Err: err}
+	}
+	mine.outs, mine.present = outs, true
+	return nil
+}
+
+// checkAnswer refuses an answer without the outputs the graph uses as declared, so
+// that nothing but a member's declared tensors flows on.
+func (n *node) checkAnswer(outs tensor.Map, rows int64) error {
+	for _, u := range n.used {
+		t := outs[u]
+		var want []int64
+		var dtype string
+		for _, o := range n.sig.Outputs {
+			if o.Name == u {
+				want, dtype = o.Shape, o.DType
+			}
+		}
+		switch {
+		case t == nil:
+			return fmt.Errorf("%w: model %s answered without output %q", ErrExecution, n.step.Model, u)
+		case string(t.DType) != dtype || !tensor.Compatible(want, t.Shape) || t.Shape[0] != rows:
+			return fmt.Errorf("%w: model %s answered %q as %s %s, not %s %s with %d rows", ErrExecution, n.step.Model, u, t.DType, tensor.FormatShape(t.Shape), dtype, tensor.FormatShape(want), rows)
+		}
+		if err := t.Check(); err != nil {
+			return fmt.Errorf("%w: model %s's output %q: %v", ErrExecution, n.step.Model, u, err)
+		}
+	}
+	return nil
+}
+
+// fallbackOutputs repeats each fallback row for every row of the request.
+func (n *node) fallbackOutputs(rows int64) tensor.Map {
+	outs := make(tensor.Map, len(n.fallback))
+	for name, v := range n.fallback {
+		var d tensor.DType
+		for _, o := range n.sig.Outputs {
+			if o.Name == name {
+				d = tensor.DType(o.DType)
+			}
+		}
+		shape := append([]int64{rows}, v.Shape...)
+		vals := make([]float64, 0, int(rows)*len(v.Values))
+		for range rows {
+			vals = append(vals, v.Values...)
+		}
+		if d.IsFloat() {
+			outs[name] = tensor.NewFloat(d, shape, vals)
+			continue
+		}
+		ints := make([]int64, len(vals))
+		for i, x := range vals {
+			ints[i] = int64(x)
+		}
+		outs[name] = tensor.NewInt(d, shape, ints)
+	}
+	return outs
+}
