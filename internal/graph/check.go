@@ -52,11 +52,11 @@ type node struct {
 	step *Step
 	join *Join
 	// ins are the step's inputs (member input name to source) or the join's sources.
-	ins   []Binding
-	refs  []ref
-	when  *ref
-	deps  []int
-	sig   Signature
+	ins  []Binding
+	refs []ref
+	when *ref
+	deps []int
+	sig  Signature
 	// used are the step outputs some source refers to: a call's answer is checked for
 	// these, and a fallback must give them.
 	used     []string
