@@ -41,16 +41,24 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
+	// The first node's failure is the run's error, even when it came of ctx's end:
+	// it names the step the deadline cut short.
+	var first error
+	var once sync.Once
 	var wg sync.WaitGroup
 	for i, n := range g.nodes {
 		wg.Go(func() {
 			defer close(res[i].done)
 			if err := g.runNode(ctx, n, rows, request, res, &res[i], call); err != nil {
+				once.Do(func() { first = err })
 				cancel(err)
 			}
 		})
 	}
 	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
