@@ -10,8 +10,9 @@ import (
 )
 
 // Members gives the tensors of the member versions a graph calls; the registry
-// implements it. For version "" it answers for the version the model's routing
-// leads to.
+// implements it. For version "" it answers for the versions the model's routing may
+// choose, which must then share one signature (or it answers an error), since a
+// graph is typed once for every request.
 type Members interface {
 	Signature(model, version string) (Signature, error)
 }

@@ -49,7 +49,7 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	for i, n := range g.nodes {
 		wg.Go(func() {
 			defer close(res[i].done)
-			if err := g.runNode(ctx, n, rows, request, res, &res[i], call); err != nil {
+			if err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call); err != nil {
 				once.Do(func() { first = err })
 				cancel(err)
 			}
@@ -124,6 +124,26 @@ func (g *Graph) hasInput(name string) bool {
 	return false
 }
 
+// runNodeSafely turns a panic in a node (a Caller's) into the run's error: a
+// goroutine's panic is beyond the recovery of whoever called Run, and would end the
+// process.
+func (g *Graph) runNodeSafely(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			mine.present = false
+			err = fmt.Errorf("%w: %s %q panicked: %v", ErrExecution, n.kind(), n.name, p)
+		}
+	}()
+	return g.runNode(ctx, n, rows, request, res, mine, call)
+}
+
+func (n *node) kind() string {
+	if n.step != nil {
+		return "step"
+	}
+	return "join"
+}
+
 func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller) error {
 	for _, d := range n.deps {
 		select {
@@ -188,7 +208,7 @@ func (n *node) checkAnswer(outs tensor.Map, rows int64) error {
 		switch {
 		case t == nil:
 			return fmt.Errorf("%w: model %s answered without output %q", ErrExecution, n.step.Model, u)
-		case string(t.DType) != dtype || !tensor.Compatible(want, t.Shape) || t.Shape[0] != rows:
+		case string(t.DType) != dtype || !tensor.Compatible(want, t.Shape) || len(t.Shape) == 0 || t.Shape[0] != rows:
 			return fmt.Errorf("%w: model %s answered %q as %s %s, not %s %s with %d rows", ErrExecution, n.step.Model, u, t.DType, tensor.FormatShape(t.Shape), dtype, tensor.FormatShape(want), rows)
 		}
 		if err := t.Check(); err != nil {

@@ -405,3 +405,15 @@ func TestRunRefusesBadRequests(t *testing.T) {
 		t.Error("a refused request reached a member")
 	}
 }
+
+func TestRunTurnsAMemberPanicIntoAnError(t *testing.T) {
+	f := newFleet()
+	m := f.members["double"]
+	m.fn = func(context.Context, tensor.Map) (tensor.Map, error) { panic("index out of range") }
+	f.members["panics"] = m
+	g := mustLoad(t, f, x+"steps: [{name: p, model: panics, inputs: {x: request.x}}]\noutputs: {y: p.y}\n")
+	_, err := run(t, g, f, rowsOf([]float64{1, 2, 3}))
+	if !errors.Is(err, graph.ErrExecution) || !strings.Contains(err.Error(), `step "p" panicked`) {
+		t.Fatalf("%v: want ErrExecution naming step p", err)
+	}
+}

@@ -106,7 +106,14 @@ type Join struct {
 // root is the path of the graph in model.yaml, which every error names.
 const root = "graph"
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+// Step and join names hold no dot, which separates a step from its output in a
+// source; model and version names are the repository's (dots allowed); tensor names
+// are the model's, anything without spaces.
+var (
+	namePattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	memberPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	tensorPattern = regexp.MustCompile(`^\S+$`)
+)
 
 // Parse reads the value of model.yaml's graph key.
 func Parse(data []byte) (*Spec, error) {
@@ -180,7 +187,7 @@ func decodeInputs(n *yaml.Node, path string) ([]pipeline.Tensor, error) {
 			return nil, err
 		}
 		var t pipeline.Tensor
-		if t.Name, err = name(m["name"], p+".name"); err != nil {
+		if t.Name, err = named(m["name"], p+".name", tensorPattern, "a tensor name is not empty and holds no spaces"); err != nil {
 			return nil, err
 		}
 		if t.DType, err = dtype(m["dtype"], p+".dtype"); err != nil {
@@ -206,11 +213,11 @@ func decodeStep(n *yaml.Node, path string) (Step, error) {
 	if s.Name, err = name(m["name"], path+".name"); err != nil {
 		return s, err
 	}
-	if s.Model, err = name(m["model"], path+".model"); err != nil {
+	if s.Model, err = member(m["model"], path+".model"); err != nil {
 		return s, err
 	}
 	if m["version"] != nil {
-		if s.Version, err = name(m["version"], path+".version"); err != nil {
+		if s.Version, err = member(m["version"], path+".version"); err != nil {
 			return s, err
 		}
 	}
@@ -467,12 +474,20 @@ func scalar(n *yaml.Node, path string) (string, error) {
 }
 
 func name(n *yaml.Node, path string) (string, error) {
+	return named(n, path, namePattern, "a step or join name holds letters, digits, _ and -, and starts with a letter or digit")
+}
+
+func member(n *yaml.Node, path string) (string, error) {
+	return named(n, path, memberPattern, "a model or version name holds letters, digits, ., _ and -, and starts with a letter or digit")
+}
+
+func named(n *yaml.Node, path string, pattern *regexp.Regexp, rule string) (string, error) {
 	s, err := scalar(n, path)
 	if err != nil {
 		return "", err
 	}
-	if !namePattern.MatchString(s) {
-		return "", specErrorf(path, "%q: a name holds letters, digits, _ and -, and starts with a letter or digit", s)
+	if !pattern.MatchString(s) {
+		return "", specErrorf(path, "%q: %s", s, rule)
 	}
 	return s, nil
 }

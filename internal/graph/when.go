@@ -6,7 +6,10 @@ import "github.com/inferd/inferd/internal/tensor"
 // row's elements meets every comparison. A batch's rows are decided together, so one
 // doubtful row runs the step for the whole batch.
 func holds(c *Condition, t *tensor.Tensor) bool {
-	rows := int(t.Shape[0])
+	rows := 1
+	if len(t.Shape) > 0 {
+		rows = int(t.Shape[0])
+	}
 	if rows == 0 {
 		return false
 	}
