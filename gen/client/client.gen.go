@@ -1095,7 +1095,7 @@ type OIPModelMetadata struct {
 	Name    string              `json:"name"`
 	Outputs []OIPTensorMetadata `json:"outputs"`
 
-	// Platform The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+	// Platform The runtime, `onnxruntime_onnx` for ONNX files, `xgboost_json` or `xgboost_ubj` (the model types of Triton's FIL backend) for XGBoost files, or `echo` for a model without tensors.
 	//
 	// Example: onnxruntime_onnx
 	Platform string `json:"platform"`

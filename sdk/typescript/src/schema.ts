@@ -2257,7 +2257,7 @@ export interface components {
              */
             versions: string[];
             /**
-             * @description The runtime (`onnxruntime_onnx`), or `echo` for a model without tensors.
+             * @description The runtime, `onnxruntime_onnx` for ONNX files, `xgboost_json` or `xgboost_ubj` (the model types of Triton's FIL backend) for XGBoost files, or `echo` for a model without tensors.
              * @example onnxruntime_onnx
              */
             platform: string;
