@@ -50,6 +50,19 @@ func (s Settings) ReadFile(name string) ([]byte, error) {
 	return s.Read(name)
 }
 
+// CheckArtifact is Check for a runtime that reads one model file and has no use for
+// a delay (echo's alone, standing in for real work): it names the artifact artifact
+// when the config names none.
+func CheckArtifact(s *Settings, artifact string) error {
+	if s.Delay != 0 {
+		return Errorf("delay", "only backend echo takes a delay")
+	}
+	if s.Artifact == "" {
+		s.Artifact = artifact
+	}
+	return nil
+}
+
 // ReadArtifact reads the artifact through s.Read for a runtime's Open: path is its
 // path, for the runtime's errors. A missing file is a *FieldError of "artifact"; a
 // refused one keeps ErrUnsafeFile, whose error names the file already.

@@ -24,13 +24,7 @@ var offlineBackends = backend.Catalogue{
 func (offlineONNX) Name() string { return "onnx" }
 
 func (offlineONNX) Check(s *backend.Settings) error {
-	if s.Delay != 0 {
-		return backend.Errorf("delay", "only backend echo takes a delay")
-	}
-	if s.Artifact == "" {
-		s.Artifact = "model.onnx"
-	}
-	return nil
+	return backend.CheckArtifact(s, "model.onnx")
 }
 
 var errOffline = errors.New("inferctl checks model.yaml; the server opens the model")

@@ -19,13 +19,7 @@ func (Backend) Name() string { return "xgboost" }
 // Check names the artifact model.json when the config names none; a delay is for
 // echo, which has no real work to take time.
 func (Backend) Check(s *backend.Settings) error {
-	if s.Delay != 0 {
-		return backend.Errorf("delay", "only backend echo takes a delay")
-	}
-	if s.Artifact == "" {
-		s.Artifact = DefaultArtifact
-	}
-	return nil
+	return backend.CheckArtifact(s, DefaultArtifact)
 }
 
 // Open reads the artifact, as the repository allows (s.Read), and builds its
