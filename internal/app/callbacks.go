@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/inferd/inferd/internal/config"
-	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/webhook"
 )
@@ -47,7 +47,7 @@ func (c callbacks) dispatch(cfg config.Config, store job.Store, queue job.Callba
 		return func() {}
 	}
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
-		Store: store, Queue: queue, Sender: c.sender, Encode: httpapi.JobRecordJSON,
+		Store: store, Queue: queue, Sender: c.sender, Encode: jobrecord.JSON,
 		Concurrency: cfg.WebhookConcurrency, MaxAge: cfg.WebhookMaxAge, Observer: m,
 		Logger: log.With("component", "webhook"),
 	})

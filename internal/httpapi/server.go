@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strings"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -22,6 +21,7 @@ import (
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -291,7 +291,7 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
-	return api.AsyncSubmitResponse{JobId: parseUUID(rec.ID)}, nil
+	return api.AsyncSubmitResponse{JobId: jobrecord.ID(rec.ID)}, nil
 }
 
 // PollJob returns a job record.
@@ -300,7 +300,7 @@ func (s *Server) PollJob(ctx context.Context, req api.PollJobRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	return api.PollJob200JSONResponse(jobRecord(rec)), nil
+	return api.PollJob200JSONResponse(jobrecord.From(rec)), nil
 }
 
 // CancelJob cancels a job that has not finished. A key cancels the jobs it submitted;
@@ -326,7 +326,7 @@ func (s *Server) CancelJob(ctx context.Context, req api.CancelJobRequestObject) 
 		// in a worker has its result discarded.
 		s.log.WarnContext(ctx, "job cancelled, but the runner could not drop it", "request_id", requestID(ctx), "job_id", req.JobId, "error", err)
 	}
-	return api.CancelJob200JSONResponse(jobRecord(rec)), nil
+	return api.CancelJob200JSONResponse(jobrecord.From(rec)), nil
 }
 
 // GetJob returns the same record as PollJob, after waiting up to req.Params.Wait
@@ -340,7 +340,7 @@ func (s *Server) GetJob(ctx context.Context, req api.GetJobRequestObject) (api.G
 	if err != nil {
 		return nil, err
 	}
-	return api.GetJob200JSONResponse(jobRecord(rec)), nil
+	return api.GetJob200JSONResponse(jobrecord.From(rec)), nil
 }
 
 // ListModels lists every known version, loaded or not.
@@ -498,69 +498,6 @@ func jobID(id string) string {
 
 // parseUUID reads a job id; ids are made by uuid.NewString, so a failure means a
 // corrupt record, shown as the nil UUID rather than failing the whole answer.
-func parseUUID(id string) uuid.UUID {
-	u, _ := uuid.Parse(id)
-	return u
-}
-
-func jobRecord(rec job.Record) api.JobRecord {
-	out := api.JobRecord{
-		JobId:     parseUUID(rec.ID),
-		Status:    api.JobStatus(rec.Status),
-		Model:     rec.Model,
-		Version:   rec.Version,
-		Batch:     &rec.Batch,
-		CreatedAt: rec.CreatedAt,
-		Result:    json.RawMessage("null"),
-	}
-	if rec.Status == job.StatusSucceeded && len(rec.Result) > 0 {
-		out.Result = rec.Result
-		for _, f := range rec.ItemErrors {
-			out.ItemErrors = append(out.ItemErrors, itemError(f.Index, &wordedInput{err: pipeline.ErrInvalidInput, detail: f.Detail}))
-		}
-	}
-	if rec.Status == job.StatusFailed {
-		msg := rec.Error
-		if strings.TrimSpace(msg) == "" {
-			msg = "the job failed without a message"
-		}
-		out.ErrorMessage = &msg
-		if rec.Code != "" {
-			code := rec.Code
-			out.ErrorCode = &code
-		}
-	}
-	if !rec.StartedAt.IsZero() {
-		out.StartedAt = &rec.StartedAt
-	}
-	if !rec.FinishedAt.IsZero() {
-		out.FinishedAt = &rec.FinishedAt
-	}
-	if !rec.WorkerLostAt.IsZero() {
-		out.WorkerLostAt = &rec.WorkerLostAt
-		if !rec.RetryAt.IsZero() {
-			out.RetryAt = &rec.RetryAt
-		}
-	}
-	p := api.JobPriority(rec.Priority.Or())
-	out.Priority = &p
-	out.Deadline = rec.Deadline
-	if cb := rec.Callback; cb.URL != "" {
-		out.Callback = &api.JobCallback{Url: cb.URL, State: api.JobCallbackState(cb.State), Attempts: cb.Attempts}
-		if cb.LastError != "" {
-			out.Callback.LastError = &cb.LastError
-		}
-		if !cb.DeliveredAt.IsZero() {
-			out.Callback.DeliveredAt = &cb.DeliveredAt
-		}
-	}
-	return out
-}
-
-// JobRecordJSON is a job's record as the API serves it: the body of its completion
-// callback.
-func JobRecordJSON(rec job.Record) ([]byte, error) { return job.EncodeJSON(jobRecord(rec)) }
-
 // deref is *p, or "" when p is nil.
 func deref(p *string) string {
 	if p == nil {

@@ -1,0 +1,78 @@
+package jobrecord
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/job"
+)
+
+// ID is a job id as the API types it. The ids are the job service's own, always
+// UUIDs; one that were not would serve as the zero UUID rather than fail a poll.
+func ID(id string) uuid.UUID {
+	u, _ := uuid.Parse(id)
+	return u
+}
+
+// From is rec as the API serves it.
+func From(rec job.Record) api.JobRecord {
+	out := api.JobRecord{
+		JobId:     ID(rec.ID),
+		Status:    api.JobStatus(rec.Status),
+		Model:     rec.Model,
+		Version:   rec.Version,
+		Batch:     &rec.Batch,
+		CreatedAt: rec.CreatedAt,
+		Result:    json.RawMessage("null"),
+	}
+	if rec.Status == job.StatusSucceeded && len(rec.Result) > 0 {
+		out.Result = rec.Result
+		for _, f := range rec.ItemErrors {
+			out.ItemErrors = append(out.ItemErrors, api.BatchItemError{Index: f.Index, Status: http.StatusBadRequest, Code: problem.CodeInvalidInput, Detail: f.Detail})
+		}
+	}
+	if rec.Status == job.StatusFailed {
+		msg := rec.Error
+		if strings.TrimSpace(msg) == "" {
+			msg = "the job failed without a message"
+		}
+		out.ErrorMessage = &msg
+		if rec.Code != "" {
+			code := rec.Code
+			out.ErrorCode = &code
+		}
+	}
+	if !rec.StartedAt.IsZero() {
+		out.StartedAt = &rec.StartedAt
+	}
+	if !rec.FinishedAt.IsZero() {
+		out.FinishedAt = &rec.FinishedAt
+	}
+	if !rec.WorkerLostAt.IsZero() {
+		out.WorkerLostAt = &rec.WorkerLostAt
+		if !rec.RetryAt.IsZero() {
+			out.RetryAt = &rec.RetryAt
+		}
+	}
+	p := api.JobPriority(rec.Priority.Or())
+	out.Priority = &p
+	out.Deadline = rec.Deadline
+	if cb := rec.Callback; cb.URL != "" {
+		out.Callback = &api.JobCallback{Url: cb.URL, State: api.JobCallbackState(cb.State), Attempts: cb.Attempts}
+		if cb.LastError != "" {
+			out.Callback.LastError = &cb.LastError
+		}
+		if !cb.DeliveredAt.IsZero() {
+			out.Callback.DeliveredAt = &cb.DeliveredAt
+		}
+	}
+	return out
+}
+
+// JSON is From(rec) encoded: the body of its completion callback.
+func JSON(rec job.Record) ([]byte, error) { return job.EncodeJSON(From(rec)) }
