@@ -496,8 +496,6 @@ func jobID(id string) string {
 	return id
 }
 
-// parseUUID reads a job id; ids are made by uuid.NewString, so a failure means a
-// corrupt record, shown as the nil UUID rather than failing the whole answer.
 // deref is *p, or "" when p is nil.
 func deref(p *string) string {
 	if p == nil {

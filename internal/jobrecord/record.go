@@ -12,8 +12,9 @@ import (
 	"github.com/inferd/inferd/internal/job"
 )
 
-// ID is a job id as the API types it. The ids are the job service's own, always
-// UUIDs; one that were not would serve as the zero UUID rather than fail a poll.
+// ID reads a job id as the API types it; ids are made by uuid.NewString, so a
+// failure means a corrupt record, shown as the nil UUID rather than failing the
+// whole answer.
 func ID(id string) uuid.UUID {
 	u, _ := uuid.Parse(id)
 	return u
