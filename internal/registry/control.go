@@ -100,6 +100,9 @@ func (r *Registry) loadModel(ctx context.Context, name string) error {
 			todo = append(todo, &pendingLoad{v: r.versionFor(spec, src, vs.Version), spec: vs})
 		}
 	}
+	// The graphs that call the model are checked again once the locks below are
+	// released: one of them may be a version of this model.
+	defer r.changed(ctx, name, nil)
 	// Each version's load lock, held from its build to the swap: the load at start,
 	// the only other taker, then finds it loaded and builds nothing.
 	for _, p := range todo {

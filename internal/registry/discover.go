@@ -55,7 +55,7 @@ func newModel(spec ModelSpec, src Source) (*model, error) {
 		if _, dup := m.versions[vs.Version]; dup {
 			return nil, fmt.Errorf("model %q lists version %q twice", spec.Name, vs.Version)
 		}
-		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading, refused: vs.Refused, provenance: vs.Provenance}
+		v := &version{name: spec.Name, version: vs.Version, loader: vs.Loader, status: StatusLoading, refused: vs.Refused, provenance: vs.Provenance, calls: vs.Calls}
 		if vs.Err != nil || vs.Loader == nil {
 			v.status, v.err = StatusFailed, specErr(vs)
 		}
@@ -88,16 +88,27 @@ func specErr(vs VersionSpec) error {
 // kept on its version; it never stops the others.
 func (r *Registry) Load(ctx context.Context) {
 	r.mu.RLock()
-	var todo []*version
+	// Graphs load after the rest: a graph is checked against its members' tensors,
+	// so they must have loaded (or failed) first.
+	var todo, graphs []*version
 	for _, m := range r.models {
 		for _, name := range m.order {
-			if v := m.versions[name]; v.status == StatusLoading {
+			switch v := m.versions[name]; {
+			case v.status != StatusLoading:
+			case len(v.calls) > 0:
+				graphs = append(graphs, v)
+			default:
 				todo = append(todo, v)
 			}
 		}
 	}
 	r.mu.RUnlock()
+	r.loadAll(ctx, todo)
+	r.loadAll(ctx, graphs)
+}
 
+// loadAll loads todo, LoadConcurrency at a time, and returns when all have finished.
+func (r *Registry) loadAll(ctx context.Context, todo []*version) {
 	sem := make(chan struct{}, r.opts.LoadConcurrency)
 	var wg sync.WaitGroup
 	for _, v := range todo {

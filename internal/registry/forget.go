@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"slices"
 )
 
@@ -69,6 +70,7 @@ func (r *Registry) forget(name string, rule Rule, why string, vers ...string) []
 	for _, v := range vs {
 		r.log.Info("model version dropped: "+why, "model", name, "version", v.version)
 	}
+	r.changed(context.Background(), name, nil)
 	return retired
 }
 

@@ -126,7 +126,7 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe
 		return nil, fmt.Errorf("%w: input %q has %d rows (its batch dimension); at most %d are allowed", ErrTooManyRows, ins[0].Name, n, req.MaxRows)
 	}
 	*rows = int(n)
-	items := splitRows(byName[ins[0].Name], int(n))
+	items := splitRows(byName[ins[0].Name])
 	res, err := l.runTensors(ctx, items, observe)
 	if err != nil {
 		return nil, inRow(ins[0].Name, err)

@@ -214,6 +214,9 @@ func (r *Registry) put(ctx context.Context, v *version, l Loader, first bool, on
 	if old != nil {
 		r.retire(old)
 	}
+	if err == nil {
+		r.changed(ctx, v.name, v)
+	}
 	return inst, err
 }
 

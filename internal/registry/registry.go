@@ -163,7 +163,9 @@ type version struct {
 	refused error
 	// provenance is the source's VersionSpec.Provenance as last read.
 	provenance Provenance
-	stats      versionStats
+	// calls are the models the version calls, when it is a graph (VersionSpec.Calls).
+	calls []string
+	stats versionStats
 }
 
 // New returns an empty registry; Discover and Load fill it.

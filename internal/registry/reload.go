@@ -149,5 +149,8 @@ func (r *Registry) versionFor(spec ModelSpec, src Source, ver string) *version {
 		m.order = append(m.order, ver)
 		slices.SortFunc(m.order, compareNatural)
 	}
+	if i := slices.IndexFunc(spec.Versions, func(vs VersionSpec) bool { return vs.Version == ver }); i >= 0 {
+		v.calls = spec.Versions[i].Calls
+	}
 	return v
 }

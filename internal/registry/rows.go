@@ -7,25 +7,12 @@ import (
 	"github.com/inferd/inferd/internal/tensor"
 )
 
-// splitRows cuts t along its batch dimension into n items that share its values.
-func splitRows(t *tensor.Tensor, n int) []any {
-	row := t.Shape[1:]
-	size := int(tensor.Size(row))
-	items := make([]any, n)
-	for i := range items {
-		lo, hi := i*size, (i+1)*size
-		it := &tensor.Tensor{DType: t.DType, Shape: row}
-		switch {
-		case t.DType == tensor.Bytes:
-			it.Bytes = t.Bytes[lo:hi:hi]
-		case t.F32 != nil:
-			it.F32 = t.F32[lo:hi:hi]
-		case t.DType.IsFloat():
-			it.Float = t.Float[lo:hi:hi]
-		default:
-			it.Int = t.Int[lo:hi:hi]
-		}
-		items[i] = it
+// splitRows cuts t along its batch dimension into its items, which share its values.
+func splitRows(t *tensor.Tensor) []any {
+	rows := t.Rows()
+	items := make([]any, len(rows))
+	for i, r := range rows {
+		items[i] = r
 	}
 	return items
 }

@@ -42,6 +42,11 @@ type VersionSpec struct {
 	// Provenance is what the source verified of the files the version loads from: a
 	// mirror's SHA256SUMS and its signer. Zero when it verified nothing.
 	Provenance Provenance
+	// Calls names the models the version calls when it is a graph (its members). It
+	// loads after every version that calls none, and is loaded again whenever one of
+	// them loads, reloads or is dropped, so that it serves only while it checks
+	// against what they are.
+	Calls []string
 }
 
 // Provenance is what a source verified of a version's files.

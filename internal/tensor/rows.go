@@ -1,0 +1,79 @@
+package tensor
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Rows cuts t, batch dimension first, into its n rows. The rows share t's values.
+func (t *Tensor) Rows() []*Tensor {
+	if len(t.Shape) == 0 {
+		return nil
+	}
+	n := int(t.Shape[0])
+	row := t.Shape[1:]
+	size := int(Size(row))
+	rows := make([]*Tensor, n)
+	for i := range rows {
+		lo, hi := i*size, (i+1)*size
+		r := &Tensor{DType: t.DType, Shape: row}
+		switch {
+		case t.DType == Bytes:
+			r.Bytes = t.Bytes[lo:hi:hi]
+		case t.F32 != nil:
+			r.F32 = t.F32[lo:hi:hi]
+		case t.DType.IsFloat():
+			r.Float = t.Float[lo:hi:hi]
+		default:
+			r.Int = t.Int[lo:hi:hi]
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// Stack stacks rows of one dtype and shape along a new batch dimension, first. The
+// values are copied, but for a single row, whose values the result shares. float32
+// values stay float32s when every row holds them so.
+func Stack(rows []*Tensor) (*Tensor, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no rows to stack")
+	}
+	first := rows[0]
+	out := &Tensor{DType: first.DType, Shape: append([]int64{int64(len(rows))}, first.Shape...)}
+	f32 := true
+	for i, r := range rows {
+		if r.DType != first.DType || !slices.Equal(r.Shape, first.Shape) {
+			return nil, fmt.Errorf("row %d is %s %s, row 0 %s %s: rows of different shapes do not stack", i, r.DType, FormatShape(r.Shape), first.DType, FormatShape(first.Shape))
+		}
+		f32 = f32 && (r.F32 != nil || r.Len() == 0)
+	}
+	if len(rows) == 1 {
+		out.Float, out.F32, out.Int, out.Bytes = first.Float, first.F32, first.Int, first.Bytes
+		return out, nil
+	}
+	size := int(Size(first.Shape)) * len(rows)
+	switch {
+	case first.DType == Bytes:
+		out.Bytes = make([][]byte, 0, size)
+	case first.DType.IsFloat() && f32:
+		out.F32 = make([]float32, 0, size)
+	case first.DType.IsFloat():
+		out.Float = make([]float64, 0, size)
+	default:
+		out.Int = make([]int64, 0, size)
+	}
+	for _, r := range rows {
+		switch {
+		case out.Bytes != nil:
+			out.Bytes = append(out.Bytes, r.Bytes...)
+		case out.F32 != nil:
+			out.F32 = append(out.F32, r.F32...)
+		case out.Float != nil:
+			out.Float = append(out.Float, r.Floats()...)
+		default:
+			out.Int = append(out.Int, r.Int...)
+		}
+	}
+	return out, nil
+}
