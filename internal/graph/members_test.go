@@ -36,7 +36,8 @@ func (f *fleet) Signature(model, version string) (graph.Signature, error) {
 	return m.sig, nil
 }
 
-func (f *fleet) Infer(ctx context.Context, model, version string, ins tensor.Map) (tensor.Map, error) {
+func (f *fleet) Call(ctx context.Context, c graph.Call) (tensor.Map, error) {
+	model, version, ins := c.Model, c.Version, c.Inputs
 	m, ok := f.members[key(model, version)]
 	if !ok {
 		return nil, errNoMember

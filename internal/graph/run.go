@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/inferd/inferd/internal/tensor"
 )
@@ -13,7 +14,63 @@ import (
 // name with the batch dimension first. It must not change the tensors it is given:
 // one tensor may feed several steps at once.
 type Caller interface {
-	Infer(ctx context.Context, model, version string, inputs tensor.Map) (tensor.Map, error)
+	Call(ctx context.Context, c Call) (tensor.Map, error)
+}
+
+// Call is one step's member call.
+type Call struct {
+	// Step names the step, for the caller's spans and metrics.
+	Step string
+	// Model and Version name the member; Version "" is the model's routing.
+	Model, Version string
+	Inputs         tensor.Map
+}
+
+// Outcome is what one step of a run did.
+type Outcome string
+
+// The outcomes of a step.
+const (
+	OutcomeAnswered Outcome = "answered" // its member answered
+	OutcomeSkipped  Outcome = "skipped"  // its condition was false, or a source absent
+	OutcomeFallback Outcome = "fallback" // its member failed, and it answered its fallback
+	OutcomeFailed   Outcome = "failed"   // its member failed, and so did the run
+)
+
+// Event is what an Observer is told of one step of a run, as the step ends.
+type Event struct {
+	Step, Model, Version string
+	Outcome              Outcome
+	// Took is how long the member call took; 0 for a skipped step.
+	Took time.Duration
+	// Inputs are what the step was given; Outputs what it passed on (its member's
+	// answer, or its fallback). Both are nil for a skipped step, and must not be
+	// changed: later steps read them.
+	Inputs, Outputs tensor.Map
+	// Err is the member's failure, for OutcomeFallback and OutcomeFailed.
+	Err error
+}
+
+// Observer is told of every step of a run as it ends, from the goroutine that ran
+// it: steps end concurrently, so it must be safe for concurrent use.
+type Observer func(Event)
+
+type observerKey struct{}
+
+// WithObserver returns ctx with observe added to the observers every Run under ctx
+// tells of its steps, after those ctx had already (as net/http/httptrace composes its
+// hooks): a server's metrics and one request's debugging view both watch a run.
+func WithObserver(ctx context.Context, observe Observer) context.Context {
+	if prev := observerOf(ctx); prev != nil {
+		next := observe
+		observe = func(e Event) { prev(e); next(e) }
+	}
+	return context.WithValue(ctx, observerKey{}, observe)
+}
+
+func observerOf(ctx context.Context) Observer {
+	o, _ := ctx.Value(observerKey{}).(Observer)
+	return o
 }
 
 // result is what one node left for the nodes after it.
@@ -35,6 +92,10 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	if err != nil {
 		return nil, err
 	}
+	observe := observerOf(ctx)
+	if observe == nil {
+		observe = func(Event) {}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	res := make([]result, len(g.nodes))
@@ -49,7 +110,7 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	for i, n := range g.nodes {
 		wg.Go(func() {
 			defer close(res[i].done)
-			if err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call); err != nil {
+			if err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call, observe); err != nil {
 				once.Do(func() { first = err })
 				cancel(err)
 			}
@@ -127,14 +188,14 @@ func (g *Graph) hasInput(name string) bool {
 // runNodeSafely turns a panic in a node (a Caller's) into the run's error: a
 // goroutine's panic is beyond the recovery of whoever called Run, and would end the
 // process.
-func (g *Graph) runNodeSafely(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller) (err error) {
+func (g *Graph) runNodeSafely(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller, observe Observer) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			mine.present = false
 			err = fmt.Errorf("%w: %s %q panicked: %v", ErrExecution, n.kind(), n.name, p)
 		}
 	}()
-	return g.runNode(ctx, n, rows, request, res, mine, call)
+	return g.runNode(ctx, n, rows, request, res, mine, call, observe)
 }
 
 func (n *node) kind() string {
@@ -144,7 +205,7 @@ func (n *node) kind() string {
 	return "join"
 }
 
-func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller) error {
+func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller, observe Observer) error {
 	for _, d := range n.deps {
 		select {
 		case <-res[d].done:
@@ -158,38 +219,49 @@ func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor
 	if n.join != nil {
 		return runJoin(n, request, res, mine)
 	}
+	s := n.step
+	skipped := func() error {
+		observe(Event{Step: n.name, Model: s.Model, Version: s.Version, Outcome: OutcomeSkipped})
+		return nil
+	}
 	ins := make(tensor.Map, len(n.refs))
 	for k, r := range n.refs {
 		t, ok := value(r, request, res)
 		if !ok {
-			return nil // a source was skipped, so this step is too
+			return skipped() // a source was skipped, so this step is too
 		}
 		ins[n.ins[k].Name] = t
 	}
 	if n.when != nil {
 		t, ok := value(*n.when, request, res)
-		if !ok || !holds(n.step.When, t) {
-			return nil
+		if !ok || !holds(s.When, t) {
+			return skipped()
 		}
 	}
-	s := n.step
-	outs, err := call.Infer(ctx, s.Model, s.Version, ins)
+	start := time.Now()
+	outs, err := call.Call(ctx, Call{Step: n.name, Model: s.Model, Version: s.Version, Inputs: ins})
 	if err == nil {
 		err = n.checkAnswer(outs, rows)
 	}
+	ev := Event{Step: n.name, Model: s.Model, Version: s.Version, Outcome: OutcomeAnswered, Took: time.Since(start), Inputs: ins, Outputs: outs, Err: err}
 	if err != nil {
 		// A run that is over (cancelled, past its deadline) ends with that, not with a
 		// fallback that would make it look answered.
 		if s.OnError == PolicyFallback && ctx.Err() == nil {
 			mine.outs, mine.present = n.fallbackOutputs(rows), true
+			ev.Outcome, ev.Outputs = OutcomeFallback, mine.outs
+			observe(ev)
 			return nil
 		}
+		ev.Outcome, ev.Outputs = OutcomeFailed, nil
+		observe(ev)
 		if errors.Is(err, ErrExecution) {
 			return fmt.Errorf("graph step %q: %w", n.name, err)
 		}
 		return &StepError{Step: n.name, Model: s.Model, Version: s.Version, Err: err}
 	}
 	mine.outs, mine.present = outs, true
+	observe(ev)
 	return nil
 }
 

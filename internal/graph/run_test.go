@@ -417,3 +417,67 @@ func TestRunTurnsAMemberPanicIntoAnError(t *testing.T) {
 		t.Fatalf("%v: want ErrExecution naming step p", err)
 	}
 }
+
+// TestRunTellsObservers: every step's outcome reaches the observers of the run's
+// context, in the order they were added, with the tensors the step was given and
+// passed on: answered, skipped by its condition, failed into its fallback, failed.
+func TestRunTellsObservers(t *testing.T) {
+	f := newFleet()
+	g := mustLoad(t, f, x+`steps:
+  - {name: d, model: double, inputs: {x: request.x}}
+  - {name: big, model: square, inputs: {x: d.y}, when: {source: d.y, max: {above: 100}}}
+  - {name: soft, model: fail, inputs: {x: d.y}, on_error: fallback, fallback: {y: [0, 0, 0]}}
+joins:
+  - {name: out, pick: [big.y, soft.y]}
+outputs: {y: out}
+`)
+	var mu sync.Mutex
+	var seen []string
+	events := map[string]graph.Event{}
+	watch := func(who string) graph.Observer {
+		return func(e graph.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, who+":"+e.Step)
+			if who == "first" {
+				events[e.Step] = e
+			}
+		}
+	}
+	ctx := graph.WithObserver(graph.WithObserver(t.Context(), watch("first")), watch("second"))
+	if _, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f); err != nil {
+		t.Fatal(err)
+	}
+	for step, want := range map[string]graph.Outcome{"d": graph.OutcomeAnswered, "big": graph.OutcomeSkipped, "soft": graph.OutcomeFallback} {
+		e, ok := events[step]
+		if !ok || e.Outcome != want {
+			t.Errorf("step %s: %+v, want outcome %s", step, e, want)
+		}
+	}
+	if e := events["d"]; !slices.Equal(values(t, e.Inputs, "x"), []float64{1, 2, 3}) || !slices.Equal(values(t, e.Outputs, "y"), []float64{2, 4, 6}) || e.Took <= 0 {
+		t.Errorf("the answered step's tensors: %+v", e)
+	}
+	if e := events["soft"]; !errors.Is(e.Err, errMemberDown) || !slices.Equal(values(t, e.Outputs, "y"), []float64{0, 0, 0}) {
+		t.Errorf("the fallback's event: %+v", e)
+	}
+	if e := events["big"]; e.Inputs != nil || e.Outputs != nil {
+		t.Errorf("a skipped step carries no tensors: %+v", e)
+	}
+	for i := 0; i < len(seen); i += 2 {
+		if !strings.HasPrefix(seen[i], "first:") || seen[i+1] != "second:"+strings.TrimPrefix(seen[i], "first:") {
+			t.Errorf("observers out of order: %v", seen)
+			break
+		}
+	}
+
+	g = mustLoad(t, f, x+"steps:\n  - {name: hard, model: fail, inputs: {x: request.x}}\noutputs: {y: hard.y}\n")
+	mu.Lock()
+	events = map[string]graph.Event{}
+	mu.Unlock()
+	if _, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f); err == nil {
+		t.Fatal("a failing step under the fail policy answered")
+	}
+	if e := events["hard"]; e.Outcome != graph.OutcomeFailed || !errors.Is(e.Err, errMemberDown) || e.Outputs != nil {
+		t.Errorf("the failed step's event: %+v", e)
+	}
+}
