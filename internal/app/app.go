@@ -309,7 +309,8 @@ func newRegistry(ctx context.Context, cfg config.Config, obs *metrics.Metrics, l
 		}
 		ms.sync, ms.dir = sy, sy.mirror.Dir()
 	}
-	var repo registry.Source = repository.New(repository.Options{Dir: ms.dir, Backends: backends, Reserved: names(builtin), MaxModelBytes: cfg.MaxModelBytes})
+	graphs := &repository.Graphs{Tracer: tracer, Steps: obs}
+	var repo registry.Source = repository.New(repository.Options{Dir: ms.dir, Backends: backends, Reserved: names(builtin), MaxModelBytes: cfg.MaxModelBytes, Graphs: graphs})
 	if ms.sync != nil {
 		ms.sync.source = reposync.NewSource(repo)
 		repo = ms.sync.source
@@ -325,6 +326,7 @@ func newRegistry(ctx context.Context, cfg config.Config, obs *metrics.Metrics, l
 		Tracer:            tracer,
 	})
 	ms.reg = reg
+	graphs.Serve(reg)
 	if ms.sync != nil {
 		sy, err := reposync.New(reposync.Options{Mirror: ms.sync.mirror, Source: ms.sync.source, Registry: reg,
 			Interval: cfg.RepositoryPollInterval, Logger: log})

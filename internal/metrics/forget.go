@@ -94,11 +94,12 @@ func (m *Metrics) forget(v *versionMetrics) {
 	h.setGone(k, true)
 	m.predictChildren.deleteFunc(func(p predictKey) bool { return p.versionKey == k })
 	m.stageChildren.deleteFunc(func(s stageKey) bool { return s.versionKey == k })
+	m.graphChildren.deleteFunc(func(g graphKey) bool { return g.versionKey == k })
 	m.batchChildren.deleteFunc(func(b versionKey) bool { return b == k })
 	m.queueChildren.deleteFunc(func(q versionKey) bool { return q == k })
 	labels := prometheus.Labels{"model": v.model, "version": v.version}
 	for _, vec := range []partialDeleter{
-		m.predictions, m.predictItems, m.stageDuration, m.batchSize, m.batchQueue,
+		m.predictions, m.predictItems, m.stageDuration, m.graphSteps, m.batchSize, m.batchQueue,
 		m.versions.state, m.versions.failures, m.versions.failed, m.versions.fallbacks, m.versions.inflight, m.versions.latency,
 	} {
 		vec.DeletePartialMatch(labels)

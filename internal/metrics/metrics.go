@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/inferd/inferd/internal/graph"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
@@ -22,6 +23,7 @@ type Metrics struct {
 	predictions   *prometheus.CounterVec
 	predictItems  *prometheus.CounterVec
 	stageDuration *histogramVec
+	graphSteps    *histogramVec
 	jobsFinished  *prometheus.CounterVec
 	jobDuration   prometheus.Histogram
 	modelsLoaded  prometheus.Gauge
@@ -44,6 +46,7 @@ type Metrics struct {
 	httpChildren    *children[httpKey, callObs]
 	predictChildren *children[predictKey, predictObs]
 	stageChildren   *children[stageKey, prometheus.Observer]
+	graphChildren   *children[graphKey, prometheus.Observer]
 	batchChildren   *children[versionKey, prometheus.Observer]
 	queueChildren   *children[versionKey, prometheus.Observer]
 }
@@ -74,6 +77,12 @@ type predictKey struct {
 
 type predictObs struct {
 	calls, items prometheus.Counter
+}
+
+type graphKey struct {
+	versionKey
+	step    string
+	outcome graph.Outcome
 }
 
 type stageKey struct {
@@ -111,6 +120,9 @@ func New(reg prometheus.Registerer) *Metrics {
 		stageDuration: newHistogramVec("pipeline_stage_duration_seconds",
 			"Time spent in each pipeline stage (preprocess, model, postprocess) per call.",
 			[]float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5}, "model", "version", "stage"),
+		graphSteps: newHistogramVec("graph_step_duration_seconds",
+			"Time of each step's member call in a model graph's runs, by the graph's model and version, its step and the step's outcome (answered, fallback, failed; skipped, observed as 0, counts the runs whose condition skipped it).",
+			[]float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5}, "model", "version", "step", "outcome"),
 		jobsFinished: counterVec("jobs_finished_total",
 			"Jobs that ran to a final status (succeeded, failed), by status.",
 			"status"),
@@ -150,7 +162,7 @@ func New(reg prometheus.Registerer) *Metrics {
 			"Connections closed as soon as they were accepted, before anything was read from them, by the cap reached: max_connections (MAX_CONNECTIONS open in all) or max_connections_per_address (MAX_CONNECTIONS_PER_ADDRESS open from the peer's IP address).",
 			"reason"),
 	}
-	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.connsRefused, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration,
+	reg.MustRegister(m.plainAsynq, m.rateFallbacks, m.connsRefused, m.httpRequests, m.httpDuration, m.predictions, m.predictItems, m.stageDuration, m.graphSteps,
 		m.jobsFinished, m.jobDuration, m.jobWait, m.modelsLoaded, m.reloads, m.rateLimited, m.batchSize, m.batchQueue,
 		m.hookAttempts, m.hooksDone, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.versions.register(reg)
@@ -177,6 +189,12 @@ func New(reg prometheus.Registerer) *Metrics {
 			return nopObserver{}, false
 		}
 		return m.stageDuration.WithLabelValues(k.model, k.version, string(k.stage)), true
+	})
+	m.graphChildren = newChildren(func(k graphKey) (prometheus.Observer, bool) {
+		if m.held.gone(k.versionKey) {
+			return nopObserver{}, false
+		}
+		return m.graphSteps.WithLabelValues(k.model, k.version, k.step, string(k.outcome)), true
 	})
 	m.batchChildren = newChildren(func(k versionKey) (prometheus.Observer, bool) {
 		if m.held.gone(k) {
@@ -296,6 +314,12 @@ func (m *Metrics) RateLimitFallback() { m.rateFallbacks.Inc() }
 // Stage implements registry.Observer.
 func (m *Metrics) Stage(model, version string, stage pipeline.Stage, d time.Duration) {
 	m.stageChildren.get(stageKey{versionKey{model, version}, stage}).Observe(d.Seconds())
+}
+
+// GraphStep implements repository.StepObserver: one step of a run of graph version
+// model/version.
+func (m *Metrics) GraphStep(model, version, step string, outcome graph.Outcome, d time.Duration) {
+	m.graphChildren.get(graphKey{versionKey{model, version}, step, outcome}).Observe(d.Seconds())
 }
 
 // Predicted implements registry.Observer.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/graph"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/pipeline/step"
 	"github.com/inferd/inferd/internal/registry"
@@ -39,6 +41,9 @@ type Config struct {
 	// bare name of a step whose parameters all have defaults ("- softmax").
 	Preprocess  stepList `yaml:"preprocess"`
 	Postprocess stepList `yaml:"postprocess"`
+	// Graph, when present, makes the version a model graph: its model stage is steps
+	// calling other models (see package graph), in place of a backend and artifact.
+	Graph *graph.Spec `yaml:"-"`
 }
 
 // DynamicBatching is model.yaml's dynamic_batching, Triton's semantics: a request that
@@ -103,7 +108,7 @@ func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	// The step lists come out of the node first: decodeStrict knows nothing of them.
-	var pre, post *yaml.Node
+	var pre, post, g *yaml.Node
 	root := &doc
 	if len(doc.Content) > 0 {
 		root = doc.Content[0]
@@ -116,6 +121,8 @@ func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 				pre = root.Content[i+1]
 			case "postprocess":
 				post = root.Content[i+1]
+			case "graph":
+				g = root.Content[i+1]
 			default:
 				rest.Content = append(rest.Content, root.Content[i], root.Content[i+1])
 			}
@@ -135,7 +142,51 @@ func parseConfig(data []byte, backends backend.Catalogue) (*Config, error) {
 	if c.Postprocess, err = parseSteps(post, pipeline.StagePostprocess); err != nil {
 		return nil, err
 	}
+	if g != nil {
+		if c.Graph, err = graph.Decode(g); err != nil {
+			return nil, err
+		}
+		return c, c.checkGraph()
+	}
 	return c, c.check(backends)
+}
+
+// checkGraph refuses what only a version with an artifact takes: its members bring
+// their own runtimes, batchers and caps.
+func (c *Config) checkGraph() error {
+	for _, f := range []struct {
+		field string
+		set   bool
+	}{
+		{"backend", c.Backend != ""},
+		{"artifact", c.Artifact != ""},
+		{"delay", c.Delay != 0},
+		{"max_batch_size", c.MaxBatchSize != 0},
+		{"dynamic_batching", c.DynamicBatching != nil},
+	} {
+		if f.set {
+			return errorf(f.field, "a graph version takes none: its steps' models have their own; remove it, or remove graph")
+		}
+	}
+	if len(c.Graph.Inputs) != 1 {
+		return errorf("graph.inputs", "a served graph takes one input (a request's tensor, as every model here does), got %d", len(c.Graph.Inputs))
+	}
+	return nil
+}
+
+// Calls names the models a graph version's steps call, in their order, each once;
+// none for a version with an artifact.
+func (c *Config) Calls() []string {
+	if c.Graph == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range c.Graph.Steps {
+		if !slices.Contains(out, s.Model) {
+			out = append(out, s.Model)
+		}
+	}
+	return out
 }
 
 func parseSteps(n *yaml.Node, stage pipeline.Stage) (stepList, error) {

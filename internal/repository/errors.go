@@ -2,8 +2,10 @@ package repository
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/graph"
 	"github.com/inferd/inferd/internal/pipeline/step"
 )
 
@@ -46,9 +48,12 @@ func errorf(field, format string, args ...any) error {
 func inFile(file string, err error) error {
 	var se *step.ConfigError
 	var be *backend.FieldError
+	var ge *graph.SpecError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ge):
+		return &ConfigError{File: file, Field: ge.Path, Msg: strings.TrimPrefix(ge.Error(), ge.Path+": ")}
 	case errors.As(err, &se):
 		return &ConfigError{File: file, Field: se.Field, Msg: se.Msg}
 	case errors.As(err, &be):

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/inferd/inferd/internal/backend"
+	"github.com/inferd/inferd/internal/graph"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/pipeline/step"
 )
@@ -24,16 +25,7 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	// readConfig found it: the config names a backend of the catalogue.
-	b, _ := l.src.opts.Backends.Lookup(c.Backend)
-	settings := c.settings(l.dir)
-	settings.Read = func(name string) ([]byte, error) {
-		return l.src.readFile(filepath.Join(l.dir, name), l.src.opts.MaxModelBytes)
-	}
-	m, err := b.Open(ctx, settings)
-	if fe := (*backend.FieldError)(nil); errors.As(err, &fe) {
-		return nil, inFile(file, err)
-	}
+	m, err := l.open(ctx, c, file)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +60,44 @@ func (l *loader) Load(ctx context.Context) (*pipeline.Pipeline, error) {
 		return nil, inFile(file, err)
 	}
 	return p, nil
+}
+
+// open opens the version's model stage: its backend's model, or its graph checked
+// against the members as they serve now.
+func (l *loader) open(ctx context.Context, c *Config, file string) (backend.Model, error) {
+	if c.Graph != nil {
+		return l.openGraph(c, file)
+	}
+	// readConfig found it: the config names a backend of the catalogue.
+	b, _ := l.src.opts.Backends.Lookup(c.Backend)
+	settings := c.settings(l.dir)
+	settings.Read = func(name string) ([]byte, error) {
+		return l.src.readFile(filepath.Join(l.dir, name), l.src.opts.MaxModelBytes)
+	}
+	m, err := b.Open(ctx, settings)
+	if fe := (*backend.FieldError)(nil); errors.As(err, &fe) {
+		return nil, inFile(file, err)
+	}
+	return m, err
+}
+
+// openGraph types the version's graph against its members; a fault names the field.
+func (l *loader) openGraph(c *Config, file string) (backend.Model, error) {
+	gs := l.src.opts.Graphs
+	if gs == nil || gs.reg.Load() == nil {
+		return nil, &ConfigError{File: file, Field: "graph", Msg: errNoRegistry.Error()}
+	}
+	g, err := graph.Check(c.Graph, gs)
+	if err != nil {
+		return nil, inFile(file, err)
+	}
+	ins := g.Inputs()
+	m := &graphModel{g: g, call: gs, in: ins[0], ins: ins, outs: g.Outputs()}
+	if obs := gs.Steps; obs != nil {
+		model, version := filepath.Base(filepath.Dir(l.dir)), filepath.Base(l.dir)
+		m.observe = func(e graph.Event) { obs.GraphStep(model, version, e.Step, e.Outcome, e.Took) }
+	}
+	return m, nil
 }
 
 // tensorView builds the steps of the version's tensor calls and the tensors those

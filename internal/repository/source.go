@@ -29,6 +29,9 @@ type Options struct {
 	// MaxModelBytes caps the artifact a version loads (MAX_MODEL_BYTES); 0 means
 	// DefaultMaxModelBytes.
 	MaxModelBytes int64
+	// Graphs is the registry the repository's graph versions call; nil serves no
+	// graph (such a version fails to load saying so).
+	Graphs *Graphs
 }
 
 // Source reads models from a repository directory. It keeps no state between calls,
@@ -109,10 +112,11 @@ func (s *Source) Model(_ context.Context, name string) (registry.ModelSpec, erro
 		v := registry.VersionSpec{Version: e.Name()}
 		if !validName.MatchString(v.Version) {
 			v.Err = &ConfigError{File: filepath.Join(dir, v.Version), Msg: "a version name may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit"}
-		} else if _, _, err := s.readConfig(filepath.Join(dir, v.Version, ConfigFile)); err != nil {
+		} else if c, _, err := s.readConfig(filepath.Join(dir, v.Version, ConfigFile)); err != nil {
 			v.Err = err
 		} else {
 			v.Loader = &loader{src: s, dir: filepath.Join(dir, v.Version)}
+			v.Calls = c.Calls()
 		}
 		spec.Versions = append(spec.Versions, v)
 		versions = append(versions, v.Version)

@@ -18,6 +18,8 @@ const (
 	BatchSize = attribute.Key("inferd.batch.size")
 	// BatchRequests is how many requests shared a backend call.
 	BatchRequests = attribute.Key("inferd.batch.requests")
+	// GraphStep is the step of a model graph a span covers the member call of.
+	GraphStep = attribute.Key("inferd.graph.step")
 	// Steps names the steps of a pipeline stage, in order.
 	Steps = attribute.Key("inferd.steps")
 	// Operation is the contract's operationId of an HTTP request.
@@ -35,6 +37,9 @@ const (
 	SpanValidate = "validate"
 	SpanRoute    = "route"
 	SpanRuntime  = "runtime"
-	SpanJobSend  = "job send"
-	SpanJobRun   = "job run"
+	// SpanGraphStep is a model graph's call of one member: its route, stages and
+	// runtime spans are its children.
+	SpanGraphStep = "graph step"
+	SpanJobSend   = "job send"
+	SpanJobRun    = "job run"
 )
