@@ -42,6 +42,27 @@ func (e BatchOnError) Valid() bool {
 	}
 }
 
+// Defines values for ExplainedStepOutcome.
+const (
+	Answered ExplainedStepOutcome = "answered"
+	Fallback ExplainedStepOutcome = "fallback"
+	Skipped  ExplainedStepOutcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the ExplainedStepOutcome enum.
+func (e ExplainedStepOutcome) Valid() bool {
+	switch e {
+	case Answered:
+		return true
+	case Fallback:
+		return true
+	case Skipped:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok HealthStatus = "ok"
@@ -551,6 +572,106 @@ type BatchPrediction struct {
 //
 // Example: https://hooks.example.com/inferd
 type CallbackURL = string
+
+// ExplainRequest One prediction's input, as `POST /predict` takes it.
+//
+// Example: {"data":[5.9,3,4.2,1.5]}
+type ExplainRequest struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+}
+
+// ExplainedStep What one step of a model graph did.
+type ExplainedStep struct {
+	// DurationMs How long the member call took; 0 for a skipped step.
+	//
+	// Example: 0.21
+	DurationMs float64 `json:"duration_ms"`
+
+	// Error Why the member failed, for `fallback`; null otherwise.
+	Error *string `json:"error"`
+
+	// Inputs The tensors the step was given; empty for a skipped step.
+	Inputs []ExplainedTensor `json:"inputs"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Outcome `answered`: the member answered; `skipped`: its condition was false, or a step it takes from was skipped; `fallback`: the member failed and the step answered its fallback.
+	//
+	// Example: answered
+	Outcome ExplainedStepOutcome `json:"outcome"`
+
+	// Outputs The tensors it passed on (its fallback's, for `fallback`); empty for a skipped step.
+	Outputs []ExplainedTensor `json:"outputs"`
+
+	// Step The step's name in the graph.
+	//
+	// Example: small
+	Step string `json:"step"`
+
+	// Version The member version the step names; null when it follows the model's routing.
+	//
+	// Example: v1
+	Version *string `json:"version"`
+}
+
+// ExplainedStepOutcome `answered`: the member answered; `skipped`: its condition was false, or a step it takes from was skipped; `fallback`: the member failed and the step answered its fallback.
+//
+// Example: answered
+type ExplainedStepOutcome string
+
+// ExplainedTensor A tensor between a graph's steps, batch dimension first.
+type ExplainedTensor struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Datatype The Open Inference Protocol's name of its dtype.
+	//
+	// Example: FP32
+	Datatype string `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// Explanation A prediction, and what each step of the version's model graph did for it.
+//
+// Example: {"model":"iris-cascade","result":[{"label":"versicolor","score":0.5527},{"label":"virginica","score":0.3399},{"label":"setosa","score":0.1074}],"steps":[{"duration_ms":0.21,"error":null,"inputs":[{"data":[[5.9,3,4.2,1.5]],"datatype":"FP32","name":"input","shape":[1,4]}],"model":"iris","outcome":"answered","outputs":[{"data":[[0.0152,0.8988,0.086]],"datatype":"FP64","name":"logits","shape":[1,3]}],"step":"small","version":"v1"}],"version":"v1"}
+type Explanation struct {
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Result AnyValue `json:"result"`
+
+	// Steps The graph's steps in the order they ended (steps that do not depend on each other run at once); empty for a version that is not a graph.
+	Steps []ExplainedStep `json:"steps"`
+
+	// Version A model version.
+	//
+	// Example: v1
+	Version VersionField `json:"version"`
+}
 
 // FailedModel A version whose load failed.
 type FailedModel struct {
@@ -1763,6 +1884,16 @@ type Unauthorized = Problem
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type UnsupportedMediaType = Problem
 
+// ExplainPredictionParams defines parameters for ExplainPrediction.
+type ExplainPredictionParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // GetJobParams defines parameters for GetJob.
 type GetJobParams struct {
 	// Wait How long to wait, in seconds, for the job to reach a final status before
@@ -1852,6 +1983,9 @@ type OipInferVersionParams struct {
 	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
+// ExplainPredictionJSONRequestBody defines body for ExplainPrediction for application/json ContentType.
+type ExplainPredictionJSONRequestBody = ExplainRequest
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -1884,6 +2018,9 @@ type ServerInterface interface {
 	// ModelMemory Memory used per pipeline
 	// (GET /admin/models/memory)
 	ModelMemory(w http.ResponseWriter, r *http.Request)
+	// ExplainPrediction Run one prediction and show every step of a model graph
+	// (POST /admin/models/{name}/{version}/explain)
+	ExplainPrediction(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion, params ExplainPredictionParams)
 	// ReloadModel Hot-reload one pipeline
 	// (POST /admin/models/{name}/{version}/reload)
 	ReloadModel(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion)
@@ -1986,6 +2123,12 @@ type Unimplemented struct{}
 // ModelMemory Memory used per pipeline
 // (GET /admin/models/memory)
 func (_ Unimplemented) ModelMemory(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNotImplemented)
+}
+
+// ExplainPrediction Run one prediction and show every step of a model graph
+// (POST /admin/models/{name}/{version}/explain)
+func (_ Unimplemented) ExplainPrediction(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion, params ExplainPredictionParams) {
 	w.WriteHeader(http.StatusNotImplemented)
 }
 
@@ -2189,6 +2332,65 @@ func (siw *ServerInterfaceWrapper) ModelMemory(w http.ResponseWriter, r *http.Re
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ModelMemory(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ExplainPrediction operation middleware
+func (siw *ServerInterfaceWrapper) ExplainPrediction(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "name" -------------
+	var name ModelName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", chi.URLParam(r, "name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "name", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version ModelVersion
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", chi.URLParam(r, "version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: r.URL.RawPath == ""})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "version", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExplainPredictionParams
+
+	headers := r.Header
+
+	// ------------- Optional header parameter "Request-Timeout" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Request-Timeout")]; found {
+		var RequestTimeout RequestTimeoutHeader
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandlerFunc(w, r, &TooManyValuesForParamError{ParamName: "Request-Timeout", Count: n})
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Request-Timeout", valueList[0], &RequestTimeout, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "Request-Timeout", Err: err})
+			return
+		}
+
+		params.RequestTimeout = &RequestTimeout
+
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ExplainPrediction(w, r, name, version, params)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -3265,6 +3467,9 @@ func HandlerWithOptions(si ServerInterface, options ChiServerOptions) http.Handl
 		r.Post(options.BaseURL+"/admin/models/{name}/{version}/reload", wrapper.ReloadModel)
 	})
 	r.Group(func(r chi.Router) {
+		r.Post(options.BaseURL+"/admin/models/{name}/{version}/explain", wrapper.ExplainPrediction)
+	})
+	r.Group(func(r chi.Router) {
 		r.Get(options.BaseURL+"/admin/models/memory", wrapper.ModelMemory)
 	})
 	r.Group(func(r chi.Router) {
@@ -3507,6 +3712,197 @@ func (response ModelMemory500ApplicationProblemPlusJSONResponse) VisitModelMemor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPredictionRequestObject struct {
+	Name    ModelName    `json:"name"`
+	Version ModelVersion `json:"version"`
+	Params  ExplainPredictionParams
+	Body    *ExplainPredictionJSONRequestBody
+}
+
+type ExplainPredictionResponseObject interface {
+	VisitExplainPredictionResponse(w http.ResponseWriter) error
+}
+
+type ExplainPrediction200JSONResponse Explanation
+
+func (response ExplainPrediction200JSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction400ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction401ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction403ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction404ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction408ApplicationProblemPlusJSONResponse struct {
+	RequestTimeoutApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction408ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction413ApplicationProblemPlusJSONResponse struct {
+	PredictionTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction413ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction415ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction429ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction500ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExplainPrediction503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ExplainPrediction503ApplicationProblemPlusJSONResponse) VisitExplainPredictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7633,6 +8029,9 @@ type StrictServerInterface interface {
 	// ModelMemory Memory used per pipeline
 	// (GET /admin/models/memory)
 	ModelMemory(ctx context.Context, request ModelMemoryRequestObject) (ModelMemoryResponseObject, error)
+	// ExplainPrediction Run one prediction and show every step of a model graph
+	// (POST /admin/models/{name}/{version}/explain)
+	ExplainPrediction(ctx context.Context, request ExplainPredictionRequestObject) (ExplainPredictionResponseObject, error)
 	// ReloadModel Hot-reload one pipeline
 	// (POST /admin/models/{name}/{version}/reload)
 	ReloadModel(ctx context.Context, request ReloadModelRequestObject) (ReloadModelResponseObject, error)
@@ -7784,6 +8183,41 @@ func (sh *strictHandler) ModelMemory(w http.ResponseWriter, r *http.Request) {
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ModelMemoryResponseObject); ok {
 		if err := validResponse.VisitModelMemoryResponse(w); err != nil {
+			sh.options.ResponseErrorHandlerFunc(w, r, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ExplainPrediction operation middleware
+func (sh *strictHandler) ExplainPrediction(w http.ResponseWriter, r *http.Request, name ModelName, version ModelVersion, params ExplainPredictionParams) {
+	var request ExplainPredictionRequestObject
+
+	request.Name = name
+	request.Version = version
+	request.Params = params
+
+	var body ExplainPredictionJSONRequestBody
+	if err := runtime.BindJSONBody(r, &body); err != nil {
+		sh.options.RequestErrorHandlerFunc(w, r, fmt.Errorf("can't decode JSON body: %w", err))
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
+		return sh.ssi.ExplainPrediction(ctx, request.(ExplainPredictionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExplainPrediction")
+	}
+
+	response, err := handler(r.Context(), w, r, request)
+
+	if err != nil {
+		sh.options.ResponseErrorHandlerFunc(w, r, err)
+	} else if validResponse, ok := response.(ExplainPredictionResponseObject); ok {
+		if err := validResponse.VisitExplainPredictionResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
@@ -8676,388 +9110,404 @@ func (sh *strictHandler) OipRepositoryUnload(w http.ResponseWriter, r *http.Requ
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4si/+VVA6pyrSHlqWX3nIdetfTsYz45kk9rGdfYW5JkTCFscUoCUgO9o5/n/2W+hugCBFybLj",
-	"zM7sydZWTSy+gEaj0c9f/9pJ1WSqpJBGd4a/dsaCZ6KEfx7JS1EKmYqNH+HHjTdKGiHNxlshr8zY3pIJ",
-	"nZb51ORKdoad17nk5Zxl3HAmPhshda7kkJmxYAU8wnLJRnMjNFOX8PNPZ8fvGX6SmTE3TBteGm2vxXKk",
-	"svk+3DbCF9s3qlKzS1UU6pblph/LTtTR6VhMuB2O+Mwn00J0hlt721Fnkst8Mpt0hoOoY+ZT0Rl2cmnE",
-	"lSg7d3dR51SYcr5xcGlEuTiVM5EqmWlmFLvluWEjcalKwUw5z+UV41c8l/0ln773w3/deKcyUWz8WZQa",
-	"vtb8+PlYsBu8SFQR5Y3IgBSl+MdMaMO69g8lBSvVzNgxpWOlBbsdC1m7T/KJyJhUUvSWDLhzs93x49Sm",
-	"zOVV586Oc8pLPhHGcUMmJlNlhEznP4v54qDf8WuhGWe/qBHTs9Ek1zB+zS+FpWJpqY2jPjo8/579eH5+",
-	"cnByxLKSX5pnOpZJ8IGNn8U86Q0ZZ6WYCm7YbW7GMC3NJ4Jdi3nELks1qX6yr4KfjfI/xlJNRcnt+Bov",
-	"sJzFupbxeSkyxjUy4g0vZkIP2e04N0JPeSoiNhGTkSj1M6bKTJRRLJFCTOiUT+2EZcbkzN7D9FQURS6v",
-	"NNOzdGzfmmwlcEOy1R8kLFNMKsNSNZNmn2X5VW50LEdirmTGOMvUbFQIlqleBMPNJUuOvjt8d3J8fvj+",
-	"zd8uzs/fJqy7vcvGvYhxqW9Fqdn2YAA3x9JOLvlFjS7yLIGZXualNsAiaSm4EVkEY8E/NJPKLtV+japI",
-	"Ji6VGYsSNyDrqtIRFX7GxTXM07bHcs12t7dZklcreHEt5helmGmRJft+HWN5O84LEQwv10ybvCjYSMDG",
-	"SlMxNSKDVw5eLb4ylxfTUl2VQuskopknwU5O+uxnMdeMl3ZCU8OmoqyYYzRn4kaUc9xQJeNFfi36DPab",
-	"XXv7WQ5LPEvNrBTZxmUuiozRmneTuPNSDHZevXgpNnYH2d7G7o54GXeSiP1jpixRc5kWs0xkPbv6dpbA",
-	"3rEcc81yEzFLS0fvdMxLntrtxWYSns+GjBs2Udqw7b0XbFrm0nDLEwdnb46OggdiyTXTQpqFD++71asm",
-	"tDsYsCSXN7zIswsSCwlKztxuXBS/nahjRUVn2GnswyVCo40SG6P01c7G85evdvnei8tXO9u7cacTdSb8",
-	"szsxtvdegHh0f29ZKWOMKO1A/u9HtvH/f/qv/2yRRlF1GOFZREfRA08iYm+W8Om0yFNg302VGmE2tCkF",
-	"nyQgGqL6kRXLxTMrd8PxgjY8vnKz4txaRfp7TtxHn3U/qdHRd+0HjZcZPBTbpTCzUoqsz87nUxSRnE0L",
-	"nkvaDJH9KZcsVdJYrmRb/UF/EDGtrCjixsqXtMiFdJSx/7LCiE7SXLNSXFr5wKS6tWzL8gxvtcRw8ol1",
-	"eSwnvLhUpT3H7AuqPZZrluwOdu19F1KZi0s1k1nI2lMORCPq4kQ7UccuWV6KrDM05Uy08/dg9PzyJd/b",
-	"3thJd7ON3cvnYuMV3xptbKc72a7Yu3zOX4zqvL21/bLJ24tsDCf/exhPczEOWCmucm2EPZIm9r5nGmjR",
-	"b58O/Ge9yYh0rB472KVayrEUbku40ZLSopeMmC6vOeibrUcM+fjo5AlJDLdcPIDQeZnrLxj1E9Iah/4b",
-	"UPwU5d95PhFqZlBuLU7gR3XLCiWvYAokF6xibYUinomo0URWpmhSvrucZSLNJ7yoNKpBf3sviWLpDsqd",
-	"54NBr8+OrSjODbMH7ZRrbbWdUA22Bzt8QGRsb7ATy4SuXKRcpqIoRIaqWg7iW0w065bqVkcwvmTzZjtB",
-	"md+LWA4LMSfFBcyDXNbWJptLPsnTWI64Scd2VlYfyUo1tbLU2RLuAVbOpLbKbigvr/iNYLMpS5U2VhjG",
-	"Eu81+UT02V9yM1YzY2fM/RyRnlwjoUkBoXdqw+faCmspUiOyFWcQrecGLeiS43+7v9epn92DjVefft2K",
-	"du+6cdx3f7266/1//9luXZRCT5XUAoyL1zyj79q/Ujz17D/Dg3paqlEhJv/1i8Yt4kdjn8iC/eqOgk7U",
-	"yYTheWGlpSJio0EU2+9LYeLOPvvh8JxtwkXNilyj+bkgKTRtIsszedYZdvYuB+lzvi1eZVuj3fQFt5Qy",
-	"3Mx0Z7g7sMdwboBU7/CzyjA3KKLG2JipHm5uAl9l/UzcuCnqzeZM7sJl+M9SXHaGnf/YrEz3TbyqN0/w",
-	"DUjjxdM+2A/VqdrlkqnRLyKFsxf0cLJ7mLnNrRXEDeNyzjIxNeOoOoFjqUo6rrlkM3kt1a0kOqvSiSiv",
-	"9rrtMS3FtFSp0Np+qxS/AE+i0Z/L6QwV5VAfeaZZkvKiGPH0+mJWFomdgCWpVQiSvxy+/vH4+OeLg7dv",
-	"j/9y+N3Fj8dn52cJ41bb0v1YvlGZNesWlOCIJQ06259o1OGPsfTPwvjsbX449j74lEDd4y7qvFbZ/L0y",
-	"B2TNfBFPT/m8UDy7MEpdFLy8EiFXA+uOBS+sdQsGuFR+ja0q+xCm3dqpmPYEv8qMUsx9dQ22XRzsUzFu",
-	"Zcq3zhNtW8sNt2Qa9ZlddpYsDCnp20G9UfKyyNMvkzdWo7zMZa7HoiZsrOLKi1LwbM7c9SGos+uolWAU",
-	"z9JUiExkD5I6r6oF/KllCOutYW1ST7V8bRSxxoI9wVIu7VYeCebPYrd44Vhw3b5X5SjPMiG/aOEu/VuC",
-	"VTPjXAd8JoXI8Cjg2cRqJamaigctR7Cfvg8+uMYaVON7qgW4FnPLVyDE2GhmWMHTa5weTAwdPPXJu1Xw",
-	"o8ElCBwER/KEvDFftBwrvDzhAtUsVPLo5Zo1HBbLfEr75IPkl0aUlu+spHBKYbToYgSJ8lAZGm7BYFxI",
-	"fslmek1BuooiT8ESB+2kXHDCrkXMhgvO6+/LSYri+koY0Ld/USNkNXvOrnD4odYaRCgaLvw2WtDdm+Gt",
-	"QI+6P/sUXJVPysTo/Qz5N28wBN5Rc7q6Q23YztqWZdFxCv6U2pPgrUVnrfvJ72fvUW44lPftezL8ljcj",
-	"4KVMils7yIcw//b2cub31HgE89OzTyMKW7m8Ttfl/veozUN+n4PcE1ksofFS5icHOmmVR9IaW7w4LEtV",
-	"fhGris8indl7LwS8K+BRkY4Vu9kaVqYpu+R58SBFZC80fw7dt5j71hoc0BzgU52C03wqilwKmhPDcEQ5",
-	"kxL9+43vJj3vsceAwdga3DKWMyk+T9FqueSzwrBuktPquCdp0d4r8z1YcF+qZy6zaq1mBeyUZ+tpl91S",
-	"pKrMNBOfp3kp2E/Hry1v07kIng1UuXoPOvh267rnA+3d+gyfYrnfK3QagRM5qbuIYVmRwV2ctbueKdgD",
-	"Dej46GQtj8WKwyI0JztRB9nc/j6dGRbjf+POkOkxnwr2cSva+cQyJdDqvcwN+7ixFe1+Qi8X3lQ5lDKR",
-	"FrwU97ss1ib08dEJip1WXaJyJfjw9IKxPYSR/3R2/B6t+2Uuh1iCz6GHXgOKnIBLjOKndvLVVLsNyxyi",
-	"t+mYkR+ByyyWt/ZpK+Ldpt1nr/92fnjG1MxMZ4Zez0sB7/9w/v3GS2bEZ8O4vrY73A4XQ8RuVx8fnaxj",
-	"iKxngLi1X2p/TEuR5alBRX3fKpGMw6EK4x6rItMsN7/NYjtb4vHmw/HRCcS5zpV6Cy6CtekHOl9Z7ToI",
-	"cd7jKqmIK2oOAyY+p0DgrcHuy70Xzykvpfvu4K8Xp4f//eHw7PwCmKS3z/S0IJ4Df65lTDjRC6E1xBjv",
-	"J33g8Gwbubu2Yuh4A7tVsyIDHwjjhhWCa8P2tne3X77cwilEbILeZS4ZTubs5Pj92SHOhnV3t17t7gx2",
-	"e+Qe27dMDix+KW6t/qlutZ0gbQ3YhfbqKIioduMgNyTuDH+NO3j5wl6+wEdjjDTc9SLakYYSRC5LngKT",
-	"qEvYU880DnwNIj4ZBwMH5BpdWyUSK1lY+sRJKpTKY66RtkAj+0ws4aHXB+dvfrw4Oj98d5awbrrE7dTb",
-	"Z7VQBy3lSISjoDfWF82/dJFNIEvmvgWMpQuyOIHHdbig665QJfzWVUVXHYChutTgdtK2SEmrlK1ivo8J",
-	"D6EyfZFnmPY0VzNWiqkqzW8qDfEc+iKFkq2jTxLp11AoHxIgcWSf1KMU9rReEjD5bSjr1LdmMAEPFb2m",
-	"594RjdzZDz9y/hiny79ELELcLOVlmQvNlBT3ONyPj07ORHmTp+KD5Dc8L/ioEF/AxPYbubxaYGH6fcjy",
-	"MtfsZqvyYNEV57rSY1WaYv7bUdeZGpbAOBQ4XFFwGAU/ejuE7qhiVLOKaknPh9Sq2K8Oveengaez1TfX",
-	"fzpH2vHRyblS77ick0GkH7WqJTfiosgnuRGhXLI/M/jZnkZbg4Gbst7UrDualdqw7cGgRzuO1HVQpa/F",
-	"vO7z3WK/mUWEI3YZTjXxQPlPRuN2sytXClj5+kLxuaZ0Xsqe7bENeNO1mD/TLCBMNwmJl0TOYNhA1dyr",
-	"5boXwXcdBVkumXOusm6SKpnOyhK8T+5dPdrr4CpGhnVhXm+AeA5WTF0aIV1qbq4ZzzJ6OZ+Z8YUZl8qY",
-	"QoAd/ZQM+EHa96sy/6d43ME4C19QcR8IYk5RE0ojdckef904ODkCr6xPofiNBEniP5245Plch0uEJmEQ",
-	"kvdORpaEM/WS+YPUs6nVnET2TmQ5PwePzaPo6F90MbFvugDnT4Oixp01XDOX4mg/OWTNrwD3LUnWjEBd",
-	"sYb6JmQm/sbnpHOyMM7sHHEv5JpJkYMbOGnOJWFSlatyT7ucRAJl9/AacTBlkkMu5nmZG8jS5GD6u13q",
-	"bj+UqYLzJdA0vfMoE2BMdJOrf+ZTyk/PxGXBjUgwTwluyHoVx7StKfLO+orVF2Y6PF7D+rdJgXiIdpZA",
-	"DltS2azLzFVRiIkdBDzVBVdXo4SjB1z0ixrZQwdcx4wXSopYBr6IyueAnqkJn4MUssLSvs75nLswgp+O",
-	"X+NgL04OTy9+PvwbuMuXqo9odp7goZYr+Xhue4wH6d+CBR/jf2pMfIUD6uXOy5cvBoP1HFD25ueDl5UD",
-	"qmEARY+wgJbQ79QN+oEEbCHHA5xP/8pt/Aj3UyxbRvIA91PL8sWyvn60g+upwl90Vjh2MD5L1XOrpe+Q",
-	"LWzWLM/g+LMG640AJS6fiCFyWm4sMyuZCnR4cm3WUOjC8NfLkOuoIsSPbS2Wq0/oSbmtMXeKblfKwTPS",
-	"LOjjrKukYJNczozw+dm3Y1WIWNI4vXLQGLcT1g8y9e9f7n/MxExcXM6KoimX7OECV0np3RpsQ0GIZl17",
-	"yvz3h8MPhxdnR38/7Dlb0Co65YOi2YFE+W/4FA1kjWUNBv5UK3qryusgZ85KYsmkukWeD5wMNa/Hoqsh",
-	"luv6Gup0zjXMn3WTanJ0VyzxlhFPr2FbaTaTpeDpGMrY3BO11zcconbc45mBktZM3Uo7SvfDhf0h6a3j",
-	"3njKTKH1vRtryK26l8Oz8m/t5gizdoKUtXOl2ITLuf/6msIrnNXTpKc93IEybHeOKBnLZf4Q1k1OD84P",
-	"L94evTs6vzg9sadu+MvrD6dn58k+SzE9p+ZloX1B32v3qNiz9M3x+zcfTk8P3597Zde/cLnHxbiFoD1r",
-	"bXYhDTGarqqfsb7jmY5l5Ws5+HD+48X3B0dvP5ySiv3u6P2H80P6MGs6Y6KqNoZMz1gWSl1DWN64afb6",
-	"7LjEepimiRDB0VlfEvCZcChqBckA6X+UAWzVGavR2AmCrL7luSEh5WInUDELdoS3GSpzYT+WqUsQ1p50",
-	"bhuA10z5kqkJfM+lESN9Ke3Q2SWLtgzq8qAS0TDAnFlmv/gl/UWNLuDZYFTcf7xuRkEluBWRJi/sVzAh",
-	"R0csoZycJJY+KweGW0udrks+O8SRPQVnpe712aIzMZY1b+KTisg1/W/3y8eGH87Lxyd1xIV621Yl/D7U",
-	"v72G3KuN9qnO9yf27j3QtbfOEi1x8dUXa30f34P9eKG1txeunx8Yg4ExGthaK9k6qae2+exEIXOX6xb/",
-	"IEomHeb2sqTp00ti2b36Zz6N7KaukiuWOvru8+JZfd1PEwTBgZz/2fkHGseynAdIGRGTVg901WB99gaC",
-	"gRnITkwamRt7l7iBxOYNAULbskapZlfjWF4WioPcn6pcEppLwHCWJaBCsSiUXYrPG1dqgxbTEqx/ym/f",
-	"Ca052PX+6oa+zqcbCgbNiw14t5VpkI4SdQ70XKavralKHqUgj49nWY6PnZRWTTC50J3hJS+0WFRRMFzL",
-	"7evGpZJqpl3gBSvo4a0RIU5YQ95NvMqJr+UgUnLxWN2yWXlleSCnwlVIcCgJR4USHDQTMuvXCQbegs7w",
-	"oxVqt6oT2fX5FGFgtCoDn5a5KnMz7ww7hbq1hJ0Gk/21Exba3cf3b+jeD6dvO8D5PCtyKe577Cc1+s7d",
-	"ehe5cbfBE0DqjY4qX5M91y1FXAHwgi+kRpMmKfyXVo3Ob4A7KH8+wmeq6mdelnwOF5Gwq9/m69G/z0UB",
-	"x4RPa77nSWDSY3noUqCrhbuXuifu1rvIl92vxhlSVvPqs7+A7jTJjXEl1K5q0wENlbNCsHSslKa4f0jv",
-	"h9eQr7tx78Ia9o9Eeregn/xbMam04/b5F25xe+QW4v49/qUbF5ycw1870hJsZ3fv+YuXrwb0rwFk0zdE",
-	"4fItPc6vxp1g0e2KPOkWp6Guu4EeKRIeubW+bZHFLQIrtnSHnEG1ymkQHGgRwplDn4A6zrB2jLCl+p0m",
-	"ixHayv3rcJR1miOnZ9vGDDLRSmSfethUUfCoVZeM0wldqVOJz8Nj1vY2uZyJpJbEoCTsUHUrF2eE+u8i",
-	"pghYouqSJaQEJvuskZSORrN0SkBQCe/qUcjRUWeUZpFAA0Wh0ribY/oLhaJvSyWvqjI8+/nI5dvnhqIL",
-	"H3OZic+fEsT4gYHwwq03eH2JjmAiN0YIL9j6NPSp9WyX4NB0xK6UYTtt44YvLmE1IyaWMEqDlLY2HgVB",
-	"CPJtUBvBPWh7laXQ9i285vkEppwj/AeGOClGMuY3go2EkHU/SW0gCPmwiLwUsjVO248pQo7yy7iU3Z0K",
-	"0L7Ojq9uAQAQU5UDbBFgLI1WgVHoo7Ev7bPE8nzCurzQipwDJNV6Q8se9rJe4IJuDU+M+Jt4ihjq+hOl",
-	"CMaSttUvatRDqDyFgw3wWPrBXgy+CwuwX5XVAaZbLKuCXURrgUhargEzjlgFt7hOkPHJRoGJTwueCsYn",
-	"BEQTy1LoWWG0lemUvEGYEsSGlIzbBLeIGHexEvtP+I1gr4hocFTYMbpom7I2UFtwrddO59ilkdxyctUI",
-	"aZn8Y8feDryDNLNsU21I/2vLrns6m2dRBdoPzZxyJvU9ts4jDJcFJeab1bCW1fC/VP0Pub11+geV2K/4",
-	"WTunIsB9ulOQmPwZQUM1mLehi5NMWeSiQCXfbudmklzLT0bdVFbMWOSlVVeihYH7Y7OJCRtLzfOsXRna",
-	"Z3yE+tIYoopSQPC4C3unuIWcVI891SMYqXV2R0Nvu2tsi/XdN4/cPX5V2qDV8CJghaKOtAYT7OPJEmp2",
-	"zQOo33mE6GhKi2D7rnoFQcfRfJfslhAODsnRtnNCg69Nv+YjrYqZESwZGzMdbm4mkKri3KsJ+3D6NsgZ",
-	"u8wlL1zIIwfVzmAU2vIYAtdiOAkgb3REByL6Qn1Se8R0fiURitI+cma4zHiZsb+I0Vipax1LPRVpfkku",
-	"VYbjHgnNuskt3rORQ52I+8se4drwyRQQntyv9jPczEqR9PrsyGg2tgfGZAahxzUAp+xmqaJxubT2kh2Y",
-	"5eVZObVKWsnlFWaaEG/5NAxQMXg6zqW9Los5EQlVnH3GcTS3pZXQElV21LejAHV4+0V/Cxdle2tn8GLw",
-	"fHdnJ4ksOUHr8WOzKg8AeY5KdautjgVpIJBQCvqSKo0LpG3ZFXu+t7ez51UvoIlUJpYpL8s542ymBQKC",
-	"2Y9Puda3qsyGgB3msgIx0aSRURg5P4kdnmUfSAOwVljdJ+x9+LDiffq9n6oJefUbcLOD3fsQDKPO9yBM",
-	"3zmx0jwk3AmJ6jWk46H4XTQQubkAANgW+V3OAmxueuUzrANhDjfWifUuKspmbI/bMce7BFBc5xJKo9Hp",
-	"j4EgO5PUAF1zaZfV7t19BgocfpPTdyCU2PgUK4W9SAnEpQDDS5VzfASsaFTceGbHUB9AIfiN0GHwAeK7",
-	"tfMR4SaJ6iOlCsEhQ0gsM2nmiL5bEdqbrAgbXaAmh8jMcBha2e35B7FlFxQTxPDbzMtcb97sIL5ef84n",
-	"xTCAo/s4+NQ36gKrzvtQVT9kE6iKpDr8nU/BKTGaGSKOK9v/HHeoivLjbnVnmzIuCaD0YafYUxwGBGda",
-	"nQWuAtOzb9uh8COAzC2u19v8RliuW9wNleXtLBd1XTdW1HUr1HM4WHpJ24h+UiN3UrUrTChgLHkKASeC",
-	"83qSSkQQUAjXYjwQTwNpkNIXlp1iwHCQ/dCI0WsUk9AqgHVrUEjBYQMHUiUN86xH6QCocaQiB5xyh/b+",
-	"+TNIdXf+WCPm4IfDBAHGEfcUt+hCxsC+S3CsxFB1DNAZVwqtihuhY2lUCNDcTQqujVMWqTBp3kPgdCIJ",
-	"0QMuJlMhKaGswqbnxojJ1Gg24VmFAr0Y9HP3gbDORGEJILILbjrDzvZg+/nG1tbG9vb51mA4sP/vb+0O",
-	"/k4+Fcsf/olO1AHn9v1Hxt2iHHdDaLLVCaCxwgy0Ype8fJgzqj6dRdHn9fTauovMLrzXzD1/1I3oVcS5",
-	"VOUECJhxI0DtaRNJ1SIv8TTdgmFQ9ynah9zahsaJHy7wnJ94fcjtk90btDoNaYWbIyNeu2/bdP0QfMah",
-	"50heCnZl5RibTVkXxw8Fak5w0Tc6UY29CBepJtLC6wszeGiwpSEL7eOODFHFpEtk43dB3GUJn1n5ADoc",
-	"ODhB9tvdfvr9G7azs/MKF1ldXmphoBnHL4DrAwmoorSaSSzdQyM4tSUTMtPoWIS8MitaEmCpiwkG6kF+",
-	"2PXSCgUkZQfMpI4l5B27JLGp5SwQVpWEhtdrZVVWrRTpvzQeyDMVurJLl26NveHgAdsCQxQtmqET2UKa",
-	"/DIHlGfdjqIPDQGmqoAsL4xEAHIr+R02Ib64+SuGPe7qvqh1kej9ZGazPFsyj5MgOraIzw0U9dbYGFzf",
-	"qC16j2ktW29IlNeYNudSEmM5zq/GEZN2QAWscaFuMXkY7KFbkV+N7WqWXGZqQp1V2PPhznALEts4s2+w",
-	"34rlTM94UcxdZwU6N+wLlRQa35oxwcsihx2PH4NhImfZB28EerZi6V1bOLq6Z7VQt52og1c6EUZSa7ub",
-	"YqttpD2FY7DdXg6jx7+oUcN9BF4o73CleNqK82575+9OabvAkJScFYX7hbaZ+9Ed/yvet7Nl3+fCdWs3",
-	"PmhzerUl7ZCEWDWhvb8HKV2dEPp2dRSbKNdqbGGaKnr4flGjiOw38vRA+IGBj2XB1+MR4GvrRMuzaMek",
-	"gQ56T6TTq6t39XVeKaAxvdky11LZvIYegEyznsB7ZMQ+5MhFYamxkw3ESu3a3JKdR14ADzOICcaY1Qxx",
-	"FH2bg5eWGonZF+hYhuFWK3Pb8zOC8F0tchfL7iKgdxOqJWoteGrDDI9lG2g4W6e6ImL9fr+HNVP+Mtr7",
-	"CRnvkhLWofSeXAFVfC9oJmC5JYUZlzOomzg5Pjtnmzfbm5VZTzj3m79aK/BuE1+YUOuA5MP7t8cH312c",
-	"H707PP5wnvjaHytOY+mbM3nlvddn72dFYcdlDQmKp+baryUY6j5hPFAPY+ncyB4rx47AsZ7v4ZAbmhJV",
-	"u6C8R8WCTh+rhEBjhd6wTdcAWwXlvBWJWIpUc0pUnN8Qoct8E2BXkZYrV8y/v843axK6VRLkJrTiFoyA",
-	"0AqjDPIqgRyrndYQEHgKrCcgVoYqvifofhLilQhuGtqt8YfIJypgqMNHkFfHOoKuHcDIKOYT8pBRCBjs",
-	"0LzEKLDutYc6Kp7FgCZCutpT+18Q63hQDs1vnTNVHfnrhjag7qCdz4EhcENfFEqbC45QjsFBmHttD30q",
-	"GHnB9cEnqQZNSJ+uVICzHC4+02xnwDSWcUCaD+uqMkIzIzd1nxB+KJbwpd4+uF59Z0rJ8svK7LC7vRSi",
-	"zw4Cbsp9MoGdcy6yYSxRBqIa4hRnklzsUs1KyCjA+OOslJUUYbnURvDsHqNmMHzIFg61slah4+fnLDxr",
-	"wjSFj1sXcNV7Sa7KWsHNOtrJ3oNGTm7Fe3j1DG98rNc06tTZcZFOWAtqNx2qJs4OJTJ4S4rWuHudYxzL",
-	"nnrqkk3ERJVzcLynM2NVmku0oU5FlmtMl8F8JF3jTfC4jAUvM7g9qtwwlmQsN7EshRS3IiPPXuGkJ2Lh",
-	"olzbY7rXZ2fCMD6yA9raY7qCALYbR0eIZhdE6KCgFEFHEppmAg0ivcevR0k3FL1wtHAN8cCkg/QQ2sO+",
-	"iSfamcaKbhQSSZ8dub5FNf9q9XhkZwrSHBwQHA87GHuwHfNCBF6L5uoARZU29+6uwdq7qz2ZMUj7WgzH",
-	"BtaAF6xNdaSmYS9x+pwtyXaj9zvsZzSADZsLQ6Kuxzbi2WCwI5jzp3WbFxzl3N/VEf8/7pTer8K16KoJ",
-	"9L4xzwi+l8QCO5JUUWzpQbc6YQJcgtIk6OwFZoIqoT52Ai2z/jHLU7us9vS+UoIKI90ctCl5fjU2zKhY",
-	"QrMx8OLjQlDWtv25koZ1hwCRrRMFHkAal13PwFD1GOmeAHXPQXjvgkh7C0r90gikTxIdCwRUQcnRcCMA",
-	"3EM2w8rWC6ukDPqD7aiDFsNS8/vvVecvMuVX29yLn1nZ6s3Bl1yDzjbJiyIPEOgqz3l/L9xb0Am3ohQG",
-	"uMFFXU1midGcB0m1vurS1cD7cCcrhRYGfYX3HU/rH02/o5heRag2SREw3Ntcm/bwmSOjbvBdRCeTj2Pr",
-	"BgwckHsxHkhbZOFbf669BYx1qapF9N9lI5HymRZkB9QCxD4cUQquMbtwLU09jP3fLcnUa2HxQzhCF4e4",
-	"TyfoLS8nG7Np1Eh+xIoQTzWuyQ2MFxNvRqqJCCzItSYSipCFibRlA+laAGOBQ97BfE6hZqWl17fgegad",
-	"8XBlpqJ0SQqOKBWXUGydGWV40RIn9nxWy+lcWWxJT+Ag2xaOvrlG1aa9zb2nQadqYNULW2ll6XkoTTlv",
-	"zy5zGSSQTNFsK9iQ4g8Rxb8bcbOUKO3CBXdPvf1C1XGxnLNrCZ03iaNUafWGtpxL3Rl+vIdkKy5vd+4+",
-	"LdC02vFrcWKw9GvuuqW0eicMd7VVizzUKBTluoViLG9Sqf6eo9JqV1OR5k5P0mJKEZqpMLxgE9zXiCSV",
-	"S5ZO+hV0IwYUMLMaCJ/RRKCKd2e7UiSgxmHM7UXsUnH36SF6CDXRJazy1Z8q1FUOKCXB93bge1OljRcD",
-	"FZtodWkm/DM0Ly05rPBdwCZGTS+uw4ud685wJ+oUfIT81tHCKM0dK6WqgNyZm7y8ymWe8s6nO/i6zykK",
-	"P+5zi2pfWJzcpYAERPrelBcXhW8ADn/e5hn8BctWXcQ/8eKniia7bkzqRkirn0J6zphv7z3XMzuGzqvL",
-	"nXSQvRB7oy2+ne5mz8XLywHfGu2ke9kL8epyi2+PdtPn2UsxuNziO6O99EX2SmxdbvPd0fP0JVg3+ZUU",
-	"ZWfYOfvxYHvv+fAnM7g52/3b/GBr/HO2M3n536MP239NX/29fPEXufd2+vxQbH1/ufvD1eDHMfiGML0c",
-	"E4dKbsTVvDPsuFBhJ6J/AsFutjrDV4PIbuHh1uAucAp0IHTcFAP+TyAo/rDdWdz8te3y6zKod8rSDK5S",
-	"ZZK1JFIlL/Oruk752H3X7p5eK2XuCfzSbqO30aFqy+Lh762VDZlva6ss5/CSs6lI207w+zV9zDkE9IBl",
-	"Cv9jcma+trrvxdoDCHuV3zwZYWtysb0qTkw1GwlzK0TQ1trrcy4oBsm7elYYMO3AFb/2EM+MmC4dYCA6",
-	"1xtflZkP7UncQKlU64kHF8rQe3RLd2ddvK166BRvO50VYlXxorNnK0csNq9DCUD5h/uYjOtSgP0mgUxd",
-	"vV91rCAqBuLDpSD7vIrGw7XkqAqI3wnftsQod21hFz3SOVtJ9Hb1MlC667wAuf28qHiiqvqqjoaAUxYG",
-	"vFLLWzDEvdOv6rRXDdZL2Uos1Pi/vlsrLgqmv1SfrIRO6y7CJP17LRKnNz+kpMs1SDPp+MzwZaIOhUrK",
-	"i0LbcSjpCkx1/k/h97DkUrl2otCazih1DVj1k+nMiAtI4Ux6+9icP6MYilRwxAIKHKZmQ3doIDFL1TQX",
-	"GhKNDARjtOFzLCtuSS+5sMOpASG9DM6HXJrnu50g7XOrLe2zNtg1sMct1erPTWfmEc/hhNd+sMHKwfSb",
-	"Q2lOaeGTbVx5fHTyHTfcEP5U08uJR58DskVIddq8x1MhGfQMEzIV7KRURqWqCIXQ6+Pjt52o8+Ho/flL",
-	"+u/Wc/oHqNT2H7BUdIe7wV13l78/gZ+/P4Ffvz+BH6FSty7P6IY2zv9uLvkkR4ghkvmNLOJSVKHCELQz",
-	"VbwQOhWgRyIyoAmxBY2CfVJtnUWmnfDPF4iymYmCzy8meVq6HVRjY2jSuZyRW/OXp6W4FGUpsov63mjb",
-	"3RBVFRMoxfATy2DUqChSxDXl02kjSPjx+W4ogRcGuTiwCf+8rN62aYavos8Stl0ONQFC/R42DfAmXYJK",
-	"QqVYbEr3PNOxpDjPPktSlYmEdX26Uw1cAgODSYWQhqD9KP+eEfLpesAVlJNF9WYb9oj2SVrgY8hl9d0H",
-	"QlM8LI88aD+MoDncMKNYpig62fBsLLbJDOAnAJtMQ5zIN8/c/bQCjSIEm2vj5aDwM4sYL7SqkAepjn7j",
-	"6DvC6quPswW6bnWw0GkJhAwRDG0JbwK/BdX8i2goniEdhdeQqkFlfoZo2xtbnbrzB1xVH/f6W9FOfy/a",
-	"6u9Gg/72J0SboYGSjHRuHWIV55VAx9BiHXTLKhymY4UAD6EBUie1G+MKQ3Yt7f/46ITIeQQDvq+af6U9",
-	"5xuMKsoFj9hoDrrXPrOC0AGUhuAba9sp1UiP8dRts1d8n8Y13nZS3bwIXQKTXM2EFYTQMgai1Mmanw9/",
-	"azhsas4/ZLVB/9XLrefRoD/YerkbDZqsBifDMq8gOgWX8NoaPBSOO3yAprDk/vWQF6ysK7lEeW8PS4e0",
-	"kGKqkFMSptyMqRmfVFL0WoAXFsYRMOf6LIXL+PV5KiBqNdJVHGbl1BKLwoFzIzmr1ARI5qMgIaCSKvuf",
-	"fYoh3vLcOKmSodYWS1BtROnQypMI7ZKqubGGwuzefhXhIuv4GbjaroSGgJjr5A84z4H2nLBuZeL1Itaw",
-	"ZZAPyF51Y6GBItBmLwpeiXSz76wsxV6feX0a9C0CGqZewi4gB72Rg8fc4BfU0jHX5HVBmBCqerwEHGXW",
-	"hQrwxPu2k4gl4EbHCnTwnF9M+DTp9Z2Vdi3sy6SquoqkPB2LIUvgvxfj3FBjIvx7kmudODutTcFxTz3E",
-	"SPJvfpRF9ru25NAF84DbgdMfcD9ssAdQrlnVS49HDswIv/9gMzMKVr62okukyNv8BmbZSGmhX+8pWW/M",
-	"AZ5a8h1wwLyBUEBbeUpuoPifzDi4jRJqgkwGqG/XbsekXIIbX7S5KaDZQv1gUlJ+LmdyaYkHCjs049bw",
-	"S7ZYtU6zesjZEtAFndQN222wvduShME/rzQ33wWm5mXDPt5ng0qc4c9Yni8VeZuyfCIkegpLBjlBUlmb",
-	"tHa6bu89f7CtvL6yUG3ur0rHacGNncNSRrmw/77HRbtcj3FwKxnrOlt0n3ler3E5aDF6XS2m3cPqZxP5",
-	"DbDAKpG3OVa7pRbJuSAjoLF5u+vKzxGCD+C3smMMvVPnfzs5vCAXFfzb+an8H+B08n+B2eT/AmaDv8Kn",
-	"ag/Vnqk9Qv4s+nd1EynM8O+z89Oj9z/U/VvhA4viI18GvOa3U4UTVXU2rvYa7MmkvlzgFOEjdSPYYJ9t",
-	"QONeHu7PS8CRsbfWvUWPdxbtbC9uk5Z92+7jaOfLilGITKt4Lsz5aFgmS6Kvh5OpmVNJFckz8JVg53Y5",
-	"9xHErkjHqvcQWxJZ3w/pbi3SrBRpD7I77v98KMBavDQoxCKWNEUa1rEdv3//V4im6ogln69GSmlzgW05",
-	"rZrqfpmNfglVcNjPcLD4bf790VvX4KgHb/7rD6/to+7l9m2W+EltmfxuwPWpi70HCOG6E/fpQ1a6LlsX",
-	"4lOr2PkUYnwLvLw+25TuBfeiB61pWvtmdyhaZuaxxw2ObNXkraKba5OnemUWINqIdCdhtVBhRxXDhdLJ",
-	"tFRaU76yXhqdcubwutssCMs1dIbBIICw9ZuuqooFI7JN/fJxvH02EoW6ZYn3OeJDVMmKxiwAu5H+yZz+",
-	"yaYzw7S4ESUvSJfLsYWPi3JUqeJ7D49bNMbTkhqHtYOlutXOPdo4snqoiZdYalK2uxvqA90efMlI/cre",
-	"s6ANz4jDcfEvWpE/A0VDzivsJ7GQqU9cuvXqxYB1P5y/6Vmt2so2AFioz/nFq70Xz5/vEjN9scqc5eTI",
-	"W6WTPmY/B5nydWotMsviHlhcpqi2HZeIiZOa36wddvchuPr1kCIFmyrnHFZcjXLJyznqpuKzIV2Karjw",
-	"4gXoLKCCRbXfyAcT3kXupiaExcIdBJhw106JJQfFuuK/saQrZfOpL30/kpn4HERKlny7Tlc7AMCXRqdf",
-	"S9kDZMSsAxVxd98A3yqeLR3fdA3macVs9noL5PeE7EGuBThfKpg/l1nsgQCxhjo3kDGRG29ASwF5GNZq",
-	"IkaxCtCw3+9jRNKhh4FHY3cw6BEgmmQClFikgouEQpUEx/fWuWuRbvdS0pdSfYEiotu0i7+M51Tb++H9",
-	"wZ8Pjt4evH57uE+K3unhwXd/a+JFooitFaugxh74jV2mO+EqYJklZlpFFA+d06qE+JMMS+1r5QV6LlPw",
-	"VPvl63I2mqXXwhDE41RBeV6WlyK1N/RopNQPjKox7Thw4RF/BJdyNMck17FIr7V9M+b6nn14d8ay/Moe",
-	"I5NcT7ANMMfcxaBx2YxgTAEzvfqZYsnMA69Sa0VqRdAO/wghYjs2H/nFuv0ZeffDRqhQsx0smKv4xxpV",
-	"gA9AJEBLcrcMSHlcU7jffxE7rrrFgmViDUTzjlROk9tnK2A4AI4S1hR3YW4egHwWjC03Pq3v7fHBd0fv",
-	"f6DC1xyHofcZYntUVwDTHj6N4B8h1gfzUB/uVxjv/iIR82bdl+th5mO1nhGdBTQSlupInNBJAtPpRB0a",
-	"Zifq+CHDv/2X644K99hTawhI9HtPlQ9AwzXFdv0akv8iE1MhM3vOt8Tvw3WonGmIjuMl+BjkJhNSi8mo",
-	"oNy23LB0zOUVNoOznP64Q2qpsA1i5K3usgcpM0Fi2H1+aHfrSl/NPfmJjw5h+pDyr7VuAatdUKu13lXu",
-	"qCWsCUMIqPZp5Rode//yfcehj5t/LfK1zWfp4Gtx6KUs1kCfKbiJWKluNyb8F1X6AgCCaacUUNeCMVCO",
-	"nwSr/cnY2C/EV+Hc+0J2cN8X8t4Z4EEvd3B6W6Tp0CJbAv1kYFL4HJFaEIFENLlc3C3VefMQj1i7JCE8",
-	"8fUOlq3+Tn/wcOszIMMyQrpVW1Yt8kwHXndwnHehIBkpj7kKa/vS7xNlD/Wmuwhwa9usmYRkNHEDdU+r",
-	"U75zyVrzXb1D58v8Lg02fPV88BgXRmO1nbdgxeLWnIYtpagPd/A1nZFrePla83JWujIazvpW4fyk5/mi",
-	"TvwUwswP072vbbqNavOWYniogZ+4mnheWiMEnJdBYlA7JgIvTX7JU4Mtwxff/Rq6kIc1LBhlqJuP0FKh",
-	"iz650SwvzEZOjap0Pb66t727/bKtfmFxQywZkBU7Qpt8wo1Pzw9meamUmZa5NBGb8M/dUuuLTBSG4/wi",
-	"Vp8v+y82Fnwa3lIf79Zg9+Xei+drDVh8TouZplSOhlIQtEIgwDAEAeHS9bcH9wPGj6AuBCCrDfSon7vE",
-	"q2YW8rLYRHNOiwP6oVS3Zuzo94MCMlgRN9PCOf5dSVZEmBKc/fCGdanLuxRX3OQ3jfD57uDVerRyvErl",
-	"lf/SesgGj9xHLMpVw+JDwF5mWhgqGqpT7h5qPYS5vgpGC843agqBRZK0sFTI7/X1bBVhT9IFd7Hr2xN3",
-	"sV0Nd/FQm/KRaIj/O1vBrm6UtsAA63RAexAnrF76L+r59RCe+ZrNtpbQHaprWis3Tr9/w17t7r2wMs/e",
-	"1GcH1NDAMtqP5+cnrusO1Ic7jyT3IT2HiM9lLH0REvjm6Y3a6tYRsz/KOSSYD1mtvSe9KUHkLHwroPvE",
-	"EtLRhU75FJo9YfULeJ24lMqwKS+16EVsd2eLJXg1gFFmXfxJY2PM57ux/Dl/jbVNe4MtlkhlLnLLXxMh",
-	"jchgBOcll/pSlBuHMlVQAI2HuRlzydLxTF6LrPdUBVD2gwA3CIh5z3wfAyzOwiCIGQstYolFWkapfVaH",
-	"cEazCyGuwQ4bsgZlI1arpIpi2UCXjtgCtHTEZpLPzFiV+T8JMHuUZ5mQkf1UcF8s7d8OFAEg/9wbJsKM",
-	"VQb3Qtcye3nK5+CQ9KsUsUUAbPtxPZtOFQDmTUSWY7pTFMuSG3FR5JMchKGvYEzn1Y922BdmXCpjIBTy",
-	"ixppfxWHC+db9UQDldvSy4hS8sL9jTGRCxdcqWFue3IGkNsRgg5eXM6Kwv27dlmPZ8aK7otM3SLEJNZg",
-	"BZ3opqWyavhFLi+mpboqhdaR2x8XvjFsk+mjWDa4OmJ5JiZTZYBK12J+UYqZbvu99iXfnyhcvmqq5Fpv",
-	"AFp+WTPpLy/ZAyebA7Z5cL9obXhrLsO5K4ypN2msf9r12fjqxX/77B8zZTChx2oG2PPfCiruhfgD6wNX",
-	"d7DGQwDhXawUur8lddQxuSnapeFYlYbp2WTCy7kj6HWOaMqtwz+iyN1SnlpW7P3h9CiM6q38iOvfhA65",
-	"fiZuNt3xtXkPUzdOZjL1kQABNANx/rpVl3XUuJbq7hDvzhmYgM27yKT1c+pKXYCmb/d0eq9PAO4CWFdn",
-	"QeIY68mFL3devnw+WM/od9/Xc33v1+GDhP+nRobnUmQVnu/xGbUEsmOj1Ma69fX8xYsX21vP1x3XiiGd",
-	"W0KzkRvY48e0vbf1fO/l9u6aY0IVX9Q9h7vbbTdbi27J6E8XzNi6pdviwGn1S97ji6xGELWyWdviNwhf",
-	"m/OSjRGA47ScIkGjyBtR5pe58Ejtzq2Va29kYUgcMa4xwwKzGwD1ed30hn2WqVRvaqNKfiX6k6w3rMWE",
-	"YulvRT8ar/qi+uYV3uyDyL8LZHOWVPkPSZveGWKstYnvsx8PNrb3njsaVCmi4Ytd6xrE7YYEiFtOSRgO",
-	"DB8qYFg38R8MMjOSRo3FE2C9TbmxSlhn2Pm/Hwcbr/jG5adfn+/e/Wfr8UW4cO2Q/++Ovzt8e3F29MP7",
-	"o/c/XPx8+DfqAHGZyytRgivRn0Ri7lNV7EurfJFYYnf9YM6ev4bu52HiIwwzOcVupiOuxfNd9wFaDWgu",
-	"AxtwNiry1H73mWbfHZ4y4cyObqKmQmpdsKkd1cZ0Nsol28glDa0/nY1iuaFmkEYNz/4Pc49kV9qwDVwp",
-	"tkEhyP9xY/kfZkq2kbH/k/QchnksKV8FSJBXxTSLSt4jsPdqq0nPfzzY+Dvf+Odg49V/bX76dXenbWWb",
-	"JX0Vq7eJhlPXnbZNALrGtUT327EqCNwtFevjCJ8vpOYtYAmvjyDMularhPRrcB1a1bbywVfyp7dP2WxV",
-	"E5Ex1312jrXbwOOur2rCIJsQAPlbm/ayLqlyroGeawbqYatRJAJkAAa0KYUnK9WUfu+CxLrMP4uMlaoo",
-	"1Mz0MCMKjGXfVWKxKfAaXX2fAlR5mT6LaGUA9y7q+Mq+mUfYLLlqjLzv8b3RA7Lvm8ZQ6R8nZLSwKwXm",
-	"IrZ1d260Y8beqiEXdZuLt49pYtgO/OL7g6O3h9/9H1hr6D8EE+vtYyOIXF7FElSSs6Mfzg9P3zFFpf9E",
-	"6zD7D46f5OzHD+ffHf/l/cV3pwdH71FASnib7vVj+RbzN8N1dD1zSjaTGZSPzyNqh4c5QVXjVUq+cvBs",
-	"FZibR7R3w14Lz629fe9KqOlTgRlUzle3HIkcl1KqW0ee4NBcBw1/ZyUK7d4ToeEHgejHoNo/UdfK3yUW",
-	"fbRIsFaOCFAQW9sLVM5I5AgqJw1zPq2i2tajvQKXXQBV5Ma+cZqn18hZ4/xqbH/xb22AB7LuzdaAUTeM",
-	"m1eww7nJU8aLW7vv8U2uNVyyXzW+1NMiN9paIwnB2iY1REUYiUtwST34bRNTMUDHfVzNLncjhigFjHcd",
-	"VJEAindZFcMaXN+wmkWZClmhZ1RQ1xlCXU7tEbw1GDhboOoiOisaGeNNgOC2nMa6lCKeaGNGjwbamsLi",
-	"FLEAIdOI6SLbLWY2aMNlxssMC5Xb87xWkBiDz+3oqM90kOdvDZpqnBHLBDTMtydhgd2lmsEcwSUgO73c",
-	"jXb6g+fRTv/F82gLwJ20yQCJ5+VONOjv7kZb/RcvokH/xfNP9xLZ1W3jvNooHeDWttA6bLSvSpfJxxew",
-	"cjORFrwUDg29EUNsd0gdhqCDXcLhjhj84/ku+JzpP/bnkVIF9m2sb5YKv3upNK5u/rwyqaU+vO/q6V3L",
-	"c7lY17XL9RVs9TEiHPvDErzWyUjN7s2iqR0ZS5e37TB/eJAUEMFFOitzMz+zRxYu/sE0/1nMD2Zm3Bpu",
-	"Ozg5sgZWn/0s5nbLTKilcXJwcmQt07OEbVZ/XHx/9PbQynRyBojcatfUgS4TN6JQU+Cpa/u2JBM3G9di",
-	"jtg/WZ6aCNTCC8rSwfoZnk1y2bgtlsF9VhpOctmDGB5PrWFCbQklBFN5BigppMH8dePg5GjjZxGoaRxI",
-	"0Lm7w1JDhcExaXhqgu4TlFY+4bkEH1qpF5rpX+VmPBsFXfSDZvp1ytLLSGNzobZC8BLaO1FjFDDgfzw/",
-	"PxnWerlS4NlSB7g5llUMWkdgNF1hutUvaqQp+gP1WuB0tyq+JVgOEt4yVixjGfafgL1UafYBOpJrc4X3",
-	"+e5YAcqS74vDq0YM6jKWqI6ErV4oUaBSW9QE2lQ61WB56kAsuwme0UnEElQMsGDdnX9JL0wvQEsPkMNk",
-	"TR3yncglsqj/NgLNeN9I8tcNUAs3/uyuE66hpdyf/mR3j5AmT5Gcf/oTQ2pW4WXxORVTw5LNseCFGdth",
-	"b4KxAP+aCGs7afh3plKdxBJYf1NNheTTvP+nhEkhMujPnHgO9qNgB+AEwdIknaqp0KybEFNAJ95gu9iv",
-	"wPonZAHDA1VHXYAigY/lGmLokiqcYpl83nBibgOeSoLqye7xVEgrLnb6A1d8QWOxugkJEt3rs2MP/Vk1",
-	"vG15NZbbWHMUwil2hk6q2xvsrGtlVNdS3Up7WyyhkzW1Nt4dbLEkjA0nEePoNwuwOJAIu4MdlvjIcULL",
-	"e+waqmKJl13fc3K92WWCXmlIw1J4D6R3sLuQvktEkPNYjuZVouBIZXNkRp5hRgGWlbldcUXwO8nWYMDe",
-	"uJawuHbS+QCf6VhCdFiz7u72q/Cqff+Q7W7thE040TX47uCvF6eH//3h8Oz8AtB8E8T7kRC0rCdIBIga",
-	"UkkRsd2tvWZbz5/Ojt/Tl3cHA+pozcELC7xJ9LS32WHlAmh5IF3VIxTruavziHEDy52JqRmzbgLVtxFL",
-	"4JwmxyUCR8SygoEjw0fwdMwmwurV4D4ZMo6kDowjZa3n2zwVdgK7g0EsF3M8KCAHlZ5Q8Q3jK2lRs1zz",
-	"q1IIBt6SPPUhV3OrCGCuH8sD6RAXwFnquINXwg3sfCgerES5ZdNk82Y7wYomekUvlhA3pwQPWsOzk+P3",
-	"Z4duEe1stnZaO3UPGdfXsDLQBKN7KW5FGUtCiipZCU2GrCiFLzuoznpZSG+fhX1bq/bxNLJLnhe0t0Pv",
-	"YS6braiJIQBKWFdyc/fzZ8x5+fyZmtI3s35YN+HTaUES14U+/wuQS3r0Zb40k4WwhL10D2CDnbvPfrbQ",
-	"yhXFYLvPJIxuO+lrlx5dcx6ClaZBa47eJqQnMB/ullhSQ2itg9LAJfiz1F4FoXup9a2V67/GCI4bd4Ys",
-	"7vT7/bgTsRhCto2fqjkGF+4S1k0clrOVi1bIh4RFgkbeRwyFrtSGHgQWQTdjr9cK0/mZsziyWGJPbKpz",
-	"tjTlmJywQBfvsaikTnd3sItpT9g/vhcxHkvM06nwPzOF9Xwgn+wzeyxZzOVJyJ+dHNi/E1d57XNZGLpV",
-	"fdZW4H4Ms7fs+1uSwSCnK2J7g62eOzaWQAn/6U8w6U2oCadC72Uo2d2foWSI3WxHsfSljlYl3Dw9PDv3",
-	"UNnUYdbfQZuV4C7rOAcRSn9QeCDD2+lpERzQEZ3aEaMDxVKpBk1iZZFmyaZXMGgnlWp2NcadAu8FdExK",
-	"Hecm8CtzytjjNTxOLy4o9cUeG3RnLKuvwX1DqsgWU+06nSfYp2HOJwXxE7dHiqzAn5LAuwBaUcph4RJq",
-	"fwWaUXlF/zLjUmh7bNk/QJ2GW/8xE+KfIukB5CfB6djh2xPYfSn3bdmhnQaDMC8gJXB3fCDHIYYon4fU",
-	"fKZxcrjNYqkF1fw4YgWgomyCmPGW/qAn1G8DuNFbNSsgq/+aqTKWAfQoXYKmF9QAOS24xmZL8A8YPxwH",
-	"OCK8mOWp0L0IhRhNFHMs7J3YFKxPXRxvtl1V968Vsu1d4oHxNBOfeWrIOPfHOUeWwLm72e0TxCrIT3bL",
-	"566qhNdwhMRUW90QBQsc+RM+R9O1ClK/wcL+jfP5FFHd/daxX8NdZ5fUCTs7EpabIWk7tL8Qsc3v240f",
-	"QXJsuJejLQ6bfIrdDaJYAgNA1Ok2t2fFauTLABbJDqwZaYtlVSsH6idV6xulSAr5RqJKIklA5SLq+H2H",
-	"RHH7czLThk2EMPVFWXNFXaE1dB6mCGFovdmp8lzGkj6H7O4MOgbKJfxChl1UhWwq+86p1je53UddEGbY",
-	"6Bo8uCYXoKR4f2jKUSCCAqtn6dg1WbG7ktRYjY40wgD2qk+JXbbtmCs+i1hW8lvpcmfI+cv4BHv8Kruy",
-	"gcwCbF/stlzLgXd5FeiwKPJUEFY4OR0Opjwdi41tqKKsOxtub2/7HC73VXm1Sc/qzbdHbw7fnx3CM1Vi",
-	"W1W5WcVutvov8R4yMzvDzk5/0N/B6PcY3EObYCq6FZ/47K4r0RKWOmnreAq0w+wjO30CV9BVaZhlEX4t",
-	"IjYtZjpM8okldUdl7+AwHwbdd+2quFaYUoClANlk+04mgP6PjZb9OY5uI31vyUzXrpxKN7UoLjctX7oG",
-	"E0FhUiy7iUuXOhU8eycmgDWVhKVJ+BQmPOJnr6BuxypU9qNooFGOFp6cru6lrZoNrIYs19d9lsBTXn8g",
-	"xZuMj9Ozs1jil1DHoXfSp4DOkKmG9/TZ9+AHx/y5BQAW6nd/b5EY6yZvjw++u3hz/P7Nh9PTw/dv/pa4",
-	"QNAWeucmvLy2KmHi63SGDMprEte9c16rLfMBevjqM+0GDLvFa4lHmUNco+xDKC4AVRx4eHswcC49gWWx",
-	"TRUXYmAQxrs3Ohi2AAaPYWvd4zRsD+ZSpmr5a3dRZ3ewtexzfvybHwLPBT60c/9D3zsXBjyxtcYTr1U2",
-	"f6+Mg9aA57Zf3f/cuVLvuJw7pHn73B6Se/VzR5Swjl1kwDeNKbYVDcELEhKyE3UMv4J2lSCVOp+iTtNt",
-	"1BnSNfvKuvD6FQ6qzV9JAN5tYvpIE5DkY/vQq1uqCDG00l3nZjqEO64Fa0sG6SwvAHBKitugdSNxjTuY",
-	"A6mhigyPSn3Lp3iK2C2pJrk92OZRLAvo5S43Lgvo9u/R+TDZw+mu9B4n3qzmB27T3JB/FjRycRvLalTW",
-	"vK+gbcK3IIa9a0HpRGYAN+kNeKt1oMSj7uTsvfJ6sdXa2jY5ZkW8o1qir7bJa8kXLZv8HEkS9Dr3c6aN",
-	"vcYOeF0B5PyGsmCwe/8T75X53p6hf0jh8aMyG5QXFhabP1Z2QCmMRsC1zUyMZldOnODpuFQXanTDd6VP",
-	"rik++SK8RgR6BDuo8pU2ZlPXMZ/lJpYIt/eg1vltO+htrk3QFl9/zW0UfAd6ni/ZSQ2N8dvZuPJsxHWn",
-	"NnjFvOKoh3M4svN0WqrLGoPDL5uQB69bLowKlV63/J5OMthpi1d8hnzLNauHtvw8mRnxueV3KjJruaLn",
-	"k5EqWi6YsVWe01IgXtzC5ZKn/vdqxhioW7q9XdHp9mBg951W1uysWRYQcBVSIyJhkd8ISGm15x+2La5v",
-	"zB/xe19xO9IXluxCN2pwfOc3ov8l2+OxbE7pCZ3hx08h078l4gUsrufaiEnnEzDyL2qkN3/9RY0u8uxu",
-	"6ZKdO9mJxauVuCQrfZPruUz9e5I+wynp5SHIWMYSU/ZveQ6OUFYoeQX1FsPQgYyh2UAXqpoUYzkt1SRb",
-	"5YwXsaSU527iAYiTyCdAQ3jGF14mPYx82wEwBxE05VpTKAMTXNVE6FgCmDalyvKgbLqiSG48NmQXXPV0",
-	"KQhc4Bit/S4pLgKNmEpEEoM2S+g1Y5DPQGnn9qSzU/WpxgRl7VQ+CmqAHTyBwmtVFODIg7dD4AC8gYKX",
-	"xbyWml4be1S1NnG5w+OZ0bHM1C20M6GlUIrBZxDnkRcQjd9n3I1d55NpMWdcX2usJnFDAd8NDjqW1EPK",
-	"lZtANM7bv+cXJ4enUL7BivwaQr9ozbYdzD8I85MadaKmLbKY5wkcZhQMBmCpadGjEK0Sm+vxdOx4yhVE",
-	"YhjamvN2+a3GygaYak05cL3KPW8gchok0/xjJuCgIe+UHUEnCsQPvQJgoAJIEUhUQnyonUErWJRLgLQG",
-	"0lcTgD+p0SkwyzIZWFW2/8Zq/L+hUm6fWmOUZ1jQ8qGqNW8oPD8Iw0LMgeAMsGK/8+kueqD5/pMaHX3X",
-	"gcaHLvNm6ZnxDq+76OxJqSbCjMVMMyM+GyY+gyPemuaYM8i6zlQf9Af93V4EDS2npYDSE8gvuBRldpEE",
-	"3s4fFKjx7gBOVVFA6Z1udXPRgO/dJnZ8m9OC540NUmUQ/gf78fDtCcGlUnLQBSnjJ97RWmmaTROmH8v/",
-	"YOd/Ozlsf8UVn12JWLZe24aZNfMTW/ckrdDvSR0JuGDil6NVMcFZ32MjEsR4ZckxzGRyoRMfnUWvaO4C",
-	"DKyCU2ZzYfqttt7Xt/Lute/cBFyICwJEpUHkbAg+grrhJt+tlRP0vlmDK6xBS3aiL+S6TdxqO26kH9pN",
-	"wSApsBOw64KjdCn/+vLlIKfS8vFY3Vruheii1VG49hFVuF6FPAkrMZZCZoDVhCmHQ1AXg4/BY+AocZqx",
-	"1/98t3Hua9PsjQSX7kLyS/Lho8VWpWKqvXKZl7GsTo7IOzRb8azqua2AAa2jKoNKZvjyWPJS0BaHur5m",
-	"U9EQqWRBR/zqvs96C64lW7oKt7sV/Ob3/JcHTRy0bdjusao3e7hEiH7DsIiVPi7Zmfg1/GnOJ86z41Br",
-	"hr8uiaSczqRmmCvqcpJqe7YWlgNflg6s8SqX0Zf31vfgiUfNeRh1aLHPEQcJE0U6aO7ABctLT7aJG9CG",
-	"d/UCFcDC+4oiJIDNW+psCjHzKEPavraRZ7/sS/TEZvN2+NzvWQq9vP+JOqOsLYsqop8r9ZaXVwIf3Vtn",
-	"Yh677J3Icn5OwMN/RHPxdIZupbBepuK2QA46OdIuCN3Vu0DkoH9wueD5My/yjBuhQzijCGtuwTllVJVj",
-	"FZE5S1B4IIww1oRV6Ad1H0zl7kLcvDzbBwfZvR5MrIfAdEj0cYGOAY6qn45fn1UuKmhx4hxcqmTlTEIt",
-	"EuQV7m6/imUSAtMlJDSVhyKYON+edgUpmB5e2e6adTHDKpbYbgWTB/2X6bORz4f3cnluTe28FD3KWZxy",
-	"rWPpZoF579VUKjA2Ozo3AZYsIOm5lGAey+RUmHK+ARE4yh8FnAKfG4aNCMnbiKMBSAuc4EgUSl65fLdY",
-	"2ulTG7wRIqFC9iC1y+JQAUfgPK4UBd3D2SSX6F2O2ITPY4mOXuQK8jZzyZKjCgsvrAWKwGU7FdwjxMAA",
-	"NJpW4P6GL9t/xZKKcvBPiLpjInFuP/Dd4buT4/PD92/+dnF+/jbxbsHtwaDGjgRNU2oTA9QHRloy1Jbx",
-	"D6wZ2WdaiKAm5llNxe87V7oH8puVBRWBIdOjH5NWINdQdiYyTAqNAPhGZBSEieUZ5fqyv4jRWKlrzfRU",
-	"pPklHWlhuqLXwu1kyOGuI0pzgMY9bhUKkbGum4QfaGJJnXjvIuVDA8LSLX28P8nAMf7h9K3lfbstxkob",
-	"lvzl8PWPx8c/I0rG4XcXPx6fnZ8lVUY75K5TeUpAmjCtvc1SOAOua3Uo36OnBHwFRZFfSUM5sJLqX6um",
-	"wBCQUK6tyirHMLb8sgtMOCkgrrPfveHzOJVjsMbRH7DKkTwhIM71FRYEVn1CbWX7QUP+WcxPAVf0j6rq",
-	"IOsy7uuBv5rOswllH8s1n7f5tWAJdnSrPei6PcPzQT5ZKGixeANPfOx2LmMJdfXO665c/SVV/vXZQdsB",
-	"eKvKa03yvxT7dLLaFY6lHQZoKr6yKK8a+HV3t7d7PnjmInSxTBy+Lg4LogCNWcLEkiEbzV34zB7Odpik",
-	"/CA0A5xILnffflS7JDokRoREqBfHhVig9o37lDOXpK4IdJGWVPhGVqydEsQAr5TK4B0Rk7Oi8Bdi6WgA",
-	"qYTOvRX8GPSsc4jP9j1IF73i7IGWyr/3AwgG+e0U+nYKfTuFvvgUwtbgX/EQChN8MlGItu6fb0BNd0Y1",
-	"4R36rBVIPIH8FDRRrHI/FRJCavZ+OBMm6iYo348lbDB7mjiDWGHCLx9xmSkyOUYIuyXgJiwYZV2o9gFJ",
-	"HLH8ErI4IQ8nso9nuU653cU9b0RSF3xI0oAbwywf2OwhWp2Opc9L8Uk1dhZUrDoSzD89ZLsDsn/drVh7",
-	"jXZ6SlTznU7zwG7dX2Gi+ie5nIPTAos1EBwU3RpoM0IZbw2HHys+7GFJyUXe5BGfc2tKwt/d2zE3MGlA",
-	"WQDq9KDAjIA/KcWIirYzzfwI9DOcy5gDHgwCal4RZ2DRpZoKiUgH8yrDq+1IQ7bC0+wRJ0HYFBw1Keop",
-	"Q3zYirxn/9/f2t75eyfqVE0WOkN7gLtfSFVwP7q1Xfa+rf4eouXhTuoMO4PR88uXfG97YyfdzTZ2L5+L",
-	"jVd8a7Sxne5ku2Lv8jl/MepEy1qZ4FcddGXHs1sLQuATZujkumLsfYab7F+Qs/P1Q1DrnH5vlLws8tT8",
-	"b0sLwh1p5UftxPkFtmg9QWj1ORO1h7ZPARpIBxmawGL3p4QuBoxU8XjJ8S2x7d+Wgy1frMW/X5TgVjNU",
-	"7wmaIgSAINi/yt6uhVGr6pMQAjQstYllyoui72x6nYAK5p8toCge1Bk07Ln2hr1VSV5XpnTXW+BDsJeT",
-	"XgXhh4nqhVXhqJP3sHJEBxZ4LL0Jztos8NxE9e5OcPuC8R3LLg7y4/WnIev3+0mvz9BfXY2xMsyRlDCK",
-	"EItKYShB3cohZk6T0tz0rK+w4C3hIOu3ZodH+LpcZuJzhJ2awAcNPTygnax9SWDXsy44ArAe3o5pWvDU",
-	"vgDAwnDdehF0ocUQSDAjtEHhVaB88ryYlaKWIg46shGTZzqWXUDkxoQXWIGIarWhHxCBIOHTvrIQokDc",
-	"wyYpKN5uwzrqBY4UhEhHkiLyILvlrfocmfxg/v++I/lf1UNBeikCqhbQ5aiST4fVgjv+tXodNIULutvl",
-	"Za69Smjp9/HXDkCAdIYdLYzSHDLEVSk6w0H/1cut53efouCem7y8ymWe1m979Xzr7tOnphp5F3XcFsvq",
-	"gz0mfnN8SXG9xa0ZTiHYQLDuqF8v9IRyLaAQH/Tj1qfVfZpgDwL+plOMdwcDyx5fRDG7WxfpsbZiHbLR",
-	"WnkZOlrmfd0nFKXKOVo5JKkXlBOautrViDr9LdPjW6bHU2Z68FqeB0r+L3U6IYb/spRXe0QniNz5uK4M",
-	"e4MdllBDgSSWPsMB/Dj3N16g8qVGiwyjVCwXOjDUcI16w0YpPgzEVZR1SYcCED8cXCytUTNRpegFpWek",
-	"FoE6ATA6FaZXxm7H86i9OQfkdtg31ntzAMgASJMlvSIS+6TzDA1Zk/qo9VALD2hsgmSOqGGEw7xFdAQ3",
-	"iWaddUSDBO9aLAFELqgfUzNQhktl4PQc+rlR/kbQd8n+ajVFDBLdbG9W1xrJ1fbOBHKUvdpDHUZyE06T",
-	"sJN996ccUh6CyTTaqTg8FdYFaFIXu/EjRA2R8GXD2oyLoGGkx8ZDFvTtMoIhulVAoKnvVRmwJJW4tuI3",
-	"YH+ML/OhuV43UJXhnE+4bdc+EKvWOy1HYaN2v9q+rKtKhyK4jGMjEgnKteZI1azIer95AYuXsw9QAqsu",
-	"QpWcraQSSSAC/vCSKVSp/NL82nEc6VD5QVkg9WfzZmezgusbsgph+uPgU9/j2/UB73KIKHcEfvlx5xOA",
-	"wmA0czQzNQz8uPM57pBV83G3urOqWSTtK1CkdkB594xEU7i7q/q+1OhxhpLFt4RZnHv4NnffA3S1laxZ",
-	"FWa1njQAARcOkHX9YdMjeVUl77ceMN2kEgKqhoKZa9+tB8AU8Z/YSS3Q7IJEuvu0uvDWu7tVNVcVUZaU",
-	"Wt1sry78hik801BwFNVOLarZR8DNAE4PgiCgLbWU6x/nU6hoKX2pxFf07x0fnTQ+tkR/97NslGWsofMe",
-	"H508Su09Pjp5eA3V8dFJW+B1HS30+OjksYro8dHJqgoKJLEnXcBoKp+uW0J1s03IEZtFfiNWqpGrYSMi",
-	"rBn3iPErWPCt/dLXZT/4xEqmA83xQbgR7UzwBSu5RHTQuhaLIBKwro1lu1/9R9BPgu8HxAGrSgdQ6N26",
-	"BHYCNrpf9qKmtajHq9JLXkgjXWxS19rcrKZRrmCgL1DL1uYg/EYLC8GFCBGFiaaaz/W/iI/W1Zq+fN7v",
-	"FS5x69y//oF6VjUxzFdtCzJbrEKzvJDZF3QGcLX+JB2iFxuUYnfuqkv6wTl/qzLhWIKJ61vHgyeKAHY1",
-	"64JfqReA4fpe+GHZJnPAHDKLZTqbzKhhpeRSOYwUhPMPqy9vuUvzd2Zk9RmEix3NY4luBp3/U2DmBkCQ",
-	"uwYO1OUhWQaTO/QOb/t3FkvAvaUYSW6qkzuAR6+twaYrMXXvdVW6rbl4dov7JfnaKkr1oWUnhb/jm16y",
-	"vl5SwcIHu6uxgRbrPB+ms7Sw6kp12hVTojZt+daxZeSiSdDlt8opdYXYXFI7iwrgG70RV8IQ8nlVp/3M",
-	"5fM2Ab7xaKPertXrY7kAjk5dXqXHRQddq2pYFL4Pe4e4kzVI2qW+alCIZMkHJ3JIf7rBQQ+V2AtGKil6",
-	"5C/Y2LJiMJZLm5RV4cDqBhBGvT4D33clGsj0O54KGcuWDgPtgqBe2f11ZcFaVeSOiR5eQ358dPIIt/6T",
-	"iZJ10hqOj04enNnwexE/a7roySxd6aVvcG43PG4degJ16uo9XHo9NHTrOBOr1D8tF36bCMN/v8LTAtof",
-	"dtqw0wXA/8TAEwguljzTsUyuhCHXKz6eUD8ykoKVCE0m/PMFiIYLDa0rMMDWglUPAiWUr11Eiqmkql8J",
-	"X//WC9UmBOOAjo+QP+B7LCLghuuW1ZRTVu7FsjlOzJJVN4INglAEuy1zKpKdkJ85ofYi+HAurxJ6Y8gt",
-	"qeKF0FYHdIohxg5qrQuiprRHte1KMaNWicU3uNy/gVCkLy0RiTVG+iYP/13lYV1e/GGEIgiWh+OlNz4Q",
-	"rcpBC0rnn+kAvadKQPNdQzAjXEx1W7cfSoiifKN6Q56qJRFmRanbqnmO6z0U9O7wPYisGZubPktQ9CbY",
-	"J8UhWDmBvErWRjVkIXvNi1pO8Q0MCOb0ItdFC1O2lquI+7EkyJNcs8uCQ7yzVLcbE/6LKl0OR8mk0EZk",
-	"ffZGSQJ28+2vNOITOBFMc9Bjq8hWgDKY2mdFlUjHymOXYf4a1qeFjVS0wz+iOC/MoGokF7SPDFohNnqQ",
-	"qdQIs6FNKfgE7Gc4UF3ztcv7++9gv0VNuKew5hgtwkBexal9HNqFHRodYVyzkt+yIjemEBtCZjmX9D7W",
-	"hRQ0lzAJs+VsdwOaO9YeCHMefcePXuTbjgYpNshZfXbsG+9BM0lV0mCDEQ4ZRsi7qsRMSERhiGqN9xBc",
-	"1U+x9oILXBt6Tw9bJGE+gUvWXJI/d5xPgegPL+5zS4UrRQtFPYvXgA36TXPv4CC4FGWVdxd1ljFm/a2+",
-	"gTRSux3r8LerMawm4gsMn3Qmi3qM3/XLdzIay4CJi8azb6s19GqzFU445IfsdxZu90riVGryQmYbXSAX",
-	"WuB6vedT97lj73t8/Sy2f18ND2j04Ew2mNkXJLP9XvXDypsTdi78YgWxluG2RLtbM/IVjqXrra1Gjzc3",
-	"uqilu5w79abcjHvg9+bNHhCYJocnHgzLpzUhblBuKGULOgxD4C2W9fSUVdbebxHvCj60GkQxwJr7Jgx+",
-	"X+bev4QXXNhYlY2EqyeNCjYM0ip57w9jjH5BRDJqj0hWVg5gPC2E3jDTqV2k/J6jbN8kyh8onhfwI0WK",
-	"f0+bblnw+Vuw8N8xWEjFNt9iht9E3L8wZkgn86NTHL5MGkZr319Hs36gAH2qgKMDOvMWWlOTaYlyrtJr",
-	"aFLf4mPf9v5vsvff1Bj7Hiz7fysB8CTBtccM9ls87ls87ls87t8iHvdnLyK/heW+heW+heW+heW+heW+",
-	"XliOIGYeZpquE4lbqiP+7wnR0Un2LVL3zfD8FqlrlMD/rzKLvzjMt9Ibdm9cjwb/Lbz3TQx9YXjvj7xj",
-	"AxgjgrdbBiTa8FMHyENBPXA90hkW/xK8lTXM4aYK+SjE7/TvxLtHQueZi+/xzGopWNtLtfGqjCXCTonM",
-	"RdgcnLjoswPS5HBUVjok7OT47DyqfCATPkdr3KtKsXQ2g9Vva0hbDIt8NMQrsW9Xm3g59dM4ApJ+NWO5",
-	"8aEARfJLjVuoxX7QCLB97V3UmfDPR/j01sD+zxuw0PllmewjfNO2vtF/GGH4BYLtD2eB1QTjecsOfqZx",
-	"TR9duNwCsBaqFZaEX61gZQ1Z12fvAItqQcaxW9c7Gx6O5YJUo7g9gQWo26HPmmAo45RkWa6vQ1kHvkf4",
-	"O8Da6zEEq/OPB6CcFZhXKZgpc5ExaCoR3H2lpIgl9MOAz9k7s1JNpw4fISGrErC8EgYiQ/jGieA7D7EN",
-	"7ddj6ZpRAniMBm1aXBposoQYKoShB80mljUm30QcvsRSbzTLgWpSUEMNPwFvidqR29uMOzFgDWgEdibg",
-	"7pKxRCxko66EGYuyChLU7GeKWvgVgi4V1OyTPAPFnGk1EbF0DTK7nKUcvO2GXwOOIpw5zi0MC2PnqJlU",
-	"bgK9/aoNJpnlsGUAKAjLKFny9vjgu6P3PyR9dhpED8K2x/XVh0lbgsSSBu7wnN9aUkXEOkgWpHJDiSmp",
-	"0So3hOYcAenMrJSeMgXXAAX9DMIOcIDmujYqdwTXuMPDQGMndygjZXuIiRiiFDowytzsE9cQPGLy4f3B",
-	"nw+O3h68fnvou4EKyyVcK1mlGRFyETYDQX7sOiAW4qIKLzMcNixAbOVGmUMXUCcJElfKCxvjMi/EMKm8",
-	"/ZoSfTywmMjuVQ7sevwWuoH9zh9VNThsZs5V29ILSdjl3yymf0fF4i0cYC4TkBo3BcfxWsoFHDTrqhUo",
-	"Hf+1isUKptdGTTUdMVbA3/qSeZBL2DHQdQWuekx3E5qj79G0z3xXATxuIIo/sQLWnTjWoHK9nLHhEifg",
-	"Ut9REQdFyEj2B8IABpi0WOJJAu2Rg4u33Jpos6k9x+hzF+dH7w6PP5wn7s0TCiYhmHDTYPTHN4bzFxqC",
-	"gcYkMmtNwFvw1KEei1XHpYQRWZwJmfTZkcS+ezC1auY0E+hFoMprgIWHzlSIaeVyHlwfBF2bMBwxua4w",
-	"HOmUmsNrKU9Ux9KRt3Y+Ybsw38jYL3cu2WWRX40NoiP7PmH07lhOPZ6oPZrSQmn3ZsdK9mxcwBGO3FGL",
-	"xCMWscOrnb0ODZpOZ4wggIIJmmpwBpcClkP37j0QP+De+w2ORPzSH9leJmhczRzvYr8sXC2nvXw7E/8N",
-	"z0Tk3QeVELgTsA4a+GvnYJr/LOYHMzPuDD9+Aqxk2LN44i3FAzWBcQWCLVPpbCKk6bPXYpyDTJ6W6vM8",
-	"YsnJh9dvj95cfDh9S4n4KJzg6YylamoNSp7diNLkWkBjmJFWxcwI9uH0LculNsLFE2dl0Rl2NuF4pUk3",
-	"R3kWNA2AwyHsIuDBBvsVaHTVLWyxT1iqSrSNmo2cdPAC6OS0+HToEkHnQPCM9/outltGJNMoKNsCoEJh",
-	"yjzVGPUo07HQpuQG6ygyptOST0UZjooAlBe/cAziV5VMyGyqcmnCp4hPWiaTa+izUvLU0KE7KtWtFiX7",
-	"cMQoW696T6bSZTQ5ngrJFmsV2M026/4MyJXsZjtygEI/np+fbJ4enp1XUEY+t4TqOOrJbUM2Nmaqh5ub",
-	"18Bi/avcjGejfq42b8VI50ZsQvf+1B6oU6M3eZmOcyNSMyvFpn3XxrTgUmzebG845GjgPZqZ3WN3n+7+",
-	"XwAAAP//",
+	"7L0Ncxs3kjf+VVC8qzK5N6KoV9tUPfUv2VESJbalk+TN7pp+OOAMJE40BLgDUDI3p/9nfwrdDQxmOKQo",
+	"WfYmOW9tVSzOG9BoNPr117+1EjWZKimk0a3+b62x4Kko4J/H8lIUQiZi40f4ceO1kkZIs/FGyCsztrek",
+	"QidFNjWZkq1+61UmeTFnKTeciU9GSJ0p2WdmLFgOj7BMstHcCM3UJfz80/nJO4afZGbMDdOGF0bbawM5",
+	"Uun8AG4b4YvtG1Wh2aXKc3XLMtMdyFbU0slYTLgdjvjEJ9NctPpbe9tRa5LJbDKbtPq9qGXmU9HqtzJp",
+	"xJUoWnd3UetMmGK+cXhpRLE4lXORKJlqZhS75ZlhI3GpCsFMMc/kFeNXPJPdJZ++98N/23irUpFv/FUU",
+	"Gr5W//jFWLAbvEhUEcWNSIEUhfjnTGjD2vYPJQUr1MzYMSVjpQW7HQtZuU/yiUiZVFJ0lgy4dbPd8uPU",
+	"psjkVevOjnPKCz4RxnFDKiZTZYRM5j+L+eKg3/JroRlnv6oR07PRJNMwfs0vhaViYamNoz4+uvie/Xhx",
+	"cXp4eszSgl+aZ3og4+ADGz+LedzpM84KMRXcsNvMjGFamk8EuxbziF0WalL+ZF8FPxvlfxxINRUFt+Or",
+	"vcByFmtbxueFSBnXyIg3PJ8J3We348wIPeWJiNhETEai0M+YKlJRRAOJFGJCJ3xqJyxTJmf2HqanIs8z",
+	"eaWZniVj+9Z4K4Yb4q1uL2apYlIZlqiZNAcsza4yowdyJOZKpoyzVM1GuWCp6kQw3Eyy+Pi7o7enJxdH",
+	"717/fXhx8SZm7e1dNu5EjEt9KwrNtns9uHkg7eTiX9VomKUxzPQyK7QBFkkKwY1IIxgL/qGZVHapDipU",
+	"RTJxqcxYFLgBWVsVjqjwMy6uYZ62HZZptru9zeKsXMHhtZgPCzHTIo0P/DoO5O04y0UwvEwzbbI8ZyMB",
+	"GytJxNSIFF7Ze7n4ykwOp4W6KoTWcUQzj4OdHHfZz2KuGS/shKaGTUVRMsdozsSNKOa4oQrG8+xadBns",
+	"N7v29rMclniWmFkh0o3LTOQpozVvx4PWC9Hbefn8hdjY7aV7G7s74sWgFUfsnzNliZrJJJ+lIu3Y1bez",
+	"BPYeyDHXLDMRs7R09E7GvOCJ3V5sJuH5tM+4YROlDdvee86mRSYNtzxxeP76+Dh4YCC5ZlpIs/DhA7d6",
+	"5YR2ez0WZ/KG51k6JLEQo+TM7MZF8duKWlZUtPqt2j5cIjSaKLExSl7ubOy/eLnL955fvtzZ3h20WlFr",
+	"wj+5E2N77zmIR/f3lpUyxojCDuT/fmAb///H//rPBmkUlYcRnkV0FD3wJCL2ZjGfTvMsAfbdVIkRZkOb",
+	"QvBJDKIhqh5ZA7l4ZmVuOF7QhsdXZlacW6tIf8+J++iz7ic1Ov6u+aDxMoOHYrsQZlZIkXbZxXyKIpKz",
+	"ac4zSZshsj9lkiVKGsuVbKvb6/YippUVRdxY+ZLkmZCOMvZfVhjRSZppVohLKx+YVLeWbVmW4q2WGE4+",
+	"sTYfyAnPL1VhzzH7gnKPZZrFu71de99QKjO8VDOZhqw95UA0oi5OtBW17JJlhUhbfVPMRDN/90b7ly/4",
+	"3vbGTrKbbuxe7ouNl3xrtLGd7KS7Yu9ynz8fVXl7a/tFnbcX2RhO/ncwnvpiHLJCXGXaCHskTex9zzTQ",
+	"ots8HfjPepMRyVg9drBLtZQTKdyWcKMlpUUvGTFdXnPQN1uPGPLJ8ekTkhhuGT6A0FmR6c8Y9RPSGof+",
+	"FSh+hvLvIpsINTMotxYn8KO6ZbmSVzAFkgtWsbZCEc9E1GgiK1M0Kd9tzlKRZBOelxpVr7u9F0cD6Q7K",
+	"nf1er9NlJ1YUZ4bZg3bKtbbaTqgG24MdPiBSttfbGciYrgwTLhOR5yJFVS0D8S0mmrULdasjGF+8ebMd",
+	"o8zvRCyDhZiT4gLmQSYra5POJZ9kyUCOuEnGdlZWH0kLNbWy1NkS7gFWzKS2ym4oL6/4jWCzKUuUNlYY",
+	"DiTea7KJ6LJfMjNWM2NnzP0ckZ5cI6FJAaF3asPn2gprKRIj0hVnEK3nBi3okuN/u7vXqp7dvY2XH3/b",
+	"inbv2oNB1/318q7z//1ns3VRCD1VUgswLl7xlL5r/0rw1LP/DA/qaaFGuZj8168at4gfjX0iDfarOwpa",
+	"USsVhme5lZaKiI0G0cB+XwozaB2wH44u2CZc1CzPNJqfC5JC0yayPJOlrX5r77KX7PNt8TLdGu0mz7ml",
+	"lOFmplv93Z49hjMDpHqLn1WGuUERNcbGTHV/cxP4Ku2m4sZNUW/WZ3IXLsN/FuKy1W/9x2Zpum/iVb15",
+	"im9AGi+e9sF+KE/VNpdMjX4VCZy9oIeT3cPMbWatIG4Yl3OWiqkZR+UJPJCqoOOaSzaT11LdSqKzKpyI",
+	"8mqv2x7TQkwLlQit7bcK8SvwJBr9mZzOUFEO9ZFnmsUJz/MRT66HsyKP7QQsSa1CEP9y9OrHk5Ofh4dv",
+	"3pz8cvTd8MeT84vzmHGrbenuQL5WqTXrFpTgiMU1OtufaNThjwPpn4Xx2dv8cOx98CmBusdd1Hql0vk7",
+	"ZQ7Jmvksnp7yea54OjRKDXNeXImQq4F1x4Ln1roFA1wqv8ZWlX0I027tlEx7il9lRinmvroG2y4O9qkY",
+	"tzTlG+eJtq3lhlsyjbrMLjuLF4YUd+2gXit5mWfJ58kbq1FeZjLTY1ERNlZx5XkheDpn7nof1Nl11Eow",
+	"imdJIkQq0gdJnZflAv7UMIT11rAyqadaviaKWGPBnmAJl3YrjwTzZ7FbvHAsuG7fq2KUpamQn7Vwl/4t",
+	"waqZcaYDPpNCpHgU8HRitZJETcWDliPYT98HH1xjDcrxPdUCXIu55SsQYmw0MyznyTVODyaGDp7q5N0q",
+	"+NHgEgQOgmN5St6Yz1qOFV6ecIEqFip59DLNag6LZT6lA/JB8ksjCst3VlI4pTBadDGCRHmoDA23YDAu",
+	"JL9kM72mIF1FkadgicNmUi44YdciZs0F5/X35SRFcX0lDOjbv6oRspo9Z1c4/FBrDSIUNRd+Ey3o7s3w",
+	"VqBH1Z99Bq7KJ2Vi9H6G/JvVGALvqDhd3aHWb2Zty7LoOAV/SuVJ8Nais9b95Pez9yjXHMoH9j0pfsub",
+	"EfBSJsWtHeRDmH97eznze2o8gvnp2acRhY1cXqXrcv971OQhv89B7oksltB4KfOTA520ymNpjS2eHxWF",
+	"Kj6LVcUnkczsvUMB7wp4VCRjxW62+qVpyi55lj9IEdkLzZ8j9y3mvrUGB9QH+FSn4DSbijyTgubEMBxR",
+	"zKRE/37tu3HHe+wxYDC2BrccyJkUn6ZotVzyWW5YO85oddyTtGjvlPkeLLjP1TOXWbVWswJ2ytL1tMt2",
+	"IRJVpJqJT9OsEOynk1eWt+lcBM8GqlydBx18u1Xd84H2bnWGT7Hc7xQ6jcCJHFddxLCsyOAuztpezxTs",
+	"gAZ0cny6lsdixWERmpOtqIVsbn+fzgwb4H8HrT7TYz4V7MNWtPORpUqg1XuZGfZhYyva/YheLrypdCil",
+	"Isl5Ie53WaxN6JPjUxQ7jbpE6Urw4ekFY7sPI//p/OQdWvfLXA4DCT6HDnoNKHICLjGKn9rJl1Nt1yxz",
+	"iN4mY0Z+BC7Tgby1T1sR7zbtAXv194ujc6ZmZjoz9HpeCHj/+4vvN14wIz4ZxvW13eF2uBgidrv65Ph0",
+	"HUNkPQPErf1S+2NaiDRLDCrqB1aJZBwOVRj3WOWpZpn5OovtbInHmw8nx6cQ57pQ6g24CNamH+h8Rbnr",
+	"IMR5j6ukJK6oOAyY+JQAgbd6uy/2nu9TXkr77eHfhmdH//3+6PxiCEzSOWB6mhPPgT/XMiac6LnQGmKM",
+	"95M+cHg2jdxdWzF0vIHdqlmegg+EccNywbVhe9u72y9ebOEUIjZB7zKXDCdzfnry7vwIZ8Pau1svd3d6",
+	"ux1yjx1YJgcWvxS3Vv9Ut9pOkLYG7EJ7dRREVNuDIDdk0Or/Nmjh5aG9PMRHBxhpuOtEtCMNJYhcFjwB",
+	"JlGXsKeeaRz4GkR8Mg4GDsg0urYKJFa8sPSxk1QolcdcI22BRvaZgYSHXh1evP5xeHxx9PY8Zu1kidup",
+	"c8AqoQ5aypEIR0FvrC6af+kim0CWzH0LOJAuyOIEHtfhgq67QqXwW1cVXXUAhupSjdtJ2yIlrVS28vkB",
+	"JjyEyvQwSzHtaa5mrBBTVZivKg3xHPoshZKto08S6ddQKB8SIHFkn1SjFPa0XhIw+TqUdepbPZiAh4pe",
+	"03PviEbu7IcfOX+M0+XfIhYhbpbwosiEZkqKexzuJ8en56K4yRLxXvIbnuV8lIvPYGL7jUxeLbAw/d5n",
+	"WZFpdrNVerDoinNd6bEqTD7/etR1poYlMA4FDlcUHEbBj94OoTvKGNWspFrc8SG1MvarQ+/5WeDpbPTN",
+	"dZ/OkXZyfHqh1Fsu52QQ6UetasGNGObZJDMilEv2ZwY/29Noq9dzU9abmrVHs0Ibtt3rdWjHkboOqvS1",
+	"mFd9vlvsq1lEOGKX4VQRD5T/ZDRuN7tyhYCVry4Un2tK56Xs2Q7bgDddi/kzzQLCtOOQeHHkDIYNVM29",
+	"Wq47EXzXUZBlkjnnKmvHiZLJrCjA++Te1aG9Dq5iZFgX5vUGiOdgxdSlEdKl5maa8TSll/OZGQ/NuFDG",
+	"5ALs6KdkwPfSvl8V2b/E4w7GWfiCkvtAEHOKmlAaqUv2+NvG4ekxeGV9CsVXEiSx/3TskuczHS4RmoRB",
+	"SN47GVkcztRL5vdSz6ZWcxLpW5Fm/AI8No+io3/RcGLfNATnT42ixp01XDOX4mg/2Wf1rwD3LUnWjEBd",
+	"sYb6JmQmfuVz0jlZGGd2jrgXMs2kyMANHNfnEjOpilW5p21OIoGye3iFOJgyySEX86LIDGRpcjD93S51",
+	"tx/JRMH5Emia3nmUCjAm2vHVv7Ip5aen4jLnRsSYpwQ3pJ2SY5rWFHlnfcXqMzMdHq9h/WlSIB6incWQ",
+	"wxaXNusyc1XkYmIHAU+1wdVVK+HoABf9qkb20AHXMeO5kmIgA19E6XNAz9SEz0EKWWFpX+d8zm0YwU8n",
+	"r3Cww9Ojs+HPR38Hd/lS9RHNzlM81DIlH89tj/Eg/SlY8DH+p9rEVzigXuy8ePG811vPAWVv3u+9KB1Q",
+	"NQMoeoQFtIR+Z27QDyRgAzke4Hz6d27jR7ifBrJhJA9wPzUs30BW1492cDVV+LPOCscOxmepem619O2z",
+	"hc2aZikcf9ZgvRGgxGUT0UdOy4xlZiUTgQ5Prs0aCl0Y/noRch1VhPixrcVy1Qk9KbfV5k7R7VI5eEaa",
+	"BX2ctZUUbJLJmRE+P/t2rHIxkDROrxzUxu2E9YNM/fuX+58zMRPDy1me1+WSPVzgKim9W71tKAjRrG1P",
+	"mf9+f/T+aHh+/I+jjrMFraJTPCiaHUiU/4ZP0UDWWNZg4E+1orequA5y5qwklkyqW+T5wMlQ8XosuhoG",
+	"cl1fQ5XOmYb5s3ZcTo7uGki8ZcSTa9hWms1kIXgyhjI290Tl9TWHqB33eGagpDVVt9KO0v0wtD/EnXXc",
+	"G0+ZKbS+d2MNuVX1cnhW/tpujjBrJ0hZu1CKTbic+6+vKbzCWT1NetrDHSj9ZueIkgO5zB/C2vHZ4cXR",
+	"8M3x2+OL4dmpPXXDX169Pzu/iA9Yguk5FS8L7Qv6XrNHxZ6lr0/evX5/dnb07sIru/6Fyz0uxi0E7Vlr",
+	"swtpiNF0Wf2M9R3P9ECWvpbD9xc/Dr8/PH7z/oxU7LfH795fHNGHWd0ZE5W1MWR6DmSu1DWE5Y2bZqfL",
+	"Tgqsh6mbCBEcndUlAZ8Jh6JWkAyQ/kcZwFadsRqNnSDI6lueGRJSLnYCFbNgR3iboTQXDgYycQnC2pPO",
+	"bQPwmilfMjWB77k0YqQvpR06u2TRlkFdHlQiGgaYM8vsF7+kv6rREJ4NRsX9x6tmFFSCWxFpstx+BRNy",
+	"dMRiysmJB9Jn5cBwK6nTVclnhziyp+Cs0J0uW3QmDmTFm/ikInJN/9v98rHmh/Py8UkdcaHetlUKv/fV",
+	"b68h9yqjfarz/Ym9ew907a2zREtcfNXFWt/H92A/Xmjt7YXr5wfGYGCMBrbWSjZO6qltPjtRyNzlusE/",
+	"iJJJh7m9LK779OKBbF/9K5tGdlOXyRVLHX33efGsvu6nCYLgUM7/6vwDtWNZzgOkjIhJqwe6arAuew3B",
+	"wBRkJyaNzI29S9xAYvOGAKFtWaNQs6vxQF7mioPcn6pMEppLwHCWJaBCMc+VXYpPG1dqgxbTEqx7xm/f",
+	"Cq052PX+6oa+zqYbCgbN8w14t5VpkI4StQ71XCavrKlKHqUgj4+naYaPnRZWTTCZ0K3+Jc+1WFRRMFzL",
+	"7evGhZJqpl3gBSvo4a0RIU5YQ95NvMyJr+QgUnLxWN2yWXFleSCjwlVIcCgIR4USHDQTMu1WCQbeglb/",
+	"gxVqt6oV2fX5GGFgtCwDnxaZKjIzb/Vbubq1hJ0Gk/2tFRba3cf3r+ne92dvWsD5PM0zKe577Cc1+s7d",
+	"ehe5cTfBE0DqjY5KX5M91y1FXAHwgi+kQpM6KfyXVo3Ob4A7KH8+xmfK6mdeFHwOF5Gwq9/m69G/z0QO",
+	"x4RPa77nSWDSE3nkUqDLhbuXuqfu1rvIl92vxhlSVvPqsl9Ad5pkxrgSale16YCGilkuWDJWSlPcP6T3",
+	"w2vI1924d2EN+wcivVvQj/6tmFTacvv8M7e4PXJzcf8e/9yNC07O/m8taQm2s7u3//zFyx79qwfZ9DVR",
+	"uHxLj7OrcStYdLsiT7rFaajrbqBHioRHbq1vW2Rxi8CKLd0h51CtchYEBxqEcOrQJ6COM6wdI2ypbqvO",
+	"YoS2cv86HKet+sjp2aYxg0y0EtmnHtZVFDxq1SXjdEKX6lTs8/CYtb1NJmciriQxKAk7VN3KxRmh/ruI",
+	"KQKWqLpkMSmB8QGrJaWj0SydEhBUwrt6FHJ0VBmlXiRQQ1EoNe76mH6hUPRtoeRVWYZnPx+5fPvMUHTh",
+	"QyZT8eljjBg/MBCeu/UGry/REUzk2gjhBVsf+z61nu0SHJqO2JUybKdp3PDFJaxmxMQSRmmQ0tbGoyAI",
+	"Qb71KiO4B22vtBSavoXXPJ/AlDOE/8AQJ8VIxvxGsJEQsuonqQwEIR8WkZdCtsZp+zFFyFF+GZeyu1MB",
+	"mtfZ8dUtAABiqnKALQKMpdEqMAp9NPalXRZbno9Zm+dakXOApFqnb9nDXtYLXNCu4IkRfxNPEUNdf6QU",
+	"wYGkbfWrGnUQKk/hYAM8lm6wF4PvwgIclGV1gOk2kGXBLqK1QCQt04AZR6yCW1zHyPhko8DEpzlPBOMT",
+	"AqIZyELoWW60lemUvEGYEsSGlIxbB7eIGHexEvtP+I1gr4hocFTYMbpom7I2UFNwrdNM54FLI7nl5KoR",
+	"0jL5h5a9HXgHaWbZptyQ/teGXfd0Ns+iCnQQmjnFTOp7bJ1HGC4LSsw3q2Etq+F/qfofcnvj9A9LsV/y",
+	"s3ZORYD7dKcgMfkzgoaqMW9NFyeZsshFgUq+3czNJLmWn4y6rqyYscgKq65ECwP3x2YdE3YgNc/SZmXo",
+	"gPER6ktjiCpKAcHjNuyd/BZyUj32VIdgpNbZHTW97a62LdZ33zxy9/hVaYJWw4uAFYo60hpMcIAnS6jZ",
+	"1Q+gbusRoqMuLYLtu+oVBB1H812yW0I4OCRH084JDb4m/ZqPtMpnRrB4bMy0v7kZQ6qKc6/G7P3ZmyBn",
+	"7DKTPHchjwxUO4NRaMtjCFyL4SSAvNERHYjoC/VJ7RHT2ZVEKEr7yLnhMuVFyn4Ro7FS13og9VQk2SW5",
+	"VBmOeyQ0a8e3eM9GBnUi7i97hGvDJ1NAeHK/2s9wMytE3OmyY6PZ2B4YkxmEHtcAnLKbpYzGZdLaS3Zg",
+	"lpdnxdQqaQWXV5hpQrzl0zBAxeDJOJP2usznRCRUcQ4Yx9HcFlZCS1TZUd+OAtTh7efdLVyU7a2d3vPe",
+	"/u7OThxZcoLW48dmVR4A8hwV6lZbHQvSQCChFPQlVRgXSNuyK7a/t7ez51UvoIlUZiATXhRzxtlMCwQE",
+	"sx+fcq1vVZH2ATvMZQViokktozByfhI7PMs+kAZgrbCqT9j78GHFu/R7N1ET8urX4GZ7u/chGEato08Q",
+	"dXicRmSlR3l6WNlAdceaxacn5xdsk67GVF2XmUbXz4e97stoJ9rtbkdb3b2PC6fDw7wute2/1AFAUxfp",
+	"uRHTJeaFXX5txBQtalTirgo+HduDYdFITmcYWx82qWYVFEhCmEt4njOj1PUB61Fw2R4AU5HCZyvU6nW3",
+	"t6LWpSom3LT6LUTMbjWagLgp7CTFMttpHg4Dj1SCe7wkCRiTkAcD5DbToOzYXzChCZE0G6xbq3w2H+Jl",
+	"QTtR9ZZrdpXdCHnAxGRq5ktIsNYx4pfzAr7SdJo8VvecmUQ1IarGzh6L+yE13a8HLKaZgGkHCJS4txBy",
+	"BbYUgf1ZamSGtgmY+gDlho8fBIvSX1w3kEiept5KB3xReqwbmFDuBmuL4/tbUcvdWDWoglsXFpqqaVev",
+	"dGYIkNSqa+1wRM90nd06X4cJdONuvyDyESSu04Fgr1eVfD3hYf5bSZCVpgYtWNnYgFYL8CNpo4HWmRlC",
+	"ytZNBkiDvXHPjqxJQ5h91KATOSaPKkLM7+dyvZ1MWSlSifwNZgdyBhsJcws+JSTxMw3k0BGZJWk2Qdhy",
+	"BCZqkLQPdcRzww0F/xdX52QqJPP44+y0UEYlyuEjW+FvWTe1L6iuwPenO9tNvCAJgTl0Zy5xYwJ8SeXe",
+	"D4BtUjK8F/mZNPu7rfucflWGr60/wTl7crjvR/eck5IvsyNLBSCimA83TPBk7A/OIDPzma4forDbF/QC",
+	"Z1VmRaY3Eq4TngqvuLf6H35r5XwEd8CLE5VDGb1OVAEn5d7e9vO7KLgrK64ymSU8vGln5+XL8CYtjNKV",
+	"O7Z6z3fvPqLM0PDZygmPJzIdsXYflsffB6/b1JSbjyEvOv4h9GHHI8QSwAd3gSeIALb9eRTKZy+Ogy/3",
+	"ur2tve2o133x8sWLqNftvdhf+D4wFH0/V1cZ7PByADsf3fwD0VcNr328L972WUbrQzY5LVPTDq9ImaqF",
+	"C6BPQqYiZW28HALupGIqAFwVeZpw6mbSpczXTq1K5xpyqfLyGHnYIQaK6Ve2iluOjE2i4HvQN9669ayL",
+	"Ajd5dMZD8Q5qKIvym5shtItoWK1iFnTyKeUGvM51mXCaTxvd6macyStIdLR3ge7DdCYBSAlThDBtzErd",
+	"xIAVlklrBFrF4wA1Mfwmp+9A4mHtU6wQ9iKpbIWAMI0q5vhIYCHw1I6hOoBc8Buhw1QlyAatyL3KAT5S",
+	"KhdcrqHEB4T2AS5sMpOj3xf7uIDrbJab0trEThQLbkxE/N600mbzZgfRuLtzPsn7AXj1h97HrlFDPM67",
+	"IDD6bALqK6F27XwMfEqjmSHiOJCvT4MWqbsfdss7Vx2mDxMfT7FJ6LQs94jDa/Hs27RLfgRI6sX1emMt",
+	"HaH14m4o43ROSVc1TVxdt+5X7eAlTSP6SY2cX6tZPKI7wpInF2CguByJyGulYI9AuNx42M4aLjklOy/z",
+	"eQHDQa50LaNXo+YAjcVYuwKcGrimwH1V+k6ytEPJw+ifTER2440vzbY/fQIfkPNWvT382/Dwh6MY2xGR",
+	"UQJbdCG/+MDJ9lIMlU4j8ogVQqv8RuiBNCps59KOc66Ncy0TjMG8g22WiCRED7gY29MFy0/KTlbcGHum",
+	"aDbhadkzZjFF0N0Hrp1U5JYAIh2Crrjd297f2Nra2N6+2Or1e/b/3a3d3j8oAmv5wz/RilqQCnO/g+lu",
+	"UY67IdTZ6hR6N8AMtGKXvHhY6Lo6nUXR5736lXUXqV1478f3/FENua0iTulf4UaAk7RJJJWLvMRxdAth",
+	"hGoGgn3IrW0YyvDDBZ7zE68OuXmye73GFANa4frIiNfu2zZtPwRfn+Q5khcCPTZsNmVtHH8n9C7QN1pR",
+	"hb0IRbUi0sLrCzN4aGpWTRbaxx0ZopJJl8jG74IsrSV8ZuUDeHwhHQJkv93tZ9+/Zjs7Oy9xkdXlpRYG",
+	"Wvf9CiigUK4mCquZDKR7aASntrQqp8Y0BKhCsaIlBpYaTjCtF+SHXS+tUEBSLvFM6oGEKkVXUjK1nAXC",
+	"qpTQ8HqtmBXbSpG3nMYDVWngj+3Ufcy1rbHX7z1gW2BCU4Nm6ES2kCa7zKAnjG7uuQXtw6Yqh5oQzFuC",
+	"Pg9kZm5CNuLmb5gkdVeNXK/bt8pPZjbL0iXzOA1y6Rb9uEBRH7sZQ6IMaos+v6JS29MnymsssnEFTAM5",
+	"zq7GEZN2QDmsca5usdQQrJRbkV2N7WoWXKZqQn0Y2X5/p78FZTCc2TfYbw3kTM94ns9dHzY6N+wLlRQa",
+	"35oywYs8gx2PH4NhImfZB28ExsEH0gfCcXTVPIxc3Vq7Ea60Isy7rOxuysRsIu0ZHIPN0bUw1/RXNaq5",
+	"BcA55IMRlH234rzb3vmHU9qGmMCGVnplm7kf3fG/4n07W/Z9Lrlv7TZpTSHyphR/khCrJrT3j6AApBU2",
+	"ylhtgxPlGo0ttFzR8farGkVkv1FcGJKVGNieC5Fh3y+qsk60PIt2TBLooPfkRXp19a66zisFNBZDWuZa",
+	"KpvX0AOQadYTeI/M7w05clFYaux7CZmVdm1uyc6jmKEHJUcHOtZAQtaVvs0gp4PaDtsX6IEMkzOtzG3O",
+	"5g6S/Sp5fgPZXmz/Uwd2jBrhEZo6DA1kU4shtk4tdsS63W4HERb8ZbT3YzLeJZW3AlAXuQLKbMCg9Zjl",
+	"lgRmXMygyhrDlTfbm6VZT12xNn+zVuDdJr4wpkZj8ft3b04OvxteHL89Onl/EXukACtOB9K3cvXKe6fL",
+	"3s3y3I7LGhKUfZlpv5ZgqPvy0kA9HEiXdOKRNcEbTfzkO75lhqZEtfEo71GxoNPHKiHQhq3Tb9I1wFZB",
+	"OX9vnK8mQpf5JsCuIi1Xrpj/WrHFioRulASZCa24BSMgtMKo3rQsN0VshDUEBJ4C6wmIlYlN31OjLxLi",
+	"pQiuG9qN2UqRT2tGj6XPN12dGRX0+ANGRjEfk4eMEkbBDs0KzBnVnebEqJJnMf0RfaP21P43ZEY9KOP+",
+	"a1dYPNyVDVXKzXwODIEbepgrbYYcgd+DgzDz2h76VDBPC9cHnyTECnBtX5IX0doQcPGZZjs9prHoG4oC",
+	"WFsVEZoZman6hPBDAwlf6hyA69X3sZcsuyzNDrvbCyG67DDgpsz7ye2cM5H2BxJlIKohTnEmycUu1ayA",
+	"/GN0488KWUoRlkltBE/vMWp6/Yds4VAraxQ6fn7OwrMmTF34uHWBxB4vyVVRKc9fRzvZe9DIya14D6+e",
+	"442P9ZpGrSo7LtIJkWPspkPVxNmhRAZvSdEat68zzHqzp566ZBMxUcUcHO/JzFiV5hJtqDORZrpDCRAZ",
+	"nCchb4LHZSx4kcLtUemGsSRjmRnIQkhxS9kSjt/dcNoo1/aY7nTZuTCMj+yAtvaYLhuG2I2jI8S+DvL5",
+	"AH4GIQpjmmYM7eS9x69DKfoUvXC0cO2zwaSDZHLaw77lP9qZxopuFBJxlx27LqcV/2r5eGRnCtIcHBAc",
+	"DzsYe7Ads1wEXov66gBFlTb37q7e2rurufQpKBJZDFMF1kAQs6qqIxUNe4nT53xJbQy933WKQQPYsLkw",
+	"JOo6bGMw6/V2BHP+tHb9gqOc+7s84v/HndIHZXInumoCvW/MU2r2QWKBHUvCH7L0oFudMAEuQWkS9AEG",
+	"M0EVgKYzgQa7/5xliV1We3pfKZdm5OagTcGzq7FhRg0kJOqAFx8Xgmo87c+lNKw6BIhsrSjwANK47HoG",
+	"hqrvqOQJUPUchPcuiLQ3oNQvjUD6krKxQPhFlBw1NwKAw9Ui+b3tqIUWw1Lz+x9lpJxM+dU29+JnVqYE",
+	"OrDDa9DZJlmeZwFedek57+41ZQEuZP4Fk1liNGdBCZ7HaHGIWT7cyQqhhUFf4X3H0/pH0+8oplcSqklS",
+	"BAz3JtOmOXzmyKhrfBf51DzXsLwGGg3kXowH0hZZ+NZfK28BY12qchH9d9lIJHymBdkBlQCxD0cUgmus",
+	"RVpLUw9j/8tyKxtY/AiO0MUhHtAJesuLycZsGtVKpbB+3FONa3ID48XYm5FqIgILcq2JhCLkvnQp3/y6",
+	"DGAscMhbmM8ZVLgvzv+t4HoGfbRxZaaicEkKjigll1BsnRlleN4QJ/Z8VqkAWwnNQk/gIJsWjr65BsaL",
+	"vc29p0ancmDlCxtpZel5JE0xb65FcRkkkExRb0Jek+IPEcW/G3GzlCjNwgV3T7VZW9mfvZizawl9+omj",
+	"VGH1hqZcOkwMW0myFZe3W3cfm9O61ufEYOnX3HVLafVWGO4SQBd5qAYrw3UDxRoqESrvOS6sdjUVSeb0",
+	"JC2mFKGZCsNzNsF9jbizmWTJpNtakQtIEwHMnzDl71OQbbfh8v3W10PKjMD7P7WQ3bfh0vumShsvBko2",
+	"0erSTLgdITS8sit8F7CJUdPhdXixdd3q70SYTqkhI8UlVFaSNMtczI938HWfUxR+3OcWVb6wOLlLAeVK",
+	"9L0pz4c5lrtE9OdtlsJfsGzlRfwTL34sabLrxqRuhLT6KaTnjPn23r6e2TG0Xl7uJL30udgbbfHtZDfd",
+	"Fy8ue3xrtJPspc/Fy8stvj3aTfbTF6J3ucV3RnvJ8/Sl2Lrc5ruj/eQFWDfZlRRFq986//Fwe2+//5Pp",
+	"3Zzv/n1+uDX+Od2ZvPjv0fvtvyUv/1E8/0XuvZnuH4mt7y93f7jq/TgG3xDmgmPiUMGNuJq3+i0XKmxF",
+	"9E8g2M1Wq/+yF9kt3N/q3QVOgRaEjutiwP8JBMUftlsNJTnhdvltWWMoqukKrhKOAVVDXGa1jPbH7rtm",
+	"9/RaKXNP4Jdet+aFmmVZKxsy39ZWWTCd/nwqkqYT/H5NH3MOAWtsmcL/mJyZL63ur1ViUiPsVXbzZISt",
+	"yMVlFSPa1zKUI+G+4zEGxaDUT89yA6YduOLXHuK5EdOlAwxE53rjK+t4oZmhGygBOzzx4EIZeo9u6e6s",
+	"irdVD53hbWezXKyCOnH2bOmIxVbXKAEo//AAk3FdCrDfJJCpqw/K/nZExUB8uBRkn1dRe7iSHFW27XLC",
+	"tykxyl1bVWH0EOdsKdGb1ctA6a7yAlQC87zkibJEpTwaAk5ZGPA6pSilIe6dfmVf7nKwjZVIAf9Xd2vJ",
+	"RcH0l+qTpdBp3EWuBugei8TpzQ8BgHDtlE0yPjd8mahDoZLwPNd2HEo6OBqd/Uv4PSy5VOQwwpoGo9Q1",
+	"dLaaTGdGDCGFM+4cMMzlpBiKVHDEAmY0pmbb9yGJWaKmmdCQaGQgGKMNnyMIUUN6ydAOp1LJ9CJaUby0",
+	"1ZT2WRnsGp2KLNWqz01n5hHP4YTXfrDGysH060OpT2nhk01ceXJ8+t3SgjVfQ0dtL7ABE23eJZVsoRB6",
+	"dXLyphW13h+/u3hB/93ap3+ASm3/AUtFd7gb3HV3+ftT+JlqmKiUCHB9qvJsWZGcneVc8kmGgKQk82tZ",
+	"xIUoQ4UhxH+ieC50IkCPRBxxEyKRGwX7pNw6i0w74Z+GiMmfipzPh5MsKdwOqrAxtPR/YBXetBCXoihE",
+	"OqzujabdDVFVMYFSDD+xlIrDraJIEdeET6e1IOGH/dWlgosDm/BPy9B56mb4KvosYdvlwHQg1O9h0wCd",
+	"3iWoxATcwKa+KHMgKc5zwOJEpSJmbZ/uVIGiw8BgXOIpY4svlH/PqE/CejB3lJNF6BQb9oj2SVrgY8hk",
+	"+d0HAtk9LI8884D7ZbmlUSxVFJ2seTYWm+oHYHWAZKwhTuRb7e9+XIFdF0JTN/FyABOTRoznWpU45YQx",
+	"sXH8HSF7V8fZAHS9OljotATCkQuGtoQ3gd8CpItF7ETPkI7Ca0jVAMcrxd48G1utpkLQve5WtNPdi7a6",
+	"u1Gvu/3wQtBF1KSGVThKxgrh4EIDpEpqN8YVhuxa2v/J8SmR8xgGfB/210p7znXnRoj+WSEjNpqD7nXA",
+	"rCB07QxCqL617ZRypCd46jbZK76r+xpvOy1vXgQ6hEmuZsIScHQZA1HqZMXPh7/VHDYNlb+97ssXW/tR",
+	"r9vberEb9R5R87uE19bgoXDclQJ4nMKS+9fDabOyruAS5b09LB0uW4KpQk5JmHIzptbdUknRaYBNWIVn",
+	"sT5L4TJ+eZ4KiFqOdBWHWTm1xKJwrXyQnGVqAiTzUZAQehgo+58DiiHe8sw4qZKi1jaQoNqIwvU2igm+",
+	"QaSlJqZkPu8clBEuso6hFJtfCQ0BMbq7D11hAu05Zu3SxOtErGbLIB+QverGQgNFWP5OFLwS6WbfWVqK",
+	"nS7z+jToW9SWBDUO92k7/IEMHnODX1BLx9zVmCOoIFU9IsgBawNeVOx923HEYnCjI14VeM6HEz6NO11n",
+	"pV0L+zKpyh6ECU/Gos9i+O9wnBlqY4p/TzKtY2enNSk47qmHGEn+zY+yyH7Xlhy6YB5wO3D6A+6HDfYA",
+	"ytWreunxyEGf4vcfbGZGwcpXVnSJFHmT3cAsaykt9Os9Jeu1OcBTS74DDpjXEApoKk/JTAAaghEDSqgJ",
+	"Mhmgvl27HZNwCW580eSmgNZs1YNJSfmpmMmlJR4o7NCMW8Mv2WDVOs3qIWdLQJcSyyiw3Xrbuw1JGPzT",
+	"SnPzbWBqXtbs4wPWK8UZ/ozl+VItgPJAj1IDlxJeRSnb3tt/sK28vrJQbu4vSsdpzo2dw1JGGdp/PxgE",
+	"yh0SDpwxZW1nix4wz+sVLkeAqHW1mGYPq59N5DfAAqtE3uZY7ZZaJOeCjLCq5nAJ1pKbIwQfwG9lxxh6",
+	"py7+fno0JBcV/Nv5qfwf4HTyf4HZ5P8CZoO/wqcqD1WeqTxC/iz6d3kTKczw7/OLs+N3P1T9W+EDi+Ij",
+	"WwbT7LdTiSrr+8gGew32ZFxdLnCK8JG6Eax3wDa24M9wf14C6qS9teoteryzaGd7cZusjXK1HITKt8/K",
+	"Jnolz4U5HzXLZEn09SiA5SF5Br4SEGqWPC6C2BbJWHUeYksi6/sh3a1FmpUi7UF2x/2fDwVYg5cGhVjE",
+	"4rpIwzq2k3fv/gbRVB2x+NPVSClthtjE36qp7pfZ6NdQBYf9DAeL3+bfH79x7VA78Oa//fDKPupebt9m",
+	"iR9XlsnvBlyfqth7gBCuOnGfPmSlq7J1IT61ip3PIMa3wMvrs03hXnAvetCaprVvjY2iZWYee9zgyFZN",
+	"3iq6mTZZoldmAaKNSHcSVgsVdpQxXCidTAqlNeUr66XRKWcOr7vNgrBcTWfo9YKGF37TlVWxYEQ2qV8+",
+	"jnfARiJXtyz2Pkd8iCpZ0ZgFGGjSP5nTP9l0ZpgWN6LgOelyGTb8dFGOMlV87+Fxi9p4GlLjsHawULfa",
+	"uUdrR1YHNfECS02KZndDdaDbvc8ZqV/Zexa05hlxOC7+RSvyZ6BoyHmF/SQWMvWJS7dePu+x9vuL1x2H",
+	"6wsAC9U5P3+593x/f5eY6bNV5jQjR94qnfQx+znIlK9Sa5FZFvfA4jJFle24REycVvxmzZDUD+nCVQ0p",
+	"UrCpdM5hxdUok7yYo24qPhnSpaiGCy8OQWcBFSyq/EY+mPAucjfVISwW7iDAhLtmSiw5KNYV/7UlXSmb",
+	"z3zp+7FMxacgUrLk21W62gFANxp0+jWUPUBGzDpQEXf3DfCN4unS8U3XYJ5GPHOvt0B+T8ge5FqA86WE",
+	"+XOZxR4IEGuoMwMZEx7OGeql2zHadcQoVgHqd7tdjEg69DDwaOz2eh0CRJOELYlUcJFQqJLg+N4qdy3S",
+	"7V5K+lKqz1BEdJN28ct4TrW9798d/vXw+M3hqzdHB6TonR0dfvf3Ol4kithKsQpq7IHf2GW6E64Cllli",
+	"ppWDn53TqoT4k+z7CjonJPPouUzAU+2Xr83ZaJZcC0MQj1MF5XlpVojE3tChkVL3YKrGtOPAhUf8EVzK",
+	"0RyTXMciudb2zZjre/7+7TlLsyt7jEwyPbGiMIIe2bkI2xzPqOkBdFgqf6ZYMvNtGqgROzUua4Z/hBCx",
+	"HZuP/GLd/oy8+54sGdVsBwvmKv6xRhXgAxAJ0JLcLQNSHtcU7vdftBtA+sWCZWK1/kctqZwmd8BWwHAA",
+	"HCWsKe7CzDwA+SwYW2Z8Wt+bk8Pvjt/9QIWvGQ5DHzDE9iivQAcs+DSCf4RYH8xDfbhfYbwHi0TM6nVf",
+	"ruOxj9V6RnQW0EhYqiNxQicJTKcVtWiYrajlhwz/9l+uOircY0+tISDR7z1V3gMN1xTb1WtI/iGC8dpz",
+	"viF+H65D6UxDdBwvwccgN5mQWkxGOeW2ZYYlYy6vsHX0uI6zvvYhtVTYBjHyRnfZY5HM7/NDu1tX+mru",
+	"yU98dAjzC0Cbr3JHLWHNAN0c7v+4co1OvH/5vuPQx82/FPma5rN08JU49FIWq6HP5NxErFC3GxP+qyp8",
+	"AQA1daIUUNewPVCOn6Sz05OxsV+IL8K594Xs4L7P5L1zwINe7uD0tkjdoUW2BPrJwKTwOSKVIAKJaHK5",
+	"uFvK8+YhHrFmSULdh9Y7WLa6O93ew63PgAzLCOlWbVm1yDMdeN3Bcd6GgmSkPOYqrO1Lv0+UPdSb7iLA",
+	"jU12ZxKS0cQN1D2tTvnOJGvMd/UOnc/zu9TY8OV+7zEujNpqO2/BisWtOA0bSlEf7uCrOyPX8PI15uWs",
+	"dGXUnPWNwvlJz/PlHUY+R5gtdAxpmm6t2ryhGB5q4CeuJp4X1ggB52WQGNSMicALk13yxAxHc9NQg9h6",
+	"ZX+u1LBglKFqPkIDtjb65EazLDcbGbW11dX46t727vaLpvqFxQ2xZEBW7Ahtsgk3Pj0/mOWlUmZaZNJE",
+	"bMI/tQuth6nIDcf5Raw6X/ZfbCz4NLylOt6t3u6Lvef7aw1YfErymaZUjppSELRCIMAwBAHh0PHCux8w",
+	"fgR1IQBZbbiGBneUeFXPQl4Wm6jPaXFAPxTq1owd/X5QQAYr4mZaOMe/K8mKCFOCsx9es7YdzkgwKa64",
+	"yW5q4fPd3sv1aOV4lcor/631kDUeuY9YlKuGxYeAvcy0MFQ0VKXcPdR6CHN9EYwWnG9UFwKLJGlgqZDf",
+	"q+vZKMI+r0W0zuRVLhp6RDc2PvytJe0hvLO7t//8xcse/QuPnRo2cA1EeDXcxUNtykeiIf6pmysv7Ye1",
+	"uq3yAgOs0y/5QZzwO2m29EWbEDXTHaprGis3zr5/zV7u7j23Ms/e1GWH1NDAMtqPFxenrusO1Ic7jyT3",
+	"IT2HiM/lQPoiJPDN0xu11a0jZn+Uc0gw77PdXo95cGR6U4zIWfhWQPcZSEhHFzrhU2gNi9Uv4HXiUirD",
+	"przQohOx3Z0tFuPVAEaZtfEnjW3093cH8ufsFdY27fW2WCyVGWaWvyZCGpHCCC4KLvWlKDaOZKKgABoP",
+	"czPmkiXjmbwWaeepCqDsBwFuEBDznvk+BlichUEQMxZaDCQWaRmlDlgVwhnNLoS4Bjusz2qUjVilkioa",
+	"yBq6dMQWoKUjNpN8ZsaqyP5FgNmjLE2FjOyngvsG0v7tQBEA8s+9YSLMWKVwL/Q4tpenfA4OSb9KEVsE",
+	"wLYf17PpVAFg3kSkGaY7RQNZcCOGeTbJQBj6CsZkXv5ohz0040IZA6GQX9VI+6s4XDjfyidqqNyWXkYU",
+	"kufub4yJDF1wpYK57ckZQG5HCDo4vJzluft35bIez4wV3cNU3SLEJNZgBX2rp4Wyavgwk8Npoa4KoXXk",
+	"9sfQqkdqZiJWZ/poIGtcHbEsFZOpMkClazEfFmKmm36vfMn3JwqXr5wqudZrgJb3VuylwlDS+Bcp2QMn",
+	"mwO2qRTsIbyfXlGhl0lteGMuw4UrjKm2dK9+2vXZ+OLFfwfsnzNlMKHHagYF4KdZQcW9EH9gfeByEIgL",
+	"fwggvIuVQjVzoLmVZmbyZmk4VoVhejaZ8GLuCHqdIZpy4/CPKXK3lKeWFXu/PzsOo3orP+L6N6FDrpuK",
+	"m013fG3ew9S1k5lMfSRAAM1AnL9u1WUVNa6hujvEu3MGJmDzLjJp9Zy6UkPQ9O2eTu71CcBdAOvqLEgc",
+	"YzW58MXOixf7vfWMfvd9Pdf3fh0+SPh/amSgt2OJ53tyTi2B7NgotbFqfe0/f/58e2t/3XGtGNKFJTQb",
+	"uYE9fkzbe1v7ey+2d9ccE6r4ouo53N1uutladEtGf7ZgxlYt3QYHTqNf8h5fZDmCqJHNmha/RvjKnJds",
+	"jAAcp+EUCRpF3ogiu8yER2p3bq1MeyMLQ+KIcU3tsyG7AVCf101vOGCpSvSmNqrgV6I7STv9SkxoIP2t",
+	"6EfjGjM8wuYV3uyDyL8LZHMWl/kPcZPeGWKsNYnv8x8PN7b39hf7CYcvdq1rELcbEiBuOSVhODB8qIBh",
+	"7dh/MMjMiGs1Fk+A9TblxiphrX7r/37obbzkG5cff9vfvfvPxuOLcOGaIf/fnnx39GZ4fvzDu+N3Pwx/",
+	"Pvo7dYC4zOSVKMCV6E8iMfepKvalZb7IQIIRERLN81ff/dyPfYRhJqfYzXTEtdjfdR+g1YDmMrABZ6M8",
+	"S+x3n2n23dEZE87saMdqKqTWOZvaUW1MZ6NMso1M0tC609loIDfUDNKo4dn/Ye6R9EobtoErxTYoBPk/",
+	"biz/w0zBNlL2f+KOwzAfSMpXARJkZTHNopL3COy9ymrS8x8ON/7BN/7V23j5X5sff9vdaVrZeklfyepN",
+	"ouHMdadtEoCucS3R/XascgJ3S8T6OMIXC6l5C1jC6yMIs7bVKiH9GlyHVrUtffCl/PGdkssmImOuu+wC",
+	"a7eBx11f1ZhBNiEA8jc27WVtUuVcAz3XDNTDVqNIBMgADGhTCk9aqCn93gaJdZl9EikrVJ6rmelgRhQY",
+	"y76rxGJT4DW6+j4FqPIyfRbRygDuXVTxlX0zj7BZctkY+cDje6MH5MA3jaHSP07IaGFXCsxFbOruXGvH",
+	"jL1VQy5q1xfvANPEhodv3pz8Mvz+8PjN0Xf/B9Ya+g/BxDoH2Agik1cDCSrJ+fEPF0dnb5mi0n+idZj9",
+	"B8dPfP7j+4vvTn55N/zu7PD4HQpICW/Tne5AvsH8zXAdXc+cgs1kCuXj84ja4WFOUNl4lZKvHDxbCebm",
+	"Ee3dsNfCc2tu37sSavpMYAaV89UtRyLHpZTq1pEnODTXQcPfWYlCu/dEaPhBIPoxqPZP1LXyd4lFHy0S",
+	"rJEjAhTExvYCpTMSOYLKScOcT6uoNvVoL8FlF0AVubFvnGbJNXLWOLsa21/8W2vggax9s9Vj1A3j5iXs",
+	"cG6yhPH81u57fJNrDRcflI0v9TTPjLbWSEywtnEFURFG4hJcEg9+W8dUDNBxH1ezy92IIUoB410HVSSA",
+	"4l1WxbAG19esZlEkQpboGSXUdYpQl1N7BG/1es4WKLuIzvJaxngdILgpp7EqpYgnmpjRo4E2prA4RSxA",
+	"yDRiush2i5kN2nCZ8iLFQuXmPK8VJMbgczM66jMd5Plbg6YcZ8RSAQ3z7UmYY3epejBHcAnITi92o51u",
+	"bz/a6T7fj7YA3EmbFJB4XuxEve7ubrTVff486nWf73+8l8iubhvn1UTpALe2gdZho31VuEw+voCVm4ok",
+	"54VwaOi1GGKzQ+ooBB1sEw53xOAf+7vgc6b/2J9HSuXYt7G6WUr87qXSuLz508qklurwvqumdy3P5WJt",
+	"1y7XV7BVx4hw7A9L8FonIzW9N4umcmQsXd6mw/zhQVJABBfJrMjM/NweWbj4h9PsZzE/nJlxY7jt8PTY",
+	"Glhd9rOY2y0zoZbG8eHpsbVMz2O2Wf4x/P74zZGV6eQMEJnVrqkDXSpuRK6mwFPX9m1xKm42rsUcsX/S",
+	"LDERqIVDytLB+hmeTjJZu20gg/usNJxksgMxPJ5Yw4TaEkoIpvIUUFJIg/nbxuHp8cbPIlDTOJCgdXeH",
+	"pYYKg2PS8MQE3ScorXzCMwk+tEIvNNO/ysx4Ngq66AfN9KuUpZeRxuZCbbngBbR3osYoYMD/eHFx2q/0",
+	"cqXAs6UOcPNAljFoHYHRdIXpVr+qkaboD9RrgdPdqviWYBlIeMtYAzmQYf8J2EulZh+gI7k2V3if744V",
+	"oCz5vji8bMSgLgcS1ZGw1QslCpRqi5pAm0qnGixPHRjIdoxndByxGBUDLFh351/cCdML0NID5DBZUYd8",
+	"J3KJLOq/jUAz3jcS/20D1MKNv7rrhGtoKfeXv9jdI6TJEiTnX/7CkJpleFl8SsTUsHhzLHhuxnbYm2As",
+	"wL8mwtpOGv6dqkTHAwmsv6mmQvJp1v1LzKQQKfRnjj0H+1GwQ3CCYGmSTtRUaNaOiSmgE2+wXexXYP1j",
+	"soDhgbKjLkCRwMcyDTF0SRVOAxl/2nBibgOeioPqyfbJVEgrLna6PVd8QWOxugkJEt3pshMP/Vk2vG14",
+	"NZbbWHMUwil2hk6q2xvsrCtlVNdS3Up720BCJ2tqbbzb22JxGBuOI8bRbxZgcSARdns7LPaR45iW98Q1",
+	"VMUSL7u+F+R6s8sEvdKQhoXwHkjvYHchfZeIIOcDOZqXiYIjlc6RGXmKGQVYVuZ2xRXB78RbvR577VrC",
+	"4tpJ5wN8pgcSosOatXe3X4ZX7fv7bHdrJ2zCia7Bt4d/G54d/ff7o/OLIaD5xoj3IyFoWU2QCBA1pJIi",
+	"Yrtbe/W2nj+dn7yjL+/2etTRmoMXFniT6Glvs8PKBNDyULqqRyjWc1fnEeMGljsVUzNm7RiqbyMWwzlN",
+	"jksEjhjIEgaODB/BkzGbCKtXg/ukzziSOjCOlLWeb7NE2Ans9noDuZjjQQE5qPSEim8YX0GLmmaaXxVC",
+	"MPCWZIkPuZpbRQBz3YE8lA5xAZyljjt4KdzAzofiwVKUWzaNN2+2Y6xoold0BhLi5pTgQWt4fnry7vzI",
+	"LaKdzdZOY6fuPuP6GlYGmmC0L8WtKAaSkKIKVkCTIStK4csOqrNaFtI5YGHf1rJ9PI3skmc57e3Qe5jJ",
+	"eitqYgiAEtal3Nz99AlzXj59oqb09awf1o75dJqTxHWhz/8C5JIOfZkvzWQhLGEv3QPYYOfus5/NtXJF",
+	"MdjuMw6j20762qVH15yHYKVp0JqjtwnpCcyHu2UgqSG01kFp4BL8WWqvgtC91PrWyvXfBgiOO2j12aDV",
+	"7XYHrYgNIGRb+6mcY3DhLmbt2GE5W7lohXxIWCRo5H3EUOhKbehBYBF0M/Z6LTGdnzmLIx1I7IlNdc6W",
+	"phyTExbo4j0WpdRp7/Z2Me0J+8d3IsYHEvN0SvzPVGE9H8gn+8weixdzeWLyZ8eH9u/YVV77XBaGblWf",
+	"tRW4H8PsLfv+hmQwyOmK2F5vq+OOjSVQwn/5C0x6E2rCqdB7GUp2+2coGWI329FA+lJHqxJunh2dX3io",
+	"bOow6++gzUpwl1WcgwilPyg8kOHt9LQIDuiITu2I0YFiqVSBJrGySLN40ysYtJMKNbsa406B9wI6JqWO",
+	"cxP4lTll7PEKHqcXF5T6Yo8NunMgy6/BfX2qyBZT7Tqdx9inYc4nOfETt0eKLMGf4sC7AFpRwmHhYmp/",
+	"BZpRcUX/MuNCaHts2T9AnYZb/zkT4l8i7gDkJ8Hp2OHbE9h9KfNt2aGdBoMwLyAlcHd8IMchhiifh9R8",
+	"pnFyuM0GUguq+XHECkBF2QQx4y39QU+o3gZwo7dqlkNW/zVTxUAG0KN0CZpeUAPkJOcamy3BP2D8cBzg",
+	"iPBimiVCdyIUYjRRzLGwd2JTsC51cbzZdlXdv5XItnexB8bTTHziiSHj3B/nHFkC5+5md0AQqyA/2S2f",
+	"u6oSXsERElNtdUMULHDkT/gcTdcySP0aC/s3LuZTRHX3W8d+DXedXVIn7OxIWGb6pO3Q/kLENr9vN34E",
+	"ybHhXo62OGzyKXY3iAYSGACiTreZPStWI18GsEh2YPVI20CWtXKgflK1vlGKpJBvJKokkgRULqKO33dI",
+	"FLc/JzNt2EQIU12UNVfUFVpD52GKEIbWm50qz+RA0ueQ3Z1Bx0C5hF/IsIvKkE1p3znV+iaz+6gNwgwb",
+	"XYMH12QClBTvD004CkRQYPUsGbsmK3ZXkhqr0ZFGGMBe9Smwy7Ydc8lnEUsLfitd7gw5fxmfYI9fZVc2",
+	"kFmA7Yvdlis58C6vAh0WeZYIwgonp8PhlCdjsbENVZRVZ8Pt7W2Xw+WuKq426Vm9+eb49dG78yN4pkxs",
+	"Kys3y9jNVvcl3kNmZqvf2un2ujsY/R6De2gTTEW34hOf3XUlGsJSp00dT4F2mH1kp0/gCrosDbMswq9F",
+	"xKb5TIdJPgNJ3VHZWzjM+0H3XbsqrhWmFGApQDbZgZMJoP9jo2V/jqPbSN9bMtO2K6eSTS3yy03Ll67B",
+	"RFCYNJDt2KVLnQmevhUTwJqKw9IkfAoTHvGzV1C3YxUq+1E00ChHC09OV/fSVM0GVkOa6esui+Eprz+Q",
+	"4k3Gx9n5+UDil1DHoXfSp4DOkKmG93TZ9+AHx/y5BQAW6nd/b5EYa8dvTg6/G74+eff6/dnZ0bvXf49d",
+	"IGgLvXMTXlxblTD2dTp9BuU1seveOa/UlvkAPXz1mXYDht3itcTj1CGuUfYhFBeAKg48vN3rOZeewLLY",
+	"uooLMTAI490bHQxbAIPHsLHucRq2B3MpU5X8tbuotdvbWvY5P/7N94HnAh/auf+h750LA57YWuOJVyqd",
+	"v1PGQWvAc9sv73/uQqm3XM4d0rx9bg/Jvfq5Y0pYxy4y4JvGFNuShuAFCQnZilqGX0G7SpBKrY9Rq+42",
+	"avXpmn1lVXj9BgfV5m8kAO82xadpzjNZRyT50Dz28pYyRAy9dNe5mU7hluvB2pDwM5OaoYvDqdIVxB6r",
+	"cSNmTqkIg/qG8FGoUMP5AtY42cDgfgFRaPWixZQ61CeuCj4dszRL+/AGNTOgLbWdDy0aSH2dTacB2JGS",
+	"GH+L7P6FvPtOxMauyb29hXwv2NpIqWsnQAM1GZGD0McIfT+51iDQowVsXICBRHCnVIxmV1fgyrZSjk/J",
+	"GnCvdU0QwS8HFgIoRmNrQEt1CyqkyDU4ECv9JjINtQiME0EWqYo2ilSllhmU//l+77o0W2jLg8uicflc",
+	"HiNmW5MJDLl+mK0CgdMGcXeEvBtUqEUPZGLashdYmIGaK/AnGSdWIjyZ2KThulrLu2rEDIrzvqDQhq9L",
+	"BMhokNkX40oZpzvogQm8RYGydw3J9qoEPvqKMr63e/8T75T53upG+MCL+x+ossjaZ0nJlBdKvbGaCT66",
+	"tw4lfBnVW5Fm/IIwEL7mWWSfWmOW55iK+b6skqodY2czBGutsZYVROQwdDKZh3L4qU85TJL8fRxyr2ZZ",
+	"DrCKUtwGDYpJN3LCONCNVZ6iQahv+RRtJat4qklmz5V5NJC5ALtt4zK3FliJQYspjc5DQ+9xe1uyJIfg",
+	"YGYoCgl+J3E7kOWoQJJ7ALfwLdipxTVadvIiAFX2Mt+eF3gKoA+8y94p7/0ZqXTeJNsx9+8tVcx+MalY",
+	"STFcIhYr65T5Of/ppOEfTUX+UZkNyn4OIVUeKzug4FMjrOgm6FdOnKANuNTiP6rmJLsCX0kWP3ncvd0P",
+	"1jI7LLNyN2ZTdsuLif1vZgYSQWW9WUl5EGHWACjC4IiicHbTDnqTafMGxgK7SH/JbRR8x3522U6q+UW+",
+	"WYArLUBcd2r2ms9Ljno4hyM7T6eFuqwwOPyyCdVeuuHCKFfJdcPvySSFnbZ4xdeBNVwbCz5t+HkyM+JT",
+	"w+9USt1wRc8nI5U3XDDjQvA0KQSioi5cLnjify9njOkoS7e3g1bY7vXsvtMKDdHAkQFpRUJqNM1ya8rZ",
+	"X+35h835qxvzR/zeF9yO9IWlar5yAVduB9v9nO3xWDanJLxW/8PHkOnfEPECFtdzbcSk9REY+Vc10pu/",
+	"/apGwyy9W7pkF052IkRDKS5JDd3kei4T/564y3BKenmizUAOJBam3fIMwn1o5U9VnvfDMCkmIAW6UNmK",
+	"H0EjCHnDKmc8H0gq7GnHHmY/jnyZDyQheHiBuIP5XXYAzAHhTbnWFLDHMg41EXogwVdABSE8AAcpKZIZ",
+	"j4DchoA0XQrC8zhGNhFckh0P7QYLxMuEZoIYG2KQtUfFVfaks1P1BTXUsMGpfBS6B2/vBOBFVJ6DIwHe",
+	"DuFxiHkJXuTzSgFWZexR2cDLVciMZ0YPZKpuoWkXLYVSDD6DaMY8h5yzA8bd2HU2meZzxvW1xppJNxSI",
+	"UOCgB5I6JbqiSsg58V7ei+Hp0RkUKbI8u4YEJ/TZNh3MPwjzkxot+ioWqxmAw4yCwUDzBVr0KMRkxhay",
+	"PBk7nnJl/5hsNZC4/FZjZT0sKKJM704ZhDaQHxSkjP5zJuCgoRiMHUErCsQPvQLADgPgLEjHRRTEnV4j",
+	"JKJL80cvyxcSgD+p0RkwyzIZWOK3fGU1/k+olD+Vr+AHYViIrBOcAVbstz7ePdS995MaHX/Xgva+Lr90",
+	"6ZnxFq+7HKTTQk2EGYuZZkZ8Mkx8gnAzuGEhM561nane6/a6u50I2jZPCwEFlpBFdymKdBgHMb0fFLp4",
+	"6QBOVJ5DgbluDObQgO/dJnZ8m96LX26QMk/+P9iPR29OCRScUmCHpIyf+nBiqWnWTZjuQP4Hu/j76VHz",
+	"K6747EoMZOO1bZhZPQu/cU/SCv2e1JGACyZ+ORoVE5z1PTYiNdIoLTmG+bouQcDnIGHsL3NhdFY2DWBz",
+	"YbqNtt6Xt/Lute/cBFxQBdIgCoMhE0ixAXXDTb5dKZrrfLMGV1iDluxEX8jonrjVdtxIPzSbgkHqeytg",
+	"1wVH6VL+9SAdQeWA5eOxurXcCwEuq6Nw7fOG4HqZ2EOIwAMpZAqIhBj0wmhb8DF4DBwlTjP2+h8kUaKv",
+	"2FVg2xupKYgLfS2p+ooWG3KLqfbKZVYMZHlyRN6h2YjaWK3ggE4HOirzhCWGrPRA8kLQFofq9Xrr7BCP",
+	"a0FH/OK+z2qjySVbOgiT0p3f/J7/9tQAB+AeNjUuq6ofLhGirxgWsdLHlfQQv4Y/zfnEeXYcNlv/twem",
+	"C7g9W0k+AV+WDqzxMmPfg1hU9+Cpx4b7HQeVawC+XzmoHITe740pdxGtOKUGFbVqsmVfoic267fD537P",
+	"UuhbaPkrhZbDqtBpmAri5KCTI82C0F29C0QO+geXC56/8jxLuRE6BO2LEFkCnFNGlZnEEZmzBPgKwghj",
+	"TYi1clj1wZTuLkSHzdIDcJDd68HEqj9M+kcfF+gY4Kj66eTVeemigkZezsGlClbMJFTcQvb87vbLgYxD",
+	"+NWYhKbygDsT59vTruwSE3hK212zNuYRDyQ2FcMUef9l+mzkq768XJ5bUzsrRIdSu6Zc64F0s8DqrnIq",
+	"JeSoHZ2bAIsX8GJd4QsfyPhMmGK+ARE4qpIANB6fAY3tdsnbiKMB4Cac4EjkSl65rO6BtNOnZq8jxPuG",
+	"HHlqCsmhzpsg6FzBJbqH00km0bscsQmfDyQ6epEryNvMJYuPS8TXsOI1ApftVHCPgwYD0Ghagfsbvmz/",
+	"NZBUeop/QtQdy2Uy+4Hvjt6enlwcvXv99+HFxZvYuwW3e70KOxIAW6HNAACtMNKSoraMf2Bl5AHTQgSV",
+	"n88qKn7XudI9XO2syKnUGZke/Zi0ApmG4mqRYulDBPBuIqUgzECeU0UL+0WMxkpda6anIsku6UgLk/K9",
+	"Fm4nQw53HVGaA7Snc6uQi5S13ST8QGNL6th7F6nqB3AEb+nj3UkKjvH3Z28s79ttMVbasPiXo1c/npz8",
+	"jFhQR98Nfzw5vziPy7otqNCiIsyANGHxVpOlcA5c1+hQvkdPCfgKSv+/kIZyaCXVv1dNgSEgoVzzsFWO",
+	"YWxsaReY0MBAXKe/e8PncSpHb42jP2CVY3lKcNPrKywIH/6E2sr2g4b8s5ifAXr2H1XVQdZl3KNefDGd",
+	"ZxNyjpdrPm+ya1FL4sUHYwJfgueDfLJQ0GKJIp74MXqQBhLQY5zXXTmUAapv77LDpgPwVhXXmuR/IQ7o",
+	"ZLUrPJB2GKCp+PrZrGxT297d3u744JmL0A1k7FDkcVgQBajNEiYW99lo7sJn9nC2wyTlBwGI4ERyFWr2",
+	"o9ol0SExIiRCtQQ8RLy2bzygnLk4cVAHi7Sk8m6yYu2UIAZ4pVQK74iYnOW5vzCQjgaQSujcW8GPQWdW",
+	"19fAvgfpolecPa8sZX7vBxAM8tsp9O0U+nYKffYphHUpX/AQChN8UpGLph7Xr0FNd0Y1ofr6rBVIPIH8",
+	"FDRRrHI/FRJCavZ+OBMm6iYAqRlI2GD2NHEGscKEXz7iMlVkcowQXFLATQiLwNpldUzEskvI4oQ8nMg+",
+	"nmY64XYXd7wRCeEHStKAG8MsH9jsISarHkifl+KTauwsCJJhJJh/us92e2T/ulsRYQTt9ISo5vt5Z4Hd",
+	"erDCRPVPcjkHpwWWJCIENro10GYEsIpKtxmsa7SHJSUXeZNHfMqsKQl/t2/H3MCksWbJUqcDZdQEb00p",
+	"RgRNkmrmR6Cf4VzGHFDPEDb6ijgDoQXUVEjE85mXGV5NRxqyFZ5mjzgJArRE0qSocxrxYSO+rP1/d2t7",
+	"5x+tqFW2Emr17QHufiFVwf3o1nbZ+7a6e4gJizup1W/1RvuXL/je9sZOsptu7F7ui42XfGu0sZ3spLti",
+	"73KfPx+1omUNu/CrDqC55dmtAQf3CTN0Ml0y9gGVoP0bcna+QiHSGqfBayUv8ywx/9vSgnBHWvlROXF+",
+	"hS1aTRBafc5EzaHtMwDA00GGJrDY/SmhiwEjlT9ecnxLbPvTcrDli7X497MS3CqG6j1BUyy9EwRuW9rb",
+	"lTBqWX0SAl2HpTYDmfA87zqbXseggvlnc4B+AXUGDXuuvWFvVZJXpSnd9hZ4H+zluFMC1WKiem5VOKt1",
+	"ZPKqXzqiAwt8IL0Jzpos8MxE1R6GcPuC8T2QbRzkh+uPfdbtduNOl6G/uhxjaZgjKWEUIeKiwlCCupV9",
+	"zJwmpbnuWV9hwVvCQdZvxQ6P8HWZTMWnCPsRgg8aa6fVJb4ksOtZGxwBiPpixzTNeWJfAJCYuG6dCHqt",
+	"YwgkmBHaoPAqUD55ls8KUUkRBx3ZiMkzPZBt6DuBCS+wAhEhkkDXO1fhGdSIY7fUCDYHZssrgChpQvTr",
+	"BI4UbASCJEV8XXbLG/U5MvnB/P99R/K/qIeC9FKEDc+hl18pn47KBXf8a/U6aH0a9HDNikx7ldDS78Nv",
+	"LQC6avVbWhilOWSIq0K0+r3uyxdb+3cfo+Cem6y4ymSWVG97ub919/FjXY28i1pui6XVwZ4Qvzm+pLje",
+	"4tYMpxBsIFh31K8XOh+6RoeIgv1h6+PqboSwBwFl2inGu72eZY/PopjdrYv0WFuxDtlorbwMHS3zvh4Q",
+	"VmDpHC0dktTx0AlNXe5q7K3wLdPjW6bHU2Z68EqeB0r+z3U6YaeaZSmv9oiOEZ/6cb2H9no7LKa2OfFA",
+	"+gwHGYKuLG8vROVLtUZQRqmBXOgzVEHv6/RrpfgwEFdR1iYdCqBqcXADaY2aiSpEJyg9I7UIgXNmyThA",
+	"rkzZ7XgeNbeggtwO+8ZqByoAGQBpsqQjUmyfdJ6hPqtTH7UealQF7buQzBG1RXLI7oiO4CZRr7OOaJDg",
+	"XRtIgEoN6sfUDJThQhk4Pft+bpS/EXQXtL9aTRGDRDfbm+W1WnK1vTOGHGWv9lAfrcyE06QOAb7HYQYp",
+	"D8Fkak3DHGoYawMAt4vd+BGihkgo6mFtxjBoi+wRYJEFfVOoYIhuFRBO8XtVBCxJJa6N+A3YBerzfGiu",
+	"oxtUZTjnE27btQ/EssFcw1FYq90vty9rq8Jh5S7j2IhEgnINqBI1y9POVy9g8XL2AUpg2SuvlLOlVCIJ",
+	"RMAfXjKFKpVfmt9ajiNd7xlQFkj92bzZ2SxBafus7KPwofex61Fcu4Dq3EcsV4J4/rDzEaDPMJo5mplK",
+	"p5dB69OgRVbNh93yzrJmkbSvQJHaAeXdMxJN4e6u7G5Wocc5Shbf+Gxx7uHb3H0P0NVWsmZZmNV40gCe",
+	"VzhA1vaHTYfkVZm833jAtONSCKgK1nOmfU86gAzGf2K/0ECzCxLp7tPqwlvv7lbVXJVEWVJqdbO9uvAb",
+	"pvBMQ8FRVDm1qGYfYaUD0FgIgoC21FCuf5JNoaKl8KUSX9C/d3J8WvvYEv3dz7JWlrGGzntyfPootffk",
+	"+PThNVQnx6dNgdd1tNCT49PHKqInx6erKiiQxJ50AaOpbLpuCdXNNiFHbObZjVipRq6GjYiwZtz3RVnB",
+	"gm/sl74s+8EnVjIdaI4Pwo1oZoLPWMklooPWNV8EkYB1rS3b/eo/QltTkxpAHLCqdNDwo12VwE7ARvfL",
+	"XtS0FvV4VXjJC2mki61YG1t4VjTKFQz0GWrZ2hyE32hgIbgQIW4+0VTzuf438dG6WtPnz/udwiVunPuX",
+	"P1DPy1a92aptQWaLVWiWFzL7gs4AlN2fpH30YoNS7M5ddUk/OOdvWSY8kGDiRh6wLsL6ciEToVkb/Eqd",
+	"APJdfBLJDFxWQdkmc8AcMh3IZDaZUVtmyaVyGCnYtCasvrzlLs3fmZHlZxAUfTQfSHQz6OxfAjM3oNGG",
+	"a1NEvYziZWDwfe/wtn+nAwno7hQjQXBYquMrm4BU1mDTlZi697oq3cZcPLvF/ZJ8aRWl/NCyk8Lf8U0v",
+	"WV8vKZufBLurtoEW6zwfprM0sOpKddoVU6I2bfnWsWXkoknQy77MKXWF2FxS06ayjQV6I66Eof4eZZ32",
+	"M5fPW29jgUcbdTAvXz+QCy1AqJe59N0/QNcq2/KF78MOWe5kDZJ2qXsoFCJZ8sGJHNKfbnDQQwV2PJNK",
+	"ig75Cza2rBgcyKWtOMtwYA3budNl4PsuRQOZfidTIQeyoY9OsyCoVnZ/WVmwVhW5Y6KH15CfHJ8+wq3/",
+	"ZKJknbSGk+PTB2c2/F7Ez5ouejJLV3rpa5zbDo9bh55A/Sg7D5deDw3dOs7EKvWPy4XfJjabuV/haWhN",
+	"E/aTstOFtjaxgScQXCx+pgcyvhKGXK/4eExdN0kKliI0nvBPQxANQw0NmjDA1tCRBQRKKF/biBRTSlW/",
+	"Er7+rROqTQjGAX2NIX/AdxJGwA3XE7Iup6zcG8j6ODFLVt0I1gtCEey2yKhIdkJ+5piaaOHDmbyK6Y0h",
+	"tySK50JbHdAphhg7qDToierSHtW2K8WMWiUWX+NyfwWhSF9aIhIrjPRNHv5Z5WFVXvxhhCIIlofjpdc+",
+	"sLLPR1A6/0wH6D0LbT/6QReLhp52lBBF+UbVtnNl4z3MilK3ZYs412Ev6FDlW1ZYMzYzXRaj6I2xG5hD",
+	"sHICeZWsjSrIQvaaF7Wc4hsYEMzoRa5XJKZsLVcRDwaSIE8yzS5zDvHOQt1uTPivqnA5HAWTQhuRdtlr",
+	"JQnYzTd51IhP4EQwzUGPrSJbAspgap8VVSIZK49dhvlrWJ8WtgvTDv+I4rwwg7JdatAkOWj4W+u0qRIj",
+	"zIY2heATsJ/hQHUtRi/v7zKHXYU14Z7CmmO0CAN5Jad2cWhDOzQ6wrhmBb9leWZMLjaETDMu6X2sDSlo",
+	"LmESZsvZ7ga0MK48EOY8+r5Wncg31w5SbJCzuuzEt5eFlsmqoMEGI+wzjJC3VYGZkIjCEFXayyK4qp9i",
+	"5QVDXBt6TwcbAWI+gUvWXJI/d5JNgegPL+5zS4UrRQtFnfnXgA36qrl3cBBciqLMu4tayxiz+lYEg2z1",
+	"W0jtZqzDr1djWE7EFxg+6UwW9Ri/65fvZDSWARMXjWffPLLv1WYrnHDID9nvLNzupcQp1eSFzDa6QC60",
+	"wPV6z6fuc8fe9/j6WWx/Xg0PaPTgTDaY2Wcks/1e9cPSmxP25/1sBbGS4bZEu1sz8hWOpe2trVonUze6",
+	"qKGHqjv1ptyMO+D35vUeEJgmhyceDMunNSFuUGYoZQv66EPgbSCr6SmrrL2vEe8KPrQaRDHAmvsmDH5f",
+	"5t6/hRdc2FgVtYSrJ40K1gzSMnnvD2OMfkZEMmqOSJZWDmA8LYTeMNOpWaT8nqNs3yTKHyieF/AjRYp/",
+	"T5tuWfD5W7DwzxgspGKbbzHDbyLu3xgzpJP50SkOnycNo7Xvr6JZP1CAPlXA0QGdeQutrsk0RDlX6TU0",
+	"qW/xsW97/6vs/dcVxr4Hy/5PJQCeJLj2mMF+i8d9i8d9i8f9KeJxf/Ui8ltY7ltY7ltY7ltY7ltY7suF",
+	"5Qhi5mGm6TqRuKU64v+eEB2dZN8idd8Mz2+RuloJ/P8qs/izw3wrvWH3xvVo8N/Ce9/E0GeG9/7IOzaA",
+	"MSJ4u2VAojU/dYA8FNQDVyOdYfEvwVtZwxxuKpGPQvxO/068eyR0lrr4Hk+tloK1vVQbr4qBRNgpkboI",
+	"m4MTF112SJocjspKh5idnpxfRKUPZMLnaI17VWkgnc1g9dsK0hbDIh8N8Urs29UkXs78NI6BpF/MWK59",
+	"KECR/FzjFmqxHzQCbF97F7Um/NMxPr3Vs//zBix0flkm+wjftKlv9B9GGH6GYPvDWWAVwXjRsIOfaVzT",
+	"RxcuNwCshWqFJeEXK1hZQ9Z12VvAolqQcezW9c6GhwdyQapR3J7AAtRt32dNMJRxSrI009ehrAPfI/wd",
+	"YO11GILV+ccDUM4SzKsQzBSZSBk0lQjuvlJSDCT0w4DP2TvTQk2nDh8hJqsSsLxiBiJD+MaJ4DsPsQ3t",
+	"1wfSNaME8BgN2rS4NNBkCTFUCEMPmk0sa0y+iTh8saXeaJYB1aSghhp+At4StSO3txl3YsAa0AjsTMDd",
+	"JQcSsZCNuhJmLIoySFCxnylq4VcIulRQs0/yDORzptVEDKRrkNnmLOHgbTf8GnAU4cxxbmFYGDtHzaRy",
+	"E+gclG0wySyHLQNAQVhGyeI3J4ffHb/7Ie6ysyB6ELY9rq4+TNoSZCBp4A7P+Y0lVUSsg2RBKteUmIIa",
+	"rXJDaM4RkM7MCukpk3MNUNDPIOwAB2imK6NyR3CFOzwMNHZyhzJStoeYiCFKoQOjzMwBcQ3BI8bv3x3+",
+	"9fD4zeGrN0e+G6iwXMK1kmWaESEXYTMQ5Me2A2IhLirxMsNhwwIMrNwoMugC6iRB7Ep5YWNcZrnox6W3",
+	"X1OijwcWE+m9yoFdj6+hG9jv/FFVg6N65ly5Lb2QhF3+zWL6MyoWb+AAc5mA1LgpOI7XUi7goFlXrUDp",
+	"+O9VLFYwvTZqqumIsQL+1pfMg1zCjoGuK3DZY7od0xx9j6YD5rsK4HEDUfyJFbDuxLEGlevljA2XOAGX",
+	"+o6KOChCRrI/EAYwwKQNJJ4k0B45uHjLrYk2m9pzjD43vDh+e3Ty/iJ2b55QMAnBhOsGoz++MZy/0BAM",
+	"NCaRWmsC3oKnDvVYLDsuxYzI4kzIuMuOJfbdg6mVM6eZQC8CVVwDLDx0pkJMK5fz4Pog6MqE4YjJdInh",
+	"SKfUHF5LeaJ6IB15K+cTtgvzjYz9cmeSXebZ1dggOrLvE0bvHsipxxO1R1OSK+3e7FjJno0LOMKRO2qR",
+	"eMQidniVs9ehQdPpjBEEUDBBUw3O4ELAcujOvQfie9x7X+FIxC/9ke1lgsbVzPEu9svC1XLay7cz8U94",
+	"JiLvPqiEwJ2AVdDA31qH0+xnMT+cmXGr/+EjYCXDnsUTbykeqAmMKxBsqUpmEyFNl70S4wxk8rRQn+YR",
+	"i0/fv3pz/Hr4/uwNJeKjcIKnU5aoqTUoeXojCpNpAY1hRlrlMyPY+7M3LJPaCBdPnBV5q9/ahOOVJl0f",
+	"5XnQNAAOh7CLgAcb7Jag0WW3sMU+YYkq0DaqN3LSwQugk9Pi06FLBJ0DwTPe67vYbhmRTKOgbAuACoUp",
+	"skRj1KNIxkKbghuso0iZTgo+FUU4KgJQXvzCCYhfVTAh06nKpAmfIj5pmEymoc9KwRNDh+6oULdaFOz9",
+	"MaNsvfI9qUqW0eRkKiRbrFVgN9us/TMgV7Kb7cgBCv14cXG6eXZ0flFCGfncEqrjqCa39dnYmKnub25e",
+	"A4t1rzIzno26mdq8FSOdGbEJ3fsTe6BOjd7kRTLOjEjMrBCb9l0b05xLsXmzveGQo4H3aGZ2j919vPt/",
+	"AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -37,6 +37,27 @@ func (e BatchOnError) Valid() bool {
 	}
 }
 
+// Defines values for ExplainedStepOutcome.
+const (
+	Answered ExplainedStepOutcome = "answered"
+	Fallback ExplainedStepOutcome = "fallback"
+	Skipped  ExplainedStepOutcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the ExplainedStepOutcome enum.
+func (e ExplainedStepOutcome) Valid() bool {
+	switch e {
+	case Answered:
+		return true
+	case Fallback:
+		return true
+	case Skipped:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok HealthStatus = "ok"
@@ -546,6 +567,106 @@ type BatchPrediction struct {
 //
 // Example: https://hooks.example.com/inferd
 type CallbackURL = string
+
+// ExplainRequest One prediction's input, as `POST /predict` takes it.
+//
+// Example: {"data":[5.9,3,4.2,1.5]}
+type ExplainRequest struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+}
+
+// ExplainedStep What one step of a model graph did.
+type ExplainedStep struct {
+	// DurationMs How long the member call took; 0 for a skipped step.
+	//
+	// Example: 0.21
+	DurationMs float64 `json:"duration_ms"`
+
+	// Error Why the member failed, for `fallback`; null otherwise.
+	Error *string `json:"error"`
+
+	// Inputs The tensors the step was given; empty for a skipped step.
+	Inputs []ExplainedTensor `json:"inputs"`
+
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Outcome `answered`: the member answered; `skipped`: its condition was false, or a step it takes from was skipped; `fallback`: the member failed and the step answered its fallback.
+	//
+	// Example: answered
+	Outcome ExplainedStepOutcome `json:"outcome"`
+
+	// Outputs The tensors it passed on (its fallback's, for `fallback`); empty for a skipped step.
+	Outputs []ExplainedTensor `json:"outputs"`
+
+	// Step The step's name in the graph.
+	//
+	// Example: small
+	Step string `json:"step"`
+
+	// Version The member version the step names; null when it follows the model's routing.
+	//
+	// Example: v1
+	Version *string `json:"version"`
+}
+
+// ExplainedStepOutcome `answered`: the member answered; `skipped`: its condition was false, or a step it takes from was skipped; `fallback`: the member failed and the step answered its fallback.
+//
+// Example: answered
+type ExplainedStepOutcome string
+
+// ExplainedTensor A tensor between a graph's steps, batch dimension first.
+type ExplainedTensor struct {
+	// Data Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Data AnyValue `json:"data"`
+
+	// Datatype The Open Inference Protocol's name of its dtype.
+	//
+	// Example: FP32
+	Datatype string `json:"datatype"`
+
+	// Name Example: input
+	Name string `json:"name"`
+
+	// Shape Example: [1,4]
+	Shape []int64 `json:"shape"`
+}
+
+// Explanation A prediction, and what each step of the version's model graph did for it.
+//
+// Example: {"model":"iris-cascade","result":[{"label":"versicolor","score":0.5527},{"label":"virginica","score":0.3399},{"label":"setosa","score":0.1074}],"steps":[{"duration_ms":0.21,"error":null,"inputs":[{"data":[[5.9,3,4.2,1.5]],"datatype":"FP32","name":"input","shape":[1,4]}],"model":"iris","outcome":"answered","outputs":[{"data":[[0.0152,0.8988,0.086]],"datatype":"FP64","name":"logits","shape":[1,3]}],"step":"small","version":"v1"}],"version":"v1"}
+type Explanation struct {
+	// Model The name of a registered model.
+	//
+	// Example: echo
+	Model ModelNameField `json:"model"`
+
+	// Result Any JSON value, null included. Carried byte for byte, never re-encoded through
+	// floating point.
+	//
+	//
+	// Example: {"text":"hello"}
+	Result AnyValue `json:"result"`
+
+	// Steps The graph's steps in the order they ended (steps that do not depend on each other run at once); empty for a version that is not a graph.
+	Steps []ExplainedStep `json:"steps"`
+
+	// Version A model version.
+	//
+	// Example: v1
+	Version VersionField `json:"version"`
+}
 
 // FailedModel A version whose load failed.
 type FailedModel struct {
@@ -1773,6 +1894,16 @@ type Unauthorized = Problem
 // KiB) and 501 `not_implemented` (a Transfer-Encoding other than chunked).
 type UnsupportedMediaType = Problem
 
+// ExplainPredictionParams defines parameters for ExplainPrediction.
+type ExplainPredictionParams struct {
+	// RequestTimeout How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+	// at most 3600). Once it has passed, the request is answered 503
+	// `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+	// batcher, are dropped before the model runs: a client that gave up costs no
+	// model time. Without it a request waits as long as the client stays connected.
+	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
+}
+
 // PprofAllocsParams defines parameters for PprofAllocs.
 type PprofAllocsParams struct {
 	// Debug 0 (default) answers the binary profile for `go tool pprof`; 1 and 2 answer readable text.
@@ -1913,6 +2044,9 @@ type OipInferVersionParams struct {
 	RequestTimeout *RequestTimeoutHeader `json:"Request-Timeout,omitempty"`
 }
 
+// ExplainPredictionJSONRequestBody defines body for ExplainPrediction for application/json ContentType.
+type ExplainPredictionJSONRequestBody = ExplainRequest
+
 // PredictJSONRequestBody defines body for Predict for application/json ContentType.
 type PredictJSONRequestBody = PredictRequest
 
@@ -2027,6 +2161,36 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/models/memory (the `ModelMemory` operationId).
 	ModelMemory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainPredictionWithBody Run one prediction and show every step of a model graph
+	//
+	// Runs `data` through the version as `POST /predict` would and answers its result
+	// with what each step of the version's model graph did: its outcome (answered,
+	// skipped by its condition, fallback), how long its member call took and the
+	// tensors it was given and passed on, batch dimension first. For debugging a
+	// graph: the tensors between its steps are shown nowhere else. A version that is
+	// not a graph answers its result with no steps. A prediction that fails answers
+	// the problem `POST /predict` would, whose detail names the failed step.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+	ExplainPredictionWithBody(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainPrediction Run one prediction and show every step of a model graph
+	//
+	// Runs `data` through the version as `POST /predict` would and answers its result
+	// with what each step of the version's model graph did: its outcome (answered,
+	// skipped by its condition, fallback), how long its member call took and the
+	// tensors it was given and passed on, batch dimension first. For debugging a
+	// graph: the tensors between its steps are shown nowhere else. A version that is
+	// not a graph answers its result with no steps. A prediction that fails answers
+	// the problem `POST /predict` would, whose detail names the failed step.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+	ExplainPrediction(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, body ExplainPredictionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReloadModel Hot-reload one pipeline
 	//
@@ -2690,6 +2854,56 @@ type ClientInterface interface {
 // Corresponds with GET /admin/models/memory (the `ModelMemory` operationId).
 func (c *Client) ModelMemory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewModelMemoryRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainPredictionWithBody Run one prediction and show every step of a model graph
+//
+// Runs `data` through the version as `POST /predict` would and answers its result
+// with what each step of the version's model graph did: its outcome (answered,
+// skipped by its condition, fallback), how long its member call took and the
+// tensors it was given and passed on, batch dimension first. For debugging a
+// graph: the tensors between its steps are shown nowhere else. A version that is
+// not a graph answers its result with no steps. A prediction that fails answers
+// the problem `POST /predict` would, whose detail names the failed step.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+func (c *Client) ExplainPredictionWithBody(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainPredictionRequestWithBody(c.Server, name, version, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainPrediction Run one prediction and show every step of a model graph
+//
+// Runs `data` through the version as `POST /predict` would and answers its result
+// with what each step of the version's model graph did: its outcome (answered,
+// skipped by its condition, fallback), how long its member call took and the
+// tensors it was given and passed on, batch dimension first. For debugging a
+// graph: the tensors between its steps are shown nowhere else. A version that is
+// not a graph answers its result with no steps. A prediction that fails answers
+// the problem `POST /predict` would, whose detail names the failed step.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+func (c *Client) ExplainPrediction(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, body ExplainPredictionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainPredictionRequest(c.Server, name, version, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3919,6 +4133,75 @@ func NewModelMemoryRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExplainPredictionRequest calls the generic ExplainPrediction builder with application/json body
+func NewExplainPredictionRequest(server string, name ModelName, version ModelVersion, params *ExplainPredictionParams, body ExplainPredictionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExplainPredictionRequestWithBody(server, name, version, params, "application/json", bodyReader)
+}
+
+// NewExplainPredictionRequestWithBody constructs an http.Request for the ExplainPrediction method, with any body, and a specified content type
+func NewExplainPredictionRequestWithBody(server string, name ModelName, version ModelVersion, params *ExplainPredictionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/models/%s/%s/explain", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.RequestTimeout != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Request-Timeout", *params.RequestTimeout, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Request-Timeout", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5878,6 +6161,36 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/models/memory (the `ModelMemory` operationId).
 	ModelMemoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ModelMemoryResponse, error)
 
+	// ExplainPredictionWithBodyWithResponse Run one prediction and show every step of a model graph
+	//
+	// Runs `data` through the version as `POST /predict` would and answers its result
+	// with what each step of the version's model graph did: its outcome (answered,
+	// skipped by its condition, fallback), how long its member call took and the
+	// tensors it was given and passed on, batch dimension first. For debugging a
+	// graph: the tensors between its steps are shown nowhere else. A version that is
+	// not a graph answers its result with no steps. A prediction that fails answers
+	// the problem `POST /predict` would, whose detail names the failed step.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+	ExplainPredictionWithBodyWithResponse(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainPredictionResponse, error)
+
+	// ExplainPredictionWithResponse Run one prediction and show every step of a model graph
+	//
+	// Runs `data` through the version as `POST /predict` would and answers its result
+	// with what each step of the version's model graph did: its outcome (answered,
+	// skipped by its condition, fallback), how long its member call took and the
+	// tensors it was given and passed on, batch dimension first. For debugging a
+	// graph: the tensors between its steps are shown nowhere else. A version that is
+	// not a graph answers its result with no steps. A prediction that fails answers
+	// the problem `POST /predict` would, whose detail names the failed step.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+	ExplainPredictionWithResponse(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, body ExplainPredictionJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainPredictionResponse, error)
+
 	// ReloadModelWithResponse Hot-reload one pipeline
 	//
 	// Builds a new pipeline for the version beside the old one, swaps it in atomically,
@@ -6677,6 +6990,131 @@ func (r ModelMemoryResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ModelMemoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExplainPredictionResponse429Headers the declared response headers of an HTTP 429 response for ExplainPrediction
+type ExplainPredictionResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ExplainPredictionResponse503Headers the declared response headers of an HTTP 503 response for ExplainPrediction
+type ExplainPredictionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ExplainPredictionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Explanation
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PredictionTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ServiceUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExplainPredictionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExplainPredictionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExplainPredictionResponse) GetJSON200() *Explanation {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON413() *PredictionTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExplainPredictionResponse) GetApplicationproblemJSON503() *ServiceUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExplainPredictionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExplainPredictionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExplainPredictionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExplainPredictionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10845,6 +11283,48 @@ func (c *ClientWithResponses) ModelMemoryWithResponse(ctx context.Context, reqEd
 	return ParseModelMemoryResponse(rsp)
 }
 
+// ExplainPredictionWithBodyWithResponse Run one prediction and show every step of a model graph
+//
+// Runs `data` through the version as `POST /predict` would and answers its result
+// with what each step of the version's model graph did: its outcome (answered,
+// skipped by its condition, fallback), how long its member call took and the
+// tensors it was given and passed on, batch dimension first. For debugging a
+// graph: the tensors between its steps are shown nowhere else. A version that is
+// not a graph answers its result with no steps. A prediction that fails answers
+// the problem `POST /predict` would, whose detail names the failed step.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+func (c *ClientWithResponses) ExplainPredictionWithBodyWithResponse(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExplainPredictionResponse, error) {
+	rsp, err := c.ExplainPredictionWithBody(ctx, name, version, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainPredictionResponse(rsp)
+}
+
+// ExplainPredictionWithResponse Run one prediction and show every step of a model graph
+//
+// Runs `data` through the version as `POST /predict` would and answers its result
+// with what each step of the version's model graph did: its outcome (answered,
+// skipped by its condition, fallback), how long its member call took and the
+// tensors it was given and passed on, batch dimension first. For debugging a
+// graph: the tensors between its steps are shown nowhere else. A version that is
+// not a graph answers its result with no steps. A prediction that fails answers
+// the problem `POST /predict` would, whose detail names the failed step.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/models/{name}/{version}/explain (the `ExplainPrediction` operationId).
+func (c *ClientWithResponses) ExplainPredictionWithResponse(ctx context.Context, name ModelName, version ModelVersion, params *ExplainPredictionParams, body ExplainPredictionJSONRequestBody, reqEditors ...RequestEditorFn) (*ExplainPredictionResponse, error) {
+	rsp, err := c.ExplainPrediction(ctx, name, version, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainPredictionResponse(rsp)
+}
+
 // ReloadModelWithResponse Hot-reload one pipeline
 //
 // Builds a new pipeline for the version beside the old one, swaps it in atomically,
@@ -11965,6 +12445,125 @@ func ParseModelMemoryResponse(rsp *http.Response) (*ModelMemoryResponse, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExplainPredictionResponse parses an HTTP response from a ExplainPredictionWithResponse call
+func ParseExplainPredictionResponse(rsp *http.Response) (*ExplainPredictionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExplainPredictionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Explanation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PredictionTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ExplainPredictionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExplainPredictionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

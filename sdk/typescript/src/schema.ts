@@ -360,6 +360,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/models/{name}/{version}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A registered model's name. */
+                name: components["parameters"]["ModelName"];
+                /** @description One of the model's versions. */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one prediction and show every step of a model graph
+         * @description Runs `data` through the version as `POST /predict` would and answers its result
+         *     with what each step of the version's model graph did: its outcome (answered,
+         *     skipped by its condition, fallback), how long its member call took and the
+         *     tensors it was given and passed on, batch dimension first. For debugging a
+         *     graph: the tensors between its steps are shown nowhere else. A version that is
+         *     not a graph answers its result with no steps. A prediction that fails answers
+         *     the problem `POST /predict` would, whose detail names the failed step.
+         */
+        post: operations["explainPrediction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/models/memory": {
         parameters: {
             query?: never;
@@ -1846,6 +1877,146 @@ export interface components {
             weights?: {
                 [key: string]: number;
             };
+        };
+        /**
+         * @description One prediction's input, as `POST /predict` takes it.
+         * @example {
+         *       "data": [
+         *         5.9,
+         *         3,
+         *         4.2,
+         *         1.5
+         *       ]
+         *     }
+         */
+        ExplainRequest: {
+            data: components["schemas"]["AnyValue"];
+        };
+        /**
+         * @description A prediction, and what each step of the version's model graph did for it.
+         * @example {
+         *       "model": "iris-cascade",
+         *       "version": "v1",
+         *       "result": [
+         *         {
+         *           "label": "versicolor",
+         *           "score": 0.5527
+         *         },
+         *         {
+         *           "label": "virginica",
+         *           "score": 0.3399
+         *         },
+         *         {
+         *           "label": "setosa",
+         *           "score": 0.1074
+         *         }
+         *       ],
+         *       "steps": [
+         *         {
+         *           "step": "small",
+         *           "model": "iris",
+         *           "version": "v1",
+         *           "outcome": "answered",
+         *           "duration_ms": 0.21,
+         *           "inputs": [
+         *             {
+         *               "name": "input",
+         *               "datatype": "FP32",
+         *               "shape": [
+         *                 1,
+         *                 4
+         *               ],
+         *               "data": [
+         *                 [
+         *                   5.9,
+         *                   3,
+         *                   4.2,
+         *                   1.5
+         *                 ]
+         *               ]
+         *             }
+         *           ],
+         *           "outputs": [
+         *             {
+         *               "name": "logits",
+         *               "datatype": "FP64",
+         *               "shape": [
+         *                 1,
+         *                 3
+         *               ],
+         *               "data": [
+         *                 [
+         *                   0.0152,
+         *                   0.8988,
+         *                   0.086
+         *                 ]
+         *               ]
+         *             }
+         *           ],
+         *           "error": null
+         *         }
+         *       ]
+         *     }
+         */
+        Explanation: {
+            model: components["schemas"]["ModelNameField"];
+            version: components["schemas"]["VersionField"];
+            result: components["schemas"]["AnyValue"];
+            /** @description The graph's steps in the order they ended (steps that do not depend on each other run at once); empty for a version that is not a graph. */
+            steps: components["schemas"]["ExplainedStep"][];
+        };
+        /** @description What one step of a model graph did. */
+        ExplainedStep: {
+            /**
+             * @description The step's name in the graph.
+             * @example small
+             */
+            step: string;
+            model: components["schemas"]["ModelNameField"];
+            /**
+             * @description The member version the step names; null when it follows the model's routing.
+             * @example v1
+             */
+            version: string | null;
+            /**
+             * @description `answered`: the member answered; `skipped`: its condition was false, or a step it takes from was skipped; `fallback`: the member failed and the step answered its fallback.
+             * @example answered
+             * @enum {string}
+             */
+            outcome: "answered" | "skipped" | "fallback";
+            /**
+             * Format: double
+             * @description How long the member call took; 0 for a skipped step.
+             * @example 0.21
+             */
+            duration_ms: number;
+            /** @description The tensors the step was given; empty for a skipped step. */
+            inputs: components["schemas"]["ExplainedTensor"][];
+            /** @description The tensors it passed on (its fallback's, for `fallback`); empty for a skipped step. */
+            outputs: components["schemas"]["ExplainedTensor"][];
+            /**
+             * @description Why the member failed, for `fallback`; null otherwise.
+             * @example null
+             */
+            error: string | null;
+        };
+        /** @description A tensor between a graph's steps, batch dimension first. */
+        ExplainedTensor: {
+            /** @example input */
+            name: string;
+            /**
+             * @description The Open Inference Protocol's name of its dtype.
+             * @example FP32
+             */
+            datatype: string;
+            /**
+             * @example [
+             *       1,
+             *       4
+             *     ]
+             */
+            shape: number[];
+            data: components["schemas"]["AnyValue"];
         };
         /**
          * @description The pipeline that now serves the version.
@@ -3462,6 +3633,54 @@ export interface operations {
             413: components["responses"]["BodyNotAccepted"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    explainPrediction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description How long the client waits for the answer, in seconds (a decimal such as `0.25`,
+                 *     at most 3600). Once it has passed, the request is answered 503
+                 *     `request_cancelled` and its items (rows, for `/v2` infer), if they still wait in the model's dynamic
+                 *     batcher, are dropped before the model runs: a client that gave up costs no
+                 *     model time. Without it a request waits as long as the client stays connected.
+                 */
+                "Request-Timeout"?: components["parameters"]["RequestTimeoutHeader"];
+            };
+            path: {
+                /** @description A registered model's name. */
+                name: components["parameters"]["ModelName"];
+                /** @description One of the model's versions. */
+                version: components["parameters"]["ModelVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExplainRequest"];
+            };
+        };
+        responses: {
+            /** @description The prediction and the graph's steps. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Explanation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PredictionTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     modelMemory: {
