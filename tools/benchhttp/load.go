@@ -106,7 +106,7 @@ func (l *Load) Run(ctx context.Context, stop func(n int64) bool) Result {
 		}
 		all = append(all, p.lat...)
 	}
-	res.P50, res.P99 = Percentile(all, 50), Percentile(all, 99)
+	res.P50, res.P90, res.P99 = Percentile(all, 50), Percentile(all, 90), Percentile(all, 99)
 	return res
 }
 

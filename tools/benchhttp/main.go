@@ -51,7 +51,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
-	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets), \"xgboost\": only the XGBoost section (models/wine/v1 by /predict and /v2 beside iris and XGBoost's own predict, issue 38's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
+	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets), \"xgboost\": only the XGBoost section (models/wine/v1 by /predict and /v2 beside iris and XGBoost's own predict, issue 38's targets), \"graphs\": only the model graphs section (a graph of one step beside its model, iris-ensemble beside its members called in turn, issue 39's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
 	return fs, o
 }
 
@@ -80,8 +80,12 @@ func run(args []string) int {
 		if o.cases == "" {
 			o.cases = strings.Join(xgboostSectionWords, ",")
 		}
+	case "graphs":
+		if o.cases == "" {
+			o.cases = strings.Join(graphsSectionWords, ",")
+		}
 	default:
-		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc, tensors and xgboost\n", o.section)
+		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc, tensors, xgboost and graphs\n", o.section)
 		return 2
 	}
 	for _, c := range strings.Split(o.cases, ",") {
@@ -131,6 +135,12 @@ func run(args []string) int {
 			return 1
 		}
 		fmt.Printf("\nwrote the XGBoost section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	case o.section == "graphs":
+		if err := writeGraphsSection(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the graphs section of %s\n", filepath.Join(o.out, "benchmarks.md"))
 	default:
 		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -210,6 +220,14 @@ func writeXGBoostSection(rep *Report, dir string) error {
 	var section bytes.Buffer
 	rep.WriteXGBoost(&section, true)
 	return rewriteSection(dir, section.Bytes(), xgboostSectionStart, xgboostSectionEnd, "XGBoost")
+}
+
+// writeGraphsSection rewrites the graphs section of dir's benchmarks.md, which must
+// exist.
+func writeGraphsSection(rep *Report, dir string) error {
+	var section bytes.Buffer
+	rep.WriteGraphs(&section, true)
+	return rewriteSection(dir, section.Bytes(), graphsSectionStart, graphsSectionEnd, "graphs")
 }
 
 // rewriteSection splices section into dir's benchmarks.md (spliceSection).

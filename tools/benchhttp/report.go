@@ -228,6 +228,10 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 		r.WriteXGBoost(w, false)
 	}
+	if r.hasGraphs() {
+		fmt.Fprintln(w)
+		r.WriteGraphs(w, false)
+	}
 }
 
 func (r *Report) writeQueuePickup(w io.Writer) {

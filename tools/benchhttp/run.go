@@ -160,6 +160,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if slices.ContainsFunc(graphCases, cfg.wants) {
+		dir, err := h.graphRepo(cfg.ModelsDir)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "MODELS_DIR="+dir)
+	}
 	srv, err := h.inferd("inferd", env...)
 	if err != nil {
 		return nil, err
@@ -253,6 +260,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseWine, noWine, func() Op { return postOp(srv.URL+"/predict", wineOne, 1) }, []*Proc{srv}, nil},
 		{CaseWineV2One, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2One, wineV2OneHeader) }, []*Proc{srv}, nil},
 		{CaseWineV2Batch, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2Batch, wineV2BatchHeader) }, []*Proc{srv}, nil},
+		{CaseGraphOne, "", func() Op { return postOp(srv.URL+"/predict", graphOneBody, 1) }, []*Proc{srv}, nil},
+		{CaseEnsemble, naUnless(served(srv.URL, "iris-ensemble", "v1"), "model iris-ensemble not served"), func() Op { return postOp(srv.URL+"/predict", ensembleBody, 1) }, []*Proc{srv}, nil},
+		{CaseEnsemblePairs, "", func() Op { return pairOp(srv.URL + "/predict") }, []*Proc{srv}, nil},
 	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)

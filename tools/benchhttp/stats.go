@@ -18,9 +18,9 @@ type Result struct {
 	Items    int
 	Errors   int
 	// FirstError is what the first failed request said, for the report's notes.
-	FirstError string
-	Elapsed    time.Duration
-	P50, P99   time.Duration
+	FirstError    string
+	Elapsed       time.Duration
+	P50, P90, P99 time.Duration
 	// ServerCPU is the CPU time the case's server processes used while it was measured
 	// (for queue mode: inferd, both workers and redis-server); ClientCPU is the load
 	// generator's own. Both are 0 where they could not be read.
