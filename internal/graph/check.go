@@ -32,6 +32,9 @@ type Graph struct {
 	outSrc []ref
 	// nodes are the steps and joins in an order where every node follows its sources.
 	nodes []*node
+	// chain: each node depends on the one before it (or there is one node), so a run
+	// takes them one after the other on its own goroutine.
+	chain bool
 }
 
 // Inputs are the tensors a request sends, batch dimension first.
@@ -168,6 +171,11 @@ func Check(spec *Spec, members Members) (*Graph, error) {
 	}
 	for _, old := range order {
 		g.nodes = append(g.nodes, nodes[old])
+	}
+	// A chain, each node taking from the one before, has nothing to run at once.
+	g.chain = true
+	for i, n := range g.nodes[1:] {
+		g.chain = g.chain && slices.Contains(n.deps, i)
 	}
 	// Steps record which of their outputs are used, for the answer's check and the
 	// fallback's.

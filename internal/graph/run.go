@@ -96,12 +96,27 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	if observe == nil {
 		observe = func(Event) {}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	res := make([]result, len(g.nodes))
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
+	if g.chain {
+		// Nothing to overlap: no goroutine per node (a one-step graph costs what its
+		// step does, not a scheduler's round trip).
+		for i, n := range g.nodes {
+			err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call, observe)
+			close(res[i].done)
+			if err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, context.Cause(ctx)
+			}
+		}
+		return g.outputsOf(request, res)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	// The first node's failure is the run's error, even when it came of ctx's end:
 	// it names the step the deadline cut short.
 	var first error
@@ -123,6 +138,11 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
+	return g.outputsOf(request, res)
+}
+
+// outputsOf is a finished run's answer.
+func (g *Graph) outputsOf(request tensor.Map, res []result) (tensor.Map, error) {
 	out := make(tensor.Map, len(g.outputs))
 	for k, o := range g.outputs {
 		t, ok := value(g.outSrc[k], request, res)
