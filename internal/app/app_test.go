@@ -175,14 +175,14 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	if len(loaded.Failed) != 1 || loaded.Failed[0].Version != "v3" || loaded.Failed[0].Error == "" {
 		t.Errorf("failed %+v", loaded.Failed)
 	}
-	if len(loaded.Models) != 8 { // echo v1 v2, iris v1 v2, diabetes v1, digits v1, digits-cnn v1, wine v1
+	if len(loaded.Models) != 10 { // echo v1 v2, iris v1 v2, iris-cascade v1, iris-ensemble v1, diabetes v1, digits v1, digits-cnn v1, wine v1
 		t.Errorf("loaded %+v", loaded.Models)
 	}
 	var listed struct {
 		Models []struct{ Name, Version string }
 	}
 	c.Get("/models", "dev-key").JSON(t, &listed)
-	if len(listed.Models) != 9 {
+	if len(listed.Models) != 11 {
 		t.Errorf("/models must list the failed version too: %+v", listed.Models)
 	}
 }
@@ -251,7 +251,7 @@ func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 	for {
 		var loaded struct{ Models, Failed []struct{ Name string } }
 		c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
-		if len(loaded.Models)+len(loaded.Failed) == 9 {
+		if len(loaded.Models)+len(loaded.Failed) == 11 { // the example models, echo's two and iris v3
 			break
 		}
 		if time.Now().After(deadline) {
@@ -287,7 +287,9 @@ func TestReadyAllowFailedAndBuildInfo(t *testing.T) {
 		Failed []struct{ Name, Version string }
 	}
 	s.c.Get("/ready", "").JSON(t, &got)
-	if got.Status != "ready" || len(got.Failed) != 1 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v2" {
+	// The example graphs that call iris v2 fail with it.
+	if got.Status != "ready" || len(got.Failed) != 3 || got.Failed[0].Name != "iris" || got.Failed[0].Version != "v2" ||
+		got.Failed[1].Name != "iris-cascade" || got.Failed[2].Name != "iris-ensemble" {
 		t.Errorf("/ready = %+v", got)
 	}
 	body := string(s.c.Get("/metrics", "").Body)
