@@ -87,26 +87,31 @@ type result struct {
 // passed to every member call; the first failure, or ctx's end, stops the rest.
 // Errors wrap ErrInvalidInput (the request does not match Inputs), ErrStepFailed
 // (a *StepError that also wraps the member's error), ErrExecution, or ctx's error.
-func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tensor.Map, error) {
+//
+// observe, when not nil, is told of each step before the observers of ctx
+// (WithObserver) are: a server's own, given at every run at no allocation, beside a
+// request's.
+func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observe Observer) (tensor.Map, error) {
 	rows, err := g.checkRequest(request)
 	if err != nil {
 		return nil, err
 	}
-	observe := observerOf(ctx)
-	if observe == nil {
+	switch fromCtx := observerOf(ctx); {
+	case observe == nil && fromCtx == nil:
 		observe = func(Event) {}
+	case observe == nil:
+		observe = fromCtx
+	case fromCtx != nil:
+		own := observe
+		observe = func(e Event) { own(e); fromCtx(e) }
 	}
 	res := make([]result, len(g.nodes))
-	for i := range res {
-		res[i].done = make(chan struct{})
-	}
 	if g.chain {
-		// Nothing to overlap: no goroutine per node (a one-step graph costs what its
-		// step does, not a scheduler's round trip).
+		// Nothing to overlap: no goroutine per node and no channel (a one-step graph
+		// costs what its step does, not a scheduler's round trip); each node's
+		// sources have finished before it starts.
 		for i, n := range g.nodes {
-			err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call, observe)
-			close(res[i].done)
-			if err != nil {
+			if err := g.runNodeSafely(ctx, n, rows, request, res, &res[i], call, observe); err != nil {
 				return nil, err
 			}
 			if err := ctx.Err(); err != nil {
@@ -114,6 +119,9 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller) (tenso
 			}
 		}
 		return g.outputsOf(request, res)
+	}
+	for i := range res {
+		res[i].done = make(chan struct{})
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -227,6 +235,9 @@ func (n *node) kind() string {
 
 func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller, observe Observer) error {
 	for _, d := range n.deps {
+		if res[d].done == nil {
+			continue // a chain's: finished before this node started
+		}
 		select {
 		case <-res[d].done:
 		case <-ctx.Done():

@@ -66,14 +66,14 @@ func (g *Graphs) Call(ctx context.Context, c graph.Call) (_ tensor.Map, err erro
 			telemetry.GraphStep.String(c.Step), telemetry.Model.String(model), telemetry.RequestedVersion.String(version)))
 		defer func() { telemetry.End(span, err) }()
 	}
-	names := make([]string, 0, len(inputs))
-	for name := range inputs {
-		names = append(names, name)
+	req := registry.InferRequest{Model: model, Version: version, Inputs: make([]registry.Named, 0, len(inputs))}
+	for name, t := range inputs {
+		req.Inputs = append(req.Inputs, registry.Named{Name: name, Tensor: t})
 	}
-	slices.Sort(names)
-	req := registry.InferRequest{Model: model, Version: version, Inputs: make([]registry.Named, len(names))}
-	for i, name := range names {
-		req.Inputs[i] = registry.Named{Name: name, Tensor: inputs[name]}
+	// In name order, so that a member's errors (the first input it refuses) do not
+	// vary from call to call.
+	if len(req.Inputs) > 1 {
+		slices.SortFunc(req.Inputs, func(a, b registry.Named) int { return strings.Compare(a.Name, b.Name) })
 	}
 	// The request's route note names the graph, which the access log reports; the
 	// members, called at once, must not write theirs over it.
@@ -115,10 +115,7 @@ func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: graph input %q: %v", pipeline.ErrExecution, m.in.Name, err)
 	}
-	if m.observe != nil {
-		ctx = graph.WithObserver(ctx, m.observe)
-	}
-	out, err := m.g.Run(ctx, tensor.Map{m.in.Name: in}, m.call)
+	out, err := m.g.Run(ctx, tensor.Map{m.in.Name: in}, m.call, m.observe)
 	if err != nil {
 		return nil, stepError(err)
 	}
