@@ -14,6 +14,7 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func TestExecute(t *testing.T) {
@@ -445,7 +446,7 @@ func TestExecuteFresh(t *testing.T) {
 				return block(r)
 			},
 			during: func(t *testing.T, r *run) {
-				waitFor(t, func() bool { return get(t, r.s, "job-1").Status == job.StatusRunning })
+				testkit.Eventually(t, 5*time.Second, func() bool { return get(t, r.s, "job-1").Status == job.StatusRunning }, "job-1 marked running")
 				if got := get(t, r.s, "job-1"); !got.StartedAt.Equal(t0) {
 					t.Errorf("running since %v, want %v", got.StartedAt, t0)
 				}
@@ -471,7 +472,7 @@ func TestExecuteFresh(t *testing.T) {
 				}
 			},
 			during: func(t *testing.T, r *run) {
-				waitFor(t, r.stopped.Load)
+				testkit.Eventually(t, 5*time.Second, r.stopped.Load, "the model stopped by the cancel")
 			},
 			writes: nil, want: job.StatusCancelled,
 		},
@@ -548,17 +549,5 @@ func TestExecuteFresh(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a few seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

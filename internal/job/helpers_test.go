@@ -11,29 +11,12 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 
-// clock is a fake time source that moves only when told to.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: t0} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newClock() *testkit.Clock { return testkit.NewClock(t0) }
 
 // predictor counts its calls and answers with fn, echoing the items when fn is nil.
 type predictor struct {
@@ -153,7 +136,7 @@ func (r *fakeRunner) Abandon(_ context.Context, id string) error {
 	return r.abandonErr
 }
 
-func newStore(c *clock) *memstore.Store {
+func newStore(c *testkit.Clock) *memstore.Store {
 	return memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
 }
 

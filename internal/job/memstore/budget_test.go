@@ -11,6 +11,7 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // input is a job input of about 10 KB.
@@ -39,7 +40,7 @@ func TestByteBudget(t *testing.T) {
 		maxAge = 10 * ttl
 	)
 	ctx := context.Background()
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	newRec := func(id, owner string) job.Record {
 		rec := record(id, job.StatusPending)
 		rec.Owner, rec.Input, rec.CreatedAt = owner, input, c.Now()
@@ -129,7 +130,7 @@ func TestByteBudget(t *testing.T) {
 // max age, before the minute's sweep has run.
 func TestByteBudgetExpiredUnfinished(t *testing.T) {
 	const maxAge = time.Hour
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	rec := record("a", job.StatusPending)
 	rec.Owner, rec.Input = "k", input
 	s := memstore.New(memstore.Options{MaxAge: maxAge, Now: c.Now, MaxBytesPerOwner: costOf(t, rec)})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestOwnerCap (see docs/design.md#job-records-are-bounded-per-key): a key may hold Options.MaxPerOwner unfinished
@@ -20,26 +21,26 @@ func TestOwnerCap(t *testing.T) {
 		maxAge = time.Hour
 	)
 	ctx := context.Background()
-	finish := func(to job.Status) func(*memstore.Store, *clock) error {
-		return func(s *memstore.Store, _ *clock) error {
+	finish := func(to job.Status) func(*memstore.Store, *testkit.Clock) error {
+		return func(s *memstore.Store, _ *testkit.Clock) error {
 			_, err := s.Update(ctx, "j0", func(r *job.Record) error { r.Status = to; return nil })
 			return err
 		}
 	}
 	tests := []struct {
 		name string
-		free func(*memstore.Store, *clock) error
+		free func(*memstore.Store, *testkit.Clock) error
 		// frees is how many slots free: expiry frees every job of the key at once.
 		frees int
 	}{
 		{"succeeded", finish(job.StatusSucceeded), 1},
 		{"failed", finish(job.StatusFailed), 1},
 		{"cancelled", finish(job.StatusCancelled), 1},
-		{"expired unfinished", func(_ *memstore.Store, c *clock) error { c.Advance(maxAge); return nil }, max},
+		{"expired unfinished", func(_ *memstore.Store, c *testkit.Clock) error { c.Advance(maxAge); return nil }, max},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &clock{now: t0}
+			c := testkit.NewClock(t0)
 			s := memstore.New(memstore.Options{TTL: time.Minute, Now: c.Now, MaxAge: maxAge, MaxPerOwner: max})
 			create := func(id, owner string) error {
 				rec := record(id, job.StatusPending)

@@ -12,28 +12,12 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // t0 is now: the tests that read the real clock (no Options.Now) create records at
 // t0, and a fixed date would put them past job.DefaultMaxAge a week later.
 var t0 = time.Now().UTC().Truncate(time.Second)
-
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func record(id string, status job.Status) job.Record {
 	return job.Record{ID: id, Status: status, Model: "echo", Version: "v1", Input: json.RawMessage(`1`), CreatedAt: t0}
@@ -72,7 +56,7 @@ func TestTTL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &clock{now: t0}
+			c := testkit.NewClock(t0)
 			s := memstore.New(memstore.Options{TTL: ttl, MaxAge: maxAge, Now: c.Now})
 			ctx := context.Background()
 			if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
@@ -100,7 +84,7 @@ func TestTTL(t *testing.T) {
 
 // The TTL counts from when the job finished, not from when it was created.
 func TestTTLCountsFromFinish(t *testing.T) {
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	s := memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
 	ctx := context.Background()
 	if err := s.Create(ctx, record("j", job.StatusPending)); err != nil {
@@ -119,7 +103,7 @@ func TestTTLCountsFromFinish(t *testing.T) {
 }
 
 func TestDefaultTTL(t *testing.T) {
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	s := memstore.New(memstore.Options{Now: c.Now})
 	ctx := context.Background()
 	if err := s.Create(ctx, record("j", job.StatusSucceeded)); err != nil {
@@ -138,7 +122,7 @@ func TestDefaultTTL(t *testing.T) {
 
 // Expired records are dropped from memory, not only hidden.
 func TestSweep(t *testing.T) {
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	s := memstore.New(memstore.Options{TTL: time.Hour, Now: c.Now})
 	ctx := context.Background()
 	for i := range 10 {
