@@ -19,6 +19,7 @@ import (
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/keywatch"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // logs is a log the watcher writes to from its goroutine while the test reads it.
@@ -271,14 +272,14 @@ func TestRun(t *testing.T) {
 			t.Cleanup(func() { cancel(); <-done })
 
 			before := time.Now()
-			waitFor(t, "the start's keys counted", func() bool { return f.metric(inForce) == 1 })
+			testkit.Eventually(t, 5*time.Second, func() bool { return f.metric(inForce) == 1 }, "the start's keys counted")
 			start := f.metric(loadedAt)
 			f.write("new-key:predict\nother-key:read_models\n")
 			if tt.hup {
 				reload <- syscall.SIGHUP
 			}
-			waitFor(t, "old-key refused", func() bool { return !f.accepted("old-key") && f.accepted("new-key") })
-			waitFor(t, "the log line", func() bool { return strings.Contains(f.log.take(), tt.reason) })
+			testkit.Eventually(t, 5*time.Second, func() bool { return !f.accepted("old-key") && f.accepted("new-key") }, "old-key refused")
+			testkit.Eventually(t, 5*time.Second, func() bool { return strings.Contains(f.log.take(), tt.reason) }, "the log line")
 			if n := f.metric(inForce); n != 2 {
 				t.Errorf("%s = %v, want 2", inForce, n)
 			}
@@ -305,14 +306,5 @@ func TestRunWithoutFile(t *testing.T) {
 	go func() { w.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	reload <- syscall.SIGHUP
-	waitFor(t, "the SIGHUP logged", func() bool { return strings.Contains(l.take(), "there is no API_KEYS_FILE to re-read") })
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 5 s: %s", what)
-		}
-	}
+	testkit.Eventually(t, 5*time.Second, func() bool { return strings.Contains(l.take(), "there is no API_KEYS_FILE to re-read") }, "the SIGHUP logged")
 }

@@ -5,9 +5,12 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func TestMaxFor(t *testing.T) {
@@ -111,11 +114,8 @@ func TestCaps(t *testing.T) {
 	}
 	waitOpen := func(n int) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); l.Open() != n; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d connections open, want %d", l.Open(), n)
-			}
-		}
+		testkit.Eventually(t, 5*time.Second, func() bool { return l.Open() == n },
+			"%s connections open, want %d", func() string { return strconv.Itoa(l.Open()) }, n)
 	}
 
 	t.Run("per address", func(t *testing.T) {

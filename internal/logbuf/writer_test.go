@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/logbuf"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // sink records what reaches the underlying writer, one entry per Write.
@@ -36,17 +37,6 @@ func (s *sink) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.writes)
-}
-
-// waitFor polls cond for up to a minute: the machine may be loaded, and only the
-// eventual outcome is asserted.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 func TestWriter(t *testing.T) {
@@ -76,9 +66,9 @@ func TestWriter(t *testing.T) {
 			w := logbuf.New(out, logbuf.Options{Delay: 10 * time.Millisecond})
 			defer w.Close()
 			fmt.Fprintln(w, "alone")
-			waitFor(t, "the delayed write", func() bool { return out.text() == "alone\n" })
+			testkit.Eventually(t, time.Minute, func() bool { return out.text() == "alone\n" }, "the delayed write")
 			fmt.Fprintln(w, "again") // the timer is armed anew for the next batch
-			waitFor(t, "the second delayed write", func() bool { return out.text() == "alone\nagain\n" })
+			testkit.Eventually(t, time.Minute, func() bool { return out.text() == "alone\nagain\n" }, "the second delayed write")
 		}},
 		{"a full buffer is written at once", func(t *testing.T, out *sink) {
 			w := logbuf.New(out, logbuf.Options{Size: 64, Delay: time.Hour})

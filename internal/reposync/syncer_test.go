@@ -25,6 +25,7 @@ import (
 	"github.com/inferd/inferd/internal/store/dir"
 	"github.com/inferd/inferd/internal/store/s3"
 	"github.com/inferd/inferd/internal/storetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -410,16 +411,10 @@ func TestRun(t *testing.T) {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	upload(t, b, "m/v2", echoModel("second"), nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := reg.Resolve("m", "v2"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("m/v2 not served 30 s after its upload")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		_, err := reg.Resolve("m", "v2")
+		return err == nil
+	}, "m/v2 served after its upload")
 	cancel()
 	<-done
 	s.Close()

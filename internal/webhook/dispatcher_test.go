@@ -16,6 +16,7 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/memstore"
+	"github.com/inferd/inferd/internal/testkit"
 	"github.com/inferd/inferd/internal/webhook"
 )
 
@@ -107,18 +108,13 @@ func TestDispatcher(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			var rec job.Record
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			testkit.Eventually(t, 20*time.Second, func() bool {
 				var err error
 				if rec, err = store.Get(context.Background(), tt.id); err != nil {
 					t.Fatal(err)
 				}
-				if rec.Callback.State != job.CallbackPending {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("callback still pending after 20 s: %+v", rec.Callback)
-				}
-			}
+				return rec.Callback.State != job.CallbackPending
+			}, "callback still pending: %s", func() string { return fmt.Sprintf("%+v", rec.Callback) })
 			mu.Lock()
 			requests := got[tt.id]
 			mu.Unlock()
@@ -238,16 +234,6 @@ func (q *quick) count() int {
 	return len(q.got)
 }
 
-// eventually waits, up to a bound generous for a loaded machine, for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within a minute", what)
-		}
-	}
-}
-
 // TestDispatcherFairShare: at the default concurrency, key A's 120 callbacks to a
 // receiver that never answers take every slot; key B's 5, to a receiver that answers
 // at once, are delivered all the same while all of A's attempts still hang (the
@@ -261,11 +247,11 @@ func TestDispatcherFairShare(t *testing.T) {
 	for i := range 120 {
 		finishedBy(t, store, "A", fmt.Sprintf("a-%03d", i), hang.url, job.StatusSucceeded)
 	}
-	eventually(t, "A's attempts taking every slot", func() bool { return hang.now.Load() == webhook.DefaultConcurrency })
+	testkit.Eventually(t, time.Minute, func() bool { return hang.now.Load() == webhook.DefaultConcurrency }, "A's attempts taking every slot")
 	for i := range 5 {
 		finishedBy(t, store, "B", fmt.Sprintf("b-%d", i), fast.url, job.StatusSucceeded)
 	}
-	eventually(t, "B's 5 delivered", func() bool { return fast.count() == 5 })
+	testkit.Eventually(t, time.Minute, func() bool { return fast.count() == 5 }, "B's 5 delivered")
 	if n, ended := hang.started.Load(), hang.ended.Load(); n != webhook.DefaultConcurrency || ended != 0 {
 		t.Errorf("A's receiver got %d requests, %d of them ended, want %d under way: A's share", n, ended, webhook.DefaultConcurrency)
 	}
@@ -285,11 +271,11 @@ func TestDispatcherSlowLane(t *testing.T) {
 	for i := range jobs {
 		finishedBy(t, store, "A", fmt.Sprintf("a-%03d", i), hang.url, job.StatusSucceeded)
 	}
-	eventually(t, "three attempts after the first wave", func() bool { return hang.started.Load() >= webhook.DefaultConcurrency+3 })
+	testkit.Eventually(t, time.Minute, func() bool { return hang.started.Load() >= webhook.DefaultConcurrency+3 }, "three attempts after the first wave")
 	for i := range 3 {
 		finishedBy(t, store, "A", fmt.Sprintf("a-fast-%d", i), fast.url, job.StatusSucceeded)
 	}
-	eventually(t, "A's callbacks to the other receiver delivered", func() bool { return fast.count() == 3 })
+	testkit.Eventually(t, time.Minute, func() bool { return fast.count() == 3 }, "A's callbacks to the other receiver delivered")
 	// One at a time, each attempt starts as the one before times out: two arriving
 	// within half the timeout of each other were under way at once.
 	if g, ok := hang.gap(); !ok || g < timeout/2 {
@@ -327,13 +313,13 @@ func TestDispatcherSlowLaneGivesUp(t *testing.T) {
 	for i := range jobs {
 		id := fmt.Sprintf("a-%03d", i)
 		var rec job.Record
-		eventually(t, id+"'s callback settled", func() bool {
+		testkit.Eventually(t, time.Minute, func() bool {
 			var err error
 			if rec, err = store.Get(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
 			return rec.Callback.State != job.CallbackPending
-		})
+		}, "%s", id+"'s callback settled")
 		if cb := rec.Callback; cb.State != job.CallbackFailed || !strings.Contains(cb.LastError, "given up") {
 			t.Errorf("%s: callback %+v, want failed, given up", id, cb)
 		} else if strings.Contains(cb.LastError, "waited its turn") {
@@ -357,13 +343,13 @@ func TestDispatcherRefusedAddress(t *testing.T) {
 	url := strings.Replace(fast.url, "127.0.0.1", "localhost", 1)
 	finished(t, store, "refused", url, job.StatusSucceeded)
 	var rec job.Record
-	eventually(t, "the callback settled", func() bool {
+	testkit.Eventually(t, time.Minute, func() bool {
 		var err error
 		if rec, err = store.Get(context.Background(), "refused"); err != nil {
 			t.Fatal(err)
 		}
 		return rec.Callback.State != job.CallbackPending
-	})
+	}, "the callback settled")
 	cb := rec.Callback
 	if cb.State != job.CallbackFailed || cb.Attempts != 1 || !strings.Contains(cb.LastError, "not retried") || !strings.Contains(cb.LastError, "localhost") {
 		t.Errorf("callback %+v, want failed after 1 attempt, saying localhost was refused", cb)
