@@ -36,7 +36,7 @@ func BenchmarkIdlePickup(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		time.Sleep(rand.N(150 * time.Millisecond))
+		time.Sleep(rand.N(150 * time.Millisecond)) // the worker idles on Redis's blocking dequeue, as between real submissions
 		b.StartTimer()
 		rec, err := e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`1`))
 		if err != nil {
@@ -154,7 +154,7 @@ func BenchmarkClosedLoop(b *testing.B) {
 					return
 				}
 				for wait := 500 * time.Microsecond; rec.Status != job.StatusSucceeded; wait = min(2*wait, 5*time.Millisecond) {
-					time.Sleep(wait)
+					time.Sleep(wait) // the job's run through Redis and a worker: polled as a client polls, part of what is measured
 					if rec, err = e.svc.Get(ctx, rec.ID); err != nil {
 						b.Error(err)
 						return

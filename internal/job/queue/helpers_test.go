@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // env is one Redis (or a Redis Cluster) with the API server's side of queue mode on
@@ -148,13 +150,10 @@ func (e *env) waitStatus(t testing.TB, id string, want job.Status, within time.D
 	t.Helper()
 	var rec job.Record
 	var err error
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, within, func() bool {
 		rec, err = e.store.Get(context.Background(), id)
-		if err == nil && rec.Status == want {
-			return rec
-		}
-	}
-	t.Fatalf("job %s: status %q (error %v) after %s, want %s", id, rec.Status, err, within, want)
+		return err == nil && rec.Status == want
+	}, "job %s: status %s, want %s", id, func() string { return fmt.Sprintf("%q (error %v)", rec.Status, err) }, want)
 	return rec
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // orphan makes a job look as if a worker took its task and died: the record running,
@@ -144,15 +145,13 @@ func TestLostWorkerReported(t *testing.T) {
 		e.orphan(t, rec.ID, 0, leaseEnd)
 		e.startWorker(t, &echo{}, WorkerOptions{})
 		var got job.Record
-		for deadline := time.Now().Add(10 * time.Second); got.WorkerLostAt.IsZero(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no worker_lost_at within 10 s: %+v", got)
-			}
+		testkit.Eventually(t, 10*time.Second, func() bool {
 			var err error
 			if got, err = e.store.Get(ctx, rec.ID); err != nil {
 				t.Fatal(err)
 			}
-		}
+			return !got.WorkerLostAt.IsZero()
+		}, "worker_lost_at: %s", func() string { return fmt.Sprintf("%+v", got) })
 		if got.Status != job.StatusRunning || !got.WorkerLostAt.Equal(leaseEnd.Add(-asynqLease)) || !got.RetryAt.Equal(leaseEnd) {
 			t.Errorf("reported as %s, worker_lost_at %v, retry_at %v; want running, %v, %v",
 				got.Status, got.WorkerLostAt, got.RetryAt, leaseEnd.Add(-asynqLease), leaseEnd)

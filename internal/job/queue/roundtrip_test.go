@@ -8,6 +8,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestRoundTripsPerJob counts the Redis round trips of a job's life on each side of
@@ -138,11 +139,7 @@ func longPollRoundTrips(t *testing.T, e *env) {
 	heard := make(chan struct{})
 	go func() { defer close(heard); e.store.Finished(ctx, waiters) }()
 	t.Cleanup(func() { stop(); <-heard })
-	for deadline := time.Now().Add(10 * time.Second); !waiters.Tracking(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the subscription was not confirmed")
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, waiters.Tracking, "the subscription confirmed")
 	api := &redistest.RoundTrips{}
 	e.rc.AddHook(api)
 	poll := func() {

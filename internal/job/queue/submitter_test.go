@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestTaskMessageAsAsynq checks that taskMessage encodes a task as asynq's client
@@ -267,15 +269,12 @@ func TestSubmitterByteBudget(t *testing.T) {
 
 	// A worker finishes the jobs with small results; their bytes are free for more.
 	e.startWorker(t, &small{}, WorkerOptions{})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		_, err := submit()
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, job.ErrJobBytesLimit) || time.Now().After(deadline) {
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		if _, err = submit(); err != nil && !errors.Is(err, job.ErrJobBytesLimit) {
 			t.Fatalf("after the jobs finished with small results: %v", err)
 		}
-	}
+		return err == nil
+	}, "after the jobs finished with small results: %s", func() string { return fmt.Sprint(err) })
 }
 
 // small answers every item with 1.

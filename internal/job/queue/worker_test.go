@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func TestJobRunsOnWorker(t *testing.T) {
@@ -94,11 +96,20 @@ func TestDuplicateDelivery(t *testing.T) {
 		e := newEnv(t)
 		n := 0
 		var mu sync.Mutex
+		both := make(chan struct{})
+		returned := make(chan struct{}, 2)
+		// A delivery that reaches the model waits there until the other has reached it
+		// too, or has returned without it: the two overlap.
 		pred := &echo{hold: func(context.Context) error {
 			mu.Lock()
-			n++
+			if n++; n == 2 {
+				close(both)
+			}
 			mu.Unlock()
-			time.Sleep(50 * time.Millisecond)
+			select {
+			case <-both:
+			case <-returned:
+			}
 			return nil
 		}}
 		// Not started: the test is the only one delivering.
@@ -112,6 +123,7 @@ func TestDuplicateDelivery(t *testing.T) {
 				if err := w.ProcessTask(context.Background(), task); err != nil {
 					t.Errorf("ProcessTask: %v", err)
 				}
+				returned <- struct{}{}
 			})
 		}
 		wg.Wait()
@@ -197,16 +209,15 @@ func waitTaskGone(t testing.TB, e *env, id string, within time.Duration) {
 	t.Helper()
 	var info *asynq.TaskInfo
 	var err error
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testkit.Eventually(t, within, func() bool {
 		info, err = e.runner.Inspector().GetTaskInfo(e.tasks.Queue, id)
-		if errors.Is(err, asynq.ErrTaskNotFound) {
-			return
+		return errors.Is(err, asynq.ErrTaskNotFound)
+	}, "task %s gone from asynq: %s", id, func() string {
+		if info != nil {
+			return fmt.Sprintf("state %s, retried %d, last error %q", info.State, info.Retried, info.LastErr)
 		}
-	}
-	if info != nil {
-		t.Fatalf("task %s still in asynq after %s: state %s, retried %d, last error %q", id, within, info.State, info.Retried, info.LastErr)
-	}
-	t.Fatalf("task %s: %v", id, err)
+		return fmt.Sprint(err)
+	})
 }
 
 func TestPendingUntilWorkerStarts(t *testing.T) {
@@ -265,14 +276,10 @@ func TestRedisOutage(t *testing.T) {
 	e.redis.Restart()
 	var rec job.Record
 	var err error
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if rec, err = e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`3`)); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("Submit after Redis came back: %v", err)
-	}
+	testkit.Eventually(t, 5*time.Second, func() bool {
+		rec, err = e.svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`3`))
+		return err == nil
+	}, "Submit after Redis came back: %s", func() string { return fmt.Sprint(err) })
 	got := e.waitStatus(t, rec.ID, job.StatusSucceeded, 10*time.Second)
 	if string(got.Result) != `3` {
 		t.Fatalf("result = %s", got.Result)

@@ -17,6 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // input is a job input of about 10 KB.
@@ -129,14 +130,10 @@ func TestByteBudget(t *testing.T) {
 	}
 	gone := func(t *testing.T, id string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := server.Get(ctx, id); errors.Is(err, job.ErrNotFound) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s outlived its TTL", id)
-			}
-		}
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			_, err := server.Get(ctx, id)
+			return errors.Is(err, job.ErrNotFound)
+		}, "%s outlived its TTL", id)
 	}
 
 	t.Run("unfinished inputs fill it", func(t *testing.T) {
@@ -159,7 +156,7 @@ func TestByteBudget(t *testing.T) {
 	t.Run("results count until they expire", func(t *testing.T) {
 		// Apart, so that the first expires well before the others.
 		finish(t, "j0", input)
-		time.Sleep(ttl / 2)
+		time.Sleep(ttl / 2) // Redis's own clock runs the TTLs: j0's is to end half a TTL before the others'
 		finish(t, "j1", input)
 		finish(t, "j2", input)
 		checkBudget(t, rc, opts.Prefix, opts.BytesPrefix, "k1")
@@ -199,13 +196,13 @@ func TestByteBudget(t *testing.T) {
 		if err := rc.Del(ctx, opts.Prefix+"j6").Err(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for err := create("after", "k1"); err != nil; err = create("after", "k1") {
-			if !errors.Is(err, job.ErrJobBytesLimit) || time.Now().After(deadline) {
+		var err error
+		testkit.Eventually(t, 5*time.Second, func() bool {
+			if err = create("after", "k1"); err != nil && !errors.Is(err, job.ErrJobBytesLimit) {
 				t.Fatalf("after a record was deleted: %v", err)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return err == nil
+		}, "after a record was deleted: %s", func() string { return fmt.Sprint(err) })
 		checkBudget(t, rc, opts.Prefix, opts.BytesPrefix, "k1")
 	})
 	t.Run("the budget's keys expire with the records", func(t *testing.T) {
@@ -219,13 +216,8 @@ func TestByteBudget(t *testing.T) {
 				t.Errorf("%s expires in %s, want with the record, within %s", k, d, maxAge)
 			}
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for rc.Exists(ctx, "t2:bytes:k", "t2:bytes:k:sum").Val() != 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("the budget's keys outlived the records they count")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testkit.Eventually(t, 10*time.Second, func() bool { return rc.Exists(ctx, "t2:bytes:k", "t2:bytes:k:sum").Val() == 0 },
+			"the budget's keys outlived the records they count")
 	})
 }
 

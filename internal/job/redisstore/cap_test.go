@@ -12,6 +12,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func owned(id, owner string) job.Record {
@@ -47,13 +48,11 @@ func TestOwnerCap(t *testing.T) {
 		{"failed", 0, final(job.StatusFailed)},
 		{"cancelled", 0, final(job.StatusCancelled)},
 		{"expired unfinished", 300 * time.Millisecond, func(t *testing.T, s *redisstore.Store, id string) {
-			deadline := time.Now().Add(10 * time.Second)
-			for _, err := s.Get(ctx, id); !errors.Is(err, job.ErrNotFound); _, err = s.Get(ctx, id) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the record outlived its max age: %v", err)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			var err error
+			testkit.Eventually(t, 10*time.Second, func() bool {
+				_, err = s.Get(ctx, id)
+				return errors.Is(err, job.ErrNotFound)
+			}, "the record outlived its max age: %s", func() string { return fmt.Sprint(err) })
 		}},
 		{"deleted", 0, func(t *testing.T, _ *redisstore.Store, id string) {
 			if err := rc.Del(ctx, tname(t)+":"+id).Err(); err != nil {
@@ -102,13 +101,12 @@ func TestOwnerCap(t *testing.T) {
 			}
 			// A record that vanished without a word (deleted, evicted) is noticed by a
 			// check that runs at most once a second per key.
-			deadline := time.Now().Add(5 * time.Second)
-			for err := s.Create(ctx, owned("after", "k1")); err != nil; err = s.Create(ctx, owned("after", "k1")) {
-				if !errors.Is(err, job.ErrJobLimit) || tt.name != "deleted" || time.Now().After(deadline) {
+			testkit.Eventually(t, 5*time.Second, func() bool {
+				if err = s.Create(ctx, owned("after", "k1")); err != nil && (!errors.Is(err, job.ErrJobLimit) || tt.name != "deleted") {
 					t.Fatalf("a job after one of the key's left: %v", err)
 				}
-				time.Sleep(50 * time.Millisecond)
-			}
+				return err == nil
+			}, "a job after one of the key's left: %s", func() string { return fmt.Sprint(err) })
 			if err := s.Create(ctx, owned("over2", "k1")); !errors.Is(err, job.ErrJobLimit) {
 				t.Fatalf("the freed slot was counted twice: %v", err)
 			}

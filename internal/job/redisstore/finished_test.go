@@ -14,6 +14,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // finishedChannel and recordsChannel are where a Store of the default prefix publishes
@@ -102,11 +103,7 @@ func startWait(t *testing.T, s *redisstore.Store, w *job.Waiters, id string) <-c
 		}
 		got <- rec
 	}()
-	for deadline := time.Now().Add(10 * time.Second); w.Len() != 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the wait was not held")
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, func() bool { return w.Len() == 1 }, "the wait held")
 	return got
 }
 
