@@ -14,16 +14,37 @@ const (
 	lastPoll  = 50 * time.Millisecond
 )
 
+// Condition is what Eventually waits on: a func() bool, or a func() (bool, string)
+// that also says what it saw, for the failure's message.
+type Condition interface {
+	func() bool | func() (bool, string)
+}
+
 // Eventually polls cond, with a backoff from a millisecond to 50 ms, until it holds;
 // after timeout it fails the test (tb.Fatalf) with msgAndArgs, a format and its
-// arguments. An argument that is a func() string is called when the message is
-// written, so that it can say what cond saw last. Only the goroutine running the
-// test may call it, as with tb.Fatalf.
-func Eventually(tb testing.TB, timeout time.Duration, cond func() bool, msgAndArgs ...any) {
+// arguments, and what cond said last when it says anything. An argument that is a
+// func() string is called when the message is written, so that it can show the
+// state cond saw. Only the goroutine running the test may call it, as with
+// tb.Fatalf; so may cond call tb.Fatal.
+func Eventually[C Condition](tb testing.TB, timeout time.Duration, cond C, msgAndArgs ...any) {
 	tb.Helper()
+	var check func() (bool, string)
+	switch c := any(cond).(type) {
+	case func() bool:
+		check = func() (bool, string) { return c(), "" }
+	case func() (bool, string):
+		check = c
+	}
 	deadline := time.Now().Add(timeout)
-	for wait := firstPoll; !cond(); wait = min(2*wait, lastPoll) {
+	for wait := firstPoll; ; wait = min(2*wait, lastPoll) {
+		ok, last := check()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
+			if last != "" {
+				tb.Fatalf("not within %s: %s (last: %s)", timeout, message(msgAndArgs), last)
+			}
 			tb.Fatalf("not within %s: %s", timeout, message(msgAndArgs))
 		}
 		time.Sleep(wait)
