@@ -17,6 +17,7 @@ import (
 
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestConnectionFlood (see docs/design.md#connections-are-capped) runs the built server with a file
@@ -39,7 +40,7 @@ func TestConnectionFlood(t *testing.T) {
 	port := proctest.FreePort(t)
 	p := proctest.Start(t, wrapper, port, "/ready", "PORT="+strconv.Itoa(port), "MODELS_DIR="+t.TempDir(), "SHUTDOWN_TIMEOUT=5s")
 	want := "max_connections=" + strconv.Itoa(max) + " max_connections_per_address=" + strconv.Itoa(perAddress)
-	waitUntil(t, 10*time.Second, "the log to say "+want, func() bool { return strings.Contains(p.Logs(), want) })
+	testkit.Eventually(t, 10*time.Second, func() bool { return strings.Contains(p.Logs(), want) }, "the log to say %s", want)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 
 	get := func(from, path string) (*http.Response, error) {
@@ -92,9 +93,9 @@ func TestConnectionFlood(t *testing.T) {
 			t.Errorf("connections open: %v, want at least %d", got, perAddress+1)
 		}
 		flood.close()
-		waitUntil(t, 10*time.Second, "the flood's connections to be closed", func() bool {
+		testkit.Eventually(t, 10*time.Second, func() bool {
 			return metric(t, "inferd_connections_open") == 1 // the scrape's own
-		})
+		}, "the flood's connections to be closed")
 	})
 	t.Run("from several addresses", func(t *testing.T) {
 		var floods []*dialled
@@ -115,10 +116,10 @@ func TestConnectionFlood(t *testing.T) {
 		for _, f := range floods {
 			f.close()
 		}
-		waitUntil(t, 10*time.Second, "the flood's connections to be closed", func() bool {
+		testkit.Eventually(t, 10*time.Second, func() bool {
 			status, err := health("127.0.0.6")
 			return err == nil && status == http.StatusOK
-		})
+		}, "the flood's connections to be closed")
 		if got := metric(t, `inferd_connections_refused_total{reason="max_connections"}`); got < float64(3*perAddress-max+1) {
 			t.Errorf("refused in all: %v, want at least %d", got, 3*perAddress-max+1)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestSIGTERMUnderKeepAliveLoad (see docs/design.md#shutdown-loses-no-request) runs the built server under load
@@ -112,11 +113,11 @@ func TestSIGTERMUnderKeepAliveLoad(t *testing.T) {
 					fail("/ready while draining does not match openapi.yaml: " + err.Error())
 				}
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // the balancer's probe interval: the next GET /ready to the child inferd
 		}
 	}()
 
-	waitUntil(t, 30*time.Second, "the load to be answered", func() bool { return ok.Load() >= 5*conns })
+	testkit.Eventually(t, 30*time.Second, func() bool { return ok.Load() >= 5*conns }, "the load to be answered")
 	before := ok.Load()
 	sentAt := time.Now()
 	p.Signal(syscall.SIGTERM)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestSIGTERMDrainsInFlightRequests runs the built server under load, sends SIGTERM
@@ -65,10 +66,10 @@ func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 			}
 		}()
 	}
-	waitUntil(t, 30*time.Second, "the load to be answered", func() bool { return ok.Load() >= 8 })
+	testkit.Eventually(t, 30*time.Second, func() bool { return ok.Load() >= 8 }, "the load to be answered")
 	p.Signal(syscall.SIGTERM)
 	// Shutdown has begun; the upload is still going.
-	waitUntil(t, 10*time.Second, "the server to start draining", func() bool { return strings.Contains(p.Logs(), "draining") })
+	testkit.Eventually(t, 10*time.Second, func() bool { return strings.Contains(p.Logs(), "draining") }, "the server to start draining")
 	if _, err := io.WriteString(pw, strings.Repeat("x", 1000)+`"}`); err != nil {
 		t.Fatalf("finishing the upload: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestSIGTERMNewConnectionsAnsweredOrRefused (see docs/design.md#shutdown-loses-no-request) runs the built server
@@ -100,7 +101,7 @@ func TestSIGTERMNewConnectionsAnsweredOrRefused(t *testing.T) {
 		}()
 	}
 
-	waitUntil(t, 30*time.Second, "the load to be answered", func() bool { return answered.Load() >= 10*clients })
+	testkit.Eventually(t, 30*time.Second, func() bool { return answered.Load() >= 10*clients }, "the load to be answered")
 	before := answered.Load()
 	p.Signal(syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
