@@ -11,6 +11,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestAccessLogLevels: a request is logged at info, a 5xx at error, and a probe
@@ -33,9 +34,8 @@ func TestAccessLogLevels(t *testing.T) {
 			t.Fatalf("%s: status %d, want %d: %s", name, resp.Status, status, resp.Body)
 		}
 		var line struct{ Level string }
-		if !waitAccessLine(out, resp.Header.Get("X-Request-Id"), &line) {
-			t.Fatalf("%s: no access log line:\n%s", name, out)
-		}
+		testkit.Eventually(t, 5*time.Second, func() bool { return out.AccessLine(resp.Header.Get("X-Request-Id"), &line) },
+			"%s: no access log line:\n%s", name, out)
 		if line.Level != level {
 			t.Errorf("%s: logged at %s, want %s", name, line.Level, level)
 		}
@@ -69,7 +69,9 @@ func TestProbesQuietAtInfo(t *testing.T) {
 			// By the time a later request is logged, the probe's line would be there.
 			resp := h.c.Post("/predict", keyPredict, `{"model":"echo","data":1}`)
 			var line struct{ Level string }
-			if !waitAccessLine(out, resp.Header.Get("X-Request-Id"), &line) || line.Level != "INFO" {
+			testkit.Eventually(t, 5*time.Second, func() bool { return out.AccessLine(resp.Header.Get("X-Request-Id"), &line) },
+				"no access line for the prediction:\n%s", out)
+			if line.Level != "INFO" {
 				t.Fatalf("the prediction's access line is missing or not at info (%q):\n%s", line.Level, out)
 			}
 			if out.AccessLine(probe.Header.Get("X-Request-Id"), &line) {
@@ -77,17 +79,6 @@ func TestProbesQuietAtInfo(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitAccessLine is apitest.Log.AccessLine once the line is there: a small answer
-// may reach the client before its handler has returned and logged it.
-func waitAccessLine(out *apitest.Log, requestID string, v any) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if out.AccessLine(requestID, v) {
-			return true
-		}
-	}
-	return false
 }
 
 // TestAccessLogNamesModelAndVersion: the line of a request that routing sent to a
@@ -146,9 +137,8 @@ func TestAccessLogNamesModelAndVersion(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", resp.Status, tt.status, resp.Body)
 			}
 			var line map[string]any
-			if !waitAccessLine(out, resp.Header.Get("X-Request-Id"), &line) {
-				t.Fatalf("no access log line:\n%s", out)
-			}
+			testkit.Eventually(t, 5*time.Second, func() bool { return out.AccessLine(resp.Header.Get("X-Request-Id"), &line) },
+				"no access log line:\n%s", out)
 			for key, want := range map[string]string{"model": tt.model, "version": tt.version} {
 				got, has := line[key]
 				switch {

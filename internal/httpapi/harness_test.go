@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ type setup struct {
 	listener func(net.Listener) net.Listener
 	// writeTimeout is the server's WriteTimeout (0: none, as httptest serves).
 	writeTimeout time.Duration
+	// connState, when set, hears each change of a connection's state after the
+	// server's own ConnState.
+	connState func(net.Conn, http.ConnState)
 	// inMemory serves over net.Pipe connections instead of a socket, for a test in a
 	// synctest bubble (see apitest.NewInMemory); the harness's url is then empty.
 	inMemory bool
@@ -127,6 +131,12 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	ts := httptest.NewUnstartedServer(h)
 	ts.Config.ConnState = srv.ConnState // as internal/app serves it
+	if s.connState != nil {
+		ts.Config.ConnState = func(c net.Conn, st http.ConnState) {
+			srv.ConnState(c, st)
+			s.connState(c, st)
+		}
+	}
 	ts.Config.WriteTimeout = s.writeTimeout
 	if s.listener != nil {
 		ts.Listener = s.listener(ts.Listener)

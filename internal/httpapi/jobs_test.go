@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 type jobRecord struct {
@@ -55,21 +56,17 @@ func waitFinal(t *testing.T, c *apitest.Client, id string) jobRecord {
 	t.Helper()
 	rank := map[string]int{"created": 0, "pending": 1, "running": 2, "succeeded": 3, "failed": 3, "cancelled": 3}
 	last := -1
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		rec := poll(t, c, "/predict/async/"+id)
+	var rec jobRecord
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		rec = poll(t, c, "/predict/async/"+id)
 		r, ok := rank[rec.Status]
 		if !ok || r < last {
 			t.Fatalf("status %q after rank %d", rec.Status, last)
 		}
 		last = r
-		if r == 3 {
-			return rec
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("job %s did not finish", id)
-	return jobRecord{}
+		return r == 3
+	}, "job %s finished", id)
+	return rec
 }
 
 func TestAsyncLifecycle(t *testing.T) {
@@ -80,7 +77,7 @@ func TestAsyncLifecycle(t *testing.T) {
 	t.Run("single", func(t *testing.T) {
 		id := submit(t, h.c, "/predict/async", `{"model":"echo","version":"v1","data":{"n":12345678901234567890}}`)
 		rec := waitFinal(t, h.c, id)
-		if rec.Status != "succeeded" || !sameJSON(t, rec.Result, []byte(`{"n":12345678901234567890}`)) {
+		if rec.Status != "succeeded" || !testkit.SameJSON(rec.Result, []byte(`{"n":12345678901234567890}`)) {
 			t.Fatalf("record %+v", rec)
 		}
 		if rec.ErrorMessage != nil || rec.ErrorCode != nil || rec.Model != "echo" || rec.Version != "v1" {
@@ -91,7 +88,7 @@ func TestAsyncLifecycle(t *testing.T) {
 				t.Errorf("timestamp %q: %v", ts, err)
 			}
 		}
-		if other := poll(t, h.c, "/jobs/"+id); !sameJSON(t, mustJSON(t, other), mustJSON(t, rec)) {
+		if other := poll(t, h.c, "/jobs/"+id); !testkit.SameJSON(mustJSON(t, other), mustJSON(t, rec)) {
 			t.Errorf("GET /jobs gives %+v, poll gives %+v", other, rec)
 		}
 	})
@@ -299,9 +296,7 @@ func TestCancelOwnJobsOnly(t *testing.T) {
 		"other's":  submitAs(keyOther, `{"model":"gate","data":4}`),
 		"unknown":  "0b6f8a52-3c4d-4f6e-9a1b-2c3d4e5f6a7b",
 	}
-	for rec := poll(t, h.c, "/jobs/"+jobs["running"]); rec.Status != "running"; rec = poll(t, h.c, "/jobs/"+jobs["running"]) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, func() bool { return poll(t, h.c, "/jobs/"+jobs["running"]).Status == "running" }, "the gate's first job running")
 	unknown := h.c.Do(h.c.NewRequest(http.MethodDelete, "/predict/async/"+jobs["unknown"], keyOther, nil)).Problem(t)
 
 	tests := []struct {

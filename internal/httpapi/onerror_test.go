@@ -14,6 +14,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/repository"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // irisHarness serves the example repository's models (iris through ONNX Runtime) beside
@@ -186,21 +187,17 @@ type batchRecord struct {
 // waitBatch long-polls the job until it is final, for a generous while.
 func waitBatch(t *testing.T, h *harness, id string) batchRecord {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	var rec batchRecord
+	testkit.Eventually(t, 2*time.Minute, func() bool {
 		resp := h.c.Get("/jobs/"+id+"?wait=10", keyRead)
 		if resp.Status != http.StatusOK {
 			t.Fatalf("GET /jobs/%s: %d %s", id, resp.Status, resp.Body)
 		}
-		var rec batchRecord
+		rec = batchRecord{}
 		resp.JSON(t, &rec)
-		if rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled" {
-			return rec
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s is still %s", id, rec.Status)
-		}
-	}
+		return rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled"
+	}, "job %s final: it is still %s", id, func() string { return rec.Status })
+	return rec
 }
 
 // TestBatchJobOnError: a 1,000-item async job with one refused item, in process: by

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // tricky are values that break when JSON passes through float64 or a lossy decoder.
@@ -25,21 +25,6 @@ var tricky = []string{
 	`{}`,
 	`true`,
 	`"<script>&amp;</script>"`,
-}
-
-// sameJSON compares two JSON texts by value, numbers by their exact digits.
-func sameJSON(t *testing.T, got, want []byte) bool {
-	t.Helper()
-	return canonical(t, got) == canonical(t, want)
-}
-
-func canonical(t *testing.T, b []byte) string {
-	t.Helper()
-	out, err := json.Marshal(apitest.Decode(t, b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
 }
 
 func TestEchoRoundTrip(t *testing.T) {
@@ -57,7 +42,7 @@ func TestEchoRoundTrip(t *testing.T) {
 					Result         json.RawMessage
 				}
 				resp.JSON(t, &out)
-				if !sameJSON(t, out.Result, []byte(v)) {
+				if !testkit.SameJSON(out.Result, []byte(v)) {
 					t.Errorf("result %s, want %s", out.Result, v)
 				}
 				if out.Version != version || resp.Header.Get("X-Model-Version") != version {
@@ -79,7 +64,7 @@ func TestEchoRoundTrip(t *testing.T) {
 			t.Fatalf("%d results for %d items", len(out.Results), len(tricky))
 		}
 		for i := range tricky {
-			if !sameJSON(t, out.Results[i], []byte(tricky[i])) {
+			if !testkit.SameJSON(out.Results[i], []byte(tricky[i])) {
 				t.Errorf("item %d: %s, want %s", i, out.Results[i], tricky[i])
 			}
 		}

@@ -3,11 +3,13 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // getJobWaiting is GET /jobs/{id}?wait=..., validated against the contract.
@@ -24,13 +26,8 @@ func getJobWaiting(t *testing.T, c *apitest.Client, ctx context.Context, id, wai
 // untilWaiting waits until the server holds n long polls.
 func (h *harness) untilWaiting(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for h.waiters.Len() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waits held, want %d", h.waiters.Len(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, func() bool { return h.waiters.Len() == n },
+		"%s waits held, want %d", func() string { return strconv.Itoa(h.waiters.Len()) }, n)
 }
 
 // TestJobWait covers the long poll of getJob in process mode: it answers when the job

@@ -19,7 +19,18 @@ import (
 // server's WriteTimeout, which net/http arms for each request.
 func TestWriteTimeout(t *testing.T) {
 	const writeTimeout = 300 * time.Millisecond
-	h := newHarness(t, func(s *setup) { s.writeTimeout = writeTimeout })
+	closed := make(chan string, 16) // the client's addresses of the connections the server closed
+	h := newHarness(t, func(s *setup) {
+		s.writeTimeout = writeTimeout
+		s.connState = func(c net.Conn, st http.ConnState) {
+			if st == http.StateClosed {
+				select {
+				case closed <- c.RemoteAddr().String():
+				default:
+				}
+			}
+		}
+	})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +58,19 @@ func TestWriteTimeout(t *testing.T) {
 	if err := apitest.Validate(r, nil, &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}); err != nil {
 		t.Error(err)
 	}
-	time.Sleep(writeTimeout + 500*time.Millisecond)
-	// The server gave up on the connection at the deadline: what was sent before
+	// The server gives up on the connection at the deadline: what was sent before
 	// ends in an end of file or a reset, not in this read's own deadline.
+	for timeout := time.After(30 * time.Second); ; {
+		select {
+		case addr := <-closed:
+			if addr != conn.LocalAddr().String() {
+				continue
+			}
+		case <-timeout:
+			t.Fatal("the server had not closed the connection 30 s after its client stopped reading")
+		}
+		break
+	}
 	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	n, err := io.Copy(io.Discard, br)
 	if errors.Is(err, os.ErrDeadlineExceeded) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func newRegistry(t *testing.T, src registry.Source) *registry.Registry {
@@ -197,17 +199,11 @@ func TestHotReload(t *testing.T) {
 	rec.mu.Lock()
 	old := rec.built[0]
 	rec.mu.Unlock()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, err := old.Model.Predict(context.Background(), []any{})
-		if err != nil && strings.HasSuffix(err.Error(), "is closed") && errors.Is(err, pipeline.ErrExecution) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("old session still open: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var err error
+	testkit.Eventually(t, 5*time.Second, func() bool {
+		_, err = old.Model.Predict(context.Background(), []any{})
+		return err != nil && strings.HasSuffix(err.Error(), "is closed") && errors.Is(err, pipeline.ErrExecution)
+	}, "the old session closed: %s", func() string { return fmt.Sprint(err) })
 
 	// A failed reload keeps the current pipeline.
 	if err := os.WriteFile(filepath.Join(dir, "m/v1/model.onnx"), []byte("garbage"), 0o644); err != nil {

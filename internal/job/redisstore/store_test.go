@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 func newRecord(id string) job.Record {
@@ -295,14 +297,10 @@ func TestRecordsExpire(t *testing.T) {
 		{"Get of an unfinished record after the max age", young, "m"},
 	} {
 		var err error
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, err = tt.store.Get(ctx, tt.id); errors.Is(err, job.ErrNotFound) {
-				break
-			}
-		}
-		if !errors.Is(err, job.ErrNotFound) {
-			t.Fatalf("%s = %v, want ErrNotFound", tt.what, err)
-		}
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			_, err = tt.store.Get(ctx, tt.id)
+			return errors.Is(err, job.ErrNotFound)
+		}, "%s ErrNotFound: %s", tt.what, func() string { return fmt.Sprint(err) })
 	}
 }
 
