@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -20,6 +21,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/repository"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // started is a server run by app.Run in this process.
@@ -81,16 +83,12 @@ func startAppWith(t *testing.T, env map[string]string, wantReady bool, opts app.
 	if !wantReady {
 		return s
 	}
-	deadline := time.Now().Add(30 * time.Second)
 	var last *apitest.Response
-	for time.Now().Before(deadline) {
-		if last = s.c.Get("/ready", ""); last.Status == http.StatusOK {
-			return s
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("not ready after 30 s: %s", last.Body)
-	return nil
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		last = s.c.Get("/ready", "")
+		return last.Status == http.StatusOK
+	}, "ready: %s", func() string { return string(last.Body) })
+	return s
 }
 
 // repoModels is the example repository that `make run` serves.
@@ -247,18 +245,12 @@ func TestBuiltinNamesReserved(t *testing.T) {
 // to the repository dir.
 func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var loaded struct{ Models, Failed []struct{ Name string } }
+	var loaded struct{ Models, Failed []struct{ Name string } }
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		loaded.Models, loaded.Failed = nil, nil
 		c.Get("/debug/models/loaded", "admin-key").JSON(t, &loaded)
-		if len(loaded.Models)+len(loaded.Failed) == 11 { // the example models, echo's two and iris v3
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still loading after 30 s: %+v", loaded)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(loaded.Models)+len(loaded.Failed) == 11 // the example models, echo's two and iris v3
+	}, "every version loaded or failed: %s", func() string { return fmt.Sprintf("%+v", loaded) })
 	var got readyBody
 	resp := c.Get("/ready", "")
 	resp.JSON(t, &got)

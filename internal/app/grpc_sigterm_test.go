@@ -2,9 +2,11 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +16,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestGRPCSIGTERM: told to stop, the real binary reports NOT_SERVING to gRPC health
@@ -38,17 +42,12 @@ func TestGRPCSIGTERM(t *testing.T) {
 	health := healthpb.NewHealthClient(conn)
 	waitHealth := func(want healthpb.HealthCheckResponse_ServingStatus) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			resp, err := health.Check(t.Context(), &healthpb.HealthCheckRequest{})
-			if err == nil && resp.Status == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("health %v %v, want %v\n%s", resp, err, want, p.Logs())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		var resp *healthpb.HealthCheckResponse
+		var err error
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			resp, err = health.Check(t.Context(), &healthpb.HealthCheckRequest{})
+			return err == nil && resp.Status == want
+		}, "health %s, want %v\n%s", func() string { return fmt.Sprint(resp, " ", err) }, want, func() string { return p.Logs() })
 	}
 	waitHealth(healthpb.HealthCheckResponse_SERVING)
 
@@ -58,8 +57,12 @@ func TestGRPCSIGTERM(t *testing.T) {
 			Inputs: []*pb.ModelInferRequest_InferInputTensor{{Name: "x", Datatype: "INT32", Shape: []int64{1}, Contents: &pb.InferTensorContents{IntContents: []int32{1}}}}})
 		done <- err
 	}()
-	// The call must be in flight (it takes 2 s) before the signal; this only orders them.
-	time.Sleep(300 * time.Millisecond)
+	// The call must be in flight (it takes 2 s) before the signal: the model's gauge
+	// says so.
+	c := apitest.New(t, p.URL)
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(string(c.Get("/metrics", "").Body), `inferd_model_requests_in_flight{model="slow",version="v1"} 1`)
+	}, "the call in the model")
 	p.Signal(syscall.SIGTERM)
 	waitHealth(healthpb.HealthCheckResponse_NOT_SERVING)
 	if err := <-done; err != nil {

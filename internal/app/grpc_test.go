@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The Open Inference Protocol over gRPC (api/inference.proto), called with the client
@@ -526,17 +528,12 @@ func grpcHealth(t *testing.T, s *started) {
 	// The status follows readiness within half a second (the unload of "every call"
 	// made the server unready for a moment).
 	for _, service := range []string{"", "inference.GRPCInferenceService"} {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			resp, err := h.Check(withKey(t, ""), &healthpb.HealthCheckRequest{Service: service})
-			if err == nil && resp.Status == healthpb.HealthCheckResponse_SERVING {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("health of %q: %v %v", service, resp, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		var resp *healthpb.HealthCheckResponse
+		var err error
+		testkit.Eventually(t, 5*time.Second, func() bool {
+			resp, err = h.Check(withKey(t, ""), &healthpb.HealthCheckRequest{Service: service})
+			return err == nil && resp.Status == healthpb.HealthCheckResponse_SERVING
+		}, "health of %q serving: %s", service, func() string { return fmt.Sprint(resp, " ", err) })
 	}
 	_, err := h.Check(withKey(t, ""), &healthpb.HealthCheckRequest{Service: "nope"})
 	wantStatus(t, err, codes.NotFound, "", "")
@@ -683,10 +680,10 @@ func TestGRPCTracing(t *testing.T) {
 		{Name: "input", Datatype: "FP32", Shape: []int64{1, 4}, Contents: &pb.InferTensorContents{Fp32Contents: []float32{5.1, 3.5, 1.4, 0.2}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var names []string
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		var server, child bool
-		var names []string
+		names = nil
 		for _, s := range a.spans.GetSpans() {
 			if s.SpanContext.TraceID().String() != traceID {
 				continue
@@ -699,14 +696,8 @@ func TestGRPCTracing(t *testing.T) {
 				}
 			}
 		}
-		if server && child {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no server span of the call under the caller's span with a child: spans of the trace %v", names)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return server && child
+	}, "a server span of the call under the caller's span with a child: spans of the trace %s", func() string { return fmt.Sprint(names) })
 }
 
 // TestGRPCDeadline: a call whose deadline passes while its model runs ends with
@@ -719,13 +710,9 @@ func TestGRPCDeadline(t *testing.T) {
 	_, err := c.ModelInfer(ctx, &pb.ModelInferRequest{ModelName: "slow", Inputs: []*pb.ModelInferRequest_InferInputTensor{
 		{Name: "x", Datatype: "INT32", Shape: []int64{1}, Contents: &pb.InferTensorContents{IntContents: []int32{1}}}}})
 	wantStatus(t, err, codes.DeadlineExceeded, "", "")
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(string(s.c.Get("/metrics", "").Body), `inferd_grpc_requests_total{code="DEADLINE_EXCEEDED",method="ModelInfer"} 1`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server counted no DEADLINE_EXCEEDED call: %s", grpcSeries(s))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(string(s.c.Get("/metrics", "").Body), `inferd_grpc_requests_total{code="DEADLINE_EXCEEDED",method="ModelInfer"} 1`)
+	}, "the server counting a DEADLINE_EXCEEDED call: %s", func() string { return grpcSeries(s) })
 	if _, err := c.ServerLive(withKey(t, ""), &pb.ServerLiveRequest{}); err != nil {
 		t.Fatal(err)
 	}

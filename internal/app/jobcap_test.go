@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestJobCapPerKeyInProcess (see docs/design.md#job-records-are-bounded-per-key): in the in-process mode too a key
@@ -104,18 +106,13 @@ func TestJobBytesBudgetInProcess(t *testing.T) {
 		t.Fatalf("%d jobs of 20 KB accepted under a budget of 100 kB, want 3 or 4", len(ids))
 	}
 	for _, id := range ids {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var rec struct {
-				Status string `json:"status"`
-			}
-			s.c.Get("/jobs/"+id, "dev-key").JSON(t, &rec)
-			if rec.Status == "succeeded" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s is %s", id, rec.Status)
-			}
+		var rec struct {
+			Status string `json:"status"`
 		}
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			s.c.Get("/jobs/"+id, "dev-key").JSON(t, &rec)
+			return rec.Status == "succeeded"
+		}, "job %s succeeded: it is %s", id, func() string { return rec.Status })
 	}
 	resp := s.c.Post("/predict/async", "dev-key", body)
 	if resp.Status != http.StatusTooManyRequests || resp.Problem(t).Code != "job_bytes_limited" {

@@ -21,6 +21,7 @@ import (
 	pb "github.com/inferd/inferd/gen/inference"
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The lifecycle of models after start-up, over the server's sockets: what one model's
@@ -459,25 +460,20 @@ func finishedJobs(t *testing.T, c *apitest.Client, ids []string) map[string]int 
 	t.Helper()
 	out := map[string]int{}
 	for _, id := range ids {
-		deadline := time.Now().Add(2 * time.Minute)
-		for {
-			var rec jobState
+		var rec jobState
+		testkit.Eventually(t, 2*time.Minute, func() bool {
+			rec = jobState{}
 			c.Get("/jobs/"+id+"?wait=10", "dev-key").JSON(t, &rec)
-			if rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled" {
-				key := rec.Status
-				if rec.ErrorCode != nil {
-					key += " " + *rec.ErrorCode
-				}
-				if rec.Status == "failed" && (rec.ErrorMessage == nil || rec.ErrorCode == nil || *rec.ErrorCode == "model_unloaded" && !strings.Contains(*rec.ErrorMessage, "was unloaded before this job could run")) {
-					t.Errorf("job %s: %+v", id, rec)
-				}
-				out[key]++
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s still %s after 2 minutes", id, rec.Status)
-			}
+			return rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled"
+		}, "job %s final: it is still %s", id, func() string { return rec.Status })
+		key := rec.Status
+		if rec.ErrorCode != nil {
+			key += " " + *rec.ErrorCode
 		}
+		if rec.Status == "failed" && (rec.ErrorMessage == nil || rec.ErrorCode == nil || *rec.ErrorCode == "model_unloaded" && !strings.Contains(*rec.ErrorMessage, "was unloaded before this job could run")) {
+			t.Errorf("job %s: %+v", id, rec)
+		}
+		out[key]++
 	}
 	return out
 }
@@ -504,11 +500,8 @@ func TestUnloadKeepsAcceptedJobs(t *testing.T) {
 		}
 		unloaded <- resp
 	}()
-	for deadline := time.Now().Add(30 * time.Second); repositoryIndex(t, s)["slow v1"].State != "UNLOADING"; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the index never showed the unload under way: %+v", repositoryIndex(t, s))
-		}
-	}
+	testkit.Eventually(t, 30*time.Second, func() bool { return repositoryIndex(t, s)["slow v1"].State == "UNLOADING" },
+		"the index showing the unload under way: %s", func() string { return fmt.Sprintf("%+v", repositoryIndex(t, s)) })
 	// While the unload waits for the jobs, the model takes no new work.
 	for path, body := range map[string]string{"/predict/async": `{"model":"slow","data":1}`, "/predict": `{"model":"slow","data":1}`} {
 		if r := s.c.Post(path, "dev-key", body); r.Status != http.StatusBadRequest || r.Problem(t).Code != "model_not_found" {
@@ -578,11 +571,7 @@ func TestUnloadWithQueuedDigitsJobs(t *testing.T) {
 				unloaded <- resp
 			}()
 			// Once the unload has begun (waiting for the jobs, or done), the worker is let go.
-			for deadline := time.Now().Add(30 * time.Second); repositoryIndex(t, s)["digits v1"].State == "READY"; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the unload never began")
-				}
-			}
+			testkit.Eventually(t, 30*time.Second, func() bool { return repositoryIndex(t, s)["digits v1"].State != "READY" }, "the unload begun")
 			if resp := s.c.Do(s.c.NewRequest(http.MethodDelete, "/predict/async/"+blocker, "dev-key", nil)); resp.Status != http.StatusOK {
 				t.Fatalf("cancel the blocking job: %d %s", resp.Status, resp.Body)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestProcessLogger: the process's own logger (app.NewLogger) in JSON, at debug:
@@ -27,11 +28,8 @@ func TestProcessLogger(t *testing.T) {
 				t.Fatalf("/health %d, /predict %d %s", probe.Status, resp.Status, resp.Body)
 			}
 			var line map[string]json.RawMessage
-			for deadline := time.Now().Add(5 * time.Second); !out.AccessLine(resp.Header.Get("X-Request-Id"), &line); time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no access line for /predict:\n%s", out)
-				}
-			}
+			testkit.Eventually(t, 5*time.Second, func() bool { return out.AccessLine(resp.Header.Get("X-Request-Id"), &line) },
+				"an access line for /predict:\n%s", out)
 			var ms float64
 			if err := json.Unmarshal(line["duration_ms"], &ms); err != nil || ms <= 0 || ms > 60_000 {
 				t.Errorf("duration_ms %s (%v), want a number of milliseconds: %s", line["duration_ms"], err, out)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // rawExchange sends raw bytes on a new connection (closing its write side after them
@@ -224,12 +225,9 @@ func TestClientMistakes(t *testing.T) {
 			JobID string `json:"job_id"`
 		}
 		c.Post("/predict/async/batch", "dev-key", `{"model":"echo","items":["<a&b>",{"<":">"}]}`).JSON(t, &sub)
-		for range 100 {
-			if bytes.Contains(c.Get("/jobs/"+sub.JobID, "dev-key").Body, []byte(`"succeeded"`)) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			return bytes.Contains(c.Get("/jobs/"+sub.JobID, "dev-key").Body, []byte(`"succeeded"`))
+		}, "job %s succeeded", sub.JobID)
 		for _, resp := range []*apitest.Response{
 			c.Get("/jobs/"+sub.JobID, "dev-key"),
 			c.Get("/predict/async/"+sub.JobID, "dev-key"),

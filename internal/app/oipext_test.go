@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestOIPUnversioned: iris's rule sends 90% of its predictions to v1 and 10% to v2,
@@ -283,9 +285,7 @@ func TestOIPRepository(t *testing.T) {
 	if resp := s.c.Post("/v2/repository/models/diabetes/unload", "k-admin", nil); resp.Status != 200 || !strings.Contains(string(resp.Body), `"state":"UNAVAILABLE"`) {
 		t.Fatalf("unload: %d %s", resp.Status, resp.Body)
 	}
-	for sent.Load() < 200 { // traffic after the unload too
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 2*time.Minute, func() bool { return sent.Load() >= 200 }, "200 requests sent: traffic after the unload too")
 	close(stop)
 	wg.Wait()
 	if failures.Load() != 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/readmetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // example is one curl call of README.md or a page of docs/, and the answer it shows.
@@ -176,14 +177,11 @@ func TestReadmeExamples(t *testing.T) {
 // next call sees it finished.
 func waitFinished(t *testing.T, c *apitest.Client, id string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		var rec struct {
 			Status string `json:"status"`
 		}
 		c.Get("/jobs/"+id, "dev-key").JSON(t, &rec)
-		if rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled" {
-			return
-		}
-	}
-	t.Fatalf("job %s did not finish", id)
+		return rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled"
+	}, "job %s finished", id)
 }

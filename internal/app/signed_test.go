@@ -12,6 +12,7 @@ import (
 	"github.com/inferd/inferd/internal/signature"
 	"github.com/inferd/inferd/internal/signature/signtest"
 	"github.com/inferd/inferd/internal/storetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // uploadSigned is uploadVersion with the SHA256SUMS.sig `cosign sign-blob` makes of
@@ -77,14 +78,14 @@ func signedRepository(t *testing.T, g storetest.Bucket) {
 
 	refused := func(t *testing.T, version string, says ...string) {
 		t.Helper()
-		waitUntil(t, 60*time.Second, "e "+version+" refused in the index", func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			e := s.index(t)["e "+version]
 			ok := e.Reason != ""
 			for _, w := range says {
 				ok = ok && strings.Contains(e.Reason, w)
 			}
 			return ok, fmt.Sprintf("%+v", e)
-		})
+		}, "e %s refused in the index", version)
 	}
 	t.Run("signed by another key", func(t *testing.T) {
 		uploadSigned(t, g, other, "e", "v2", echoFiles("another key"))

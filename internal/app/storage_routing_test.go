@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/storetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestPolledRoutingWaits: a routing.yaml uploaded with a version it names waits for
@@ -39,19 +40,19 @@ func TestPolledRoutingWaits(t *testing.T) {
 	}
 	routesTo := func(t *testing.T, want string) {
 		t.Helper()
-		waitUntil(t, 60*time.Second, "requests without a version routed to "+want, func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			got := routed()
 			return got == want, got
-		})
+		}, "requests without a version routed to %s", want)
 	}
-	// holds checks, for a second (five polls), that the rule in force stays.
+	// holds checks, over five polls, that the rule in force stays.
 	holds := func(t *testing.T, want string, ready ...string) {
 		t.Helper()
-		for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		polls(t, s.c, 5, func() {
 			if got := routed(); got != want {
 				t.Fatalf("a request without a version: %s, want %s (the rule in force)", got, want)
 			}
-		}
+		})
 		idx := repositoryIndex(t, s)
 		for _, v := range ready {
 			if e := idx["e "+v]; e.State != "READY" {
@@ -64,10 +65,10 @@ func TestPolledRoutingWaits(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		uploadVersion(t, repo, "e", "v3", echoFiles("third"), map[string]string{"model.yaml": strings.Repeat("f", 64)})
 		repo.Put(t, "e/routing.yaml", []byte("strategy: static\nversion: v3\n"))
-		waitUntil(t, 60*time.Second, "e v3 refused", func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			e := repositoryIndex(t, s)["e v3"]
 			return e.State == "UNAVAILABLE" && strings.Contains(e.Reason, "digest mismatch"), fmt.Sprintf("%+v", e)
-		})
+		}, "e v3 refused")
 		holds(t, "v1", "v1", "v2")
 
 		// Uploaded again whole: v3 loads, and the rule that waited for it applies.
@@ -85,12 +86,12 @@ func TestPolledRoutingWaits(t *testing.T) {
 		}
 
 		repo.Put(t, "e/v4/model.yaml", files["model.yaml"])
-		waitUntil(t, 60*time.Second, "requests without a version split over v3 and v4", func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			seen := map[string]int{}
 			for range 40 {
 				seen[routed()]++
 			}
 			return len(seen) == 2 && seen["v3"] > 0 && seen["v4"] > 0, fmt.Sprint(seen)
-		})
+		}, "requests without a version split over v3 and v4")
 	})
 }

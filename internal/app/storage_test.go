@@ -22,6 +22,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/proctest"
 	"github.com/inferd/inferd/internal/storetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // A repository in an S3 bucket (versitygw, a real S3 server), served by the real
@@ -96,30 +97,41 @@ func startSynced(t *testing.T, g storetest.Bucket, cache string, extra ...string
 	env = append(env, extra...)
 	p := proctest.StartListening(t, proctest.Build(t, "inferd"), "/health", env...)
 	s := &syncedServer{Proc: p, c: apitest.New(t, p.URL)}
-	waitUntil(t, 90*time.Second, "the server is ready", func() (bool, string) {
+	testkit.Eventually(t, 90*time.Second, func() (bool, string) {
 		r := s.c.Get("/ready", "")
 		return r.Status == http.StatusOK, string(r.Body)
-	})
+	}, "the server is ready")
 	return s
 }
 
-// waitUntil polls cond until it holds, failing the test after within with the last
-// thing cond said.
-func waitUntil(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	var last string
-	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
-		var ok bool
-		if ok, last = cond(); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s, not yet %s: %s", within, what, last)
-		}
-	}
-}
-
 const irisInput = `[5.1,3.5,1.4,0.2]`
+
+// polls waits until the server at c has polled its repository n more times with
+// success (inferd_repository_syncs_total), calling check before each look: a wait for
+// what the server makes of the store as it is now, where a sleep would guess how long
+// n polls take. The poll under way when it starts may have listed the store before
+// the test's last change; n counts it.
+func polls(t *testing.T, c *apitest.Client, n int, check func()) {
+	t.Helper()
+	sample := regexp.MustCompile(`(?m)^inferd_repository_syncs_total\{outcome="success"\} (\d+)$`)
+	count := func() int {
+		m := sample.FindSubmatch(c.Get("/metrics", "").Body)
+		if m == nil {
+			t.Fatal(`/metrics has no inferd_repository_syncs_total{outcome="success"}`)
+		}
+		v, _ := strconv.Atoi(string(m[1]))
+		return v
+	}
+	want := count() + n
+	got := 0
+	testkit.Eventually(t, time.Minute, func() bool {
+		if check != nil {
+			check()
+		}
+		got = count()
+		return got >= want
+	}, "%d polls of the repository: %s done", n, func() string { return strconv.Itoa(got - want + n) })
+}
 
 // predictStatus is the status of a prediction on model's version.
 func (s *syncedServer) predictStatus(model, version, data string) (int, string) {
@@ -130,10 +142,10 @@ func (s *syncedServer) predictStatus(model, version, data string) (int, string) 
 // serves waits until a prediction on model's version succeeds.
 func (s *syncedServer) serves(t *testing.T, model, version, data string) {
 	t.Helper()
-	waitUntil(t, 60*time.Second, model+" "+version+" served", func() (bool, string) {
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 		st, body := s.predictStatus(model, version, data)
 		return st == http.StatusOK, fmt.Sprintf("%d %s", st, body)
-	})
+	}, "%s %s served", model, version)
 }
 
 func (s *syncedServer) index(t *testing.T) map[string]indexEntry {
@@ -201,10 +213,10 @@ func repositoryInBucket(t *testing.T, g storetest.Outage) {
 	t.Run("a corrupt upload is refused with its reason", func(t *testing.T) {
 		wrong := strings.Repeat("0", 64)
 		uploadVersion(t, g, "e", "v2", echoFiles("corrupt"), map[string]string{"model.yaml": wrong})
-		waitUntil(t, 60*time.Second, "e v2 refused in the index", func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			e := s.index(t)["e v2"]
 			return e.State == "UNAVAILABLE" && strings.Contains(e.Reason, "digest mismatch") && strings.Contains(e.Reason, "SHA256SUMS says "+wrong), fmt.Sprintf("%+v", e)
-		})
+		}, "e v2 refused in the index")
 		if st, body := s.predictStatus("e", "v2", `1`); st != http.StatusServiceUnavailable {
 			t.Errorf("e v2: %d %s, want 503", st, body)
 		}
@@ -249,12 +261,12 @@ func repositoryInBucket(t *testing.T, g storetest.Outage) {
 					t.Errorf("iris v3 answered %d after it served: %s", resp.Status, resp.Body)
 				}
 				served = served || resp.Status == http.StatusOK
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond) // the next sample of what the child inferd answers while the files arrive
 			}
 		})
 		g.Put(t, "iris/v3/SHA256SUMS", sums(files, nil))
 		g.Put(t, "iris/v3/model.yaml", files["model.yaml"])
-		time.Sleep(2 * time.Second) // ten polls: the listing holds still, half the version there
+		polls(t, s.c, 10, nil) // the listing holds still, half the version there
 		g.Put(t, "iris/v3/model.onnx", files["model.onnx"])
 		s.serves(t, "iris", "v3", irisInput)
 		stop()
@@ -274,17 +286,17 @@ func repositoryInBucket(t *testing.T, g storetest.Outage) {
 		for _, name := range []string{"model.yaml", "SHA256SUMS"} {
 			g.Delete(t, "e/v1/"+name)
 		}
-		waitUntil(t, 60*time.Second, "e v1 dropped", func() (bool, string) {
+		testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 			st, body := s.predictStatus("e", "v1", `1`)
 			_, listed := s.index(t)["e v1"]
 			return st == http.StatusBadRequest && strings.Contains(body, `"version_not_found"`) && !listed, fmt.Sprintf("%d %s", st, body)
-		})
+		}, "e v1 dropped")
 	})
 
 	t.Run("the store killed, serving goes on and the server stays ready", func(t *testing.T) {
 		failures := s.metric(t, `inferd_repository_syncs_total{outcome="failure"}`)
 		g.Stop(t)
-		waitUntil(t, 90*time.Second, "a poll has failed", func() (bool, string) {
+		testkit.Eventually(t, 90*time.Second, func() (bool, string) {
 			if r := s.c.Get("/ready", ""); r.Status != http.StatusOK {
 				t.Fatalf("/ready with the store down: %d %s", r.Status, r.Body)
 			}
@@ -293,7 +305,7 @@ func repositoryInBucket(t *testing.T, g storetest.Outage) {
 			}
 			got := s.metric(t, `inferd_repository_syncs_total{outcome="failure"}`)
 			return got > failures, fmt.Sprintf("failed polls %v", got)
-		})
+		}, "a poll has failed")
 		if got := s.metric(t, `inferd_repository_sync_errors_total{reason="unavailable"}`); got < 1 {
 			t.Errorf(`sync errors {reason="unavailable"} = %v, want some`, got)
 		}
@@ -312,9 +324,9 @@ func repositoryInBucket(t *testing.T, g storetest.Outage) {
 				t.Errorf("iris %s from the cache: %d %s", v, st, body)
 			}
 		}
-		waitUntil(t, 10*time.Second, "the log says the versions came from the cache", func() (bool, string) {
+		testkit.Eventually(t, 10*time.Second, func() (bool, string) {
 			return strings.Contains(again.Logs(), "model versions restored from the cache"), "" // info lines wait 100 ms in a buffer
-		})
+		}, "the log says the versions came from the cache")
 
 		g.Start(t)
 		uploadVersion(t, g, "e", "v3", echoFiles("after the outage"), nil)
@@ -343,25 +355,25 @@ func TestPolledDirectory(t *testing.T) {
 
 	files := echoFiles("second")
 	repo.Put(t, "e/v2/SHA256SUMS", sums(files, nil))
-	time.Sleep(time.Second)
+	polls(t, s.c, 5, nil)
 	if st := predict("v2"); st == http.StatusOK {
 		t.Error("e v2 serves with its SHA256SUMS alone")
 	}
 	repo.Put(t, "e/v2/model.yaml", files["model.yaml"])
-	waitUntil(t, 60*time.Second, "e v2 served", func() (bool, string) { st := predict("v2"); return st == http.StatusOK, strconv.Itoa(st) })
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) { st := predict("v2"); return st == http.StatusOK, strconv.Itoa(st) }, "e v2 served")
 
 	uploadVersion(t, repo, "e", "v3", echoFiles("third"), map[string]string{"model.yaml": strings.Repeat("f", 64)})
-	waitUntil(t, 60*time.Second, "e v3 refused", func() (bool, string) {
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 		e := repositoryIndex(t, s)["e v3"]
 		return e.State == "UNAVAILABLE" && strings.Contains(e.Reason, "digest mismatch"), fmt.Sprintf("%+v", e)
-	})
+	}, "e v3 refused")
 
 	repo.Delete(t, "e/v1/model.yaml")
 	repo.Delete(t, "e/v1/SHA256SUMS")
-	waitUntil(t, 60*time.Second, "e v1 dropped", func() (bool, string) {
+	testkit.Eventually(t, 60*time.Second, func() (bool, string) {
 		_, listed := repositoryIndex(t, s)["e v1"]
 		return !listed, "still listed"
-	})
+	}, "e v1 dropped")
 	if got := metricValue(t, s, "inferd_repository_versions_refused"); got != "1" {
 		t.Errorf("inferd_repository_versions_refused = %q, want 1", got)
 	}

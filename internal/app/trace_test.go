@@ -20,6 +20,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/telemetry"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // tracedApp is a server traced into memory, with its JSON log.
@@ -43,34 +44,31 @@ func startTraced(t *testing.T, env map[string]string) *tracedApp {
 // trace id and the spans of that trace once its server span has ended.
 func (a *tracedApp) traceOf(t *testing.T, requestID string) (trace.TraceID, tracetest.SpanStubs) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var id trace.TraceID
+	var spans tracetest.SpanStubs
+	testkit.Eventually(t, 20*time.Second, func() bool {
 		var line struct {
 			TraceID string `json:"trace_id"`
 			SpanID  string `json:"span_id"`
 		}
-		if a.log.AccessLine(requestID, &line) {
-			id, err := trace.TraceIDFromHex(line.TraceID)
-			if err != nil {
-				t.Fatalf("the access log line of %s has no trace id:\n%s", requestID, a.log)
-			}
-			var spans tracetest.SpanStubs
-			server := false
-			for _, s := range a.spans.GetSpans() {
-				if s.SpanContext.TraceID() == id {
-					spans = append(spans, s)
-					server = server || (s.SpanKind == trace.SpanKindServer && s.SpanContext.SpanID().String() == line.SpanID)
-				}
-			}
-			if server {
-				return id, spans
+		if !a.log.AccessLine(requestID, &line) {
+			return false
+		}
+		var err error
+		if id, err = trace.TraceIDFromHex(line.TraceID); err != nil {
+			t.Fatalf("the access log line of %s has no trace id:\n%s", requestID, a.log)
+		}
+		spans = nil
+		server := false
+		for _, s := range a.spans.GetSpans() {
+			if s.SpanContext.TraceID() == id {
+				spans = append(spans, s)
+				server = server || (s.SpanKind == trace.SpanKindServer && s.SpanContext.SpanID().String() == line.SpanID)
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no access log line with a trace id, or no ended server span, for request %s:\n%s", requestID, a.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return server
+	}, "an access log line with a trace id, and an ended server span, for request %s:\n%s", requestID, a.log)
+	return id, spans
 }
 
 func attrOf(s tracetest.SpanStub, key attribute.Key) (attribute.Value, bool) {
@@ -304,13 +302,14 @@ func TestTracing(t *testing.T) {
 		}
 		// The run ends after the answer: wait for its span.
 		var run tracetest.SpanStub
-		for deadline := time.Now().Add(20 * time.Second); run.Name == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		testkit.Eventually(t, 20*time.Second, func() bool {
 			for _, s := range a.spans.GetSpans() {
 				if s.Name == telemetry.SpanJobRun && s.SpanContext.TraceID() == tid {
 					run = s
 				}
 			}
-		}
+			return run.Name != ""
+		}, "the job run's span")
 		if run.Parent.SpanID() != send.SpanContext.SpanID() || run.SpanKind != trace.SpanKindConsumer {
 			t.Fatalf("job run %v with parent %v, want a consumer span under job send %v", run.Name, run.Parent.SpanID(), send.SpanContext.SpanID())
 		}

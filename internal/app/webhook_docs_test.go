@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/readmetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // docReceiver is the receiver docs/webhooks.md posts to: it keeps the first request.
@@ -97,13 +98,7 @@ func TestWebhookDocs(t *testing.T) {
 	}
 	resp.JSON(t, &job)
 
-	deadline := time.Now().Add(10 * time.Second)
-	for method, _, _, _ := rcv.got(); method == ""; method, _, _, _ = rcv.got() {
-		if time.Now().After(deadline) {
-			t.Fatal("no callback within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, func() bool { method, _, _, _ := rcv.got(); return method != "" }, "a callback")
 	method, path, header, body := rcv.got()
 	t.Run("request", func(t *testing.T) {
 		if want := method + " " + path + " HTTP/1.1"; request[0] != want {
@@ -137,16 +132,11 @@ func TestWebhookDocs(t *testing.T) {
 	read := exs[1]
 	read.path = strings.ReplaceAll(read.path, "<job_id>", job.JobID)
 	var last []byte
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		resp := s.c.Do(s.c.NewRequest(read.method, read.path, read.key, nil))
 		last = resp.Body
-		if resp.Status == read.status && readmetest.JSON(read.want, resp.Body) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the record never read as the page shows:\n got: %s\nwant: %s", last, read.want)
-		}
-	}
+		return resp.Status == read.status && readmetest.JSON(read.want, resp.Body) == nil
+	}, "the record read as the page shows:\n got: %s\nwant: %s", func() string { return string(last) }, read.want)
 }
 
 // verifySignature checks a callback's signature as the Standard Webhooks specification

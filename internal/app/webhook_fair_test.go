@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // hookRecv is a callback receiver on loopback: one that holds every request until the
@@ -65,16 +67,6 @@ func (rv *hookRecv) arrived(id string) (time.Time, bool) {
 	return at, ok
 }
 
-// within waits, up to bound, for cond.
-func within(t *testing.T, bound time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(bound); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, bound)
-		}
-	}
-}
-
 // TestWebhookFairness: in process, at the default settings (WEBHOOK_CONCURRENCY 16,
 // WEBHOOK_TIMEOUT 10 s), key A's 120 finished jobs call back a receiver that never
 // answers, taking every slot; then key B submits 5 jobs whose receiver answers at
@@ -101,7 +93,7 @@ func TestWebhookFairness(t *testing.T) {
 	for i := range 120 {
 		aIDs = append(aIDs, submit("dev-key", hang.url, i))
 	}
-	within(t, time.Minute, "A's 120 jobs finished", func() bool {
+	testkit.Eventually(t, time.Minute, func() bool {
 		for len(aIDs) > 0 {
 			var rec struct {
 				Status string `json:"status"`
@@ -113,8 +105,8 @@ func TestWebhookFairness(t *testing.T) {
 			aIDs = aIDs[1:]
 		}
 		return true
-	})
-	within(t, time.Minute, "A's callbacks holding every slot", func() bool { return hang.holding.Load() == 16 })
+	}, "A's 120 jobs finished")
+	testkit.Eventually(t, time.Minute, func() bool { return hang.holding.Load() == 16 }, "A's callbacks holding every slot")
 
 	type sent struct {
 		id string
@@ -125,14 +117,14 @@ func TestWebhookFairness(t *testing.T) {
 		at := time.Now()
 		b = append(b, sent{submit("admin-key", fast.url, i), at})
 	}
-	within(t, time.Minute, "B's 5 callbacks delivered", func() bool {
+	testkit.Eventually(t, time.Minute, func() bool {
 		for _, j := range b {
 			if _, ok := fast.arrived(j.id); !ok {
 				return false
 			}
 		}
 		return true
-	})
+	}, "B's 5 callbacks delivered")
 	var took []time.Duration
 	for _, j := range b {
 		at, _ := fast.arrived(j.id)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inferd/inferd/internal/testkit"
 	"github.com/inferd/inferd/internal/testport"
 )
 
@@ -68,10 +69,10 @@ func TestWebhookRefusedAddress(t *testing.T) {
 				LastError string `json:"last_error"`
 			} `json:"callback"`
 		}
-		within(t, time.Minute, "the callback settled", func() bool {
+		testkit.Eventually(t, time.Minute, func() bool {
 			s.c.Get("/jobs/"+sub.JobID, "dev-key").JSON(t, &rec)
 			return rec.Callback.State != "" && rec.Callback.State != "pending"
-		})
+		}, "the callback settled")
 		cb := rec.Callback
 		if cb.State != "failed" || cb.Attempts != 1 || !strings.Contains(cb.LastError, "not retried") || !strings.Contains(cb.LastError, "this machine") {
 			t.Errorf("callback %+v, want failed at its one attempt, saying localhost's address is this machine's", cb)
