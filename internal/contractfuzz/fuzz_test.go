@@ -236,7 +236,7 @@ func jobRecords(ops []contractfuzz.Operation, ids []string) (contractfuzz.Operat
 			getJob = op
 		}
 	}
-	time.Sleep(500 * time.Millisecond) // most jobs finish by then; the rest show running or pending
+	time.Sleep(500 * time.Millisecond) // the child inferd runs the jobs meanwhile: most finish, the rest show running or pending
 	var reqs []contractfuzz.Request
 	for _, id := range ids {
 		reqs = append(reqs, contractfuzz.Request{

@@ -3,12 +3,11 @@ package e2etest
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/inferd/inferd/client"
-	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // wantProblem checks that err is the *client.Error the server's problem makes: status,
@@ -37,7 +36,7 @@ func wantProblem(t *testing.T, err error, status int, code string) *client.Error
 // sameJSON checks that got holds the JSON value want writes, numbers digit for digit.
 func sameJSON(t *testing.T, got json.RawMessage, want string) {
 	t.Helper()
-	if !reflect.DeepEqual(apitest.Decode(t, got), apitest.Decode(t, []byte(want))) {
+	if !testkit.SameJSON(got, []byte(want)) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }

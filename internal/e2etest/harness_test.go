@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // slowModel is an echo model with a delay that the tests' own server adds to the
@@ -104,17 +106,11 @@ func models(t testing.TB) string {
 // waitReady waits until a server started elsewhere has loaded its pipelines.
 func waitReady(t testing.TB, c *client.Client) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := c.Ready(ctx(t))
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server under test is not ready: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var err error
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		_, err = c.Ready(ctx(t))
+		return err == nil
+	}, "the server under test ready: %s", func() string { return fmt.Sprint(err) })
 }
 
 // ctx bounds a call so a hung server fails the test instead of the whole run.
