@@ -30,7 +30,7 @@ func TestAOFRestartLosesNoAcceptedJob(t *testing.T) {
 		// SIGKILL, a second without Redis (submissions get 503, workers lose their
 		// connections mid-job), then the same port and directory.
 		c.redis.Stop()
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // the outage: redis-server stays down a second
 		c.redis.Restart()
 		restartedAt = time.Now()
 	})

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // BenchmarkQueueMode measures queue mode end to end through the real binaries over real
@@ -75,7 +77,7 @@ func benchThroughput(b *testing.B, s *server) {
 				}
 				// Poll one job at most every 5 ms; others are polled meanwhile.
 				if d := 5*time.Millisecond - time.Since(it.polled); d > 0 {
-					time.Sleep(d)
+					time.Sleep(d) // the child workers run the job meanwhile: the client's poll cadence, part of what is measured
 				}
 				rec, err := s.tryPoll(it.id)
 				switch {
@@ -83,7 +85,7 @@ func benchThroughput(b *testing.B, s *server) {
 					b.Error(err)
 					finish()
 				case rec.Status == "succeeded":
-					if !sameJSON(rec.Result, []byte(it.data)) {
+					if !testkit.SameJSON(rec.Result, []byte(it.data)) {
 						b.Errorf("job %s: result %s, want %s", it.id, rec.Result, it.data)
 					}
 					finish()
@@ -119,7 +121,7 @@ func benchIdlePickup(b *testing.B, s *server) {
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		time.Sleep(rand.N(150 * time.Millisecond))
+		time.Sleep(rand.N(150 * time.Millisecond)) // to a random point of the idle child workers' poll cycle on Redis
 		b.StartTimer()
 		t0 := time.Now()
 		id := s.submit(b, single("echo", "v1", fmt.Sprint(i)))
@@ -128,7 +130,7 @@ func benchIdlePickup(b *testing.B, s *server) {
 			if rec.final() || time.Since(t0) > 10*time.Second {
 				b.Fatalf("job %s: %+v", id, rec)
 			}
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // the child worker runs the job meanwhile: e2e ends at the poll, every 2 ms, that sees it succeeded
 		}
 		e2e = append(e2e, time.Since(t0))
 		pickup = append(pickup, rec.StartedAt.Sub(rec.CreatedAt))

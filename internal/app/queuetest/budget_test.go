@@ -133,7 +133,7 @@ func TestJobBytesBudgetHoldsRedis(t *testing.T) {
 	}
 	sample()
 	// Redis frees a client's query buffer once it has been idle for 2 s.
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // for redis-server to free the idle clients' query buffers
 	after, afterJobs := usedMemory(t, rc), jobMemory(t, rc)
 
 	mb := func(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB" }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestCancelInQueueMode cancels jobs through the API in each state a cancel meets:
@@ -61,7 +62,7 @@ func TestCancelInQueueMode(t *testing.T) {
 		if status != http.StatusConflict || code != "job_finished" {
 			t.Errorf("cancel of a finished job: %d %q, want 409 job_finished", status, code)
 		}
-		if rec := s.poll(t, finished); rec.Status != "succeeded" || !sameJSON(rec.Result, done.Result) || !rec.FinishedAt.Equal(*done.FinishedAt) {
+		if rec := s.poll(t, finished); rec.Status != "succeeded" || !testkit.SameJSON(rec.Result, done.Result) || !rec.FinishedAt.Equal(*done.FinishedAt) {
 			t.Errorf("a refused cancel changed the record: %+v, was %+v", rec, done)
 		}
 	})
@@ -84,10 +85,10 @@ func TestCancelInQueueMode(t *testing.T) {
 		after := s.submit(t, single("echo", "v1", `"after"`))
 		s.waitStatus(t, after, "succeeded", 2*slowDelay+10*time.Second)
 		rc := c.redis.Client()
-		eventually(t, 2*slowDelay+10*time.Second, "asynq done with the cancelled job's task", func() bool {
+		testkit.Eventually(t, 2*slowDelay+10*time.Second, func() bool {
 			n, err := rc.Exists(context.Background(), "asynq:{inferd}:t:"+running).Result()
 			return err == nil && n == 0
-		})
+		}, "asynq done with the cancelled job's task")
 		if rec := s.poll(t, running); rec.Status != "cancelled" || string(rec.Result) != "null" || !rec.FinishedAt.Equal(cancelledAt) {
 			t.Fatalf("the cancelled job changed: %+v", rec)
 		}

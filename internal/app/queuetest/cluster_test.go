@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // clusterJob is one job of TestClusterSurvivesWorkerKill: what was submitted, through
@@ -76,7 +78,7 @@ func TestClusterSurvivesWorkerKill(t *testing.T) {
 	for _, j := range jobs[:slowJobs] {
 		j.id = servers[j.via].submit(t, j.spec)
 	}
-	eventually(t, 20*time.Second, "the slow jobs never all ran at once", func() bool {
+	testkit.Eventually(t, 20*time.Second, func() bool {
 		for _, j := range jobs[:slowJobs] {
 			if j.last = other(j).poll(t, j.id); j.last.final() {
 				t.Fatalf("slow job %s ended before the kill: %+v", j.id, j.last)
@@ -86,7 +88,7 @@ func TestClusterSurvivesWorkerKill(t *testing.T) {
 			}
 		}
 		return true
-	})
+	}, "the slow jobs never all ran at once")
 
 	// The flood, through both servers, from several goroutines; the victim dies early in
 	// it, and no later than a second after the slow jobs were seen running.
@@ -126,12 +128,8 @@ func TestClusterSurvivesWorkerKill(t *testing.T) {
 	}
 
 	// Poll every unfinished job, through the other server, in rounds until all are final.
-	deadline := killedAt.Add(recoverTime)
 	left := jobs
-	for len(left) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d jobs unfinished %s after the kill, e.g. %+v", len(left), recoverTime, left[0].last)
-		}
+	testkit.Eventually(t, time.Until(killedAt.Add(recoverTime)), func() bool {
 		var mu sync.Mutex
 		var still []*clusterJob
 		work := make(chan *clusterJob)
@@ -164,10 +162,11 @@ func TestClusterSurvivesWorkerKill(t *testing.T) {
 		if t.Failed() {
 			t.FailNow()
 		}
-		if left = still; len(left) > 0 {
-			time.Sleep(250 * time.Millisecond)
-		}
-	}
+		left = still
+		return len(left) == 0
+	}, "every job final %s after the kill: %s", recoverTime, func() string {
+		return fmt.Sprintf("%d unfinished, e.g. %+v", len(left), left[0].last)
+	})
 	t.Logf("all %d jobs final %s after the kill", total, time.Since(killedAt).Round(time.Millisecond))
 
 	for i, j := range jobs {
@@ -177,7 +176,7 @@ func TestClusterSurvivesWorkerKill(t *testing.T) {
 			t.Errorf("job %d (%s): record %+v, want succeeded %s/%s batch=%v", i, j.id, rec, j.spec.Model, j.spec.Version, j.spec.Items != nil)
 			continue
 		}
-		if !sameJSON(rec.Result, j.spec.want()) {
+		if !testkit.SameJSON(rec.Result, j.spec.want()) {
 			t.Errorf("job %d (%s): result %s, want %s", i, j.id, rec.Result, j.spec.want())
 		}
 	}

@@ -126,7 +126,7 @@ func clusterFlood(b *testing.B, servers []*server, n int) {
 						b.Errorf("job %s: %+v %v", ids[i], rec, err)
 						return
 					}
-					time.Sleep(5 * time.Millisecond)
+					time.Sleep(5 * time.Millisecond) // the child workers run the job meanwhile: the client's poll cadence
 				}
 			}
 		})

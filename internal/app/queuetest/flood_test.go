@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // flood is a stream of job submissions through several servers while something
@@ -82,7 +84,7 @@ func runFlood(t *testing.T, servers []*server, total, submitters, at int, within
 						return
 					}
 					j.via = (j.via + 1) % len(servers)
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(20 * time.Millisecond) // a load balancer's pause before the retry to the next child server
 				}
 			}
 		})
@@ -179,7 +181,7 @@ func (f *flood) settle(t *testing.T, servers []*server, within time.Duration) ou
 		close(work)
 		wg.Wait()
 		if left = still; len(left) > 0 {
-			time.Sleep(250 * time.Millisecond)
+			time.Sleep(250 * time.Millisecond) // the child servers and workers finish jobs meanwhile; the next round polls what is left
 		}
 	}
 	out.finishedIn = time.Since(start)
@@ -196,7 +198,7 @@ func (f *flood) settle(t *testing.T, servers []*server, within time.Duration) ou
 			}
 		case j.last.Status == "succeeded":
 			out.succeeded++
-			if !sameJSON(j.last.Result, j.spec.want()) || j.last.JobID != j.id {
+			if !testkit.SameJSON(j.last.Result, j.spec.want()) || j.last.JobID != j.id {
 				out.wrong = append(out.wrong, fmt.Sprintf("job %d (%s): %+v, want result %s", i, j.id, j.last, j.spec.want()))
 			}
 		default:

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/proctest"
 	"github.com/inferd/inferd/internal/redistest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The built-in development keys: the processes run without API_KEYS.
@@ -237,16 +237,6 @@ func probe(p *proctest.Proc, path string) int {
 	return resp.StatusCode
 }
 
-// eventually polls cond every 20 ms until it holds, failing the test after within.
-func eventually(tb testing.TB, within time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			tb.Fatalf("after %s: %s", within, what)
-		}
-	}
-}
-
 // jobSpec is one asynchronous prediction: a single one when Items is nil.
 type jobSpec struct {
 	Model   string            `json:"model"`
@@ -363,20 +353,17 @@ func (s *server) poll(tb testing.TB, id string) jobRecord {
 func (s *server) waitStatus(tb testing.TB, id, want string, within time.Duration) jobRecord {
 	tb.Helper()
 	last := jobRecord{Status: "created"}
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(tb, within, func() bool {
 		rec := s.poll(tb, id)
 		if rank[rec.Status] < rank[last.Status] {
 			tb.Fatalf("job %s went from %s back to %s", id, last.Status, rec.Status)
 		}
 		last = rec
-		if rec.Status == want {
-			return rec
-		}
-		if rec.final() {
+		if rec.final() && rec.Status != want {
 			tb.Fatalf("job %s ended %s, want %s: %+v", id, rec.Status, want, rec)
 		}
-	}
-	tb.Fatalf("job %s is still %s after %s, want %s", id, last.Status, within, want)
+		return rec.Status == want
+	}, "job %s %s: it is still %s", id, want, func() string { return last.Status })
 	return last
 }
 
@@ -400,21 +387,4 @@ func (s *server) requireModel(tb testing.TB, name, version string) {
 	tb.Fatalf("the server has not loaded %s/%s from MODELS_DIR (loaded: %s; listed: %s): this test "+
 		"needs an echo model with a simulated delay from the model repository (see addSlowModel)",
 		name, version, bytes.TrimSpace(resp.Body), bytes.TrimSpace(models.Body))
-}
-
-// sameJSON reports whether a and b are the same JSON value. Numbers compare by their
-// decimal text, so 12345678901234567890 must come back exactly; key order and
-// insignificant spaces (or escaping) do not matter.
-func sameJSON(a, b []byte) bool {
-	va, errA := decodeJSON(a)
-	vb, errB := decodeJSON(b)
-	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
-}
-
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestIdempotentSubmitAcrossServers: two API servers on one Redis. The same key and
@@ -74,7 +75,7 @@ func TestIdempotentSubmitAcrossServers(t *testing.T) {
 			answered <- err
 		}()
 		var use job.Use
-		eventually(t, 5*time.Second, "the held server wrote the idempotency key", func() bool {
+		testkit.Eventually(t, 5*time.Second, func() bool {
 			keys := rc.Keys(ctx, redisstore.DefaultOncePrefix+"*").Val()
 			for _, k := range keys {
 				if u, err := job.DecodeUse(rc.Get(ctx, k).Val()); err == nil && !u.PendingUntil.IsZero() {
@@ -83,7 +84,7 @@ func TestIdempotentSubmitAcrossServers(t *testing.T) {
 				}
 			}
 			return false
-		})
+		}, "the held server wrote the idempotency key")
 		resp := a.api.Do(a.keyed(spec, "killed"))
 		if p := resp.Problem(t); resp.Status != http.StatusConflict || p.Code != "idempotency_key_in_progress" || resp.Header.Get("Retry-After") == "" {
 			t.Fatalf("a duplicate while the first is accepted: status %d %s", resp.Status, resp.Body)
@@ -93,15 +94,15 @@ func TestIdempotentSubmitAcrossServers(t *testing.T) {
 			t.Fatal("the killed server answered")
 		}
 		var id string
-		eventually(t, 10*time.Second, "a retry gets the job", func() bool {
+		testkit.Eventually(t, 10*time.Second, func() bool {
 			var err error
 			id, err = b.trySubmitKey(spec, "killed")
 			return err == nil
-		})
+		}, "a retry gets the job")
 		if id != use.JobID {
 			t.Fatalf("the retry got job %s, want %s, which the killed server created", id, use.JobID)
 		}
-		if rec := b.waitStatus(t, id, "succeeded", 10*time.Second); !sameJSON(rec.Result, spec.want()) {
+		if rec := b.waitStatus(t, id, "succeeded", 10*time.Second); !testkit.SameJSON(rec.Result, spec.want()) {
 			t.Fatalf("result %s", rec.Result)
 		}
 	})

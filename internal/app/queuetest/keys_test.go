@@ -2,7 +2,6 @@ package queuetest
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/inferd/inferd/internal/config"
 	"github.com/inferd/inferd/internal/proctest"
 	"github.com/inferd/inferd/internal/readmetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The keys of these tests, named as docs/operations.md's example names them. opsKey
@@ -78,7 +78,7 @@ func (s *server) submitAs(tb testing.TB, key string) string {
 // waitSucceeded polls a job with key until it succeeded.
 func (s *server) waitSucceeded(tb testing.TB, id, key string) {
 	tb.Helper()
-	eventually(tb, 30*time.Second, "job "+id+" succeeded", func() bool {
+	testkit.Eventually(tb, 30*time.Second, func() bool {
 		var rec jobRecord
 		resp := s.api.Do(s.api.NewRequest(http.MethodGet, "/predict/async/"+id, key, nil))
 		if resp.Status != http.StatusOK {
@@ -89,7 +89,7 @@ func (s *server) waitSucceeded(tb testing.TB, id, key string) {
 			tb.Fatalf("job %s ended %s: %+v", id, rec.Status, rec)
 		}
 		return rec.Status == "succeeded"
-	})
+	}, "job %s succeeded", id)
 }
 
 // keysSection is docs/operations.md's section on changing the keys.
@@ -281,8 +281,7 @@ func TestKeysRevokedWithoutRestart(t *testing.T) {
 			t.Errorf("server %d: inferd_api_keys_loaded_timestamp_seconds = %v, before the change at %d", i, at, revoked.Unix())
 		}
 		// Lines below warnings reach the log within logbuf's delay, not at once.
-		eventually(t, 5*time.Second, fmt.Sprintf("server %d logs the reload as docs/operations.md shows it:\n%s", i, docLines[0]),
-			func() bool { return logged(s.Proc, docLines[0]) })
+		testkit.Eventually(t, 5*time.Second, func() bool { return logged(s.Proc, docLines[0]) }, "server %d logs the reload as docs/operations.md shows it:\n%s", i, docLines[0])
 	}
 	// The worker holds no keys: jobs of the new key, submitted through one server and
 	// read through the other, run as before; those the revoked key submitted while it
@@ -309,7 +308,7 @@ func TestKeysRevokedWithoutRestart(t *testing.T) {
 	for i, s := range servers {
 		// What is claimed here is that nothing changes, not how soon the log says so: a
 		// wide deadline, as a machine running other tests may starve a -race server.
-		eventually(t, 5*interval, fmt.Sprintf("server %d logs the broken file", i), func() bool { return logged(s.Proc, docLines[1]) })
+		testkit.Eventually(t, 5*interval, func() bool { return logged(s.Proc, docLines[1]) }, "server %d logs the broken file", i)
 		if n := metric(t, s.Proc, "inferd_api_keys_reload_failures_total"); n < 1 {
 			t.Errorf("server %d: inferd_api_keys_reload_failures_total = %v after the broken file, want at least 1", i, n)
 		}
@@ -352,16 +351,16 @@ func TestKeysReloadOnSIGHUP(t *testing.T) {
 		}
 		hup := time.Now()
 		file.hupAsDocumented(t, s.Proc)
-		eventually(t, 5*time.Second, fmt.Sprintf("server %d refuses the old key after SIGHUP", i), func() bool {
+		testkit.Eventually(t, 5*time.Second, func() bool {
 			return s.status(t, oldKey) == http.StatusUnauthorized
-		})
+		}, "server %d refuses the old key after SIGHUP", i)
 		t.Logf("server %d: the old key refused %s after SIGHUP", i, time.Since(hup).Round(time.Millisecond))
 		if st := s.status(t, newKey); st != http.StatusOK {
 			t.Errorf("server %d: the new key after SIGHUP: status %d, want 200", i, st)
 		}
-		eventually(t, 5*time.Second, fmt.Sprintf("server %d logs the reload on SIGHUP", i), func() bool {
+		testkit.Eventually(t, 5*time.Second, func() bool {
 			return strings.Contains(s.Logs(), `msg="API keys reloaded" reason=SIGHUP keys=2`)
-		})
+		}, "server %d logs the reload on SIGHUP", i)
 		if i == 0 {
 			if st := servers[1].status(t, oldKey); st != http.StatusOK {
 				t.Errorf("server 1, before its own SIGHUP: the old key answered %d, want 200", st)
@@ -371,9 +370,9 @@ func TestKeysReloadOnSIGHUP(t *testing.T) {
 
 	file.write(brokenKeys)
 	servers[0].Signal(syscall.SIGHUP)
-	eventually(t, 5*time.Second, "the broken file logged on SIGHUP", func() bool {
+	testkit.Eventually(t, 5*time.Second, func() bool {
 		return strings.Contains(servers[0].Logs(), `reason=SIGHUP error="malformed API key entry: API_KEYS_FILE `+file.path+` entry 2: missing ':'`)
-	})
+	}, "the broken file logged on SIGHUP")
 	if n := metric(t, servers[0].Proc, "inferd_api_keys_reload_failures_total"); n != 1 {
 		t.Errorf("inferd_api_keys_reload_failures_total = %v, want 1", n)
 	}
@@ -382,9 +381,9 @@ func TestKeysReloadOnSIGHUP(t *testing.T) {
 	}
 
 	w.Signal(syscall.SIGHUP)
-	eventually(t, 5*time.Second, "the worker logs the SIGHUP", func() bool {
+	testkit.Eventually(t, 5*time.Second, func() bool {
 		return strings.Contains(w.Logs(), "SIGHUP: inferd-worker authenticates nobody and holds no API keys")
-	})
+	}, "the worker logs the SIGHUP")
 	if exited(w.Proc) || probe(w.Proc, "/ready") != http.StatusOK {
 		t.Fatalf("the worker did not survive SIGHUP:\n%s", w.Logs())
 	}

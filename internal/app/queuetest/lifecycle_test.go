@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestJobWaitsForAWorker: with no worker running, a submitted job stays pending (it is
@@ -39,7 +41,7 @@ func TestJobWaitsForAWorker(t *testing.T) {
 
 	w := c.startWorker()
 	rec := s.waitStatus(t, id, "succeeded", 10*time.Second)
-	if !sameJSON(rec.Result, spec.want()) {
+	if !testkit.SameJSON(rec.Result, spec.want()) {
 		t.Errorf("result %s, want %s", rec.Result, spec.want())
 	}
 
@@ -94,7 +96,7 @@ func TestJobRecordSurvivesServerRestart(t *testing.T) {
 		// Both paths serve the same record.
 		for _, path := range []string{"/predict/async/" + id, "/jobs/" + id} {
 			resp := b.api.Get(path, devKey)
-			if resp.Status != http.StatusOK || !sameJSON(resp.Body, want) {
+			if resp.Status != http.StatusOK || !testkit.SameJSON(resp.Body, want) {
 				t.Errorf("GET %s after the restart: %d %s\nbefore it: %s", path, resp.Status, resp.Body, want)
 			}
 		}
@@ -102,7 +104,7 @@ func TestJobRecordSurvivesServerRestart(t *testing.T) {
 
 	c.startWorker()
 	rec := b.waitStatus(t, pending, "succeeded", 10*time.Second)
-	if !sameJSON(rec.Result, pendingSpec.want()) {
+	if !testkit.SameJSON(rec.Result, pendingSpec.want()) {
 		t.Errorf("result %s, want %s", rec.Result, pendingSpec.want())
 	}
 }
@@ -149,7 +151,7 @@ func TestWorkerSIGTERMDuringLongJob(t *testing.T) {
 			exitAt := time.Now()
 
 			rec := s.waitStatus(t, id, "succeeded", 20*time.Second)
-			if !sameJSON(rec.Result, spec.want()) {
+			if !testkit.SameJSON(rec.Result, spec.want()) {
 				t.Errorf("result %s, want %s", rec.Result, spec.want())
 			}
 			if !tc.requeued {
@@ -191,12 +193,10 @@ func TestWorkerLogsItsConcurrency(t *testing.T) {
 			w := c.startWorker("WORKER_CONCURRENCY=" + tc.setting)
 			line := regexp.MustCompile(`msg="worker taking jobs" concurrency=(\d+)`)
 			var m []string
-			for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			testkit.Eventually(t, 10*time.Second, func() bool {
 				m = line.FindStringSubmatch(w.Logs())
-			}
-			if m == nil {
-				t.Fatalf("no start line with the concurrency:\n%s", w.Logs())
-			}
+				return m != nil
+			}, "a start line with the concurrency:\n%s", func() string { return w.Logs() })
 			if got, _ := strconv.Atoi(m[1]); got != tc.want {
 				t.Errorf("logged concurrency=%d, want %d (WORKER_CONCURRENCY=%q on %d CPUs)", got, tc.want, tc.setting, runtime.NumCPU())
 			}

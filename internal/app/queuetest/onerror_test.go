@@ -13,6 +13,7 @@ import (
 
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/proctest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestBatchJobOnError: queue mode, the example models (iris through ONNX Runtime) on a
@@ -73,17 +74,13 @@ func TestBatchJobOnError(t *testing.T) {
 		if resp.Status != http.StatusOK || sub.JobID == "" {
 			t.Fatalf("submit: %d %s", resp.Status, resp.Body)
 		}
-		for deadline := time.Now().Add(2 * time.Minute); ; {
-			resp := s.api.Get("/jobs/"+sub.JobID+"?wait=10", devKey)
-			var rec record
-			resp.JSON(t, &rec)
-			if rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled" {
-				return rec
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s is still %s", sub.JobID, rec.Status)
-			}
-		}
+		var rec record
+		testkit.Eventually(t, 2*time.Minute, func() bool {
+			rec = record{}
+			s.api.Get("/jobs/"+sub.JobID+"?wait=10", devKey).JSON(t, &rec)
+			return rec.Status == "succeeded" || rec.Status == "failed" || rec.Status == "cancelled"
+		}, "job %s final: it is still %s", sub.JobID, func() string { return rec.Status })
+		return rec
 	}
 
 	t.Run("fail", func(t *testing.T) {

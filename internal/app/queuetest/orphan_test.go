@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The recovery bound of an orphaned job (package queue's doc): asynq's 30 s lease, which
@@ -51,25 +53,25 @@ func TestOrphanRecoveryTime(t *testing.T) {
 			if wipe {
 				s.waitStatus(t, s.submit(t, single("echo", "v1", `0`)), "succeeded", 30*time.Second)
 				c.redis.Restart() // empty: no persistence
-				eventually(t, 30*time.Second, "a job succeeds after the restart", func() bool {
+				testkit.Eventually(t, 30*time.Second, func() bool {
 					id, err := s.trySubmit(single("echo", "v1", `1`))
 					if err != nil {
 						return false
 					}
 					s.waitStatus(t, id, "succeeded", 30*time.Second)
 					return true
-				})
+				}, "a job succeeds after the restart")
 			}
 
 			ids := []string{s.submit(t, single("slow", "v1", `"a"`)), s.submit(t, single("slow", "v1", `"b"`))}
-			eventually(t, delay-time.Second, "both slow jobs running at once", func() bool {
+			testkit.Eventually(t, delay-time.Second, func() bool {
 				for _, id := range ids {
 					if s.poll(t, id).Status != "running" {
 						return false
 					}
 				}
 				return true
-			})
+			}, "both slow jobs running at once")
 			victim.Signal(syscall.SIGKILL)
 			killed := time.Now()
 
@@ -78,7 +80,7 @@ func TestOrphanRecoveryTime(t *testing.T) {
 			// is queued again.
 			var lost jobRecord
 			var seen time.Time
-			eventually(t, asynqLease+recoverInterval+recoverSlack, "a record that names its lost worker", func() bool {
+			testkit.Eventually(t, asynqLease+recoverInterval+recoverSlack, func() bool {
 				for _, id := range ids {
 					if rec := s.poll(t, id); rec.WorkerLostAt != nil {
 						lost, seen = rec, time.Now()
@@ -86,7 +88,7 @@ func TestOrphanRecoveryTime(t *testing.T) {
 					}
 				}
 				return false
-			})
+			}, "a record that names its lost worker")
 			t.Logf("the record named its lost worker %s after the kill: worker_lost_at %s before the kill, retry_at %s after the report",
 				seen.Sub(killed).Round(100*time.Millisecond), killed.Sub(*lost.WorkerLostAt).Round(100*time.Millisecond), lost.RetryAt.Sub(seen).Round(100*time.Millisecond))
 			switch {

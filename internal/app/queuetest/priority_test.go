@@ -56,7 +56,7 @@ func TestPrioritiesAndDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	high := submitAll(20, "high")
-	time.Sleep(time.Until(expiry))
+	time.Sleep(time.Until(expiry)) // the expiring job's deadline passes, on the clock the child worker reads, before any worker runs
 	c.startWorker(append(env, "WORKER_CONCURRENCY=1")...)
 
 	type start struct {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestRedisOutage: while Redis is down, what needs it answers 503 queue_unavailable
@@ -59,9 +61,9 @@ func TestRedisOutage(t *testing.T) {
 		t.Errorf("worker /health with Redis down: %d", got)
 	}
 	// The worker checks Redis every 5 s and stops declaring itself ready.
-	eventually(t, 15*time.Second, "the worker stayed ready with Redis down", func() bool {
+	testkit.Eventually(t, 15*time.Second, func() bool {
 		return probe(w.Proc, "/ready") == http.StatusServiceUnavailable
-	})
+	}, "the worker stayed ready with Redis down")
 	t.Logf("worker unready %s after Redis stopped", time.Since(stoppedAt).Round(time.Millisecond))
 
 	// The restarted Redis is empty (persistence is off): the old job is gone, which is
@@ -70,7 +72,7 @@ func TestRedisOutage(t *testing.T) {
 	restartedAt := time.Now()
 	spec := batch("echo", "v1", `{"after":"restart","n":12345678901234567890}`, `[]`)
 	var id string
-	eventually(t, 20*time.Second, "the server never took a job again after Redis came back", func() bool {
+	testkit.Eventually(t, 20*time.Second, func() bool {
 		resp := s.api.Post(spec.path(), devKey, spec)
 		switch resp.Status {
 		case http.StatusOK:
@@ -85,16 +87,16 @@ func TestRedisOutage(t *testing.T) {
 		}
 		t.Fatalf("submit while Redis comes back: %d %s", resp.Status, resp.Body)
 		return false
-	})
+	}, "the server never took a job again after Redis came back")
 	t.Logf("submit answered 200 %s after Redis restarted", time.Since(restartedAt).Round(time.Millisecond))
 	rec := s.waitStatus(t, id, "succeeded", 30*time.Second)
 	t.Logf("job succeeded %s after Redis restarted", time.Since(restartedAt).Round(time.Millisecond))
-	if !sameJSON(rec.Result, spec.want()) {
+	if !testkit.SameJSON(rec.Result, spec.want()) {
 		t.Errorf("result %s, want %s", rec.Result, spec.want())
 	}
-	eventually(t, 15*time.Second, "the worker never became ready again", func() bool {
+	testkit.Eventually(t, 15*time.Second, func() bool {
 		return probe(w.Proc, "/ready") == http.StatusOK
-	})
+	}, "the worker never became ready again")
 	t.Logf("worker ready %s after Redis restarted", time.Since(restartedAt).Round(time.Millisecond))
 	if exited(s.Proc) || exited(w.Proc) {
 		t.Error("a process exited during the outage")

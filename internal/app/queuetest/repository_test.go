@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/internal/storetest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestWorkerSyncsOnDemand: a server and a worker read the same repository in an S3
@@ -31,19 +32,19 @@ func TestWorkerSyncsOnDemand(t *testing.T) {
 	w := c.startWorker(append(repo, "MODEL_CACHE_DIR="+t.TempDir(), "REPOSITORY_POLL_INTERVAL=1h")...)
 
 	spec := single("e", "v1", `{"n":1}`)
-	if rec := s.waitStatus(t, s.submit(t, spec), "succeeded", 30*time.Second); !sameJSON(rec.Result, spec.want()) {
+	if rec := s.waitStatus(t, s.submit(t, spec), "succeeded", 30*time.Second); !testkit.SameJSON(rec.Result, spec.want()) {
 		t.Errorf("e v1's job: %s, want %s", rec.Result, spec.want())
 	}
 
 	put("v2", "second")
-	eventually(t, 60*time.Second, "the server serves e v2", func() bool {
+	testkit.Eventually(t, 60*time.Second, func() bool {
 		return s.api.Post("/predict", devKey, `{"model":"e","version":"v2","data":1}`).Status == http.StatusOK
-	})
+	}, "the server serves e v2")
 	synced := metric(t, w.Proc, `inferd_repository_syncs_total{outcome="success"}`)
 	spec = single("e", "v2", `{"n":2}`)
 	start := time.Now()
 	rec := s.waitStatus(t, s.submit(t, spec), "succeeded", 90*time.Second)
-	if !sameJSON(rec.Result, spec.want()) {
+	if !testkit.SameJSON(rec.Result, spec.want()) {
 		t.Errorf("e v2's job: %s, want %s", rec.Result, spec.want())
 	}
 	t.Logf("a job for a version the worker had not synced succeeded in %s", time.Since(start).Round(time.Millisecond))

@@ -16,6 +16,8 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // receivedSpan is one span an OTLP receiver got, with its service.
@@ -129,9 +131,9 @@ func TestTraceAcrossProcesses(t *testing.T) {
 	resp.JSON(t, &sub)
 	s.waitStatus(t, sub.JobID, "succeeded", 30*time.Second)
 	// Info lines reach the log in batches (at most 100 ms late).
-	eventually(t, 5*time.Second, "a server log line names the caller's trace", func() bool {
+	testkit.Eventually(t, 5*time.Second, func() bool {
 		return strings.Contains(s.Logs(), `trace_id=`+traceID)
-	})
+	}, "a server log line names the caller's trace")
 
 	s.Signal(syscall.SIGTERM)
 	w.Signal(syscall.SIGTERM)

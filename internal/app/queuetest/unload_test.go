@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestUnloadInQueueMode: in queue mode the jobs run on the workers, which hold models
@@ -65,18 +67,13 @@ func TestUnloadInQueueMode(t *testing.T) {
 			Status    string  `json:"status"`
 			ErrorCode *string `json:"error_code"`
 		}
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		testkit.Eventually(t, time.Minute, func() bool {
 			resp := s.api.Get("/jobs/"+id+"?wait=10", devKey)
 			if err := json.Unmarshal(resp.Body, &rec); err != nil {
 				t.Fatalf("job %s: %v", id, err)
 			}
-			if rank[rec.Status] == 3 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s still %s after a minute", id, rec.Status)
-			}
-		}
+			return rank[rec.Status] == 3
+		}, "job %s final: it is still %s", id, func() string { return rec.Status })
 		key := rec.Status
 		if rec.ErrorCode != nil {
 			key += " " + *rec.ErrorCode

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // waitJob long-polls a job (GET /jobs/{id}?wait=w) and returns its record and how long
@@ -43,7 +45,7 @@ func TestJobWaitInQueueMode(t *testing.T) {
 		spec := single("slow", "v1", `{"n":1}`)
 		id := a.submit(t, spec)
 		rec, took := a.waitJob(t, id, "30")
-		if rec.Status != "succeeded" || !sameJSON(rec.Result, spec.want()) {
+		if rec.Status != "succeeded" || !testkit.SameJSON(rec.Result, spec.want()) {
 			t.Fatalf("record %+v", rec)
 		}
 		if took > 20*time.Second {
@@ -81,7 +83,7 @@ func TestJobWaitInQueueMode(t *testing.T) {
 		}()
 		// The cancel comes once the wait is held (the server counts it), so that it is
 		// the cancel that wakes the wait rather than a wait that reads a final record.
-		eventually(t, 10*time.Second, "the wait held", func() bool { return metric(t, a.Proc, "inferd_job_waits") >= 1 })
+		testkit.Eventually(t, 10*time.Second, func() bool { return metric(t, a.Proc, "inferd_job_waits") >= 1 }, "the wait held")
 		if resp := b.api.Do(b.api.NewRequest(http.MethodDelete, "/predict/async/"+id, devKey, nil)); resp.Status != http.StatusOK {
 			t.Fatalf("cancel: %d %s", resp.Status, resp.Body)
 		}

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // hookSecret signs the callbacks of these tests (WEBHOOK_SECRET).
@@ -191,7 +193,7 @@ func TestWebhooksDelivered(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, "every callback delivered", func() bool { return rv.count() == jobs })
+	testkit.Eventually(t, 2*time.Minute, func() bool { return rv.count() == jobs }, "every callback delivered")
 	took := time.Since(start)
 
 	rv.mu.Lock()
@@ -218,9 +220,9 @@ func TestWebhooksDelivered(t *testing.T) {
 	// The record says delivered, with the attempts it took, once the dispatcher has
 	// written it (just after the receiver answered).
 	for _, id := range ids {
-		eventually(t, 10*time.Second, "job "+id+"'s callback recorded delivered", func() bool {
+		testkit.Eventually(t, 10*time.Second, func() bool {
 			return s.callback(t, id).Callback.State == "delivered"
-		})
+		}, "job %s's callback recorded delivered", id)
 		want := 1
 		if failsFirst(id) {
 			want = 2
@@ -269,7 +271,7 @@ func TestWebhookAfterWorkerKill(t *testing.T) {
 	victim.Signal(syscall.SIGKILL)
 	killed := time.Now()
 	c.startWorker(append(hookEnv, "WEBHOOK_TIMEOUT=3s")...)
-	eventually(t, time.Minute, "the callback delivered after the kill", func() bool { return rv.count() == 1 })
+	testkit.Eventually(t, time.Minute, func() bool { return rv.count() == 1 }, "the callback delivered after the kill")
 	t.Logf("delivered %s after the kill", time.Since(killed).Round(100*time.Millisecond))
 
 	rv.mu.Lock()
@@ -284,10 +286,10 @@ func TestWebhookAfterWorkerKill(t *testing.T) {
 	}
 	// The killed worker never recorded its attempt: the record counts the one that
 	// was.
-	eventually(t, 10*time.Second, "the callback recorded delivered", func() bool {
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		cb := s.callback(t, id).Callback
 		return cb.State == "delivered" && cb.Attempts == 1
-	})
+	}, "the callback recorded delivered")
 }
 
 // TestWebhookForbiddenHost: a server that does not list loopback refuses a callback to
@@ -311,7 +313,7 @@ func TestWebhookForbiddenHost(t *testing.T) {
 	s = c.startServer(anyHost...)
 	w := c.startWorker(anyHost...)
 	id := s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(`1`), CallbackURL: strings.Replace(rv.url, "127.0.0.1", "localhost", 1)})
-	eventually(t, time.Minute, "the callback settled", func() bool { return s.callback(t, id).Callback.State != "pending" })
+	testkit.Eventually(t, time.Minute, func() bool { return s.callback(t, id).Callback.State != "pending" }, "the callback settled")
 	if cb := s.callback(t, id).Callback; cb.State != "failed" || cb.Attempts != 1 || !strings.Contains(cb.LastError, "not retried") || !strings.Contains(cb.LastError, "this machine") {
 		t.Errorf("callback %+v, want failed at its one attempt, saying localhost's address is this machine's", cb)
 	}
@@ -338,7 +340,7 @@ func TestWebhookCancelled(t *testing.T) {
 	if resp := s.api.Do(s.api.NewRequest(http.MethodDelete, "/predict/async/"+id, devKey, nil)); resp.Status != http.StatusOK {
 		t.Fatalf("cancel: status %d: %s", resp.Status, resp.Body)
 	}
-	eventually(t, 30*time.Second, "the cancelled job called back", func() bool { return rv.count() == 1 })
+	testkit.Eventually(t, 30*time.Second, func() bool { return rv.count() == 1 }, "the cancelled job called back")
 	rv.mu.Lock()
 	body, wrong := rv.delivered[id], rv.wrong
 	rv.mu.Unlock()
@@ -363,7 +365,7 @@ func TestWebhooksOnRedisCluster(t *testing.T) {
 	for i := range ids {
 		ids[i] = s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(strconv.Itoa(i)), CallbackURL: rv.url})
 	}
-	eventually(t, time.Minute, "every callback delivered", func() bool { return rv.count() == jobs })
+	testkit.Eventually(t, time.Minute, func() bool { return rv.count() == jobs }, "every callback delivered")
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	if rv.badSigs != 0 || len(rv.wrong) != 0 {
@@ -407,10 +409,10 @@ func TestWebhookRedirectAndSlowReceiver(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := s.submit(t, jobSpec{Model: "echo", Version: "v1", Data: json.RawMessage(`1`), CallbackURL: tt.url})
-			eventually(t, 30*time.Second, "an attempt recorded", func() bool {
+			testkit.Eventually(t, 30*time.Second, func() bool {
 				cb := s.callback(t, id).Callback
 				return cb.Attempts > 0 && cb.State == "pending" && strings.Contains(cb.LastError, tt.lastError)
-			})
+			}, "an attempt recorded")
 			if n := metric(t, w.Proc, `inferd_webhook_attempts_total{outcome="`+tt.outcome+`"}`); n < 1 {
 				t.Errorf("no attempt counted %s", tt.outcome)
 			}
@@ -461,7 +463,7 @@ func TestWebhookFairness(t *testing.T) {
 	for _, id := range aIDs {
 		s.waitStatus(t, id, "succeeded", time.Minute)
 	}
-	eventually(t, time.Minute, "A's callbacks holding every slot", func() bool { return holding.Load() == 16 })
+	testkit.Eventually(t, time.Minute, func() bool { return holding.Load() == 16 }, "A's callbacks holding every slot")
 
 	type sent struct {
 		id string
@@ -480,7 +482,7 @@ func TestWebhookFairness(t *testing.T) {
 		}
 		b = append(b, sent{sub.JobID, at})
 	}
-	eventually(t, time.Minute, "B's 5 callbacks delivered", func() bool { return fast.count() == 5 })
+	testkit.Eventually(t, time.Minute, func() bool { return fast.count() == 5 }, "B's 5 callbacks delivered")
 	var took []time.Duration
 	mu.Lock()
 	for _, j := range b {

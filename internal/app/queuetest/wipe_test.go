@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestQueueListedAfterRedisWipe (see docs/design.md#orphaned-jobs-run-again-within-seconds): after Redis restarts empty, the
@@ -17,22 +19,22 @@ func TestQueueListedAfterRedisWipe(t *testing.T) {
 	c := newCluster(t)
 	s := c.startServer()
 	s.submit(t, single("echo", "v1", `1`)) // the server's asynq client lists the queue once
-	eventually(t, 10*time.Second, "inferd_jobs_queued counts the first job", func() bool {
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		return metric(t, s.Proc, "inferd_jobs_queued") == 1
-	})
+	}, "inferd_jobs_queued counts the first job")
 
 	c.redis.Restart() // empty: no persistence
 	const pending = 3
 	for range pending {
-		eventually(t, 15*time.Second, "a submission succeeds after the restart", func() bool {
+		testkit.Eventually(t, 15*time.Second, func() bool {
 			_, err := s.trySubmit(single("echo", "v1", `2`))
 			return err == nil
-		})
+		}, "a submission succeeds after the restart")
 	}
 	start := time.Now()
-	eventually(t, 15*time.Second, "inferd_jobs_queued counts the jobs submitted after the wipe", func() bool {
+	testkit.Eventually(t, 15*time.Second, func() bool {
 		return metric(t, s.Proc, "inferd_jobs_queued") == pending
-	})
+	}, "inferd_jobs_queued counts the jobs submitted after the wipe")
 	t.Logf("inferd_jobs_queued right %s after the submissions", time.Since(start).Round(10*time.Millisecond))
 	// The dashboard's API is outside openapi.yaml: a plain client reads it.
 	req, _ := http.NewRequest(http.MethodGet, s.URL+"/admin/queues/api/queues", nil)
