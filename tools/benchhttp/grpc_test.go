@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/peer"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // echoInference is a GRPCInferenceService over a real loopback socket that answers
@@ -155,17 +156,11 @@ func TestGRPCSession(t *testing.T) {
 		done := make(chan Result)
 		go func() { done <- l.Run(ctx, func(int64) bool { return false }) }()
 		// Cancelled once both calls are in the server's hands.
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		testkit.Eventually(t, 30*time.Second, func() bool {
 			s.mu.Lock()
-			n := len(s.raw)
-			s.mu.Unlock()
-			if n == 2 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the calls did not reach the server")
-			}
-		}
+			defer s.mu.Unlock()
+			return len(s.raw) == 2
+		}, "both calls in the server's hands")
 		cancel()
 		if r := <-done; r.Requests != 0 || r.Errors != 0 {
 			t.Errorf("%d requests, %d errors; calls cut off by the end of the run are neither", r.Requests, r.Errors)

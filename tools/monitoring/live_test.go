@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // promtool check metrics is clean on what a live server and worker export, after
@@ -75,12 +77,13 @@ scrape_configs:
 				}
 			}
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		n, healthy := 0, 0
+		testkit.Eventually(t, 30*time.Second, func() bool {
+			got.Data.Groups = nil
 			if err := json.Unmarshal([]byte(get(t, "http://"+promAddr+"/api/v1/rules")), &got); err != nil {
 				t.Fatal(err)
 			}
-			n, healthy := 0, 0
+			n, healthy = 0, 0
 			for _, g := range got.Data.Groups {
 				for _, r := range g.Rules {
 					n++
@@ -89,15 +92,11 @@ scrape_configs:
 					}
 				}
 			}
-			if n == len(rules) && healthy == n {
-				fmt.Printf("prometheus: %d alert rules loaded and evaluated\n", n)
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d rules, %d healthy, want %d: %+v", n, healthy, len(rules), got.Data.Groups)
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
+			return n == len(rules) && healthy == n
+		}, "%d rules loaded and healthy: %s", len(rules), func() string {
+			return fmt.Sprintf("%d rules, %d healthy: %+v", n, healthy, got.Data.Groups)
+		})
+		fmt.Printf("prometheus: %d alert rules loaded and evaluated\n", n)
 	})
 
 	// Every panel: a few scrapes under load, then each query must return a sample
@@ -106,7 +105,7 @@ scrape_configs:
 	deadline := time.Now().Add(90 * time.Second)
 	var last map[string]string
 	for len(pending) > 0 && time.Now().Before(deadline) {
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second) // Prometheus scrapes the child inferd and worker meanwhile (every second)
 		last = map[string]string{}
 		var still []Query
 		for _, q := range pending {

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // need returns the path of a program the test cannot run without: under CI=true its
@@ -107,24 +109,21 @@ func tail(s string, n int) string {
 // waitHTTP waits until GET path answers 200.
 func (p *proc) waitHTTP(t *testing.T, path string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	c := &http.Client{Timeout: time.Second}
-	for time.Now().Before(deadline) {
+	testkit.Eventually(t, timeout, func() bool {
 		select {
 		case <-p.done:
 			t.Fatalf("%s exited at start:\n%s", p.name, tail(p.out.String(), 40))
 		default:
 		}
-		if resp, err := c.Get("http://" + p.addr + path); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		resp, err := c.Get("http://" + p.addr + path)
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: GET %s not 200 within %s:\n%s", p.name, path, timeout, tail(p.out.String(), 40))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, "%s: GET %s 200:\n%s", p.name, path, func() string { return tail(p.out.String(), 40) })
 }
 
 // stack is a real inferd server and inferd-worker sharing a real Redis.
@@ -172,15 +171,13 @@ func startStack(t *testing.T) *stack {
 
 func waitTCP(t *testing.T, p *proc, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", p.addr, time.Second); err == nil {
+	testkit.Eventually(t, timeout, func() bool {
+		c, err := net.DialTimeout("tcp", p.addr, time.Second)
+		if err == nil {
 			c.Close()
-			return
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s does not listen on %s:\n%s", p.name, p.addr, tail(p.out.String(), 20))
+		return err == nil
+	}, "%s listening on %s:\n%s", p.name, p.addr, func() string { return tail(p.out.String(), 20) })
 }
 
 // get returns the body of GET url, failing the test unless it is 200.
@@ -228,7 +225,7 @@ func load(ctx context.Context, server string) {
 					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // the load's pace: the next request to the child inferd
 			}
 		}()
 	}
