@@ -84,6 +84,7 @@ func initEnv(lib string) error {
 	case env.lib != "":
 		return fmt.Errorf("ONNX Runtime is already loaded from %s in this process; cannot load %s too", env.lib, lib)
 	}
+	tuneMalloc()
 	ort.SetSharedLibraryPath(lib)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return libraryNotFound("loading %s: %v (is it ONNX Runtime 1.24.x for this platform? `make onnxruntime` installs one)", lib, err)
