@@ -1,6 +1,10 @@
 package client
 
-import "context"
+import (
+	"context"
+
+	gen "github.com/inferd/inferd/gen/client"
+)
 
 // LoadedModels lists the pipelines in memory and the versions that failed to load
 // (GET /debug/models/loaded, operation listLoadedModels; scope admin).
@@ -20,6 +24,28 @@ func (c *Client) LoadedModels(ctx context.Context) (*LoadedModelList, error) {
 func (c *Client) Reload(ctx context.Context, name, version string) (*ReloadResult, error) {
 	resp, err := c.gen.ReloadModel(ctx, name, version)
 	var out ReloadResult
+	if err := read(resp, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Explain runs one prediction of version (named: the path takes one) and answers its
+// result with each step of the version's model graph: its outcome, its member call's
+// duration and the tensors it was given and passed on (POST
+// /admin/models/{name}/{version}/explain, operation explainPrediction; scope admin). A
+// version that is not a graph has no steps.
+func (c *Client) Explain(ctx context.Context, name, version string, data any) (*Explanation, error) {
+	raw, err := encode("data", data)
+	if err != nil {
+		return nil, err
+	}
+	body, err := request(gen.ExplainRequest{Data: raw})
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.gen.ExplainPredictionWithBody(ctx, name, version, nil, contentJSON, body)
+	var out Explanation
 	if err := read(resp, err, &out); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ var methods = map[string]string{
 	"metrics":           "Metrics",
 	"listLoadedModels":  "LoadedModels",
 	"reloadModel":       "Reload",
+	"explainPrediction": "Explain",
 	"modelMemory":       "Memory",
 	"queueUI":           "QueueUI",
 	"openapiYAML":       "OpenAPIYAML",

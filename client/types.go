@@ -24,6 +24,14 @@ type (
 	FailedModel     = gen.FailedModel
 	ReloadResult    = gen.ReloadResult
 	MemoryReport    = gen.MemoryReport
+	// Explanation is a prediction with what each step of a model graph did for it.
+	Explanation = gen.Explanation
+	// ExplainedStep is one graph step: its outcome, duration and tensors.
+	ExplainedStep = gen.ExplainedStep
+	// ExplainedStepOutcome is what a step did: answered, skipped or fallback.
+	ExplainedStepOutcome = gen.ExplainedStepOutcome
+	// ExplainedTensor is a tensor between graph steps, batch dimension first.
+	ExplainedTensor = gen.ExplainedTensor
 	PipelineMemory  = gen.PipelineMemory
 	ProcessMemory   = gen.ProcessMemory
 	Health          = gen.Health

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/inferd/inferd/client"
 	pb "github.com/inferd/inferd/gen/inference"
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/app"
@@ -701,6 +702,21 @@ func TestGraphExplain(t *testing.T) {
 	}
 	if resp, _ := explain(t, "/admin/models/nosuch/v1/explain", "k-admin", flowers[0]); resp.Status != http.StatusNotFound || resp.Problem(t).Code != "model_not_found" {
 		t.Errorf("an unknown model: %d %s", resp.Status, resp.Body)
+	}
+
+	// The Go SDK's Explain.
+	c, err := client.New(s.url, client.WithAPIKey("k-admin"), client.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, nil)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Explain(t.Context(), "iris-cascade", "v1", flowers[1])
+	if err != nil || len(got.Steps) != 2 || got.Model != "iris-cascade" {
+		t.Fatalf("client.Explain: %+v, %v", got, err)
+	}
+	for _, st := range got.Steps {
+		if st.Outcome != client.ExplainedStepOutcome("answered") || len(st.Outputs) != 1 || st.Outputs[0].Datatype != "FP64" {
+			t.Errorf("client.Explain step %+v", st)
+		}
 	}
 }
 

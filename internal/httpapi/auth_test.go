@@ -59,6 +59,7 @@ func TestAuthMatrix(t *testing.T) {
 		"metrics":                   {},
 		"listLoadedModels":          {},
 		"reloadModel":               {},
+		"explainPrediction":         {body: map[string]any{"data": "x"}},
 		"modelMemory":               {},
 		"queueUI":                   {skip: "served in queue mode only; its auth is tested with the dashboard"},
 		"pprofIndex":                {},

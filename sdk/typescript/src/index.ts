@@ -38,6 +38,7 @@ export type Provenance = S["Provenance"];
 export type LoadedModelList = S["LoadedModelList"];
 export type ReloadResult = S["ReloadResult"];
 export type MemoryReport = S["MemoryReport"];
+export type Explanation = S["Explanation"];
 export type Readiness = S["Readiness"];
 export type Health = S["Health"];
 
@@ -195,6 +196,10 @@ export function createInferd(options: InferdOptions) {
     /** POST /admin/models/{name}/{version}/reload (admin). */
     reloadModel: async (name: string, version: string): Promise<ReloadResult> =>
       body(await raw.POST("/admin/models/{name}/{version}/reload", { params: { path: { name, version } } })),
+
+    /** POST /admin/models/{name}/{version}/explain (admin): one prediction, with what each step of the version's model graph did. */
+    explainPrediction: async (name: string, version: string, data: unknown): Promise<Explanation> =>
+      body(await raw.POST("/admin/models/{name}/{version}/explain", { params: { path: { name, version } }, body: { data } })),
 
     /** GET /admin/models/memory (admin). */
     modelMemory: async (): Promise<MemoryReport> => body(await raw.GET("/admin/models/memory")),
