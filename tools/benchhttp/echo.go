@@ -18,6 +18,9 @@ const echoAddrEnv = "BENCHHTTP_ECHO_ADDR"
 // copies and net/http cost before any tensor work.
 const floorPath = "/floor"
 
+// healthPath is where both the baseline and inferd answer a liveness probe.
+const healthPath = "/health"
+
 // serveEcho is the baseline: the least a Go JSON service does per request, decoding
 // the body and encoding it back, with net/http alone; and at floorPath the least any
 // Go HTTP service does with a body.
@@ -25,6 +28,13 @@ func serveEcho(addr string) error {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == floorPath {
 			serveFloor(w, r)
+			return
+		}
+		if r.URL.Path == healthPath {
+			// inferd's /health answer, for the tail section's floor of a request that
+			// does nothing.
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status":"ok"}`))
 			return
 		}
 		var v any

@@ -33,7 +33,7 @@ type options struct {
 	section                                 string
 	duration, warmup                        time.Duration
 	rounds                                  int
-	memFirst, memTotal, pickup              int
+	memFirst, memTotal, pickup, reloads     int
 }
 
 func newFlagSet() (*flag.FlagSet, *options) {
@@ -48,10 +48,11 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.IntVar(&o.memFirst, "mem-first", 10_000, "echo requests before the first RSS reading after traffic")
 	fs.IntVar(&o.memTotal, "mem-total", 1_000_000, "echo requests before the last RSS reading")
 	fs.IntVar(&o.pickup, "pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
+	fs.IntVar(&o.reloads, "reloads", 100, "reloads of models/digits in the reload soak (RSS after the first and the last); 0: no soak")
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
-	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets), \"xgboost\": only the XGBoost section (models/wine/v1 by /predict and /v2 beside iris and XGBoost's own predict, issue 38's targets), \"graphs\": only the model graphs section (a graph of one step beside its model, iris-ensemble beside its members called in turn, issue 39's targets); the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
+	fs.StringVar(&o.section, "section", "", "\"grpc\": rewrite only the gRPC section of benchmarks.md (REST and gRPC side by side, issue 28's targets), \"tensors\": only the tensors section (/v2 infer beside /predict, the 1 MB tensor beside its floor, issue 29's targets), \"xgboost\": only the XGBoost section (models/wine/v1 by /predict and /v2 beside iris and XGBoost's own predict, issue 38's targets), \"graphs\": only the model graphs section (a graph of one step beside its model, iris-ensemble beside its members called in turn, issue 39's targets), \"tail\": only the tail latency section (p50, p90 and p99 of /health, echo's and iris's /predict beside the bare server, issue 41's targets), \"reload\": only the reload soak (RSS after -reloads reloads of digits, issue 41's target), no case; the rest of the page and the chart stay as they are; without -cases it runs that section's cases. Empty: the whole page")
 	return fs, o
 }
 
@@ -65,7 +66,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
 		return 2
 	}
-	cfg.Duration, cfg.Warmup, cfg.Rounds = o.duration, o.warmup, o.rounds
+	cfg.Duration, cfg.Warmup, cfg.Rounds, cfg.Reloads = o.duration, o.warmup, o.rounds, o.reloads
 	switch o.section {
 	case "":
 	case "grpc":
@@ -84,8 +85,14 @@ func run(args []string) int {
 		if o.cases == "" {
 			o.cases = strings.Join(graphsSectionWords, ",")
 		}
+	case "tail":
+		if o.cases == "" {
+			o.cases = strings.Join(tailSectionWords, ",")
+		}
+	case "reload":
+		cfg.OnlyReloads = true
 	default:
-		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc, tensors, xgboost and graphs\n", o.section)
+		fmt.Fprintf(os.Stderr, "benchhttp: -section %q: the sections are grpc, tensors, xgboost, graphs, tail and reload\n", o.section)
 		return 2
 	}
 	for _, c := range strings.Split(o.cases, ",") {
@@ -141,6 +148,20 @@ func run(args []string) int {
 			return 1
 		}
 		fmt.Printf("\nwrote the graphs section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	case o.section == "tail":
+		if err := writeTailSection(rep, o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the tail section of %s\n", filepath.Join(o.out, "benchmarks.md"))
+	case o.section == "reload":
+		var section bytes.Buffer
+		rep.WriteReloads(&section, true)
+		if err := rewriteSection(o.out, section.Bytes(), reloadSectionStart, reloadSectionEnd, "reload"); err != nil {
+			fmt.Fprintln(os.Stderr, "benchhttp:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote the reload section of %s\n", filepath.Join(o.out, "benchmarks.md"))
 	default:
 		if err := writeFiles(rep, o.out); err != nil {
 			fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -228,6 +249,13 @@ func writeGraphsSection(rep *Report, dir string) error {
 	var section bytes.Buffer
 	rep.WriteGraphs(&section, true)
 	return rewriteSection(dir, section.Bytes(), graphsSectionStart, graphsSectionEnd, "graphs")
+}
+
+// writeTailSection rewrites the tail section of dir's benchmarks.md, which must exist.
+func writeTailSection(rep *Report, dir string) error {
+	var section bytes.Buffer
+	rep.WriteTail(&section, true)
+	return rewriteSection(dir, section.Bytes(), tailSectionStart, tailSectionEnd, "tail")
 }
 
 // rewriteSection splices section into dir's benchmarks.md (spliceSection).

@@ -60,6 +60,13 @@ func postOp(url string, body []byte, items int) Op {
 	}
 }
 
+// getOp gets url, a request without a body.
+func getOp(url string) Op {
+	return func(_ context.Context, c *Conn) (int, error) {
+		return 1, do(c, http.MethodGet, url, nil, nil)
+	}
+}
+
 // job is the part of a job record the harness reads.
 type job struct {
 	JobID     string    `json:"job_id"`

@@ -57,6 +57,8 @@ type Report struct {
 	// XGBoost and XGBoostOne are XGBoost's own predict on the XGBoost cases' rows,
 	// with its default threads and with one.
 	XGBoost, XGBoostOne Library
+	// Reloads is the reload soak's RSS; nil when it did not run.
+	Reloads *Reloads
 }
 
 func (r *Report) find(name string, conns int) (Result, bool) {
@@ -141,11 +143,11 @@ func (r *Report) pairedRatio(a, b string, conns int, f func(Result) float64) str
 // WriteTable writes the results as a Markdown table; ratios compare with the baseline
 // at the same connection count.
 func (r *Report) WriteTable(w io.Writer) {
-	fmt.Fprintln(w, "| case | connections | req/s | items/s | p50 | p99 | req/s vs baseline | p50 vs baseline | server CPU/req | vs baseline | load generator CPU/req | errors |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| case | connections | req/s | items/s | p50 | p90 | p99 | req/s vs baseline | p50 vs baseline | server CPU/req | vs baseline | load generator CPU/req | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range r.Results {
 		if x.NA != "" {
-			fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | | | | |\n", x.Case, x.Conns, x.NA)
+			fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | | | | | |\n", x.Case, x.Conns, x.NA)
 			continue
 		}
 		thr, lat, cpu := "", "", ""
@@ -154,8 +156,8 @@ func (r *Report) WriteTable(w io.Writer) {
 			lat = r.pairedRatio(x.Case, Baseline, x.Conns, p50)
 			cpu = r.pairedRatio(x.Case, Baseline, x.Conns, serverCPU)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
-			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P99), thr, lat,
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
+			x.Case, x.Conns, rate(x.ReqPerSec()), rate(x.ItemsPerSec()), dur(x.P50), dur(x.P90), dur(x.P99), thr, lat,
 			cpuDur(x.ServerCPU, x.ServerCPUPerReq()), cpu, cpuDur(x.ClientCPU, x.ClientCPUPerReq()), x.Errors)
 	}
 	// A row with errors says what the first one was: a count alone cannot tell a
@@ -231,6 +233,14 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	if r.hasGraphs() {
 		fmt.Fprintln(w)
 		r.WriteGraphs(w, false)
+	}
+	if r.hasTail() {
+		fmt.Fprintln(w)
+		r.WriteTail(w, false)
+	}
+	if r.Reloads != nil {
+		fmt.Fprintln(w)
+		r.WriteReloads(w, false)
 	}
 }
 

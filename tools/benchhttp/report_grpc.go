@@ -55,18 +55,18 @@ func (r *Report) WriteGRPC(w io.Writer, header bool) {
 	if header {
 		r.writeSectionRun(w)
 	}
-	fmt.Fprintln(w, "| case | connections | req/s | p50 | p99 | server CPU/req | load generator CPU/req | errors |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| case | connections | req/s | p50 | p90 | p99 | server CPU/req | load generator CPU/req | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, name := range grpcSectionCases {
 		for _, x := range r.Results {
 			if x.Case != name {
 				continue
 			}
 			if x.NA != "" {
-				fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | |\n", x.Case, x.Conns, x.NA)
+				fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | | |\n", x.Case, x.Conns, x.NA)
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d |\n", x.Case, x.Conns, rate(x.ReqPerSec()), dur(x.P50), dur(x.P99),
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %d |\n", x.Case, x.Conns, rate(x.ReqPerSec()), dur(x.P50), dur(x.P90), dur(x.P99),
 				cpuDur(x.ServerCPU, x.ServerCPUPerReq()), cpuDur(x.ClientCPU, x.ClientCPUPerReq()), x.Errors)
 		}
 	}

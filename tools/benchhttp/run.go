@@ -63,8 +63,12 @@ type Config struct {
 	// Cases, when set, restricts the run to the cases whose lower-case names contain
 	// one of them, and leaves out the memory run and queue mode's idle pickup; the
 	// baseline always runs, for the ratios.
-	Cases    []string
-	Progress io.Writer // the progress bar; nil: none
+	Cases []string
+	// Reloads, when above 0, is how many reloads of digits the reload soak of a whole
+	// run makes (Report.Reloads); OnlyReloads runs it alone, no case.
+	Reloads     int
+	OnlyReloads bool
+	Progress    io.Writer // the progress bar; nil: none
 }
 
 // wants reports whether the run drives the case called name.
@@ -171,6 +175,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The soak runs in a whole run, as the memory run does, or alone.
+	if cfg.Reloads > 0 && (len(cfg.Cases) == 0 || cfg.OnlyReloads) {
+		soak, err := h.reloads(ctx, srv, cfg.Reloads)
+		if err != nil {
+			return nil, err
+		}
+		rep.Reloads = &soak
+		if cfg.OnlyReloads {
+			return rep, nil
+		}
+	}
 	if len(cfg.Cases) == 0 {
 		if rep.Memory, err = h.memory(ctx, srv); err != nil {
 			return nil, err
@@ -260,6 +275,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseWine, noWine, func() Op { return postOp(srv.URL+"/predict", wineOne, 1) }, []*Proc{srv}, nil},
 		{CaseWineV2One, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2One, wineV2OneHeader) }, []*Proc{srv}, nil},
 		{CaseWineV2Batch, noWine, func() Op { return oipOp(srv.URL+wineV2, wineV2Batch, wineV2BatchHeader) }, []*Proc{srv}, nil},
+		{CaseHealthBare, "", func() Op { return getOp(base.URL + healthPath) }, []*Proc{base}, nil},
+		{CaseHealth, "", func() Op { return getOp(srv.URL + healthPath) }, []*Proc{srv}, nil},
 		{CaseGraphOne, "", func() Op { return postOp(srv.URL+"/predict", graphOneBody, 1) }, []*Proc{srv}, nil},
 		{CaseEnsemble, naUnless(served(srv.URL, "iris-ensemble", "v1"), "model iris-ensemble not served"), func() Op { return postOp(srv.URL+"/predict", ensembleBody, 1) }, []*Proc{srv}, nil},
 		{CaseEnsemblePairs, "", func() Op { return pairOp(srv.URL + "/predict") }, []*Proc{srv}, nil},

@@ -35,7 +35,7 @@ func TestSmoke(t *testing.T) {
 	cfg := Config{
 		Root: root, BinDir: bin, ModelsDir: filepath.Join(root, "models"), EchoBin: self,
 		Conns: []int{1, 4}, Duration: 200 * time.Millisecond,
-		MemFirst: 200, MemTotal: 1000, PickupJobs: 2,
+		MemFirst: 200, MemTotal: 1000, PickupJobs: 2, Reloads: 3,
 		OIPTensorBytes: 4096, // 1 MiB as JSON may take longer than a 200 ms case on a busy machine
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -74,7 +74,8 @@ func TestSmoke(t *testing.T) {
 		})
 	}
 	for _, c := range []string{Baseline, CaseEcho, CaseIris, CaseIrisV2JSON, CaseFloor, CaseDigitsOn, CaseDigitsOff, CaseBatch, CaseAsync, CaseQueue, CaseOIPJSON, CaseOIPBinary,
-		CaseOIPGRPCRaw, CaseOIPGRPC, CaseDigitsV2JSON, CaseDigitsV2Binary, CaseDigitsGRPCRaw, CaseDigitsGRPC} {
+		CaseOIPGRPCRaw, CaseOIPGRPC, CaseDigitsV2JSON, CaseDigitsV2Binary, CaseDigitsGRPCRaw, CaseDigitsGRPC,
+		CaseHealthBare, CaseHealth, CaseGraphOne, CaseEnsemble, CaseEnsemblePairs} {
 		if seen[c] != len(cfg.Conns) {
 			t.Errorf("case %q has %d rows, want %d", c, seen[c], len(cfg.Conns))
 		}
@@ -86,6 +87,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if m := rep.Memory; m == nil || m.IdleKB <= 0 || m.FirstKB <= 0 || m.TotalKB <= 0 {
 		t.Errorf("memory readings missing: %+v", m)
+	}
+	if s := rep.Reloads; s == nil || s.NA == "" && (s.N != 3 || s.StartKB <= 0 || s.FirstKB <= 0 || s.AfterKB <= 0) {
+		t.Errorf("reload soak: %+v", s)
 	}
 	if redisErr == nil && (rep.PickupN != 2 || rep.PickupP50 <= 0) {
 		t.Errorf("queue idle pickup: %d jobs, p50 %v; want 2 jobs and a p50", rep.PickupN, rep.PickupP50)
