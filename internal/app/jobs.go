@@ -25,6 +25,7 @@ import (
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/registry"
 )
@@ -76,7 +77,7 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks callbacks) *jobs {
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes, Code: httpapi.JobErrorCode}
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes, Code: problem.JobCode}
 	// Claimed per model, so that an unload lets the jobs accepted for it run first.
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log, Claim: reg.Claim})
 	m.ObserveQueue(runner.Depth, runner.Running)

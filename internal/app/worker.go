@@ -13,10 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // RunWorker runs an inferd-worker until ctx ends. It loads the same pipelines as the
@@ -70,7 +70,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		Tracer:    p.tracing.Tracer,
 		// As the server caps a prediction's answer: a record is read whole.
 		MaxResultBytes: cfg.MaxResponseBytes,
-		Code:           httpapi.JobErrorCode,
+		Code:           problem.JobCode,
 	}
 	var redisUp, taking, stopping atomic.Bool
 	w := queue.NewWorker(rc, exec, queue.WorkerOptions{

@@ -7,8 +7,8 @@ import (
 
 	pb "github.com/inferd/inferd/gen/inference"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )

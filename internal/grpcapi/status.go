@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi"
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // ErrorDomain is the domain of the ErrorInfo every error status carries, whose reason
@@ -25,31 +24,26 @@ import (
 const ErrorDomain = "inferd"
 
 func badRequest(detail string) error {
-	return &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest, Detail: detail}
+	return &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest, Detail: detail}
 }
 
-// codeOf is the gRPC code of an HTTP status, as the problem's status says what kind of
-// fault it is.
-func codeOf(httpStatus int) codes.Code {
-	switch httpStatus {
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+// codeOf is the gRPC code of a kind of refusal.
+func codeOf(kind problem.Kind) codes.Code {
+	switch kind {
+	case problem.Invalid, problem.Mismatched:
 		return codes.InvalidArgument
-	case http.StatusUnauthorized:
+	case problem.Unauthenticated:
 		return codes.Unauthenticated
-	case http.StatusForbidden:
+	case problem.Forbidden:
 		return codes.PermissionDenied
-	case http.StatusNotFound:
+	case problem.NotFound:
 		return codes.NotFound
-	case http.StatusConflict:
+	case problem.Conflict:
 		return codes.FailedPrecondition
-	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+	case problem.TooLarge, problem.Limited:
 		return codes.ResourceExhausted
-	case http.StatusServiceUnavailable:
+	case problem.Unavailable:
 		return codes.Unavailable
-	case http.StatusGatewayTimeout, http.StatusRequestTimeout:
-		return codes.DeadlineExceeded
-	case http.StatusNotImplemented:
-		return codes.Unimplemented
 	}
 	return codes.Internal
 }
@@ -82,23 +76,23 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.Canceled, "the call was cancelled before its answer was ready")
 	}
 	retry := 0
-	var httpStatus int
+	var kind problem.Kind
 	var code, detail string
 	var le *httpapi.LimitError
 	switch {
 	case errors.As(err, &le):
-		httpStatus, code, detail, retry = http.StatusTooManyRequests, le.Code, le.Detail, le.Retry
+		kind, code, detail, retry = problem.Limited, le.Code, le.Detail, le.Retry
 	case errors.Is(err, auth.ErrForbidden):
-		httpStatus, code, detail = http.StatusForbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it"
+		kind, code, detail = problem.Forbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it"
 	case errors.Is(err, auth.ErrUnauthenticated):
-		httpStatus, code, detail = http.StatusUnauthorized, problem.CodeUnauthorized, unauthenticatedDetail(err)
+		kind, code, detail = problem.Unauthenticated, problem.CodeUnauthorized, unauthenticatedDetail(err)
 	default:
-		httpStatus, code, detail = s.rest.Problem(ctx, err)
+		kind, code, detail = s.rest.Problem(ctx, err)
 	}
-	if retry == 0 && (httpStatus == http.StatusServiceUnavailable || httpStatus == http.StatusTooManyRequests) {
+	if retry == 0 && (kind == problem.Unavailable || kind == problem.Limited) {
 		retry = problem.RetryAfterSeconds
 	}
-	st := status.New(codeOf(httpStatus), shorten(detail))
+	st := status.New(codeOf(kind), shorten(detail))
 	info := &errdetails.ErrorInfo{Reason: code, Domain: ErrorDomain}
 	var withDetails *status.Status
 	if retry > 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // Admit lets a call that came by another listener (gRPC) through the gate an HTTP
@@ -31,12 +32,11 @@ func (s *Server) Admit(addr, op, model, key string, keyErr error, scope auth.Sco
 	return func() { n.Add(-1) }, p, nil
 }
 
-// Problem words err as the HTTP API answers it: the status, the problem code and the
-// detail. An unexpected error is logged and worded without its text, a load error
-// without the server's paths.
-func (s *Server) Problem(ctx context.Context, err error) (status int, code, detail string) {
-	p := s.problemFor(ctx, err)
-	return p.Status, p.Code, p.Detail
+// Problem words err as the HTTP API answers it: the kind of refusal, the problem code
+// and the detail. An unexpected error is logged and worded without its text, a load
+// error without the server's paths.
+func (s *Server) Problem(ctx context.Context, err error) (kind problem.Kind, code, detail string) {
+	return s.word(ctx, err)
 }
 
 // Operation is the contract's operation of that id (nil when there is none): its

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // refuseEncoding answers 415 to a body sent with a Content-Encoding (gzip, say): the

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // crossOrigin is net/http's check of Sec-Fetch-Site and Origin against Host.

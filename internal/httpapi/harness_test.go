@@ -23,6 +23,7 @@ import (
 	"github.com/inferd/inferd/internal/job/memstore"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 )
 
@@ -105,7 +106,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 	}
 	so.OnFinal = waiters.Finish
 	store := memstore.New(so)
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes, Code: httpapi.JobErrorCode}
+	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, MaxResultBytes: s.opts.MaxResponseBytes, Code: problem.JobCode}
 	runner := inproc.New(exec, inproc.Options{Workers: s.workers, QueueSize: s.queue, Logger: log, Claim: reg.Claim})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })

@@ -5,13 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/jsonscan"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // maxIdempotencyKey bounds an Idempotency-Key header's characters as sent: 255 and
@@ -28,7 +27,7 @@ func idempotencyOf(header *string, op, model, version string, input json.RawMess
 	}
 	key, ok := parseIdempotencyKey(*header)
 	if !ok {
-		return nil, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+		return nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 			Detail: `the Idempotency-Key header must be a structured-field string ("like-this") or the same characters unquoted: at most 257 printable ASCII characters, quotes included, and not empty`}
 	}
 	return &job.Idempotency{Key: key, Fingerprint: fingerprint(op, model, version, input),

@@ -10,7 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // hasBody reports whether a request carries a body, chunked ones (no Content-Length)

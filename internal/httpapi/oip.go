@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // oipPrefix starts every path of the Open Inference Protocol: their errors take the

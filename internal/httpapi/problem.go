@@ -8,11 +8,9 @@ import (
 	"strconv"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
-	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // problemTypeBase prefixes every problem's type URI; the code completes it.
@@ -98,85 +96,28 @@ func inputIn(err error, batch bool) error {
 // namedInPath marks err as about a model or version named in the request's path.
 func namedInPath(err error) error { return problem.InPath(err) }
 
-// classify maps an error to its status and code. The detail is the error's own
-// message: domain errors are written to be read by the client.
-func classify(err error) (int, string) {
-	status, code := classifyDomain(err)
-	if code == problem.CodeModelNotFound || code == problem.CodeVersionNotFound {
-		var pe problem.PathError
-		if errors.As(err, &pe) {
-			status = http.StatusNotFound
-		}
-	}
-	return status, code
-}
-
-func classifyDomain(err error) (int, string) {
-	var pe *problem.Error
-	if errors.As(err, &pe) {
-		return pe.Status, pe.Code
-	}
-	switch {
-	case errors.Is(err, registry.ErrModelUnloaded):
-		return http.StatusNotFound, problem.CodeModelUnloaded
-	case errors.Is(err, registry.ErrModelNotFound):
-		return http.StatusBadRequest, problem.CodeModelNotFound
-	case errors.Is(err, registry.ErrVersionNotFound):
-		return http.StatusBadRequest, problem.CodeVersionNotFound
-	case errors.Is(err, pipeline.ErrInvalidInput):
-		return http.StatusBadRequest, problem.CodeInvalidInput
-	case errors.Is(err, registry.ErrLoading):
-		return http.StatusServiceUnavailable, problem.CodeModelLoading
-	case errors.Is(err, registry.ErrUnavailable):
-		return http.StatusServiceUnavailable, problem.CodeModelUnavailable
-	case errors.Is(err, registry.ErrReloadFailed):
-		return http.StatusInternalServerError, problem.CodeReloadFailed
-	case errors.Is(err, job.ErrNotFound):
-		return http.StatusNotFound, problem.CodeJobNotFound
-	case errors.Is(err, job.ErrFinished):
-		return http.StatusConflict, problem.CodeJobFinished
-	case errors.Is(err, job.ErrIdempotencyMismatch):
-		return http.StatusUnprocessableEntity, problem.CodeIdempotencyReused
-	case errors.Is(err, job.ErrIdempotencyInProgress):
-		return http.StatusConflict, problem.CodeIdempotencyInProgress
-	case errors.Is(err, job.ErrJobLimit):
-		return http.StatusTooManyRequests, problem.CodeJobsLimited
-	case errors.Is(err, job.ErrUnknownQueue):
-		return http.StatusNotFound, problem.CodeNotFound
-	case errors.Is(err, job.ErrJobBytesLimit):
-		return http.StatusTooManyRequests, problem.CodeJobBytesLimited
-	case errors.Is(err, job.ErrJobTooLarge):
-		return http.StatusRequestEntityTooLarge, problem.CodePayloadTooLarge
-	case errors.Is(err, job.ErrQueueFull):
-		return http.StatusServiceUnavailable, problem.CodeQueueFull
-	case errors.Is(err, job.ErrQueueUnavailable):
-		return http.StatusServiceUnavailable, problem.CodeQueueUnavailable
-	case errors.Is(err, job.ErrShuttingDown):
-		return http.StatusServiceUnavailable, problem.CodeShuttingDown
-	case errors.Is(err, auth.ErrUnauthenticated):
-		return http.StatusUnauthorized, problem.CodeUnauthorized
-	case errors.Is(err, auth.ErrForbidden):
-		return http.StatusForbidden, problem.CodeForbidden
-	case errors.Is(err, pipeline.ErrExecution):
-		return http.StatusInternalServerError, problem.CodeExecutionError
-	}
-	return http.StatusInternalServerError, problem.CodeInternalError
-}
-
 // internalDetail answers every unexpected fault: its cause, which may hold internals,
 // goes to the log under the request id instead.
 const internalDetail = "the server failed unexpectedly; quote the request_id when you report it"
 
-// problemFor builds the problem for a domain error. Unexpected errors are logged with
-// the request id and answered without their text, which may hold internals.
+// problemFor builds the problem for a domain error.
 func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
+	kind, code, detail := s.word(ctx, err)
+	return newProblem(ctx, kind.HTTPStatus(), code, detail)
+}
+
+// word is the kind, code and detail of the refusal for a domain error. The detail is
+// the error's own message, as domain errors are written to be read by the client;
+// unexpected errors are logged with the request id and answered without their text,
+// which may hold internals, a load error without the server's paths.
+func (s *Server) word(ctx context.Context, err error) (problem.Kind, string, string) {
 	if ctx.Err() != nil {
 		// The client went away (or the server is stopping) mid-pipeline: whatever
 		// failed did so because its context ended, which is no fault to log as one.
 		s.log.DebugContext(ctx, "request ended before its pipeline", "request_id", requestID(ctx), "error", err)
-		return newProblem(ctx, http.StatusServiceUnavailable, problem.CodeCancelled, "the request was cancelled before its pipeline finished")
+		return problem.Unavailable, problem.CodeCancelled, "the request was cancelled before its pipeline finished"
 	}
-	status, code := classify(err)
+	kind, code := problem.Classify(err)
 	detail := err.Error()
 	if code == problem.CodeInternalError {
 		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
@@ -190,7 +131,7 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 	if code == problem.CodeExecutionError {
 		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)
 	}
-	return newProblem(ctx, status, code, detail)
+	return kind, code, detail
 }
 
 // retryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
@@ -223,15 +164,4 @@ func sendProblem(w http.ResponseWriter, p api.Problem) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // a detail may quote what the client sent; keep it as sent
 	_ = enc.Encode(p)
-}
-
-// JobErrorCode is the code a job's failed run is recorded with (its record's
-// error_code): the code a synchronous prediction that failed so would answer with,
-// and model_unloaded for a job whose model an operator unloaded before it could run.
-func JobErrorCode(err error) string {
-	if _, ok := errors.AsType[*job.ResultTooLargeError](err); ok {
-		return problem.CodeResponseTooLarge
-	}
-	_, code := classifyDomain(err)
-	return code
 }

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // ProblemListener wraps ln so that the answers net/http writes by itself, before any

@@ -16,8 +16,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // jsonEncoder is a buffer with its encoder, reused across responses.

@@ -11,9 +11,9 @@ import (
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/unescape"
 	"github.com/inferd/inferd/internal/httpapi/validator"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // Handler returns the whole HTTP API: the documents and Swagger UI, and every

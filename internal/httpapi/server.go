@@ -19,11 +19,11 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/webhook"
 )
@@ -281,7 +281,7 @@ func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job
 	}
 	if sub.CallbackURL != "" {
 		if err := s.opts.Callbacks.CheckURL(sub.CallbackURL); err != nil {
-			return api.AsyncSubmitResponse{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeCallbackNotAllowed, Detail: err.Error()}
+			return api.AsyncSubmitResponse{}, &problem.Error{Kind: problem.Invalid, Code: problem.CodeCallbackNotAllowed, Detail: err.Error()}
 		}
 	}
 	if info := infoFrom(ctx); info != nil {
@@ -481,7 +481,7 @@ func (s *Server) checkItems(n int) error {
 	if n <= s.opts.MaxBatchItems {
 		return nil
 	}
-	return &problem.Error{Status: http.StatusRequestEntityTooLarge, Code: problem.CodePayloadTooLarge,
+	return &problem.Error{Kind: problem.TooLarge, Code: problem.CodePayloadTooLarge,
 		Detail: fmt.Sprintf("items has %d elements; at most %d are allowed (MAX_BATCH_ITEMS); split the batch", n, s.opts.MaxBatchItems)}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // queueUIPath is where the queue dashboard is mounted.

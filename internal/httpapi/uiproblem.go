@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/inferd/inferd/internal/httpapi/problem"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // problemErrors makes the error answers of a handler outside the contract (the queue

@@ -3,15 +3,14 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // urgency is a submission's priority and deadline as the contract's types hold them.
@@ -29,12 +28,12 @@ func (u urgency) parse() (job.Priority, *time.Time, error) {
 	if u.priority != nil {
 		p = job.Priority(*u.priority)
 		if !p.Valid() {
-			return "", nil, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+			return "", nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 				Detail: `priority must be "low", "normal" or "high"`}
 		}
 	}
 	if u.deadline == malformedDeadline {
-		return "", nil, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+		return "", nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 			Detail: "deadline must be an RFC 3339 time with an offset, such as 2026-11-22T10:05:00Z"}
 	}
 	var d *time.Time
@@ -94,7 +93,7 @@ func clientTimeout(ctx context.Context, header *string) (context.Context, contex
 	}
 	d, err := requestTimeout(*header)
 	if err != nil {
-		return ctx, nil, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+		return ctx, nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 			Detail: "the Request-Timeout header must be " + err.Error() + "; got " + quoteShort(*header)}
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, d, errClientTimeout)
@@ -149,6 +148,6 @@ func timedOut(ctx context.Context, header *string, err error) error {
 	if err == nil || !errors.Is(context.Cause(ctx), errClientTimeout) {
 		return err
 	}
-	return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.CodeCancelled,
+	return &problem.Error{Kind: problem.Unavailable, Code: problem.CodeCancelled,
 		Detail: "the request's Request-Timeout (" + *header + " s) passed before the prediction finished; its items still waiting for the model were dropped"}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/httpapi/validator"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // authenticate is the validator's AuthenticationFunc: the API-key check, for the scope

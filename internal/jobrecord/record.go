@@ -2,14 +2,14 @@ package jobrecord
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/job"
+	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 )
 
 // ID reads a job id as the API types it; ids are made by uuid.NewString, so a
@@ -33,8 +33,10 @@ func From(rec job.Record) api.JobRecord {
 	}
 	if rec.Status == job.StatusSucceeded && len(rec.Result) > 0 {
 		out.Result = rec.Result
+		// Only an input error fails an item alone (job.ItemError), answered as any is.
+		kind, code := problem.Classify(pipeline.ErrInvalidInput)
 		for _, f := range rec.ItemErrors {
-			out.ItemErrors = append(out.ItemErrors, api.BatchItemError{Index: f.Index, Status: http.StatusBadRequest, Code: problem.CodeInvalidInput, Detail: f.Detail})
+			out.ItemErrors = append(out.ItemErrors, api.BatchItemError{Index: f.Index, Status: kind.HTTPStatus(), Code: code, Detail: f.Detail})
 		}
 	}
 	if rec.Status == job.StatusFailed {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )

@@ -13,9 +13,9 @@ import (
 
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/build"
-	"github.com/inferd/inferd/internal/httpapi/problem"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
@@ -268,7 +268,7 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	if headerLen != nil {
 		n := *headerLen
 		if n < 0 || n > len(body) {
-			return Result{}, &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidRequest,
+			return Result{}, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 				Detail: fmt.Sprintf("%s is %d, but the body holds %d bytes; it must be the length of the JSON header that starts the body", HeaderInferenceLength, n, len(body))}
 		}
 		header, bin = body[:n], body[n:]
@@ -306,7 +306,7 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 // Invalid words a request's fault in the protocol's terms (its datatype names).
 func Invalid(err error) error {
 	if errors.Is(err, registry.ErrTooManyRows) {
-		return &problem.Error{Status: http.StatusRequestEntityTooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
+		return &problem.Error{Kind: problem.TooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
 	}
 	var big *oip.SizeError
 	if errors.As(err, &big) {
@@ -319,7 +319,7 @@ func Invalid(err error) error {
 		if oe.Malformed {
 			code = problem.CodeInvalidRequest // as a malformed body of /predict is
 		}
-		return &problem.Error{Status: http.StatusBadRequest, Code: code, Detail: oe.Msg}
+		return &problem.Error{Kind: problem.Invalid, Code: code, Detail: oe.Msg}
 	}
 	var te *registry.TensorError
 	if !errors.As(err, &te) {
@@ -332,7 +332,7 @@ func Invalid(err error) error {
 	case registry.WrongShape:
 		detail = fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size; the batch dimension first)", te.Name, tensor.FormatShape(te.Shape), tensor.FormatShape(te.WantShape))
 	}
-	return &problem.Error{Status: http.StatusBadRequest, Code: problem.CodeInvalidInput, Detail: detail}
+	return &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidInput, Detail: detail}
 }
 
 func oipName(d tensor.DType) string {

@@ -1,9 +1,6 @@
 package problem
 
-import (
-	"fmt"
-	"net/http"
-)
+import "fmt"
 
 // Problem codes. They are part of the contract: clients switch on them.
 const (
@@ -49,10 +46,10 @@ const (
 // RetryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.
 const RetryAfterSeconds = 1
 
-// Error is a refusal worded where it is found (a limit, say), carrying the status and
+// Error is a refusal worded where it is found (a limit, say), carrying the kind and
 // code it is answered with.
 type Error struct {
-	Status int
+	Kind   Kind
 	Code   string
 	Detail string
 }
@@ -67,7 +64,8 @@ type PathError struct{ Err error }
 func (e PathError) Error() string { return e.Err.Error() }
 func (e PathError) Unwrap() error { return e.Err }
 
-// InPath marks err as about a model or version the request named in its path.
+// InPath marks err as about a model or version the request named in its path (over
+// gRPC, in the call's model_name and model_version).
 func InPath(err error) error { return PathError{err} }
 
 // ResponseTooLarge refuses an answer of at least n bytes, over limit. 413 is the
@@ -75,6 +73,6 @@ func InPath(err error) error { return PathError{err} }
 // sends, and the remedy is the same, to ask for less (a client that halves a batch on
 // 413, as inferctl does, recovers); the code says which.
 func ResponseTooLarge(n, limit int64, remedy string) error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeResponseTooLarge,
+	return &Error{Kind: TooLarge, Code: CodeResponseTooLarge,
 		Detail: fmt.Sprintf("the response would take at least %d bytes, more than MAX_RESPONSE_BYTES (%d) allows; %s", n, limit, remedy)}
 }
