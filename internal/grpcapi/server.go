@@ -5,18 +5,21 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/inferd/inferd/gen/api"
 	pb "github.com/inferd/inferd/gen/inference"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/registry"
 )
 
 // Options configure a Server.
 type Options struct {
-	// HTTP is the REST server: its protocol handlers answer the calls, its gate admits
-	// them and its problems word their errors. Its Handler must have been built.
-	HTTP     *httpapi.Server
+	// HTTP is the REST server: its protocol handlers answer the extensions' calls, its
+	// gate admits every call and its problems word their errors. Its Handler must have
+	// been built.
+	HTTP *httpapi.Server
+	// OIP answers the calls about the server and its models, as under /v2.
+	OIP      *oip.Service
 	Registry *registry.Registry
 	Metrics  *metrics.Metrics
 	// Logger defaults to slog.Default().
@@ -31,6 +34,7 @@ type Options struct {
 type Server struct {
 	pb.UnimplementedGRPCInferenceServiceServer
 	opts Options
+	oip  *oip.Service
 	rest *httpapi.Server
 	reg  *registry.Registry
 	log  *slog.Logger
@@ -40,13 +44,13 @@ var _ pb.GRPCInferenceServiceServer = (*Server)(nil)
 
 // New returns the service over opts.
 func New(opts Options) (*Server, error) {
-	if opts.HTTP == nil || opts.Registry == nil || opts.Metrics == nil {
-		return nil, errors.New("grpcapi: HTTP, Registry and Metrics are required")
+	if opts.HTTP == nil || opts.OIP == nil || opts.Registry == nil || opts.Metrics == nil {
+		return nil, errors.New("grpcapi: HTTP, OIP, Registry and Metrics are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{opts: opts, rest: opts.HTTP, reg: opts.Registry, log: opts.Logger}, nil
+	return &Server{opts: opts, oip: opts.OIP, rest: opts.HTTP, reg: opts.Registry, log: opts.Logger}, nil
 }
 
 // ServerLive answers while the process serves, as GET /v2/health/live does.
@@ -65,21 +69,12 @@ func (s *Server) ServerReady(ctx context.Context, _ *pb.ServerReadyRequest) (*pb
 
 // Ready is the server's readiness, which ServerReady and the health service report.
 func (s *Server) Ready(ctx context.Context) (bool, error) {
-	resp, err := s.rest.OipServerReady(ctx, api.OipServerReadyRequestObject{})
-	if err != nil {
-		return false, err
-	}
-	_, ok := resp.(api.OipServerReady200JSONResponse)
-	return ok, nil
+	return s.oip.ServerReady(ctx)
 }
 
 // ServerMetadata names the server, its version and its extensions.
-func (s *Server) ServerMetadata(ctx context.Context, _ *pb.ServerMetadataRequest) (*pb.ServerMetadataResponse, error) {
-	resp, err := s.rest.OipServerMetadata(ctx, api.OipServerMetadataRequestObject{})
-	if err != nil {
-		return nil, err
-	}
-	md := resp.(api.OipServerMetadata200JSONResponse)
+func (s *Server) ServerMetadata(context.Context, *pb.ServerMetadataRequest) (*pb.ServerMetadataResponse, error) {
+	md := s.oip.ServerMetadata()
 	return &pb.ServerMetadataResponse{Name: md.Name, Version: md.Version, Extensions: md.Extensions}, nil
 }
 
@@ -91,7 +86,7 @@ func (s *Server) ModelReady(ctx context.Context, req *pb.ModelReadyRequest) (*pb
 	if err := named(req.Name, "name"); err != nil {
 		return nil, err
 	}
-	ready, err := s.modelReady(ctx, req)
+	r, err := s.oip.ModelReady(req.Name, req.Version)
 	if errors.Is(err, registry.ErrModelNotFound) || errors.Is(err, registry.ErrVersionNotFound) {
 		entries, ierr := s.reg.Index(ctx)
 		if ierr != nil {
@@ -106,52 +101,24 @@ func (s *Server) ModelReady(ctx context.Context, req *pb.ModelReadyRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
-	return &pb.ModelReadyResponse{Ready: ready}, nil
-}
-
-func (s *Server) modelReady(ctx context.Context, req *pb.ModelReadyRequest) (bool, error) {
-	var ready bool
-	if req.Version == "" {
-		resp, err := s.rest.OipModelReady(ctx, api.OipModelReadyRequestObject{ModelName: req.Name})
-		if err != nil {
-			return false, err
-		}
-		_, ready = resp.(api.OipModelReady200JSONResponse)
-	} else {
-		resp, err := s.rest.OipModelVersionReady(ctx, api.OipModelVersionReadyRequestObject{ModelName: req.Name, ModelVersion: req.Version})
-		if err != nil {
-			return false, err
-		}
-		_, ready = resp.(api.OipModelVersionReady200JSONResponse)
-	}
-	return ready, nil
+	return &pb.ModelReadyResponse{Ready: r.Ready}, nil
 }
 
 // ModelMetadata describes a loaded version's tensors.
-func (s *Server) ModelMetadata(ctx context.Context, req *pb.ModelMetadataRequest) (*pb.ModelMetadataResponse, error) {
+func (s *Server) ModelMetadata(_ context.Context, req *pb.ModelMetadataRequest) (*pb.ModelMetadataResponse, error) {
 	if err := named(req.Name, "name"); err != nil {
 		return nil, err
 	}
-	var md api.OIPModelMetadata
-	if req.Version == "" {
-		resp, err := s.rest.OipModelMetadata(ctx, api.OipModelMetadataRequestObject{ModelName: req.Name})
-		if err != nil {
-			return nil, err
-		}
-		md = api.OIPModelMetadata(resp.(api.OipModelMetadata200JSONResponse))
-	} else {
-		resp, err := s.rest.OipModelVersionMetadata(ctx, api.OipModelVersionMetadataRequestObject{ModelName: req.Name, ModelVersion: req.Version})
-		if err != nil {
-			return nil, err
-		}
-		md = api.OIPModelMetadata(resp.(api.OipModelVersionMetadata200JSONResponse))
+	md, err := s.oip.ModelMetadata(req.Name, req.Version)
+	if err != nil {
+		return nil, err
 	}
 	out := &pb.ModelMetadataResponse{Name: md.Name, Versions: md.Versions, Platform: md.Platform}
 	for _, t := range md.Inputs {
-		out.Inputs = append(out.Inputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: string(t.Datatype), Shape: t.Shape})
+		out.Inputs = append(out.Inputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: t.Datatype, Shape: t.Shape})
 	}
 	for _, t := range md.Outputs {
-		out.Outputs = append(out.Outputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: string(t.Datatype), Shape: t.Shape})
+		out.Outputs = append(out.Outputs, &pb.ModelMetadataResponse_TensorMetadata{Name: t.Name, Datatype: t.Datatype, Shape: t.Shape})
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/problem"
 )
 
@@ -38,6 +39,10 @@ func (s *Server) Admit(addr, op, model, key string, keyErr error, scope auth.Sco
 func (s *Server) Problem(ctx context.Context, err error) (kind problem.Kind, code, detail string) {
 	return s.word(ctx, err)
 }
+
+// OIP is the service of the Open Inference Protocol's calls about the server and its
+// models that /v2 answers, for gRPC to answer them the same.
+func (s *Server) OIP() *oip.Service { return s.oip }
 
 // Operation is the contract's operation of that id (nil when there is none): its
 // security and scope are what a gRPC method of the same meaning requires. Handler

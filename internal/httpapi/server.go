@@ -22,6 +22,7 @@ import (
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
+	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
@@ -118,6 +119,7 @@ type Server struct {
 	inflight  *inflight
 	authFails *authThrottle
 	proxies   proxies
+	oip       *oip.Service     // the protocol's calls about the server and its models
 	ops       *operation.Table // the contract's operations, read by Handler
 	draining  atomic.Bool      // set by Drain
 	conns     atomic.Int32     // open connections, counted by ConnState
@@ -153,15 +155,18 @@ func NewServer(opts Options) (*Server, error) {
 		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
 		proxies: opts.TrustedProxies,
 	}
-	s.Handlers = oipapi.New(oipapi.Config{
-		Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
-		LoadErrorText: s.loadErrorText,
-		// The protocol's readiness answers as Ready does, so the two probes never disagree.
+	s.oip = &oip.Service{
+		Registry: opts.Registry,
+		// The protocol's readiness answers as Ready does, so the probes never disagree.
 		Ready: func(ctx context.Context) (bool, error) {
 			resp, err := s.Ready(ctx, api.ReadyRequestObject{})
 			_, ok := resp.(api.Ready200JSONResponse)
 			return ok, err
 		},
+	}
+	s.Handlers = oipapi.New(oipapi.Config{
+		Service: s.oip, Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
+		LoadErrorText: s.loadErrorText,
 	})
 	return s, nil
 }

@@ -3,7 +3,9 @@
 // extension, in which raw little-endian tensors follow a JSON header. It turns a
 // request into the registry's named tensors and the registry's outputs into a response,
 // refusing with ErrInvalid (as an *Error that says which tensor and what was expected)
-// anything that does not fit the protocol.
+// anything that does not fit the protocol. Its Service answers the protocol's calls
+// about the server and its models (metadata, readiness) for both transports, oipapi's
+// /v2 and grpcapi's service.
 //
 // The protocol: https://github.com/kserve/open-inference-protocol/blob/main/specification/protocol/inference_rest.md
 // and https://github.com/triton-inference-server/server/blob/main/docs/protocol/extension_binary_data.md

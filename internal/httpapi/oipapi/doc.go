@@ -2,6 +2,6 @@
 // under /v2: server and model metadata and readiness, infer calls in JSON and with
 // the binary data extension, and Triton's model configuration, statistics and model
 // repository extensions, over what the registry knows. internal/oip is the protocol's
-// codec; httpapi mounts these handlers, validates their requests and writes their
+// codec, and its Service answers metadata and readiness as over gRPC; httpapi mounts these handlers, validates their requests and writes their
 // errors in the protocol's shape.
 package oipapi

@@ -12,16 +12,11 @@ import (
 	"sync"
 
 	"github.com/inferd/inferd/gen/api"
-	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/oip"
-	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
-
-// Extensions are the protocol extensions GET /v2 lists.
-var Extensions = []string{"binary_tensor_data", "model_configuration", "statistics", "model_repository"}
 
 // HeaderInferenceLength is the binary data extension's header, canonical.
 const HeaderInferenceLength = "Inference-Header-Content-Length"
@@ -31,13 +26,13 @@ var contentTypeJSON = []string{"application/json"}
 
 // Config is what the handlers need of the server.
 type Config struct {
+	// Service answers the calls about the server and its models, as over gRPC.
+	Service  *oip.Service
 	Registry *registry.Registry
 	// MaxBatchItems caps the rows of an infer call (MAX_BATCH_ITEMS), MaxResponseBytes
 	// the bytes of its answer (MAX_RESPONSE_BYTES).
 	MaxBatchItems    int
 	MaxResponseBytes int64
-	// Ready is the server's readiness, which GET /v2/health/ready answers with.
-	Ready func(ctx context.Context) (bool, error)
 	// LoadErrorText words a version's load error for a client (paths redacted).
 	LoadErrorText func(error) string
 }
@@ -50,7 +45,8 @@ func New(cfg Config) *Handlers { return &Handlers{cfg: cfg} }
 
 // OipServerMetadata names the server, its version and the extensions it speaks.
 func (h *Handlers) OipServerMetadata(context.Context, api.OipServerMetadataRequestObject) (api.OipServerMetadataResponseObject, error) {
-	return api.OipServerMetadata200JSONResponse{Name: "inferd", Version: build.Version, Extensions: Extensions}, nil
+	md := h.cfg.Service.ServerMetadata()
+	return api.OipServerMetadata200JSONResponse{Name: md.Name, Version: md.Version, Extensions: md.Extensions}, nil
 }
 
 // OipServerLive answers as soon as the process listens, as Health does.
@@ -61,7 +57,7 @@ func (h *Handlers) OipServerLive(context.Context, api.OipServerLiveRequestObject
 // OipServerReady answers as Ready does, 200 when it would and 503 otherwise, so the
 // two probes never disagree.
 func (h *Handlers) OipServerReady(ctx context.Context, _ api.OipServerReadyRequestObject) (api.OipServerReadyResponseObject, error) {
-	ready, err := h.cfg.Ready(ctx)
+	ready, err := h.cfg.Service.ServerReady(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,44 +86,19 @@ func (h *Handlers) OipModelVersionMetadata(_ context.Context, req api.OipModelVe
 	return api.OipModelVersionMetadata200JSONResponse(md), nil
 }
 
-// oipMetadata describes a loaded version: the tensors its infer calls send and get
-// (the model's as the version's steps leave them), known once it has loaded, so a
-// loading or failed one is a 503 as its infer calls are.
+// oipMetadata is the service's metadata of a version, as the contract types it.
 func (h *Handlers) oipMetadata(name, version string) (api.OIPModelMetadata, error) {
-	ver, err := h.cfg.Registry.ResolveTensors(name, version)
+	md, err := h.cfg.Service.ModelMetadata(name, version)
 	if err != nil {
-		return api.OIPModelMetadata{}, problem.InPath(err)
+		return api.OIPModelMetadata{}, err
 	}
-	m, err := h.cfg.Registry.Describe(name)
-	if err != nil {
-		return api.OIPModelMetadata{}, problem.InPath(err)
-	}
-	// A model without tensors takes any (echo); one with them is ONNX Runtime's unless
-	// its backend names its platform (xgboost).
-	out := api.OIPModelMetadata{Name: name, Versions: []string{}, Platform: "echo", Inputs: []api.OIPTensorMetadata{}, Outputs: []api.OIPTensorMetadata{}}
-	for _, v := range m.Versions {
-		out.Versions = append(out.Versions, v.Version)
-		if v.Version != ver {
-			continue
-		}
-		out.Inputs, out.Outputs = oipTensors(v.Info.TensorInputs), oipTensors(v.Info.TensorOutputs)
-		if len(v.Info.Inputs) > 0 {
-			out.Platform = "onnxruntime_onnx"
-		}
-		if v.Info.Platform != "" {
-			out.Platform = v.Info.Platform
-		}
-	}
-	return out, nil
+	return api.OIPModelMetadata{Name: md.Name, Versions: md.Versions, Platform: md.Platform, Inputs: oipTensors(md.Inputs), Outputs: oipTensors(md.Outputs)}, nil
 }
 
-func oipTensors(ts []pipeline.Tensor) []api.OIPTensorMetadata {
+func oipTensors(ts []oip.TensorMetadata) []api.OIPTensorMetadata {
 	out := make([]api.OIPTensorMetadata, len(ts))
 	for i, t := range ts {
-		out[i] = api.OIPTensorMetadata{Name: t.Name, Datatype: api.OIPDatatype(oip.Datatype(tensor.DType(t.DType))), Shape: t.Shape}
-		if out[i].Shape == nil {
-			out[i].Shape = []int64{}
-		}
+		out[i] = api.OIPTensorMetadata{Name: t.Name, Datatype: api.OIPDatatype(t.Datatype), Shape: t.Shape}
 	}
 	return out
 }
@@ -159,18 +130,11 @@ func (h *Handlers) OipModelVersionReady(_ context.Context, req api.OipModelVersi
 }
 
 func (h *Handlers) oipReady(name, version string) (api.OIPModelReady, error) {
-	ver, err := h.cfg.Registry.RouteTensors(name, version)
+	r, err := h.cfg.Service.ModelReady(name, version)
 	if err != nil {
-		return api.OIPModelReady{}, problem.InPath(err)
+		return api.OIPModelReady{}, err
 	}
-	_, err = h.cfg.Registry.Resolve(name, ver)
-	switch {
-	case err == nil:
-		return api.OIPModelReady{Name: name, Version: &ver, Ready: true}, nil
-	case errors.Is(err, registry.ErrLoading) || errors.Is(err, registry.ErrUnavailable):
-		return api.OIPModelReady{Name: name, Version: &ver, Ready: false}, nil
-	}
-	return api.OIPModelReady{}, problem.InPath(err)
+	return api.OIPModelReady{Name: r.Name, Version: &r.Version, Ready: r.Ready}, nil
 }
 
 // OipInfer is the generated strict path of an infer call, taken only without the
