@@ -33,13 +33,13 @@ func TestRepository(t *testing.T) {
 		stderr string
 	}{
 		{"index", "dev-key", []string{"repository", "index"}, 0,
-			`[` + ready + `,{"name":"flowers","version":"1","state":"UNAVAILABLE","reason":"..."},{"name":"iris","version":"v1","state":"READY"},{"name":"iris","version":"v2","state":"READY"},{"name":"wine","version":"v1","state":"READY"}]`, ""},
+			`[` + ready + `,{"name":"flowers","version":"1","state":"UNAVAILABLE","reason":"..."},{"name":"iris","version":"v1","state":"READY"},{"name":"iris","version":"v2","state":"READY"},{"name":"iris-cascade","version":"v1","state":"READY"},{"name":"iris-ensemble","version":"v1","state":"READY"},{"name":"wine","version":"v1","state":"READY"}]`, ""},
 		{"index table", "dev-key", []string{"repository", "index", "-o", "table"}, 0,
-			"NAME        VERSION  STATE        REASON\ndiabetes    v1       READY        -\n" + strings.Repeat("...\n", 4) +
-				"flowers     1        UNAVAILABLE  ...\niris        v1       READY        -\niris        v2       READY        -\n" +
-				"wine        v1       READY        -", ""},
+			"NAME           VERSION  STATE        REASON\ndiabetes       v1       READY        -\n" + strings.Repeat("...\n", 4) +
+				"flowers        1        UNAVAILABLE  ...\niris           v1       READY        -\niris           v2       READY        -\n" +
+				"iris-cascade   v1       READY        -\niris-ensemble  v1       READY        -\nwine           v1       READY        -", ""},
 		{"index of what serves", "dev-key", []string{"repository", "index", "--ready"}, 0,
-			`[` + ready + `,{"name":"iris","version":"v1","state":"READY"},{"name":"iris","version":"v2","state":"READY"},{"name":"wine","version":"v1","state":"READY"}]`, ""},
+			`[` + ready + `,{"name":"iris","version":"v1","state":"READY"},{"name":"iris","version":"v2","state":"READY"},{"name":"iris-cascade","version":"v1","state":"READY"},{"name":"iris-ensemble","version":"v1","state":"READY"},{"name":"wine","version":"v1","state":"READY"}]`, ""},
 		{"load needs admin", "dev-key", []string{"repository", "load", "flowers"}, 4, "", "inferctl: 403 forbidden: ... (request ...)"},
 		{"load the new model", "admin-key", []string{"repository", "load", "flowers"}, 0, `[{"name":"flowers","version":"1","state":"READY"}]`, ""},
 		{"it serves", "dev-key", []string{"predict", "flowers", "--input", "[5.1,3.5,1.4,0.2]"}, 0,
