@@ -294,9 +294,14 @@ func (g *Generator) editBody(req *Request, edit func(map[string]any) bool) bool 
 func (g *Generator) padded(req *Request, size int) []byte {
 	obj := g.bodyObject(req)
 	if obj == nil {
-		obj = map[string]any{}
+		obj = map[string]any{"model": ""}
 	}
-	obj["model"], obj["data"] = "echo", ""
+	// A body that names its model names echo, whose data may be anything; one that
+	// takes its model from the path (explainPrediction) gets none.
+	if _, ok := obj["model"]; ok {
+		obj["model"] = "echo"
+	}
+	obj["data"] = ""
 	if _, ok := obj["items"]; ok {
 		delete(obj, "data")
 		obj["items"] = []any{""}
