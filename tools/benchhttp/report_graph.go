@@ -42,9 +42,26 @@ func (r *Report) WriteGraphs(w io.Writer, header bool) {
 	if header {
 		r.writeSectionRun(w)
 	}
+	r.writeLatencyTable(w, graphsSectionCases)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Issue 39's targets in this run")
+	fmt.Fprintln(w)
+	p99 := func(x Result) float64 { return float64(x.P99) }
+	writeTargetTable(w, []target{
+		r.pairedTarget("graph of one step / iris v1 alone, req/s at 64 connections", "at least 0.9x", CaseGraphOne, CaseIris, manyConns, reqPerSec, func(v float64) bool { return v >= 0.9 }),
+		r.pairedTarget("graph of one step / iris v1 alone, p99 at 64 connections", "at most 1.2x", CaseGraphOne, CaseIris, manyConns, p99, func(v float64) bool { return v <= 1.2 }),
+		r.pairedTarget("iris-ensemble / its members in turn by the client, req/s at 64 connections", "more than 1x", CaseEnsemble, CaseEnsemblePairs, manyConns, reqPerSec, func(v float64) bool { return v > 1 }),
+		r.pairedTarget("iris-ensemble / its members in turn by the client, p50 at 1 connection", "below 1x", CaseEnsemble, CaseEnsemblePairs, 1, p50, func(v float64) bool { return v < 1 }),
+	})
+	fmt.Fprintln(w, graphsSectionEnd)
+}
+
+// writeLatencyTable writes the rows of cases, in that order: rate, p50, p90, p99 and
+// the server's CPU time per request.
+func (r *Report) writeLatencyTable(w io.Writer, cases []string) {
 	fmt.Fprintln(w, "| case | connections | req/s | p50 | p90 | p99 | server CPU/req | errors |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
-	for _, name := range graphsSectionCases {
+	for _, name := range cases {
 		for _, x := range r.Results {
 			if x.Case != name {
 				continue
@@ -57,15 +74,4 @@ func (r *Report) WriteGraphs(w io.Writer, header bool) {
 				dur(x.P50), dur(x.P90), dur(x.P99), cpuDur(x.ServerCPU, x.ServerCPUPerReq()), x.Errors)
 		}
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Issue 39's targets in this run")
-	fmt.Fprintln(w)
-	p99 := func(x Result) float64 { return float64(x.P99) }
-	writeTargetTable(w, []target{
-		r.pairedTarget("graph of one step / iris v1 alone, req/s at 64 connections", "at least 0.9x", CaseGraphOne, CaseIris, manyConns, reqPerSec, func(v float64) bool { return v >= 0.9 }),
-		r.pairedTarget("graph of one step / iris v1 alone, p99 at 64 connections", "at most 1.2x", CaseGraphOne, CaseIris, manyConns, p99, func(v float64) bool { return v <= 1.2 }),
-		r.pairedTarget("iris-ensemble / its members in turn by the client, req/s at 64 connections", "more than 1x", CaseEnsemble, CaseEnsemblePairs, manyConns, reqPerSec, func(v float64) bool { return v > 1 }),
-		r.pairedTarget("iris-ensemble / its members in turn by the client, p50 at 1 connection", "below 1x", CaseEnsemble, CaseEnsemblePairs, 1, p50, func(v float64) bool { return v < 1 }),
-	})
-	fmt.Fprintln(w, graphsSectionEnd)
 }

@@ -47,21 +47,7 @@ func (r *Report) WriteTail(w io.Writer, header bool) {
 	if header {
 		r.writeSectionRun(w)
 	}
-	fmt.Fprintln(w, "| case | connections | req/s | p50 | p90 | p99 | server CPU/req | errors |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
-	for _, name := range tailSectionCases {
-		for _, x := range r.Results {
-			if x.Case != name {
-				continue
-			}
-			if x.NA != "" {
-				fmt.Fprintf(w, "| %s | %d | n/a: %s | | | | | |\n", x.Case, x.Conns, x.NA)
-				continue
-			}
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d |\n", x.Case, x.Conns, rate(x.ReqPerSec()),
-				dur(x.P50), dur(x.P90), dur(x.P99), cpuDur(x.ServerCPU, x.ServerCPUPerReq()), x.Errors)
-		}
-	}
+	r.writeLatencyTable(w, tailSectionCases)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "### Issue 41's targets in this run")
 	fmt.Fprintln(w)
