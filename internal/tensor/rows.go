@@ -33,7 +33,9 @@ func (t *Tensor) Rows() []*Tensor {
 }
 
 // Stack stacks rows of one dtype and shape along a new batch dimension, first. The
-// values are copied, but for a single row, whose values the result shares. float32
+// values are copied, but for a single row, whose values the result shares: capped at
+// their length, so that an append to the result copies them rather than writing past
+// the row, and nil where the row's are empty, as appending leaves them. float32
 // values stay float32s when every row holds them so.
 func Stack(rows []*Tensor) (*Tensor, error) {
 	if len(rows) == 0 {
@@ -49,7 +51,7 @@ func Stack(rows []*Tensor) (*Tensor, error) {
 		f32 = f32 && (r.F32 != nil || r.Len() == 0)
 	}
 	if len(rows) == 1 {
-		out.Float, out.F32, out.Int, out.Bytes = first.Float, first.F32, first.Int, first.Bytes
+		out.Float, out.F32, out.Int, out.Bytes = capped(first.Float), capped(first.F32), capped(first.Int), capped(first.Bytes)
 		return out, nil
 	}
 	size := int(Size(first.Shape)) * len(rows)
@@ -76,4 +78,12 @@ func Stack(rows []*Tensor) (*Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// capped is s without room past its length, or nil when it is empty.
+func capped[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[:len(s):len(s)]
 }
