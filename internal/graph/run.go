@@ -61,11 +61,18 @@ type observerKey struct{}
 // tells of its steps, after those ctx had already (as net/http/httptrace composes its
 // hooks): a server's metrics and one request's debugging view both watch a run.
 func WithObserver(ctx context.Context, observe Observer) context.Context {
-	if prev := observerOf(ctx); prev != nil {
-		next := observe
-		observe = func(e Event) { prev(e); next(e) }
+	return context.WithValue(ctx, observerKey{}, both(observerOf(ctx), observe))
+}
+
+// both tells first, then second, of every step; either may be nil.
+func both(first, second Observer) Observer {
+	switch {
+	case first == nil:
+		return second
+	case second == nil:
+		return first
 	}
-	return context.WithValue(ctx, observerKey{}, observe)
+	return func(e Event) { first(e); second(e) }
 }
 
 func observerOf(ctx context.Context) Observer {
@@ -96,14 +103,8 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observ
 	if err != nil {
 		return nil, err
 	}
-	switch fromCtx := observerOf(ctx); {
-	case observe == nil && fromCtx == nil:
+	if observe = both(observe, observerOf(ctx)); observe == nil {
 		observe = func(Event) {}
-	case observe == nil:
-		observe = fromCtx
-	case fromCtx != nil:
-		own := observe
-		observe = func(e Event) { own(e); fromCtx(e) }
 	}
 	res := make([]result, len(g.nodes))
 	if g.chain {
