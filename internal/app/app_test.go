@@ -101,36 +101,13 @@ func repoModels(t *testing.T) string {
 	return dir
 }
 
-// copyDir copies the example repository so a test can break part of it.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestBrokenVersionAmongGoodOnes: a version whose steps do not fit its model fails to
 // load; the others serve, the broken one is visible with its error, and /ready stays
 // 503, naming it, once the load has finished (strict readiness: a bad rollout takes no
 // traffic), unless READY_ALLOW_FAILED=true.
 func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	broken := filepath.Join(dir, "iris", "v3")
 	if err := os.MkdirAll(broken, 0o755); err != nil {
 		t.Fatal(err)
@@ -187,7 +164,7 @@ func TestBrokenVersionAmongGoodOnes(t *testing.T) {
 
 func TestLoadStrict(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	_ = os.WriteFile(filepath.Join(dir, "iris", "v2", "model.yaml"), []byte("backend: onnx\nartifact: missing.onnx\n"), 0o644)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "LOAD_STRICT": "true"}, false)
 	select {
@@ -271,7 +248,7 @@ func checkFailedReadiness(t *testing.T, c *apitest.Client, dir string) {
 // show it failed, and which build and ONNX Runtime run.
 func TestReadyAllowFailedAndBuildInfo(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	_ = os.WriteFile(filepath.Join(dir, "iris", "v2", "model.yaml"), []byte("backend: onnx\nartifact: missing.onnx\n"), 0o644)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "READY_ALLOW_FAILED": "true"}, true)
 	var got struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestUnsafeArtifacts: a reload of a version whose artifact an operator replaced by a
@@ -14,7 +16,7 @@ import (
 // by its path in the repository, and the old pipeline keeps serving.
 func TestUnsafeArtifacts(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0"}, true)
 	artifact := filepath.Join(dir, "iris", "v1", "model.onnx")
 	tests := []struct {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // batchingRepo is the example repository with dynamic batching turned on for iris v1,
@@ -21,7 +23,7 @@ import (
 func batchingRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	yml := filepath.Join(dir, "iris", "v1", "model.yaml")
 	b, err := os.ReadFile(yml)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/telemetry"
 	"github.com/inferd/inferd/internal/tensor"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // flowers are iris rows the graph tests send: setosa, of which iris v1 is sure (top
@@ -313,7 +314,7 @@ const flakyGraph = `graph:
 // too, never passed on; the request's deadline reaches the member and ends the call.
 func TestGraphStepFailures(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	writeGraph(t, dir, "g-fail", fmt.Sprintf(flakyGraph, ""))
 	writeGraph(t, dir, "g-fallback", fmt.Sprintf(flakyGraph, "      on_error: fallback\n      fallback: {probabilities: [0.1, 0.1, 0.8]}"))
 	f := &flaky{deadlines: make(chan time.Duration, 4)}
@@ -383,7 +384,7 @@ func TestGraphStepFailures(t *testing.T) {
 // the file and field, and the rest of the repository serves.
 func TestGraphLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	const in = "  inputs: [{name: input, dtype: float32, shape: [-1, 4]}]\n"
 	cases := []struct {
 		name, yaml, field, want string
@@ -454,7 +455,7 @@ func TestGraphLoadErrors(t *testing.T) {
 // failed, naming it, and back again it serves; the other models answer 200 throughout.
 func TestGraphMembersChange(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "API_KEYS": oipKeys}, true)
 
 	var stop atomic.Bool
@@ -548,7 +549,7 @@ func TestGraphMembersChange(t *testing.T) {
 		if resp.Status != http.StatusServiceUnavailable || resp.Problem(t).Code != "model_unavailable" {
 			t.Errorf("the failed graph answers %d %s, want 503 model_unavailable", resp.Status, resp.Body)
 		}
-		copyDir(t, aside, v2)
+		testkit.CopyDir(t, aside, v2)
 		if resp := s.c.Post("/admin/models/iris/v2/reload", "k-admin", nil); resp.Status != http.StatusOK {
 			t.Fatalf("reload of the restored version: %d %s", resp.Status, resp.Body)
 		}
@@ -741,7 +742,7 @@ func (slowMember) Close() error { return nil }
 // no version between its graph versions like any model's.
 func TestGraphBatchingAndRouting(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	writeGraph(t, dir, "g-slow", `graph:
   inputs: [{name: input, dtype: float32, shape: [-1, 4]}]
   steps: [{name: s, model: slowt, inputs: {input: request.input}}]

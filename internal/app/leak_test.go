@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // TestLoadErrorsKeepServerPaths (see docs/design.md#load-errors-keep-the-servers-paths-to-themselves): what clients see of a load
@@ -13,7 +15,7 @@ import (
 // to the model repository, never the server's directories.
 func TestLoadErrorsKeepServerPaths(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	write := func(rel, text string) {
 		path := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -78,7 +78,7 @@ func metricValue(t *testing.T, s *started, sample string) string {
 // inferd_model_load_failed; the other models keep serving.
 func TestFailedLoadAfterStartKeepsTheServerReady(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0"}, true)
 	conn := grpcConn(t, s)
 	grpcc, health := pb.NewGRPCInferenceServiceClient(conn), healthpb.NewHealthClient(conn)
@@ -268,7 +268,7 @@ func stormDuration(t *testing.T) time.Duration {
 //	INFERD_STORM=20s go test -race -count=1 -v -run '^TestRepositoryStorm$' ./internal/app
 func TestRepositoryStorm(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0"}, true)
 	duration := stormDuration(t)
 	began := time.Now()
@@ -551,7 +551,7 @@ func TestUnloadWithQueuedDigitsJobs(t *testing.T) {
 	} {
 		t.Run("UNLOAD_TIMEOUT="+tt.timeout, func(t *testing.T) {
 			dir := t.TempDir()
-			copyDir(t, filepath.Join(repoModels(t), "digits"), filepath.Join(dir, "digits"))
+			testkit.CopyDir(t, filepath.Join(repoModels(t), "digits"), filepath.Join(dir, "digits"))
 			proctest.AddSlowModel(t, dir, "slow", "v1", time.Hour)
 			env := map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0", "JOB_WORKERS": "1"}
 			if tt.timeout != "" {

@@ -68,7 +68,7 @@ func rawExchange(t *testing.T, addr, raw string, halfClose, canned bool) *apites
 // status and problem code.
 func TestClientMistakes(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	s := startApp(t, map[string]string{"MODELS_DIR": dir, "RATE_LIMIT_RPS": "0"}, true)
 	c := s.c
 	addr := strings.TrimPrefix(s.c.NewRequest(http.MethodGet, "/", "", nil).URL.Host, "http://")

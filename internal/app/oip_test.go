@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/inferd/inferd/internal/apitest"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // The Open Inference Protocol as published: the REST API in
@@ -32,7 +33,7 @@ const oipKeys = "k-all:predict+read_models,k-predict:predict,k-read:read_models,
 func oipRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	copyDir(t, repoModels(t), dir)
+	testkit.CopyDir(t, repoModels(t), dir)
 	broken := filepath.Join(dir, "broken", "v1")
 	if err := os.MkdirAll(broken, 0o755); err != nil {
 		t.Fatal(err)

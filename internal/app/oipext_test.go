@@ -272,7 +272,7 @@ func TestOIPRepository(t *testing.T) {
 		}
 		return out
 	}
-	copyDir(t, filepath.Join(models, "iris", "v1"), filepath.Join(models, "iris", "v3"))
+	testkit.CopyDir(t, filepath.Join(models, "iris", "v1"), filepath.Join(models, "iris", "v3"))
 	if got := index()["iris v3"]; got != "UNAVAILABLE" {
 		t.Errorf("a version copied in shows %q, want UNAVAILABLE until loaded", got)
 	}

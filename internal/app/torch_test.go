@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // torchRow is a row of the table tools/build-models.py wrote for digits-cnn: a
@@ -78,7 +79,7 @@ func torchEqual(i int, label int64, probs []float64, want torchRow, worst *float
 func TestTorchTwoLines(t *testing.T) {
 	rows := torchTable(t)
 	dir := t.TempDir()
-	copyDir(t, filepath.Join(repoModels(t), "digits-cnn"), filepath.Join(dir, "digits-cnn"))
+	testkit.CopyDir(t, filepath.Join(repoModels(t), "digits-cnn"), filepath.Join(dir, "digits-cnn"))
 	if err := os.WriteFile(filepath.Join(dir, "digits-cnn", "v1", "model.yaml"), []byte("backend: onnx\nartifact: model.onnx\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

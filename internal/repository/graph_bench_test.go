@@ -11,6 +11,7 @@ import (
 	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/repository"
+	"github.com/inferd/inferd/internal/testkit"
 )
 
 // BenchmarkGraph is one flower through the registry (no HTTP): to iris v1, to a graph
@@ -19,7 +20,7 @@ import (
 func BenchmarkGraph(b *testing.B) {
 	dir := b.TempDir()
 	for _, m := range []string{"iris", "iris-ensemble"} {
-		copyTree(b, filepath.Join("../../models", m), filepath.Join(dir, m))
+		testkit.CopyDir(b, filepath.Join("../../models", m), filepath.Join(dir, m))
 	}
 	step := filepath.Join(dir, "iris-step", "v1")
 	if err := os.MkdirAll(step, 0o755); err != nil {
@@ -60,26 +61,5 @@ postprocess:
 				}
 			}
 		})
-	}
-}
-
-func copyTree(b *testing.B, src, dst string) {
-	b.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
 }
