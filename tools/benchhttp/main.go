@@ -33,6 +33,7 @@ type options struct {
 	section                                 string
 	duration, warmup                        time.Duration
 	rounds                                  int
+	isolate                                 bool
 	memFirst, memTotal, pickup, reloads     int
 }
 
@@ -49,6 +50,7 @@ func newFlagSet() (*flag.FlagSet, *options) {
 	fs.IntVar(&o.memTotal, "mem-total", 1_000_000, "echo requests before the last RSS reading")
 	fs.IntVar(&o.pickup, "pickup-jobs", 20, "jobs of queue mode's idle-pickup measurement")
 	fs.IntVar(&o.reloads, "reloads", 100, "reloads of models/digits in the reload soak (RSS after the first and the last); 0: no soak")
+	fs.BoolVar(&o.isolate, "isolate", true, "measure each case with the load generator and its servers under SCHED_RR, so that other processes' time slices stay out of the latencies (needs CAP_SYS_NICE; refused, the run says so and shares the CPU), and repeat the tail section's cases under the default scheduler")
 	fs.StringVar(&o.out, "out", "docs", "directory for benchmarks.md and benchmarks.svg; empty: print only")
 	fs.StringVar(&o.command, "command", "", "the command line the report names (make bench-http passes its own)")
 	fs.StringVar(&o.cases, "cases", "", "only the cases whose names contain one of these comma-separated words (\"v2 infer,iris\"); the baseline always runs. Empty: every case, the memory run and queue mode's pickup")
@@ -66,7 +68,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
 		return 2
 	}
-	cfg.Duration, cfg.Warmup, cfg.Rounds, cfg.Reloads = o.duration, o.warmup, o.rounds, o.reloads
+	cfg.Duration, cfg.Warmup, cfg.Rounds, cfg.Reloads, cfg.Isolate = o.duration, o.warmup, o.rounds, o.reloads, o.isolate
 	switch o.section {
 	case "":
 	case "grpc":

@@ -59,6 +59,9 @@ type Report struct {
 	XGBoost, XGBoostOne Library
 	// Reloads is the reload soak's RSS; nil when it did not run.
 	Reloads *Reloads
+	// Sched says how the measurements were scheduled (schedIsolated, schedShared);
+	// "": not said.
+	Sched string
 }
 
 func (r *Report) find(name string, conns int) (Result, bool) {
@@ -195,13 +198,19 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "Each connection count is a round of every case, the baseline first, and the")
 	fmt.Fprintln(w, "whole is repeated: each row is its round of median throughput, and each ratio")
 	fmt.Fprintln(w, "the median of its rounds' ratios, every one between measurements of one round,")
-	fmt.Fprintln(w, "seconds apart, on a machine whose speed drifts.")
+	fmt.Fprintln(w, "seconds apart, on a machine whose speed drifts. Where the harness may, each")
+	fmt.Fprintln(w, "measurement runs its load generator and servers under SCHED_RR (`-isolate`, the")
+	fmt.Fprintln(w, "default): on two cores shared with other work, the default scheduler's slices for")
+	fmt.Fprintln(w, "other processes otherwise set the tails, a bare net/http server's threefold.")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- Machine: %s, %d cores\n", m.CPU, m.Cores)
 	fmt.Fprintf(w, "- Go: %s\n", m.Go)
 	fmt.Fprintf(w, "- Commit: %s\n", m.Commit)
 	fmt.Fprintf(w, "- Date: %s\n", m.Date.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
+	if r.Sched != "" {
+		fmt.Fprintf(w, "- Scheduling: %s\n", r.Sched)
+	}
 	if r.Rounds > 1 {
 		fmt.Fprintf(w, "- Rounds: %d (each row is the round of median throughput; each ratio the median of the rounds' ratios)\n", r.Rounds)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // The tail section of benchmarks.md lies between these markers, so that a run of
@@ -20,12 +21,24 @@ const (
 	CaseHealthBare = "baseline: net/http GET /health"
 )
 
-// tailSectionCases are the rows the section shows; tailSectionWords what `-section
-// tail` runs without -cases.
+// sharedSuffix ends the names of the tail section's cases measured again under the
+// default scheduler, in a run that isolates the others (Config.Isolate).
+const sharedSuffix = ", shared scheduler"
+
+// tailSectionCases are the rows the section shows (and, with sharedSuffix, its second
+// table's); tailSectionWords what `-section tail` runs without -cases.
 var (
 	tailSectionCases = []string{Baseline, CaseHealthBare, CaseHealth, CaseEcho, CaseIris}
-	tailSectionWords = []string{"get /health", "echo /predict", "iris v1 /predict"}
+	tailSectionWords = []string{"get /health", "echo /predict", "iris v1 /predict", strings.TrimPrefix(sharedSuffix, ", ")}
 )
+
+func shared(cases []string) []string {
+	out := make([]string, len(cases))
+	for i, c := range cases {
+		out[i] = c + sharedSuffix
+	}
+	return out
+}
 
 func (r *Report) hasTail() bool {
 	return slices.ContainsFunc(r.Results, func(x Result) bool { return x.Case == CaseHealth && x.NA == "" })
@@ -51,6 +64,25 @@ func (r *Report) WriteTail(w io.Writer, header bool) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "### Issue 41's targets in this run")
 	fmt.Fprintln(w)
+	writeTargetTable(w, r.tailTargets(""))
+	if !r.hasCase(CaseHealth + sharedSuffix) {
+		fmt.Fprintln(w, tailSectionEnd)
+		return
+	}
+	fmt.Fprintln(w, "### The same cases under the default scheduler")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Measured in the same rounds, with the load generator and the servers left to the")
+	fmt.Fprintln(w, "default scheduler beside whatever else the machine runs: the slices other processes")
+	fmt.Fprintln(w, "take enter these latencies, the bare server's as much as inferd's.")
+	fmt.Fprintln(w)
+	r.writeLatencyTable(w, shared(tailSectionCases))
+	fmt.Fprintln(w)
+	writeTargetTable(w, r.tailTargets(sharedSuffix))
+	fmt.Fprintln(w, tailSectionEnd)
+}
+
+// tailTargets are issue 41's targets between the rows whose names end in suffix.
+func (r *Report) tailTargets(suffix string) []target {
 	p90 := func(x Result) float64 { return float64(x.P90) }
 	p99 := func(x Result) float64 { return float64(x.P99) }
 	atMost := func(v float64) bool { return v <= 1.5 }
@@ -61,10 +93,12 @@ func (r *Report) WriteTail(w io.Writer, header bool) {
 		{"iris v1 `/predict` / the bare JSON echo", CaseIris, Baseline},
 	} {
 		ts = append(ts,
-			r.pairedTarget(c.what+", p90 at 64 connections", "at most 1.5x", c.a, c.b, manyConns, p90, atMost),
-			r.pairedTarget(c.what+", p99 at 64 connections", "at most 1.5x", c.a, c.b, manyConns, p99, atMost))
+			r.pairedTarget(c.what+", p90 at 64 connections", "at most 1.5x", c.a+suffix, c.b+suffix, manyConns, p90, atMost),
+			r.pairedTarget(c.what+", p99 at 64 connections", "at most 1.5x", c.a+suffix, c.b+suffix, manyConns, p99, atMost))
 	}
-	ts = append(ts, r.pairedTarget("iris v1 `/predict` / the bare JSON echo, req/s at 64 connections", "at least 0.75x", CaseIris, Baseline, manyConns, reqPerSec, func(v float64) bool { return v >= 0.75 }))
-	writeTargetTable(w, ts)
-	fmt.Fprintln(w, tailSectionEnd)
+	return append(ts, r.pairedTarget("iris v1 `/predict` / the bare JSON echo, req/s at 64 connections", "at least 0.75x", CaseIris+suffix, Baseline+suffix, manyConns, reqPerSec, func(v float64) bool { return v >= 0.75 }))
+}
+
+func (r *Report) hasCase(name string) bool {
+	return slices.ContainsFunc(r.Results, func(x Result) bool { return x.Case == name && x.NA == "" })
 }

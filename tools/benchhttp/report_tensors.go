@@ -139,6 +139,9 @@ func (r *Report) writeSectionRun(w io.Writer) {
 	fmt.Fprintf(w, "- Commit: %s; date: %s\n", m.Commit, m.Date.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- Command: `%s`\n", m.Command)
 	fmt.Fprintf(w, "- Rounds: %d\n", max(r.Rounds, 1))
+	if r.Sched != "" {
+		fmt.Fprintf(w, "- Scheduling: %s\n", r.Sched)
+	}
 	fmt.Fprintln(w)
 }
 

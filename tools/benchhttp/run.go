@@ -68,13 +68,25 @@ type Config struct {
 	// run makes (Report.Reloads); OnlyReloads runs it alone, no case.
 	Reloads     int
 	OnlyReloads bool
-	Progress    io.Writer // the progress bar; nil: none
+	// Isolate runs each measurement with the load generator and the case's servers
+	// under SCHED_RR (isolate), and adds the tail section's cases once more under the
+	// default scheduler (their names end in sharedSuffix); false: every case under the
+	// default scheduler, shared with whatever else runs.
+	Isolate  bool
+	Progress io.Writer // the progress bar; nil: none
 }
 
 // wants reports whether the run drives the case called name.
 func (c Config) wants(name string) bool {
 	if len(c.Cases) == 0 || name == Baseline {
 		return true
+	}
+	// The default scheduler's repeats, only where asked for by name (the tail
+	// section), not in every run that names one of their cases.
+	if strings.HasSuffix(name, sharedSuffix) && !slices.ContainsFunc(c.Cases, func(w string) bool {
+		return strings.Contains(sharedSuffix, w)
+	}) {
+		return false
 	}
 	for _, w := range c.Cases {
 		if strings.Contains(strings.ToLower(name), w) {
@@ -90,6 +102,19 @@ type harness struct {
 	procs []*Proc
 	dirs  []string // removed after the processes have stopped
 	bar   *progress
+	// isolateErr is why isolate failed, once: the measurements after it are shared.
+	isolateErr error
+}
+
+// sched says how the run's measurements were scheduled.
+func (h *harness) sched() string {
+	switch {
+	case !h.cfg.Isolate:
+		return schedShared
+	case h.isolateErr != nil:
+		return schedShared + " (isolation was refused: " + h.isolateErr.Error() + ")"
+	}
+	return schedIsolated
 }
 
 func (h *harness) start(name, bin string, readyPath string, env ...string) (*Proc, error) {
@@ -281,6 +306,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{CaseEnsemble, naUnless(served(srv.URL, "iris-ensemble", "v1"), "model iris-ensemble not served"), func() Op { return postOp(srv.URL+"/predict", ensembleBody, 1) }, []*Proc{srv}, nil},
 		{CaseEnsemblePairs, "", func() Op { return pairOp(srv.URL + "/predict") }, []*Proc{srv}, nil},
 	}
+	// In an isolated run, the tail section's cases once more under the default
+	// scheduler, for what the isolated rows leave out: the slices other processes take.
+	for _, c := range cases {
+		if cfg.Isolate && slices.Contains(tailSectionCases, c.name) {
+			c.name += sharedSuffix
+			cases = append(cases, c)
+		}
+	}
 	cases = slices.DeleteFunc(cases, func(c kase) bool { return !cfg.wants(c.name) })
 	rounds := max(cfg.Rounds, 1)
 	rep.Rounds = rounds
@@ -318,6 +351,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
+	rep.Sched = h.sched()
 	for _, byConns := range runs {
 		for _, rs := range byConns {
 			rep.Results = append(rep.Results, Median(rs))
@@ -346,6 +380,19 @@ func naUnless(ok bool, why string) string {
 // load gives the case's connection count and its Op or Session.
 func (h *harness) drive(ctx context.Context, name string, load *Load, servers []*Proc) Result {
 	label := fmt.Sprintf("%s, %d conn", name, load.Conns)
+	serverPids := make([]int, len(servers))
+	for i, p := range servers {
+		serverPids[i] = p.Pid()
+	}
+	self := []int{os.Getpid()}
+	if h.cfg.Isolate && !strings.HasSuffix(name, sharedSuffix) && h.isolateErr == nil {
+		restore, err := isolate(append(slices.Clone(serverPids), self...))
+		if err != nil {
+			h.isolateErr = err
+		} else {
+			defer restore()
+		}
+	}
 	if h.cfg.Warmup > 0 {
 		w := &Load{Conns: load.Conns, Op: load.Op, Session: load.Session, For: h.cfg.Warmup}
 		h.bar.watch(label+" (warm-up)", &w.Done, h.cfg.Warmup)
@@ -353,11 +400,6 @@ func (h *harness) drive(ctx context.Context, name string, load *Load, servers []
 	}
 	l := &Load{Conns: load.Conns, Op: load.Op, Session: load.Session, Samples: true, For: h.cfg.Duration}
 	h.bar.watch(label, &l.Done, h.cfg.Duration)
-	serverPids := make([]int, len(servers))
-	for i, p := range servers {
-		serverPids[i] = p.Pid()
-	}
-	self := []int{os.Getpid()}
 	server0, serverOK := cpuOf(serverPids)
 	client0, clientOK := cpuOf(self)
 	r := l.Run(ctx, func(int64) bool { return false })
