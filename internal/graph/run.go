@@ -121,6 +121,16 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observ
 		}
 		return g.outputsOf(request, res)
 	}
+	if err := g.runConcurrently(ctx, rows, request, res, call, observe); err != nil {
+		return nil, err
+	}
+	return g.outputsOf(request, res)
+}
+
+// runConcurrently runs every node at once, each waiting for its sources. It is a
+// function of its own so that what its goroutines capture escapes to the heap here,
+// not in every chain's Run.
+func (g *Graph) runConcurrently(ctx context.Context, rows int64, request tensor.Map, res []result, call Caller, observe Observer) error {
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
@@ -142,12 +152,9 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observ
 	}
 	wg.Wait()
 	if first != nil {
-		return nil, first
+		return first
 	}
-	if err := context.Cause(ctx); err != nil {
-		return nil, err
-	}
-	return g.outputsOf(request, res)
+	return context.Cause(ctx)
 }
 
 // outputsOf is a finished run's answer.

@@ -82,20 +82,28 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe
 		return l.echo(ctx, req, observe)
 	}
 	ins := l.p.Info.TensorInputs
-	byName := make(map[string]*tensor.Tensor, len(req.Inputs))
+	// A tensor call names an input or two: found by a scan of them, not a map made
+	// for every call.
+	byName := func(name string) *tensor.Tensor {
+		for _, in := range req.Inputs {
+			if in.Name == name {
+				return in.Tensor
+			}
+		}
+		return nil
+	}
 	names := l.inNames
-	for _, in := range req.Inputs {
+	for i, in := range req.Inputs {
 		if !slices.Contains(names, in.Name) {
 			return nil, &TensorError{Problem: UnknownInput, Name: in.Name, Known: names}
 		}
-		if byName[in.Name] != nil {
+		if slices.ContainsFunc(req.Inputs[:i], func(o Named) bool { return o.Name == in.Name }) {
 			return nil, &TensorError{Problem: DuplicateInput, Name: in.Name}
 		}
-		byName[in.Name] = in.Tensor
 	}
 	n := int64(-1)
 	for _, want := range ins {
-		t := byName[want.Name]
+		t := byName(want.Name)
 		if t == nil {
 			return nil, &TensorError{Problem: MissingInput, Name: want.Name, Known: names}
 		}
@@ -126,7 +134,7 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe
 		return nil, fmt.Errorf("%w: input %q has %d rows (its batch dimension); at most %d are allowed", ErrTooManyRows, ins[0].Name, n, req.MaxRows)
 	}
 	*rows = int(n)
-	items := splitRows(byName[ins[0].Name])
+	items := splitRows(byName(ins[0].Name))
 	res, err := l.runTensors(ctx, items, observe)
 	if err != nil {
 		return nil, inRow(ins[0].Name, err)

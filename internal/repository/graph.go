@@ -103,13 +103,17 @@ type graphModel struct {
 }
 
 func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
-	rows := make([]*tensor.Tensor, len(batch))
+	var one [1]*tensor.Tensor // a request of one row, the usual one, allocates no slice
+	rows := one[:0]
+	if len(batch) > 1 {
+		rows = make([]*tensor.Tensor, 0, len(batch))
+	}
 	for i, v := range batch {
 		t, ok := v.(*tensor.Tensor)
 		if !ok {
 			return nil, fmt.Errorf("%w: graph item %d is a %T, not a tensor; the preprocess steps must end in one", pipeline.ErrExecution, i, v)
 		}
-		rows[i] = t
+		rows = append(rows, t)
 	}
 	in, err := tensor.Stack(rows)
 	if err != nil {
@@ -118,6 +122,14 @@ func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
 	out, err := m.g.Run(ctx, tensor.Map{m.in.Name: in}, m.call, m.observe)
 	if err != nil {
 		return nil, stepError(err)
+	}
+	if len(batch) == 1 {
+		// The run's answer is this item's alone: its map is the item's, each tensor
+		// its one row.
+		for name, t := range out {
+			out[name] = t.Row(0)
+		}
+		return []any{out}, nil
 	}
 	res := make([]any, len(batch))
 	for i := range res {

@@ -10,26 +10,31 @@ func (t *Tensor) Rows() []*Tensor {
 	if len(t.Shape) == 0 {
 		return nil
 	}
-	n := int(t.Shape[0])
-	row := t.Shape[1:]
-	size := int(Size(row))
-	rows := make([]*Tensor, n)
+	rows := make([]*Tensor, t.Shape[0])
 	for i := range rows {
-		lo, hi := i*size, (i+1)*size
-		r := &Tensor{DType: t.DType, Shape: row}
-		switch {
-		case t.DType == Bytes:
-			r.Bytes = t.Bytes[lo:hi:hi]
-		case t.F32 != nil:
-			r.F32 = t.F32[lo:hi:hi]
-		case t.DType.IsFloat():
-			r.Float = t.Float[lo:hi:hi]
-		default:
-			r.Int = t.Int[lo:hi:hi]
-		}
-		rows[i] = r
+		rows[i] = t.Row(i)
 	}
 	return rows
+}
+
+// Row is row i of t along its batch dimension, sharing its values, capped at the
+// row's end; t has at least i+1 rows.
+func (t *Tensor) Row(i int) *Tensor {
+	row := t.Shape[1:]
+	size := int(Size(row))
+	lo, hi := i*size, (i+1)*size
+	r := &Tensor{DType: t.DType, Shape: row}
+	switch {
+	case t.DType == Bytes:
+		r.Bytes = t.Bytes[lo:hi:hi]
+	case t.F32 != nil:
+		r.F32 = t.F32[lo:hi:hi]
+	case t.DType.IsFloat():
+		r.Float = t.Float[lo:hi:hi]
+	default:
+		r.Int = t.Int[lo:hi:hi]
+	}
+	return r
 }
 
 // Stack stacks rows of one dtype and shape along a new batch dimension, first. The
