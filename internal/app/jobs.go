@@ -16,8 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/config"
-	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/inproc"
 	"github.com/inferd/inferd/internal/job/memstore"
@@ -38,7 +38,7 @@ type jobs struct {
 	control job.QueueControl
 	// limit shares the per-key rate limit between servers, in queue mode only (and
 	// when RATE_LIMIT_RPS is not 0).
-	limit httpapi.SharedLimiter
+	limit admission.SharedLimiter
 	// shutdown drains in-process jobs and releases connections.
 	shutdown func(context.Context) error
 }
@@ -117,7 +117,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	m.ObserveWorkers(queueWorkers(insp, runner.Queue()))
 	ui := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: conn.AsynqOpt()})
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, Shards: tasks.Sharding()})
-	var limit httpapi.SharedLimiter
+	var limit admission.SharedLimiter
 	if cfg.RateLimitRPS > 0 {
 		limit = ratelimit.NewRedis(rc, ratelimit.Options{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst})
 	}

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/auth"
-	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/problem"
 )
 
@@ -78,7 +78,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	retry := 0
 	var kind problem.Kind
 	var code, detail string
-	var le *httpapi.LimitError
+	var le *admission.LimitError
 	switch {
 	case errors.As(err, &le):
 		kind, code, detail, retry = problem.Limited, le.Code, le.Detail, le.Retry

@@ -3,34 +3,27 @@ package httpapi
 import (
 	"context"
 
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/problem"
 )
 
+// Admission is the server's admission (keys, scopes, the failed-key throttle,
+// concurrency and rate limits), for the calls that come by another listener (gRPC) to
+// share them.
+func (s *Server) Admission() *admission.Admission { return s.admission }
+
 // Admit lets a call that came by another listener (gRPC) through the gate an HTTP
-// request passes, so both protocols share one set of keys, scopes and limits: key (or
-// keyErr, when the caller could not tell one key) is authorized for scope on behalf of
-// the client at addr, a failed key is charged to the failed-key throttle, and the
-// key's concurrency and rate limits are applied. op and model (the model the call
-// names, "" for none) label the refusals in inferd_rate_limited_requests_total. Errors wrap auth.ErrUnauthenticated or
-// auth.ErrForbidden, or are a *LimitError; release must be called once the call is
-// done when err is nil.
+// request passes (admission.Admit).
 func (s *Server) Admit(addr, op, model, key string, keyErr error, scope auth.Scope) (release func(), p auth.Principal, err error) {
-	label := func() (string, string) { return op, model }
-	p, err = s.authorizeFrom(func() string { return addr }, label, key, keyErr, scope)
+	t, err := s.admission.Admit(admission.Call{Key: key, KeyErr: keyErr, Scope: scope,
+		Addr: func() string { return addr }, Labels: func() (string, string) { return op, model }})
 	if err != nil {
 		return nil, auth.Principal{}, err
 	}
-	n, err := s.admitAs(label, p, scope)
-	if err != nil {
-		return nil, auth.Principal{}, err
-	}
-	if n == nil {
-		return func() {}, p, nil
-	}
-	return func() { n.Add(-1) }, p, nil
+	return t.Release, t.Principal, nil
 }
 
 // Problem words err as the HTTP API answers it: the kind of refusal, the problem code

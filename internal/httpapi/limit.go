@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"sync"
-	"time"
 
 	"github.com/go-chi/chi/v5"
-	"golang.org/x/time/rate"
 
 	"github.com/inferd/inferd/internal/problem"
 )
@@ -103,48 +100,4 @@ func jsonBody(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Server) tooLarge() string {
 	return fmt.Sprintf("the request body exceeds %d bytes (MAX_REQUEST_BYTES); split the batch or send less data", s.opts.MaxRequestBytes)
-}
-
-// limiter is a token bucket per key. Buckets are never evicted: there is one per
-// configured key, and unknown keys never reach it (auth runs first).
-type limiter struct {
-	rps   rate.Limit
-	burst int
-	mu    sync.RWMutex
-	keys  map[string]*rate.Limiter
-	// shared, when set, decides first; the buckets above decide only while it cannot.
-	shared *shared
-}
-
-func newLimiter(rps float64, burst int) *limiter {
-	if rps <= 0 {
-		return nil
-	}
-	return &limiter{rps: rate.Limit(rps), burst: max(burst, 1), keys: map[string]*rate.Limiter{}}
-}
-
-// allow takes a token from key's bucket, or says how long until one is there.
-func (l *limiter) allow(key string) (bool, time.Duration) {
-	if l.shared != nil {
-		if ok, wait, decided := l.shared.allow(key); decided {
-			return ok, wait
-		}
-	}
-	l.mu.RLock()
-	b := l.keys[key]
-	l.mu.RUnlock()
-	if b == nil {
-		l.mu.Lock()
-		if b = l.keys[key]; b == nil {
-			b = rate.NewLimiter(l.rps, l.burst)
-			l.keys[key] = b
-		}
-		l.mu.Unlock()
-	}
-	res := b.Reserve()
-	if d := res.Delay(); d > 0 {
-		res.Cancel()
-		return false, d
-	}
-	return true, 0
 }

@@ -38,7 +38,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		s.ops.Alias(m, queueUIPath+"/*", queueUI)
 		s.ops.Alias(m, queueUIPath, queueUI)
 	}
-	if s.limiter != nil {
+	if s.admission.RateLimits() {
 		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), problem.CodeRateLimited)
 	}
 

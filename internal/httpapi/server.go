@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
@@ -68,7 +69,7 @@ type Options struct {
 	RateLimitBurst int
 	// SharedRateLimit, when set, keeps that limit in a store shared with other servers;
 	// while it cannot be reached, each server's own buckets apply it.
-	SharedRateLimit SharedLimiter
+	SharedRateLimit admission.SharedLimiter
 	// MaxConcurrentPerKey caps the requests one key has in progress at once; 0: no cap.
 	MaxConcurrentPerKey int
 	// AuthFailuresPerMinute is how many failed authentications one key (or none) may
@@ -115,9 +116,7 @@ type Server struct {
 	keys      *auth.Keys
 	metrics   *metrics.Metrics
 	log       *slog.Logger
-	limiter   *limiter
-	inflight  *inflight
-	authFails *authThrottle
+	admission *admission.Admission // the keys and their limits, shared with gRPC
 	proxies   proxies
 	oip       *oip.Service     // the protocol's calls about the server and its models
 	ops       *operation.Table // the contract's operations, read by Handler
@@ -145,14 +144,17 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.MaxResponseBytes <= 0 {
 		opts.MaxResponseBytes = ResponseBytesPerRequestByte * opts.MaxRequestBytes
 	}
-	lim := newLimiter(opts.RateLimitRPS, opts.RateLimitBurst)
-	if lim != nil && opts.SharedRateLimit != nil {
-		lim.shared = newShared(opts.SharedRateLimit, opts.Metrics.RateLimitFallback, opts.Logger)
+	adm, err := admission.New(admission.Options{
+		Keys: opts.Keys, Metrics: opts.Metrics, Logger: opts.Logger,
+		RateLimitRPS: opts.RateLimitRPS, RateLimitBurst: opts.RateLimitBurst, SharedRateLimit: opts.SharedRateLimit,
+		MaxConcurrentPerKey: opts.MaxConcurrentPerKey, AuthFailuresPerMinute: opts.AuthFailuresPerMinute,
+	})
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
-		log: opts.Logger, limiter: lim, repoDirs: repositoryDirs(opts.ModelsDir),
-		inflight: newInflight(opts.MaxConcurrentPerKey), authFails: newAuthThrottle(opts.AuthFailuresPerMinute),
+		log: opts.Logger, admission: adm, repoDirs: repositoryDirs(opts.ModelsDir),
 		proxies: opts.TrustedProxies,
 	}
 	s.oip = &oip.Service{
