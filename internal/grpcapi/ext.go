@@ -5,31 +5,22 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/inferd/inferd/gen/api"
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/oip"
 )
 
-// Triton's extensions, answered by the REST handlers and carried in Triton's messages.
+// Triton's extensions, answered by the service /v2 answers them with (internal/oip's
+// Service) and carried in Triton's messages.
 
 // ModelConfig is the configuration of a version, or of the one the model's rule
 // chooses.
-func (s *Server) ModelConfig(ctx context.Context, req *pb.ModelConfigRequest) (*pb.ModelConfigResponse, error) {
+func (s *Server) ModelConfig(_ context.Context, req *pb.ModelConfigRequest) (*pb.ModelConfigResponse, error) {
 	if err := named(req.Name, "name"); err != nil {
 		return nil, err
 	}
-	var c api.OIPModelConfig
-	if req.Version == "" {
-		resp, err := s.rest.OipModelConfig(ctx, api.OipModelConfigRequestObject{ModelName: req.Name})
-		if err != nil {
-			return nil, err
-		}
-		c = api.OIPModelConfig(resp.(api.OipModelConfig200JSONResponse))
-	} else {
-		resp, err := s.rest.OipModelVersionConfig(ctx, api.OipModelVersionConfigRequestObject{ModelName: req.Name, ModelVersion: req.Version})
-		if err != nil {
-			return nil, err
-		}
-		c = api.OIPModelConfig(resp.(api.OipModelVersionConfig200JSONResponse))
+	c, err := s.oip.ModelConfig(req.Name, req.Version)
+	if err != nil {
+		return nil, err
 	}
 	out := &pb.ModelConfig{Name: c.Name, Platform: c.Platform, Backend: c.Backend, MaxBatchSize: int32(c.MaxBatchSize)}
 	for _, t := range c.Input {
@@ -40,88 +31,63 @@ func (s *Server) ModelConfig(ctx context.Context, req *pb.ModelConfigRequest) (*
 	}
 	if b := c.DynamicBatching; b != nil {
 		out.DynamicBatching = &pb.ModelDynamicBatching{MaxQueueDelayMicroseconds: uint64(b.MaxQueueDelayMicroseconds)}
-		if b.PreferredBatchSize != nil {
-			for _, n := range *b.PreferredBatchSize {
-				out.DynamicBatching.PreferredBatchSize = append(out.DynamicBatching.PreferredBatchSize, int32(n))
-			}
+		for _, n := range b.PreferredBatchSize {
+			out.DynamicBatching.PreferredBatchSize = append(out.DynamicBatching.PreferredBatchSize, int32(n))
 		}
 	}
 	return &pb.ModelConfigResponse{Config: out}, nil
 }
 
-func dataType(t api.OIPModelConfigTensorDataType) pb.DataType {
-	return pb.DataType(pb.DataType_value[string(t)])
-}
+func dataType(t string) pb.DataType { return pb.DataType(pb.DataType_value[t]) }
 
 // ModelStatistics reports every version of every model (no name), every version of a
 // model (no version), or one version.
-func (s *Server) ModelStatistics(ctx context.Context, req *pb.ModelStatisticsRequest) (*pb.ModelStatisticsResponse, error) {
-	var st api.OIPStatistics
-	switch {
-	case req.Name == "" && req.Version != "":
+func (s *Server) ModelStatistics(_ context.Context, req *pb.ModelStatisticsRequest) (*pb.ModelStatisticsResponse, error) {
+	if req.Name == "" && req.Version != "" {
 		return nil, invalid("version is %q but name is empty: name the model whose version to report", req.Version)
-	case req.Name == "":
-		resp, err := s.rest.OipStatistics(ctx, api.OipStatisticsRequestObject{})
-		if err != nil {
-			return nil, err
-		}
-		st = api.OIPStatistics(resp.(api.OipStatistics200JSONResponse))
-	case req.Version == "":
-		resp, err := s.rest.OipModelStatistics(ctx, api.OipModelStatisticsRequestObject{ModelName: req.Name})
-		if err != nil {
-			return nil, err
-		}
-		st = api.OIPStatistics(resp.(api.OipModelStatistics200JSONResponse))
-	default:
-		resp, err := s.rest.OipModelVersionStatistics(ctx, api.OipModelVersionStatisticsRequestObject{ModelName: req.Name, ModelVersion: req.Version})
-		if err != nil {
-			return nil, err
-		}
-		st = api.OIPStatistics(resp.(api.OipModelVersionStatistics200JSONResponse))
+	}
+	stats, err := s.oip.Statistics(req.Name, req.Version)
+	if err != nil {
+		return nil, err
 	}
 	out := &pb.ModelStatisticsResponse{}
-	for _, m := range st.ModelStats {
-		is := m.InferenceStats
+	for _, m := range stats {
 		ms := &pb.ModelStatistics{
 			Name: m.Name, Version: m.Version, LastInference: uint64(m.LastInference),
 			InferenceCount: uint64(m.InferenceCount), ExecutionCount: uint64(m.ExecutionCount),
 			InferenceStats: &pb.InferStatistics{
-				Success: duration(is.Success), Fail: duration(is.Fail), Queue: duration(is.Queue),
-				ComputeInput: duration(is.ComputeInput), ComputeInfer: duration(is.ComputeInfer), ComputeOutput: duration(is.ComputeOutput),
+				Success: duration(m.Success), Fail: duration(m.Fail), Queue: duration(m.Queue),
+				ComputeInput: duration(m.ComputeInput), ComputeInfer: duration(m.ComputeInfer), ComputeOutput: duration(m.ComputeOutput),
 			},
 		}
-		for _, b := range m.BatchStats {
+		for _, b := range m.Batches {
+			// A batch size's statistics time its calls alone (compute_infer): its input and
+			// output times are zero, as REST's show them.
 			ms.BatchStats = append(ms.BatchStats, &pb.InferBatchStatistics{BatchSize: uint64(b.BatchSize),
-				ComputeInput: duration(b.ComputeInput), ComputeInfer: duration(b.ComputeInfer), ComputeOutput: duration(b.ComputeOutput)})
+				ComputeInput: duration(oip.Stat{}), ComputeInfer: duration(b.ComputeInfer), ComputeOutput: duration(oip.Stat{})})
 		}
 		out.ModelStats = append(out.ModelStats, ms)
 	}
 	return out, nil
 }
 
-func duration(s api.OIPStat) *pb.StatisticDuration {
+func duration(s oip.Stat) *pb.StatisticDuration {
 	return &pb.StatisticDuration{Count: uint64(s.Count), Ns: uint64(s.Ns)}
 }
 
 // RepositoryIndex lists every version in the repository, or the ready ones.
 func (s *Server) RepositoryIndex(ctx context.Context, req *pb.RepositoryIndexRequest) (*pb.RepositoryIndexResponse, error) {
-	resp, err := s.rest.OipRepositoryIndex(ctx, api.OipRepositoryIndexRequestObject{Body: &api.OIPRepositoryIndexRequest{Ready: &req.Ready}})
+	idx, err := s.oip.RepositoryIndex(ctx, req.Ready)
 	if err != nil {
 		return nil, err
 	}
-	return &pb.RepositoryIndexResponse{Models: index(resp.(api.OipRepositoryIndex200JSONResponse))}, nil
+	return &pb.RepositoryIndexResponse{Models: index(idx)}, nil
 }
 
-func index(models []api.OIPRepositoryModel) []*pb.RepositoryIndexResponse_ModelIndex {
+func index(models []oip.RepositoryModel) []*pb.RepositoryIndexResponse_ModelIndex {
 	out := make([]*pb.RepositoryIndexResponse_ModelIndex, len(models))
 	for i, m := range models {
-		out[i] = &pb.RepositoryIndexResponse_ModelIndex{Name: m.Name, State: string(m.State)}
-		if m.Version != nil {
-			out[i].Version = *m.Version
-		}
-		if m.Reason != nil {
-			out[i].Reason = *m.Reason
-		}
+		out[i] = &pb.RepositoryIndexResponse_ModelIndex{Name: m.Name, Version: m.Version, State: m.State, Reason: m.Reason}
 	}
 	return out
 }
@@ -135,7 +101,7 @@ func (s *Server) RepositoryModelLoad(ctx context.Context, req *pb.RepositoryMode
 	for _, name := range sortedKeys(req.Parameters) {
 		return nil, invalid("parameter %q: inferd loads a model as its repository holds it and takes no load parameters (Triton's config and file: are not supported); send none", name)
 	}
-	if _, err := s.rest.OipRepositoryLoad(ctx, api.OipRepositoryLoadRequestObject{ModelName: req.ModelName}); err != nil {
+	if _, err := s.oip.LoadModel(ctx, req.ModelName); err != nil {
 		return nil, err
 	}
 	return &pb.RepositoryModelLoadResponse{}, nil
@@ -152,7 +118,7 @@ func (s *Server) RepositoryModelUnload(ctx context.Context, req *pb.RepositoryMo
 			return nil, invalid("parameter %q: unload takes only unload_dependents, a bool_param", name)
 		}
 	}
-	if _, err := s.rest.OipRepositoryUnload(ctx, api.OipRepositoryUnloadRequestObject{ModelName: req.ModelName}); err != nil {
+	if _, err := s.oip.UnloadModel(ctx, req.ModelName); err != nil {
 		return nil, err
 	}
 	return &pb.RepositoryModelUnloadResponse{}, nil

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	pb "github.com/inferd/inferd/gen/inference"
-	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
@@ -24,15 +23,15 @@ func (s *Server) ModelInfer(ctx context.Context, req *pb.ModelInferRequest) (*pb
 	}
 	ins, err := inputs(req)
 	if err != nil {
-		return nil, oipapi.Invalid(err)
+		return nil, oip.Refusal(err)
 	}
 	outs, raw, err := outputs(req)
 	if err != nil {
-		return nil, oipapi.Invalid(err)
+		return nil, oip.Refusal(err)
 	}
 	inf, err := s.reg.Infer(ctx, registry.InferRequest{Model: req.ModelName, Version: req.ModelVersion, Inputs: ins, Outputs: outs, MaxRows: s.opts.MaxBatchItems})
 	if err != nil {
-		return nil, oipapi.Invalid(problem.InPath(err))
+		return nil, oip.Refusal(problem.InPath(err))
 	}
 	return s.answer(req, inf, raw)
 }

@@ -165,10 +165,10 @@ func NewServer(opts Options) (*Server, error) {
 			_, ok := resp.(api.Ready200JSONResponse)
 			return ok, err
 		},
+		LoadErrorText: s.loadErrorText,
 	}
 	s.Handlers = oipapi.New(oipapi.Config{
 		Service: s.oip, Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
-		LoadErrorText: s.loadErrorText,
 	})
 	return s, nil
 }

@@ -14,14 +14,17 @@ import (
 // Extensions are the protocol extensions the server speaks, which its metadata lists.
 var Extensions = []string{"binary_tensor_data", "model_configuration", "statistics", "model_repository"}
 
-// Service answers the protocol's calls about the server and its models (metadata and
-// readiness) over the registry, in the protocol's terms and no transport's: oipapi
+// Service answers the protocol's calls about the server and its models (metadata,
+// readiness and Triton's extensions) over the registry, in the protocol's terms and no transport's: oipapi
 // writes its answers as the JSON of /v2, grpcapi as the service's messages. An
 // unknown model or version is refused as named in the call's path (problem.InPath).
 type Service struct {
 	Registry *registry.Registry
 	// Ready is the server's readiness: false while loading, draining or degraded.
 	Ready func(ctx context.Context) (bool, error)
+	// LoadErrorText words a version's load error for a client (paths redacted), in the
+	// repository's index.
+	LoadErrorText func(error) string
 }
 
 // ServerMetadata names the server, its version and its extensions.

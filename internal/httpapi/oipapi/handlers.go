@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
-	"github.com/inferd/inferd/internal/tensor"
 )
 
 // HeaderInferenceLength is the binary data extension's header, canonical.
@@ -33,8 +31,6 @@ type Config struct {
 	// the bytes of its answer (MAX_RESPONSE_BYTES).
 	MaxBatchItems    int
 	MaxResponseBytes int64
-	// LoadErrorText words a version's load error for a client (paths redacted).
-	LoadErrorText func(error) string
 }
 
 // Handlers serve the protocol's operations of the strict interface.
@@ -239,7 +235,7 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	}
 	req, err := oip.Decode(header, bin)
 	if err != nil {
-		return Result{}, Invalid(err)
+		return Result{}, oip.Refusal(err)
 	}
 	// A request that names no outputs (most) gets all of them, in binary or not as a
 	// whole: it needs neither the list nor the map.
@@ -255,53 +251,14 @@ func (h *Handlers) Infer(ctx context.Context, model, version string, headerLen *
 	}
 	inf, err := h.cfg.Registry.Infer(ctx, registry.InferRequest{Model: model, Version: version, Inputs: req.Inputs, Outputs: outs, MaxRows: h.cfg.MaxBatchItems})
 	if err != nil {
-		return Result{}, Invalid(problem.InPath(err))
+		return Result{}, oip.Refusal(problem.InPath(err))
 	}
 	buf := responseBufs.Get().(*[]byte)
 	out, n, err := oip.Encode(oip.Response{Model: inf.Model, Version: inf.Version, ID: req.ID, Outputs: inf.Outputs, MaxBytes: int(h.cfg.MaxResponseBytes), Buf: *buf},
 		func(name string) bool { return req.BinaryOutput || binary[name] })
 	if err != nil {
 		responseBufs.Put(buf)
-		return Result{}, Invalid(err)
+		return Result{}, oip.Refusal(err)
 	}
 	return Result{body: out, headerLen: n, version: inf.Version, pooled: buf}, nil
-}
-
-// Invalid words a request's fault in the protocol's terms (its datatype names).
-func Invalid(err error) error {
-	if errors.Is(err, registry.ErrTooManyRows) {
-		return &problem.Error{Kind: problem.TooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
-	}
-	var big *oip.SizeError
-	if errors.As(err, &big) {
-		return problem.ResponseTooLarge(int64(big.AtLeast), int64(big.MaxBytes),
-			"ask for fewer rows or outputs, or for binary data (\"parameters\":{\"binary_data_output\":true}), which takes a fraction of JSON's bytes")
-	}
-	var oe *oip.Error
-	if errors.As(err, &oe) {
-		code := problem.CodeInvalidInput
-		if oe.Malformed {
-			code = problem.CodeInvalidRequest // as a malformed body of /predict is
-		}
-		return &problem.Error{Kind: problem.Invalid, Code: code, Detail: oe.Msg}
-	}
-	var te *registry.TensorError
-	if !errors.As(err, &te) {
-		return err
-	}
-	detail := te.Error()
-	switch te.Problem {
-	case registry.WrongDType:
-		detail = fmt.Sprintf("input %q is %s; the model takes %s", te.Name, oipName(te.DType), oipName(te.WantDType))
-	case registry.WrongShape:
-		detail = fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size; the batch dimension first)", te.Name, tensor.FormatShape(te.Shape), tensor.FormatShape(te.WantShape))
-	}
-	return &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidInput, Detail: detail}
-}
-
-func oipName(d tensor.DType) string {
-	if n := oip.Datatype(d); n != "" {
-		return n
-	}
-	return string(d)
 }
