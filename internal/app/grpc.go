@@ -58,14 +58,15 @@ type grpcListener struct {
 }
 
 // serveGRPC starts the gRPC listener on GRPC_LISTEN_ADDR (or opts.GRPCListener); nil
-// when it is off. Its calls share rest's keys, limits and handlers.
+// when it is off. Its calls share rest's admission (keys and limits), wording and
+// protocol service.
 func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, error) {
 	cfg := p.cfg
 	ln := opts.GRPCListener
 	if ln == nil && cfg.GRPCListenAddr == "" {
 		return nil, nil
 	}
-	svc, err := grpcapi.New(grpcapi.Options{HTTP: rest, OIP: rest.OIP(), Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
+	svc, err := grpcapi.New(grpcapi.Options{Admission: rest.Admission(), Wording: rest.Wording(), OIP: rest.OIP(), Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
 		MaxBatchItems: cfg.MaxBatchItems, MaxResponseBytes: cfg.MaxResponseBytes})
 	if err != nil {
 		return nil, err

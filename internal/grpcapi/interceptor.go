@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/auth"
 )
 
@@ -27,27 +28,35 @@ const MetadataAPIKey = "x-api-key"
 // none of the values is picked.
 var errDuplicateKey = errors.New("more than one x-api-key metadata value")
 
-// operations maps each method of the service to the REST operation it shares its
-// meaning, security and scope with.
-var operations = map[string]string{
-	"ServerLive":            "oipServerLive",
-	"ServerReady":           "oipServerReady",
-	"ServerMetadata":        "oipServerMetadata",
-	"ModelReady":            "oipModelReady",
-	"ModelMetadata":         "oipModelMetadata",
-	"ModelInfer":            "oipInfer",
-	"ModelConfig":           "oipModelConfig",
-	"ModelStatistics":       "oipStatistics",
-	"RepositoryIndex":       "oipRepositoryIndex",
-	"RepositoryModelLoad":   "oipRepositoryLoad",
-	"RepositoryModelUnload": "oipRepositoryUnload",
+// rule is what a method of the service requires: the security and scope of the
+// REST operation it shares its meaning with (op, its operationId), which
+// TestMethodsMatchTheContract holds to openapi.yaml's.
+type rule struct {
+	op      string
+	secured bool
+	scope   auth.Scope
+}
+
+// methods are the service's methods, by name.
+var methods = map[string]rule{
+	"ServerLive":            {op: "oipServerLive"},
+	"ServerReady":           {op: "oipServerReady"},
+	"ServerMetadata":        {op: "oipServerMetadata", secured: true, scope: auth.ScopeReadModels},
+	"ModelReady":            {op: "oipModelReady", secured: true, scope: auth.ScopeReadModels},
+	"ModelMetadata":         {op: "oipModelMetadata", secured: true, scope: auth.ScopeReadModels},
+	"ModelInfer":            {op: "oipInfer", secured: true, scope: auth.ScopePredict},
+	"ModelConfig":           {op: "oipModelConfig", secured: true, scope: auth.ScopeReadModels},
+	"ModelStatistics":       {op: "oipStatistics", secured: true, scope: auth.ScopeReadModels},
+	"RepositoryIndex":       {op: "oipRepositoryIndex", secured: true, scope: auth.ScopeReadModels},
+	"RepositoryModelLoad":   {op: "oipRepositoryLoad", secured: true, scope: auth.ScopeAdmin},
+	"RepositoryModelUnload": {op: "oipRepositoryUnload", secured: true, scope: auth.ScopeAdmin},
 }
 
 // servicePrefix starts the full name of the service's methods.
 var servicePrefix = "/" + pb.GRPCInferenceService_ServiceDesc.ServiceName + "/"
 
-// Unary is the interceptor of every unary call: it admits the service's calls through
-// the REST gate (key, scope, failed-key throttle, concurrency and rate limits), refuses
+// Unary is the interceptor of every unary call: it admits the service's calls as REST
+// admits its requests (key, scope, failed-key throttle, concurrency and rate limits), refuses
 // a message that did not parse (Undecodable) or names a model or version longer than
 // any (checkNames), turns errors and panics into statuses, and records the call's
 // metrics. Other services (health, reflection) take no key, as REST's probes and
@@ -63,11 +72,11 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		s.opts.Metrics.GRPC(method, codeName(status.Code(err)), time.Since(start))
 	}()
 	undecodable := Undecodable(req) // taken whatever the gate says, so none is kept
-	release, err := s.admit(ctx, method, req)
+	t, err := s.admit(ctx, method, req)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	defer release()
+	defer t.Release()
 	if undecodable != nil {
 		return nil, s.toStatus(ctx, undecodable)
 	}
@@ -81,16 +90,12 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	return resp, nil
 }
 
-// admit passes a call of the service through the gate its REST operation has. The
-// message is decoded by then, so a refusal is counted under the model it names.
-func (s *Server) admit(ctx context.Context, method string, req any) (func(), error) {
-	id, ok := operations[method]
-	if !ok {
-		return func() {}, nil
-	}
-	op := s.rest.Operation(id)
-	if op == nil || !op.Secured {
-		return func() {}, nil
+// admit passes a call of the service through the admission its REST operation has.
+// The message is decoded by then, so a refusal is counted under the model it names.
+func (s *Server) admit(ctx context.Context, name string, req any) (admission.Ticket, error) {
+	m, ok := methods[name]
+	if !ok || !m.secured {
+		return admission.Ticket{}, nil
 	}
 	var key string
 	var keyErr error
@@ -102,8 +107,9 @@ func (s *Server) admit(ctx context.Context, method string, req any) (func(), err
 	default:
 		keyErr = fmt.Errorf("%w: %w (%d)", auth.ErrUnauthenticated, errDuplicateKey, len(vals))
 	}
-	release, _, err := s.rest.Admit(peerIP(ctx), method, modelOf(req), key, keyErr, op.Scope)
-	return release, err
+	return s.adm.Admit(admission.Call{Key: key, KeyErr: keyErr, Scope: m.scope,
+		Addr:   func() string { return peerIP(ctx) },
+		Labels: func() (string, string) { return name, modelOf(req) }})
 }
 
 // modelOf is the model a call's message names: ModelInfer's and the repository's

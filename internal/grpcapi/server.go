@@ -6,19 +6,22 @@ import (
 	"log/slog"
 
 	pb "github.com/inferd/inferd/gen/inference"
-	"github.com/inferd/inferd/internal/httpapi"
+	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/metrics"
 	"github.com/inferd/inferd/internal/oip"
+	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
 )
 
 // Options configure a Server.
 type Options struct {
-	// HTTP is the REST server: its protocol handlers answer the extensions' calls, its
-	// gate admits every call and its problems word their errors. Its Handler must have
-	// been built.
-	HTTP *httpapi.Server
-	// OIP answers the calls about the server and its models, as under /v2.
+	// Admission admits every call of the service, as the REST API's requests: the same
+	// keys, scopes and limits.
+	Admission *admission.Admission
+	// Wording words the calls' errors as REST words its problems.
+	Wording *problem.Wording
+	// OIP answers the calls about the server and its models and Triton's extensions,
+	// as under /v2.
 	OIP      *oip.Service
 	Registry *registry.Registry
 	Metrics  *metrics.Metrics
@@ -33,24 +36,25 @@ type Options struct {
 // Server implements the protocol's service.
 type Server struct {
 	pb.UnimplementedGRPCInferenceServiceServer
-	opts Options
-	oip  *oip.Service
-	rest *httpapi.Server
-	reg  *registry.Registry
-	log  *slog.Logger
+	opts  Options
+	oip   *oip.Service
+	adm   *admission.Admission
+	words *problem.Wording
+	reg   *registry.Registry
+	log   *slog.Logger
 }
 
 var _ pb.GRPCInferenceServiceServer = (*Server)(nil)
 
 // New returns the service over opts.
 func New(opts Options) (*Server, error) {
-	if opts.HTTP == nil || opts.OIP == nil || opts.Registry == nil || opts.Metrics == nil {
-		return nil, errors.New("grpcapi: HTTP, OIP, Registry and Metrics are required")
+	if opts.Admission == nil || opts.Wording == nil || opts.OIP == nil || opts.Registry == nil || opts.Metrics == nil {
+		return nil, errors.New("grpcapi: Admission, Wording, OIP, Registry and Metrics are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{opts: opts, oip: opts.OIP, rest: opts.HTTP, reg: opts.Registry, log: opts.Logger}, nil
+	return &Server{opts: opts, oip: opts.OIP, adm: opts.Admission, words: opts.Wording, reg: opts.Registry, log: opts.Logger}, nil
 }
 
 // ServerLive answers while the process serves, as GET /v2/health/live does.

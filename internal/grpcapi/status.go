@@ -87,7 +87,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, auth.ErrUnauthenticated):
 		kind, code, detail = problem.Unauthenticated, problem.CodeUnauthorized, unauthenticatedDetail(err)
 	default:
-		kind, code, detail = s.rest.Problem(ctx, err)
+		kind, code, detail = s.words.Word(ctx, "", err) // a call has no request id
 	}
 	if retry == 0 && (kind == problem.Unavailable || kind == problem.Limited) {
 		retry = problem.RetryAfterSeconds

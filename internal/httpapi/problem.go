@@ -96,9 +96,8 @@ func inputIn(err error, batch bool) error {
 // namedInPath marks err as about a model or version named in the request's path.
 func namedInPath(err error) error { return problem.InPath(err) }
 
-// internalDetail answers every unexpected fault: its cause, which may hold internals,
-// goes to the log under the request id instead.
-const internalDetail = "the server failed unexpectedly; quote the request_id when you report it"
+// internalDetail answers every unexpected fault (problem.InternalDetail).
+const internalDetail = problem.InternalDetail
 
 // problemFor builds the problem for a domain error.
 func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
@@ -106,32 +105,10 @@ func (s *Server) problemFor(ctx context.Context, err error) api.Problem {
 	return newProblem(ctx, kind.HTTPStatus(), code, detail)
 }
 
-// word is the kind, code and detail of the refusal for a domain error. The detail is
-// the error's own message, as domain errors are written to be read by the client;
-// unexpected errors are logged with the request id and answered without their text,
-// which may hold internals, a load error without the server's paths.
+// word is the kind, code and detail of the refusal for a domain error
+// (problem.Wording), logged under the request's id.
 func (s *Server) word(ctx context.Context, err error) (problem.Kind, string, string) {
-	if ctx.Err() != nil {
-		// The client went away (or the server is stopping) mid-pipeline: whatever
-		// failed did so because its context ended, which is no fault to log as one.
-		s.log.DebugContext(ctx, "request ended before its pipeline", "request_id", requestID(ctx), "error", err)
-		return problem.Unavailable, problem.CodeCancelled, "the request was cancelled before its pipeline finished"
-	}
-	kind, code := problem.Classify(err)
-	detail := err.Error()
-	if code == problem.CodeInternalError {
-		s.log.ErrorContext(ctx, "unexpected error", "request_id", requestID(ctx), "error", err)
-		detail = internalDetail
-	}
-	if code == problem.CodeModelUnavailable || code == problem.CodeReloadFailed {
-		// The reason is a load error, which may quote the server's paths.
-		s.log.DebugContext(ctx, "request refused: a version failed to load", "request_id", requestID(ctx), "error", err)
-		detail = s.loadErrorText(err)
-	}
-	if code == problem.CodeExecutionError {
-		s.log.ErrorContext(ctx, "pipeline failed", "request_id", requestID(ctx), "error", err)
-	}
-	return kind, code, detail
+	return s.wording.Word(ctx, requestID(ctx), err)
 }
 
 // retryAfterSeconds is what 503 and 429 answers suggest when nothing better is known.

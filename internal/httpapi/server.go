@@ -117,6 +117,7 @@ type Server struct {
 	metrics   *metrics.Metrics
 	log       *slog.Logger
 	admission *admission.Admission // the keys and their limits, shared with gRPC
+	wording   *problem.Wording     // words the domain's errors, as gRPC does
 	proxies   proxies
 	oip       *oip.Service     // the protocol's calls about the server and its models
 	ops       *operation.Table // the contract's operations, read by Handler
@@ -157,6 +158,7 @@ func NewServer(opts Options) (*Server, error) {
 		log: opts.Logger, admission: adm, repoDirs: repositoryDirs(opts.ModelsDir),
 		proxies: opts.TrustedProxies,
 	}
+	s.wording = &problem.Wording{Log: opts.Logger, LoadErrorText: s.loadErrorText}
 	s.oip = &oip.Service{
 		Registry: opts.Registry,
 		// The protocol's readiness answers as Ready does, so the probes never disagree.
