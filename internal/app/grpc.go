@@ -66,7 +66,8 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 	if ln == nil && cfg.GRPCListenAddr == "" {
 		return nil, nil
 	}
-	svc, err := grpcapi.New(grpcapi.Options{Admission: rest.Admission(), Wording: rest.Wording(), OIP: rest.OIP(), Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
+	svc, err := grpcapi.New(grpcapi.Options{Admission: rest.Admission(), Wording: rest.Wording(), OIP: rest.OIP(),
+		Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
 		MaxBatchItems: cfg.MaxBatchItems, MaxResponseBytes: cfg.MaxResponseBytes})
 	if err != nil {
 		return nil, err

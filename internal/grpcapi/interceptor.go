@@ -56,11 +56,11 @@ var methods = map[string]rule{
 var servicePrefix = "/" + pb.GRPCInferenceService_ServiceDesc.ServiceName + "/"
 
 // Unary is the interceptor of every unary call: it admits the service's calls as REST
-// admits its requests (key, scope, failed-key throttle, concurrency and rate limits), refuses
-// a message that did not parse (Undecodable) or names a model or version longer than
-// any (checkNames), turns errors and panics into statuses, and records the call's
-// metrics. Other services (health, reflection) take no key, as REST's probes and
-// contract take none.
+// admits its requests (key, scope, failed-key throttle, concurrency and rate limits),
+// refuses a message that did not parse (Undecodable) or names a model or version
+// longer than any (checkNames), turns errors and panics into statuses, and records
+// the call's metrics. Other services (health, reflection) take no key, as REST's
+// probes and contract take none.
 func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
 	method := strings.TrimPrefix(info.FullMethod, servicePrefix)
@@ -71,7 +71,7 @@ func (s *Server) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		}
 		s.opts.Metrics.GRPC(method, codeName(status.Code(err)), time.Since(start))
 	}()
-	undecodable := Undecodable(req) // taken whatever the gate says, so none is kept
+	undecodable := Undecodable(req) // taken whatever the admission says, so none is kept
 	t, err := s.admit(ctx, method, req)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
