@@ -78,17 +78,12 @@ func (e *LimitError) Error() string { return e.Detail }
 // RetrySeconds is d as a Retry-After: whole seconds, rounded up, at least 1.
 func RetrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
-// Call is what admission needs to know of a call. Addr and Labels are asked only when
-// needed, as they may cost something to tell: the client's address when its key
-// failed, and the labels of a refusal in inferd_rate_limited_requests_total (the
-// call's operation, and the model it names, "" for none).
+// Call is what admission asks of a call only when it needs it, as it may cost
+// something to tell: the client's address when its key failed, and the labels of a
+// refusal in inferd_rate_limited_requests_total (the call's operation, and the model
+// it names, "" for none). Admission only calls them, so a caller's closures stay on
+// its stack.
 type Call struct {
-	Key string
-	// KeyErr, when set, refuses the call instead of Key: the caller could not tell one
-	// key (it sent several). It wraps auth.ErrUnauthenticated.
-	KeyErr error
-	// Scope is what the call's operation requires.
-	Scope  auth.Scope
 	Addr   func() string
 	Labels func() (op, model string)
 }
@@ -113,31 +108,33 @@ func (t *Ticket) Release() {
 	}
 }
 
-// Admit authorizes the call's key for its scope and applies the key's limits. Errors
-// wrap auth.ErrUnauthenticated or auth.ErrForbidden, or are a *LimitError. When err is
-// nil the ticket must be released once the call is done.
-func (a *Admission) Admit(c Call) (Ticket, error) {
-	p, err := a.Authorize(c)
+// Admit authorizes key for scope and applies the key's limits (Authorize, then
+// Limit). keyErr, when set, refuses the call instead of key: the caller could not tell
+// one key (it sent several); it wraps auth.ErrUnauthenticated. Errors wrap
+// auth.ErrUnauthenticated or auth.ErrForbidden, or are a *LimitError. When err is nil
+// the ticket must be released once the call is done.
+func (a *Admission) Admit(key string, keyErr error, scope auth.Scope, c Call) (Ticket, error) {
+	p, err := a.Authorize(key, keyErr, scope, c)
 	if err != nil {
 		return Ticket{Principal: p}, err
 	}
-	n, err := a.Limit(c.Labels, p, c.Scope)
+	n, err := a.Limit(c.Labels, p, scope)
 	return Ticket{Principal: p, Authorized: true, Held: n}, err
 }
 
-// Authorize authorizes the call's key for its scope. A missing or unknown key is a
-// failure charged to the client's address and that key; once they have failed too
+// Authorize authorizes key for scope unless keyErr already refused it (see Admit). A
+// missing or unknown key is a failure charged to the client's address and that key; once they have failed too
 // often, the answer is a *LimitError (429) instead of ErrUnauthenticated. A valid key
 // is never throttled, whatever other clients at the same address do. A key that
 // lacks the scope is refused with its principal.
-func (a *Admission) Authorize(c Call) (auth.Principal, error) {
+func (a *Admission) Authorize(key string, keyErr error, scope auth.Scope, c Call) (auth.Principal, error) {
 	var p auth.Principal
-	err := c.KeyErr
+	err := keyErr
 	if err == nil {
-		p, err = a.keys.Authorize(c.Key, c.Scope)
+		p, err = a.keys.Authorize(key, scope)
 	}
 	if errors.Is(err, auth.ErrUnauthenticated) {
-		if d := a.authFails.failed(c.Addr(), c.Key); d > 0 {
+		if d := a.authFails.failed(c.Addr(), key); d > 0 {
 			secs := RetrySeconds(d)
 			op, model := c.Labels()
 			a.metrics.RateLimited(op, problem.CodeAuthThrottled, model)

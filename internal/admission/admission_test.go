@@ -27,29 +27,27 @@ func newAdmission(t *testing.T, opts admission.Options) *admission.Admission {
 	return a
 }
 
-func call(key string, scope auth.Scope) admission.Call {
-	return admission.Call{Key: key, Scope: scope, Addr: func() string { return "192.0.2.1" },
-		Labels: func() (string, string) { return "predict", "" }}
-}
+// client is a call's client, asked for its address and the refusal's labels.
+var client = admission.Call{Addr: func() string { return "192.0.2.1" }, Labels: func() (string, string) { return "predict", "" }}
 
 // TestAdmit walks one key through the steps REST's gate and gRPC's interceptor share:
 // a wrong key, a key without the scope, the concurrency cap, the token bucket.
 func TestAdmit(t *testing.T) {
 	a := newAdmission(t, admission.Options{MaxConcurrentPerKey: 1, RateLimitRPS: 0.001, RateLimitBurst: 2})
 
-	if _, err := a.Admit(call("nope", auth.ScopePredict)); !errors.Is(err, auth.ErrUnauthenticated) {
+	if _, err := a.Admit("nope", nil, auth.ScopePredict, client); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("unknown key: %v, want ErrUnauthenticated", err)
 	}
-	tk, err := a.Admit(call("k-read", auth.ScopePredict))
+	tk, err := a.Admit("k-read", nil, auth.ScopePredict, client)
 	if !errors.Is(err, auth.ErrForbidden) || tk.Authorized || tk.Principal.ID == "" {
 		t.Fatalf("key without the scope: %+v, %v; want ErrForbidden, its principal, not authorized", tk, err)
 	}
 
-	first, err := a.Admit(call("k-predict", auth.ScopePredict))
+	first, err := a.Admit("k-predict", nil, auth.ScopePredict, client)
 	if err != nil || !first.Authorized || first.Held == nil {
 		t.Fatalf("first call: %+v, %v", first, err)
 	}
-	second, err := a.Admit(call("k-predict", auth.ScopePredict))
+	second, err := a.Admit("k-predict", nil, auth.ScopePredict, client)
 	var le *admission.LimitError
 	if !errors.As(err, &le) || le.Code != problem.CodeConcurrencyLimited || !second.Authorized || second.Held != nil {
 		t.Fatalf("a second call in progress: %+v, %v; want concurrency_limited, authorized", second, err)
@@ -57,18 +55,18 @@ func TestAdmit(t *testing.T) {
 	first.Release()
 	first.Release() // once only: the count must not go below zero
 
-	third, err := a.Admit(call("k-predict", auth.ScopePredict))
+	third, err := a.Admit("k-predict", nil, auth.ScopePredict, client)
 	if err != nil {
 		t.Fatalf("after the first was released: %v", err)
 	}
 	third.Release()
 	// The bucket's burst of 2 is spent (first, third); the refused second took no token.
-	_, err = a.Admit(call("k-predict", auth.ScopePredict))
+	_, err = a.Admit("k-predict", nil, auth.ScopePredict, client)
 	if !errors.As(err, &le) || le.Code != problem.CodeRateLimited || le.Retry < 1 || !strings.Contains(le.Detail, "burst 2") {
 		t.Fatalf("past the burst: %v, want rate_limited with a retry", err)
 	}
 	// Other scopes take no token.
-	if tk, err := a.Admit(call("k-read", auth.ScopeReadModels)); err != nil {
+	if tk, err := a.Admit("k-read", nil, auth.ScopeReadModels, client); err != nil {
 		t.Fatalf("read_models: %v", err)
 	} else {
 		tk.Release()
@@ -80,23 +78,21 @@ func TestAdmit(t *testing.T) {
 func TestAuthThrottle(t *testing.T) {
 	a := newAdmission(t, admission.Options{AuthFailuresPerMinute: 2})
 	for i := range 2 {
-		if _, err := a.Admit(call("nope", auth.ScopePredict)); !errors.Is(err, auth.ErrUnauthenticated) {
+		if _, err := a.Admit("nope", nil, auth.ScopePredict, client); !errors.Is(err, auth.ErrUnauthenticated) {
 			t.Fatalf("failure %d: %v, want ErrUnauthenticated", i+1, err)
 		}
 	}
 	var le *admission.LimitError
-	if _, err := a.Admit(call("nope", auth.ScopePredict)); !errors.As(err, &le) || le.Code != problem.CodeAuthThrottled {
+	if _, err := a.Admit("nope", nil, auth.ScopePredict, client); !errors.As(err, &le) || le.Code != problem.CodeAuthThrottled {
 		t.Fatalf("third failure: %v, want auth_throttled", err)
 	}
-	tk, err := a.Admit(call("k-predict", auth.ScopePredict))
+	tk, err := a.Admit("k-predict", nil, auth.ScopePredict, client)
 	if err != nil {
 		t.Fatalf("a valid key from the same address: %v", err)
 	}
 	tk.Release()
 	keyErr := errors.Join(auth.ErrUnauthenticated, errors.New("two keys"))
-	c := call("k-predict", auth.ScopePredict)
-	c.KeyErr = keyErr
-	if _, err := a.Admit(c); !errors.Is(err, auth.ErrUnauthenticated) {
+	if _, err := a.Admit("k-predict", keyErr, auth.ScopePredict, client); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("KeyErr: %v, want it refused as unauthenticated", err)
 	}
 }

@@ -107,9 +107,10 @@ func (s *Server) admit(ctx context.Context, name string, req any) (admission.Tic
 	default:
 		keyErr = fmt.Errorf("%w: %w (%d)", auth.ErrUnauthenticated, errDuplicateKey, len(vals))
 	}
-	return s.adm.Admit(admission.Call{Key: key, KeyErr: keyErr, Scope: m.scope,
+	return s.adm.Admit(key, keyErr, m.scope, admission.Call{
 		Addr:   func() string { return peerIP(ctx) },
-		Labels: func() (string, string) { return name, modelOf(req) }})
+		Labels: func() (string, string) { return name, modelOf(req) },
+	})
 }
 
 // modelOf is the model a call's message names: ModelInfer's and the repository's

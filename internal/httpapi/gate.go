@@ -26,7 +26,11 @@ func (s *Server) gate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		t, err := s.admission.Admit(s.call(r, r.Header.Get(headerAPIKey), g.Scope))
+		_, keyErr := apiKey(r) // two X-API-Key headers are refused, never resolved to one
+		t, err := s.admission.Admit(r.Header.Get(headerAPIKey), keyErr, g.Scope, admission.Call{
+			Addr:   func() string { return s.proxies.clientAddr(r) },
+			Labels: func() (string, string) { return s.refusalLabels(r) },
+		})
 		s.noteKey(r, g.Scope, t.Principal, t.Authorized)
 		if err != nil {
 			s.writeRefusal(w, r, err)
@@ -69,13 +73,6 @@ func (s *Server) writeLimit(w http.ResponseWriter, r *http.Request, err error) {
 	writeProblem(w, r, http.StatusTooManyRequests, le.Code, le.Detail)
 }
 
-// call is r's call to the admission: key for scope, on behalf of r's client.
-func (s *Server) call(r *http.Request, key string, scope auth.Scope) admission.Call {
-	_, err := apiKey(r) // two X-API-Key headers are refused, never resolved to one
-	return admission.Call{Key: key, KeyErr: err, Scope: scope,
-		Addr: func() string { return s.proxies.clientAddr(r) }, Labels: s.refusalLabels(r)}
-}
-
 // noteKey records the outcome of r's authorization on the request for the layers after
 // it and the log line.
 func (s *Server) noteKey(r *http.Request, scope auth.Scope, p auth.Principal, authed bool) {
@@ -84,31 +81,32 @@ func (s *Server) noteKey(r *http.Request, scope auth.Scope, p auth.Principal, au
 	}
 }
 
-// checkKey authorizes key for scope on behalf of r's client, and records the outcome
-// on the request.
+// checkKey authorizes key for scope on behalf of r's client (admission.Authorize),
+// and records the outcome on the request.
 func (s *Server) checkKey(r *http.Request, key string, scope auth.Scope) (auth.Principal, error) {
-	p, err := s.admission.Authorize(s.call(r, key, scope))
+	_, keyErr := apiKey(r) // two X-API-Key headers are refused, never resolved to one
+	p, err := s.admission.Authorize(key, keyErr, scope, admission.Call{
+		Addr:   func() string { return s.proxies.clientAddr(r) },
+		Labels: func() (string, string) { return s.refusalLabels(r) },
+	})
 	s.noteKey(r, scope, p, err == nil)
 	return p, err
 }
 
 // admit applies the authenticated key's limits (admission.Limit) to r.
 func (s *Server) admit(r *http.Request, p auth.Principal, scope auth.Scope) (*atomic.Int64, error) {
-	return s.admission.Limit(s.refusalLabels(r), p, scope)
+	return s.admission.Limit(func() (string, string) { return s.refusalLabels(r) }, p, scope)
 }
 
 // refusalLabels names r's operation and the model its path names ("" when it names
 // none: /predict's model is in the body, which no limit waits to read), the labels of
 // a refusal in inferd_rate_limited_requests_total, which the metrics keep to the
 // models the registry holds.
-func (s *Server) refusalLabels(r *http.Request) func() (op, model string) {
-	return func() (string, string) {
-		model := ""
-		if rctx := chi.RouteContext(r.Context()); rctx != nil {
-			if model = rctx.URLParam("model_name"); model == "" { // the /v2 routes
-				model = rctx.URLParam("name") // /models/{name}/{version}, /admin/models/{name}/...
-			}
+func (s *Server) refusalLabels(r *http.Request) (op, model string) {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		if model = rctx.URLParam("model_name"); model == "" { // the /v2 routes
+			model = rctx.URLParam("name") // /models/{name}/{version}, /admin/models/{name}/...
 		}
-		return s.operation(r), model
 	}
+	return s.operation(r), model
 }
