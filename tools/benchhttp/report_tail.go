@@ -56,6 +56,10 @@ func (r *Report) WriteTail(w io.Writer, header bool) {
 	fmt.Fprintln(w, "(net/http alone, the same answer); echo's and iris v1's `/predict` beside the")
 	fmt.Fprintln(w, "baseline's JSON echo. What every request passes through (listener, middlewares,")
 	fmt.Fprintln(w, "timers, locks) shows in `/health`'s tail; a model's cost in the others'.")
+	fmt.Fprintln(w, "Isolated (`-isolate`: the load generator and the server under SCHED_RR), the")
+	fmt.Fprintln(w, "latencies are the servers' own; the second table repeats the cases under the")
+	fmt.Fprintln(w, "default scheduler, where on two cores shared with other work the slices the")
+	fmt.Fprintln(w, "other processes get set every server's tail, the bare one's too.")
 	fmt.Fprintln(w)
 	if header {
 		r.writeSectionRun(w)
