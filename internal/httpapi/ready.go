@@ -23,3 +23,17 @@ func (s *Server) readiness() api.Readiness {
 	}
 	return out
 }
+
+// Drain starts the server's drain after SIGTERM: /ready answers 503 stopping, so load
+// balancers and Kubernetes endpoints take the server out, and every answer says
+// Connection: close (middleware.CloseWhile), so keep-alive clients open their next
+// request on a new connection (to another server, once they have) instead of sending
+// it on one the server is about to close. Requests are still served in full
+// meanwhile, except long polls of jobs, which answer the record as it is at once, so
+// their clients ask again elsewhere.
+func (s *Server) Drain() {
+	s.draining.Store(true)
+	if s.jobs != nil {
+		s.jobs.EndWaits()
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/inferd/inferd"
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/httpapi/unescape"
 	"github.com/inferd/inferd/internal/httpapi/validator"
@@ -43,12 +44,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.closeWhileDraining, s.cors, headAsGet)
+	r.Use(middleware.CloseWhile(s.draining.Load), middleware.CORS(s.opts.CORSAllowedOrigins), middleware.HeadAsGet)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		// A HEAD arrives here as its GET, and must get the GET's answer byte for byte
 		// (Content-Length included), so the detail names r.Method as routed.
-		allow := allowedMethods(r)
+		allow := middleware.AllowedMethods(r)
 		w.Header().Set("Allow", allow)
 		writeProblem(w, r, http.StatusMethodNotAllowed, problem.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"net/http"
@@ -42,15 +42,23 @@ func (c *corsPolicy) allows(origin string) bool {
 	return origin != "" && (c.any || c.origins[strings.ToLower(origin)])
 }
 
-// cors runs before routing and auth: a preflight carries no key (browsers never send
-// one), and must be answered for every path a browser may call. A request from an
-// origin that is not listed is served as if it had none, without CORS headers, so the
-// browser refuses to hand the answer to the page.
-func (s *Server) cors(next http.Handler) http.Handler {
-	c := newCORS(s.opts.CORSAllowedOrigins)
-	if c == nil {
-		return next
+// CORS answers CORS for origins (CORS_ALLOWED_ORIGINS: the origins, or just "*");
+// an empty list adds no CORS headers at all. It runs before routing and auth: a
+// preflight carries no key (browsers never send one), and must be answered for every
+// path a browser may call. A request from an origin that is not listed is served as if
+// it had none, without CORS headers, so the browser refuses to hand the answer to the
+// page.
+func CORS(origins []string) func(http.Handler) http.Handler {
+	c := newCORS(origins)
+	return func(next http.Handler) http.Handler {
+		if c == nil {
+			return next
+		}
+		return cors(c, next)
 	}
+}
+
+func cors(c *corsPolicy, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		// Caches must not serve one origin's answer to another, or to a request without

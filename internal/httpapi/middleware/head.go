@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"net/http"
@@ -7,13 +7,13 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// headAsGet serves HEAD as the GET of the same path, so that every GET route answers
+// HeadAsGet serves HEAD as the GET of the same path, so that every GET route answers
 // HEAD with the same status and headers (RFC 9110 9.3.2) and everything after it (the
 // router, the contract's validator, auth, scopes) sees the GET operation the contract
 // lists. The body is dropped by net/http itself, which knows the request was a HEAD;
 // dropping it here instead would lose the Content-Length net/http computes from it.
 // The outer layers (logs, metrics) still see the HEAD.
-func headAsGet(next http.Handler) http.Handler {
+func HeadAsGet(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
 			r = r.WithContext(r.Context()) // a copy: the caller's request stays a HEAD
@@ -23,9 +23,9 @@ func headAsGet(next http.Handler) http.Handler {
 	})
 }
 
-// allowedMethods lists the methods the router has for the request's path, for the
+// AllowedMethods lists the methods the router has for the request's path, for the
 // Allow header of a 405; HEAD goes with GET.
-func allowedMethods(r *http.Request) string {
+func AllowedMethods(r *http.Request) string {
 	rctx := chi.RouteContext(r.Context())
 	if rctx == nil || rctx.Routes == nil {
 		return ""
