@@ -18,6 +18,7 @@ import (
 	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/job"
@@ -128,6 +129,11 @@ type Server struct {
 
 var _ api.StrictServerInterface = (*Server)(nil)
 
+// proxies tells the client address the failed-key throttle counts by (gate.go).
+type proxies struct{ middleware.Proxies }
+
+func (p proxies) clientAddr(r *http.Request) string { return p.ClientAddr(r) }
+
 // NewServer checks opts and returns a Server; Handler builds its HTTP handler.
 func NewServer(opts Options) (*Server, error) {
 	if opts.Registry == nil || opts.Jobs == nil || opts.Keys == nil || opts.Metrics == nil || opts.Gatherer == nil {
@@ -156,7 +162,7 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
 		log: opts.Logger, admission: adm, repoDirs: repositoryDirs(opts.ModelsDir),
-		proxies: opts.TrustedProxies,
+		proxies: proxies{opts.TrustedProxies},
 	}
 	s.wording = &problem.Wording{Log: opts.Logger, LoadErrorText: s.loadErrorText}
 	s.oip = &oip.Service{

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"net/http"
@@ -7,10 +7,10 @@ import (
 )
 
 func TestClientAddr(t *testing.T) {
-	trusted := proxies{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	trusted := Proxies{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	tests := []struct {
 		name    string
-		proxies proxies
+		proxies Proxies
 		remote  string
 		headers map[string][]string
 		want    string
@@ -38,8 +38,8 @@ func TestClientAddr(t *testing.T) {
 					r.Header.Add(k, v)
 				}
 			}
-			if got := tt.proxies.clientAddr(r); got != tt.want {
-				t.Errorf("clientAddr = %q, want %q", got, tt.want)
+			if got := tt.proxies.ClientAddr(r); got != tt.want {
+				t.Errorf("ClientAddr = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"net"
@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// proxies are the networks whose word on a request's origin is believed
+// Proxies are the networks whose word on a request's origin is believed
 // (TRUSTED_PROXIES): load balancers, ingresses and sidecars that append the address
 // they received a request from to X-Forwarded-For or Forwarded.
-type proxies []netip.Prefix
+type Proxies []netip.Prefix
 
-func (p proxies) trusts(a netip.Addr) bool {
+func (p Proxies) trusts(a netip.Addr) bool {
 	for _, n := range p {
 		if n.Contains(a) {
 			return true
@@ -21,12 +21,12 @@ func (p proxies) trusts(a netip.Addr) bool {
 	return false
 }
 
-// clientAddr is the address a request comes from. It is the peer's, unless the peer is
+// ClientAddr is the address a request comes from. It is the peer's, unless the peer is
 // a trusted proxy: then it is the nearest hop of the request's Forwarded (or, without
 // one, X-Forwarded-For) chain that is not itself a trusted proxy. Read from the right,
 // as each proxy appends, so that what a client writes into those headers itself is
 // never believed: a client can only add hops in front of the ones the proxies added.
-func (p proxies) clientAddr(r *http.Request) string {
+func (p Proxies) ClientAddr(r *http.Request) string {
 	peer := peerAddr(r.RemoteAddr)
 	if len(p) == 0 || !peer.IsValid() || !p.trusts(peer) {
 		return addrString(peer, r.RemoteAddr)
