@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/problem"
 )
 
@@ -28,7 +29,7 @@ func oipPath(path string) bool {
 
 // sendError writes p in the shape r's path answers errors in.
 func sendError(w http.ResponseWriter, r *http.Request, p api.Problem) {
-	traceProblem(r.Context(), p)
+	middleware.TraceProblem(r.Context(), p)
 	if oipPath(r.URL.Path) {
 		sendOIPError(w, p)
 		return

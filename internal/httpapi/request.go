@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/registry"
@@ -211,10 +212,13 @@ func (s *Server) observe(router chi.Router) http.Handler {
 			end := time.Now()
 			d := end.Sub(start)
 			if s.opts.Tracer != nil {
-				nameSpan(r, rctx.RoutePattern(), op)
+				middleware.NameSpan(r, rctx.RoutePattern(), op)
 			}
 			s.metrics.HTTP(op, sw.status, d)
-			s.logRequest(r, info, op, sw.status, end, d)
+			middleware.AccessLog{Log: s.log, TraceIDs: s.opts.Tracer != nil}.Write(r, middleware.Line{
+				ID: id, Operation: op, Status: sw.status, End: end, Duration: d,
+				KeyID: info.principal.ID, Model: info.route.Model, Version: info.route.Version,
+			})
 			routeContexts.Put(rctx)
 		}()
 		router.ServeHTTP(sw, r)

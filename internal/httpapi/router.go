@@ -43,6 +43,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), problem.CodeRateLimited)
 	}
 
+	tracing := middleware.Tracing{Tracer: s.opts.Tracer, Provider: s.opts.TracerProvider, Untraced: middleware.ProbePaths(s.ops)}
 	r := chi.NewRouter()
 	r.Use(middleware.CloseWhile(s.draining.Load), middleware.CORS(s.opts.CORSAllowedOrigins), middleware.HeadAsGet)
 	r.NotFound(notFound)
@@ -108,12 +109,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	// second time, most of a prediction's CPU. Every other operation goes through the
 	// generated handler.
 	api.HandlerWithOptions(onePassHandlers{ServerInterface: strict, s: s}, api.ChiServerOptions{
-		BaseRouter: r.With(s.gate, s.limitBody, s.tracedValidation(validate.Middleware), unescape.HTML(decodedOnce)),
+		BaseRouter: r.With(s.gate, s.limitBody, tracing.Validation(validate.Middleware), unescape.HTML(decodedOnce)),
 		ErrorHandlerFunc: func(w http.ResponseWriter, r *http.Request, err error) {
 			writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest, firstLine(err.Error()))
 		},
 	})
-	return s.traced(s.observe(r)), nil
+	return tracing.Handler(s.observe(r)), nil
 }
 
 // decodedOnce reports whether the validator decoded r's body for the predict

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import "github.com/inferd/inferd/internal/httpapi/operation"
 
@@ -13,9 +13,9 @@ var probeOperations = map[string]bool{
 	"health": true, "ready": true, "metrics": true, "oipServerLive": true, "oipServerReady": true,
 }
 
-// probePaths returns the paths of the probe operations: tracing decides before
-// routing, from the path alone.
-func probePaths(ops *operation.Table) map[string]bool {
+// ProbePaths returns the paths of the probe operations, which Tracing.Untraced takes:
+// tracing decides before routing, from the path alone.
+func ProbePaths(ops *operation.Table) map[string]bool {
 	paths := map[string]bool{}
 	for _, op := range ops.All() {
 		if probeOperations[op.ID] {

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"context"
@@ -14,29 +14,40 @@ import (
 	"github.com/inferd/inferd/internal/telemetry"
 )
 
-// traced wraps the whole API in otelhttp when tracing is on: it joins the trace of an
+// Tracing configures the server span and the validator's. The zero value traces
+// nothing.
+type Tracing struct {
+	// Tracer starts the validator's span; nil: tracing off, at no cost.
+	Tracer trace.Tracer
+	// Provider is Tracer's provider, for otelhttp's server span.
+	Provider trace.TracerProvider
+	// Untraced are the paths left untraced (ProbePaths).
+	Untraced map[string]bool
+}
+
+// Handler wraps the whole API in otelhttp when tracing is on: it joins the trace of an
 // incoming traceparent (and takes its baggage) and starts the server span, which
-// observe names by the route once chi has matched it. The probes (probeOperations)
-// are left untraced. Off, the handler is returned as it is: no wrapper, no context
-// value, no allocation.
-func (s *Server) traced(h http.Handler) http.Handler {
-	if s.opts.Tracer == nil {
+// NameSpan names by the route once chi has matched it. The Untraced paths (the
+// probes') are left untraced. Off, the handler is returned as it is: no wrapper, no
+// context value, no allocation.
+func (t Tracing) Handler(h http.Handler) http.Handler {
+	if t.Tracer == nil {
 		return h
 	}
-	probes := probePaths(s.ops)
+	untraced := t.Untraced
 	return otelhttp.NewHandler(h, "inferd",
-		otelhttp.WithFilter(func(r *http.Request) bool { return !probes[r.URL.Path] }),
-		otelhttp.WithTracerProvider(s.opts.TracerProvider),
+		otelhttp.WithFilter(func(r *http.Request) bool { return !untraced[r.URL.Path] }),
+		otelhttp.WithTracerProvider(t.Provider),
 		otelhttp.WithPropagators(telemetry.Propagator),
-		// The route is known only after routing; until observe renames it, the span is
+		// The route is known only after routing; until NameSpan renames it, the span is
 		// named by the method alone, as semantic conventions name a span without a route.
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
 	)
 }
 
-// nameSpan names the server span "METHOD /route/{param}" and records the route and the
+// NameSpan names the server span "METHOD /route/{param}" and records the route and the
 // contract's operation, once the request is done and chi has matched the route.
-func nameSpan(r *http.Request, route, op string) {
+func NameSpan(r *http.Request, route, op string) {
 	span := trace.SpanFromContext(r.Context())
 	if !span.IsRecording() {
 		return
@@ -59,17 +70,17 @@ func addTraceIDs(ctx context.Context, rec *slog.Record) {
 	rec.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 }
 
-// tracedValidation gives validate a span of its own, which ends when the request is
-// passed on (the handler's spans are then the server span's children, not the
-// validator's) or refused, then with an error status.
-func (s *Server) tracedValidation(validate func(http.Handler) http.Handler) func(http.Handler) http.Handler {
-	if s.opts.Tracer == nil {
+// Validation gives validate a span of its own, which ends when the request is passed
+// on (the handler's spans are then the server span's children, not the validator's)
+// or refused, then with an error status.
+func (t Tracing) Validation(validate func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	if t.Tracer == nil {
 		return validate
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			parent := trace.SpanFromContext(r.Context())
-			ctx, span := s.opts.Tracer.Start(r.Context(), telemetry.SpanValidate)
+			ctx, span := t.Tracer.Start(r.Context(), telemetry.SpanValidate)
 			passed := false
 			validate(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				passed = true
@@ -84,11 +95,11 @@ func (s *Server) tracedValidation(validate func(http.Handler) http.Handler) func
 	}
 }
 
-// traceProblem records a problem on the span current where it is written: its code,
+// TraceProblem records a problem on the span current where it is written: its code,
 // and an error status when it is the server's fault (a client's mistake is not an
 // error of the server span, as semantic conventions have it; the spans below it that
 // failed say so themselves).
-func traceProblem(ctx context.Context, p api.Problem) {
+func TraceProblem(ctx context.Context, p api.Problem) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
