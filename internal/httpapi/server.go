@@ -21,6 +21,7 @@ import (
 	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/redact"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
@@ -124,7 +125,7 @@ type Server struct {
 	ops       *operation.Table // the contract's operations, read by Handler
 	draining  atomic.Bool      // set by Drain
 	conns     atomic.Int32     // open connections, counted by ConnState
-	repoDirs  []string         // the model repository, as load errors may spell it
+	redact    redact.Redactor  // load errors as clients see them
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -161,10 +162,10 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, reg: opts.Registry, jobs: opts.Jobs, keys: opts.Keys, metrics: opts.Metrics,
-		log: opts.Logger, admission: adm, repoDirs: repositoryDirs(opts.ModelsDir),
+		log: opts.Logger, admission: adm, redact: redact.New(opts.ModelsDir),
 		proxies: proxies{opts.TrustedProxies},
 	}
-	s.wording = &problem.Wording{Log: opts.Logger, LoadErrorText: s.loadErrorText}
+	s.wording = &problem.Wording{Log: opts.Logger, LoadErrorText: s.redact.LoadError}
 	s.oip = &oip.Service{
 		Registry: opts.Registry,
 		// The protocol's readiness answers as Ready does, so the probes never disagree.
@@ -173,7 +174,7 @@ func NewServer(opts Options) (*Server, error) {
 			_, ok := resp.(api.Ready200JSONResponse)
 			return ok, err
 		},
-		LoadErrorText: s.loadErrorText,
+		LoadErrorText: s.redact.LoadError,
 	}
 	s.Handlers = oipapi.New(oipapi.Config{
 		Service: s.oip, Registry: opts.Registry, MaxBatchItems: opts.MaxBatchItems, MaxResponseBytes: opts.MaxResponseBytes,
@@ -406,7 +407,7 @@ func (s *Server) ListLoadedModels(context.Context, api.ListLoadedModelsRequestOb
 // failedModel describes a version whose load failed, as /ready and
 // /debug/models/loaded list it.
 func (s *Server) failedModel(e registry.Entry) api.FailedModel {
-	return api.FailedModel{Name: e.Name, Version: e.Version, Error: s.loadErrorText(e.Err), AtStart: e.AtStart}
+	return api.FailedModel{Name: e.Name, Version: e.Version, Error: s.redact.LoadError(e.Err), AtStart: e.AtStart}
 }
 
 // GetModel describes one version: status, tensors, steps and routing.
@@ -434,7 +435,7 @@ func (s *Server) GetModel(ctx context.Context, req api.GetModelRequestObject) (a
 		Versions: make([]string, 0, len(m.Versions)),
 	}
 	if entry.Err != nil && entry.Status == registry.StatusFailed {
-		msg := s.loadErrorText(entry.Err)
+		msg := s.redact.LoadError(entry.Err)
 		out.Error = &msg
 	}
 	if !entry.LoadedAt.IsZero() {
@@ -517,13 +518,6 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "unknown error"
-	}
-	return err.Error()
 }
 
 func tensorSpecs(ts []pipeline.Tensor) []api.TensorSpec {

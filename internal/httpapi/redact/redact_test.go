@@ -1,4 +1,4 @@
-package httpapi
+package redact
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 )
 
-// TestLoadErrorText: load errors as clients see them keep no server path and no build
+// TestLoadError: load errors as clients see them keep no server path and no build
 // instructions (see docs/design.md#load-errors-keep-the-servers-paths-to-themselves).
-func TestLoadErrorText(t *testing.T) {
-	s := &Server{repoDirs: repositoryDirs("/srv/inferd/models")}
+func TestLoadError(t *testing.T) {
+	rd := New("/srv/inferd/models")
 	lib := fmt.Errorf("ONNX Runtime %w: no .onnxruntime/lib/libonnxruntime.so in /opt/inferd or its parents; run `make onnxruntime` (tools/onnxruntime.sh) or set ONNXRUNTIME_LIB to the library's path", backend.ErrLibraryNotFound)
 	tests := []struct {
 		name string
@@ -30,7 +30,7 @@ func TestLoadErrorText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := s.loadErrorText(tc.err)
+			got := rd.LoadError(tc.err)
 			if !strings.HasSuffix(got, tc.want) {
 				t.Errorf("got  %q\nwant %q at its end", got, tc.want)
 			}

@@ -1,4 +1,4 @@
-package httpapi
+package redact
 
 import (
 	"errors"
@@ -17,19 +17,28 @@ const libraryMissing = "ONNX Runtime is not available on this server (its log sa
 // absPath is an absolute path of two or more elements, as load errors quote them.
 var absPath = regexp.MustCompile(`(^|[\s"'(=])(/[^\s"'():,]+/[^\s"'():,]+)`)
 
-// loadErrorText is a load error as clients see it: paths inside the model repository
+// Redactor words load errors for clients. The zero value knows no model repository:
+// it cuts every absolute path to its last element.
+type Redactor struct {
+	dirs []string // the model repository, as load errors may spell it
+}
+
+// New returns the Redactor for the model repository dir (MODELS_DIR).
+func New(dir string) Redactor { return Redactor{dirs: repositoryDirs(dir)} }
+
+// LoadError is a load error as clients see it: paths inside the model repository
 // relative to it (iris/v3/model.yaml), any other absolute path cut to its last element,
 // and the ONNX Runtime library's error replaced by a line that says only that it is
 // missing. The log keeps the whole error.
-func (s *Server) loadErrorText(err error) string {
+func (rd Redactor) LoadError(err error) string {
 	if err == nil {
-		return errText(err)
+		return "unknown error"
 	}
 	msg := err.Error()
 	if lib := deepest(err, backend.ErrLibraryNotFound); lib != nil {
 		msg = strings.Replace(msg, lib.Error(), libraryMissing, 1)
 	}
-	for _, dir := range s.repoDirs {
+	for _, dir := range rd.dirs {
 		msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
 	}
 	return absPath.ReplaceAllStringFunc(msg, func(m string) string {
