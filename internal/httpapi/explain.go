@@ -9,6 +9,7 @@ import (
 
 	api "github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/graph"
+	"github.com/inferd/inferd/internal/httpapi/urgency"
 	"github.com/inferd/inferd/internal/oip"
 	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
@@ -18,7 +19,7 @@ import (
 // version's model graph through the run's context: the tensors between a graph's
 // steps, for an operator debugging it, are shown nowhere else.
 func (s *Server) ExplainPrediction(ctx context.Context, req api.ExplainPredictionRequestObject) (api.ExplainPredictionResponseObject, error) {
-	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	ctx, cancel, err := urgency.ClientTimeout(ctx, req.Params.RequestTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +34,7 @@ func (s *Server) ExplainPrediction(ctx context.Context, req api.ExplainPredictio
 	})
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: req.Name, Version: req.Version, Items: []json.RawMessage{req.Body.Data}})
 	if err != nil {
-		return nil, timedOut(ctx, req.Params.RequestTimeout, namedInPath(inputIn(err, false)))
+		return nil, urgency.TimedOut(ctx, req.Params.RequestTimeout, namedInPath(inputIn(err, false)))
 	}
 	mu.Lock()
 	defer mu.Unlock()

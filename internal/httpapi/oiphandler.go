@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/urgency"
 )
 
 // isOIPInfer reports whether r was routed to an infer operation (the table's OIP),
@@ -43,14 +44,14 @@ func (h onePassHandlers) OipInferVersion(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *Server) oipServe(w http.ResponseWriter, r *http.Request, body []byte, model, version string, headerLen *int, timeout *string) {
-	ctx, cancel, err := clientTimeout(r.Context(), timeout)
+	ctx, cancel, err := urgency.ClientTimeout(r.Context(), timeout)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	defer cancel()
 	res, err := s.Infer(ctx, model, version, headerLen, body)
-	err = timedOut(ctx, timeout, err)
+	err = urgency.TimedOut(ctx, timeout, err)
 	if err == nil {
 		err = res.Write(w)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/urgency"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 )
 
@@ -74,7 +75,7 @@ func (h onePassHandlers) SubmitJob(w http.ResponseWriter, r *http.Request, param
 		return
 	}
 	resp, err := h.s.SubmitJob(r.Context(), api.SubmitJobRequestObject{Params: params, Body: &api.AsyncPredictRequest{Model: in.Model, Version: in.Version, Data: in.Data,
-		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in)}})
+		Priority: urgency.Priority(in), Deadline: urgency.Deadline(in), CallbackUrl: callbackURL(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitJobResponseObject.VisitSubmitJobResponse)
@@ -87,7 +88,7 @@ func (h onePassHandlers) SubmitBatchJob(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	resp, err := h.s.SubmitBatchJob(r.Context(), api.SubmitBatchJobRequestObject{Params: params, Body: &api.AsyncBatchPredictRequest{Model: in.Model, Version: in.Version, Items: in.Items,
-		Priority: inPriority(in), Deadline: inDeadline(in), CallbackUrl: callbackURL(in), OnError: onError(in)}})
+		Priority: urgency.Priority(in), Deadline: urgency.Deadline(in), CallbackUrl: callbackURL(in), OnError: onError(in)}})
 	answer(h.s, w, r, resp, err, func(res api.SubmitBatchJob200JSONResponse) (any, *string) {
 		return api.AsyncSubmitResponse(res), nil
 	}, api.SubmitBatchJobResponseObject.VisitSubmitBatchJobResponse)

@@ -22,6 +22,7 @@ import (
 	"github.com/inferd/inferd/internal/httpapi/oipapi"
 	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/httpapi/redact"
+	"github.com/inferd/inferd/internal/httpapi/urgency"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/jobrecord"
 	"github.com/inferd/inferd/internal/metrics"
@@ -185,14 +186,14 @@ func NewServer(opts Options) (*Server, error) {
 // Predict runs one synchronous prediction.
 func (s *Server) Predict(ctx context.Context, req api.PredictRequestObject) (api.PredictResponseObject, error) {
 	b := req.Body
-	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	ctx, cancel, err := urgency.ClientTimeout(ctx, req.Params.RequestTimeout)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: []json.RawMessage{b.Data}})
 	if err != nil {
-		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, false))
+		return nil, urgency.TimedOut(ctx, req.Params.RequestTimeout, inputIn(err, false))
 	}
 	return api.Predict200JSONResponse{
 		Body:    api.Prediction{Model: pred.Model, Version: pred.Version, Result: pred.Results[0]},
@@ -207,14 +208,14 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 	if err := s.checkItems(len(b.Items)); err != nil {
 		return nil, err
 	}
-	ctx, cancel, err := clientTimeout(ctx, req.Params.RequestTimeout)
+	ctx, cancel, err := urgency.ClientTimeout(ctx, req.Params.RequestTimeout)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	pred, err := s.reg.Predict(ctx, registry.Request{Model: b.Model, Version: b.Version, Items: b.Items, EachItem: eachItem(b.OnError)})
 	if err != nil {
-		return nil, timedOut(ctx, req.Params.RequestTimeout, inputIn(err, true))
+		return nil, urgency.TimedOut(ctx, req.Params.RequestTimeout, inputIn(err, true))
 	}
 	body := api.BatchPrediction{Model: pred.Model, Version: pred.Version, Results: pred.Results}
 	if len(pred.Failed) > 0 {
@@ -233,7 +234,7 @@ func (s *Server) PredictBatch(ctx context.Context, req api.PredictBatchRequestOb
 // SubmitJob records and queues a single asynchronous prediction.
 func (s *Server) SubmitJob(ctx context.Context, req api.SubmitJobRequestObject) (api.SubmitJobResponseObject, error) {
 	b := req.Body
-	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", job.Submission{Model: b.Model, Version: b.Version, Input: b.Data, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
+	rec, err := s.submit(ctx, req.Params.IdempotencyKey, "submitJob", job.Submission{Model: b.Model, Version: b.Version, Input: b.Data, CallbackURL: deref(b.CallbackUrl)}, urgency.Job{Priority: b.Priority, Deadline: b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 		return nil, err
 	}
 	resp, err := s.submit(ctx, req.Params.IdempotencyKey, "submitBatchJob", job.Submission{Model: b.Model, Version: b.Version, Batch: true, EachItem: eachItem(b.OnError),
-		Input: input, CallbackURL: deref(b.CallbackUrl)}, urgency{b.Priority, b.Deadline})
+		Input: input, CallbackURL: deref(b.CallbackUrl)}, urgency.Job{Priority: b.Priority, Deadline: b.Deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -264,20 +265,20 @@ func (s *Server) SubmitBatchJob(ctx context.Context, req api.SubmitBatchJobReque
 // a repeat routed elsewhere by a weighted rule still finds its job, and of the rest of
 // the body: priority and deadline (normal by name or by default), callback and
 // on_error (fail by name or by default).
-func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job.Submission, u urgency) (api.AsyncSubmitResponse, error) {
+func (s *Server) submit(ctx context.Context, idemKey *string, op string, sub job.Submission, u urgency.Job) (api.AsyncSubmitResponse, error) {
 	idem, err := idempotencyOf(idemKey, op, sub.Model, sub.Version, sub.Input)
 	if err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
-	if sub.Priority, sub.Deadline, err = u.parse(); err != nil {
+	if sub.Priority, sub.Deadline, err = u.Parse(); err != nil {
 		return api.AsyncSubmitResponse{}, err
 	}
 	if idem != nil {
 		rest := func(inner string) string {
 			if sub.EachItem { // a part of its own, so that the default's digest is as it was
-				return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), deadlineText(sub.Deadline), "on_error:continue")
+				return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), urgency.DeadlineText(sub.Deadline), "on_error:continue")
 			}
-			return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), deadlineText(sub.Deadline))
+			return digest([]byte(sub.CallbackURL), inner, string(sub.Priority.Or()), urgency.DeadlineText(sub.Deadline))
 		}
 		earlier := idem.Earlier
 		idem.Fingerprint = rest(idem.Fingerprint)

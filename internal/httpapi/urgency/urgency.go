@@ -1,4 +1,4 @@
-package httpapi
+package urgency
 
 import (
 	"context"
@@ -13,47 +13,47 @@ import (
 	"github.com/inferd/inferd/internal/problem"
 )
 
-// urgency is a submission's priority and deadline as the contract's types hold them.
-type urgency struct {
-	priority *api.JobPriority
-	deadline *time.Time
+// Job is a submission's priority and deadline as the contract's types hold them.
+type Job struct {
+	Priority *api.JobPriority
+	Deadline *time.Time
 }
 
-// parse checks the priority and deadline. A deadline already past is taken: the
+// Parse checks the priority and deadline. A deadline already past is taken: the
 // contract cannot tell it from a later one, and the job ends failed, unrun, when a
 // worker reaches it, as any job past its deadline does. 0001-01-01T00:00:00Z, Go's
 // zero time, is such a deadline too, not the absence of one.
-func (u urgency) parse() (job.Priority, *time.Time, error) {
+func (u Job) Parse() (job.Priority, *time.Time, error) {
 	var p job.Priority
-	if u.priority != nil {
-		p = job.Priority(*u.priority)
+	if u.Priority != nil {
+		p = job.Priority(*u.Priority)
 		if !p.Valid() {
 			return "", nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 				Detail: `priority must be "low", "normal" or "high"`}
 		}
 	}
-	if u.deadline == malformedDeadline {
+	if u.Deadline == malformedDeadline {
 		return "", nil, &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidRequest,
 			Detail: "deadline must be an RFC 3339 time with an offset, such as 2026-11-22T10:05:00Z"}
 	}
 	var d *time.Time
-	if u.deadline != nil {
-		t := *u.deadline
+	if u.Deadline != nil {
+		t := *u.Deadline
 		d = &t
 	}
 	return p, d, nil
 }
 
-// deadlineText is a deadline as an idempotency fingerprint names it.
-func deadlineText(d *time.Time) string {
+// DeadlineText is a deadline as an idempotency fingerprint names it.
+func DeadlineText(d *time.Time) string {
 	if d == nil {
 		return ""
 	}
 	return d.UTC().Format(time.RFC3339Nano)
 }
 
-// inPriority is the one-pass body's priority, as the generated handler would bind it.
-func inPriority(in *validator.Input) *api.JobPriority {
+// Priority is the one-pass body's priority, as the generated handler would bind it.
+func Priority(in *validator.Input) *api.JobPriority {
 	if in.Priority == "" {
 		return nil
 	}
@@ -61,10 +61,10 @@ func inPriority(in *validator.Input) *api.JobPriority {
 	return &p
 }
 
-// inDeadline is the one-pass body's deadline; one that does not parse as RFC 3339 is
-// given as malformedDeadline, which parse refuses (the contract's format check refuses
+// Deadline is the one-pass body's deadline; one that does not parse as RFC 3339 is
+// given as malformedDeadline, which Parse refuses (the contract's format check refuses
 // it first).
-func inDeadline(in *validator.Input) *time.Time {
+func Deadline(in *validator.Input) *time.Time {
 	if in.Deadline == "" {
 		return nil
 	}
@@ -82,12 +82,12 @@ var malformedDeadline = new(time.Time)
 // maxRequestTimeout bounds Request-Timeout (the contract's pattern allows 9999.999...).
 const maxRequestTimeout = time.Hour
 
-// clientTimeout is a synchronous request's context ended at its Request-Timeout, when
+// ClientTimeout is a synchronous request's context ended at its Request-Timeout, when
 // it sent one: the dynamic batcher then drops its items that still wait once it has
-// passed, and the answer is 503 request_cancelled (timedOut). The smallest is a
+// passed, and the answer is 503 request_cancelled (TimedOut). The smallest is a
 // nanosecond, 0.000000001, the pattern's last decimal: it is taken as it is, though
 // no answer comes that soon.
-func clientTimeout(ctx context.Context, header *string) (context.Context, context.CancelFunc, error) {
+func ClientTimeout(ctx context.Context, header *string) (context.Context, context.CancelFunc, error) {
 	if header == nil {
 		return ctx, func() {}, nil
 	}
@@ -142,9 +142,9 @@ func quoteShort(s string) string {
 // errClientTimeout is the cause of a context ended by Request-Timeout.
 var errClientTimeout = errors.New("Request-Timeout passed")
 
-// timedOut words err for a request whose Request-Timeout passed before it was
+// TimedOut words err for a request whose Request-Timeout passed before it was
 // answered; any other err is returned as it is.
-func timedOut(ctx context.Context, header *string, err error) error {
+func TimedOut(ctx context.Context, header *string, err error) error {
 	if err == nil || !errors.Is(context.Cause(ctx), errClientTimeout) {
 		return err
 	}
