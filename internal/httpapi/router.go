@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/httpapi/middleware"
 	"github.com/inferd/inferd/internal/httpapi/operation"
+	"github.com/inferd/inferd/internal/httpapi/page"
 	"github.com/inferd/inferd/internal/httpapi/unescape"
 	"github.com/inferd/inferd/internal/httpapi/validator"
 	"github.com/inferd/inferd/internal/problem"
@@ -34,10 +36,10 @@ func (s *Server) Handler() (http.Handler, error) {
 	// The routes mounted under an operation's path are counted as that operation.
 	docs, _ := s.ops.ID(http.MethodGet, "/docs")
 	s.ops.Alias(http.MethodGet, "/docs/*", docs)
-	queueUI, _ := s.ops.ID(http.MethodGet, queueUIPath)
+	queueUI, _ := s.ops.ID(http.MethodGet, page.QueuesPath)
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		s.ops.Alias(m, queueUIPath+"/*", queueUI)
-		s.ops.Alias(m, queueUIPath, queueUI)
+		s.ops.Alias(m, page.QueuesPath+"/*", queueUI)
+		s.ops.Alias(m, page.QueuesPath, queueUI)
 	}
 	if s.admission.RateLimits() {
 		s.metrics.RateLimitedOperations(s.ops.WithScope(auth.ScopePredict), problem.CodeRateLimited)
@@ -55,19 +57,23 @@ func (s *Server) Handler() (http.Handler, error) {
 		writeProblem(w, r, http.StatusMethodNotAllowed, problem.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 	})
 
-	// The documents and Swagger UI are served outside the strict interface.
-	if err := s.mountDocs(r); err != nil {
+	// The documents and Swagger UI, the profiles and the queue dashboard are served
+	// outside the strict interface.
+	pages := page.Pages{
+		Problem: writeProblem, Error: s.writeError, NotFound: notFound, NoBody: noBody,
+		Admin: func(next http.Handler) http.Handler { return s.requireScope(auth.ScopeAdmin, next) },
+		Log:   s.log, RequestID: requestID,
+	}
+	if err := pages.Docs(r, s.opts.PublicURL); err != nil {
 		return nil, err
 	}
-
-	if err := s.mountPprof(r); err != nil {
+	if err := pages.Pprof(r, s.ops); err != nil {
 		return nil, err
 	}
-
 	if s.opts.QueueUI != nil {
-		ui := sameOriginWrites(s.requireScope(auth.ScopeAdmin, s.problemErrors(s.queueControls(s.opts.QueueUI))))
-		r.Handle(queueUIPath, ui)
-		r.Handle(queueUIPath+"/*", ui)
+		if err := pages.Queues(r, s.opts.QueueUI, s.opts.QueueControl); err != nil {
+			return nil, err
+		}
 	}
 
 	validate, err := validator.New(validator.Config{
@@ -127,4 +133,54 @@ func decodedOnce(r *http.Request) bool {
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, r, http.StatusNotFound, problem.CodeNotFound, fmt.Sprintf("no endpoint at %s; GET /openapi.yaml lists them", r.URL.Path))
+}
+
+// noBody refuses a request body on the pages, served outside the generated server.
+func noBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuseBody(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireScope guards pages outside the contract's validator. A browser cannot add
+// X-API-Key to a page's own requests, so the key is also taken from HTTP Basic
+// authentication's password, and a 401 asks the browser for it.
+func (s *Server) requireScope(scope auth.Scope, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p auth.Principal
+		key, err := apiKey(r)
+		if err == nil && key == "" {
+			_, key, _ = r.BasicAuth()
+		}
+		if err == nil {
+			p, err = s.checkKey(r, key, scope)
+		}
+		switch {
+		case errors.Is(err, auth.ErrForbidden):
+			writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden, err.Error()+"; use a key that holds it")
+		case errors.Is(err, auth.ErrUnauthenticated):
+			w.Header().Set("WWW-Authenticate", `Basic realm="inferd admin", charset="UTF-8"`)
+			writeProblem(w, r, http.StatusUnauthorized, problem.CodeUnauthorized, unauthorizedDetail(err, "send an admin API key in X-API-Key, or as the password of HTTP Basic authentication"))
+		case err != nil:
+			s.writeLimit(w, r, err)
+		default:
+			n, err := s.admit(r, p, scope)
+			if err != nil {
+				s.writeLimit(w, r, err)
+				return
+			}
+			if n != nil {
+				defer n.Add(-1)
+			}
+			// The dashboard's own writes carry small JSON bodies; none may be larger
+			// than an API request.
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
+			}
+			next.ServeHTTP(w, r)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package httpapi
+package page
 
 import (
 	"net/http"
@@ -14,10 +14,10 @@ var crossOrigin = http.NewCrossOriginProtection()
 // credentials, which browsers cache and attach to any request for the origin, so a
 // page on another site could otherwise pause the queue with a plain form POST.
 // Requests without Sec-Fetch-Site or Origin (curl, scripts) are not browsers' and pass.
-func sameOriginWrites(next http.Handler) http.Handler {
+func (p Pages) sameOriginWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
-			writeProblem(w, r, http.StatusForbidden, problem.CodeForbidden,
+			p.problem(w, r, http.StatusForbidden, problem.CodeForbidden,
 				"the queue dashboard takes no cross-site writes ("+err.Error()+"); use it from its own pages, or without a browser")
 			return
 		}

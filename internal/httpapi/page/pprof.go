@@ -1,7 +1,8 @@
-package httpapi
+package page
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -13,7 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/inferd/inferd/internal/auth"
+	"github.com/inferd/inferd/internal/httpapi/operation"
 	"github.com/inferd/inferd/internal/problem"
 )
 
@@ -21,18 +22,21 @@ import (
 // path under it.
 const pprofPath = "/debug/pprof"
 
-// mountPprof serves the profiles the contract declares under /debug/pprof, for admin
-// keys, with net/http/pprof's handlers.
-func (s *Server) mountPprof(r chi.Router) error {
+// Pprof serves the profiles the contract (ops) declares under /debug/pprof, for admin
+// keys (Admin), with net/http/pprof's handlers.
+func (p Pages) Pprof(r chi.Router, ops *operation.Table) error {
+	if p.Admin == nil {
+		return errors.New("page: the profiles need an admin guard")
+	}
 	var cpu, trace sync.Mutex
 	handlers := map[string]http.Handler{
 		pprofPath:              http.HandlerFunc(pprofIndex),
-		pprofPath + "/profile": oneAtATime(&cpu, "a CPU profile", http.HandlerFunc(pprof.Profile)),
-		pprofPath + "/trace":   oneAtATime(&trace, "an execution trace", http.HandlerFunc(pprof.Trace)),
+		pprofPath + "/profile": p.oneAtATime(&cpu, "a CPU profile", http.HandlerFunc(pprof.Profile)),
+		pprofPath + "/trace":   p.oneAtATime(&trace, "an execution trace", http.HandlerFunc(pprof.Trace)),
 		pprofPath + "/cmdline": http.HandlerFunc(pprof.Cmdline),
 		pprofPath + "/symbol":  http.HandlerFunc(pprof.Symbol),
 	}
-	for _, op := range s.ops.All() {
+	for _, op := range ops.All() {
 		path := op.Pattern
 		name, ok := strings.CutPrefix(path, pprofPath+"/")
 		if !ok && path != pprofPath || op.Method != http.MethodGet {
@@ -42,7 +46,7 @@ func (s *Server) mountPprof(r chi.Router) error {
 		if h == nil {
 			h = pprof.Handler(name)
 		}
-		r.Method(http.MethodGet, path, s.requireScope(auth.ScopeAdmin, noBody(checkedQuery(queryLimits(op.Spec), h))))
+		r.Method(http.MethodGet, path, p.Admin(p.noBody(p.checkedQuery(queryLimits(op.Spec), h))))
 		delete(handlers, path)
 	}
 	if len(handlers) > 0 {
@@ -53,11 +57,11 @@ func (s *Server) mountPprof(r chi.Router) error {
 
 // oneAtATime answers 409 to a second CPU profile (or trace) while one is recorded:
 // net/http/pprof would answer 500, which is no server fault.
-func oneAtATime(mu *sync.Mutex, what string, next http.Handler) http.Handler {
+func (p Pages) oneAtATime(mu *sync.Mutex, what string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !mu.TryLock() {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
-			writeProblem(w, r, http.StatusConflict, problem.CodeProfileInProgress, what+" is being recorded; retry when it ends")
+			w.Header().Set("Retry-After", strconv.Itoa(problem.RetryAfterSeconds))
+			p.problem(w, r, http.StatusConflict, problem.CodeProfileInProgress, what+" is being recorded; retry when it ends")
 			return
 		}
 		defer mu.Unlock()
@@ -89,7 +93,7 @@ func queryLimits(op *openapi3.Operation) map[string][2]int {
 // checkedQuery answers 400 to a query parameter outside the range the contract gives
 // it: net/http/pprof would read a bad value as the default, or answer a plain-text
 // error.
-func checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
+func (p Pages) checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
 	if len(limits) == 0 {
 		return next
 	}
@@ -100,7 +104,7 @@ func checkedQuery(limits map[string][2]int, next http.Handler) http.Handler {
 				continue
 			}
 			if n, err := strconv.Atoi(q.Get(name)); err != nil || n < lim[0] || n > lim[1] {
-				writeProblem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest,
+				p.problem(w, r, http.StatusBadRequest, problem.CodeInvalidRequest,
 					fmt.Sprintf("query parameter %q: want an integer from %d to %d", name, lim[0], lim[1]))
 				return
 			}

@@ -1,4 +1,4 @@
-package httpapi
+package page
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // problemErrors makes the error answers of a handler outside the contract (the queue
 // dashboard) problems like the API's: a 4xx or 5xx it writes as anything but JSON is
 // replaced by a problem whose detail is its text, cut short.
-func (s *Server) problemErrors(next http.Handler) http.Handler {
+func (p Pages) problemErrors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pw := &problemWriter{ResponseWriter: w}
 		next.ServeHTTP(pw, r)
@@ -22,19 +22,20 @@ func (s *Server) problemErrors(next http.Handler) http.Handler {
 		h.Del("Content-Type")
 		h.Del("X-Content-Type-Options")
 		h.Del("Content-Length")
-		text := strings.TrimSpace(firstLine(pw.text.String()))
+		first, _, _ := strings.Cut(pw.text.String(), "\n")
+		text := strings.TrimSpace(first)
 		if lower := strings.ToLower(text); pw.status == http.StatusInternalServerError && (strings.Contains(lower, "not found") || strings.Contains(lower, "does not exist")) {
 			pw.status = http.StatusNotFound // asynqmon answers 500 for a queue or task it cannot find
 		}
 		code := codeForStatus(pw.status)
 		if code == problem.CodeInternalError {
-			s.log.ErrorContext(r.Context(), "queue dashboard failed", "request_id", requestID(r.Context()), "status", pw.status, "error", text)
-			text = internalDetail
+			p.log().ErrorContext(r.Context(), "queue dashboard failed", "request_id", p.requestID(r.Context()), "status", pw.status, "error", text)
+			text = problem.InternalDetail
 		}
 		if text == "" {
 			text = http.StatusText(pw.status)
 		}
-		writeProblem(w, r, pw.status, code, text)
+		p.problem(w, r, pw.status, code, text)
 	})
 }
 

@@ -1,4 +1,4 @@
-package httpapi
+package page
 
 import (
 	_ "embed"
@@ -74,18 +74,19 @@ func withServer(doc []byte, publicURL string) ([]byte, error) {
 	return nil, fmt.Errorf("openapi.yaml has no servers")
 }
 
-// mountDocs serves /openapi.yaml, /openapi.json and Swagger UI at /docs (its assets
-// under /docs/). They take no body, like the contract's other bodyless operations.
-func (s *Server) mountDocs(r chi.Router) error {
-	yamlDoc, jsonDoc, err := documents(s.opts.PublicURL)
+// Docs serves /openapi.yaml, /openapi.json and Swagger UI at /docs (its assets under
+// /docs/), advertising publicURL (PUBLIC_URL) as the server when it is set. They take
+// no body, like the contract's other bodyless operations.
+func (p Pages) Docs(r chi.Router, publicURL string) error {
+	yamlDoc, jsonDoc, err := documents(publicURL)
 	if err != nil {
 		return err
 	}
 	// Behind a proxy the page is reached under PUBLIC_URL's path, so its asset and
 	// document links carry that prefix; the server itself still routes /docs/.
 	prefix := ""
-	if s.opts.PublicURL != "" {
-		u, err := url.Parse(s.opts.PublicURL)
+	if publicURL != "" {
+		u, err := url.Parse(publicURL)
 		if err != nil {
 			return fmt.Errorf("PUBLIC_URL: %w", err)
 		}
@@ -113,7 +114,7 @@ func (s *Server) mountDocs(r chi.Router) error {
 	})
 
 	r.Group(func(r chi.Router) {
-		r.Use(noBody)
+		r.Use(p.noBody)
 		r.Get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/yaml")
 			_, _ = w.Write(yamlDoc)
@@ -123,24 +124,14 @@ func (s *Server) mountDocs(r chi.Router) error {
 			_, _ = w.Write(jsonDoc)
 		})
 		r.Get("/docs", ui.ServeHTTP)
-		r.Get("/docs/*", problemOn404(ui))
+		r.Get("/docs/*", p.problemOn404(ui))
 	})
 	return nil
 }
 
-// noBody refuses a request body on routes served outside the generated server.
-func noBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuseBody(w, r) {
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // problemOn404 answers a path under /docs/ that the asset server does not know as every
 // unknown path is answered, with a problem, not the asset server's plain text.
-func problemOn404(assets http.Handler) http.HandlerFunc {
+func (p Pages) problemOn404(assets http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := &notFoundCatcher{ResponseWriter: w}
 		assets.ServeHTTP(c, r)
@@ -148,7 +139,7 @@ func problemOn404(assets http.Handler) http.HandlerFunc {
 			for _, h := range []string{"Content-Type", "Content-Length", "X-Content-Type-Options"} {
 				w.Header().Del(h)
 			}
-			notFound(w, r)
+			p.notFound(w, r)
 		}
 	}
 }
