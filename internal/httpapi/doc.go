@@ -7,6 +7,7 @@
 // (the Open Inference Protocol's handlers), unescape (HTML escapes undone in the
 // generated handlers' answers), middleware (the layers that take a few values rather
 // than the Server: CORS, HEAD, draining, client addresses, spans, the access log),
-// page (Swagger UI, the profiles, the queue dashboard), redact (load errors as clients
-// see them) and urgency (priority, deadline and Request-Timeout).
+// page (Swagger UI, the profiles, the queue dashboard), canned (net/http's own
+// answers as problems), redact (load errors as clients see them) and urgency
+// (priority, deadline and Request-Timeout).
 package httpapi

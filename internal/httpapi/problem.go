@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 
 	"github.com/inferd/inferd/gen/api"
+	"github.com/inferd/inferd/internal/httpapi/canned"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
@@ -125,6 +127,22 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ipe.RetryAfter)))
 	}
 	sendError(w, r, s.problemFor(r.Context(), err))
+}
+
+// ProblemListener wraps ln so that the answers net/http writes by itself, before any
+// handler runs, are problems like every other answer (canned.Listener). Under /v2 they
+// take the Open Inference Protocol's error shape, as every answer there does.
+func ProblemListener(ln net.Listener) net.Listener {
+	return canned.Listener(ln, canned.Config{Prefix: oipPrefix, Answer: cannedAnswer})
+}
+
+// cannedAnswer is the body of one of net/http's own answers, under a new request id.
+func cannedAnswer(status int, code, detail string, oip bool) (body any, contentType, id string) {
+	id = newRequestID()
+	if oip {
+		return api.OIPError{Error: detail, Code: code, RequestId: id}, "application/json", id
+	}
+	return api.Problem{Type: problemTypeBase + code, Title: titles[code], Status: status, Code: code, Detail: detail, RequestId: id}, "application/problem+json", id
 }
 
 // writeProblem writes a problem found outside the handlers (middleware, routing).

@@ -1,4 +1,4 @@
-package httpapi
+package canned
 
 import (
 	"bytes"
@@ -8,33 +8,53 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/inferd/inferd/gen/api"
 	"github.com/inferd/inferd/internal/problem"
 )
 
-// ProblemListener wraps ln so that the answers net/http writes by itself, before any
-// handler runs, are problems like every other answer: a request line, path escape or
-// header it cannot parse (400), headers over the server's MaxHeaderBytes (431), a
+// Config words the answers. The zero value lets net/http's answers through as they
+// are.
+type Config struct {
+	// Prefix starts the paths whose answers Answer gives another shape (the Open
+	// Inference Protocol's /v2); "": no path does.
+	Prefix string
+	// Answer is the body of one of net/http's own answers, as the server answers its
+	// refusals, with its content type and the request id it names: for the answer's
+	// status, code and detail, and whether the request's path was under Prefix. nil:
+	// no answer is rewritten.
+	Answer func(status int, code, detail string, underPrefix bool) (body any, contentType, id string)
+}
+
+// Listener wraps ln so that the answers net/http writes by itself, before any handler
+// runs, are written as cfg.Answer words them: a request line, path escape or header it
+// cannot parse (400), headers over the server's MaxHeaderBytes (431), a
 // Transfer-Encoding it does not know (501), an HTTP version it does not speak (505).
 // net/http writes those as text/plain in one write straight to the connection, in a
 // shape no handler's answer has (no Date, no X-Request-ID), which is how they are told
-// apart here. Under /v2 they take the Open Inference Protocol's error shape, as every
-// answer there does.
-func ProblemListener(ln net.Listener) net.Listener { return problemListener{ln} }
+// apart here.
+func Listener(ln net.Listener, cfg Config) net.Listener {
+	if cfg.Answer == nil {
+		return ln
+	}
+	return problemListener{Listener: ln, cfg: cfg}
+}
 
-type problemListener struct{ net.Listener }
+type problemListener struct {
+	net.Listener
+	cfg Config
+}
 
 func (l problemListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &problemConn{Conn: c}, nil
+	return &problemConn{Conn: c, cfg: &l.cfg}, nil
 }
 
 type problemConn struct {
 	net.Conn
-	// oip: the last request line read names a path under /v2. net/http answers a
+	cfg *Config
+	// oip: the last request line read names a path under Prefix. net/http answers a
 	// request it cannot parse without telling which it was; the request line is
 	// where a connection's reads start, for all but pipelined requests. Atomic since
 	// net/http's background read runs beside a handler's writes.
@@ -43,14 +63,14 @@ type problemConn struct {
 
 func (c *problemConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if oip, ok := requestLineOIP(p[:n]); ok {
+	if oip, ok := requestLineOIP(p[:n], c.cfg.Prefix); ok {
 		c.oip.Store(oip)
 	}
 	return n, err
 }
 
 func (c *problemConn) Write(p []byte) (int, error) {
-	out := cannedProblem(p, c.oip.Load())
+	out := cannedProblem(p, c.oip.Load(), c.cfg.Answer)
 	if out == nil {
 		return c.Conn.Write(p)
 	}
@@ -65,8 +85,8 @@ func (c *problemConn) Write(p []byte) (int, error) {
 const cannedHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 // requestLineOIP reads the start of a request line ("METHOD /target ..."): whether its
-// target is a path under /v2, and whether b starts with a request line at all.
-func requestLineOIP(b []byte) (oip, ok bool) {
+// target is a path under prefix, and whether b starts with a request line at all.
+func requestLineOIP(b []byte, prefix string) (oip, ok bool) {
 	sp := bytes.IndexByte(b[:min(len(b), 16)], ' ')
 	if sp <= 0 {
 		return false, false
@@ -77,10 +97,10 @@ func requestLineOIP(b []byte) (oip, ok bool) {
 		}
 	}
 	target := b[sp+1:]
-	if !bytes.HasPrefix(target, []byte(oipPrefix)) {
+	if prefix == "" || !bytes.HasPrefix(target, []byte(prefix)) {
 		return false, true
 	}
-	rest := target[len(oipPrefix):]
+	rest := target[len(prefix):]
 	return len(rest) == 0 || rest[0] == '/' || rest[0] == '?' || rest[0] == ' ', true
 }
 
@@ -96,9 +116,9 @@ func closeWrite(c net.Conn) error {
 	return nil
 }
 
-// cannedProblem rewrites one of net/http's own answers as a problem, or in the
-// protocol's error shape when oip, or returns nil when p is not one.
-func cannedProblem(p []byte, oip bool) []byte {
+// cannedProblem rewrites one of net/http's own answers as answer words it, or returns
+// nil when p is not one.
+func cannedProblem(p []byte, oip bool, answer func(int, string, string, bool) (any, string, string)) []byte {
 	const proto = "HTTP/1.1 "
 	// A handler's answers pass through here too, most of them 2xx: the status's first
 	// digit turns those away before anything is searched.
@@ -115,12 +135,7 @@ func cannedProblem(p []byte, oip bool) []byte {
 	}
 	_, said, _ := bytes.Cut(p[len(proto):end], []byte(": "))
 	code, detail := cannedCode(status, string(said))
-	id := newRequestID()
-	var body any = api.Problem{Type: problemTypeBase + code, Title: titles[code], Status: status, Code: code, Detail: detail, RequestId: id}
-	ct := "application/problem+json"
-	if oip {
-		body, ct = api.OIPError{Error: detail, Code: code, RequestId: id}, "application/json"
-	}
+	body, ct, id := answer(status, code, detail, oip)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
