@@ -12,10 +12,12 @@ import (
 	middleware "github.com/oapi-codegen/nethttp-middleware"
 )
 
-// oipRead is the validator of the infer operations, in the order decodeOnce keeps:
-// the body is read first (413 past the limit), then the parameters and the key are
-// checked against the contract as every operation's are (400, 401, 403); the body
-// itself is checked by oip.Decode in the handler, which knows tensors.
+// oipRead is the validator of the infer operations. As for decodeOnce, the gate has
+// already answered from the headers, before the body was read: the key, its scope,
+// its concurrency and its rate limit (401, 403, 429). Here the body is read whole
+// (413 past the limit, 400 when there is none), then the parameters and the security
+// requirements are checked against the contract as every operation's are (400, 401,
+// 403); the body itself is checked by oip.Decode in the handler, which knows tensors.
 // A request whose parameters are plain (oipPlain) and whose key the gate checked
 // skips kin-openapi, which would find nothing to refuse.
 func (v *Validator) oipRead(route *routers.Route, plain oipPlain, hasPlain bool, next http.Handler, w http.ResponseWriter, r *http.Request) {

@@ -121,11 +121,13 @@ func onePassRoutes(spec *openapi3.T, ops *operation.Table, routes map[*operation
 // after it is decoded (the raw members are copies).
 var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// decodeOnce is the validator for the one-pass operations. It keeps today's order
-// of answers: the body is read first (413 when it passes the limit, which the
-// security check found the same way), then the key (401, 403), then the body is
-// decoded once and validated against the contract's schema (400); the rate limit
-// (429) and the handler come after.
+// decodeOnce is the validator for the one-pass operations. The gate has already
+// answered from the headers, before any byte of the body was read: the key, its
+// scope, its concurrency and its rate limit (401, 403, 429). Here the body is read
+// (413 when it passes the limit), the contract's security requirements are met
+// (checkSecurity, which a key the gate checked passes without its inputs), and the
+// body is decoded once and validated against the contract's schema (400) before the
+// handler runs.
 func (v *Validator) decodeOnce(op *bodyRoute, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	fail := func(err error, status int) {
