@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/inferd/inferd/internal/app"
+	"github.com/inferd/inferd/internal/daemon"
 )
 
-func main() { os.Exit(app.Main(app.ServerCommand(), os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(daemon.Main(app.ServerCommand(), os.Args[1:], os.Stdout, os.Stderr)) }

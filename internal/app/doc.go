@@ -1,4 +1,4 @@
-// Package app wires the service together from a Config: the registry and its sources,
-// the job runner of the configured mode, metrics, and the HTTP server. It holds no
-// logic of its own beyond start-up and shutdown order.
+// Package app wires the API server, inferd, from what internal/daemon starts: the job
+// runner of the configured mode, the REST and gRPC servers and the keys' reloads. It
+// holds no logic of its own beyond start-up and shutdown order.
 package app

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/stats"
 
 	pb "github.com/inferd/inferd/gen/inference"
+	"github.com/inferd/inferd/internal/daemon"
 	"github.com/inferd/inferd/internal/grpcapi"
 	"github.com/inferd/inferd/internal/httpapi"
 	"github.com/inferd/inferd/internal/listen"
@@ -60,14 +61,14 @@ type grpcListener struct {
 // serveGRPC starts the gRPC listener on GRPC_LISTEN_ADDR (or opts.GRPCListener); nil
 // when it is off. Its calls share rest's admission (keys and limits), wording and
 // protocol service.
-func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, error) {
-	cfg := p.cfg
+func serveGRPC(p *daemon.Process, opts Options, rest *httpapi.Server) (*grpcListener, error) {
+	cfg := p.Config
 	ln := opts.GRPCListener
 	if ln == nil && cfg.GRPCListenAddr == "" {
 		return nil, nil
 	}
 	svc, err := grpcapi.New(grpcapi.Options{Admission: rest.Admission(), Wording: rest.Wording(), OIP: rest.OIP(),
-		Registry: p.models.reg, Metrics: p.metrics, Logger: p.log,
+		Registry: p.Models.Registry, Metrics: p.Metrics, Logger: p.Log,
 		MaxBatchItems: cfg.MaxBatchItems, MaxResponseBytes: cfg.MaxResponseBytes})
 	if err != nil {
 		return nil, err
@@ -100,14 +101,14 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 		// rather than sent away for pinging more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	}, grpcapi.ServerOptions()...) // the codec, write buffer and windows its traffic wants
-	if p.tracing.Tracer != nil {
+	if p.Tracing.Tracer != nil {
 		// Joins the caller's trace from its traceparent metadata, as REST's spans do.
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler(
-			otelgrpc.WithTracerProvider(p.tracing.Provider), otelgrpc.WithPropagators(telemetry.Propagator),
+			otelgrpc.WithTracerProvider(p.Tracing.Provider), otelgrpc.WithPropagators(telemetry.Propagator),
 			otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool { return !isProbe(info.FullMethodName) }))))
 	}
-	capped := listen.New(ln, listen.Options{Max: cfg.MaxConnections, MaxPerAddress: cfg.MaxConnectionsPerAddress, Refused: p.refused()})
-	p.metrics.ObserveGRPCConnections(capped.Open)
+	capped := listen.New(ln, listen.Options{Max: cfg.MaxConnections, MaxPerAddress: cfg.MaxConnectionsPerAddress, Refused: p.Refused()})
+	p.Metrics.ObserveGRPCConnections(capped.Open)
 	g := &grpcListener{srv: grpc.NewServer(serverOpts...), health: health.NewServer(), done: make(chan struct{}), errs: make(chan error, 1)}
 	pb.RegisterGRPCInferenceServiceServer(g.srv, svc)
 	healthpb.RegisterHealthServer(g.srv, liveHealth{Server: g.health, ready: svc.Ready, stopped: &g.stopped})
@@ -119,7 +120,7 @@ func (p *process) serveGRPC(opts Options, rest *httpapi.Server) (*grpcListener, 
 	g.stop = stop
 	go g.followReadiness(ctx, svc)
 	go func() { g.errs <- g.srv.Serve(capped) }()
-	p.log.Info("serving gRPC", "grpc_addr", ln.Addr().String(), "max_request_bytes", maxRequest)
+	p.Log.Info("serving gRPC", "grpc_addr", ln.Addr().String(), "max_request_bytes", maxRequest)
 	if opts.GRPCStarted != nil {
 		opts.GRPCStarted(ln.Addr().String())
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,18 +12,17 @@ import (
 	asynqmetrics "github.com/hibiken/asynq/x/metrics"
 	"github.com/hibiken/asynqmon"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/internal/admission"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/daemon"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/inproc"
 	"github.com/inferd/inferd/internal/job/memstore"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/metrics"
-	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
 	"github.com/inferd/inferd/internal/ratelimit"
 	"github.com/inferd/inferd/internal/registry"
@@ -43,23 +41,7 @@ type jobs struct {
 	shutdown func(context.Context) error
 }
 
-// predictor runs jobs through the registry, counted as async predictions.
-type predictor struct{ reg *registry.Registry }
-
-func (p predictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
-	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync})
-	return pred.Results, err
-}
-
-var _ job.EachPredictor = predictor{}
-
-// PredictEach runs a batch job whose items fail alone (on_error: continue).
-func (p predictor) PredictEach(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, []*pipeline.InputError, error) {
-	pred, err := p.reg.Predict(ctx, registry.Request{Model: model, Version: version, Items: items, Mode: registry.ModeAsync, EachItem: true})
-	return pred.Results, pred.Failed, err
-}
-
-func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer, hooks callbacks) (*jobs, error) {
+func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger, tracer trace.Tracer, hooks daemon.Callbacks) (*jobs, error) {
 	var js *jobs
 	var err error
 	if cfg.QueueURL == "" {
@@ -74,16 +56,16 @@ func newJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, prom
 // inProcessJobs runs jobs on a goroutine pool in this process.
 // Callbacks are posted from this process too; in-process records, and so their
 // callbacks, go with it.
-func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks callbacks) *jobs {
+func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics, log *slog.Logger, tracer trace.Tracer, hooks daemon.Callbacks) *jobs {
 	waiters := &job.Waiters{}
 	store := memstore.New(memstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, IdempotencyTTL: cfg.IdempotencyTTL, MaxPerOwner: cfg.MaxJobsPerKey, MaxBytesPerOwner: cfg.MaxJobBytesPerKey, OnFinal: waiters.Finish})
-	exec := &job.Executor{Store: store, Predictor: predictor{reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes, Code: problem.JobCode}
+	exec := &job.Executor{Store: store, Predictor: daemon.Predictor{Registry: reg}, Observer: m, Tracer: tracer, MaxResultBytes: cfg.MaxResponseBytes, Code: problem.JobCode}
 	// Claimed per model, so that an unload lets the jobs accepted for it run first.
 	runner := inproc.New(exec, inproc.Options{Workers: cfg.JobWorkers, QueueSize: cfg.JobQueueSize, Logger: log, Claim: reg.Claim})
 	m.ObserveQueue(runner.Depth, runner.Running)
 	m.ObserveWorkers(func() int { return 1 })
 	m.ObserveWaits(waiters.Len)
-	stopHooks := hooks.dispatch(cfg, store, store, m, log)
+	stopHooks := hooks.Dispatch(cfg, store, store, m, log)
 	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: func(ctx context.Context) error {
 		err := runner.Shutdown(ctx)
 		stopHooks() // after the jobs, whose final writes queue callbacks
@@ -95,12 +77,12 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 // need not be up: submissions answer queue_unavailable until it is, and the client
 // reconnects by itself.
 func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registerer, log *slog.Logger) (*jobs, error) {
-	rc, conn, err := redisClient(cfg, log)
+	rc, conn, err := daemon.RedisClient(cfg, log)
 	if err != nil {
 		return nil, err
 	}
 	m.JobsRunByWorkers()
-	tasks := taskOptions(cfg, conn)
+	tasks := daemon.TaskOptions(cfg, conn)
 	runner := queue.NewRunner(rc, tasks)
 	insp := runner.Inspector()
 	// Two of asynq's gauges are named like counters; promtool rejects that.
@@ -132,7 +114,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	m.ObserveWaits(waiters.Len)
 	finished := make(chan struct{})
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
-	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, plainAsynq(log, m)), Waiters: waiters}
+	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, daemon.PlainAsynq(log, m)), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
 		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout, Shards: tasks.Sharding()})
 		// An idempotent submission is being accepted while it waits for the replicas:
@@ -162,29 +144,6 @@ const trackedJobs = 10000
 
 // queueRegisterInterval is how often the server lists its queue in Redis again.
 const queueRegisterInterval = 5 * time.Second
-
-// taskOptions are how the servers and workers of a deployment queue jobs: they must
-// agree on them.
-func taskOptions(cfg config.Config, conn queue.Conn) queue.TaskOptions {
-	return queue.TaskOptions{Shards: cfg.QueueShards, Cluster: conn.IsCluster()}
-}
-
-func redisClient(cfg config.Config, log *slog.Logger) (redis.UniversalClient, queue.Conn, error) {
-	conn, err := queue.ParseURL(cfg.QueueURL)
-	if err != nil {
-		return nil, queue.Conn{}, err
-	}
-	// go-redis logs through a process-wide logger; without this its reconnect noise
-	// bypasses the structured log.
-	redis.SetLogger(redisLogger{log.With("component", "redis")})
-	return conn.NewClient(), conn, nil
-}
-
-type redisLogger struct{ log *slog.Logger }
-
-func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	l.log.WarnContext(ctx, fmt.Sprintf(format, v...))
-}
 
 // queueCount reads one figure of the queues (every shard's, summed) at scrape time; a
 // queue Redis does not answer for counts 0.
@@ -216,19 +175,6 @@ func queueWorkers(insp *asynq.Inspector, queue string) func() int {
 		}
 		return n
 	}
-}
-
-// plainAsynq is the asynq version this binary was built with, after logging, at ERROR,
-// and counting a version whose Redis layout inferd does not know: then submissions
-// queue through asynq's own client and workers poll (see queue.LayoutKnown).
-func plainAsynq(log *slog.Logger, m *metrics.Metrics) string {
-	v := queue.AsynqVersion()
-	if !queue.LayoutKnown(v) {
-		log.Error("this binary is built with an asynq whose Redis layout inferd does not know: jobs queue through asynq's own client and idle workers poll Redis every poll interval; build with the asynq inferd was checked against",
-			"asynq", v, "layout", queue.LayoutVersion)
-		m.PlainAsynq("version")
-	}
-	return v
 }
 
 // acceptSlack is what an idempotent submission in queue mode may take past its

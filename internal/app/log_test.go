@@ -10,10 +10,11 @@ import (
 	"github.com/inferd/inferd/internal/apitest"
 	"github.com/inferd/inferd/internal/app"
 	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/daemon"
 	"github.com/inferd/inferd/internal/testkit"
 )
 
-// TestProcessLogger: the process's own logger (app.NewLogger) in JSON, at debug:
+// TestProcessLogger: the process's own logger (daemon.NewLogger) in JSON, at debug:
 // the access line of a request gives its duration as duration_ms, a number of
 // milliseconds, and a probe's line is at DEBUG; at info the probe has none.
 func TestProcessLogger(t *testing.T) {
@@ -21,7 +22,7 @@ func TestProcessLogger(t *testing.T) {
 		t.Run(level.String(), func(t *testing.T) {
 			out := &apitest.Log{}
 			s := startAppWith(t, map[string]string{"MODELS_DIR": t.TempDir()}, true,
-				app.Options{Logger: app.NewLogger(out, config.Config{LogFormat: "json", LogLevel: level})})
+				app.Options{Logger: daemon.NewLogger(out, config.Config{LogFormat: "json", LogLevel: level})})
 			probe := s.c.Get("/health", "")
 			resp := s.c.Post("/predict", "dev-key", `{"model":"echo","data":[1,2]}`)
 			if probe.Status != http.StatusOK || resp.Status != http.StatusOK {

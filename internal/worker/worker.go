@@ -1,4 +1,4 @@
-package app
+package worker
 
 import (
 	"context"
@@ -13,33 +13,47 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/inferd/inferd/internal/config"
+	"github.com/inferd/inferd/internal/daemon"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/job/queue"
 	"github.com/inferd/inferd/internal/job/redisstore"
 	"github.com/inferd/inferd/internal/problem"
 )
 
-// RunWorker runs an inferd-worker until ctx ends. It loads the same pipelines as the
+// Command is inferd-worker, the queue worker.
+func Command() daemon.Command {
+	return daemon.Command{
+		Name: "inferd-worker",
+		About: "inferd-worker runs the asynchronous jobs that inferd servers put on the Redis queue " +
+			"of QUEUE_URL, with the same settings and model repository as the server, and serves " +
+			"/health, /ready and /metrics. It runs until SIGTERM or an interrupt.",
+		Run:  Run,
+		Addr: func(c config.Config) string { return c.WorkerListenAddr },
+	}
+}
+
+// Run runs an inferd-worker until ctx ends. It loads the same pipelines as the
 // server, then takes jobs from the Redis queue, and serves /health, /ready and
 // /metrics on WORKER_PORT. On shutdown it stops taking jobs, lets running ones finish
 // within SHUTDOWN_TIMEOUT and puts the rest back in the queue for another worker.
-func RunWorker(ctx context.Context, opts Options) error {
+func Run(ctx context.Context, opts daemon.Options) error {
 	if opts.Config.QueueURL == "" {
 		return errors.New("inferd-worker needs QUEUE_URL (redis://host:port/db): without it the server runs jobs itself")
 	}
-	p, err := start(ctx, opts, "inferd-worker")
+	p, err := daemon.Start(ctx, opts, "inferd-worker")
 	if err != nil {
 		return err
 	}
-	err = runWorker(ctx, opts, p)
+	err = run(ctx, opts, p)
 	// Last, so that the spans of the jobs that ran until the end are exported.
-	return errors.Join(err, p.stopTracing())
+	return errors.Join(err, p.StopTracing())
 }
 
-// runWorker is RunWorker once tracing has started.
-func runWorker(ctx context.Context, opts Options, p *process) error {
-	cfg, log, promReg, m, ms, reg := p.cfg, p.log, p.promReg, p.metrics, p.models, p.models.reg
-	defer ms.sync.close() // on every way out; the paths below close it before the registry
+// run is Run once tracing has started.
+func run(ctx context.Context, opts daemon.Options, p *daemon.Process) error {
+	cfg, log, promReg, m, ms, reg := p.Config, p.Log, p.Prometheus, p.Metrics, p.Models, p.Models.Registry
+	defer ms.StopPolls() // on every way out; the paths below close it before the registry
 	// SIGHUP re-reads the servers' keys; sent to every inferd process of a pod, it must
 	// not stop a worker, which has none.
 	hupCtx, stopHup := context.WithCancel(ctx)
@@ -55,19 +69,19 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 			}
 		}
 	})
-	rc, conn, err := redisClient(cfg, log)
+	rc, conn, err := daemon.RedisClient(cfg, log)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 
-	tasks := taskOptions(cfg, conn)
+	tasks := daemon.TaskOptions(cfg, conn)
 	store := redisstore.New(rc, redisstore.Options{TTL: cfg.JobTTL, MaxAge: cfg.JobMaxAge, Shards: tasks.Sharding()})
 	exec := &job.Executor{
 		Store:     store,
-		Predictor: ms.predictor(log),
+		Predictor: ms.WorkerPredictor(log),
 		Observer:  m,
-		Tracer:    p.tracing.Tracer,
+		Tracer:    p.Tracing.Tracer,
 		// As the server caps a prediction's answer: a record is read whole.
 		MaxResultBytes: cfg.MaxResponseBytes,
 		Code:           problem.JobCode,
@@ -82,7 +96,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 				log.Info("queue connection changed", "up", err == nil, "error", err)
 			}
 		},
-		PlainAsynq: !queue.LayoutKnown(plainAsynq(log, m)),
+		PlainAsynq: !queue.LayoutKnown(daemon.PlainAsynq(log, m)),
 		FellBack:   func() { m.PlainAsynq("dequeue_unrecognised") },
 		Logger:     log,
 	})
@@ -105,7 +119,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	serveErr, _, err := p.serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
+	serveErr, _, err := p.Serve(opts, hs, cfg.WorkerListenAddr, nil, "worker listening")
 	if err != nil {
 		return err
 	}
@@ -113,8 +127,8 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	// Jobs are taken only once every pipeline has loaded: a job taken earlier would
 	// fail with "model loading" instead of waiting in the queue for a worker that can
 	// run it.
-	if err := load(ctx, ms, cfg, log); err != nil {
-		return errors.Join(err, hs.Close(), ms.close())
+	if err := ms.Load(ctx, cfg, log); err != nil {
+		return errors.Join(err, hs.Close(), ms.Close())
 	}
 	// asynq's Start does not touch Redis (it fails only when misused), and its workers
 	// reconnect by themselves, so there is nothing to retry here. The health check
@@ -122,12 +136,12 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	// down.
 	if ctx.Err() == nil { // a SIGTERM during the load: take no job at all
 		if err := w.Start(); err != nil {
-			return errors.Join(err, hs.Close(), ms.close())
+			return errors.Join(err, hs.Close(), ms.Close())
 		}
 		redisUp.Store(w.Ping() == nil)
 		taking.Store(true)
 		// Workers post the callbacks of every job, whichever process finished it.
-		stopHooks := p.hooks.dispatch(cfg, store, store, m, log)
+		stopHooks := p.Callbacks.Dispatch(cfg, store, store, m, log)
 		defer stopHooks()
 		log.Info("worker taking jobs", "concurrency", w.Concurrency())
 	}
@@ -135,7 +149,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	select {
 	case err := <-serveErr:
 		w.Shutdown()
-		return errors.Join(fmt.Errorf("serving: %w", err), ms.close())
+		return errors.Join(fmt.Errorf("serving: %w", err), ms.Close())
 	case <-ctx.Done():
 	}
 	log.Info("worker shutting down", "timeout", cfg.ShutdownTimeout)
@@ -144,7 +158,7 @@ func runWorker(ctx context.Context, opts Options, p *process) error {
 	w.Shutdown() // blocks up to ShutdownTimeout, then re-queues what still runs
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	errs := []error{hs.Shutdown(shutdownCtx), ms.close()}
+	errs := []error{hs.Shutdown(shutdownCtx), ms.Close()}
 	log.Info("worker stopped")
 	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package app
+package daemon
 
 import (
 	"context"
@@ -26,32 +26,6 @@ type Command struct {
 	// NeedsKeys: the command authenticates requests, so production refuses to start
 	// it with the development keys (config.CheckKeys).
 	NeedsKeys bool
-}
-
-// ServerCommand is inferd, the API server.
-func ServerCommand() Command {
-	return Command{
-		Name: "inferd",
-		About: "inferd serves the models of MODELS_DIR and the built-in echo model over HTTP, " +
-			"as openapi.yaml describes (it serves the contract at /openapi.yaml and /docs). " +
-			"It runs until SIGTERM or an interrupt, then drains requests and jobs; SIGHUP re-reads API_KEYS_FILE " +
-			"(which it also re-reads every KEYS_RELOAD_INTERVAL).",
-		Run:       Run,
-		Addr:      func(c config.Config) string { return c.ListenAddr },
-		NeedsKeys: true,
-	}
-}
-
-// WorkerCommand is inferd-worker, the queue worker.
-func WorkerCommand() Command {
-	return Command{
-		Name: "inferd-worker",
-		About: "inferd-worker runs the asynchronous jobs that inferd servers put on the Redis queue " +
-			"of QUEUE_URL, with the same settings and model repository as the server, and serves " +
-			"/health, /ready and /metrics. It runs until SIGTERM or an interrupt.",
-		Run:  RunWorker,
-		Addr: func(c config.Config) string { return c.WorkerListenAddr },
-	}
 }
 
 // Main is the body of both binaries: the command line (only --help, --version and

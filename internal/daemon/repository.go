@@ -1,4 +1,4 @@
-package app
+package daemon
 
 import (
 	"context"
@@ -155,7 +155,7 @@ const demandWait = time.Minute
 // have taken it first), or one still loading, makes the worker sync once and try
 // again, rather than fail "not found".
 type syncingPredictor struct {
-	predictor
+	Predictor
 	syncer *reposync.Syncer
 	log    *slog.Logger
 }
@@ -164,20 +164,20 @@ var _ job.EachPredictor = syncingPredictor{}
 
 func (p syncingPredictor) Predict(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, error) {
 	since := time.Now()
-	out, err := p.predictor.Predict(ctx, model, version, items)
+	out, err := p.Predictor.Predict(ctx, model, version, items)
 	if !missing(err) || !p.demand(ctx, since, model, version, err) {
 		return out, err
 	}
-	return p.predictor.Predict(ctx, model, version, items)
+	return p.Predictor.Predict(ctx, model, version, items)
 }
 
 func (p syncingPredictor) PredictEach(ctx context.Context, model, version string, items []json.RawMessage) ([]json.RawMessage, []*pipeline.InputError, error) {
 	since := time.Now()
-	out, failed, err := p.predictor.PredictEach(ctx, model, version, items)
+	out, failed, err := p.Predictor.PredictEach(ctx, model, version, items)
 	if !missing(err) || !p.demand(ctx, since, model, version, err) {
 		return out, failed, err
 	}
-	return p.predictor.PredictEach(ctx, model, version, items)
+	return p.Predictor.PredictEach(ctx, model, version, items)
 }
 
 // missing reports whether err is of a version the worker may not have synced yet.

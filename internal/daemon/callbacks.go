@@ -1,4 +1,4 @@
-package app
+package daemon
 
 import (
 	"context"
@@ -13,36 +13,37 @@ import (
 	"github.com/inferd/inferd/internal/webhook"
 )
 
-// callbacks is how a process posts jobs' completion callbacks (WEBHOOK_*): the hosts
-// they may go to, and the sender, nil when WEBHOOK_ALLOWED_HOSTS is unset.
-type callbacks struct {
-	allow  webhook.AllowList
+// Callbacks is how a process posts jobs' completion callbacks (WEBHOOK_*): the hosts
+// they may go to (the server refuses a job whose callback goes elsewhere), and the
+// sender, nil when WEBHOOK_ALLOWED_HOSTS is unset.
+type Callbacks struct {
+	Allow  webhook.AllowList
 	sender *webhook.Sender
 }
 
 // newCallbacks reads the WEBHOOK_* settings; config only checked that a secret is set
 // where one is needed, since it links nothing of the server.
-func newCallbacks(cfg config.Config) (callbacks, error) {
+func newCallbacks(cfg config.Config) (Callbacks, error) {
 	allow, err := webhook.ParseAllowList(cfg.WebhookAllowedHosts)
 	if err != nil {
-		return callbacks{}, fmt.Errorf("WEBHOOK_ALLOWED_HOSTS: %w", err)
+		return Callbacks{}, fmt.Errorf("WEBHOOK_ALLOWED_HOSTS: %w", err)
 	}
 	if allow.Empty() {
-		return callbacks{}, nil
+		return Callbacks{}, nil
 	}
 	secret, err := webhook.ParseSecret(cfg.WebhookSecret)
 	if err != nil {
-		return callbacks{}, fmt.Errorf("WEBHOOK_SECRET: %w", err) // never the secret itself
+		return Callbacks{}, fmt.Errorf("WEBHOOK_SECRET: %w", err) // never the secret itself
 	}
-	return callbacks{allow: allow, sender: webhook.NewSender(webhook.SenderOptions{
+	return Callbacks{Allow: allow, sender: webhook.NewSender(webhook.SenderOptions{
 		Secret: secret, Allow: allow, Timeout: cfg.WebhookTimeout,
 	})}, nil
 }
 
-// dispatch posts the callbacks queued in store until the returned stop is called,
+// Dispatch posts the callbacks queued in store until the returned stop is called,
 // which waits for the posts under way. Without a sender it does nothing: a callback
 // queued by a server that allows them waits for a process that does.
-func (c callbacks) dispatch(cfg config.Config, store job.Store, queue job.CallbackQueue, m *metrics.Metrics, log *slog.Logger) (stop func()) {
+func (c Callbacks) Dispatch(cfg config.Config, store job.Store, queue job.CallbackQueue, m *metrics.Metrics, log *slog.Logger) (stop func()) {
 	if c.sender == nil {
 		return func() {}
 	}
