@@ -66,7 +66,7 @@ func inProcessJobs(cfg config.Config, reg *registry.Registry, m *metrics.Metrics
 	m.ObserveWorkers(func() int { return 1 })
 	m.ObserveWaits(waiters.Len)
 	stopHooks := hooks.Dispatch(cfg, store, store, m, log)
-	return &jobs{svc: &job.Service{Store: store, Runner: runner, Waiters: waiters}, shutdown: func(ctx context.Context) error {
+	return &jobs{svc: &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: runner}, Waiters: waiters}, shutdown: func(ctx context.Context) error {
 		err := runner.Shutdown(ctx)
 		stopHooks() // after the jobs, whose final writes queue callbacks
 		return err
@@ -114,7 +114,7 @@ func queuedJobs(cfg config.Config, m *metrics.Metrics, prom prometheus.Registere
 	m.ObserveWaits(waiters.Len)
 	finished := make(chan struct{})
 	go func() { defer close(finished); store.Finished(regCtx, waiters) }()
-	svc := &job.Service{Store: store, Runner: queue.NewJobRunner(runner, store, daemon.PlainAsynq(log, m)), Waiters: waiters}
+	svc := &job.Service{Store: store, Submitter: queue.NewJobSubmitter(runner, store, daemon.PlainAsynq(log, m)), Waiters: waiters}
 	if cfg.QueueMinReplicas > 0 {
 		svc.Replicas = redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: cfg.QueueMinReplicas, Timeout: cfg.QueueReplicaTimeout, Shards: tasks.Sharding()})
 		// An idempotent submission is being accepted while it waits for the replicas:

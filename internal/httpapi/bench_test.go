@@ -56,7 +56,7 @@ func benchHandlerOf(b *testing.B, maxRequestBytes int64, src registry.Source) ht
 	runner := inproc.New(&job.Executor{Store: store, Predictor: predictor{reg}}, inproc.Options{Logger: log})
 	b.Cleanup(func() { _ = runner.Shutdown(context.Background()) })
 	srv, err := httpapi.NewServer(httpapi.Options{
-		Registry: reg, Jobs: &job.Service{Store: store, Runner: runner}, Keys: auth.NewKeys(keys), Metrics: m,
+		Registry: reg, Jobs: &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: runner}}, Keys: auth.NewKeys(keys), Metrics: m,
 		Gatherer: prom, Logger: log, MaxRequestBytes: maxRequestBytes,
 	})
 	if err != nil {

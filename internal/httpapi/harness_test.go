@@ -118,7 +118,7 @@ func newHarness(t *testing.T, mods ...func(*setup)) *harness {
 		_ = reg.Close()
 	})
 	o := s.opts
-	o.Registry, o.Jobs, o.Metrics, o.Gatherer, o.Logger = reg, &job.Service{Store: store, Runner: runner, Waiters: waiters}, m, prom, log
+	o.Registry, o.Jobs, o.Metrics, o.Gatherer, o.Logger = reg, &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: runner}, Waiters: waiters}, m, prom, log
 	srv, err := httpapi.NewServer(o)
 	if err != nil {
 		t.Fatal(err)

@@ -211,7 +211,7 @@ func TestExecuteDiscardsALateResult(t *testing.T) {
 			c := newClock()
 			s := newStore(c)
 			rec := create(t, s, job.Record{Status: job.StatusPending, Input: json.RawMessage(`1`)})
-			svc := &job.Service{Store: s, Runner: &fakeRunner{}, Now: c.Now}
+			svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: &fakeRunner{}}, Now: c.Now}
 			p := &predictor{fn: func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
 				if _, err := svc.Cancel(ctx, rec.ID); err != nil {
 					t.Errorf("Cancel: %v", err)
@@ -358,7 +358,7 @@ func TestExecuteFrom(t *testing.T) {
 	}{
 		{"held record current", func(*testing.T, job.Store, string) {}, true, job.StatusSucceeded},
 		{"cancelled since", func(t *testing.T, s job.Store, id string) {
-			if _, err := (&job.Service{Store: s, Runner: &fakeRunner{}}).Cancel(context.Background(), id); err != nil {
+			if _, err := (&job.Service{Store: s, Submitter: &atOnceRunner{store: s}}).Cancel(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
 		}, false, job.StatusCancelled},
@@ -459,7 +459,7 @@ func TestExecuteFresh(t *testing.T) {
 			after: time.Millisecond,
 			model: func(t *testing.T, r *run) func(context.Context, []json.RawMessage) ([]json.RawMessage, error) {
 				return func(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, error) {
-					if _, err := (&job.Service{Store: r.s.Store, Runner: &fakeRunner{}}).Cancel(ctx, "job-1"); err != nil {
+					if _, err := (&job.Service{Store: r.s.Store, Submitter: job.Steps{Store: r.s.Store, Runner: &fakeRunner{}}}).Cancel(ctx, "job-1"); err != nil {
 						t.Error(err)
 					}
 					select {

@@ -51,7 +51,7 @@ func (o *observer) Finished(rec job.Record) {
 
 // recordingStore notes the status of every record it writes, in order.
 type recordingStore struct {
-	job.Store
+	*memstore.Store
 	failCreate  error
 	failUpdate  func(n int) error // fails the nth Update (from 0) before applying it
 	mu          sync.Mutex
@@ -168,23 +168,34 @@ func get(t *testing.T, s job.Store, id string) job.Record {
 
 var errBoom = errors.New("boom")
 
-// atOnceRunner is a fakeRunner that records and queues in one step, writing the record
-// to store as a queue.Submitter writes it to Redis.
+// atOnceRunner is a fakeRunner that records and queues in one step (a job.Submitter),
+// writing the record, pending, to store as a queue.Submitter writes it to Redis. It
+// keeps no idempotency keys.
 type atOnceRunner struct {
 	fakeRunner
 	store     job.Store
 	createErr error
 }
 
-func (r *atOnceRunner) CreateAndEnqueue(ctx context.Context, rec job.Record) error {
+func (r *atOnceRunner) Submit(ctx context.Context, rec job.Record, _ *job.Once) (job.Record, *job.Use, error) {
+	rec.Status = job.StatusPending
 	if r.createErr != nil {
-		return r.createErr
+		return job.Record{}, nil, r.createErr
 	}
 	if err := r.store.Create(ctx, rec); err != nil {
-		return err
+		return job.Record{}, nil, err
 	}
-	return r.Enqueue(ctx, rec)
+	if err := r.Enqueue(ctx, rec); err != nil {
+		return job.Record{}, nil, err
+	}
+	return rec, nil, nil
 }
+
+func (r *atOnceRunner) Settle(context.Context, string, job.Idempotency, string, bool) error {
+	return nil
+}
+
+func (r *atOnceRunner) SameShard(string, string, job.Idempotency) bool { return true }
 
 // failingReplicas is a job.Replicas whose every wait fails.
 type failingReplicas struct{ err error }

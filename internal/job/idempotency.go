@@ -112,33 +112,15 @@ func (u Use) answer(idem Idempotency, now time.Time) (Record, error) {
 }
 
 // OnceStore is a Store that keeps idempotency keys with the records they created, for
-// submissions through a plain Runner.
+// submissions in Steps.
 type OnceStore interface {
 	Store
 	// CreateOnce is Create, unless rec.Owner used idem.Key within the store's TTL: then
 	// it writes nothing and returns that use. The key is remembered with rec's id,
 	// pending until pendingUntil, in the same atomic step as the record.
 	CreateOnce(ctx context.Context, rec Record, idem Idempotency, pendingUntil time.Time) (*Use, error)
-	// Settle ends the pending state of owner's key, which created the job id: ok says
-	// the job was accepted, else the key is forgotten, so that a retry makes a job.
+	// Settle is Submitter's.
 	Settle(ctx context.Context, owner string, idem Idempotency, id string, ok bool) error
-}
-
-// OnceRecordingRunner is a RecordingRunner that also keeps idempotency keys, in the
-// same atomic step.
-type OnceRecordingRunner interface {
-	RecordingRunner
-	// CreateAndEnqueueOnce is CreateAndEnqueue, unless rec.Owner used idem.Key within
-	// its TTL: then it writes nothing and returns that use. pendingUntil is as in
-	// OnceStore.CreateOnce.
-	CreateAndEnqueueOnce(ctx context.Context, rec Record, idem Idempotency, pendingUntil time.Time) (*Use, error)
-	// Settle is OnceStore's.
-	Settle(ctx context.Context, owner string, idem Idempotency, id string, ok bool) error
-}
-
-// Placer is a store or runner that keeps jobs in several places (Redis Cluster
-// slots), of which an idempotency key and the job it creates must share one for the
-// atomic step that writes both: the Service draws ids until SameShard holds.
-type Placer interface {
+	// SameShard is Submitter's: a store that keeps every job in one place answers true.
 	SameShard(id string, owner string, idem Idempotency) bool
 }

@@ -20,7 +20,8 @@ func TestSubmitOnce(t *testing.T) {
 	t.Run("in progress, then accepted", func(t *testing.T) {
 		c := newClock()
 		r := &fakeRunner{}
-		svc := &job.Service{Store: newStore(c), Runner: r, Now: c.Now}
+		st := newStore(c)
+		svc := &job.Service{Store: st, Submitter: job.Steps{Store: st, Runner: r}, Now: c.Now}
 		var during error
 		r.onEnqueue = func(job.Record) { _, _, during = svc.SubmitWith(ctx, sub) }
 		first, replayed, err := svc.SubmitWith(ctx, sub)
@@ -44,7 +45,8 @@ func TestSubmitOnce(t *testing.T) {
 	t.Run("refused, then retried", func(t *testing.T) {
 		c := newClock()
 		r := &fakeRunner{enqueueErr: job.ErrQueueFull}
-		svc := &job.Service{Store: newStore(c), Runner: r, Now: c.Now}
+		st := newStore(c)
+		svc := &job.Service{Store: st, Submitter: job.Steps{Store: st, Runner: r}, Now: c.Now}
 		if _, _, err := svc.SubmitWith(ctx, sub); !errors.Is(err, job.ErrQueueFull) {
 			t.Fatalf("first: %v, want ErrQueueFull", err)
 		}
@@ -62,7 +64,8 @@ func TestSubmitOnce(t *testing.T) {
 func TestSubmitOnceEarlierFingerprint(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := &job.Service{Store: newStore(c), Runner: &fakeRunner{}, Now: c.Now}
+	st := newStore(c)
+	svc := &job.Service{Store: st, Submitter: job.Steps{Store: st, Runner: &fakeRunner{}}, Now: c.Now}
 	sub := func(idem job.Idempotency) job.Submission {
 		return job.Submission{Owner: "o", Model: "echo", Version: "v1", Input: json.RawMessage(`1`), Idempotency: &idem}
 	}

@@ -24,8 +24,9 @@ func init() {
 // before it queues the job, so a job the API answered with an id is never lost, and a
 // job that could not be queued is recorded failed rather than left pending forever.
 type Service struct {
-	Store  Store
-	Runner Runner
+	Store Store
+	// Submitter records and queues the jobs, and drops the cancelled ones.
+	Submitter Submitter
 	// Replicas, when set, holds a submission's answer until its record and task reached
 	// the replicas; a job that did not is failed and refused, not accepted.
 	Replicas Replicas
@@ -104,11 +105,7 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, r
 		CreatedAt: s.now(),
 	}
 	if sub.Idempotency != nil {
-		p, ok := s.Runner.(Placer)
-		if !ok {
-			p, ok = s.Store.(Placer)
-		}
-		for ok && !p.SameShard(rec.ID, rec.Owner, *sub.Idempotency) {
+		for !s.Submitter.SameShard(rec.ID, rec.Owner, *sub.Idempotency) {
 			rec.ID = uuid.NewString()
 		}
 	}
@@ -126,119 +123,60 @@ func (s *Service) SubmitWith(ctx context.Context, sub Submission) (rec Record, r
 			}
 		}()
 	}
-	if sub.Idempotency != nil {
-		return s.submitOnce(ctx, rec, *sub.Idempotency)
-	}
-	if rr, ok := s.Runner.(RecordingRunner); ok {
-		rec, err = s.submitAtOnce(ctx, rr, rec)
-		return rec, false, err
-	}
-	if err := s.Store.Create(ctx, rec); err != nil {
-		if refusal(err) {
-			return Record{}, false, err // its message is the client's answer as it stands
-		}
-		return Record{}, false, fmt.Errorf("recording job: %w", err)
-	}
-	rec, err = s.enqueueCreated(ctx, rec)
-	return rec, false, err
+	return s.submit(ctx, rec, sub.Idempotency)
 }
 
-// enqueueCreated queues a job whose record Store.Create wrote, and moves it to pending.
-func (s *Service) enqueueCreated(ctx context.Context, rec Record) (Record, error) {
-	if err := s.Runner.Enqueue(ctx, rec); err != nil {
-		// Best effort: when the store is down too, the record stays created, which the
-		// client never saw an id for.
-		_, _ = s.Store.Update(context.WithoutCancel(ctx), rec.ID, func(r *Record) error {
-			return r.fail("the job could not be queued: "+err.Error(), s.now())
-		})
-		return Record{}, fmt.Errorf("queueing job: %w", err)
+// submit records and queues rec through the Submitter, with its idempotency key when
+// idem is set. The key is written with the record, in the same atomic step, so that a
+// submitter that dies before it answers leaves a key that finds the job it created; it
+// is pending (a duplicate is told to retry) until the submission is accepted, or
+// AcceptTimeout has passed.
+func (s *Service) submit(ctx context.Context, rec Record, idem *Idempotency) (_ Record, replayed bool, err error) {
+	var once *Once
+	if idem != nil {
+		once = &Once{Idempotency: *idem, Until: s.now().Add(s.acceptTimeout()), Held: s.Replicas != nil}
 	}
-	if err := s.replicate(ctx, rec.ID); err != nil {
-		return Record{}, err
+	written, use, err := s.Submitter.Submit(ctx, rec, once)
+	if err != nil {
+		return Record{}, false, err
 	}
-	// The job is queued and will run whatever this write does, so its failure (the
-	// store blinked, the client went away) must not answer an error: the client would
-	// submit again and the job would run twice. A worker moves it on from created.
+	if use != nil {
+		rec, err := use.answer(*idem, s.now())
+		return rec, err == nil, err
+	}
+	// Recorded and queued in one step, unheld, the key was written accepted; else it
+	// waits for this answer.
+	settle := once != nil && (once.Held || written.Status == StatusCreated)
+	err = s.replicate(ctx, rec.ID)
+	if err == nil && written.Status == StatusCreated {
+		written = s.pending(ctx, written)
+	}
+	if settle {
+		// Best effort either way: a key left pending is taken as accepted once
+		// AcceptTimeout has passed, and its job failed when it was refused.
+		_ = s.Submitter.Settle(context.WithoutCancel(ctx), rec.Owner, *idem, rec.ID, err == nil)
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	return written, false, nil
+}
+
+// pending moves a job the Submitter queued, its record written created, to pending.
+// The job is queued and will run whatever this write does, so its failure (the store
+// blinked, the client went away) must not answer an error: the client would submit
+// again and the job would run twice. A worker moves it on from created.
+func (s *Service) pending(ctx context.Context, rec Record) Record {
 	updated, err := s.Store.UpdateFrom(context.WithoutCancel(ctx), rec, func(r *Record) error {
 		if !r.move(StatusPending, s.now()) {
 			return errNoChange // a worker already took it
 		}
 		return nil
 	})
-	if err == nil {
-		rec = updated
-	}
-	return rec, nil
-}
-
-// submitAtOnce is Submit through a runner that records and queues in one step. The
-// record is written pending: no client can read it before Submit returns its id, so
-// "created" would only ever be seen by the runner.
-func (s *Service) submitAtOnce(ctx context.Context, rr RecordingRunner, rec Record) (Record, error) {
-	rec.Status = StatusPending
-	if err := rr.CreateAndEnqueue(ctx, rec); err != nil {
-		if refusal(err) {
-			return Record{}, err // its message is the client's answer as it stands
-		}
-		return Record{}, fmt.Errorf("queueing job: %w", err)
-	}
-	if err := s.replicate(ctx, rec.ID); err != nil {
-		return Record{}, err
-	}
-	return rec, nil
-}
-
-// submitOnce is SubmitWith of a submission with an idempotency key. The key is written
-// with the record, in the same atomic step, so that a submitter that dies before it
-// answers leaves a key that finds the job it created; it is pending (a duplicate is
-// told to retry) until the submission is accepted, or AcceptTimeout has passed.
-func (s *Service) submitOnce(ctx context.Context, rec Record, idem Idempotency) (_ Record, replayed bool, err error) {
-	until := s.now().Add(s.acceptTimeout())
-	var use *Use
-	var settle func(ctx context.Context, owner string, idem Idempotency, id string, ok bool) error
-	rr, atOnce := s.Runner.(OnceRecordingRunner)
-	if atOnce {
-		// SubmitWith drew rec.ID in the key's shard.
-		if s.Replicas == nil {
-			// Recorded and queued in one step: accepted once written.
-			until = time.Time{}
-		}
-		rec.Status = StatusPending
-		use, err = rr.CreateAndEnqueueOnce(ctx, rec, idem, until)
-		settle = rr.Settle
-	} else {
-		os, ok := s.Store.(OnceStore)
-		if !ok {
-			return Record{}, false, errors.New("this job store keeps no idempotency keys")
-		}
-		use, err = os.CreateOnce(ctx, rec, idem, until)
-		settle = os.Settle
-	}
 	if err != nil {
-		if refusal(err) {
-			return Record{}, false, err
-		}
-		return Record{}, false, fmt.Errorf("recording job: %w", err)
+		return rec
 	}
-	if use != nil {
-		rec, err := use.answer(idem, s.now())
-		return rec, err == nil, err
-	}
-	owner, id := rec.Owner, rec.ID // enqueueCreated's failure returns no record
-	if atOnce {
-		err = s.replicate(ctx, id)
-	} else {
-		rec, err = s.enqueueCreated(ctx, rec)
-	}
-	if !until.IsZero() {
-		// Best effort either way: a key left pending is taken as accepted once
-		// AcceptTimeout has passed, and its job failed when it was refused.
-		_ = settle(context.WithoutCancel(ctx), owner, idem, id, err == nil)
-	}
-	if err != nil {
-		return Record{}, false, err
-	}
-	return rec, false, nil
+	return updated
 }
 
 func (s *Service) acceptTimeout() time.Duration {
@@ -248,9 +186,9 @@ func (s *Service) acceptTimeout() time.Duration {
 	return DefaultAcceptTimeout
 }
 
-// refusal reports whether err is a store's refusal of the submitting key's job, worded
+// Refused reports whether err is a store's refusal of the submitting key's job, worded
 // for its client.
-func refusal(err error) bool {
+func Refused(err error) bool {
 	return errors.Is(err, ErrJobLimit) || errors.Is(err, ErrJobBytesLimit) || errors.Is(err, ErrJobTooLarge)
 }
 
@@ -366,7 +304,7 @@ func (s *Service) cancel(ctx context.Context, id string, owner *string) (Record,
 	if err != nil {
 		return Record{}, err
 	}
-	if err := s.Runner.Abandon(ctx, id); err != nil {
+	if err := s.Submitter.Abandon(ctx, id); err != nil {
 		return rec, fmt.Errorf("job %s is cancelled, but the runner could not drop it: %w", id, err)
 	}
 	return rec, nil

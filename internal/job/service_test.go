@@ -28,7 +28,7 @@ func TestSubmit(t *testing.T) {
 			c := newClock()
 			s := &recordingStore{Store: newStore(c)}
 			r := &fakeRunner{}
-			svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+			svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: r}, Now: c.Now}
 			rec, err := svc.Submit(context.Background(), "echo", "v2", tt.batch, json.RawMessage(tt.input))
 			if err != nil {
 				t.Fatalf("Submit: %v", err)
@@ -61,7 +61,7 @@ func TestSubmitWhenTheRunnerRefuses(t *testing.T) {
 		t.Run(enqueueErr.Error(), func(t *testing.T) {
 			c := newClock()
 			s := &recordingStore{Store: newStore(c)}
-			svc := &job.Service{Store: s, Runner: &fakeRunner{enqueueErr: enqueueErr}, Now: c.Now}
+			svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: &fakeRunner{enqueueErr: enqueueErr}}, Now: c.Now}
 			_, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`))
 			if !errors.Is(err, enqueueErr) {
 				t.Fatalf("Submit = %v, want %v", err, enqueueErr)
@@ -89,7 +89,7 @@ func TestSubmitRacingAWorker(t *testing.T) {
 			t.Errorf("Execute: %v", err)
 		}
 	}
-	svc := &job.Service{Store: mem, Runner: r, Now: c.Now}
+	svc := &job.Service{Store: mem, Submitter: job.Steps{Store: mem, Runner: r}, Now: c.Now}
 	rec, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`7`))
 	if err != nil {
 		t.Fatalf("Submit: %v", err)
@@ -102,7 +102,8 @@ func TestSubmitRacingAWorker(t *testing.T) {
 func TestSubmitWhenTheStoreFails(t *testing.T) {
 	c := newClock()
 	r := &fakeRunner{}
-	svc := &job.Service{Store: &recordingStore{Store: newStore(c), failCreate: job.ErrQueueUnavailable}, Runner: r, Now: c.Now}
+	s := &recordingStore{Store: newStore(c), failCreate: job.ErrQueueUnavailable}
+	svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: r}, Now: c.Now}
 	if _, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`)); !errors.Is(err, job.ErrQueueUnavailable) {
 		t.Errorf("Submit = %v", err)
 	}
@@ -129,7 +130,7 @@ func TestCancel(t *testing.T) {
 			s := newStore(c)
 			rec := create(t, s, job.Record{Status: tt.from, Input: json.RawMessage(`1`)})
 			r := &fakeRunner{}
-			svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+			svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: r}, Now: c.Now}
 			got, err := svc.Cancel(context.Background(), rec.ID)
 			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 				t.Fatalf("Cancel = %v, want %v", err, tt.want)
@@ -155,7 +156,7 @@ func TestCancelEdgeCases(t *testing.T) {
 	c := newClock()
 	s := newStore(c)
 	rec := create(t, s, job.Record{Status: job.StatusPending, Input: json.RawMessage(`1`)})
-	svc := &job.Service{Store: s, Runner: &fakeRunner{abandonErr: errBoom}, Now: c.Now}
+	svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: &fakeRunner{abandonErr: errBoom}}, Now: c.Now}
 
 	if _, err := svc.Cancel(context.Background(), "no-such-job"); !errors.Is(err, job.ErrNotFound) {
 		t.Errorf("Cancel of an unknown job = %v, want ErrNotFound", err)
@@ -201,7 +202,7 @@ func TestCancelFor(t *testing.T) {
 			s := newStore(c)
 			rec := create(t, s, job.Record{Status: tt.status, Owner: tt.owner, Input: json.RawMessage(`1`)})
 			r := &fakeRunner{}
-			svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+			svc := &job.Service{Store: s, Submitter: job.Steps{Store: s, Runner: r}, Now: c.Now}
 			var err error
 			if tt.by == nil {
 				_, err = svc.Cancel(context.Background(), rec.ID)
@@ -239,7 +240,7 @@ func TestSubmitThroughARecordingRunner(t *testing.T) {
 		c := newClock()
 		s := &recordingStore{Store: newStore(c)}
 		r := &atOnceRunner{store: s}
-		svc := &job.Service{Store: s, Runner: r, Now: c.Now}
+		svc := &job.Service{Store: s, Submitter: r, Now: c.Now}
 		rec, err := svc.Submit(context.Background(), "echo", "v2", true, json.RawMessage(`[1,2]`))
 		if err != nil {
 			t.Fatalf("Submit: %v", err)
@@ -261,7 +262,7 @@ func TestSubmitThroughARecordingRunner(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		c := newClock()
 		s := &recordingStore{Store: newStore(c)}
-		svc := &job.Service{Store: s, Runner: &atOnceRunner{store: s, createErr: job.ErrQueueUnavailable}, Now: c.Now}
+		svc := &job.Service{Store: s, Submitter: &atOnceRunner{store: s, createErr: job.ErrQueueUnavailable}, Now: c.Now}
 		if _, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`)); !errors.Is(err, job.ErrQueueUnavailable) {
 			t.Fatalf("Submit = %v, want %v", err, job.ErrQueueUnavailable)
 		}
@@ -272,7 +273,7 @@ func TestSubmitThroughARecordingRunner(t *testing.T) {
 	t.Run("not replicated", func(t *testing.T) {
 		c := newClock()
 		s := &recordingStore{Store: newStore(c)}
-		svc := &job.Service{Store: s, Runner: &atOnceRunner{store: s}, Now: c.Now,
+		svc := &job.Service{Store: s, Submitter: &atOnceRunner{store: s}, Now: c.Now,
 			Replicas: failingReplicas{job.ErrQueueUnavailable}}
 		if _, err := svc.Submit(context.Background(), "echo", "v1", false, json.RawMessage(`1`)); !errors.Is(err, job.ErrQueueUnavailable) {
 			t.Fatalf("Submit = %v, want %v", err, job.ErrQueueUnavailable)

@@ -37,7 +37,7 @@ type Store interface {
 	UpdateFrom(ctx context.Context, prev Record, fn func(*Record) error) (Record, error)
 }
 
-// Runner runs recorded jobs.
+// Runner runs recorded jobs; Steps makes a Submitter of it and a OnceStore.
 type Runner interface {
 	// Enqueue queues a job whose record exists. It fails with ErrQueueFull,
 	// ErrQueueUnavailable or ErrShuttingDown when the job cannot be queued.
@@ -46,15 +46,4 @@ type Runner interface {
 	// best it can. The record is already cancelled, so a run that goes on anyway has
 	// its result discarded.
 	Abandon(ctx context.Context, id string) error
-}
-
-// RecordingRunner is a Runner that can record a job and queue it in one atomic step.
-// Service.Submit then writes the record once, already pending, instead of writing it
-// created, queueing it and moving it to pending: a quarter of the round trips, and no
-// race with a worker that takes the job before it is marked pending.
-type RecordingRunner interface {
-	Runner
-	// CreateAndEnqueue writes rec, whose status is pending, as Store.Create would and
-	// queues the job, atomically: when it fails, neither happened.
-	CreateAndEnqueue(ctx context.Context, rec Record) error
 }

@@ -21,7 +21,7 @@ func waitSetup(t *testing.T, max int) (*job.Service, *job.Waiters) {
 	store := memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Finish})
 	create(t, store, job.Record{ID: "job-1", Status: job.StatusRunning, CreatedAt: time.Now()})
 	create(t, store, job.Record{ID: "job-2", Status: job.StatusRunning, CreatedAt: time.Now()})
-	return &job.Service{Store: store, Runner: &fakeRunner{}, Waiters: w}, w
+	return &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: &fakeRunner{}}, Waiters: w}, w
 }
 
 // finish moves id to status, as a worker's or a cancel's final write does.
@@ -184,7 +184,7 @@ func TestWaitForNoJob(t *testing.T) {
 
 // getCounter counts the reads of the store it wraps.
 type getCounter struct {
-	job.Store
+	*memstore.Store
 	gets atomic.Int32
 }
 
@@ -232,7 +232,7 @@ func TestWaitForAJobSubmittedHere(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := &job.Waiters{Track: 2}
 				store := &getCounter{Store: memstore.New(memstore.Options{TTL: time.Hour, OnFinal: w.Finish})}
-				s := &job.Service{Store: store, Runner: &fakeRunner{}, Waiters: w}
+				s := &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: &fakeRunner{}}, Waiters: w}
 				if tt.listen {
 					w.WakeAll() // the subscription is confirmed
 				}

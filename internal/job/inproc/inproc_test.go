@@ -70,7 +70,7 @@ func setup(t *testing.T, opts inproc.Options) *env {
 	e := &env{store: memstore.New(memstore.Options{TTL: time.Hour}), b: newBlocker()}
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.r = inproc.New(&job.Executor{Store: e.store, Predictor: e.b}, opts)
-	e.svc = &job.Service{Store: e.store, Runner: e.r}
+	e.svc = &job.Service{Store: e.store, Submitter: job.Steps{Store: e.store, Runner: e.r}}
 	t.Cleanup(func() {
 		e.b.open()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -46,7 +46,7 @@ func TestPriorities(t *testing.T) {
 		pred := &starts{entered: make(chan struct{}), release: make(chan struct{})}
 		r := inproc.New(&job.Executor{Store: store, Predictor: pred}, inproc.Options{Workers: 1, QueueSize: 1024})
 		t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
-		svc := &job.Service{Store: store, Runner: r}
+		svc := &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: r}}
 		ctx := context.Background()
 		submit := func(name string, p job.Priority, deadline *time.Time) job.Record {
 			t.Helper()

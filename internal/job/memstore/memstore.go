@@ -150,6 +150,9 @@ func (s *Store) Settle(_ context.Context, owner string, idem job.Idempotency, id
 	return nil
 }
 
+// SameShard is true: the store keeps every record in one place.
+func (s *Store) SameShard(string, string, job.Idempotency) bool { return true }
+
 // create is Create under the lock.
 func (s *Store) create(rec job.Record, now time.Time) error {
 	if now.Sub(s.lastSweep) > sweepEvery {

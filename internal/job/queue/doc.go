@@ -8,8 +8,8 @@
 //
 // A Runner queues jobs: Enqueue makes one asynq task per job with the job id as its
 // TaskID; Abandon deletes a waiting task, or signals the worker running it. The API
-// server's job.Runner is a Submitter, a Runner that also records and queues a job in
-// one script (the record, pending; the task, laid out as asynq's client would; the
+// server's job.Submitter is a Submitter, a Runner that also records and queues a job
+// in one script (the record, pending; the task, laid out as asynq's client would; the
 // announcement to idle workers), one round trip where four were. Its task carries the
 // record when small, so the worker marks the job running without reading it first.
 // A job's life costs the API one round trip and a worker about three: dequeue, record

@@ -49,7 +49,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(func() { _ = rc.Close() })
 	e := &env{redis: srv, rc: rc, store: redisstore.New(rc, redisstore.Options{}), tasks: TaskOptions{}.withDefaults()}
 	e.runner = NewRunner(rc, e.tasks)
-	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	e.svc = &job.Service{Store: e.store, Submitter: NewSubmitter(e.runner, e.store)}
 	return e
 }
 
@@ -70,7 +70,7 @@ func newClusterEnv(t testing.TB, shards int) *env {
 	e := &env{rc: client(), client: client, tasks: TaskOptions{Shards: shards, Cluster: true}.withDefaults()}
 	e.store = redisstore.New(e.rc, redisstore.Options{Shards: e.tasks.Sharding()})
 	e.runner = NewRunner(e.rc, e.tasks)
-	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	e.svc = &job.Service{Store: e.store, Submitter: NewSubmitter(e.runner, e.store)}
 	return e
 }
 

@@ -45,13 +45,13 @@ func AsynqVersion() string {
 // LayoutVersion.
 func LayoutKnown(version string) bool { return version == LayoutVersion || version == "" }
 
-// NewJobRunner is the job.Runner of an API server in queue mode: a Submitter, which
-// records and queues a job in one round trip, when asynq's layout is the one it writes
-// (asynqVersion is LayoutVersion); else r itself, which queues through asynq's own
-// client after the record is written.
-func NewJobRunner(r *Runner, store *redisstore.Store, asynqVersion string) job.Runner {
+// NewJobSubmitter is the job.Submitter of an API server in queue mode: a Submitter,
+// which records and queues a job in one round trip, when asynq's layout is the one it
+// writes (asynqVersion is LayoutVersion); else r after store in job.Steps, queueing
+// through asynq's own client after the record is written.
+func NewJobSubmitter(r *Runner, store *redisstore.Store, asynqVersion string) job.Submitter {
 	if LayoutKnown(asynqVersion) {
 		return NewSubmitter(r, store)
 	}
-	return r
+	return job.Steps{Store: store, Runner: r}
 }

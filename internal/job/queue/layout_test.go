@@ -43,11 +43,11 @@ func TestLayoutVersion(t *testing.T) {
 // does, rather than a thousand times a second; jobs still run.
 func TestPlainAsynq(t *testing.T) {
 	e := newEnv(t)
-	runner := NewJobRunner(e.runner, e.store, "v9.9.9")
+	runner := NewJobSubmitter(e.runner, e.store, "v9.9.9")
 	if _, ok := runner.(*Submitter); ok {
 		t.Fatal("a Submitter for an unknown layout")
 	}
-	e.svc = &job.Service{Store: e.store, Runner: runner}
+	e.svc = &job.Service{Store: e.store, Submitter: runner}
 	polls := &emptyDequeues{dequeue: newWaker([]string{e.tasks.Queue}, 0, nil), at: make(chan time.Time, 64)}
 	e.workerHook = polls
 	poll := 100 * time.Millisecond

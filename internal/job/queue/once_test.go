@@ -32,9 +32,9 @@ func TestIdempotentSubmit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.env(t)
 			e.store = redisstore.New(e.rc, redisstore.Options{MaxPerOwner: 1, Shards: e.tasks.Sharding()})
-			e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+			e.svc = &job.Service{Store: e.store, Submitter: NewSubmitter(e.runner, e.store)}
 			if tt.plain {
-				e.svc.Runner = e.runner
+				e.svc.Submitter = job.Steps{Store: e.store, Runner: e.runner}
 			}
 			submitAs := func(owner, key, data string) (job.Record, bool, error) {
 				return e.svc.SubmitWith(ctx, job.Submission{Owner: owner, Model: "echo", Version: "v1", Input: json.RawMessage(data),

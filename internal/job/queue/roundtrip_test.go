@@ -37,7 +37,7 @@ func roundTripsPerJob(t *testing.T, e *env) {
 	const jobs = 400
 	// As a server runs by default: each job counted against its key's cap and budget.
 	e.store = redisstore.New(e.rc, redisstore.Options{MaxPerOwner: job.DefaultMaxUnfinishedPerKey, MaxBytesPerOwner: job.DefaultMaxBytesPerKey, Shards: e.tasks.Sharding()})
-	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	e.svc = &job.Service{Store: e.store, Submitter: NewSubmitter(e.runner, e.store)}
 	e.owner = "k"
 	api := &redistest.RoundTrips{}
 	e.rc.AddHook(api)

@@ -21,8 +21,8 @@ import (
 // about 400.
 const heldRecordMax = 4 << 10
 
-// Submitter is the job.Runner of an API server in queue mode. Besides the Runner's
-// methods it records and queues a job in one script (job.RecordingRunner): the record,
+// Submitter is the job.Submitter of an API server in queue mode: it records and queues
+// a job in one script: the record,
 // already pending, in the store's key; the task, as asynq's client would have queued
 // it; the queue's listing; and the announcement to idle workers. One round trip where
 // Store.Create, Runner.Enqueue, the announcement and the move to pending took four, and
@@ -35,7 +35,7 @@ type Submitter struct {
 	store *redisstore.Store
 }
 
-var _ job.OnceRecordingRunner = (*Submitter)(nil)
+var _ job.Submitter = (*Submitter)(nil)
 
 // NewSubmitter returns a Submitter that queues through r and records in store, which
 // must be on r's Redis.
@@ -43,17 +43,41 @@ func NewSubmitter(r *Runner, store *redisstore.Store) *Submitter {
 	return &Submitter{Runner: r, store: store}
 }
 
-// CreateAndEnqueue writes rec and queues its task, or neither.
-func (s *Submitter) CreateAndEnqueue(ctx context.Context, rec job.Record) error {
-	_, err := s.createAndEnqueue(ctx, rec, nil, time.Time{})
-	return err
+// Submit writes rec, pending, and queues its task, or neither. With once, unless rec's
+// owner used its key within the store's IdempotencyTTL (then it writes nothing and
+// returns that use), the key is checked and written in the same script as the record
+// and the task: accepted, unless the Service holds the answer (once.Held). The record
+// is written pending: no client can read it before Submit returns its id, so "created"
+// would only ever be seen by the Submitter.
+func (s *Submitter) Submit(ctx context.Context, rec job.Record, once *job.Once) (job.Record, *job.Use, error) {
+	rec.Status = job.StatusPending
+	if once == nil {
+		if _, err := s.createAndEnqueue(ctx, rec, nil, time.Time{}); err != nil {
+			return job.Record{}, nil, answer("queueing job", err)
+		}
+		return rec, nil, nil
+	}
+	var until time.Time // accepted once written
+	if once.Held {
+		until = once.Until
+	}
+	use, err := s.createAndEnqueue(ctx, rec, &once.Idempotency, until)
+	if err != nil {
+		return job.Record{}, nil, answer("recording job", err)
+	}
+	if use != nil {
+		return job.Record{}, use, nil
+	}
+	return rec, nil, nil
 }
 
-// CreateAndEnqueueOnce is CreateAndEnqueue, unless rec's owner used idem's key within
-// the store's IdempotencyTTL: then it writes nothing and returns that use. The key is
-// checked and written in the same script as the record and the task.
-func (s *Submitter) CreateAndEnqueueOnce(ctx context.Context, rec job.Record, idem job.Idempotency, pendingUntil time.Time) (*job.Use, error) {
-	return s.createAndEnqueue(ctx, rec, &idem, pendingUntil)
+// answer is what a submission that failed with err answers: a refusal as the store
+// worded it, else err saying what failed.
+func answer(what string, err error) error {
+	if job.Refused(err) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // Settle is the store's.

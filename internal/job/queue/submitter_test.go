@@ -101,17 +101,17 @@ func TestSubmitterAsAsynq(t *testing.T) {
 
 	// An id taken, by a record or by a task, writes nothing.
 	sub := NewSubmitter(e.runner, e.store)
-	if err := sub.CreateAndEnqueue(ctx, got); err == nil || !strings.Contains(err.Error(), "exists") {
-		t.Errorf("CreateAndEnqueue of an existing job = %v", err)
+	if _, _, err := sub.Submit(ctx, got, nil); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("Submit of an existing job = %v", err)
 	}
 	if e.rc.Del(ctx, redisstore.DefaultPrefix+rec.ID).Val() != 1 {
 		t.Fatal("no record to delete")
 	}
-	if err := sub.CreateAndEnqueue(ctx, got); err == nil || !strings.Contains(err.Error(), "task exists") {
-		t.Errorf("CreateAndEnqueue of a job whose task exists = %v", err)
+	if _, _, err := sub.Submit(ctx, got, nil); err == nil || !strings.Contains(err.Error(), "task exists") {
+		t.Errorf("Submit of a job whose task exists = %v", err)
 	}
 	if n := e.rc.Exists(ctx, redisstore.DefaultPrefix+rec.ID).Val(); n != 0 {
-		t.Error("a refused CreateAndEnqueue wrote the record")
+		t.Error("a refused Submit wrote the record")
 	}
 	if n := e.rc.LLen(ctx, pendingKey(e.tasks.Queue)).Val(); n != 2 {
 		t.Errorf("%d tasks pending, want the Submitter's and asynq's", n)
@@ -232,7 +232,7 @@ func TestSubmitterByteBudget(t *testing.T) {
 	}
 	cost := job.RecordCost(len(b))
 	e.store = redisstore.New(e.rc, redisstore.Options{MaxBytesPerOwner: 2*cost + cost/2})
-	e.svc = &job.Service{Store: e.store, Runner: NewSubmitter(e.runner, e.store)}
+	e.svc = &job.Service{Store: e.store, Submitter: NewSubmitter(e.runner, e.store)}
 	rt := &redistest.RoundTrips{}
 	e.rc.AddHook(rt)
 	submit := func() (job.Record, error) {

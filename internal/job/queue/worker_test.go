@@ -341,7 +341,7 @@ func TestTimeoutFailsJob(t *testing.T) {
 	e := newEnv(t)
 	e.tasks.Timeout = time.Second // asynq counts timeouts in whole seconds
 	e.runner = NewRunner(e.rc, e.tasks)
-	e.svc.Runner = e.runner
+	e.svc.Submitter = job.Steps{Store: e.store, Runner: e.runner}
 	// The model ignores its context: the deadline must end the job anyway.
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })
@@ -386,7 +386,7 @@ func TestRetriesExhaustedFailJob(t *testing.T) {
 	e := newEnv(t)
 	e.tasks.MaxRetry = 1
 	e.runner = NewRunner(e.rc, e.tasks)
-	e.svc.Runner = e.runner
+	e.svc.Submitter = job.Steps{Store: e.store, Runner: e.runner}
 	pred := &echo{}
 	w := e.newWorker(t, pred, WorkerOptions{})
 	w.exec.Store = failingStore{w.exec.Store}

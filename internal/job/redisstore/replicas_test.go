@@ -41,7 +41,7 @@ func TestReplicasHoldTheSubmission(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc := &job.Service{Store: store, Runner: runner, Replicas: redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: tt.n, Timeout: tt.timeout})}
+			svc := &job.Service{Store: store, Submitter: job.Steps{Store: store, Runner: runner}, Replicas: redisstore.NewReplicas(rc, redisstore.ReplicasOptions{Count: tt.n, Timeout: tt.timeout})}
 			start := time.Now()
 			rec, err := svc.Submit(ctx, "echo", "v1", false, json.RawMessage(`{"x":1}`))
 			took := time.Since(start)
