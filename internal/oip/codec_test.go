@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -64,7 +63,7 @@ func TestBinaryRoundTrip(t *testing.T) {
 			if got := appendBinary(nil, a); !bytes.Equal(got, tt.raw) {
 				t.Errorf("written back as %x, read from %x", got, tt.raw)
 			}
-			body, n, err := Encode(Response{Model: "m", Version: "v1", Outputs: []registry.Named{{Name: "x", Tensor: a}}}, func(string) bool { return true })
+			body, n, err := Encode(Response{Model: "m", Version: "v1", Outputs: []tensor.Named{{Name: "x", Tensor: a}}}, func(string) bool { return true })
 			if err != nil || n < 0 || !bytes.Equal(body[n:], tt.raw) {
 				t.Errorf("binary response %q (header %d), err %v", body, n, err)
 			}
@@ -126,7 +125,7 @@ func TestEncodeNotFinite(t *testing.T) {
 	for _, d := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		for _, v := range [][]float64{{math.NaN()}, {1.5, math.Inf(1)}, {math.Inf(-1), 2}} {
 			t.Run(fmt.Sprint(d, v), func(t *testing.T) {
-				out := []registry.Named{{Name: "y", Tensor: tensor.NewFloat(d, []int64{int64(len(v))}, v)}}
+				out := []tensor.Named{{Name: "y", Tensor: tensor.NewFloat(d, []int64{int64(len(v))}, v)}}
 				if _, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false }); !errors.Is(err, ErrInvalid) {
 					t.Errorf("JSON: err %v, want ErrInvalid", err)
 				}
@@ -150,7 +149,7 @@ func TestEncodeMaxBytes(t *testing.T) {
 		ints[i], floats[i], bools[i] = int64(i*i-5000), float64(i)/7, int64(i%3&1)
 		strs[i] = []byte(fmt.Sprint("s", i))
 	}
-	outputs := []registry.Named{
+	outputs := []tensor.Named{
 		{Name: "i", Tensor: tensor.NewInt(tensor.Int64, []int64{n}, ints)},
 		{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{n}, floats)},
 		{Name: "b", Tensor: tensor.NewInt(tensor.Bool, []int64{n}, bools)},
@@ -159,7 +158,7 @@ func TestEncodeMaxBytes(t *testing.T) {
 	for _, o := range outputs {
 		for _, bin := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s binary=%v", o.Tensor.DType, bin), func(t *testing.T) {
-				resp := Response{Model: "m", Version: "v1", Outputs: []registry.Named{o}}
+				resp := Response{Model: "m", Version: "v1", Outputs: []tensor.Named{o}}
 				binary := func(string) bool { return bin }
 				whole, _, err := Encode(resp, binary)
 				if err != nil {
@@ -182,7 +181,7 @@ func TestEncodeMaxBytes(t *testing.T) {
 // TestEncodeBytesNotText: BYTES elements that are not UTF-8 text are an *Error as JSON,
 // which would carry them as U+FFFD, and go unchanged as binary data.
 func TestEncodeBytesNotText(t *testing.T) {
-	out := []registry.Named{{Name: "s", Tensor: &tensor.Tensor{DType: tensor.Bytes, Shape: []int64{2}, Bytes: [][]byte{[]byte("é"), {0xc3}}}}}
+	out := []tensor.Named{{Name: "s", Tensor: &tensor.Tensor{DType: tensor.Bytes, Shape: []int64{2}, Bytes: [][]byte{[]byte("é"), {0xc3}}}}}
 	_, _, err := Encode(Response{Model: "m", Outputs: out}, func(string) bool { return false })
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(e.Msg, `element 1 is not UTF-8 text`) || !strings.Contains(e.Msg, `"binary_data":true`) {
@@ -218,7 +217,7 @@ func TestEncodeIntoBuf(t *testing.T) {
 	for i := range floats {
 		floats[i] = float64(i) / 3
 	}
-	resp := Response{Model: "m", Version: "v1", Outputs: []registry.Named{{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{1000}, floats)}}}
+	resp := Response{Model: "m", Version: "v1", Outputs: []tensor.Named{{Name: "f", Tensor: tensor.NewFloat(tensor.Float32, []int64{1000}, floats)}}}
 	for _, bin := range []bool{false, true} {
 		t.Run(fmt.Sprintf("binary=%v", bin), func(t *testing.T) {
 			binary := func(string) bool { return bin }

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/inferd/inferd/internal/jsonscan"
-	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -38,7 +37,7 @@ type Request struct {
 	// ID is the request's id, echoed in the response; nil when it sent none.
 	ID *string
 	// Inputs are the tensors, batch dimension first.
-	Inputs []registry.Named
+	Inputs []tensor.Named
 	// Outputs are the outputs asked for by name; empty: all, as JSON unless BinaryOutput.
 	Outputs []Output
 	// BinaryOutput is the request parameter binary_data_output: every output as binary
@@ -203,66 +202,66 @@ func decodeOutput(i int, raw json.RawMessage) (Output, error) {
 	return out, nil
 }
 
-func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (registry.Named, error) {
+func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (tensor.Named, error) {
 	// where is built without fmt: it is built for every input, and read only in a
 	// message.
 	where := "inputs[" + strconv.Itoa(i) + "]"
 	var members [8]jsonscan.Member
 	m, ok := jsonscan.AppendMembers(members[:0], raw)
 	if !ok {
-		return registry.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
+		return tensor.Named{}, fail("%s must be an object with name, shape, datatype and data, got %s", where, kind(raw))
 	}
 	name, _ := str(get(m, "name"))
 	if name == "" {
-		return registry.Named{}, fail("%s.name must be a non-empty string", where)
+		return tensor.Named{}, fail("%s.name must be a non-empty string", where)
 	}
 	for _, member := range m {
 		if string(member.Name) == "data" {
 			continue
 		}
 		if jsonscan.HugeNumber(member.Value) != "" {
-			return registry.Named{}, checkHuge(fmt.Sprintf("input %q: %s", name, member.Name), member.Value)
+			return tensor.Named{}, checkHuge(fmt.Sprintf("input %q: %s", name, member.Name), member.Value)
 		}
 	}
 	where = quoted("input ", name)
 	dt, ok := str(get(m, "datatype"))
 	if !ok {
-		return registry.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
+		return tensor.Named{}, fail("%s: datatype must be one of %s", where, Datatypes)
 	}
 	d, ok := DType(dt)
 	if !ok {
-		return registry.Named{}, fail("%s: datatype %q is not one of %s", where, dt, Datatypes)
+		return tensor.Named{}, fail("%s: datatype %q is not one of %s", where, dt, Datatypes)
 	}
 	shape, size, err := decodeShape(where, get(m, "shape"))
 	if err != nil {
-		return registry.Named{}, err
+		return tensor.Named{}, err
 	}
 	t := &tensor.Tensor{DType: d, Shape: shape}
 	binSize := int64(-1)
 	if raw, ok := m.Get("parameters"); ok {
 		params, err := parameters(where+": parameters", raw)
 		if err != nil {
-			return registry.Named{}, err
+			return tensor.Named{}, err
 		}
 		if raw, ok := params.Get("binary_data_size"); ok {
 			if binSize, err = strconv.ParseInt(string(raw), 10, 64); err != nil || binSize < 0 {
-				return registry.Named{}, fail("%s: parameters.binary_data_size must be a whole number of bytes, got %s", where, raw)
+				return tensor.Named{}, fail("%s: parameters.binary_data_size must be a whole number of bytes, got %s", where, raw)
 			}
 		}
 	}
 	data, hasData := m.Get("data")
 	switch {
 	case binSize >= 0 && hasData:
-		return registry.Named{}, fail("%s has both data and parameters.binary_data_size; send its values one way", where)
+		return tensor.Named{}, fail("%s has both data and parameters.binary_data_size; send its values one way", where)
 	case binSize >= 0:
 		if binSize > int64(len(*binary)) {
-			return registry.Named{}, fail("%s: binary_data_size is %d bytes, but only %d bytes of binary data are left after the JSON header", where, binSize, len(*binary))
+			return tensor.Named{}, fail("%s: binary_data_size is %d bytes, but only %d bytes of binary data are left after the JSON header", where, binSize, len(*binary))
 		}
 		chunk := (*binary)[:binSize]
 		*binary = (*binary)[binSize:]
 		err = decodeBinary(where, t, size, chunk)
 	case !hasData:
-		return registry.Named{}, fail("%s has no data: send data (flat or nested arrays), or binary data with parameters.binary_data_size", where)
+		return tensor.Named{}, fail("%s has no data: send data (flat or nested arrays), or binary data with parameters.binary_data_size", where)
 	default:
 		err = decodeData(where, t, size, data)
 		if err == nil && (d == tensor.Float32 || d == tensor.Float64) {
@@ -270,9 +269,9 @@ func decodeInput(i int, raw json.RawMessage, binary *[]byte, checks *deferred) (
 		}
 	}
 	if err != nil {
-		return registry.Named{}, err
+		return tensor.Named{}, err
 	}
-	return registry.Named{Name: name, Tensor: t}, nil
+	return tensor.Named{Name: name, Tensor: t}, nil
 }
 
 // decodeShape reads a shape and the number of elements it holds. A dimension is a

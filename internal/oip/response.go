@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/inferd/inferd/internal/jsonscan"
-	"github.com/inferd/inferd/internal/registry"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -16,7 +15,7 @@ import (
 type Response struct {
 	Model, Version string
 	ID             *string
-	Outputs        []registry.Named
+	Outputs        []tensor.Named
 	// MaxBytes caps the encoded response, JSON header and binary data together; 0:
 	// no cap. A response that would pass it is a *SizeError, found before anything is
 	// written when its data alone would (binary data has an exact size, JSON text at
@@ -79,7 +78,7 @@ func Encode(resp Response, binary func(name string) bool) (body []byte, headerLe
 		b = appendString(b, *resp.ID)
 	}
 	b = append(b, `,"outputs":[`...)
-	var bin []registry.Named
+	var bin []tensor.Named
 	for i, o := range resp.Outputs {
 		if i > 0 {
 			b = append(b, ',')

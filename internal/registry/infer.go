@@ -16,11 +16,9 @@ import (
 // predictions.
 const ModeInfer Mode = "infer"
 
-// Named is a named tensor whose Shape includes the batch dimension.
-type Named struct {
-	Name   string
-	Tensor *tensor.Tensor
-}
+// Named is a named tensor whose Shape includes the batch dimension; the name stays
+// so that the code base need not change at once.
+type Named = tensor.Named
 
 // InferRequest is one tensor-level call: tensors in, tensors out, through the
 // version's steps that act on tensors (pipeline.Pipeline's TensorPre and TensorPost),
