@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/inferd/inferd/internal/serve"
 )
 
 // StatusNotLoaded is the state Index gives a version its source holds but the registry
 // does not: added on disk since start, or unloaded.
-const StatusNotLoaded Status = "not_loaded"
+const StatusNotLoaded = serve.StatusNotLoaded
 
 // unloaded is why UnloadModel drops versions, for the log.
 const unloaded = "unloaded by an operator"

@@ -1,22 +1,15 @@
 package registry
 
-import "errors"
+import "github.com/inferd/inferd/internal/serve"
 
-// Sentinel errors of the registry; wrapped errors say which model or version.
+// The registry's sentinel errors are serve's, named here too: the same values, so
+// errors.Is matches either name.
 var (
-	// ErrModelNotFound: no model has that name.
-	ErrModelNotFound = errors.New("model not found")
-	// ErrVersionNotFound: the model exists, the version does not.
-	ErrVersionNotFound = errors.New("version not found")
-	// ErrLoading: the version is still loading.
-	ErrLoading = errors.New("model loading")
-	// ErrUnavailable: the version failed to load and has no pipeline to serve with.
-	ErrUnavailable = errors.New("model unavailable")
-	// ErrInvalidRule: a routing rule is malformed or names a version that does not exist.
-	ErrInvalidRule = errors.New("invalid routing rule")
-	// ErrReloadFailed: a reload could not build the new pipeline; the old one still serves.
-	ErrReloadFailed = errors.New("reload failed")
-	// ErrModelUnloaded: a job accepted for the model did not run before an operator
-	// unloaded it (UnloadModel waited UnloadTimeout for it).
-	ErrModelUnloaded = errors.New("model unloaded")
+	ErrModelNotFound   = serve.ErrModelNotFound
+	ErrVersionNotFound = serve.ErrVersionNotFound
+	ErrLoading         = serve.ErrLoading
+	ErrUnavailable     = serve.ErrUnavailable
+	ErrInvalidRule     = serve.ErrInvalidRule
+	ErrReloadFailed    = serve.ErrReloadFailed
+	ErrModelUnloaded   = serve.ErrModelUnloaded
 )

@@ -3,39 +3,12 @@ package registry
 import (
 	"fmt"
 	"slices"
-	"time"
 
-	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/serve"
 )
 
-// Entry describes one version for listings.
-type Entry struct {
-	Name, Version string
-	Status        Status
-	Err           error
-	LoadedAt      time.Time
-	LoadDuration  time.Duration
-	Memory        Memory
-	Info          pipeline.Info
-	// Batching is how the loaded pipeline coalesces requests: zero when it does not
-	// (its config asks for none, or DYNAMIC_BATCHING=false).
-	Batching pipeline.Batching
-	// Pre and Post describe the steps of the loaded pipeline.
-	Pre, Post []pipeline.StepInfo
-
-	// AtStart: the version's load at start failed (Status failed) and nothing has
-	// loaded it since; strict readiness waits for it.
-	AtStart bool
-	// LoadErr is why the version's last load failed while a pipeline loaded before
-	// still serves it (Status ready), or why its source refused newer content of it
-	// (VersionSpec.Refused).
-	LoadErr error
-	// Unloading: an unload of the model is waiting for the jobs accepted for it.
-	Unloading bool
-	// Provenance is what the source verified of the version's files, as it last
-	// described them (VersionSpec.Provenance).
-	Provenance Provenance
-}
+// Entry describes one version for listings (serve's, named here too).
+type Entry = serve.Entry
 
 // List returns every known version, by name then natural version order.
 func (r *Registry) List() []Entry {

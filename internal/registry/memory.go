@@ -6,20 +6,12 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+
+	"github.com/inferd/inferd/internal/serve"
 )
 
-// Memory is what a pipeline's load was measured to take.
-type Memory struct {
-	// Bytes is the estimate: max(RSSDelta, ArtifactBytes + HeapDelta).
-	Bytes         int64
-	ArtifactBytes int64
-	RSSDelta      int64
-	HeapDelta     int64
-	// Exclusive is false when another load overlapped this one, so the deltas may
-	// include its growth.
-	Exclusive  bool
-	MeasuredAt time.Time
-}
+// Memory is what a pipeline's load was measured to take (serve's, named here too).
+type Memory = serve.Memory
 
 // ProcessMemory is the process's totals now.
 type ProcessMemory struct {

@@ -10,16 +10,17 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/serve"
 )
 
-// Status is the load state of one version.
-type Status string
+// Status is the load state of one version (serve's, named here too).
+type Status = serve.Status
 
 // The load states of a version.
 const (
-	StatusLoading Status = "loading"
-	StatusReady   Status = "ready"
-	StatusFailed  Status = "failed"
+	StatusLoading = serve.StatusLoading
+	StatusReady   = serve.StatusReady
+	StatusFailed  = serve.StatusFailed
 )
 
 // Observer is told what the registry does, for metrics. Every method must be cheap and

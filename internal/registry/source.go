@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/inferd/inferd/internal/pipeline"
+	"github.com/inferd/inferd/internal/serve"
 )
 
 // Loader builds the pipeline of one model version. It is called at start and again on
@@ -49,14 +50,8 @@ type VersionSpec struct {
 	Calls []string
 }
 
-// Provenance is what a source verified of a version's files.
-type Provenance struct {
-	// Digests is the hex SHA-256 of the version's SHA256SUMS; "" without one.
-	Digests string
-	// Signer is the fingerprint of the key whose signature over SHA256SUMS verified;
-	// "" when no signature was checked.
-	Signer string
-}
+// Provenance is what a source verified of a version's files (serve's, named here too).
+type Provenance = serve.Provenance
 
 // Source discovers models: the built-in ones, a model repository on disk, a test's.
 type Source interface {
