@@ -6,7 +6,7 @@ import (
 	"github.com/inferd/inferd/internal/auth"
 	"github.com/inferd/inferd/internal/job"
 	"github.com/inferd/inferd/internal/pipeline"
-	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/serve"
 )
 
 // Classify is the kind and code of a refusal for err, whichever protocol answers it: an
@@ -30,19 +30,19 @@ func classify(err error) (Kind, string) {
 		return pe.Kind, pe.Code
 	}
 	switch {
-	case errors.Is(err, registry.ErrModelUnloaded):
+	case errors.Is(err, serve.ErrModelUnloaded):
 		return NotFound, CodeModelUnloaded
-	case errors.Is(err, registry.ErrModelNotFound):
+	case errors.Is(err, serve.ErrModelNotFound):
 		return Invalid, CodeModelNotFound
-	case errors.Is(err, registry.ErrVersionNotFound):
+	case errors.Is(err, serve.ErrVersionNotFound):
 		return Invalid, CodeVersionNotFound
 	case errors.Is(err, pipeline.ErrInvalidInput):
 		return Invalid, CodeInvalidInput
-	case errors.Is(err, registry.ErrLoading):
+	case errors.Is(err, serve.ErrLoading):
 		return Unavailable, CodeModelLoading
-	case errors.Is(err, registry.ErrUnavailable):
+	case errors.Is(err, serve.ErrUnavailable):
 		return Unavailable, CodeModelUnavailable
-	case errors.Is(err, registry.ErrReloadFailed):
+	case errors.Is(err, serve.ErrReloadFailed):
 		return Internal, CodeReloadFailed
 	case errors.Is(err, job.ErrNotFound):
 		return NotFound, CodeJobNotFound
