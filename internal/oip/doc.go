@@ -5,7 +5,8 @@
 // refusing with ErrInvalid (as an *Error that says which tensor and what was expected)
 // anything that does not fit the protocol. Its Service answers the protocol's calls
 // about the server and its models (metadata, readiness) for both transports, oipapi's
-// /v2 and grpcapi's service.
+// /v2 and grpcapi's service, over the registry as Models, an interface it declares, so
+// that the protocol imports no registry (serve holds the types both share).
 //
 // The protocol: https://github.com/kserve/open-inference-protocol/blob/main/specification/protocol/inference_rest.md
 // and https://github.com/triton-inference-server/server/blob/main/docs/protocol/extension_binary_data.md

@@ -7,7 +7,7 @@ import (
 
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
-	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/serve"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -81,12 +81,12 @@ func (s *Service) ModelConfig(name, version string) (ModelConfig, error) {
 	if err != nil {
 		return ModelConfig{}, problem.InPath(err)
 	}
-	m, err := s.Registry.Describe(name)
+	versions, err := s.Registry.Versions(name)
 	if err != nil {
 		return ModelConfig{}, problem.InPath(err)
 	}
-	var e registry.Entry
-	for _, v := range m.Versions {
+	var e serve.Entry
+	for _, v := range versions {
 		if v.Version == ver {
 			e = v
 		}
@@ -157,7 +157,7 @@ func (s *Service) Statistics(name, version string) ([]ModelStatistics, error) {
 	return out, nil
 }
 
-func stat(s registry.Stat) Stat { return Stat{Count: int64(s.Count), Ns: s.Total.Nanoseconds()} }
+func stat(s serve.Stat) Stat { return Stat{Count: int64(s.Count), Ns: s.Total.Nanoseconds()} }
 
 // RepositoryIndex lists every version in the repository, or the ready ones.
 func (s *Service) RepositoryIndex(ctx context.Context, readyOnly bool) ([]RepositoryModel, error) {
@@ -206,14 +206,14 @@ func (s *Service) index(ctx context.Context, name string) ([]RepositoryModel, er
 		switch {
 		case e.Unloading:
 			m.State, m.Reason = StateUnloading, "an unload is waiting for the jobs accepted for the model (UNLOAD_TIMEOUT); it takes no new requests"
-		case e.Status == registry.StatusReady:
+		case e.Status == serve.StatusReady:
 			m.State = StateReady
 			if e.LoadErr != nil {
 				m.Reason = fmt.Sprintf("the pipeline loaded at %s still serves; the last reload failed: %s", e.LoadedAt.UTC().Format(time.RFC3339), s.LoadErrorText(e.LoadErr))
 			}
-		case e.Status == registry.StatusLoading:
+		case e.Status == serve.StatusLoading:
 			m.State = StateLoading
-		case e.Status == registry.StatusFailed:
+		case e.Status == serve.StatusFailed:
 			m.State, m.Reason = StateUnavailable, s.LoadErrorText(e.Err)
 		default:
 			m.State, m.Reason = StateUnavailable, fmt.Sprintf("not loaded; POST /v2/repository/models/%s/load loads it", e.Name)

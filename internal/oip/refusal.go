@@ -5,14 +5,14 @@ import (
 	"fmt"
 
 	"github.com/inferd/inferd/internal/problem"
-	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/serve"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
 // Refusal words a request's fault in the protocol's terms (its datatype names), as
 // REST's /v2 and gRPC refuse it alike; any other error is returned as it is.
 func Refusal(err error) error {
-	if errors.Is(err, registry.ErrTooManyRows) {
+	if errors.Is(err, serve.ErrTooManyRows) {
 		return &problem.Error{Kind: problem.TooLarge, Code: problem.CodePayloadTooLarge, Detail: err.Error() + " (MAX_BATCH_ITEMS); split the batch"}
 	}
 	var big *SizeError
@@ -28,15 +28,15 @@ func Refusal(err error) error {
 		}
 		return &problem.Error{Kind: problem.Invalid, Code: code, Detail: oe.Msg}
 	}
-	var te *registry.TensorError
+	var te *serve.TensorError
 	if !errors.As(err, &te) {
 		return err
 	}
 	detail := te.Error()
 	switch te.Problem {
-	case registry.WrongDType:
+	case serve.WrongDType:
 		detail = fmt.Sprintf("input %q is %s; the model takes %s", te.Name, protocolName(te.DType), protocolName(te.WantDType))
-	case registry.WrongShape:
+	case serve.WrongShape:
 		detail = fmt.Sprintf("input %q has shape %s; the model takes %s (-1: any size; the batch dimension first)", te.Name, tensor.FormatShape(te.Shape), tensor.FormatShape(te.WantShape))
 	}
 	return &problem.Error{Kind: problem.Invalid, Code: problem.CodeInvalidInput, Detail: detail}

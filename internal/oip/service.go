@@ -7,7 +7,7 @@ import (
 	"github.com/inferd/inferd/internal/build"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/problem"
-	"github.com/inferd/inferd/internal/registry"
+	"github.com/inferd/inferd/internal/serve"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
@@ -19,7 +19,7 @@ var Extensions = []string{"binary_tensor_data", "model_configuration", "statisti
 // writes its answers as the JSON of /v2, grpcapi as the service's messages. An
 // unknown model or version is refused as named in the call's path (problem.InPath).
 type Service struct {
-	Registry *registry.Registry
+	Registry Models
 	// Ready is the server's readiness: false while loading, draining or degraded.
 	Ready func(ctx context.Context) (bool, error)
 	// LoadErrorText words a version's load error for a client (paths redacted), in the
@@ -74,14 +74,14 @@ func (s *Service) ModelMetadata(name, version string) (ModelMetadata, error) {
 	if err != nil {
 		return ModelMetadata{}, problem.InPath(err)
 	}
-	m, err := s.Registry.Describe(name)
+	versions, err := s.Registry.Versions(name)
 	if err != nil {
 		return ModelMetadata{}, problem.InPath(err)
 	}
 	// A model without tensors takes any (echo); one with them is ONNX Runtime's unless
 	// its backend names its platform (xgboost).
 	out := ModelMetadata{Name: name, Versions: []string{}, Platform: "echo", Inputs: []TensorMetadata{}, Outputs: []TensorMetadata{}}
-	for _, v := range m.Versions {
+	for _, v := range versions {
 		out.Versions = append(out.Versions, v.Version)
 		if v.Version != ver {
 			continue
@@ -119,7 +119,7 @@ func (s *Service) ModelReady(name, version string) (ModelReady, error) {
 	switch {
 	case err == nil:
 		return ModelReady{Name: name, Version: ver, Ready: true}, nil
-	case errors.Is(err, registry.ErrLoading) || errors.Is(err, registry.ErrUnavailable):
+	case errors.Is(err, serve.ErrLoading) || errors.Is(err, serve.ErrUnavailable):
 		return ModelReady{Name: name, Version: ver, Ready: false}, nil
 	}
 	return ModelReady{}, problem.InPath(err)

@@ -14,6 +14,9 @@ import (
 	"github.com/inferd/inferd/internal/registry"
 )
 
+// The registry is what the Service is wired with.
+var _ oip.Models = (*registry.Registry)(nil)
+
 // service is a Service over a loaded echo model and one whose load failed.
 func service(t *testing.T) *oip.Service {
 	t.Helper()

@@ -51,6 +51,13 @@ func (r *Registry) Describe(name string) (Model, error) {
 	return out, nil
 }
 
+// Versions returns one model's versions, in natural order: Describe's without the
+// rule, for a caller that answers about versions and never routes (oip).
+func (r *Registry) Versions(name string) ([]Entry, error) {
+	m, err := r.Describe(name)
+	return m.Versions, err
+}
+
 func entryLocked(m *model, v *version) Entry {
 	e := Entry{Name: v.name, Version: v.version, Status: v.status, Err: v.err,
 		AtStart: v.atStart && v.cur == nil, LoadErr: v.loadErr, Unloading: m.unloading, Provenance: v.provenance}
