@@ -44,10 +44,12 @@ func (g *Graph) Inputs() []pipeline.Tensor { return slices.Clone(g.inputs) }
 func (g *Graph) Outputs() []pipeline.Tensor { return slices.Clone(g.outputs) }
 
 // ref is a source resolved: node -1 is the request; key is an input or output name,
-// "" for a join's result.
+// "" for a join's result. slot is where a run finds its tensor: the index of the
+// input in the graph's inputs, of the output in its step's used, 0 for a join's.
 type ref struct {
 	node int
 	key  string
+	slot int
 }
 
 type node struct {
@@ -61,8 +63,8 @@ type node struct {
 	when *ref
 	deps []int
 	sig  Signature
-	// used are the step outputs some source refers to: a call's answer is checked for
-	// these, and a fallback must give them.
+	// used are the step outputs some source refers to, which a call asks its member
+	// for: its answer is checked for these, and a fallback must give them.
 	used     []string
 	fallback map[string]Value
 }
@@ -93,7 +95,7 @@ func Check(spec *Spec, members Members) (*Graph, error) {
 	var nodes []*node
 	for i := range spec.Steps {
 		s := &spec.Steps[i]
-		nodes = append(nodes, &node{name: s.Name, path: fmt.Sprintf("%s.steps[%d]", root, i), step: s, ins: s.Inputs, fallback: s.Fallback})
+		nodes = append(nodes, &node{name: s.Name, path: fmt.Sprintf("%s.steps[%d]", root, i), step: s, ins: slices.Clone(s.Inputs), fallback: s.Fallback})
 	}
 	for i := range spec.Joins {
 		j := &spec.Joins[i]
@@ -195,6 +197,27 @@ func Check(spec *Spec, members Members) (*Graph, error) {
 	for _, r := range g.outSrc {
 		mark(r)
 	}
+	// A run finds each source's tensor by its slot, so that no tensors pass between
+	// nodes in maps.
+	slot := func(r *ref) {
+		switch {
+		case r.node < 0:
+			r.slot = slices.IndexFunc(spec.Inputs, func(t pipeline.Tensor) bool { return t.Name == r.key })
+		case g.nodes[r.node].step != nil:
+			r.slot = slices.Index(g.nodes[r.node].used, r.key)
+		}
+	}
+	for _, n := range g.nodes {
+		for k := range n.refs {
+			slot(&n.refs[k])
+		}
+		if n.when != nil {
+			slot(n.when)
+		}
+	}
+	for k := range g.outSrc {
+		slot(&g.outSrc[k])
+	}
 	types := make([][]typ, len(g.nodes))
 	// typeOf is a source's type; its node is typed already, being earlier in order.
 	typeOf := func(r ref, path, src string) (typ, error) {
@@ -235,6 +258,22 @@ func Check(spec *Spec, members Members) (*Graph, error) {
 			return nil, specErrorf(p, "%s may be absent (%s): pick it with a source that is always present", b.Source, absentWhy(g, g.outSrc[i]))
 		}
 		g.outputs = append(g.outputs, pipeline.Tensor{Name: b.Name, DType: t.dtype, Shape: t.shape})
+	}
+	// A step calls its member with its inputs in name order, the order the member's
+	// errors name the first it refuses by.
+	for _, n := range g.nodes {
+		if n.step == nil || len(n.ins) < 2 {
+			continue
+		}
+		ins, refs := slices.Clone(n.ins), slices.Clone(n.refs)
+		order := make([]int, len(ins))
+		for k := range order {
+			order[k] = k
+		}
+		slices.SortFunc(order, func(a, b int) int { return strings.Compare(ins[a].Name, ins[b].Name) })
+		for k, o := range order {
+			n.ins[k], n.refs[k] = ins[o], refs[o]
+		}
 	}
 	return g, nil
 }

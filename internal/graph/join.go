@@ -7,7 +7,7 @@ import (
 	"github.com/inferd/inferd/internal/tensor"
 )
 
-func runJoin(n *node, request tensor.Map, res []result, mine *result) error {
+func runJoin(n *node, request []tensor.Named, res []result, mine *result) error {
 	j := n.join
 	var ts []*tensor.Tensor
 	for _, r := range n.refs {
@@ -16,7 +16,7 @@ func runJoin(n *node, request tensor.Map, res []result, mine *result) error {
 			continue // only a pick's sources may be absent (Check)
 		}
 		if j.Op == JoinPick {
-			mine.outs, mine.present = tensor.Map{"": t}, true
+			mine.outs, mine.present = []tensor.Named{{Tensor: t}}, true
 			return nil
 		}
 		ts = append(ts, t)
@@ -37,7 +37,7 @@ func runJoin(n *node, request tensor.Map, res []result, mine *result) error {
 	if err != nil {
 		return fmt.Errorf("%w: join %q: %v", ErrExecution, n.name, err)
 	}
-	mine.outs, mine.present = tensor.Map{"": out}, true
+	mine.outs, mine.present = []tensor.Named{{Tensor: out}}, true
 	return nil
 }
 

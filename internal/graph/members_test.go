@@ -36,7 +36,7 @@ func (f *fleet) Signature(model, version string) (graph.Signature, error) {
 	return m.sig, nil
 }
 
-func (f *fleet) Call(ctx context.Context, c graph.Call) (tensor.Map, error) {
+func (f *fleet) Call(ctx context.Context, c graph.Call) ([]tensor.Named, error) {
 	model, version, ins := c.Model, c.Version, c.Inputs
 	m, ok := f.members[key(model, version)]
 	if !ok {
@@ -45,7 +45,46 @@ func (f *fleet) Call(ctx context.Context, c graph.Call) (tensor.Map, error) {
 	f.mu.Lock()
 	f.calls[key(model, version)]++
 	f.mu.Unlock()
-	return m.fn(ctx, ins)
+	outs, err := m.fn(ctx, asMap(ins))
+	if err != nil {
+		return nil, err
+	}
+	// Answered as the registry answers: the asked outputs in their order, an absent
+	// one without its name.
+	answer := make([]tensor.Named, len(c.Outputs))
+	for k, name := range c.Outputs {
+		if t, ok := outs[name]; ok {
+			answer[k] = tensor.Named{Name: name, Tensor: t}
+		}
+	}
+	return answer, nil
+}
+
+// asMap and named turn a run's tensors into a map by name and back, for tests that
+// build and read them by name.
+func asMap(ts []tensor.Named) tensor.Map {
+	if ts == nil {
+		return nil
+	}
+	m := make(tensor.Map, len(ts))
+	for _, t := range ts {
+		m[t.Name] = t.Tensor
+	}
+	return m
+}
+
+func named(m tensor.Map) []tensor.Named {
+	out := make([]tensor.Named, 0, len(m))
+	for name, t := range m {
+		out = append(out, tensor.Named{Name: name, Tensor: t})
+	}
+	return out
+}
+
+// runMap is g.Run with its request and answer by name.
+func runMap(ctx context.Context, g *graph.Graph, in tensor.Map, f graph.Caller, observe graph.Observer) (tensor.Map, error) {
+	out, err := g.Run(ctx, named(in), f, observe)
+	return asMap(out), err
 }
 
 func (f *fleet) called(k string) int {

@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/tensor"
 )
 
 // Caller makes one member call: the registry's tensor call, inputs and outputs by
-// name with the batch dimension first. It must not change the tensors it is given:
-// one tensor may feed several steps at once.
+// name with the batch dimension first. It answers the call's Outputs, in their
+// order. It must not change the tensors it is given: one tensor may feed several
+// steps at once.
 type Caller interface {
-	Call(ctx context.Context, c Call) (tensor.Map, error)
+	Call(ctx context.Context, c Call) ([]tensor.Named, error)
 }
 
 // Call is one step's member call.
@@ -23,7 +26,10 @@ type Call struct {
 	Step string
 	// Model and Version name the member; Version "" is the model's routing.
 	Model, Version string
-	Inputs         tensor.Map
+	// Inputs are the member's inputs, in name order.
+	Inputs []tensor.Named
+	// Outputs are the member's outputs the graph uses, the ones to answer.
+	Outputs []string
 }
 
 // Outcome is what one step of a run did.
@@ -43,10 +49,10 @@ type Event struct {
 	Outcome              Outcome
 	// Took is how long the member call took; 0 for a skipped step.
 	Took time.Duration
-	// Inputs are what the step was given; Outputs what it passed on (its member's
-	// answer, or its fallback). Both are nil for a skipped step, and must not be
-	// changed: later steps read them.
-	Inputs, Outputs tensor.Map
+	// Inputs are what the step was given; Outputs what it passed on (the outputs of
+	// its member's answer the graph uses, or its fallback). Both are nil for a skipped
+	// step, and must not be changed: later steps read them.
+	Inputs, Outputs []tensor.Named
 	// Err is the member's failure, for OutcomeFallback and OutcomeFailed.
 	Err error
 }
@@ -86,10 +92,12 @@ type result struct {
 	// present is false for a step that was skipped (its when false, or a source
 	// absent) and for a pick with nothing to pick.
 	present bool
-	outs    tensor.Map
+	// outs are a step's used outputs (node.used) or a join's one result, by slot.
+	outs []tensor.Named
 }
 
-// Run sends one request through the graph. Every node starts at once and waits for
+// Run sends one request through the graph: request holds the graph's inputs, and
+// the answer its outputs, in the order of Outputs. Every node starts at once and waits for
 // its sources, so steps that do not depend on each other run concurrently. ctx is
 // passed to every member call; the first failure, or ctx's end, stops the rest.
 // Errors wrap ErrInvalidInput (the request does not match Inputs), ErrStepFailed
@@ -98,8 +106,8 @@ type result struct {
 // observe, when not nil, is told of each step before the observers of ctx
 // (WithObserver) are: a server's own, given at every run at no allocation, beside a
 // request's.
-func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observe Observer) (tensor.Map, error) {
-	rows, err := g.checkRequest(request)
+func (g *Graph) Run(ctx context.Context, request []tensor.Named, call Caller, observe Observer) ([]tensor.Named, error) {
+	request, rows, err := g.checkRequest(request)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +138,7 @@ func (g *Graph) Run(ctx context.Context, request tensor.Map, call Caller, observ
 // runConcurrently runs every node at once, each waiting for its sources. It is a
 // function of its own so that what its goroutines capture escapes to the heap here,
 // not in every chain's Run.
-func (g *Graph) runConcurrently(ctx context.Context, rows int64, request tensor.Map, res []result, call Caller, observe Observer) error {
+func (g *Graph) runConcurrently(ctx context.Context, rows int64, request []tensor.Named, res []result, call Caller, observe Observer) error {
 	for i := range res {
 		res[i].done = make(chan struct{})
 	}
@@ -158,58 +166,88 @@ func (g *Graph) runConcurrently(ctx context.Context, rows int64, request tensor.
 }
 
 // outputsOf is a finished run's answer.
-func (g *Graph) outputsOf(request tensor.Map, res []result) (tensor.Map, error) {
-	out := make(tensor.Map, len(g.outputs))
+func (g *Graph) outputsOf(request []tensor.Named, res []result) ([]tensor.Named, error) {
+	out := make([]tensor.Named, len(g.outputs))
 	for k, o := range g.outputs {
 		t, ok := value(g.outSrc[k], request, res)
 		if !ok {
 			// Check refuses an output that may be absent; this is a guard, not a path.
 			return nil, fmt.Errorf("%w: output %q is absent", ErrExecution, o.Name)
 		}
-		out[o.Name] = t
+		out[k] = tensor.Named{Name: o.Name, Tensor: t}
 	}
 	return out, nil
 }
 
 // value is a source's tensor, and whether it is present.
-func value(r ref, request tensor.Map, res []result) (*tensor.Tensor, bool) {
+func value(r ref, request []tensor.Named, res []result) (*tensor.Tensor, bool) {
 	if r.node < 0 {
-		return request[r.key], true
+		return request[r.slot].Tensor, true
 	}
 	if !res[r.node].present {
 		return nil, false
 	}
-	t, ok := res[r.node].outs[r.key]
-	return t, ok
+	return res[r.node].outs[r.slot].Tensor, true
 }
 
-func (g *Graph) checkRequest(request tensor.Map) (int64, error) {
-	rows := int64(-1)
-	for name := range request {
-		if !g.hasInput(name) {
-			return 0, fmt.Errorf("%w: unknown input %q; the graph takes %s", ErrInvalidInput, name, names(g.inputs))
+// checkRequest checks the request's tensors against the graph's inputs and answers
+// them in the inputs' order, and their rows.
+func (g *Graph) checkRequest(request []tensor.Named) ([]tensor.Named, int64, error) {
+	for k, in := range request {
+		if !g.hasInput(in.Name) {
+			return nil, 0, fmt.Errorf("%w: unknown input %q; the graph takes %s", ErrInvalidInput, in.Name, names(g.inputs))
+		}
+		if slices.ContainsFunc(request[:k], func(o tensor.Named) bool { return o.Name == in.Name }) {
+			return nil, 0, fmt.Errorf("%w: input %q is given twice", ErrInvalidInput, in.Name)
 		}
 	}
-	for _, in := range g.inputs {
-		t := request[in.Name]
+	if !inOrder(request, g.inputs) {
+		ordered := make([]tensor.Named, 0, len(g.inputs))
+		for _, in := range g.inputs {
+			k := slices.IndexFunc(request, func(o tensor.Named) bool { return o.Name == in.Name })
+			if k < 0 {
+				ordered = append(ordered, tensor.Named{Name: in.Name})
+				continue
+			}
+			ordered = append(ordered, request[k])
+		}
+		request = ordered
+	}
+	rows := int64(-1)
+	for k, in := range g.inputs {
+		t := request[k].Tensor
 		switch {
 		case t == nil:
-			return 0, fmt.Errorf("%w: input %q is missing; the graph takes %s", ErrInvalidInput, in.Name, names(g.inputs))
+			return nil, 0, fmt.Errorf("%w: input %q is missing; the graph takes %s", ErrInvalidInput, in.Name, names(g.inputs))
 		case string(t.DType) != in.DType:
-			return 0, fmt.Errorf("%w: input %q is %s, the graph takes %s", ErrInvalidInput, in.Name, t.DType, in.DType)
+			return nil, 0, fmt.Errorf("%w: input %q is %s, the graph takes %s", ErrInvalidInput, in.Name, t.DType, in.DType)
 		case !tensor.Compatible(in.Shape, t.Shape):
-			return 0, fmt.Errorf("%w: input %q has shape %s, the graph takes %s", ErrInvalidInput, in.Name, tensor.FormatShape(t.Shape), tensor.FormatShape(in.Shape))
+			return nil, 0, fmt.Errorf("%w: input %q has shape %s, the graph takes %s", ErrInvalidInput, in.Name, tensor.FormatShape(t.Shape), tensor.FormatShape(in.Shape))
 		case t.Shape[0] < 1:
-			return 0, fmt.Errorf("%w: input %q has no rows", ErrInvalidInput, in.Name)
+			return nil, 0, fmt.Errorf("%w: input %q has no rows", ErrInvalidInput, in.Name)
 		case rows >= 0 && t.Shape[0] != rows:
-			return 0, fmt.Errorf("%w: input %q has %d rows, another input %d", ErrInvalidInput, in.Name, t.Shape[0], rows)
+			return nil, 0, fmt.Errorf("%w: input %q has %d rows, another input %d", ErrInvalidInput, in.Name, t.Shape[0], rows)
 		}
 		if err := t.Check(); err != nil {
-			return 0, fmt.Errorf("%w: input %q: %v", ErrInvalidInput, in.Name, err)
+			return nil, 0, fmt.Errorf("%w: input %q: %v", ErrInvalidInput, in.Name, err)
 		}
 		rows = t.Shape[0]
 	}
-	return rows, nil
+	return request, rows, nil
+}
+
+// inOrder says whether request holds exactly inputs, in their order: a request to a
+// graph of one input, the usual one, does.
+func inOrder(request []tensor.Named, inputs []pipeline.Tensor) bool {
+	if len(request) != len(inputs) {
+		return false
+	}
+	for k, in := range inputs {
+		if request[k].Name != in.Name {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *Graph) hasInput(name string) bool {
@@ -224,7 +262,7 @@ func (g *Graph) hasInput(name string) bool {
 // runNodeSafely turns a panic in a node (a Caller's) into the run's error: a
 // goroutine's panic is beyond the recovery of whoever called Run, and would end the
 // process.
-func (g *Graph) runNodeSafely(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller, observe Observer) (err error) {
+func (g *Graph) runNodeSafely(ctx context.Context, n *node, rows int64, request []tensor.Named, res []result, mine *result, call Caller, observe Observer) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			mine.present = false
@@ -241,7 +279,7 @@ func (n *node) kind() string {
 	return "join"
 }
 
-func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor.Map, res []result, mine *result, call Caller, observe Observer) error {
+func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request []tensor.Named, res []result, mine *result, call Caller, observe Observer) error {
 	for _, d := range n.deps {
 		if res[d].done == nil {
 			continue // a chain's: finished before this node started
@@ -263,13 +301,13 @@ func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor
 		observe(Event{Step: n.name, Model: s.Model, Version: s.Version, Outcome: OutcomeSkipped})
 		return nil
 	}
-	ins := make(tensor.Map, len(n.refs))
+	ins := make([]tensor.Named, len(n.refs))
 	for k, r := range n.refs {
 		t, ok := value(r, request, res)
 		if !ok {
 			return skipped() // a source was skipped, so this step is too
 		}
-		ins[n.ins[k].Name] = t
+		ins[k] = tensor.Named{Name: n.ins[k].Name, Tensor: t}
 	}
 	if n.when != nil {
 		t, ok := value(*n.when, request, res)
@@ -278,7 +316,7 @@ func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor
 		}
 	}
 	start := time.Now()
-	outs, err := call.Call(ctx, Call{Step: n.name, Model: s.Model, Version: s.Version, Inputs: ins})
+	outs, err := call.Call(ctx, Call{Step: n.name, Model: s.Model, Version: s.Version, Inputs: ins, Outputs: n.used})
 	if err == nil {
 		err = n.checkAnswer(outs, rows)
 	}
@@ -304,11 +342,17 @@ func (g *Graph) runNode(ctx context.Context, n *node, rows int64, request tensor
 	return nil
 }
 
-// checkAnswer refuses an answer without the outputs the graph uses as declared, so
-// that nothing but a member's declared tensors flows on.
-func (n *node) checkAnswer(outs tensor.Map, rows int64) error {
-	for _, u := range n.used {
-		t := outs[u]
+// checkAnswer refuses an answer without the outputs the graph uses as declared, in
+// their order, so that nothing but a member's declared tensors flows on.
+func (n *node) checkAnswer(outs []tensor.Named, rows int64) error {
+	if len(outs) != len(n.used) {
+		return fmt.Errorf("%w: model %s answered %d outputs for the %d asked", ErrExecution, n.step.Model, len(outs), len(n.used))
+	}
+	for k, u := range n.used {
+		var t *tensor.Tensor
+		if outs[k].Name == u {
+			t = outs[k].Tensor
+		}
 		var want []int64
 		var dtype string
 		for _, o := range n.sig.Outputs {
@@ -329,10 +373,12 @@ func (n *node) checkAnswer(outs tensor.Map, rows int64) error {
 	return nil
 }
 
-// fallbackOutputs repeats each fallback row for every row of the request.
-func (n *node) fallbackOutputs(rows int64) tensor.Map {
-	outs := make(tensor.Map, len(n.fallback))
-	for name, v := range n.fallback {
+// fallbackOutputs repeats each fallback row for every row of the request, for the
+// outputs the graph uses (Check holds the fallback to give them all).
+func (n *node) fallbackOutputs(rows int64) []tensor.Named {
+	outs := make([]tensor.Named, 0, len(n.used))
+	for _, name := range n.used {
+		v := n.fallback[name]
 		var d tensor.DType
 		for _, o := range n.sig.Outputs {
 			if o.Name == name {
@@ -345,14 +391,14 @@ func (n *node) fallbackOutputs(rows int64) tensor.Map {
 			vals = append(vals, v.Values...)
 		}
 		if d.IsFloat() {
-			outs[name] = tensor.NewFloat(d, shape, vals)
+			outs = append(outs, tensor.Named{Name: name, Tensor: tensor.NewFloat(d, shape, vals)})
 			continue
 		}
 		ints := make([]int64, len(vals))
 		for i, x := range vals {
 			ints[i] = int64(x)
 		}
-		outs[name] = tensor.NewInt(d, shape, ints)
+		outs = append(outs, tensor.Named{Name: name, Tensor: tensor.NewInt(d, shape, ints)})
 	}
 	return outs
 }

@@ -34,7 +34,7 @@ func run(t *testing.T, g *graph.Graph, f *fleet, in *tensor.Tensor) (tensor.Map,
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	return g.Run(ctx, tensor.Map{"x": in}, f, nil)
+	return runMap(ctx, g, tensor.Map{"x": in}, f, nil)
 }
 
 func values(t *testing.T, m tensor.Map, name string) []float64 {
@@ -114,7 +114,7 @@ outputs: {y: m}
 `)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	out, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
+	out, err := runMap(ctx, g, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
 	if err != nil {
 		t.Fatalf("%v: the two steps did not overlap", err)
 	}
@@ -350,7 +350,7 @@ outputs: {y: after.y}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
+		_, err := runMap(ctx, g, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
 		done <- err
 	}()
 	<-started
@@ -370,7 +370,7 @@ func TestRunPassesTheDeadline(t *testing.T) {
 	deadline := time.Now().Add(50 * time.Millisecond)
 	ctx, cancel := context.WithDeadline(t.Context(), deadline)
 	defer cancel()
-	_, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
+	_, err := runMap(ctx, g, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil)
 	if got := <-started; !got.Equal(deadline) {
 		t.Errorf("the member saw deadline %v, want %v", got, deadline)
 	}
@@ -395,7 +395,7 @@ func TestRunRefusesBadRequests(t *testing.T) {
 		{"values", tensor.Map{"x": tensor.NewFloat(tensor.Float64, []int64{1, 3}, []float64{1})}, "holds 1 values, not 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := g.Run(t.Context(), tc.in, f, nil)
+			_, err := runMap(t.Context(), g, tc.in, f, nil)
 			if !errors.Is(err, graph.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%v: want ErrInvalidInput with %q", err, tc.want)
 			}
@@ -445,7 +445,7 @@ outputs: {y: out}
 		}
 	}
 	ctx := graph.WithObserver(graph.WithObserver(t.Context(), watch("first")), watch("second"))
-	if _, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil); err != nil {
+	if _, err := runMap(ctx, g, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil); err != nil {
 		t.Fatal(err)
 	}
 	for step, want := range map[string]graph.Outcome{"d": graph.OutcomeAnswered, "big": graph.OutcomeSkipped, "soft": graph.OutcomeFallback} {
@@ -454,10 +454,10 @@ outputs: {y: out}
 			t.Errorf("step %s: %+v, want outcome %s", step, e, want)
 		}
 	}
-	if e := events["d"]; !slices.Equal(values(t, e.Inputs, "x"), []float64{1, 2, 3}) || !slices.Equal(values(t, e.Outputs, "y"), []float64{2, 4, 6}) || e.Took <= 0 {
+	if e := events["d"]; !slices.Equal(values(t, asMap(e.Inputs), "x"), []float64{1, 2, 3}) || !slices.Equal(values(t, asMap(e.Outputs), "y"), []float64{2, 4, 6}) || e.Took <= 0 {
 		t.Errorf("the answered step's tensors: %+v", e)
 	}
-	if e := events["soft"]; !errors.Is(e.Err, errMemberDown) || !slices.Equal(values(t, e.Outputs, "y"), []float64{0, 0, 0}) {
+	if e := events["soft"]; !errors.Is(e.Err, errMemberDown) || !slices.Equal(values(t, asMap(e.Outputs), "y"), []float64{0, 0, 0}) {
 		t.Errorf("the fallback's event: %+v", e)
 	}
 	if e := events["big"]; e.Inputs != nil || e.Outputs != nil {
@@ -474,7 +474,7 @@ outputs: {y: out}
 	mu.Lock()
 	events = map[string]graph.Event{}
 	mu.Unlock()
-	if _, err := g.Run(ctx, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil); err == nil {
+	if _, err := runMap(ctx, g, tensor.Map{"x": rowsOf([]float64{1, 2, 3})}, f, nil); err == nil {
 		t.Fatal("a failing step under the fail policy answered")
 	}
 	if e := events["hard"]; e.Outcome != graph.OutcomeFailed || !errors.Is(e.Err, errMemberDown) || e.Outputs != nil {

@@ -55,14 +55,14 @@ func explainStep(e graph.Event) api.ExplainedStep {
 }
 
 // explainTensors lists ts by name, each tensor's values nested by its shape.
-func explainTensors(ts tensor.Map) []api.ExplainedTensor {
+func explainTensors(ts []tensor.Named) []api.ExplainedTensor {
 	out := make([]api.ExplainedTensor, 0, len(ts))
-	for name, t := range ts {
-		data, err := t.MarshalJSON()
+	for _, t := range ts {
+		data, err := t.Tensor.MarshalJSON()
 		if err != nil {
 			data = json.RawMessage("null") // a value JSON cannot spell: never a member's declared answer
 		}
-		out = append(out, api.ExplainedTensor{Name: name, Datatype: oip.Datatype(t.DType), Shape: t.Shape, Data: data})
+		out = append(out, api.ExplainedTensor{Name: t.Name, Datatype: oip.Datatype(t.Tensor.DType), Shape: t.Tensor.Shape, Data: data})
 	}
 	slices.SortFunc(out, func(a, b api.ExplainedTensor) int { return strings.Compare(a.Name, b.Name) })
 	return out

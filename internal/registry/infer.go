@@ -36,6 +36,9 @@ type InferRequest struct {
 	// MaxRows caps the batch dimension of a model's inputs, as a batch's items are
 	// capped; 0 means no cap.
 	MaxRows int
+	// KeepNote leaves ctx's route note (RouteNoteKey) as it is: a graph's member
+	// calls run under the graph's request, whose note names the graph.
+	KeepNote bool
 }
 
 // Inference is the result of an Infer call.
@@ -61,7 +64,9 @@ func (r *Registry) Infer(ctx context.Context, req InferRequest) (Inference, erro
 	}
 	defer h.release()
 	v, inst := h.v, h.inst
-	noteRoute(ctx, req.Model, v.version)
+	if !req.KeepNote {
+		noteRoute(ctx, req.Model, v.version)
+	}
 	observe := func(stage pipeline.Stage, d time.Duration) {
 		r.obs.Stage(req.Model, v.version, stage, d)
 		v.stats.stage(stage, d)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -53,9 +52,9 @@ func (g *Graphs) Signature(model, version string) (graph.Signature, error) {
 }
 
 // Call is graph.Caller: a member call is the registry's tensor call, as /v2 infer
-// makes one, so it runs the member's own steps, batcher, metrics and spans.
-func (g *Graphs) Call(ctx context.Context, c graph.Call) (_ tensor.Map, err error) {
-	model, version, inputs := c.Model, c.Version, c.Inputs
+// makes one, so it runs the member's own steps, batcher, metrics and spans. The
+// registry answers the outputs asked, in their order, as a Caller must.
+func (g *Graphs) Call(ctx context.Context, c graph.Call) (_ []tensor.Named, err error) {
 	r := g.reg.Load()
 	if r == nil {
 		return nil, errNoRegistry
@@ -63,29 +62,16 @@ func (g *Graphs) Call(ctx context.Context, c graph.Call) (_ tensor.Map, err erro
 	if g.Tracer != nil {
 		var span trace.Span
 		ctx, span = g.Tracer.Start(ctx, telemetry.SpanGraphStep, trace.WithAttributes(
-			telemetry.GraphStep.String(c.Step), telemetry.Model.String(model), telemetry.RequestedVersion.String(version)))
+			telemetry.GraphStep.String(c.Step), telemetry.Model.String(c.Model), telemetry.RequestedVersion.String(c.Version)))
 		defer func() { telemetry.End(span, err) }()
-	}
-	req := registry.InferRequest{Model: model, Version: version, Inputs: make([]registry.Named, 0, len(inputs))}
-	for name, t := range inputs {
-		req.Inputs = append(req.Inputs, registry.Named{Name: name, Tensor: t})
-	}
-	// In name order, so that a member's errors (the first input it refuses) do not
-	// vary from call to call.
-	if len(req.Inputs) > 1 {
-		slices.SortFunc(req.Inputs, func(a, b registry.Named) int { return strings.Compare(a.Name, b.Name) })
 	}
 	// The request's route note names the graph, which the access log reports; the
 	// members, called at once, must not write theirs over it.
-	res, err := r.Infer(context.WithValue(ctx, registry.RouteNoteKey, nil), req)
+	res, err := r.Infer(ctx, registry.InferRequest{Model: c.Model, Version: c.Version, Inputs: c.Inputs, Outputs: c.Outputs, KeepNote: true})
 	if err != nil {
 		return nil, err
 	}
-	out := make(tensor.Map, len(res.Outputs))
-	for _, o := range res.Outputs {
-		out[o.Name] = o.Tensor
-	}
-	return out, nil
+	return res.Outputs, nil
 }
 
 // graphModel is a graph version's model stage: the items of a run are the rows of
@@ -119,25 +105,25 @@ func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: graph input %q: %v", pipeline.ErrExecution, m.in.Name, err)
 	}
-	out, err := m.g.Run(ctx, tensor.Map{m.in.Name: in}, m.call, m.observe)
+	out, err := m.g.Run(ctx, []tensor.Named{{Name: m.in.Name, Tensor: in}}, m.call, m.observe)
 	if err != nil {
 		return nil, stepError(err)
 	}
 	if len(batch) == 1 {
-		// The run's answer is this item's alone: its map is the item's, each tensor
-		// its one row.
-		for name, t := range out {
-			out[name] = t.Row(0)
+		// The run's answer is this item's alone, each tensor its one row.
+		item := make(tensor.Map, len(out))
+		for _, o := range out {
+			item[o.Name] = o.Tensor.Row(0)
 		}
-		return []any{out}, nil
+		return []any{item}, nil
 	}
 	res := make([]any, len(batch))
 	for i := range res {
 		res[i] = make(tensor.Map, len(out))
 	}
-	for name, t := range out {
-		for i, row := range t.Rows() {
-			res[i].(tensor.Map)[name] = row
+	for _, o := range out {
+		for i, row := range o.Tensor.Rows() {
+			res[i].(tensor.Map)[o.Name] = row
 		}
 	}
 	return res, nil
