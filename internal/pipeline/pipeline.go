@@ -139,19 +139,22 @@ func (p *Pipeline) RunTensors(ctx context.Context, items []any, observe Observer
 	return run(ctx, p.TensorPre, p.TensorPost, items, observe, predict, tr)
 }
 
-// run sends batch through pre, the model stage (predict) and post.
+// run sends batch through pre, the model stage (predict) and post. Each stage's
+// clock starts where the one before stopped: a run reads the clock once per stage and
+// once at its start, not twice per stage.
 func run(ctx context.Context, pre, post []Step, batch []any, observe Observer, predict PredictFunc, tr *Tracing) (_ []any, err error) {
 	if observe == nil {
 		observe = func(Stage, time.Duration) {}
 	}
 	n := len(batch)
-	if batch, err = runSteps(ctx, StagePreprocess, pre, batch, observe, tr); err != nil {
+	start := time.Now()
+	if batch, start, err = runSteps(ctx, StagePreprocess, pre, batch, observe, tr, start); err != nil {
 		return nil, err
 	}
 	mctx, span := tr.start(ctx, StageModel, nil, n)
-	start := time.Now()
 	batch, err = predict(mctx, batch)
-	observe(StageModel, time.Since(start))
+	end := time.Now()
+	observe(StageModel, end.Sub(start))
 	if err != nil {
 		err = classify(StageModel, "model", err)
 	} else {
@@ -161,19 +164,25 @@ func run(ctx context.Context, pre, post []Step, batch []any, observe Observer, p
 	if err != nil {
 		return nil, err
 	}
-	return runSteps(ctx, StagePostprocess, post, batch, observe, tr)
+	batch, _, err = runSteps(ctx, StagePostprocess, post, batch, observe, tr, end)
+	return batch, err
 }
 
-func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer, tr *Tracing) (_ []any, err error) {
+// runSteps runs a stage's steps, timed from start; end is when it finished (start for
+// a stage of no steps).
+func runSteps(ctx context.Context, stage Stage, steps []Step, batch []any, observe Observer, tr *Tracing, start time.Time) (_ []any, end time.Time, err error) {
 	if len(steps) == 0 {
-		return batch, nil
+		return batch, start, nil
 	}
 	ctx, span := tr.start(ctx, stage, steps, len(batch))
-	start := time.Now()
-	defer func() {
-		observe(stage, time.Since(start))
-		telemetry.End(span, err)
-	}()
+	batch, err = applySteps(ctx, stage, steps, batch)
+	end = time.Now()
+	observe(stage, end.Sub(start))
+	telemetry.End(span, err)
+	return batch, end, err
+}
+
+func applySteps(ctx context.Context, stage Stage, steps []Step, batch []any) ([]any, error) {
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
