@@ -47,7 +47,7 @@ func Stack(rows []*Tensor) (*Tensor, error) {
 		return nil, fmt.Errorf("no rows to stack")
 	}
 	first := rows[0]
-	out := &Tensor{DType: first.DType, Shape: append([]int64{int64(len(rows))}, first.Shape...)}
+	out := batchOf(first.DType, int64(len(rows)), first.Shape)
 	f32 := true
 	for i, r := range rows {
 		if r.DType != first.DType || !slices.Equal(r.Shape, first.Shape) {
@@ -91,4 +91,23 @@ func capped[T any](s []T) []T {
 		return nil
 	}
 	return s[:len(s):len(s)]
+}
+
+// shaped is a tensor with room for its shape beside it, so that a stacked tensor of a
+// few dimensions, made on every tensor call, is one allocation rather than two.
+type shaped struct {
+	t    Tensor
+	dims [4]int64
+}
+
+// batchOf is an empty tensor of dtype d and shape [n, item...].
+func batchOf(d DType, n int64, item []int64) *Tensor {
+	if len(item) >= len(shaped{}.dims) {
+		return &Tensor{DType: d, Shape: append([]int64{n}, item...)}
+	}
+	s := &shaped{t: Tensor{DType: d}}
+	s.dims[0] = n
+	copy(s.dims[1:], item)
+	s.t.Shape = s.dims[: 1+len(item) : 1+len(item)]
+	return &s.t
 }
