@@ -97,11 +97,12 @@ type result struct {
 }
 
 // Run sends one request through the graph: request holds the graph's inputs, and
-// the answer its outputs, in the order of Outputs. Every node starts at once and waits for
-// its sources, so steps that do not depend on each other run concurrently. ctx is
-// passed to every member call; the first failure, or ctx's end, stops the rest.
-// Errors wrap ErrInvalidInput (the request does not match Inputs), ErrStepFailed
-// (a *StepError that also wraps the member's error), ErrExecution, or ctx's error.
+// the answer its outputs, in the order of Outputs. Every node starts at once and
+// waits for its sources, so steps that do not depend on each other run concurrently.
+// ctx is passed to every member call; the first failure, or ctx's end, stops the
+// rest. Errors wrap ErrInvalidInput (the request does not match Inputs),
+// ErrStepFailed (a *StepError that also wraps the member's error), ErrExecution, or
+// ctx's error.
 //
 // observe, when not nil, is told of each step before the observers of ctx
 // (WithObserver) are: a server's own, given at every run at no allocation, beside a

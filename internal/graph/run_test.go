@@ -384,18 +384,19 @@ func TestRunRefusesBadRequests(t *testing.T) {
 	g := mustLoad(t, f, x+"steps: [{name: d, model: double, inputs: {x: request.x}}]\noutputs: {y: d.y}\n")
 	for _, tc := range []struct {
 		name string
-		in   tensor.Map
+		in   []tensor.Named
 		want string
 	}{
-		{"missing", tensor.Map{}, `input "x" is missing`},
-		{"unknown", tensor.Map{"x": rowsOf([]float64{1, 2, 3}), "z": rowsOf([]float64{1})}, `unknown input "z"`},
-		{"dtype", tensor.Map{"x": tensor.NewInt(tensor.Int64, []int64{1, 3}, []int64{1, 2, 3})}, `input "x" is int64, the graph takes float64`},
-		{"shape", tensor.Map{"x": rowsOf([]float64{1, 2})}, `input "x" has shape [1,2], the graph takes [-1,3]`},
-		{"no rows", tensor.Map{"x": tensor.NewFloat(tensor.Float64, []int64{0, 3}, nil)}, `input "x" has no rows`},
-		{"values", tensor.Map{"x": tensor.NewFloat(tensor.Float64, []int64{1, 3}, []float64{1})}, "holds 1 values, not 3"},
+		{"missing", nil, `input "x" is missing`},
+		{"unknown", []tensor.Named{{Name: "x", Tensor: rowsOf([]float64{1, 2, 3})}, {Name: "z", Tensor: rowsOf([]float64{1})}}, `unknown input "z"`},
+		{"twice", []tensor.Named{{Name: "x", Tensor: rowsOf([]float64{1, 2, 3})}, {Name: "x", Tensor: rowsOf([]float64{1, 2, 3})}}, `input "x" is given twice`},
+		{"dtype", []tensor.Named{{Name: "x", Tensor: tensor.NewInt(tensor.Int64, []int64{1, 3}, []int64{1, 2, 3})}}, `input "x" is int64, the graph takes float64`},
+		{"shape", []tensor.Named{{Name: "x", Tensor: rowsOf([]float64{1, 2})}}, `input "x" has shape [1,2], the graph takes [-1,3]`},
+		{"no rows", []tensor.Named{{Name: "x", Tensor: tensor.NewFloat(tensor.Float64, []int64{0, 3}, nil)}}, `input "x" has no rows`},
+		{"values", []tensor.Named{{Name: "x", Tensor: tensor.NewFloat(tensor.Float64, []int64{1, 3}, []float64{1})}}, "holds 1 values, not 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := runMap(t.Context(), g, tc.in, f, nil)
+			_, err := g.Run(t.Context(), tc.in, f, nil)
 			if !errors.Is(err, graph.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%v: want ErrInvalidInput with %q", err, tc.want)
 			}
