@@ -29,6 +29,18 @@ type Model interface {
 	Close() error
 }
 
+// TensorModel is a Model that also takes a tensor call whole: in has the batch
+// dimension first, and the answer is the model's outputs for all its rows, batch
+// dimension first, in the order of Info.Outputs. A tensor call to a pipeline with no
+// tensor steps goes to it as it came (RunWhole): no split into rows, no stacking back.
+type TensorModel interface {
+	Model
+	Infer(ctx context.Context, in *tensor.Tensor) ([]tensor.Named, error)
+}
+
+// InferFunc is the model stage of a whole tensor call (RunWhole).
+type InferFunc func(ctx context.Context, in *tensor.Tensor) ([]tensor.Named, error)
+
 // Stage names a part of a pipeline in metrics.
 type Stage string
 
@@ -137,6 +149,40 @@ func (p *Pipeline) RunWith(ctx context.Context, items []json.RawMessage, observe
 func (p *Pipeline) RunTensors(ctx context.Context, items []any, observe Observer, predict PredictFunc, tr *Tracing) (out []any, err error) {
 	defer Recover(&err)
 	return run(ctx, p.TensorPre, p.TensorPost, items, observe, predict, tr)
+}
+
+// Whole says whether a tensor call can go to the model whole (RunWhole): the model is
+// a TensorModel and no tensor step needs the call's rows apart.
+func (p *Pipeline) Whole() bool {
+	_, ok := p.Model.(TensorModel)
+	return ok && len(p.TensorPre) == 0 && len(p.TensorPost) == 0
+}
+
+// RunWhole is RunTensors for a pipeline that Whole says may take the call whole: in,
+// batch dimension first, goes to infer as it is, and every output it answers must
+// have in's rows. A panic is an ErrExecution error, as in Run.
+func (p *Pipeline) RunWhole(ctx context.Context, in *tensor.Tensor, observe Observer, infer InferFunc, tr *Tracing) (out []tensor.Named, err error) {
+	defer Recover(&err)
+	rows := in.Shape[0]
+	mctx, span := tr.start(ctx, StageModel, nil, int(rows))
+	start := time.Now()
+	out, err = infer(mctx, in)
+	if observe != nil {
+		observe(StageModel, time.Since(start))
+	}
+	if err != nil {
+		err = classify(StageModel, "model", err)
+	}
+	for _, o := range out {
+		if err == nil && (o.Tensor == nil || len(o.Tensor.Shape) == 0 || o.Tensor.Shape[0] != rows) {
+			err = fmt.Errorf("%w: model stage answered output %q without the call's %d rows", ErrExecution, o.Name, rows)
+		}
+	}
+	telemetry.End(span, err)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // run sends batch through pre, the model stage (predict) and post. Each stage's
