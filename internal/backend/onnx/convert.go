@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/inferd/inferd/internal/tensor"
 	ort "github.com/yalue/onnxruntime_go"
@@ -53,10 +54,10 @@ func elemName(t ort.TensorElementDataType) string {
 	return fmt.Sprintf("element type %d", int(t))
 }
 
-// stack builds one input tensor of shape [len(items), item...] from items of equal
-// shape.
-func stack(d tensor.DType, item []int64, items []*tensor.Tensor) (ort.Value, error) {
-	in, err := newTensor(d, append(ort.Shape{int64(len(items))}, item...))
+// stack builds one input tensor of the given shape from the values of items, one
+// after the other: rows of equal shape, or a call's tensor whole.
+func stack(d tensor.DType, shape ort.Shape, items []*tensor.Tensor) (ort.Value, error) {
+	in, err := newTensor(d, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,21 @@ func split(v ort.Value, shape ort.Shape, parts []*tensor.Tensor) error {
 	}
 	// Capped, so that appending to an item's shape copies it: a kept set's shape is
 	// every one of its Runs'.
-	item := []int64(shape[1:len(shape):len(shape)])
+	return cutValue(v, []int64(shape[1:len(shape):len(shape)]), parts)
+}
+
+// whole is an output of the given shape as one tensor, batch dimension and all.
+func whole(v ort.Value, shape ort.Shape) (*tensor.Tensor, error) {
+	var one [1]*tensor.Tensor
+	// A copy of the shape: a kept set's is every one of its Runs'.
+	if err := cutValue(v, slices.Clone([]int64(shape)), one[:]); err != nil {
+		return nil, err
+	}
+	return one[0], nil
+}
+
+// cutValue cuts v into parts of shape item each.
+func cutValue(v ort.Value, item []int64, parts []*tensor.Tensor) error {
 	switch t := v.(type) {
 	case *ort.Tensor[float32]:
 		return cut(t.GetData(), parts, item, tensor.Float32)

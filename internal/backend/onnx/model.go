@@ -234,7 +234,7 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return m.run(items)
+		return m.runItems(items)
 	}
 	out := make([]any, 0, len(items))
 	for lo := 0; lo < len(items); lo += chunk {
@@ -242,7 +242,7 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 			return nil, err
 		}
 		part := items[lo:min(lo+chunk, len(items))]
-		res, err := m.run(part)
+		res, err := m.runItems(part)
 		if err != nil {
 			return nil, err
 		}
@@ -251,33 +251,129 @@ func (m *Model) Predict(ctx context.Context, batch []any) ([]any, error) {
 	return out, nil
 }
 
-// run is one session Run over items stacked on the batch dimension.
-func (m *Model) run(items []*tensor.Tensor) ([]any, error) {
-	if len(items) == 1 && m.singles.fixed.Load() {
-		if res, err := m.runSingle(items); err == nil || !errors.Is(err, errShapes) {
-			return res, err
+// Infer runs a tensor call whole (pipeline.TensorModel): in, batch dimension first,
+// in one Run, its outputs answered whole, in the order of Outputs. A call whose rows
+// cannot share one Run (a model whose batch dimension is fixed at 1, more rows than
+// MaxBatchSize) runs as Predict runs items, and its outputs are stacked back.
+func (m *Model) Infer(ctx context.Context, in *tensor.Tensor) ([]tensor.Named, error) {
+	if err := in.Check(); err != nil {
+		return nil, fmt.Errorf("%w: model %s: the input: %v", pipeline.ErrExecution, m.label, err)
+	}
+	// The rows may be more than a batch dimension fixed at 1 takes: they run apart.
+	if in.DType != m.input.dtype || len(in.Shape) == 0 || !tensor.Compatible(m.input.dims[1:], in.Shape[1:]) || in.Shape[0] < 1 {
+		return nil, fmt.Errorf("%w: model %s: the input is %s %s; input %q takes %s %s", pipeline.ErrExecution, m.label, in.DType, tensor.FormatShape(in.Shape), m.input.name, m.input.dtype, tensor.FormatShape(m.input.dims))
+	}
+	rows := in.Shape[0]
+	if rows > 1 && (!m.batched || (m.opts.MaxBatchSize > 0 && rows > int64(m.opts.MaxBatchSize))) {
+		return m.inferRows(ctx, in)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, fmt.Errorf("%w: model %s is closed", pipeline.ErrExecution, m.label)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	set, err := m.run([]*tensor.Tensor{in}, rows, in.Shape[1:])
+	if err != nil {
+		return nil, err
+	}
+	defer m.release(set)
+	out := make([]tensor.Named, len(m.outputs))
+	for j, o := range set.outs {
+		var shape ort.Shape
+		if set.shapes != nil {
+			shape = set.shapes[j]
+		} else {
+			shape = o.GetShape()
+		}
+		if len(shape) == 0 || shape[0] != rows {
+			return nil, fmt.Errorf("%w: model %s: output %q of shape %v has no batch dimension of %d", pipeline.ErrExecution, m.label, m.outputs[j].name, []int64(shape), rows)
+		}
+		t, err := whole(o, shape)
+		if err != nil {
+			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.label, m.outputs[j].name, err)
+		}
+		out[j] = tensor.Named{Name: m.outputs[j].name, Tensor: t}
+	}
+	return out, nil
+}
+
+// inferRows is Infer for a call whose rows run apart: as Predict's items, each output
+// stacked back along the batch dimension.
+func (m *Model) inferRows(ctx context.Context, in *tensor.Tensor) ([]tensor.Named, error) {
+	rows := in.Rows()
+	items := make([]any, len(rows))
+	for i, r := range rows {
+		items[i] = r
+	}
+	res, err := m.Predict(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tensor.Named, len(m.outputs))
+	for j, o := range m.outputs {
+		for i, r := range res {
+			rows[i] = r.(tensor.Map)[o.name]
+		}
+		t, err := tensor.Stack(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%w: model %s: output %q: %v", pipeline.ErrExecution, m.label, o.name, err)
+		}
+		out[j] = tensor.Named{Name: o.name, Tensor: t}
+	}
+	return out, nil
+}
+
+// runItems is one session Run over items stacked on the batch dimension, answered
+// per item.
+func (m *Model) runItems(items []*tensor.Tensor) ([]any, error) {
+	set, err := m.run(items, int64(len(items)), items[0].Shape)
+	if err != nil {
+		return nil, err
+	}
+	defer m.release(set)
+	return m.results(set.outs, set.shapes, len(items))
+}
+
+// run is one session Run over an input of rows rows of shape item each, whose values
+// are those of items one after the other; its outputs are the set's until release.
+func (m *Model) run(items []*tensor.Tensor, rows int64, item []int64) (*runSet, error) {
+	if rows == 1 && m.singles.fixed.Load() {
+		if set, err := m.runSingle(items); err == nil || !errors.Is(err, errShapes) {
+			return set, err
 		}
 	}
-	in, err := stack(m.input.dtype, items[0].Shape, items)
+	in, err := stack(m.input.dtype, append(ort.Shape{rows}, item...), items)
 	if err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
 	set := &runSet{in: in, outs: make([]ort.Value, len(m.outputs))} // nil outputs: ONNX Runtime allocates them
-	defer set.destroy()
 	if err := m.sess.Run([]ort.Value{set.in}, set.outs); err != nil {
+		set.destroy()
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
 	}
-	return m.results(set.outs, nil, len(items))
+	return set, nil
+}
+
+// release is done with a Run's set: a kept one (bound, see singles) is kept again.
+func (m *Model) release(set *runSet) {
+	if set.bind != nil {
+		m.singles.give(set)
+		return
+	}
+	set.destroy()
 }
 
 // errShapes: a Run into outputs of the declared shapes failed, which a model whose
 // outputs are not the shapes it declares does.
 var errShapes = errors.New("the outputs are not of their declared shapes")
 
-// runSingle runs one item with a kept set of tensors, which it keeps again after. A
+// runSingle runs one row with a kept set of tensors, which release keeps again. A
 // Run that fails with them is tried again once as any other (errShapes), and the
 // model keeps no tensors from then on: its outputs may not be the shapes it declares.
-func (m *Model) runSingle(items []*tensor.Tensor) ([]any, error) {
+func (m *Model) runSingle(items []*tensor.Tensor) (*runSet, error) {
 	set, err := m.singles.take(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", pipeline.ErrExecution, m.label, err)
@@ -291,9 +387,7 @@ func (m *Model) runSingle(items []*tensor.Tensor) ([]any, error) {
 		m.singles.fixed.Store(false)
 		return nil, errShapes
 	}
-	res, err := m.results(set.outs, set.shapes, 1)
-	m.singles.give(set)
-	return res, err
+	return set, nil
 }
 
 // results cuts each output of a Run of n items into one tensor.Map per item. shapes

@@ -214,6 +214,10 @@ func TestPredictErrors(t *testing.T) {
 		if !errors.Is(err, pipeline.ErrExecution) || !strings.HasSuffix(err.Error(), "is closed") {
 			t.Fatalf("error = %v", err)
 		}
+		_, err = m.Infer(context.Background(), tensor.NewFloat(tensor.Float32, []int64{1, 2}, []float64{1, 2}))
+		if !errors.Is(err, pipeline.ErrExecution) || !strings.HasSuffix(err.Error(), "is closed") {
+			t.Fatalf("Infer: error = %v", err)
+		}
 	})
 }
 
