@@ -137,6 +137,9 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe
 		return nil, fmt.Errorf("%w: input %q has %d rows (its batch dimension); at most %d are allowed", ErrTooManyRows, ins[0].Name, n, req.MaxRows)
 	}
 	*rows = int(n)
+	if l.whole {
+		return l.inferWhole(ctx, byName(ins[0].Name), selected, observe)
+	}
 	items := splitRows(byName(ins[0].Name))
 	res, err := l.runTensors(ctx, items, observe)
 	if err != nil {
@@ -149,6 +152,24 @@ func (l *loaded) infer(ctx context.Context, req InferRequest, rows *int, observe
 			return nil, fmt.Errorf("%w: model %s %s: output %q: %v", pipeline.ErrExecution, l.name, l.version, name, err)
 		}
 		out = append(out, Named{Name: name, Tensor: t})
+	}
+	return out, nil
+}
+
+// inferWhole runs a tensor call the model takes whole (loaded.whole): no rows to
+// split, no outputs to stack back.
+func (l *loaded) inferWhole(ctx context.Context, in *tensor.Tensor, selected []string, observe pipeline.Observer) ([]Named, error) {
+	res, err := l.p.RunWhole(ctx, in, observe, l.callWhole, l.tracing)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Named, 0, len(selected))
+	for _, name := range selected {
+		k := slices.IndexFunc(res, func(o Named) bool { return o.Name == name })
+		if k < 0 {
+			return nil, fmt.Errorf("%w: model %s %s answered without output %q", pipeline.ErrExecution, l.name, l.version, name)
+		}
+		out = append(out, res[k])
 	}
 	return out, nil
 }

@@ -8,9 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/inferd/inferd/internal/batch"
 	"github.com/inferd/inferd/internal/pipeline"
 	"github.com/inferd/inferd/internal/telemetry"
+	"github.com/inferd/inferd/internal/tensor"
 )
 
 // loaded is one loaded pipeline of a version: it owns the pipeline, the batcher in front
@@ -20,13 +23,17 @@ type loaded struct {
 	name, version string
 	p             *pipeline.Pipeline
 	batcher       *batch.Batcher // nil: every request is its own model call
-	inflight      sync.WaitGroup
-	loadedAt      time.Time
-	loadDur       time.Duration
-	mem           Memory
-	obs           Observer
-	tracing       *pipeline.Tracing // nil: tracing off
-	stats         *versionStats     // its version's
+	// whole: a tensor call goes to the model as it came (pipeline.RunWhole), which it
+	// may when the pipeline has no tensor steps and no batcher shares its calls by
+	// rows.
+	whole    bool
+	inflight sync.WaitGroup
+	loadedAt time.Time
+	loadDur  time.Duration
+	mem      Memory
+	obs      Observer
+	tracing  *pipeline.Tracing // nil: tracing off
+	stats    *versionStats     // its version's
 	// inNames and outNames name the tensors of the pipeline's tensor calls (p.Info's
 	// TensorInputs and TensorOutputs), once rather than on every call; shared, they
 	// are only read.
@@ -77,6 +84,7 @@ func (r *Registry) build(ctx context.Context, v *version, l Loader) (inst *loade
 		}
 		inst.batcher = batch.New(p.Model.Predict, opts)
 	}
+	inst.whole = inst.batcher == nil && p.Whole()
 	return inst, nil
 }
 
@@ -144,14 +152,33 @@ func (l *loaded) runEach(ctx context.Context, items []json.RawMessage, observe p
 
 // call is an unshared backend call: a batch of this request's items alone.
 func (l *loaded) call(ctx context.Context, batch []any) (out []any, err error) {
-	l.obs.Batched(l.name, l.version, len(batch))
-	if span := l.runtimeSpan(ctx, len(batch)); span != nil {
-		defer func() { telemetry.End(span, err) }()
-	}
-	start := time.Now()
+	span, start := l.calling(ctx, len(batch))
 	out, err = l.p.Model.Predict(ctx, batch)
-	l.stats.called(len(batch), time.Since(start))
+	l.called(span, len(batch), start, err)
 	return out, err
+}
+
+// callWhole is call for a tensor call the model takes whole (whole).
+func (l *loaded) callWhole(ctx context.Context, in *tensor.Tensor) (out []tensor.Named, err error) {
+	rows := int(in.Shape[0])
+	span, start := l.calling(ctx, rows)
+	out, err = l.p.Model.(pipeline.TensorModel).Infer(ctx, in)
+	l.called(span, rows, start, err)
+	return out, err
+}
+
+// calling and called frame an unshared backend call of n items: its batch size, its
+// runtime span, its time in the version's statistics.
+func (l *loaded) calling(ctx context.Context, n int) (trace.Span, time.Time) {
+	l.obs.Batched(l.name, l.version, n)
+	return l.runtimeSpan(ctx, n), time.Now()
+}
+
+func (l *loaded) called(span trace.Span, n int, start time.Time, err error) {
+	l.stats.called(n, time.Since(start))
+	if span != nil {
+		telemetry.End(span, err)
+	}
 }
 
 // close waits for the requests in flight, drains the batcher and closes the pipeline.

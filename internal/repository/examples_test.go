@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"os"
 	"reflect"
@@ -94,16 +93,8 @@ func decode(t *testing.T, raw []json.RawMessage) []any {
 // TestExampleModels loads models/ through the real ONNX Runtime and checks every
 // version's outputs against numpy's, item by item and as one batch.
 func TestExampleModels(t *testing.T) {
-	// The graphs call their members through a registry, which serves the rest.
-	graphs := &repository.Graphs{}
-	src := repository.New(repository.Options{Dir: "../../models", Backends: backends(onnxtest.Runtime(t)), Graphs: graphs})
-	reg := registry.New(registry.Options{Sources: []registry.Source{src}, Logger: slog.New(slog.DiscardHandler)})
-	graphs.Serve(reg)
-	if err := reg.Discover(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	reg.Load(context.Background())
-	t.Cleanup(func() { reg.Close() })
+	// The graphs call their members through the registry serve starts.
+	_, src := serve(t, "../../models")
 	specs, err := src.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -129,6 +129,16 @@ func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
 	return res, nil
 }
 
+// Infer is pipeline.TensorModel: a tensor call to a graph with no steps of its own
+// is the graph's run of the call's tensor as it came.
+func (m *graphModel) Infer(ctx context.Context, in *tensor.Tensor) ([]tensor.Named, error) {
+	out, err := m.g.Run(ctx, []tensor.Named{{Name: m.in.Name, Tensor: in}}, m.call, m.observe)
+	if err != nil {
+		return nil, stepError(err)
+	}
+	return out, nil
+}
+
 func (m *graphModel) Close() error                   { return nil }
 func (m *graphModel) Size() int64                    { return m.size }
 func (m *graphModel) Inputs() []pipeline.Tensor      { return m.ins }

@@ -3,14 +3,11 @@ package repository_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/inferd/inferd/internal/backend/onnx/onnxtest"
 	"github.com/inferd/inferd/internal/registry"
-	"github.com/inferd/inferd/internal/repository"
 	"github.com/inferd/inferd/internal/testkit"
 )
 
@@ -38,15 +35,7 @@ postprocess:
 `), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	graphs := &repository.Graphs{}
-	src := repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(b)), Graphs: graphs})
-	reg := registry.New(registry.Options{Sources: []registry.Source{src}, Logger: slog.New(slog.DiscardHandler)})
-	graphs.Serve(reg)
-	if err := reg.Discover(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	reg.Load(context.Background())
-	b.Cleanup(func() { reg.Close() })
+	reg, _ := serve(b, dir)
 	item := []json.RawMessage{json.RawMessage(`[5.1,3.5,1.4,0.2]`)}
 	for _, c := range []struct{ name, model, version string }{
 		{"iris v1", "iris", "v1"},

@@ -32,6 +32,23 @@ func newRegistry(t *testing.T, src registry.Source) *registry.Registry {
 	return reg
 }
 
+// serve loads the repository at dir with the real ONNX Runtime into a registry that
+// also serves its graphs (they call their members through it), closed when the test
+// ends.
+func serve(tb testing.TB, dir string) (*registry.Registry, *repository.Source) {
+	tb.Helper()
+	graphs := &repository.Graphs{}
+	src := repository.New(repository.Options{Dir: dir, Backends: backends(onnxtest.Runtime(tb)), Graphs: graphs})
+	reg := registry.New(registry.Options{Sources: []registry.Source{src}, Logger: slog.New(slog.DiscardHandler)})
+	graphs.Serve(reg)
+	if err := reg.Discover(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	reg.Load(context.Background())
+	tb.Cleanup(func() { reg.Close() })
+	return reg, src
+}
+
 // TestMemoryGrowsWithModel loads a model of 1 KB and one of 4 MB of weights: the
 // registry's memory figure for the second must be larger by about the difference.
 // The resident-memory delta alone is not asserted: within one test process, memory
