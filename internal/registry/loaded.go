@@ -153,31 +153,31 @@ func (l *loaded) runEach(ctx context.Context, items []json.RawMessage, observe p
 // call is an unshared backend call: a batch of this request's items alone.
 func (l *loaded) call(ctx context.Context, batch []any) (out []any, err error) {
 	span, start := l.calling(ctx, len(batch))
-	out, err = l.p.Model.Predict(ctx, batch)
-	l.called(span, len(batch), start, err)
-	return out, err
+	defer l.called(span, len(batch), start, &err)
+	return l.p.Model.Predict(ctx, batch)
 }
 
 // callWhole is call for a tensor call the model takes whole (whole).
 func (l *loaded) callWhole(ctx context.Context, in *tensor.Tensor) (out []tensor.Named, err error) {
 	rows := int(in.Shape[0])
 	span, start := l.calling(ctx, rows)
-	out, err = l.p.Model.(pipeline.TensorModel).Infer(ctx, in)
-	l.called(span, rows, start, err)
-	return out, err
+	defer l.called(span, rows, start, &err)
+	return l.p.Model.(pipeline.TensorModel).Infer(ctx, in)
 }
 
 // calling and called frame an unshared backend call of n items: its batch size, its
-// runtime span, its time in the version's statistics.
+// runtime span, its time in the version's statistics. called is deferred, so that a
+// backend's panic, which the pipeline turns into the request's error, still ends the
+// span.
 func (l *loaded) calling(ctx context.Context, n int) (trace.Span, time.Time) {
 	l.obs.Batched(l.name, l.version, n)
 	return l.runtimeSpan(ctx, n), time.Now()
 }
 
-func (l *loaded) called(span trace.Span, n int, start time.Time, err error) {
+func (l *loaded) called(span trace.Span, n int, start time.Time, err *error) {
 	l.stats.called(n, time.Since(start))
 	if span != nil {
-		telemetry.End(span, err)
+		telemetry.End(span, *err)
 	}
 }
 
