@@ -163,15 +163,28 @@ func (l *loaded) inferWhole(ctx context.Context, in *tensor.Tensor, selected []s
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Named, 0, len(selected))
-	for _, name := range selected {
-		k := slices.IndexFunc(res, func(o Named) bool { return o.Name == name })
-		if k < 0 {
-			return nil, fmt.Errorf("%w: model %s %s answered without output %q", pipeline.ErrExecution, l.name, l.version, name)
-		}
-		out = append(out, res[k])
+	out, missing := pick(res, selected)
+	if missing != "" {
+		return nil, fmt.Errorf("%w: model %s %s answered without output %q", pipeline.ErrExecution, l.name, l.version, missing)
 	}
 	return out, nil
+}
+
+// pick is the tensors of answer named selected, in its order; missing is the first
+// name answer lacks, "" when it has every one.
+func pick(answer []Named, selected []string) (out []Named, missing string) {
+	out = make([]Named, 0, len(selected))
+	for _, name := range selected {
+		k := slices.IndexFunc(answer, func(o Named) bool { return o.Name == name })
+		if k < 0 {
+			if missing == "" {
+				missing = name
+			}
+			continue
+		}
+		out = append(out, answer[k])
+	}
+	return out, missing
 }
 
 // echo runs a model that declares no tensors (echo): the request's inputs are one item,
@@ -196,15 +209,8 @@ func (l *loaded) echo(ctx context.Context, req InferRequest, observe pipeline.Ob
 	if !ok {
 		return nil, fmt.Errorf("%w: model %s %s answered a %T to tensors", pipeline.ErrExecution, l.name, l.version, res[0])
 	}
-	out := make([]Named, 0, len(selected))
-	for _, name := range selected {
-		for _, t := range got {
-			if t.Name == name {
-				out = append(out, t)
-				break
-			}
-		}
-	}
+	// Every name selected is one of the request's, which echo answers: none missing.
+	out, _ := pick(got, selected)
 	return out, nil
 }
 

@@ -105,9 +105,9 @@ func (m *graphModel) Predict(ctx context.Context, batch []any) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: graph input %q: %v", pipeline.ErrExecution, m.in.Name, err)
 	}
-	out, err := m.g.Run(ctx, []tensor.Named{{Name: m.in.Name, Tensor: in}}, m.call, m.observe)
+	out, err := m.Infer(ctx, in)
 	if err != nil {
-		return nil, stepError(err)
+		return nil, err
 	}
 	if len(batch) == 1 {
 		// The run's answer is this item's alone, each tensor its one row.
